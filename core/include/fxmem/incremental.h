@@ -1,0 +1,68 @@
+// A schedule being edited: moves of one node, each kept legal and re-scored incrementally
+// under MemoryTracker semantics. Per position we keep the bytes allocated and freed there; a
+// segment tree over positions holds (sum of net change, max of prefix + allocation), so the peak
+// after a move costs O(|from - to| + log N) instead of a full re-score.
+#pragma once
+#include "fxmem/estimator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fxmem {
+
+class IncrementalSchedule {
+public:
+    // `order` must be legal for `graph` (check_schedule); throws Error otherwise.
+    IncrementalSchedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias, NodeMask releasable,
+                        StorageMask counted, std::vector<NodeId> order);
+
+    std::size_t size() const { return order_.size(); }
+    NodeId at(std::size_t position) const { return order_[position]; }
+    std::size_t position_of(NodeId node) const { return position_[node.index()]; }
+    const std::vector<NodeId>& order() const { return order_; }
+
+    // Where the node now at `position` may go (inclusive bounds): after all its inputs and before
+    // all its users; the output node stays last. The blockers are the input right before `lo` and
+    // the user right after `hi` (invalid when the bound is the schedule's edge).
+    struct LegalRange {
+        std::size_t lo = 0, hi = 0;
+        NodeId blocker_before, blocker_after;
+    };
+    LegalRange legal_range(std::size_t position) const;
+
+    struct MoveCheck {
+        bool ok = false;
+        NodeId blocker;       // the node that forbids the move, when one does
+        std::string reason;   // user-facing, e.g. "'relu' must stay after its input 'addmm' (step 12)"
+    };
+    MoveCheck check_move(std::size_t from, std::size_t to) const;
+    // Moves the node at `from` to `to` (the others keep their relative order). Throws Error when
+    // illegal, leaving the schedule unchanged.
+    void move(std::size_t from, std::size_t to);
+
+    std::int64_t start() const { return start_; }      // memory before the first node
+    std::int64_t peak() const;                         // MemoryTracker peak of the current order
+    std::size_t peak_position() const;                 // first position where the peak is reached
+    std::int64_t after(std::size_t position) const;    // memory after the node at `position`
+    std::vector<std::int64_t> current() const;         // memory after each position, O(N)
+
+private:
+    // Implementation-defined; see incremental.cpp.
+    struct Impl;
+    const GraphFile& file_;
+    const Graph& graph_;
+    const AliasInfo& alias_;
+    NodeMask releasable_;
+    StorageMask counted_;
+    std::vector<NodeId> order_;
+    std::vector<std::size_t> position_;
+    std::int64_t start_ = 0;
+    std::vector<std::int64_t> alloc_at_;   // per position
+    std::vector<std::int64_t> free_at_;    // per position
+    std::vector<std::int64_t> tree_sum_, tree_best_;
+    std::size_t leaves_ = 1;
+    void rebuild_positions(std::size_t lo, std::size_t hi);
+};
+
+} // namespace fxmem

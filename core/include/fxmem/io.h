@@ -1,0 +1,27 @@
+// Reading and writing graph files (format v1, docs/format.md).
+#pragma once
+#include "fxmem/model.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace fxmem {
+
+// Called now and then with the fraction of input consumed (0..1); return false to cancel,
+// which makes the load throw Cancelled.
+using ProgressFn = std::function<bool(double fraction)>;
+
+// Throws Error with a message naming `source`/the path and the place (line and column for JSON
+// syntax; graph, node or storage id for contract violations).
+GraphFile load_buffer(std::string_view json, std::string source, const ProgressFn& progress = {});
+GraphFile load_file(const std::string& path, const ProgressFn& progress = {});
+
+std::string to_json(const GraphFile& file);
+// Writes atomically (temporary file, then rename). Throws Error on failure.
+void save_file(const GraphFile& file, const std::string& path);
+
+// Atomic text write used by every writer: temporary file beside `path`, then rename.
+void write_file_atomically(const std::string& path, std::string_view contents);
+
+} // namespace fxmem

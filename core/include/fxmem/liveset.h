@@ -1,0 +1,58 @@
+// Live-set queries for the app: at any profile index, which counted storages are live and why.
+// Preparation is O(N+E); a query costs O(log N + live).
+#pragma once
+#include "fxmem/estimator.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace fxmem {
+
+enum class LiveReason : std::uint8_t {
+    WaitingForUse,   // released after its last user runs (at free_step)
+    GraphOutput,     // reaches the output node: never released
+    NotReleasable,   // allocated by a primal or a do-not-delete placeholder: never released
+    NeverUsed,       // no node uses it: never released
+};
+
+struct LiveStorage {
+    StorageId storage;
+    std::int64_t nbytes = 0;
+    NodeId allocator;
+    NodeId last_user;         // invalid when never used
+    NodeId next_user;         // first user at or after the queried step's node; invalid when none
+    std::int64_t alloc_step = 0;  // profile index where it became live (0: from the start)
+    std::int64_t free_step = -1;  // profile index where it is gone; -1 when never released
+    LiveReason reason = LiveReason::WaitingForUse;
+};
+
+class LiveSetIndex {
+public:
+    LiveSetIndex(const GraphFile& file, const Graph& graph, const AliasInfo& alias, const NodeMask& releasable,
+                 const StorageMask& counted);
+    std::size_t profile_size() const { return step_node_.size(); }
+    // The node of a profile index (invalid for index 0) and the profile index of a node's
+    // allocation point (0 for placeholder, get_attr and output).
+    NodeId node_at(std::size_t profile_index) const { return step_node_[profile_index]; }
+    std::size_t step_of(NodeId node) const { return node_step_[node.index()]; }
+    // Live storages at a profile index, ordered by size (largest first). Their nbytes sum to
+    // build_memory_profile(...)[profile_index].
+    std::vector<LiveStorage> live_at(std::size_t profile_index) const;
+
+private:
+    struct Interval {
+        std::int64_t begin, end;  // live on [begin, end)
+        StorageId storage;
+    };
+    const GraphFile& file_;
+    const Graph& graph_;
+    const AliasInfo& alias_;
+    NodeMask releasable_;
+    std::vector<NodeId> step_node_;
+    std::vector<std::size_t> node_step_;
+    std::vector<Interval> intervals_;
+    std::vector<std::vector<std::uint32_t>> tree_;  // segment tree over profile indices
+    LiveStorage describe(const Interval& iv, std::size_t profile_index) const;
+};
+
+} // namespace fxmem

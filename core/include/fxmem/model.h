@@ -1,0 +1,173 @@
+// The in-memory graph model: one GraphFile holds the storage table, the graphs and the
+// forward/backward pairs of a file. Everything per node lives in contiguous arrays indexed by
+// NodeId; variable-length lists (inputs, users, tensors, storages) are CSR ranges into pools.
+// Build graphs with GraphBuilder (the loader, the tests and the bench generator all do).
+#pragma once
+#include "fxmem/ids.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace fxmem {
+
+enum class OpKind : std::uint8_t { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
+enum class GraphKind : std::uint8_t { Forward, Backward, Inference, Other };
+
+std::string_view to_string(OpKind op);
+std::string_view to_string(GraphKind kind);
+bool parse_op_kind(std::string_view text, OpKind& out);
+bool parse_graph_kind(std::string_view text, GraphKind& out);
+
+struct Storage {
+    std::int64_t file_id = 0;   // the "id" written in the file
+    std::uint32_t device = 0;   // index into GraphFile::devices
+    std::int64_t nbytes = 0;    // the whole storage's size, not a view's
+};
+
+struct Tensor {
+    StorageId storage;
+    std::uint32_t dtype = 0;      // index into GraphFile::dtypes
+    std::uint32_t dims_begin = 0; // shape = dims[dims_begin, +rank), stride = dims[dims_begin+rank, +rank)
+    std::uint32_t rank = 0;
+    std::int64_t offset = 0;
+};
+
+// A node's val in preorder: List's payload is its child count, Tensor's an index into
+// Graph::tensors, Other's an index into Graph::others.
+struct ValToken {
+    enum class Kind : std::uint8_t { Null, Tensor, List, Other };
+    Kind kind = Kind::Null;
+    std::uint32_t payload = 0;
+};
+
+struct Range {
+    std::uint32_t begin = 0, end = 0;
+    std::uint32_t size() const { return end - begin; }
+};
+
+struct Node {
+    std::string name;
+    std::string target;
+    std::string stack_trace;  // empty when absent
+    std::string meta_json;    // the "meta" object re-serialised, empty when absent
+    OpKind op = OpKind::CallFunction;
+    Range inputs;   // Graph::input_ids
+    Range users;    // Graph::user_ids (derived: nodes that list this one as input, in graph order)
+    Range val;      // Graph::val_tokens
+    Range tensors;  // Graph::tensors, in val order
+    Range outputs;  // Graph::output_storages: storages of the tensors, in order, without repeats
+};
+
+class Graph {
+public:
+    std::string name;
+    GraphKind kind = GraphKind::Other;
+    std::vector<Node> nodes;
+
+    std::vector<NodeId> input_ids;
+    std::vector<NodeId> user_ids;
+    std::vector<ValToken> val_tokens;
+    std::vector<Tensor> tensors;
+    std::vector<std::int64_t> dims;
+    std::vector<std::string> others;
+    std::vector<StorageId> output_storages;
+
+    std::size_t size() const { return nodes.size(); }
+    const Node& node(NodeId id) const { return nodes[id.index()]; }
+    std::span<const NodeId> inputs(NodeId id) const { return slice(input_ids, node(id).inputs); }
+    std::span<const NodeId> users(NodeId id) const { return slice(user_ids, node(id).users); }
+    std::span<const ValToken> val(NodeId id) const { return slice(val_tokens, node(id).val); }
+    std::span<const Tensor> node_tensors(NodeId id) const { return slice(tensors, node(id).tensors); }
+    std::span<const StorageId> outputs(NodeId id) const { return slice(output_storages, node(id).outputs); }
+    std::span<const std::int64_t> shape(const Tensor& t) const { return {dims.data() + t.dims_begin, t.rank}; }
+    std::span<const std::int64_t> stride(const Tensor& t) const { return {dims.data() + t.dims_begin + t.rank, t.rank}; }
+
+    // Invalid NodeId when absent. Not for hot loops.
+    NodeId find(std::string_view node_name) const;
+
+private:
+    friend class GraphBuilder;
+    template <class T>
+    static std::span<const T> slice(const std::vector<T>& v, Range r) { return {v.data() + r.begin, r.size()}; }
+    std::unordered_map<std::string, NodeId> by_name_;
+};
+
+struct Pair {
+    std::uint32_t forward = 0;   // index into GraphFile::graphs
+    std::uint32_t backward = 0;
+};
+
+class GraphFile {
+public:
+    std::string source;           // path or label used in error messages
+    std::string producer_json;    // re-serialised "producer", empty when absent
+    std::vector<Storage> storages;
+    std::vector<std::string> devices;      // interned device strings ("cuda:0", "cpu", ...)
+    std::vector<std::uint8_t> device_is_cpu;  // per device: its type (before ':') is "cpu"
+    std::vector<std::string> dtypes;       // interned dtype strings
+    std::vector<Graph> graphs;
+    std::vector<Pair> pairs;
+
+    // Adds a storage; throws Error on a duplicate id, a negative size, or a total over INT64_MAX.
+    StorageId add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes);
+    StorageId find_storage(std::int64_t file_id) const;  // invalid when absent
+    bool is_cpu(StorageId s) const { return device_is_cpu[storages[s.index()].device] != 0; }
+    std::int64_t nbytes(StorageId s) const { return storages[s.index()].nbytes; }
+    std::string_view device(StorageId s) const { return devices[storages[s.index()].device]; }
+    std::int64_t total_bytes() const { return total_bytes_; }
+    std::uint32_t intern_dtype(std::string_view dtype);
+    // Graph by name: its index, or -1.
+    int find_graph(std::string_view graph_name) const;
+    // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
+    void add_pair(std::string_view forward, std::string_view backward);
+
+private:
+    std::unordered_map<std::int64_t, StorageId> by_file_id_;
+    std::int64_t total_bytes_ = 0;
+};
+
+// Builds one graph of a GraphFile node by node. Errors (duplicate node name, unknown input,
+// unknown storage, unbalanced val lists) throw Error naming the graph and node.
+class GraphBuilder {
+public:
+    GraphBuilder(GraphFile& file, std::string name, GraphKind kind);
+
+    // Starts a node. Inputs must be earlier nodes of this graph, without repeats.
+    NodeId begin_node(std::string name, OpKind op, std::string target);
+    void add_input(std::string_view input_name);  // by name, as the file lists them
+    void add_input(NodeId input);
+    void set_stack_trace(std::string trace);
+    void set_meta_json(std::string meta);
+    // The node's val, in preorder. Without any val call the val is null.
+    void val_null();
+    void val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,
+                    std::span<const std::int64_t> stride, std::int64_t offset);
+    void val_other(std::string text);
+    void val_begin_list();
+    void val_end_list();
+    void end_node();
+
+    // Convenience for tests and generators: one call per node; val is null for no storage,
+    // a contiguous float32 tensor for one, a list of such tensors for several.
+    NodeId add(std::string name, OpKind op, std::string target, std::initializer_list<std::string_view> inputs,
+               std::initializer_list<StorageId> outputs);
+    NodeId add(std::string name, OpKind op, std::string target, std::span<const NodeId> inputs,
+               std::span<const StorageId> outputs);
+
+    // Derives users and output storages, appends the graph to the file and returns it.
+    Graph& finish();
+
+    std::string where() const;  // "graph 'g', node 'n'" for messages
+
+private:
+    GraphFile& file_;
+    Graph graph_;
+    bool in_node_ = false;
+    std::vector<std::uint32_t> open_lists_;  // val_tokens index of each open List token
+};
+
+} // namespace fxmem

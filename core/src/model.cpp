@@ -1,0 +1,290 @@
+#include "fxmem/model.h"
+
+#include "fxmem/error.h"
+
+#include <array>
+#include <limits>
+
+namespace fxmem {
+
+namespace {
+
+constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",    "call_function",
+                                                     "call_method", "call_module", "output"};
+constexpr std::array<std::string_view, 4> kKindNames = {"forward", "backward", "inference", "other"};
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+} // namespace
+
+std::string_view to_string(OpKind op) { return kOpNames[static_cast<std::size_t>(op)]; }
+std::string_view to_string(GraphKind kind) { return kKindNames[static_cast<std::size_t>(kind)]; }
+
+bool parse_op_kind(std::string_view text, OpKind& out) {
+    for (std::size_t i = 0; i < kOpNames.size(); ++i)
+        if (kOpNames[i] == text) {
+            out = static_cast<OpKind>(i);
+            return true;
+        }
+    return false;
+}
+
+bool parse_graph_kind(std::string_view text, GraphKind& out) {
+    for (std::size_t i = 0; i < kKindNames.size(); ++i)
+        if (kKindNames[i] == text) {
+            out = static_cast<GraphKind>(i);
+            return true;
+        }
+    return false;
+}
+
+NodeId Graph::find(std::string_view node_name) const {
+    auto it = by_name_.find(std::string(node_name));
+    return it == by_name_.end() ? NodeId{} : it->second;
+}
+
+StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes) {
+    const std::string where = "storage id " + std::to_string(file_id);
+    if (file_id < 0) throw Error(source + ": " + where + ": id must be >= 0");
+    if (nbytes < 0) throw Error(source + ": " + where + ": nbytes must be >= 0, got " + std::to_string(nbytes));
+    if (device.empty()) throw Error(source + ": " + where + ": device must not be empty");
+    if (nbytes > std::numeric_limits<std::int64_t>::max() - total_bytes_)
+        throw Error(source + ": " + where + ": the storages' sizes add up to more than 2^63-1 bytes");
+    StorageId id(static_cast<std::int32_t>(storages.size()));
+    if (!by_file_id_.emplace(file_id, id).second) throw Error(source + ": " + where + ": duplicate storage id");
+    std::uint32_t dev = 0;
+    while (dev < devices.size() && devices[dev] != device) ++dev;
+    if (dev == devices.size()) {
+        devices.emplace_back(device);
+        device_is_cpu.push_back(device.substr(0, device.find(':')) == "cpu" ? 1 : 0);
+    }
+    storages.push_back(Storage{file_id, dev, nbytes});
+    total_bytes_ += nbytes;
+    return id;
+}
+
+StorageId GraphFile::find_storage(std::int64_t file_id) const {
+    auto it = by_file_id_.find(file_id);
+    return it == by_file_id_.end() ? StorageId{} : it->second;
+}
+
+std::uint32_t GraphFile::intern_dtype(std::string_view dtype) {
+    for (std::uint32_t i = 0; i < dtypes.size(); ++i)
+        if (dtypes[i] == dtype) return i;
+    dtypes.emplace_back(dtype);
+    return static_cast<std::uint32_t>(dtypes.size() - 1);
+}
+
+int GraphFile::find_graph(std::string_view graph_name) const {
+    for (std::size_t i = 0; i < graphs.size(); ++i)
+        if (graphs[i].name == graph_name) return static_cast<int>(i);
+    return -1;
+}
+
+void GraphFile::add_pair(std::string_view forward, std::string_view backward) {
+    const int f = find_graph(forward), b = find_graph(backward);
+    if (f < 0) throw Error(source + ": pair: unknown forward graph " + quoted(forward));
+    if (b < 0) throw Error(source + ": pair: unknown backward graph " + quoted(backward));
+    if (f == b) throw Error(source + ": pair: graph " + quoted(forward) + " cannot be its own backward");
+    pairs.push_back(Pair{static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(b)});
+}
+
+GraphBuilder::GraphBuilder(GraphFile& file, std::string name, GraphKind kind) : file_(file) {
+    if (name.empty()) throw Error(file_.source + ": a graph has an empty name");
+    if (file_.find_graph(name) >= 0) throw Error(file_.source + ": duplicate graph name " + quoted(name));
+    graph_.name = std::move(name);
+    graph_.kind = kind;
+}
+
+std::string GraphBuilder::where() const {
+    std::string w = file_.source + ": graph " + quoted(graph_.name);
+    if (in_node_) w += ", node " + quoted(graph_.nodes.back().name);
+    return w;
+}
+
+NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string target) {
+    if (in_node_) throw Error(where() + ": node not finished");
+    if (graph_.nodes.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+        throw Error(where() + ": too many nodes");
+    if (name.empty()) throw Error(where() + ": node " + std::to_string(graph_.nodes.size()) + " has an empty name");
+    NodeId id(static_cast<std::int32_t>(graph_.nodes.size()));
+    if (!graph_.by_name_.emplace(name, id).second) throw Error(where() + ": duplicate node name " + quoted(name));
+    Node n;
+    n.name = std::move(name);
+    n.op = op;
+    n.target = std::move(target);
+    const auto inputs_at = static_cast<std::uint32_t>(graph_.input_ids.size());
+    const auto val_at = static_cast<std::uint32_t>(graph_.val_tokens.size());
+    const auto tensors_at = static_cast<std::uint32_t>(graph_.tensors.size());
+    n.inputs = {inputs_at, inputs_at};
+    n.val = {val_at, val_at};
+    n.tensors = {tensors_at, tensors_at};
+    graph_.nodes.push_back(std::move(n));
+    in_node_ = true;
+    return id;
+}
+
+void GraphBuilder::add_input(std::string_view input_name) {
+    if (!in_node_) throw Error(where() + ": input outside a node");
+    auto it = graph_.by_name_.find(std::string(input_name));
+    if (it == graph_.by_name_.end())
+        throw Error(where() + ": unknown input " + quoted(input_name));
+    if (it->second.index() + 1 == graph_.nodes.size())
+        throw Error(where() + ": node lists itself as an input");
+    add_input(it->second);
+}
+
+void GraphBuilder::add_input(NodeId input) {
+    if (!in_node_) throw Error(where() + ": input outside a node");
+    Node& n = graph_.nodes.back();
+    if (!input.valid() || input.index() + 1 >= graph_.nodes.size())
+        throw Error(where() + ": input must be an earlier node of the same graph (a later one would make a cycle)");
+    for (std::uint32_t i = n.inputs.begin; i < n.inputs.end; ++i)
+        if (graph_.input_ids[i] == input)
+            throw Error(where() + ": input " + quoted(graph_.nodes[input.index()].name) + " is listed twice");
+    graph_.input_ids.push_back(input);
+    n.inputs.end = static_cast<std::uint32_t>(graph_.input_ids.size());
+}
+
+void GraphBuilder::set_stack_trace(std::string trace) { graph_.nodes.back().stack_trace = std::move(trace); }
+void GraphBuilder::set_meta_json(std::string meta) { graph_.nodes.back().meta_json = std::move(meta); }
+
+void GraphBuilder::val_null() {
+    if (!in_node_) throw Error(where() + ": val outside a node");
+    graph_.val_tokens.push_back({ValToken::Kind::Null, 0});
+}
+
+void GraphBuilder::val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,
+                              std::span<const std::int64_t> stride, std::int64_t offset) {
+    if (!in_node_) throw Error(where() + ": val outside a node");
+    if (!storage.valid() || storage.index() >= file_.storages.size())
+        throw Error(where() + ": tensor refers to an unknown storage");
+    if (shape.size() != stride.size())
+        throw Error(where() + ": tensor has " + std::to_string(shape.size()) + " sizes but " +
+                    std::to_string(stride.size()) + " strides");
+    Tensor t;
+    t.storage = storage;
+    t.dtype = file_.intern_dtype(dtype);
+    t.dims_begin = static_cast<std::uint32_t>(graph_.dims.size());
+    t.rank = static_cast<std::uint32_t>(shape.size());
+    t.offset = offset;
+    graph_.dims.insert(graph_.dims.end(), shape.begin(), shape.end());
+    graph_.dims.insert(graph_.dims.end(), stride.begin(), stride.end());
+    graph_.val_tokens.push_back({ValToken::Kind::Tensor, static_cast<std::uint32_t>(graph_.tensors.size())});
+    graph_.tensors.push_back(t);
+    graph_.nodes.back().tensors.end = static_cast<std::uint32_t>(graph_.tensors.size());
+}
+
+void GraphBuilder::val_other(std::string text) {
+    if (!in_node_) throw Error(where() + ": val outside a node");
+    graph_.val_tokens.push_back({ValToken::Kind::Other, static_cast<std::uint32_t>(graph_.others.size())});
+    graph_.others.push_back(std::move(text));
+}
+
+void GraphBuilder::val_begin_list() {
+    if (!in_node_) throw Error(where() + ": val outside a node");
+    open_lists_.push_back(static_cast<std::uint32_t>(graph_.val_tokens.size()));
+    graph_.val_tokens.push_back({ValToken::Kind::List, 0});
+}
+
+void GraphBuilder::val_end_list() {
+    if (open_lists_.empty()) throw Error(where() + ": val list closed but never opened");
+    const std::uint32_t at = open_lists_.back();
+    open_lists_.pop_back();
+    // Count direct children: walk the tokens after the list, skipping nested subtrees.
+    std::uint32_t children = 0;
+    std::uint32_t i = at + 1;
+    const auto end = static_cast<std::uint32_t>(graph_.val_tokens.size());
+    while (i < end) {
+        ++children;
+        std::uint32_t pending = 1;
+        while (pending > 0) {
+            const ValToken& t = graph_.val_tokens[i++];
+            --pending;
+            if (t.kind == ValToken::Kind::List) pending += t.payload;
+        }
+    }
+    graph_.val_tokens[at].payload = children;
+}
+
+void GraphBuilder::end_node() {
+    if (!in_node_) throw Error(where() + ": no node to finish");
+    if (!open_lists_.empty()) throw Error(where() + ": val has an unclosed list");
+    Node& n = graph_.nodes.back();
+    n.val.end = static_cast<std::uint32_t>(graph_.val_tokens.size());
+    if (n.val.size() == 0) graph_.val_tokens.push_back({ValToken::Kind::Null, 0}), n.val.end++;
+    in_node_ = false;
+}
+
+NodeId GraphBuilder::add(std::string name, OpKind op, std::string target,
+                         std::initializer_list<std::string_view> inputs, std::initializer_list<StorageId> outputs) {
+    std::vector<NodeId> ids;
+    for (std::string_view in : inputs) {
+        const NodeId id = graph_.find(in);
+        if (!id.valid()) throw Error(where() + ": unknown input " + quoted(in) + " for node " + quoted(name));
+        ids.push_back(id);
+    }
+    return add(std::move(name), op, std::move(target), std::span<const NodeId>(ids),
+               std::span<const StorageId>(outputs.begin(), outputs.size()));
+}
+
+NodeId GraphBuilder::add(std::string name, OpKind op, std::string target, std::span<const NodeId> inputs,
+                         std::span<const StorageId> outputs) {
+    const NodeId id = begin_node(std::move(name), op, std::move(target));
+    for (NodeId in : inputs) add_input(in);
+    auto tensor = [&](StorageId s) {
+        const std::int64_t elems = file_.nbytes(s) / 4;
+        const std::int64_t shape[1] = {elems};
+        const std::int64_t stride[1] = {1};
+        val_tensor(s, "float32", shape, stride, 0);
+    };
+    if (outputs.size() == 1) {
+        tensor(outputs[0]);
+    } else if (outputs.size() > 1) {
+        val_begin_list();
+        for (StorageId s : outputs) tensor(s);
+        val_end_list();
+    }
+    end_node();
+    return id;
+}
+
+Graph& GraphBuilder::finish() {
+    if (in_node_) throw Error(where() + ": node not finished");
+    Graph& g = graph_;
+    const std::size_t n = g.nodes.size();
+
+    // Output storages: each node's tensors' storages without repeats, O(tensors) with a stamp array.
+    std::vector<std::int32_t> seen(file_.storages.size(), -1);
+    g.output_storages.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+        Node& node = g.nodes[i];
+        node.outputs.begin = static_cast<std::uint32_t>(g.output_storages.size());
+        for (std::uint32_t t = node.tensors.begin; t < node.tensors.end; ++t) {
+            const StorageId s = g.tensors[t].storage;
+            if (seen[s.index()] != static_cast<std::int32_t>(i)) {
+                seen[s.index()] = static_cast<std::int32_t>(i);
+                g.output_storages.push_back(s);
+            }
+        }
+        node.outputs.end = static_cast<std::uint32_t>(g.output_storages.size());
+    }
+
+    // Users: CSR by counting sort over the input lists; graph order falls out of the scan order.
+    std::vector<std::uint32_t> count(n + 1, 0);
+    for (NodeId in : g.input_ids) ++count[in.index() + 1];
+    for (std::size_t i = 0; i < n; ++i) count[i + 1] += count[i];
+    g.user_ids.assign(g.input_ids.size(), NodeId{});
+    std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::uint32_t k = g.nodes[i].inputs.begin; k < g.nodes[i].inputs.end; ++k)
+            g.user_ids[fill[g.input_ids[k].index()]++] = NodeId(static_cast<std::int32_t>(i));
+    }
+    for (std::size_t i = 0; i < n; ++i) g.nodes[i].users = {count[i], count[i + 1]};
+
+    file_.graphs.push_back(std::move(graph_));
+    graph_ = Graph{};
+    return file_.graphs.back();
+}
+
+} // namespace fxmem
