@@ -1,0 +1,37 @@
+"""fxmem_export: write PyTorch compiled FX graphs to the fxmem file format (v1).
+
+    fxmem_export.save(path, forward=gm, backward=gm2, reference=True)
+    torch.compile(model, backend=fxmem_export.backend("model.fxmem.json", inner="eager"))
+    fxmem_export.apply_schedule(gm, "schedule.json")
+
+See docs/exporter.md.
+"""
+
+__version__ = "0.1.0"
+
+from ._backend import FxmemBackend, backend
+from ._save import save
+from ._serialize import FORMAT_VERSION
+from .errors import (
+    BackwardNotCapturedError,
+    ExportWriteError,
+    FxmemExportError,
+    MissingValError,
+    NothingCapturedError,
+    ScheduleError,
+)
+from .schedule import apply_schedule
+
+__all__ = [
+    "FORMAT_VERSION",
+    "BackwardNotCapturedError",
+    "ExportWriteError",
+    "FxmemBackend",
+    "FxmemExportError",
+    "MissingValError",
+    "NothingCapturedError",
+    "ScheduleError",
+    "apply_schedule",
+    "backend",
+    "save",
+]

@@ -1,0 +1,212 @@
+"""A torch.compile backend that records every graph AOTAutograd compiles."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from ._serialize import build_document, check_writable, write_json_atomic
+from .errors import BackwardNotCapturedError, NothingCapturedError
+
+
+def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
+    """A copy of ``gm`` with the same node names whose nodes share ``meta`` values (the same
+    FakeTensor objects, so storage identity is kept) and that later compiler passes do not
+    change."""
+    graph = fx.Graph()
+    env: dict[fx.Node, fx.Node] = {}
+    for node in gm.graph.nodes:
+        env[node] = graph.node_copy(node, lambda n: env[n])
+    for old, new in env.items():
+        if old.name != new.name:  # pragma: no cover - a fresh graph keeps the names
+            raise AssertionError(f"node {old.name} renamed to {new.name} while copying")
+    return fx.GraphModule(gm, graph)
+
+
+class Region:
+    """The graphs compiled for one call of the backend (one Dynamo graph)."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": []}
+
+    @property
+    def prefix(self) -> str:
+        return f"region{self.index}"
+
+    def named_graphs(self) -> list[tuple[str, str, fx.GraphModule]]:
+        out = []
+        for kind in ("forward", "backward", "inference"):
+            for j, gm in enumerate(self.graphs[kind]):
+                out.append((f"{self.prefix}.{kind}" + (str(j) if j else ""), kind, gm))
+        return out
+
+    def pairs(self) -> list[tuple[str, str]]:
+        fw, bw = self.graphs["forward"], self.graphs["backward"]
+        return [
+            (f"{self.prefix}.forward" + (str(j) if j else ""), f"{self.prefix}.backward" + (str(j) if j else ""))
+            for j in range(min(len(fw), len(bw)))
+        ]
+
+    def missing_backward(self) -> bool:
+        return len(self.graphs["backward"]) < len(self.graphs["forward"])
+
+
+class FxmemBackend:
+    """Returned by :func:`fxmem_export.backend`; pass it to ``torch.compile(backend=...)``.
+
+    Each call (one per Dynamo graph, so one per graph break and per recompilation) is a region
+    ``regionN``. Its graphs are named ``regionN.forward``, ``regionN.backward`` and
+    ``regionN.inference``. The file at ``path`` is rewritten every time a graph is captured, so
+    it is always complete and valid; a region's backward is in it only after a backward pass has
+    run (AOTAutograd compiles the backward lazily).
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None,
+        inner: str | Callable[..., Any] = "inductor",
+        reference: bool = False,
+        producer: Mapping[str, Any] | None = None,
+    ) -> None:
+        if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager"):
+            raise ValueError(f"inner must be 'inductor', 'eager' or a compiler callable, got {inner!r}")
+        if not (isinstance(inner, str) or callable(inner)):
+            raise TypeError(f"inner must be a string or a callable, got {type(inner).__name__}")
+        self.path = None if path is None else os.fspath(path)
+        if self.path is not None:
+            check_writable(self.path)
+        self.inner = inner
+        self.reference = reference
+        self.producer = dict(producer or {})
+        self.regions: list[Region] = []
+        self._lock = threading.RLock()
+        self.__name__ = "fxmem_backend"
+
+    # -- capture -----------------------------------------------------------------------------
+    def _record(self, region: Region, kind: str, gm: fx.GraphModule) -> None:
+        with self._lock:
+            region.graphs[kind].append(snapshot(gm))
+            if self.path is not None:
+                write_json_atomic(self.path, self.document())
+
+    def __call__(self, gm: fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable[..., Any]:
+        with self._lock:
+            region = Region(len(self.regions))
+            self.regions.append(region)
+        if self.inner == "inductor":
+            return self._compile_inductor(region, gm, example_inputs)
+        return self._compile_aot(region, gm, example_inputs)
+
+    def _compile_aot(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
+        from functorch.compile import make_boxed_func
+        from torch._dynamo.backends.common import aot_autograd
+
+        inner = self.inner
+
+        def make(kind: str) -> Callable[..., Any]:
+            def compiler(g: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
+                self._record(region, kind, g)
+                if callable(inner):
+                    return inner(g, inputs)
+                return make_boxed_func(g.forward)
+
+            return compiler
+
+        return aot_autograd(
+            fw_compiler=make("forward"), bw_compiler=make("backward"), inference_compiler=make("inference")
+        )(gm, example_inputs)
+
+    def _compile_inductor(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
+        from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+
+        def inner_compile(g: fx.GraphModule, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("is_backward"):
+                kind = "backward"
+            elif kwargs.get("is_inference"):
+                kind = "inference"
+            else:
+                kind = "forward"
+            self._record(region, kind, g)  # before inductor's post-grad passes change g
+            return compile_fx_inner(g, inputs, *args, **kwargs)
+
+        # A cache hit would skip inner_compile, so the graphs would never be seen.
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(torch._functorch.config.patch(enable_autograd_cache=False))
+            stack.enter_context(torch._inductor.config.patch(fx_graph_cache=False))
+            return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+
+    # -- output --------------------------------------------------------------------------------
+    def graphs(self) -> list[tuple[str, str, fx.GraphModule]]:
+        """(name, kind, GraphModule) of every captured graph, in capture order by region."""
+        with self._lock:
+            return [g for r in self.regions for g in r.named_graphs()]
+
+    def pairs(self) -> list[tuple[str, str]]:
+        with self._lock:
+            return [p for r in self.regions for p in r.pairs()]
+
+    def check_complete(self) -> None:
+        """Raise if nothing was captured or a forward's backward has not been compiled yet."""
+        with self._lock:
+            if not self.regions or not any(r.named_graphs() for r in self.regions):
+                raise NothingCapturedError(
+                    "the fxmem backend has not captured any graph yet: call the model compiled with "
+                    "torch.compile(model, backend=fxmem_export.backend(...)) at least once"
+                )
+            missing = [r.prefix for r in self.regions if r.missing_backward()]
+            if missing:
+                raise BackwardNotCapturedError(
+                    f"no backward graph captured for {', '.join(missing)}: AOTAutograd compiles the "
+                    "backward lazily, so run a backward pass (e.g. loss.backward()) once before saving; "
+                    "or run the model under torch.no_grad() to capture an inference graph"
+                )
+
+    def document(self) -> dict[str, Any]:
+        with self._lock:
+            named = [(name, kind, gm.graph) for name, kind, gm in self.graphs()]
+            producer = {"capture": "torch.compile backend", "inner": self.inner if isinstance(self.inner, str) else getattr(self.inner, "__name__", "callable")}
+            producer.update(self.producer)
+            return build_document(named, self.pairs(), reference=self.reference, producer=producer)
+
+    def save(self, path: str | os.PathLike[str] | None = None, *, require_backward: bool = True) -> dict[str, Any]:
+        """Write the file now (to ``path``, default the backend's path) and return the document.
+
+        Raises :class:`NothingCapturedError` if no graph was captured, and (unless
+        ``require_backward=False``) :class:`BackwardNotCapturedError` if a region's forward
+        has no backward yet because no backward pass has run."""
+        target = path if path is not None else self.path
+        if target is None:
+            raise ValueError("no path: pass save(path) or create the backend with a path")
+        with self._lock:
+            if require_backward:
+                self.check_complete()
+            elif not any(r.named_graphs() for r in self.regions):
+                self.check_complete()
+            doc = self.document()
+            write_json_atomic(target, doc)
+            return doc
+
+
+def backend(
+    path: str | os.PathLike[str] | None,
+    inner: str | Callable[..., Any] = "inductor",
+    reference: bool = False,
+    *,
+    producer: Mapping[str, Any] | None = None,
+) -> FxmemBackend:
+    """A torch.compile backend that writes every forward/backward (or inference) graph compiled
+    through AOTAutograd to the fxmem file ``path``.
+
+    ``inner``: "inductor" (compile with Inductor, capturing the graphs Inductor's AOTAutograd
+    hands to its inner compiler, before post-grad passes), "eager" (AOTAutograd with the
+    default partitioner, graphs run as they are), or a callable ``(gm, example_inputs) ->
+    compiled`` used as fw/bw/inference compiler after capture.
+    """
+    return FxmemBackend(path, inner=inner, reference=reference, producer=producer)

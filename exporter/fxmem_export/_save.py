@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import torch.fx as fx
+
+from ._serialize import build_document, write_json_atomic
+
+
+def _graph_of(obj: Any, what: str) -> fx.Graph:
+    if isinstance(obj, fx.GraphModule):
+        return obj.graph
+    if isinstance(obj, fx.Graph):
+        return obj
+    raise TypeError(f"{what} must be a torch.fx.GraphModule or torch.fx.Graph, got {type(obj).__name__}")
+
+
+def save(
+    path: str | os.PathLike[str],
+    forward: fx.GraphModule | fx.Graph,
+    backward: fx.GraphModule | fx.Graph | None = None,
+    *,
+    inference: bool = False,
+    reference: bool = False,
+    producer: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write an fxmem file (format v1) for one compiled graph or one forward/backward pair.
+
+    ``forward``/``backward`` are FX GraphModules (or Graphs) whose nodes carry FakeTensors in
+    ``meta["val"]``, e.g. the graphs AOTAutograd hands to ``fw_compiler``/``bw_compiler``.
+    Graphs are named "forward" and "backward" (a pair is written when both are given), or
+    "inference" (kind "inference") when ``inference=True``. With ``reference=True`` the file
+    gets a "reference" block with what torch's memory_estimator computes on these graphs.
+    ``producer`` adds free-form keys to the "producer" object. The file is written atomically.
+    Returns the written document (a dict).
+    """
+    fwd = _graph_of(forward, "forward")
+    if inference:
+        if backward is not None:
+            raise ValueError("inference=True exports a single graph; do not pass a backward graph")
+        graphs = [("inference", "inference", fwd)]
+        pairs: list[tuple[str, str]] = []
+    else:
+        graphs = [("forward", "forward", fwd)]
+        pairs = []
+        if backward is not None:
+            graphs.append(("backward", "backward", _graph_of(backward, "backward")))
+            pairs.append(("forward", "backward"))
+    doc = build_document(graphs, pairs, reference=reference, producer=producer)
+    write_json_atomic(path, doc)
+    return doc

@@ -1,0 +1,254 @@
+"""Conversion of FX graphs to the fxmem file format, version 1 (see docs/exporter.md)."""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import tempfile
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from .errors import ExportWriteError, MissingValError
+
+FORMAT_NAME = "fxmem"
+FORMAT_VERSION = 1
+
+try:  # torch >= 2.10 (what torch/_inductor/fx_passes/memory_estimator.py uses)
+    from torch.fx.experimental.symbolic_shapes import optimization_hint as _optimization_hint
+except ImportError:  # pragma: no cover - older torch
+    _optimization_hint = None
+
+
+def hint_int(value: Any) -> int:
+    """Concrete int for an int or SymInt, resolved like memory_estimator.py (optimization_hint)."""
+    if isinstance(value, torch.SymInt):
+        if _optimization_hint is not None:
+            return int(_optimization_hint(value))
+        from torch.fx.experimental.symbolic_shapes import size_hint  # pragma: no cover
+
+        return int(size_hint(value))  # pragma: no cover
+    return int(value)
+
+
+def _fake_tensor_type() -> type:
+    return torch._subclasses.fake_tensor.FakeTensor
+
+
+def target_str(node: fx.Node) -> str:
+    """Readable, stable name of a node's target."""
+    t = node.target
+    if isinstance(t, str):
+        return t
+    if isinstance(t, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return str(t)
+    if t is operator.getitem:
+        return "operator.getitem"
+    module = getattr(t, "__module__", None)
+    name = getattr(t, "__qualname__", None) or getattr(t, "__name__", None)
+    if module == "_operator":
+        module = "operator"
+    if module and name:
+        return f"{module}.{name}"
+    return str(t)
+
+
+class StorageRegistry:
+    """Gives every distinct storage (PyTorch's StorageKey: untyped storage ``_cdata`` and
+    device) an id. Holds a reference to every storage it has seen, so that no ``_cdata``
+    (a StorageImpl address) can be reused by another storage while exporting."""
+
+    def __init__(self) -> None:
+        self._ids: dict[tuple[int, str], int] = {}
+        self._keep: list[Any] = []
+        self.entries: list[dict[str, Any]] = []
+
+    def id_of(self, tensor: torch.Tensor) -> int:
+        storage = tensor.untyped_storage()
+        device = str(tensor.device)
+        key = (storage._cdata, device)
+        sid = self._ids.get(key)
+        if sid is None:
+            sid = len(self.entries)
+            self._ids[key] = sid
+            self._keep.append(storage)
+            self.entries.append({"id": sid, "device": device, "nbytes": hint_int(storage.nbytes())})
+        return sid
+
+
+def val_to_json(val: Any, registry: StorageRegistry) -> Any:
+    """VAL of the format. Only FakeTensors become TENSOR entries, like memory_estimator's
+    ``tree_map_only(FakeTensor, ...)``; lists and tuples (named tuples, structseqs) become
+    lists; dict values become a list in insertion (pytree) order; None becomes null;
+    everything else ``{"other": str(v)}``."""
+    if val is None:
+        return None
+    if isinstance(val, _fake_tensor_type()):
+        return {
+            "storage": registry.id_of(val),
+            "dtype": str(val.dtype).replace("torch.", ""),
+            "shape": [hint_int(s) for s in val.shape],
+            "stride": [hint_int(s) for s in val.stride()],
+            "offset": hint_int(val.storage_offset()),
+        }
+    if isinstance(val, (list, tuple)):
+        return [val_to_json(v, registry) for v in val]
+    if isinstance(val, Mapping):
+        return [val_to_json(v, registry) for v in val.values()]
+    if isinstance(val, torch.Tensor):
+        kind = type(val).__name__
+        return {"other": f"{kind}(shape={list(val.shape)}, dtype={val.dtype}, device={val.device})"}
+    return {"other": str(val)}
+
+
+def _node_meta(node: fx.Node) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    stack = node.meta.get("nn_module_stack")
+    if isinstance(stack, Mapping) and stack:
+        last = list(stack.values())[-1]
+        if isinstance(last, tuple) and len(last) >= 2:
+            meta["module"] = str(last[0])
+            module_type = last[1]
+            meta["module_type"] = getattr(module_type, "__qualname__", None) or str(module_type)
+    if "original_aten" in node.meta and node.meta["original_aten"] is not None:
+        meta["original_aten"] = str(node.meta["original_aten"])
+    if isinstance(node.meta.get("seq_nr"), int):
+        meta["seq_nr"] = node.meta["seq_nr"]
+    return meta
+
+
+def check_graph(graph: fx.Graph, name: str) -> None:
+    """Raise MissingValError if a node (other than output) has no meta["val"]."""
+    missing = [n.name for n in graph.nodes if n.op != "output" and "val" not in n.meta]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise MissingValError(
+            f"graph {name!r}: {len(missing)} node(s) have no meta['val'] ({shown}). fxmem needs the "
+            "FakeTensor of every node: export the graphs AOTAutograd hands to a compiler "
+            "(use fxmem_export.backend(...) with torch.compile), or trace with make_fx / "
+            "torch.export, or fill the values with torch.fx.passes.fake_tensor_prop.FakeTensorProp."
+        )
+    fake = _fake_tensor_type()
+    has_tensor = False
+    for n in graph.nodes:
+        for leaf in torch.utils._pytree.tree_leaves(n.meta.get("val")):
+            if isinstance(leaf, fake):
+                return
+            if isinstance(leaf, torch.Tensor):
+                has_tensor = True
+    if has_tensor:
+        warnings.warn(
+            f"graph {name!r}: meta['val'] holds tensors but none is a FakeTensor; like PyTorch's "
+            "memory_estimator, fxmem counts only FakeTensor storages, so this graph uses no memory",
+            stacklevel=3,
+        )
+
+
+def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegistry) -> dict[str, Any]:
+    check_graph(graph, name)
+    nodes = []
+    for node in graph.nodes:
+        entry: dict[str, Any] = {
+            "name": node.name,
+            "op": node.op,
+            "target": target_str(node),
+            "inputs": [i.name for i in node.all_input_nodes],
+            "val": val_to_json(node.meta.get("val"), registry),
+        }
+        trace = node.meta.get("stack_trace")
+        if isinstance(trace, str) and trace:
+            entry["stack_trace"] = trace
+        meta = _node_meta(node)
+        if meta:
+            entry["meta"] = meta
+        nodes.append(entry)
+    return {"name": name, "kind": kind, "nodes": nodes}
+
+
+def producer_info(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    from . import __version__
+
+    info: dict[str, Any] = {"name": "fxmem_export", "version": __version__, "torch": torch.__version__}
+    if extra:
+        info.update(extra)
+    return info
+
+
+def build_document(
+    graphs: list[tuple[str, str, fx.Graph]],
+    pairs: list[tuple[str, str]],
+    *,
+    reference: bool,
+    producer: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The whole file as a dict. ``graphs``: (name, kind, graph) in file order."""
+    names = [g[0] for g in graphs]
+    if len(set(names)) != len(names):
+        raise ValueError(f"graph names must be unique, got {names}")
+    registry = StorageRegistry()
+    out_graphs = [graph_to_json(g, name, kind, registry) for name, kind, g in graphs]
+    doc: dict[str, Any] = {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "producer": producer_info(producer),
+        "storages": registry.entries,
+        "graphs": out_graphs,
+    }
+    if pairs:
+        doc["pairs"] = [{"forward": f, "backward": b} for f, b in pairs]
+    if reference:
+        from .reference import reference_block
+
+        by_name = {name: g for name, _, g in graphs}
+        doc["reference"] = reference_block(by_name, pairs)
+    return doc
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise ExportWriteError now if ``path`` cannot be written later."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ExportWriteError(21, f"cannot write {path!r}: it is a directory (give a file name, e.g. {os.path.join(path, 'model.fxmem.json')!r})")
+    if not os.path.isdir(directory):
+        raise ExportWriteError(2, f"cannot write {path!r}: the directory {directory!r} does not exist (create it first)")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ExportWriteError(13, f"cannot write {path!r}: the directory {directory!r} is not writable (choose another path)")
+
+
+def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
+    """Write ``doc`` as JSON to ``path`` through a temporary file and os.replace."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    check_writable(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise ExportWriteError(
+            e.errno, f"cannot write {path!r}: {e.strerror} (does the directory {directory!r} exist and is it "
+            "writable? create it or choose another path)"
+        ) from e
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(doc, f, separators=(",", ":"), allow_nan=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            raise ExportWriteError(
+                e.errno, f"cannot write {path!r}: {e.strerror or e} (choose a writable path)"
+            ) from e
+        raise

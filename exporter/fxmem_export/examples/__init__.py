@@ -1,0 +1,64 @@
+"""Built-in example models and their compiled graphs.
+
+    python -m fxmem_export.examples --list
+    python -m fxmem_export.examples gpt -o gpt.fxmem.json --with-reference
+
+The models are built on the ``meta`` device, so no memory is allocated and the storages are
+non-CPU (device "meta"), which the estimator counts like CUDA memory. (Fake ``cuda`` tensors
+cannot go through autograd on a CPU-only PyTorch build; see docs/exporter.md.)
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from .._backend import FxmemBackend
+from .._save import save
+from .models import DESCRIPTIONS, NAMES, build
+
+__all__ = ["NAMES", "DESCRIPTIONS", "Captured", "capture", "export"]
+
+
+@dataclass
+class Captured:
+    name: str
+    forward: fx.GraphModule
+    backward: fx.GraphModule
+
+
+def _loss(out: Any) -> torch.Tensor:
+    leaves = [t for t in torch.utils._pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
+    return sum(t.float().sum() for t in leaves)  # type: ignore[return-value]
+
+
+def capture(name: str, device: str = "meta") -> Captured:
+    """Compile example ``name`` with the fxmem backend (inner "eager"), run one forward and one
+    backward pass, and return the forward and backward GraphModules AOTAutograd produced."""
+    if name not in DESCRIPTIONS:
+        raise KeyError(f"unknown example {name!r}; choose one of {', '.join(NAMES)}")
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model, inputs, options = build(name, device)
+    be = FxmemBackend(None, inner="eager")
+    compiled = torch.compile(model, backend=be, fullgraph=True, **options)
+    out = compiled(*inputs)
+    _loss(out).backward()
+    be.check_complete()
+    graphs = be.graphs()
+    if [kind for _, kind, _ in graphs] != ["forward", "backward"]:
+        raise RuntimeError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
+    torch._dynamo.reset()
+    return Captured(name, graphs[0][2], graphs[1][2])
+
+
+def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> tuple[Captured, dict[str, Any]]:
+    """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward")."""
+    cap = capture(name)
+    doc = save(path, cap.forward, cap.backward, reference=reference,
+               producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta"})
+    return cap, doc
