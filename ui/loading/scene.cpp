@@ -1,0 +1,84 @@
+#include "loading/scene.h"
+
+#include <fxmem/estimator.h>
+
+#include <algorithm>
+
+QString Scene::title() const {
+    if (segments.empty()) return {};
+    QString t = QString::fromStdString(segments.front().analysis->graph().name);
+    if (joined()) t += QStringLiteral(" + ") % QString::fromStdString(segments.back().analysis->graph().name);
+    return t;
+}
+
+std::size_t Scene::nodeCount() const {
+    std::size_t n = 0;
+    for (const Segment& s : segments) n += s.analysis->graph().size();
+    return n;
+}
+
+Scene::Where Scene::locate(std::int64_t globalStep) const {
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+        const Segment& s = segments[i];
+        const auto size = static_cast<std::int64_t>(s.analysis->profile().size());
+        if (globalStep >= s.offset && globalStep < s.offset + size)
+            return {static_cast<int>(i), static_cast<std::size_t>(globalStep - s.offset)};
+    }
+    return {};
+}
+
+std::int64_t Scene::globalStep(int segment, fxmem::NodeId node) const {
+    const Segment& s = segments[static_cast<std::size_t>(segment)];
+    return s.offset + s.layout->step(node);
+}
+
+namespace {
+Segment makeSegment(const std::shared_ptr<const fxmem::GraphFile>& file, int graph, DeviceFilter filter) {
+    Segment s;
+    s.analysis = GraphAnalysis::compute(file, graph, filter);
+    s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph());
+    return s;
+}
+} // namespace
+
+std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
+                                        SceneRequest request) {
+    auto scene = std::make_shared<Scene>();
+    scene->file = file;
+    scene->path = path;
+    const int graphs = static_cast<int>(file->graphs.size());
+    const int pairs = static_cast<int>(file->pairs.size());
+    if (request.pair >= pairs) request.pair = -1;
+    if (request.graph >= graphs) request.graph = -1;
+    if (request.graph < 0 && request.pair < 0) {
+        if (pairs > 0) request.pair = 0;
+        else if (graphs > 0) request.graph = 0;
+    }
+    scene->request = request;
+    if (request.pair >= 0) {
+        const fxmem::Pair& pair = file->pairs[static_cast<std::size_t>(request.pair)];
+        Segment fwd = makeSegment(file, static_cast<int>(pair.forward), request.filter);
+        Segment bwd = makeSegment(file, static_cast<int>(pair.backward), request.filter);
+        bwd.offset = static_cast<std::int64_t>(fwd.analysis->profile().size());
+        bwd.baseline = bwd.analysis->baseline();
+        // The baseline counts non-CPU storages only, whatever the view's device filter (PyTorch).
+        const fxmem::FwdBwdInteractions inter = fxmem::get_fwd_bwd_interactions(
+            *file, file->graphs[pair.forward], file->graphs[pair.backward]);
+        for (fxmem::StorageId s : inter.baseline_storages)
+            if (!file->is_cpu(s)) bwd.baselineStorages.push_back(s);
+        scene->pairPeak = bwd.analysis->pairPeak();
+        scene->segments.push_back(std::move(fwd));
+        scene->segments.push_back(std::move(bwd));
+    } else if (request.graph >= 0) {
+        scene->segments.push_back(makeSegment(file, request.graph, request.filter));
+        scene->pairPeak = scene->segments.front().analysis->pairPeak();
+    }
+    for (const Segment& s : scene->segments)
+        for (std::int64_t v : s.analysis->profile()) scene->profile.push_back(v + s.baseline);
+    const auto it = std::max_element(scene->profile.begin(), scene->profile.end());
+    if (it != scene->profile.end()) {
+        scene->peak = *it;
+        scene->peakStep = static_cast<std::size_t>(it - scene->profile.begin());
+    }
+    return scene;
+}

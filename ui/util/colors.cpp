@@ -1,0 +1,48 @@
+#include "util/colors.h"
+
+#include <algorithm>
+
+namespace colors {
+
+bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightnessF() < 0.5; }
+
+QColor mix(const QColor& a, const QColor& b, double t) {
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor::fromRgbF(static_cast<float>(a.redF() * (1 - t) + b.redF() * t),
+                            static_cast<float>(a.greenF() * (1 - t) + b.greenF() * t),
+                            static_cast<float>(a.blueF() * (1 - t) + b.blueF() * t));
+}
+
+namespace {
+// Hue per op kind; lightness follows the theme so nodes stand out on either background.
+QColor themed(int hue, int saturation, const QPalette& palette) {
+    return QColor::fromHsl(hue, saturation, isDark(palette) ? 150 : 110);
+}
+} // namespace
+
+QColor opColor(fxmem::OpKind op, const QPalette& palette) {
+    switch (op) {
+    case fxmem::OpKind::Placeholder: return themed(210, 160, palette);  // inputs: blue
+    case fxmem::OpKind::GetAttr: return themed(270, 110, palette);      // parameters: violet
+    case fxmem::OpKind::CallFunction: return themed(30, 170, palette);  // compute: amber
+    case fxmem::OpKind::CallMethod: return themed(170, 140, palette);   // methods: teal
+    case fxmem::OpKind::CallModule: return themed(320, 120, palette);   // modules: magenta
+    case fxmem::OpKind::Output: return themed(0, 0, palette);           // output: grey
+    }
+    return palette.color(QPalette::Text);
+}
+
+QColor deltaColor(double s, const QPalette& palette) {
+    const QColor neutral = mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.35);
+    const QColor grow = isDark(palette) ? QColor(255, 110, 90) : QColor(210, 40, 30);
+    const QColor shrink = isDark(palette) ? QColor(90, 210, 120) : QColor(20, 150, 60);
+    return s >= 0 ? mix(neutral, grow, 0.25 + 0.75 * s) : mix(neutral, shrink, 0.25 + 0.75 * -s);
+}
+
+QColor curve(const QPalette& palette) { return isDark(palette) ? QColor(100, 170, 255) : QColor(25, 100, 200); }
+QColor edited(const QPalette& palette) { return isDark(palette) ? QColor(255, 170, 60) : QColor(220, 110, 0); }
+QColor peak(const QPalette& palette) { return isDark(palette) ? QColor(255, 90, 90) : QColor(200, 20, 30); }
+QColor live(const QPalette& palette) { return isDark(palette) ? QColor(255, 215, 0) : QColor(230, 160, 0); }
+QColor cursor(const QPalette& palette) { return mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.7); }
+
+} // namespace colors

@@ -1,0 +1,20 @@
+// Byte sizes for display. The unit system is an app-wide preference (kept in QSettings by the
+// main window): binary (KiB, MiB, GiB as PyTorch reports) or decimal (kB, MB, GB).
+#pragma once
+#include <QString>
+
+#include <cstdint>
+
+enum class ByteUnits { Binary, Decimal };
+
+void setByteUnits(ByteUnits units);
+ByteUnits byteUnits();
+
+// Three significant digits: "0 B", "1023 B", "1.00 KiB", "12.5 MiB", "-3.00 GiB".
+QString formatBytes(std::int64_t bytes);
+QString formatBytes(double bytes);
+// "+1.20 MiB (+3.4 %)" relative to `base`; "±0 B" for no change.
+QString formatDelta(std::int64_t delta, std::int64_t base);
+// The unit base (1024 or 1000) and the unit names from bytes upward.
+double unitBase();
+QString unitName(int power);
