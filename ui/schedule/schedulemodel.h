@@ -1,0 +1,103 @@
+// One graph's nodes in schedule order, one row per position, re-scored incrementally
+// (fxmem::IncrementalSchedule) as rows move. Moves are fine-grained (beginMoveRows), so
+// selection and scroll follow the node. The model moves only legal rows; undo and the
+// refusal messages live in ScheduleEditor, which drops route through (setMoveHandler).
+#pragma once
+#include "analysis/graphanalysis.h"
+
+#include <fxmem/incremental.h>
+
+#include <QAbstractTableModel>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class ScheduleModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { StepColumn, NodeColumn, TargetColumn, MemoryColumn, DeltaColumn, OriginalStepColumn, ColumnCount };
+    enum Roles {
+        NodeIdRole = Qt::UserRole,  // int: the node's NodeId value
+        SortRole,                   // a value that sorts the column numerically
+        BytesRole,                  // qlonglong: memory after the node (bytes)
+        DeltaRole,                  // qlonglong: change of memory over the node (bytes)
+        DuringRole,                 // qlonglong: memory after its allocations, before its frees
+        OriginalStepRole,           // qulonglong: position in the graph's original order
+        IsPeakRole,                 // bool: the current order's peak is reached at this node
+        LegalDropRole,              // QVariant(): no drag; else bool: the dragged node may go here
+    };
+    static constexpr const char* kMimeType = "application/x-fxmem-schedule-position";
+
+    explicit ScheduleModel(QObject* parent = nullptr);
+    ~ScheduleModel() override;
+
+    // Original order. nullptr empties the model.
+    void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis);
+    const std::shared_ptr<const GraphAnalysis>& analysis() const { return analysis_; }
+    // nullptr when empty.
+    const fxmem::IncrementalSchedule* schedule() const { return schedule_.get(); }
+    std::size_t size() const { return schedule_ ? schedule_->size() : 0; }
+
+    fxmem::IncrementalSchedule::MoveCheck checkMove(std::size_t from, std::size_t to) const;
+    // Moves the node at `from` to `to` (its final position); throws fxmem::Error when illegal.
+    void moveNode(std::size_t from, std::size_t to);
+    // Replaces the whole order (must be legal; fxmem::Error otherwise, the model unchanged).
+    // Rows follow their nodes: persistent indexes are remapped, not reset.
+    void setOrder(std::vector<fxmem::NodeId> order);
+
+    // Memory in build_memory_profile's layout for the current order, O(N).
+    std::vector<std::int64_t> profile() const;
+    // Memory after the node at `position`'s allocations, before its frees.
+    std::int64_t during(std::size_t position) const;
+
+    // How a drop asks for a move (ScheduleEditor routes it through its undo stack). Without a
+    // handler a legal drop moves the row directly.
+    using MoveHandler = std::function<bool(std::size_t from, std::size_t to)>;
+    void setMoveHandler(MoveHandler handler) { moveHandler_ = std::move(handler); }
+    // Drag feedback: while set, LegalDropRole tells which rows the node at `position` may reach.
+    void setDragSource(std::optional<std::size_t> position);
+    std::optional<std::size_t> dragSource() const { return dragSource_; }
+    // The final position of a node dropped before row `insertRow` (rowCount(): at the end).
+    static std::size_t targetPosition(std::size_t from, std::size_t insertRow);
+    // The source position carried by mime data from this model, or nothing.
+    std::optional<std::size_t> decodePosition(const QMimeData* data) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+    bool moveRows(const QModelIndex& sourceParent, int sourceRow, int count, const QModelIndex& destinationParent,
+                  int destinationChild) override;
+    Qt::DropActions supportedDropActions() const override { return Qt::MoveAction; }
+    Qt::DropActions supportedDragActions() const override { return Qt::MoveAction; }
+    QStringList mimeTypes() const override;
+    QMimeData* mimeData(const QModelIndexList& indexes) const override;
+    bool canDropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                         const QModelIndex& parent) const override;
+    bool dropMimeData(const QMimeData* data, Qt::DropAction action, int row, int column,
+                      const QModelIndex& parent) override;
+
+signals:
+    // After every change of order (move, setOrder, setAnalysis): peaks and profile are stale.
+    void orderChanged();
+
+private:
+    std::shared_ptr<const GraphAnalysis> analysis_;
+    std::unique_ptr<fxmem::IncrementalSchedule> schedule_;
+    std::vector<std::int64_t> freshBytes_;  // per NodeId: counted bytes it allocates (0 for placeholders)
+    std::size_t peakRow_ = 0;
+    bool hasPeakRow_ = false;
+    std::optional<std::size_t> dragSource_;
+    fxmem::IncrementalSchedule::LegalRange dragRange_;
+    MoveHandler moveHandler_;
+
+    std::int64_t afterOrStart(std::size_t position) const;  // memory after `position`; start for -1
+    std::optional<std::size_t> dropTarget(const QMimeData* data, int row, const QModelIndex& parent,
+                                          std::size_t* from) const;
+    void updatePeakRow(bool notify);
+};

@@ -1,0 +1,176 @@
+#include "schedule/scheduleview.h"
+
+#include "schedule/schedulemodel.h"
+
+#include <QDrag>
+#include <QDragEnterEvent>
+#include <QHeaderView>
+#include <QKeyEvent>
+#include <QMimeData>
+#include <QPainter>
+
+ScheduleView::ScheduleView(QWidget* parent) : QTableView(parent) {
+    setSelectionMode(SingleSelection);
+    setSelectionBehavior(SelectRows);
+    setDragEnabled(true);
+    setAcceptDrops(true);
+    setDragDropMode(InternalMove);
+    setDefaultDropAction(Qt::MoveAction);
+    // Insert between rows rather than onto them.
+    setDragDropOverwriteMode(false);
+    setDropIndicatorShown(true);
+    setAlternatingRowColors(true);
+    setWordWrap(false);
+    setTextElideMode(Qt::ElideMiddle);
+    setHorizontalScrollMode(ScrollPerPixel);
+    verticalHeader()->hide();
+    // Uniform row heights: 100k rows must not be measured one by one.
+    verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    horizontalHeader()->setHighlightSections(false);
+    setItemDelegate(new ScheduleDelegate(this));
+}
+
+void ScheduleView::setScheduleModel(ScheduleModel* model) {
+    model_ = model;
+    setModel(model);
+    QHeaderView* h = horizontalHeader();
+    h->setSectionResizeMode(QHeaderView::Interactive);
+    h->setStretchLastSection(false);
+    const int digit = fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    h->resizeSection(ScheduleModel::StepColumn, digit * 8);
+    h->resizeSection(ScheduleModel::NodeColumn, digit * 22);
+    h->resizeSection(ScheduleModel::TargetColumn, digit * 24);
+    h->resizeSection(ScheduleModel::MemoryColumn, digit * 12);
+    h->resizeSection(ScheduleModel::DeltaColumn, digit * 12);
+    h->resizeSection(ScheduleModel::OriginalStepColumn, digit * 7);
+    h->setSectionResizeMode(ScheduleModel::TargetColumn, QHeaderView::Stretch);
+}
+
+int ScheduleView::insertRowAt(const QPoint& viewportPos) const {
+    const int rows = model_ ? model_->rowCount() : 0;
+    const QModelIndex index = indexAt(viewportPos);
+    if (!index.isValid()) return viewportPos.y() < 0 ? 0 : rows;
+    // Same split as QAbstractItemView's indicator for items that take no drops onto them.
+    const QRect rect = visualRect(index);
+    return viewportPos.y() < rect.center().y() ? index.row() : index.row() + 1;
+}
+
+void ScheduleView::startDrag(Qt::DropActions) {
+    const QModelIndex current = currentIndex();
+    if (!model_ || !current.isValid() || !(model_->flags(current) & Qt::ItemIsDragEnabled)) return;
+    QMimeData* mime = model_->mimeData({current});
+    if (!mime) return;
+    model_->setDragSource(static_cast<std::size_t>(current.row()));
+    // Our own QDrag so the move happens in dropEvent only: the base class would ask the model
+    // to remove the source rows after a MoveAction.
+    auto* drag = new QDrag(this);
+    drag->setMimeData(mime);
+    const QString name = model_->index(current.row(), ScheduleModel::NodeColumn).data().toString();
+    QPixmap pixmap(fontMetrics().horizontalAdvance(name) + 16, fontMetrics().height() + 8);
+    pixmap.fill(palette().color(QPalette::Highlight));
+    {
+        QPainter p(&pixmap);
+        p.setPen(palette().color(QPalette::HighlightedText));
+        p.drawText(pixmap.rect(), Qt::AlignCenter, name);
+    }
+    drag->setPixmap(pixmap);
+    drag->exec(Qt::MoveAction, Qt::MoveAction);
+    endDrag();
+}
+
+void ScheduleView::dragEnterEvent(QDragEnterEvent* event) {
+    const std::optional<std::size_t> from = model_ ? model_->decodePosition(event->mimeData()) : std::nullopt;
+    if (!from) {
+        event->ignore();
+        return;
+    }
+    model_->setDragSource(*from);
+    setState(DraggingState);
+    event->setDropAction(Qt::MoveAction);
+    event->accept();
+}
+
+void ScheduleView::dragMoveEvent(QDragMoveEvent* event) {
+    const std::optional<std::size_t> from = model_ ? model_->decodePosition(event->mimeData()) : std::nullopt;
+    if (!from) {
+        event->ignore();
+        return;
+    }
+    model_->setDragSource(*from);
+    // The base class draws the insertion line and scrolls near the edges; it asks the model's
+    // canDropMimeData, which applies the same legality as check_move.
+    QTableView::dragMoveEvent(event);
+    const QPoint pos = event->position().toPoint();
+    const auto insertRow = static_cast<std::size_t>(insertRowAt(pos));
+    const std::size_t to = ScheduleModel::targetPosition(*from, insertRow);
+    emit dragHovered(*from, to);
+    if (model_->checkMove(*from, to).ok) {
+        event->setDropAction(Qt::MoveAction);
+        event->accept();
+    } else {
+        event->ignore();
+    }
+}
+
+void ScheduleView::dragLeaveEvent(QDragLeaveEvent* event) {
+    QTableView::dragLeaveEvent(event);
+    endDrag();
+}
+
+void ScheduleView::dropEvent(QDropEvent* event) {
+    const std::optional<std::size_t> from = model_ ? model_->decodePosition(event->mimeData()) : std::nullopt;
+    if (from) {
+        const int insertRow = insertRowAt(event->position().toPoint());
+        // The model routes the move to the editor, which checks it, explains a refusal and
+        // pushes the undo command. A refused drop is ignored so the drag reports no move.
+        if (model_->dropMimeData(event->mimeData(), Qt::MoveAction, insertRow, -1, {})) {
+            event->setDropAction(Qt::MoveAction);
+            event->accept();
+        } else {
+            event->ignore();
+        }
+    } else {
+        event->ignore();
+    }
+    stopAutoScroll();
+    setState(NoState);
+    endDrag();
+}
+
+void ScheduleView::endDrag() {
+    if (model_ && model_->dragSource()) {
+        model_->setDragSource(std::nullopt);
+        emit dragEnded();
+    }
+    viewport()->update();
+}
+
+void ScheduleView::keyPressEvent(QKeyEvent* event) {
+    const bool alt = event->modifiers() == Qt::AltModifier || event->modifiers() == (Qt::AltModifier | Qt::KeypadModifier);
+    if (alt && (event->key() == Qt::Key_Up || event->key() == Qt::Key_Down) && currentIndex().isValid()) {
+        emit stepRequested(static_cast<std::size_t>(currentIndex().row()), event->key() == Qt::Key_Up ? -1 : 1);
+        event->accept();
+        return;
+    }
+    QTableView::keyPressEvent(event);
+}
+
+void ScheduleDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+    QStyledItemDelegate::paint(painter, option, index);
+    const QVariant legal = index.data(ScheduleModel::LegalDropRole);
+    if (legal.isValid() && !legal.toBool()) {
+        // Hatched and dimmed: the dragged node cannot go here.
+        QColor dim = option.palette.color(QPalette::Window);
+        dim.setAlpha(150);
+        painter->fillRect(option.rect, dim);
+        QColor hatch = option.palette.color(QPalette::Text);
+        hatch.setAlpha(60);
+        painter->fillRect(option.rect, QBrush(hatch, Qt::BDiagPattern));
+    }
+    if (index.column() == 0 && index.data(ScheduleModel::IsPeakRole).toBool()) {
+        // A bar at the row's start marks the peak of the edited order.
+        const QRect bar(option.rect.left(), option.rect.top() + 1, 4, option.rect.height() - 2);
+        painter->fillRect(bar, option.palette.color(QPalette::Highlight));
+    }
+}
