@@ -1,0 +1,31 @@
+// Private helpers shared by the estimator sources: argument checks and message fragments.
+#pragma once
+#include "fxmem/error.h"
+#include "fxmem/estimator.h"
+
+#include <string>
+
+namespace fxmem::detail {
+
+inline std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+inline std::string graph_where(const Graph& graph) { return "graph " + quote(graph.name); }
+
+inline std::string storage_label(const GraphFile& file, StorageId s) {
+    return "storage id " + std::to_string(file.storages[s.index()].file_id);
+}
+
+inline bool is_profile_op(OpKind op) {
+    return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output;
+}
+
+// Masks and alias info must have been made for this file and graph.
+inline void check_inputs(const GraphFile& file, const Graph& graph, const AliasInfo& alias, const NodeMask& releasable,
+                         const StorageMask& counted, const char* who) {
+    if (releasable.size() != graph.size() || counted.size() != file.storages.size() ||
+        alias.fresh.size() != graph.size() || alias.allocator.size() != file.storages.size())
+        throw Error(std::string(who) + ": " + graph_where(graph) +
+                    ": masks or alias info were built for another graph or file");
+}
+
+} // namespace fxmem::detail

@@ -1,0 +1,81 @@
+// get_fwd_bwd_interactions and get_peak_memory: the forward/backward pair.
+#include "fxmem/estimator.h"
+
+#include "estimator_checks.h"
+
+#include <algorithm>
+
+namespace fxmem {
+
+FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const Graph& backward) {
+    // PyTorch: next(iter(reversed(fwd_graph.nodes)))[-1] (a TypeError in torch 2.13); the intent
+    // is the forward's last node, asserted to be the output node.
+    if (forward.size() == 0 || forward.nodes.back().op != OpKind::Output)
+        throw Error(file.source + ": " + detail::graph_where(forward) + ": the forward graph's last node " +
+                    (forward.size() ? detail::quote(forward.nodes.back().name) + " " : std::string()) +
+                    "is not an output node" + (forward.size() ? std::string() : " (the graph is empty)"));
+    const AliasInfo fwd = build_alias_info(file, forward);
+    const std::size_t n_storages = file.storages.size();
+
+    // Storage flags: bit 1 = primal, bit 2 = forward output, bit 4 = held by a backward placeholder.
+    enum : std::uint8_t { Primal = 1, FwdOutput = 2, BwdInput = 4 };
+    std::vector<std::uint8_t> flag(n_storages, 0);
+    for (std::size_t i = 0; i < forward.size(); ++i) {
+        const Node& nd = forward.nodes[i];
+        if (nd.op == OpKind::Placeholder && nd.name.starts_with("primals"))
+            for (StorageId s : fwd.fresh_of(NodeId(static_cast<std::int32_t>(i)))) flag[s.index()] |= Primal;
+    }
+    const auto fwd_outputs = fwd.uses_of(NodeId(static_cast<std::int32_t>(forward.size() - 1)));
+    for (StorageId s : fwd_outputs) flag[s.index()] |= FwdOutput;
+
+    FwdBwdInteractions r;
+    r.do_not_delete.assign(backward.size(), 0);
+    for (std::size_t i = 0; i < backward.size(); ++i) {
+        if (backward.nodes[i].op != OpKind::Placeholder) continue;
+        bool primal = false, from_forward = false;
+        for (StorageId s : backward.outputs(NodeId(static_cast<std::int32_t>(i)))) {
+            flag[s.index()] |= BwdInput;
+            primal = primal || (flag[s.index()] & Primal);
+            from_forward = from_forward || (flag[s.index()] & FwdOutput);
+        }
+        if (primal || !from_forward) r.do_not_delete[i] = 1;
+    }
+    // Baseline: forward outputs no backward placeholder holds, in forward-output order; PyTorch
+    // skips CPU ones when summing (a fixed device.type check, not the device filter), and so do we
+    // when listing them, so the list sums to the baseline.
+    for (StorageId s : fwd_outputs)
+        if (!(flag[s.index()] & BwdInput) && !file.is_cpu(s)) {
+            r.baseline_storages.push_back(s);
+            r.backward_baseline += file.nbytes(s);
+        }
+    return r;
+}
+
+NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& interactions) {
+    NodeMask mask = default_releasable(backward);
+    if (interactions.do_not_delete.size() != mask.size())
+        throw Error("backward_releasable: " + detail::graph_where(backward) +
+                    ": the interactions were computed for another graph");
+    for (std::size_t i = 0; i < mask.size(); ++i)
+        if (interactions.do_not_delete[i]) mask[i] = 0;
+    return mask;
+}
+
+PeakMemory get_peak_memory(const GraphFile& file, const Graph& forward, const Graph& backward) {
+    const StorageMask counted = default_counted(file);
+    PeakMemory r;
+    {
+        const AliasInfo fwd = build_alias_info(file, forward);
+        const auto profile = build_memory_profile(file, forward, fwd, default_releasable(forward), counted);
+        r.forward_peak = *std::max_element(profile.begin(), profile.end());
+    }
+    const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, forward, backward);
+    const AliasInfo bwd = build_alias_info(file, backward);
+    const auto profile = build_memory_profile(file, backward, bwd, backward_releasable(backward, inter), counted);
+    r.backward_baseline = inter.backward_baseline;
+    r.backward_peak = inter.backward_baseline + *std::max_element(profile.begin(), profile.end());
+    r.peak = std::max(r.forward_peak, r.backward_peak);
+    return r;
+}
+
+} // namespace fxmem

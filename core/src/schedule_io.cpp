@@ -1,0 +1,117 @@
+// SCHED documents: {"graph": NAME, "order": [every node name once]}. Unknown extra fields are
+// ignored, as in graph files.
+#include "fxmem/schedule.h"
+
+#include "estimator_checks.h"
+#include "fxmem/io.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace fxmem {
+
+using detail::quote;
+
+namespace {
+
+// nlohmann reports the byte offset just past the failing character; turn it into line:column
+// (1-based, columns counted in bytes) and keep only the explanation from its message.
+std::string syntax_error(std::string_view source, std::string_view json, const nlohmann::json::parse_error& e) {
+    const std::size_t end = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, json.size());
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < end; ++i) {
+        if (json[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    std::string what = e.what();
+    const std::size_t col = what.find("column ");
+    const std::size_t colon = col == std::string::npos ? what.find(": ") : what.find(": ", col);
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
+           ": JSON syntax error: " + what;
+}
+
+} // namespace
+
+Schedule parse_schedule(const GraphFile& file, std::string_view json, std::string_view source,
+                        std::string_view graph_name) {
+    const std::string src(source);
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(json.begin(), json.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error(syntax_error(source, json, e));
+    }
+    if (!doc.is_object()) throw Error(src + ": the schedule must be a JSON object with \"graph\" and \"order\"");
+    const auto g = doc.find("graph");
+    if (g == doc.end() || !g->is_string()) throw Error(src + ": \"graph\" must be a string naming a graph of the file");
+    const std::string& name = g->get_ref<const std::string&>();
+    if (!graph_name.empty() && name != graph_name)
+        throw Error(src + ": \"graph\" is " + quote(name) + " but graph " + quote(graph_name) + " was asked for");
+    Schedule sched;
+    sched.graph = file.find_graph(name);
+    if (sched.graph < 0) {
+        std::string known;
+        for (const Graph& each : file.graphs) known += (known.empty() ? "" : ", ") + quote(each.name);
+        throw Error(src + ": \"graph\": unknown graph " + quote(name) + " (the file has " +
+                    (known.empty() ? std::string("none") : known) + ")");
+    }
+    const Graph& graph = file.graphs[static_cast<std::size_t>(sched.graph)];
+    const std::string where = src + ": schedule for graph " + quote(graph.name) + ": ";
+    const auto o = doc.find("order");
+    if (o == doc.end() || !o->is_array()) throw Error(where + "\"order\" must be an array of node names");
+    sched.order.reserve(o->size());
+    for (std::size_t p = 0; p < o->size(); ++p) {
+        const nlohmann::json& item = (*o)[p];
+        if (!item.is_string())
+            throw Error(where + "\"order\"[" + std::to_string(p) + "] must be a node name (a string), not " +
+                        item.type_name());
+        const std::string& node = item.get_ref<const std::string&>();
+        const NodeId id = graph.find(node);
+        if (!id.valid())
+            throw Error(where + "\"order\"[" + std::to_string(p) + "] names unknown node " + quote(node));
+        sched.order.push_back(id);
+    }
+    try {
+        check_schedule(graph, sched.order);
+    } catch (const Error& e) {
+        throw Error(src + ": " + e.what());
+    }
+    return sched;
+}
+
+Schedule load_schedule(const GraphFile& file, const std::string& path, std::string_view graph_name) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw Error(path + ": read error");
+    return parse_schedule(file, text.str(), path, graph_name);
+}
+
+std::string schedule_to_json(const Graph& graph, std::span<const NodeId> order) {
+    nlohmann::json doc;
+    doc["graph"] = graph.name;
+    nlohmann::json names = nlohmann::json::array();
+    for (NodeId id : order) names.push_back(graph.node(id).name);
+    doc["order"] = std::move(names);
+    try {
+        return doc.dump(1) + "\n";
+    } catch (const nlohmann::json::exception&) {
+        throw Error("schedule for graph " + quote(graph.name) + ": a node name is not valid UTF-8");
+    }
+}
+
+void save_schedule(const Graph& graph, std::span<const NodeId> order, const std::string& path) {
+    write_file_atomically(path, schedule_to_json(graph, order));
+}
+
+} // namespace fxmem
