@@ -93,6 +93,12 @@ def check_schedule(graph: fx.Graph, order: Sequence[str], graph_name: str | None
         )
     position = {name: i for i, name in enumerate(order)}
     scheduled = [by_name[n] for n in order]
+    outputs = [n for n in nodes if n.op == "output"]
+    if outputs and order[-1] != outputs[0].name:
+        raise ScheduleError(
+            f"the output node {outputs[0].name!r} must be last in the schedule, found it at position "
+            f"{position[outputs[0].name]} of {len(order)}"
+        )
     for node in scheduled:
         late = [i.name for i in node.all_input_nodes if position[i.name] > position[node.name]]
         if late:
@@ -100,12 +106,6 @@ def check_schedule(graph: fx.Graph, order: Sequence[str], graph_name: str | None
                 f"the schedule puts node {node.name!r} (position {position[node.name]}) before its "
                 f"input(s) {_names(late)}; every node must come after its inputs"
             )
-    outputs = [n for n in nodes if n.op == "output"]
-    if outputs and order[-1] != outputs[0].name:
-        raise ScheduleError(
-            f"the output node {outputs[0].name!r} must be last in the schedule, found it at position "
-            f"{position[outputs[0].name]} of {len(order)}"
-        )
     original = {n: i for i, n in enumerate(nodes)}
     for node in nodes:
         for target in _mutated_inputs(node):
