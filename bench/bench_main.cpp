@@ -1,0 +1,247 @@
+// fxmem-bench [--json] [--sizes 10000,100000,1000000] [--min-time SECONDS] [--benchmark_* flags]
+// Runs the cases of cases.cpp through Google Benchmark with a collecting reporter (progress on
+// stderr), then prints a table, or with --json one JSON object on stdout. Exit 2 on bad usage,
+// 1 when a figure failed.
+#include "cases.h"
+
+#include <benchmark/benchmark.h>
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using fxmem::bench::Case;
+using fxmem::bench::cases;
+
+// figure key -> nodes -> value
+using Figures = std::map<std::string, std::map<std::size_t, double>>;
+
+class CollectingReporter : public benchmark::BenchmarkReporter {
+public:
+    Figures figures;
+    std::vector<std::string> errors;
+
+    bool ReportContext(const Context&) override { return true; }
+
+    void ReportRuns(const std::vector<Run>& runs) override {
+        for (const Run& run : runs) {
+            if (run.run_type != Run::RT_Iteration) continue;
+            const std::string name = run.run_name.function_name;
+            const auto slash = name.find('/');
+            const std::string key = name.substr(0, slash);
+            std::size_t nodes = 0;
+            std::from_chars(name.data() + slash + 1, name.data() + name.size(), nodes);
+            if (run.error_occurred) {
+                errors.push_back(name + ": " + run.error_message);
+                std::cerr << "  " << name << ": FAILED: " << run.error_message << std::endl;
+                continue;
+            }
+            const double us = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e6;
+            const Case* c = find(key);
+            if (key == "load_mb_per_s") {
+                figures["load_mb_per_s"][nodes] = run.counters.at("bytes_per_second").value / 1e6;
+                figures["load_ms"][nodes] = us * 1e-3;
+                figures["json_mb"][nodes] = run.counters.at("json_bytes").value / 1e6;
+            } else if (c) {
+                figures[key][nodes] = us * c->per;
+            }
+            for (const char* extra : {"live", "distance"}) {
+                auto it = run.counters.find(extra);
+                if (it != run.counters.end())
+                    figures[key.substr(0, key.rfind('_')) + "_mean_" + extra][nodes] = it->second.value;
+            }
+            std::cerr << "  " << name << ": " << us * 1e-3 << " ms/iter (" << run.iterations << " iterations)"
+                      << std::endl;
+        }
+    }
+
+private:
+    static const Case* find(const std::string& key) {
+        for (const Case& c : cases())
+            if (c.key == key) return &c;
+        return nullptr;
+    }
+};
+
+int usage(const std::string& why) {
+    std::cerr << "fxmem-bench: " << why << "\n"
+              << "usage: fxmem-bench [--json] [--sizes N,N,...] [--min-time SECONDS] [--benchmark_* flags]\n";
+    return 2;
+}
+
+std::optional<std::vector<std::size_t>> parse_sizes(std::string_view text) {
+    std::vector<std::size_t> sizes;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const std::string_view part = text.substr(0, comma);
+        std::size_t n = 0;
+        const auto r = std::from_chars(part.data(), part.data() + part.size(), n);
+        if (r.ec != std::errc() || r.ptr != part.data() + part.size() || n < 32) return std::nullopt;
+        sizes.push_back(n);
+        text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    }
+    if (sizes.empty()) return std::nullopt;
+    return sizes;
+}
+
+// log10 of the time ratio between consecutive sizes, per decade of nodes: 1.0 is linear.
+nlohmann::ordered_json growth(const Figures& figures, const std::vector<std::size_t>& sizes) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const Case& c : cases()) {
+        if (!c.linear) continue;
+        const std::string key = c.key == "load_mb_per_s" ? "load_ms" : std::string(c.key);
+        auto it = figures.find(key);
+        if (it == figures.end()) continue;
+        nlohmann::ordered_json per = nlohmann::ordered_json::object();
+        for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+            const auto a = it->second.find(sizes[i]), b = it->second.find(sizes[i + 1]);
+            if (a == it->second.end() || b == it->second.end() || a->second <= 0) continue;
+            const double e = std::log10(b->second / a->second) /
+                             std::log10(static_cast<double>(sizes[i + 1]) / static_cast<double>(sizes[i]));
+            per[std::to_string(sizes[i]) + "-" + std::to_string(sizes[i + 1])] = std::round(e * 100) / 100;
+        }
+        if (!per.empty()) out[key] = per;
+    }
+    return out;
+}
+
+// The project's targets, for the sizes that were measured.
+nlohmann::ordered_json targets(const Figures& figures, const nlohmann::ordered_json& growth_exponents) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (auto it = figures.find("load_mb_per_s"); it != figures.end() && !it->second.empty()) {
+        double worst = 1e300;
+        for (const auto& [n, v] : it->second) worst = std::min(worst, v);
+        out["load_at_least_100_mb_per_s"] = worst >= 100;
+    }
+    if (auto it = figures.find("profile_peak_ms"); it != figures.end())
+        if (auto v = it->second.find(1000000); v != it->second.end())
+            out["profile_peak_1m_under_300_ms"] = v->second < 300;
+    if (auto it = figures.find("move_rescore_us"); it != figures.end())
+        if (auto v = it->second.find(100000); v != it->second.end())
+            out["move_rescore_100k_under_16_ms"] = v->second < 16000;
+    bool linear = true, any = false;
+    for (const auto& [key, per] : growth_exponents.items())
+        for (const auto& [range, e] : per.items()) {
+            any = true;
+            linear = linear && e.get<double>() <= 1.25;
+        }
+    if (any) out["near_linear_growth"] = linear;
+    return out;
+}
+
+std::string cell(double v) {
+    char buf[32];
+    if (v >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
+    else if (v >= 10) std::snprintf(buf, sizeof buf, "%.1f", v);
+    else std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+void print_table(const Figures& figures, const std::vector<std::size_t>& sizes, const nlohmann::ordered_json& growth_exponents,
+                 const nlohmann::ordered_json& target_checks) {
+    std::printf("%-24s", "figure");
+    for (std::size_t n : sizes) std::printf("%14zu", n);
+    std::printf("   what\n");
+    auto row = [&](const std::string& key, std::string_view what) {
+        auto it = figures.find(key);
+        std::printf("%-24s", key.c_str());
+        for (std::size_t n : sizes) {
+            const bool has = it != figures.end() && it->second.count(n);
+            std::printf("%14s", has ? cell(it->second.at(n)).c_str() : "-");
+        }
+        std::printf("   %.*s\n", static_cast<int>(what.size()), what.data());
+    };
+    for (const Case& c : cases()) {
+        row(std::string(c.key), c.what);
+        if (c.key == "load_mb_per_s") {
+            row("load_ms", "load_buffer, the pair's JSON text");
+            row("json_mb", "size of that text, MB");
+        }
+        if (c.key == "liveset_query_us") row("liveset_mean_live", "storages returned per query");
+        if (c.key == "move_rescore_us") row("move_mean_distance", "positions moved per move");
+    }
+    if (!growth_exponents.empty()) {
+        std::printf("\ngrowth exponent per size step (1.00 = linear):\n");
+        for (const auto& [key, per] : growth_exponents.items()) {
+            std::printf("  %-22s", key.c_str());
+            for (const auto& [range, e] : per.items()) std::printf("  %s: %.2f", range.c_str(), e.get<double>());
+            std::printf("\n");
+        }
+    }
+    if (!target_checks.empty()) {
+        std::printf("\ntargets:\n");
+        for (const auto& [key, ok] : target_checks.items())
+            std::printf("  %-36s %s\n", key.c_str(), ok.get<bool>() ? "met" : "MISSED");
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    bool json = false;
+    std::vector<std::size_t> sizes = {10000, 100000, 1000000};
+    double min_time = 0.3;
+    std::vector<char*> passthrough = {argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--json") {
+            json = true;
+        } else if (arg == "--sizes") {
+            if (i + 1 >= argc) return usage("--sizes needs a list such as 10000,100000");
+            auto parsed = parse_sizes(argv[++i]);
+            if (!parsed) return usage("--sizes needs a comma-separated list of node counts >= 32");
+            sizes = *parsed;
+        } else if (arg == "--min-time") {
+            if (i + 1 >= argc) return usage("--min-time needs seconds");
+            const std::string_view v = argv[++i];
+            const auto r = std::from_chars(v.data(), v.data() + v.size(), min_time);
+            if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !(min_time > 0))
+                return usage("--min-time needs a positive number of seconds");
+        } else if (arg.starts_with("--benchmark_")) {
+            passthrough.push_back(argv[i]);
+        } else if (arg == "-h" || arg == "--help") {
+            usage("measures load, profile, peak, score, live-set and incremental-move times on synthetic graphs");
+            return 0;
+        } else {
+            return usage("unknown argument '" + std::string(arg) + "'");
+        }
+    }
+    int bench_argc = static_cast<int>(passthrough.size());
+    benchmark::Initialize(&bench_argc, passthrough.data());
+    if (bench_argc > 1) return usage(std::string("unknown benchmark flag '") + passthrough[1] + "'");
+
+    fxmem::bench::register_cases(sizes, min_time);
+    CollectingReporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+
+    const auto growth_exponents = growth(reporter.figures, sizes);
+    const auto target_checks = targets(reporter.figures, growth_exponents);
+    if (json) {
+        nlohmann::ordered_json out;
+        out["sizes"] = sizes;
+        out["cpus"] = std::thread::hardware_concurrency();
+        for (const auto& [key, per] : reporter.figures) {
+            nlohmann::ordered_json values = nlohmann::ordered_json::object();
+            for (const auto& [n, v] : per) values[std::to_string(n)] = v;
+            out[key] = values;
+        }
+        out["growth_exponent"] = growth_exponents;
+        out["targets"] = target_checks;
+        out["errors"] = reporter.errors;
+        std::cout << out.dump(2) << std::endl;
+    } else {
+        print_table(reporter.figures, sizes, growth_exponents, target_checks);
+        for (const std::string& e : reporter.errors) std::printf("FAILED %s\n", e.c_str());
+    }
+    return reporter.errors.empty() ? 0 : 1;
+}

@@ -1,0 +1,197 @@
+#include "cases.h"
+
+#include "fixtures.h"
+#include "rng.h"
+
+#include "fxmem/io.h"
+#include "fxmem/schedule.h"
+
+#include <exception>
+#include <memory>
+#include <string>
+
+namespace fxmem::bench {
+
+namespace {
+
+// Google Benchmark does not catch: an Error from the code under test becomes a failed figure.
+template <class Body>
+void guarded(benchmark::State& state, Body&& body) {
+    try {
+        body();
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+    }
+}
+
+const Graph& pair_graph(const Fixture& f, bool forward) {
+    const Pair& p = f.pair.pairs.at(0);
+    return f.pair.graphs[forward ? p.forward : p.backward];
+}
+
+void load(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        for (auto _ : state) {
+            auto file = std::make_unique<GraphFile>(load_buffer(f.pair_json, "bench.json"));
+            benchmark::DoNotOptimize(file->graphs.data());
+            // Freeing the model is not the loader's cost.
+            state.PauseTiming();
+            file.reset();
+            state.ResumeTiming();
+        }
+        state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                                static_cast<std::int64_t>(f.pair_json.size()));
+        state.counters["json_bytes"] = static_cast<double>(f.pair_json.size());
+    });
+}
+
+void alias(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        for (auto _ : state) {
+            AliasInfo a = build_alias_info(f.single, *f.graph);
+            benchmark::DoNotOptimize(a.fresh.data());
+        }
+    });
+}
+
+void profile(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        for (auto _ : state) {
+            auto p = build_memory_profile(f.single, *f.graph, f.alias, f.releasable, f.counted);
+            benchmark::DoNotOptimize(p.data());
+        }
+    });
+}
+
+void peak(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        const Graph& fwd = pair_graph(f, true);
+        const Graph& bwd = pair_graph(f, false);
+        for (auto _ : state) benchmark::DoNotOptimize(get_peak_memory(f.pair, fwd, bwd).peak);
+    });
+}
+
+// What the app computes after opening a paired file: each graph's alias info and profile,
+// then the pair's peak.
+void profile_peak(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        const Graph& fwd = pair_graph(f, true);
+        const Graph& bwd = pair_graph(f, false);
+        for (auto _ : state) {
+            const StorageMask counted = default_counted(f.pair);
+            for (const Graph* g : {&fwd, &bwd}) {
+                const AliasInfo a = build_alias_info(f.pair, *g);
+                auto p = build_memory_profile(f.pair, *g, a, default_releasable(*g), counted);
+                benchmark::DoNotOptimize(p.data());
+            }
+            benchmark::DoNotOptimize(get_peak_memory(f.pair, fwd, bwd).peak);
+        }
+    });
+}
+
+void score(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        for (auto _ : state) {
+            ScheduleScore s = score_schedule(f.single, *f.graph, f.alias, f.random_order, f.releasable, f.counted);
+            benchmark::DoNotOptimize(s.peak);
+        }
+    });
+}
+
+void liveset_build(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        for (auto _ : state) {
+            LiveSetIndex index(f.single, *f.graph, f.alias, f.releasable, f.counted);
+            benchmark::DoNotOptimize(index.profile_size());
+        }
+    });
+}
+
+// live_at at uniformly random profile indices; "live" is the mean number of storages returned.
+void liveset_query(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+        synth::Rng rng(4);
+        double live = 0;
+        for (auto _ : state) {
+            const auto storages = f.liveset->live_at(rng.below(f.liveset->profile_size()));
+            live += static_cast<double>(storages.size());
+        }
+        state.counters["live"] = benchmark::Counter(live, benchmark::Counter::kAvgIterations);
+    });
+}
+
+void incremental_build(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        const std::vector<NodeId> order = original_order(*f.graph);
+        for (auto _ : state) {
+            IncrementalSchedule s(f.single, *f.graph, f.alias, f.releasable, f.counted, order);
+            benchmark::DoNotOptimize(s.peak());
+        }
+    });
+}
+
+// One edit as the app does it: the legal range of a random node, a move to a random place in
+// it, and the new peak. The schedule keeps walking from move to move; "distance" is the mean
+// number of positions moved.
+void move_rescore(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        if (!f.incremental)
+            f.incremental = std::make_unique<IncrementalSchedule>(f.single, *f.graph, f.alias, f.releasable, f.counted,
+                                                                  original_order(*f.graph));
+        IncrementalSchedule& s = *f.incremental;
+        synth::Rng rng(5);
+        double distance = 0;
+        for (auto _ : state) {
+            const std::size_t from = rng.below(s.size());
+            const auto range = s.legal_range(from);
+            const std::size_t to = range.lo + rng.below(range.hi - range.lo + 1);
+            if (to != from) s.move(from, to);
+            benchmark::DoNotOptimize(s.peak());
+            distance += static_cast<double>(to > from ? to - from : from - to);
+        }
+        state.counters["distance"] = benchmark::Counter(distance, benchmark::Counter::kAvgIterations);
+    });
+}
+
+} // namespace
+
+const std::vector<Case>& cases() {
+    static const std::vector<Case> all = {
+        {"load_mb_per_s", "load_buffer of the pair's JSON text, MB/s (10^6 bytes)", 0, true, load},
+        {"alias_ms", "build_alias_info, one graph", 1e-3, true, alias},
+        {"profile_ms", "build_memory_profile, one graph", 1e-3, true, profile},
+        {"peak_ms", "get_peak_memory, the pair", 1e-3, true, peak},
+        {"profile_peak_ms", "alias + profile of both graphs + get_peak_memory", 1e-3, true, profile_peak},
+        {"score_ms", "score_schedule of a random legal order, one graph", 1e-3, true, score},
+        {"liveset_build_ms", "LiveSetIndex construction, one graph", 1e-3, true, liveset_build},
+        {"liveset_query_us", "LiveSetIndex::live_at at a random step", 1, false, liveset_query},
+        {"incremental_build_ms", "IncrementalSchedule construction, one graph", 1e-3, true, incremental_build},
+        {"move_rescore_us", "legal_range + move + peak, random legal move", 1, false, move_rescore},
+    };
+    return all;
+}
+
+void register_cases(const std::vector<std::size_t>& sizes, double min_time_s) {
+    for (std::size_t nodes : sizes) {
+        for (const Case& c : cases()) {
+            const std::string name = std::string(c.key) + "/" + std::to_string(nodes);
+            auto* run = c.run;
+            benchmark::RegisterBenchmark(name.c_str(), [run, nodes](benchmark::State& s) { run(s, nodes); })
+                ->Unit(benchmark::kMicrosecond)
+                ->MinTime(min_time_s);
+        }
+    }
+}
+
+} // namespace fxmem::bench
