@@ -51,7 +51,13 @@ private:
     std::vector<NodeId> step_node_;
     std::vector<std::size_t> node_step_;
     std::vector<Interval> intervals_;
-    std::vector<std::vector<std::uint32_t>> tree_;  // segment tree over profile indices
+    // A centred interval tree over profile indices, implicit: the tree node of centre c (1 <= c <
+    // 2^levels_) covers the block of 2^(h+1) indices around c, h = ctz(c), and holds the intervals
+    // with begin < c <= end inside that block. Buckets are CSR ranges into by_begin_ (ascending
+    // begin) and by_end_ (descending end); see liveset.cpp.
+    unsigned levels_ = 0;
+    std::vector<std::uint32_t> bucket_;  // 2^levels_ + 1 offsets
+    std::vector<std::uint32_t> by_begin_, by_end_;
     LiveStorage describe(const Interval& iv, std::size_t profile_index) const;
 };
 

@@ -1,0 +1,125 @@
+// LiveSetIndex: each counted storage is live on a half-open interval [begin, end) of profile
+// indices. The intervals sit in an implicit centred interval tree: an interval belongs to the
+// tree node of centre c, where c is e with the bits below the highest bit in which begin and end
+// differ cleared; then begin < c <= end, and every interval containing an index i lives at one of
+// the levels_ nodes on i's path. At a node with i < c, exactly the intervals with begin <= i
+// contain i (a prefix of the ascending-begin bucket); with i >= c, those with end > i (a prefix of
+// the descending-end bucket). Preparation is counting sorts, O(N + E + P); a query visits
+// levels_ = O(log P) buckets and stops each scan at the first miss, O(log P + live).
+#include "fxmem/liveset.h"
+
+#include "estimator_checks.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace fxmem {
+
+LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
+                           const NodeMask& releasable, const StorageMask& counted)
+    : file_(file), graph_(graph), alias_(alias), releasable_(releasable) {
+    detail::check_inputs(file, graph, alias, releasable, counted, "LiveSetIndex");
+    const std::size_t n = graph.size();
+    node_step_.assign(n, 0);
+    step_node_.push_back(NodeId{});
+    for (std::size_t i = 0; i < n; ++i) {
+        if (!detail::is_profile_op(graph.nodes[i].op)) continue;
+        node_step_[i] = step_node_.size();
+        step_node_.emplace_back(static_cast<std::int32_t>(i));
+        step_node_.emplace_back(static_cast<std::int32_t>(i));
+    }
+    const auto profile_end = static_cast<std::int64_t>(step_node_.size());
+
+    // One interval per counted storage this graph allocates, as build_memory_profile counts it.
+    for (std::size_t s = 0; s < file.storages.size(); ++s) {
+        const NodeId a = alias.allocator[s];
+        if (!a.valid() || !counted[s]) continue;
+        const OpKind op = graph.node(a).op;
+        if (op == OpKind::Output) continue;  // never allocated by the estimator
+        const std::int64_t begin = detail::is_profile_op(op) ? static_cast<std::int64_t>(node_step_[a.index()]) : 0;
+        std::int64_t end = profile_end;
+        const NodeId last = alias.last_user[s];
+        if (last.valid() && releasable[a.index()] && detail::is_profile_op(graph.node(last).op))
+            end = static_cast<std::int64_t>(node_step_[last.index()]) + 1;
+        intervals_.push_back({begin, end, StorageId(static_cast<std::int32_t>(s))});
+    }
+
+    levels_ = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(profile_end)));
+    const std::size_t centres = std::size_t{1} << levels_;
+    auto centre_of = [](const Interval& iv) {
+        const auto b = static_cast<std::uint64_t>(iv.begin), e = static_cast<std::uint64_t>(iv.end);
+        const unsigned h = static_cast<unsigned>(std::bit_width(b ^ e)) - 1;
+        return static_cast<std::size_t>((e >> h) << h);
+    };
+    bucket_.assign(centres + 1, 0);
+    for (const Interval& iv : intervals_) ++bucket_[centre_of(iv) + 1];
+    for (std::size_t c = 0; c < centres; ++c) bucket_[c + 1] += bucket_[c];
+
+    // Counting sorts by begin (ascending) and end (descending), then a stable spread into buckets.
+    const auto P = static_cast<std::size_t>(profile_end) + 1;
+    std::vector<std::uint32_t> count(P + 1, 0), sorted(intervals_.size());
+    for (const Interval& iv : intervals_) ++count[static_cast<std::size_t>(iv.begin) + 1];
+    for (std::size_t i = 0; i < P; ++i) count[i + 1] += count[i];
+    for (std::uint32_t k = 0; k < intervals_.size(); ++k) sorted[count[static_cast<std::size_t>(intervals_[k].begin)]++] = k;
+    by_begin_.resize(intervals_.size());
+    std::vector<std::uint32_t> fill(bucket_.begin(), bucket_.end() - 1);
+    for (std::uint32_t k : sorted) by_begin_[fill[centre_of(intervals_[k])]++] = k;
+
+    std::fill(count.begin(), count.end(), 0);
+    for (const Interval& iv : intervals_) ++count[P - static_cast<std::size_t>(iv.end)];
+    for (std::size_t i = 0; i < P; ++i) count[i + 1] += count[i];
+    for (std::uint32_t k = 0; k < intervals_.size(); ++k)
+        sorted[count[P - 1 - static_cast<std::size_t>(intervals_[k].end)]++] = k;
+    by_end_.resize(intervals_.size());
+    std::copy(bucket_.begin(), bucket_.end() - 1, fill.begin());
+    for (std::uint32_t k : sorted) by_end_[fill[centre_of(intervals_[k])]++] = k;
+}
+
+std::vector<LiveStorage> LiveSetIndex::live_at(std::size_t profile_index) const {
+    std::vector<LiveStorage> out;
+    if (profile_index >= step_node_.size()) return out;
+    const auto i = static_cast<std::int64_t>(profile_index);
+    for (unsigned h = 0; h < levels_; ++h) {
+        const std::size_t c = ((profile_index >> (h + 1)) << (h + 1)) | (std::size_t{1} << h);
+        const std::uint32_t lo = bucket_[c], hi = bucket_[c + 1];
+        if (i < static_cast<std::int64_t>(c)) {
+            for (std::uint32_t k = lo; k < hi && intervals_[by_begin_[k]].begin <= i; ++k)
+                out.push_back(describe(intervals_[by_begin_[k]], profile_index));
+        } else {
+            for (std::uint32_t k = lo; k < hi && intervals_[by_end_[k]].end > i; ++k)
+                out.push_back(describe(intervals_[by_end_[k]], profile_index));
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const LiveStorage& a, const LiveStorage& b) {
+        return a.nbytes != b.nbytes ? a.nbytes > b.nbytes : a.storage < b.storage;
+    });
+    return out;
+}
+
+LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index) const {
+    const std::size_t s = iv.storage.index();
+    LiveStorage r;
+    r.storage = iv.storage;
+    r.nbytes = file_.nbytes(iv.storage);
+    r.allocator = alias_.allocator[s];
+    r.last_user = alias_.last_user[s];
+    r.alloc_step = iv.begin;
+    const bool released = iv.end < static_cast<std::int64_t>(step_node_.size());
+    r.free_step = released ? iv.end : -1;
+    if (released)
+        r.reason = LiveReason::WaitingForUse;
+    else if (!releasable_[r.allocator.index()])
+        r.reason = LiveReason::NotReleasable;
+    else if (r.last_user.valid() && graph_.node(r.last_user).op == OpKind::Output)
+        r.reason = LiveReason::GraphOutput;
+    else
+        r.reason = LiveReason::NeverUsed;  // no user, or only placeholder/get_attr ones, which never run
+    // The first user at or after the queried step's node (users are in graph order).
+    const auto users = alias_.users_of(iv.storage);
+    const NodeId from = profile_index == 0 ? NodeId(0) : step_node_[profile_index];
+    const auto it = std::lower_bound(users.begin(), users.end(), from);
+    r.next_user = it == users.end() ? NodeId{} : *it;
+    return r;
+}
+
+} // namespace fxmem
