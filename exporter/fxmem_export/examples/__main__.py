@@ -25,9 +25,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.name is None or args.output is None:
         parser.error("NAME and -o FILE are required (or use --list)")
+    from .._serialize import check_writable
     from ..errors import FxmemExportError
 
     try:
+        check_writable(args.output)  # fail before the (slower) capture
         cap, doc = export(args.name, args.output, reference=args.with_reference)
     except FxmemExportError as e:
         print(f"error: {e}", file=sys.stderr)
