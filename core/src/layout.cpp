@@ -8,7 +8,7 @@ namespace {
 bool in_profile(OpKind op) { return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output; }
 } // namespace
 
-GraphLayout::GraphLayout(const Graph& graph) {
+GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
     const std::size_t n = graph.size();
     step_.assign(n, 0);
     wire_end_.assign(n, 0);
@@ -16,8 +16,11 @@ GraphLayout::GraphLayout(const Graph& graph) {
 
     // x: the profile index of each node's allocation point, as build_memory_profile lays it out.
     std::int64_t k = 0;
-    for (std::size_t i = 0; i < n; ++i)
+    const bool custom = order.size() == n;
+    for (std::size_t p = 0; p < n; ++p) {
+        const std::size_t i = custom ? order[p].index() : p;
         if (in_profile(graph.nodes[i].op)) step_[i] = 1 + 2 * k++;
+    }
     steps_ = 1 + 2 * k;
     for (std::size_t i = 0; i < n; ++i)
         if (graph.nodes[i].op == OpKind::Output) step_[i] = steps_ - 1;

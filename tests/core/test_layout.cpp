@@ -102,3 +102,16 @@ TEST(Layout, FreedLanesAreReused) {
     EXPECT_EQ(layout.lane(graph.find("c")), 0);
     EXPECT_EQ(layout.lanes(), 2);
 }
+
+TEST(Layout, FollowsAnEditedSchedule) {
+    Diamond d;
+    // c before b: legal, both only need a.
+    std::vector<NodeId> order = {d.id("p0"), d.id("p1"), d.id("a"), d.id("c"), d.id("b"), d.id("d"), d.id("out")};
+    GraphLayout layout(*d.graph, order);
+    EXPECT_EQ(layout.step(d.id("c")), 3);
+    EXPECT_EQ(layout.step(d.id("b")), 5);
+    EXPECT_EQ(layout.wire_end(d.id("a")), 5);  // its last user is now b
+    const auto in = layout.nodes_in(3, 3);
+    ASSERT_EQ(in.size(), 1u);
+    EXPECT_EQ(in[0], d.id("c"));
+}

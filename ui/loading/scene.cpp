@@ -37,6 +37,19 @@ Segment makeSegment(const std::shared_ptr<const fxmem::GraphFile>& file, int gra
     Segment s;
     s.analysis = GraphAnalysis::compute(file, graph, filter);
     s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph());
+    const GraphAnalysis& a = *s.analysis;
+    const std::size_t n = a.graph().size();
+    s.allocated.assign(n, 0);
+    s.freed.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const fxmem::NodeId id(static_cast<std::int32_t>(i));
+        if (a.graph().nodes[i].op == fxmem::OpKind::Output) continue;  // output frees nothing
+        for (fxmem::StorageId st : a.alias().fresh_of(id))
+            if (a.counted()[st.index()]) s.allocated[i] += a.file().nbytes(st);
+        for (fxmem::StorageId st : a.alias().last_used_at(id))
+            if (a.counted()[st.index()] && a.releasable()[a.alias().allocator[st.index()].index()])
+                s.freed[i] += a.file().nbytes(st);
+    }
     return s;
 }
 } // namespace

@@ -28,6 +28,8 @@ struct Segment {
     std::int64_t offset = 0;     // global step of this graph's profile index 0
     std::int64_t baseline = 0;   // bytes under this graph's profile (backward of a joined pair)
     std::vector<fxmem::StorageId> baselineStorages;  // the forward outputs that make the baseline
+    // Per node, counted bytes it allocates and frees in the profile (for colouring by change).
+    std::vector<std::int64_t> allocated, freed;
 };
 
 struct Scene {

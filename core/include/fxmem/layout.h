@@ -4,7 +4,8 @@
 // wire along its lane from the node to its last user; lanes are given greedily in x order so
 // that wires never overlap (interval colouring: the lane count is the largest number of wires
 // alive at one step). A node continues the lane of an input whose wire ends at it, so chains
-// stay on one line. O(N + E) time and memory.
+// stay on one line. O(N + E) time and memory. A schedule other than graph order lays the
+// nodes out in that order (x follows the edited schedule's profile).
 #pragma once
 #include "fxmem/model.h"
 
@@ -16,7 +17,8 @@ namespace fxmem {
 
 class GraphLayout {
 public:
-    explicit GraphLayout(const Graph& graph);
+    // `order`: a legal schedule of every node (check_schedule); empty means graph order.
+    explicit GraphLayout(const Graph& graph, std::span<const NodeId> order = {});
 
     std::int64_t steps() const { return steps_; }   // profile size (1 + 2K)
     std::int32_t lanes() const { return lanes_; }

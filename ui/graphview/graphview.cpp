@@ -1,0 +1,539 @@
+#include "graphview/graphview.h"
+
+#include "util/colors.h"
+#include "util/units.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+constexpr double kTopPad = 18;  // room for section labels
+bool inProfile(fxmem::OpKind op) {
+    return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
+}
+} // namespace
+
+GraphView::GraphView(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumHeight(120);
+}
+
+const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
+    if (segment == 0 && edited_) return *edited_;
+    return *scene_->segments[static_cast<std::size_t>(segment)].layout;
+}
+
+void GraphView::setScene(std::shared_ptr<const Scene> scene) {
+    scene_ = std::move(scene);
+    edited_.reset();
+    order_.clear();
+    position_.clear();
+    profilePositions_.clear();
+    editable_ = false;
+    live_.clear();
+    liveMark_.clear();
+    matchMark_.clear();
+    selected_ = hovered_ = pressed_ = {};
+    cursor_ = -1;
+    drag_ = Drag::None;
+    refusal_.clear();
+    top_ = 0;
+    if (scene_) {
+        std::int32_t lanes = 1;
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+            liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
+            matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
+            lanes = std::max(lanes, scene_->segments[s].layout->lanes());
+        }
+        // Fit every lane when they fit at a readable height; otherwise start at the top.
+        laneHeight_ = std::clamp((height() - kTopPad - 6) / lanes, 7.0, 24.0);
+        x0_ = -0.5;
+        x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
+    }
+    update();
+}
+
+void GraphView::setSchedule(std::vector<fxmem::NodeId> order, bool editable) {
+    if (!scene_ || scene_->joined() || scene_->empty()) {
+        editable_ = false;
+        return;
+    }
+    const fxmem::Graph& g = scene_->segments.front().analysis->graph();
+    editable_ = editable && order.size() == g.size();
+    order_ = std::move(order);
+    position_.assign(g.size(), 0);
+    profilePositions_.clear();
+    for (std::size_t p = 0; p < order_.size(); ++p) {
+        position_[order_[p].index()] = p;
+        if (inProfile(g.node(order_[p]).op)) profilePositions_.push_back(p);
+    }
+    // Graph order needs no second layout.
+    bool original = true;
+    for (std::size_t p = 0; p < order_.size() && original; ++p) original = order_[p].index() == p;
+    edited_ = original || order_.size() != g.size() ? nullptr : std::make_shared<const fxmem::GraphLayout>(g, order_);
+    update();
+}
+
+void GraphView::setColorMode(ColorMode mode) {
+    colorMode_ = mode;
+    update();
+}
+
+void GraphView::setLiveNodes(std::vector<NodeRef> nodes) {
+    for (const NodeRef& r : live_) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 0;
+    live_ = std::move(nodes);
+    for (const NodeRef& r : live_)
+        if (r.valid()) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    std::erase_if(live_, [](const NodeRef& r) { return !r.valid(); });
+    update();
+}
+
+void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
+    for (auto& m : matchMark_) std::fill(m.begin(), m.end(), 0);
+    for (const NodeRef& r : matches)
+        if (r.valid()) matchMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    update();
+}
+
+void GraphView::showRefusal(const QString& why) {
+    refusal_ = why;
+    QToolTip::showText(mapToGlobal(lastPos_), why, this);
+    update();
+}
+
+double GraphView::px(double globalStep) const {
+    return left_ + (globalStep - x0_) * (right_ - left_) / std::max(x1_ - x0_, 1e-9);
+}
+double GraphView::stepAt(double x) const { return x0_ + (x - left_) * (x1_ - x0_) / std::max(right_ - left_, 1); }
+double GraphView::py(double lane) const { return kTopPad + (lane - top_) * laneHeight_ + laneHeight_ / 2; }
+double GraphView::laneAt(double y) const { return (y - kTopPad) / laneHeight_ + top_ - 0.5; }
+
+void GraphView::setXRange(double lo, double hi) {
+    if (lo == x0_ && hi == x1_) return;
+    x0_ = lo;
+    x1_ = hi;
+    update();
+}
+
+void GraphView::setPlotArea(int left, int right) {
+    left_ = left;
+    right_ = std::max(right, left + 10);
+    plotAreaSet_ = true;
+    update();
+}
+
+void GraphView::setCursorStep(std::int64_t step) {
+    if (cursor_ == step) return;
+    cursor_ = step;
+    update();
+}
+
+void GraphView::selectNode(NodeRef ref) {
+    selected_ = ref;
+    update();
+}
+
+std::int64_t GraphView::stepOf(NodeRef ref) const {
+    if (!scene_ || !ref.valid()) return -1;
+    return scene_->segments[static_cast<std::size_t>(ref.segment)].offset + layoutOf(ref.segment).step(ref.node);
+}
+
+QPointF GraphView::nodeCenter(NodeRef ref) const {
+    return {px(static_cast<double>(stepOf(ref))), py(layoutOf(ref.segment).lane(ref.node))};
+}
+
+void GraphView::centerOn(NodeRef ref) {
+    if (!scene_ || !ref.valid()) return;
+    const double step = static_cast<double>(stepOf(ref));
+    const double width = x1_ - x0_;
+    if (step < x0_ + width * 0.05 || step > x1_ - width * 0.05) {
+        x0_ = step - width / 2;
+        x1_ = step + width / 2;
+        emitRange();
+    }
+    const double visible = (height() - kTopPad) / laneHeight_;
+    const double lane = layoutOf(ref.segment).lane(ref.node);
+    if (lane < top_ || lane > top_ + visible - 1) top_ = lane - visible / 2;
+    clampVertical();
+    update();
+}
+
+void GraphView::emitRange() {
+    update();
+    emit xRangeChanged(x0_, x1_);
+}
+
+void GraphView::clampVertical() {
+    std::int32_t lanes = 1;
+    if (scene_)
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s) lanes = std::max(lanes, layoutOf(static_cast<int>(s)).lanes());
+    const double visible = (height() - kTopPad) / laneHeight_;
+    top_ = std::clamp(top_, 0.0, std::max(0.0, lanes - visible + 0.5));
+}
+
+GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
+    if (!scene_) return {};
+    const double step = stepAt(pos.x());
+    const auto lane = static_cast<std::int32_t>(std::lround(laneAt(pos.y())));
+    const double halfWidthSteps = std::max(0.8, 3.0 * (x1_ - x0_) / std::max(right_ - left_, 1));
+    NodeRef best;
+    double bestDist = 1e300;
+    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
+        const double local = step - static_cast<double>(scene_->segments[s].offset);
+        for (fxmem::NodeId n : L.nodes_in(static_cast<std::int64_t>(std::floor(local - halfWidthSteps)),
+                                          static_cast<std::int64_t>(std::ceil(local + halfWidthSteps)))) {
+            if (L.lane(n) != lane) continue;
+            const double d = std::abs(static_cast<double>(L.step(n)) - local);
+            if (d <= halfWidthSteps && d < bestDist) {
+                bestDist = d;
+                best = {static_cast<int>(s), n};
+            }
+        }
+    }
+    return best;
+}
+
+void GraphView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    const QPalette pal = palette();
+    const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text);
+    p.fillRect(rect(), base);
+    paintedNodes_ = 0;
+    if (!scene_ || scene_->empty()) {
+        p.setPen(colors::mix(base, text, 0.6));
+        p.drawText(rect(), Qt::AlignCenter,
+                   tr("Open an FX graph file (File ▸ Open, Ctrl+O) or drop one here.\n"
+                      "Files come from the fxmem exporter (fxmem_export)."));
+        return;
+    }
+    const double sx = (right_ - left_) / std::max(x1_ - x0_, 1e-9);  // pixels per step
+    const double nodeW = std::max(1.0, 1.6 * sx), nodeH = std::max(1.0, laneHeight_ * 0.7);
+    const double visibleLanes = (height() - kTopPad) / laneHeight_;
+    const auto laneLo = static_cast<std::int32_t>(std::floor(top_)) - 1;
+    const auto laneHi = static_cast<std::int32_t>(std::ceil(top_ + visibleLanes)) + 1;
+    p.setClipRect(QRect(QPoint(0, 0), size()));
+
+    // Peak and cursor columns first, under everything else.
+    QColor peakCol = colors::peak(pal);
+    peakCol.setAlphaF(0.25f);
+    p.fillRect(QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
+               peakCol);
+
+    const QColor wire = colors::mix(base, text, 0.22), liveCol = colors::live(pal);
+    std::vector<fxmem::NodeId> wires;
+    QVector<QLineF> plain, lit;
+    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+        const Segment& seg = scene_->segments[s];
+        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
+        const fxmem::Graph& g = seg.analysis->graph();
+        const auto off = static_cast<double>(seg.offset);
+        const auto lo = static_cast<std::int64_t>(std::floor(x0_ - off)) - 2;
+        const auto hi = static_cast<std::int64_t>(std::ceil(x1_ - off)) + 2;
+        const auto nodes = L.nodes_in(lo, hi);
+        const bool dense = sx < 1.2 || static_cast<double>(nodes.size()) > 3.0 * width();
+        const auto& live = liveMark_[s];
+        const auto& match = matchMark_[s];
+
+        if (scene_->joined()) {
+            p.setPen(colors::mix(base, text, 0.6));
+            p.drawText(QPointF(std::max(px(off) + 4, 4.0), 13), QString::fromStdString(g.name));
+            if (s > 0) {
+                p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
+                p.drawLine(QPointF(px(off - 0.5), 0), QPointF(px(off - 0.5), height()));
+            }
+        }
+
+        // Wires: horizontal along the producer's lane to its last user, then a short diagonal
+        // into each user on another lane. Only when zoomed in enough to tell them apart.
+        if (!dense && sx >= 0.6) {
+            wires.clear();
+            L.wires_crossing(lo, hi, wires);
+            if (wires.size() < 40000) {
+                plain.clear();
+                lit.clear();
+                for (fxmem::NodeId u : wires) {
+                    const std::int32_t lu = L.lane(u);
+                    auto& out = live[u.index()] ? lit : plain;
+                    const double yu = py(lu);
+                    if (lu >= laneLo && lu <= laneHi)
+                        out.push_back(QLineF(px(off + static_cast<double>(L.step(u))), yu,
+                                             px(off + static_cast<double>(std::min(L.wire_end(u), hi))), yu));
+                    for (fxmem::NodeId v : g.users(u)) {
+                        const std::int64_t sv = L.step(v);
+                        const std::int32_t lv = L.lane(v);
+                        if (sv < lo || sv > hi || lv == lu) continue;
+                        if ((lu < laneLo && lv < laneLo) || (lu > laneHi && lv > laneHi)) continue;
+                        const double xv = px(off + static_cast<double>(sv));
+                        out.push_back(QLineF(xv - nodeW * 1.1, yu, xv - nodeW * 0.5, py(lv)));
+                    }
+                }
+                p.setRenderHint(QPainter::Antialiasing, sx > 4);
+                p.setPen(QPen(wire, 1));
+                p.drawLines(plain);
+                p.setPen(QPen(liveCol, 2));
+                p.drawLines(lit);
+            }
+        }
+
+        // Nodes. Dense: one dot per pixel, first node wins (a spatial de-duplication that
+        // keeps the cost at O(visible nodes) without overdraw).
+        p.setRenderHint(QPainter::Antialiasing, false);
+        if (dense) {
+            const int w = width(), h = height();
+            std::vector<std::uint8_t> used(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
+            for (fxmem::NodeId n : nodes) {
+                const std::int32_t lane = L.lane(n);
+                if (lane < laneLo || lane > laneHi) continue;
+                const int x = static_cast<int>(px(off + static_cast<double>(L.step(n))));
+                const int y = static_cast<int>(py(lane));
+                if (x < 0 || x >= w || y < 0 || y >= h) continue;
+                std::uint8_t& u = used[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
+                if (u && !live[n.index()]) continue;
+                u = 1;
+                QColor c = live[n.index()] ? liveCol : colors::opColor(g.node(n).op, pal);
+                if (colorMode_ == ColorMode::MemoryChange && !live[n.index()]) {
+                    const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
+                    c = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
+                }
+                const int size = std::clamp(static_cast<int>(nodeH), 1, 3);
+                p.fillRect(x, y - size / 2, live[n.index()] ? 3 : 2, size, c);
+                ++paintedNodes_;
+            }
+            continue;
+        }
+        QFont small = font();
+        small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), nodeH * 0.62)));
+        p.setFont(small);
+        const QFontMetrics fm(small);
+        for (fxmem::NodeId n : nodes) {
+            const std::int32_t lane = L.lane(n);
+            if (lane < laneLo || lane > laneHi) continue;
+            const NodeRef ref{static_cast<int>(s), n};
+            const double cx = px(off + static_cast<double>(L.step(n))), cy = py(lane);
+            const QRectF r(cx - nodeW / 2, cy - nodeH / 2, nodeW, nodeH);
+            const fxmem::Node& node = g.node(n);
+            QColor fill = colors::opColor(node.op, pal);
+            if (colorMode_ == ColorMode::MemoryChange) {
+                const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
+                fill = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
+            }
+            p.fillRect(r, fill);
+            if (live[n.index()]) {
+                p.setPen(QPen(liveCol, 2.5));
+                p.drawRect(r.adjusted(-1.5, -1.5, 1.5, 1.5));
+            }
+            if (match[n.index()]) {
+                p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
+                p.drawRect(r.adjusted(-3, -3, 3, 3));
+            }
+            if (ref == selected_ || ref == hovered_) {
+                p.setPen(QPen(ref == selected_ ? pal.color(QPalette::Highlight) : text, ref == selected_ ? 3 : 1));
+                p.drawRect(r.adjusted(-2, -2, 2, 2));
+            }
+            if (nodeW >= 36 && nodeH >= 9) {
+                p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
+                p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                           fm.elidedText(QString::fromStdString(node.name), Qt::ElideRight, static_cast<int>(nodeW - 5)));
+            }
+            ++paintedNodes_;
+        }
+    }
+
+    if (cursor_ >= 0) {
+        p.setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
+        const double x = px(static_cast<double>(cursor_));
+        p.drawLine(QPointF(x, 0), QPointF(x, height()));
+    }
+
+    if (drag_ == Drag::Node && pressed_.valid()) {
+        QColor band = dragRange_.ok ? QColor(60, 180, 90) : colors::peak(pal);
+        band.setAlphaF(0.18f);
+        const double a = px(static_cast<double>(dragRange_.loStep) - 1), b = px(static_cast<double>(dragRange_.hiStep) + 1);
+        p.fillRect(QRectF(a, 0, b - a, height()), band);
+        const bool inside = dragStep_ >= static_cast<double>(dragRange_.loStep) - 1 &&
+                            dragStep_ <= static_cast<double>(dragRange_.hiStep) + 1;
+        const double y = py(layoutOf(pressed_.segment).lane(pressed_.node));
+        const QRectF ghost(px(dragStep_) - nodeW / 2, y - nodeH / 2, nodeW, nodeH);
+        p.setPen(QPen(inside ? pal.color(QPalette::Highlight) : colors::peak(pal), 2, Qt::DashLine));
+        p.drawRect(ghost);
+        if (!inside) {
+            p.setPen(colors::peak(pal));
+            p.drawText(QRectF(px(dragStep_) + 8, y + nodeH, 420, 40), Qt::TextWordWrap, dragRange_.why);
+        }
+    }
+}
+
+GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
+    DragRange d;
+    if (!editable_ || ref.segment != 0 || order_.empty()) {
+        d.why = tr("Schedule editing needs a single graph (not a joined pair).");
+        return d;
+    }
+    const fxmem::Graph& g = scene_->segments.front().analysis->graph();
+    if (!inProfile(g.node(ref.node).op)) {
+        d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
+                    .arg(QString::fromStdString(g.node(ref.node).name), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
+        return d;
+    }
+    std::size_t lo = 0, hi = order_.size() - 1;
+    fxmem::NodeId before, after;
+    for (fxmem::NodeId u : g.inputs(ref.node))
+        if (position_[u.index()] + 1 > lo) lo = position_[u.index()] + 1, before = u;
+    for (fxmem::NodeId w : g.users(ref.node))
+        if (position_[w.index()] - 1 < hi) hi = position_[w.index()] - 1, after = w;
+    if (hi + 1 >= order_.size()) hi = order_.size() - 2;  // the output node stays last
+    auto k0 = static_cast<std::size_t>(std::lower_bound(profilePositions_.begin(), profilePositions_.end(), lo) - profilePositions_.begin());
+    auto k1 = static_cast<std::size_t>(std::upper_bound(profilePositions_.begin(), profilePositions_.end(), hi) - profilePositions_.begin());
+    if (k1 == 0) k1 = 1;
+    d.ok = true;
+    d.loStep = 1 + 2 * static_cast<std::int64_t>(k0);
+    d.hiStep = 1 + 2 * static_cast<std::int64_t>(k1 - 1);
+    const QString name = QString::fromStdString(g.node(ref.node).name);
+    QStringList parts;
+    if (before.valid()) parts << tr("after its input '%1'").arg(QString::fromStdString(g.node(before).name));
+    if (after.valid()) parts << tr("before its user '%1'").arg(QString::fromStdString(g.node(after).name));
+    d.why = parts.isEmpty() ? tr("'%1' can go anywhere").arg(name)
+                            : tr("'%1' must stay %2").arg(name, parts.join(tr(" and ")));
+    return d;
+}
+
+std::size_t GraphView::targetPosition(double step) const {
+    if (profilePositions_.empty()) return 0;
+    const auto k = std::clamp<std::int64_t>(std::llround((step - 1) / 2), 0,
+                                            static_cast<std::int64_t>(profilePositions_.size()) - 1);
+    return profilePositions_[static_cast<std::size_t>(k)];
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+    pressPos_ = lastPos_ = event->pos();
+    pressed_ = event->button() == Qt::LeftButton ? nodeAt(event->pos()) : NodeRef{};
+    drag_ = Drag::None;
+    refusal_.clear();
+}
+
+void GraphView::mouseMoveEvent(QMouseEvent* event) {
+    const QPoint pos = event->pos();
+    if (event->buttons() & (Qt::LeftButton | Qt::MiddleButton)) {
+        if (drag_ == Drag::None && (pos - pressPos_).manhattanLength() > 4) {
+            if (pressed_.valid() && editable_ && (event->buttons() & Qt::LeftButton)) {
+                drag_ = Drag::Node;
+                dragRange_ = dragRange(pressed_);
+            } else {
+                drag_ = Drag::Pan;
+                setCursor(Qt::ClosedHandCursor);
+            }
+        }
+        if (drag_ == Drag::Pan) {
+            const double dx = (pos.x() - lastPos_.x()) * (x1_ - x0_) / std::max(right_ - left_, 1);
+            x0_ -= dx;
+            x1_ -= dx;
+            top_ -= (pos.y() - lastPos_.y()) / laneHeight_;
+            clampVertical();
+            emitRange();
+        } else if (drag_ == Drag::Node) {
+            dragStep_ = stepAt(pos.x());
+            update();
+        }
+        lastPos_ = pos;
+        return;
+    }
+    lastPos_ = pos;
+    const NodeRef h = nodeAt(pos);
+    if (!(h == hovered_)) {
+        hovered_ = h;
+        if (h.valid()) emit nodeHovered(h);
+        update();
+    }
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* event) {
+    unsetCursor();
+    if (drag_ == Drag::None && pressed_.valid() && event->button() == Qt::LeftButton) {
+        selected_ = pressed_;
+        update();
+        emit nodeClicked(pressed_);
+    } else if (drag_ == Drag::Node && pressed_.valid()) {
+        drag_ = Drag::None;
+        if (!dragRange_.ok) {
+            showRefusal(dragRange_.why);
+        } else {
+            const std::size_t from = position_[pressed_.node.index()];
+            const std::size_t to = targetPosition(dragStep_);
+            if (to != from) emit moveRequested(from, to);
+        }
+    }
+    drag_ = Drag::None;
+    update();
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (event->modifiers() & Qt::ControlModifier) {
+        laneHeight_ = std::clamp(laneHeight_ * std::pow(1.15, steps), 2.0, 60.0);
+        clampVertical();
+        update();
+    } else if (event->modifiers() & Qt::ShiftModifier || event->angleDelta().x() != 0) {
+        top_ -= (event->angleDelta().y() + event->angleDelta().x()) / 120.0 * 3;
+        clampVertical();
+        update();
+    } else if (scene_ && !scene_->empty()) {
+        // Zoom along x around the mouse, as the timeline does.
+        const double at = stepAt(event->position().x());
+        const double f = std::pow(0.8, steps);
+        x0_ = at - (at - x0_) * f;
+        x1_ = at + (x1_ - at) * f;
+        emitRange();
+    }
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+    const double w = x1_ - x0_;
+    switch (event->key()) {
+    case Qt::Key_Left: x0_ -= w / 10, x1_ -= w / 10; emitRange(); return;
+    case Qt::Key_Right: x0_ += w / 10, x1_ += w / 10; emitRange(); return;
+    case Qt::Key_Up: top_ -= 3; clampVertical(); update(); return;
+    case Qt::Key_Down: top_ += 3; clampVertical(); update(); return;
+    case Qt::Key_Plus: case Qt::Key_Equal: x0_ += w / 5, x1_ -= w / 5; emitRange(); return;
+    case Qt::Key_Minus: x0_ -= w / 4, x1_ += w / 4; emitRange(); return;
+    default: QWidget::keyPressEvent(event);
+    }
+}
+
+QString GraphView::tooltipFor(NodeRef ref) const {
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
+    const fxmem::Node& n = seg.analysis->graph().node(ref.node);
+    QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code><br>step %4")
+                    .arg(QString::fromStdString(n.name).toHtmlEscaped(),
+                         QString::fromStdString(std::string(fxmem::to_string(n.op))),
+                         QString::fromStdString(n.target).toHtmlEscaped())
+                    .arg(stepOf(ref));
+    if (seg.allocated[ref.node.index()]) t += tr("<br>allocates %1").arg(formatBytes(seg.allocated[ref.node.index()]));
+    if (seg.freed[ref.node.index()]) t += tr("<br>frees %1").arg(formatBytes(seg.freed[ref.node.index()]));
+    return t;
+}
+
+bool GraphView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip && scene_) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const NodeRef ref = nodeAt(help->pos());
+        if (ref.valid()) QToolTip::showText(help->globalPos(), tooltipFor(ref), this);
+        else QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void GraphView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) update();
+}

@@ -1,0 +1,117 @@
+// The FX graph drawn along the memory timeline: x is the profile step (the same x range as the
+// timeline, which it follows and drives), y is the lane of fxmem::GraphLayout. Painted by hand
+// for the visible range only: nodes come from the layout's step index, wires from its stabbing
+// query; nodes under a pixel collapse into dots and wires are skipped when zoomed far out, so a
+// 100k-node graph stays smooth.
+#pragma once
+#include "loading/scene.h"
+
+#include <fxmem/layout.h>
+
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+class GraphView : public QWidget {
+    Q_OBJECT
+public:
+    enum class ColorMode { OpKind, MemoryChange };
+    struct NodeRef {
+        int segment = -1;
+        fxmem::NodeId node;
+        bool valid() const { return segment >= 0 && node.valid(); }
+        friend bool operator==(const NodeRef&, const NodeRef&) = default;
+    };
+
+    explicit GraphView(QWidget* parent = nullptr);
+
+    void setScene(std::shared_ptr<const Scene> scene);
+    // Lays segment 0 out in an edited schedule (empty: the original order) and enables dragging
+    // nodes along the time axis (single-graph scenes only).
+    void setSchedule(std::vector<fxmem::NodeId> order, bool editable);
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const { return colorMode_; }
+    // Storages live at the cursor: their allocators and wires are highlighted.
+    void setLiveNodes(std::vector<NodeRef> nodes);
+    void setSearchMatches(std::vector<NodeRef> matches);
+    void showRefusal(const QString& why);
+
+    NodeRef selectedNode() const { return selected_; }
+    NodeRef nodeAt(QPoint pos) const;
+    QPointF nodeCenter(NodeRef ref) const;   // widget coordinates
+    std::int64_t stepOf(NodeRef ref) const;  // global step
+    std::size_t lastPaintedNodes() const { return paintedNodes_; }
+
+public slots:
+    void setXRange(double lo, double hi);
+    // The plot area's edges in this widget's pixels, so that step x sits above step x.
+    void setPlotArea(int left, int right);
+    void setCursorStep(std::int64_t step);
+    void selectNode(NodeRef ref);
+    void centerOn(NodeRef ref);
+
+signals:
+    void xRangeChanged(double lo, double hi);
+    void nodeClicked(GraphView::NodeRef ref);
+    void nodeHovered(GraphView::NodeRef ref);
+    // A node dropped at another place of the schedule (positions count every node).
+    void moveRequested(std::size_t from, std::size_t to);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    const fxmem::GraphLayout& layoutOf(int segment) const;
+    double px(double globalStep) const;
+    double stepAt(double x) const;
+    double py(double lane) const;
+    double laneAt(double y) const;
+    void emitRange();
+    void clampVertical();
+    struct DragRange {
+        bool ok = false;
+        std::int64_t loStep = 0, hiStep = 0;  // legal drop steps (global)
+        QString why;
+    };
+    DragRange dragRange(NodeRef ref) const;
+    std::size_t targetPosition(double step) const;
+    QString tooltipFor(NodeRef ref) const;
+
+    std::shared_ptr<const Scene> scene_;
+    std::shared_ptr<const fxmem::GraphLayout> edited_;
+    std::vector<fxmem::NodeId> order_;
+    std::vector<std::size_t> position_;          // per node: index in order_
+    std::vector<std::size_t> profilePositions_;  // k -> index in order_ of the k-th profile node
+    bool editable_ = false;
+    ColorMode colorMode_ = ColorMode::OpKind;
+
+    double x0_ = 0, x1_ = 1;   // visible global steps
+    int left_ = 60, right_ = 600;
+    bool plotAreaSet_ = false;
+    double top_ = 0;            // first visible lane (fractional)
+    double laneHeight_ = 22;
+    std::int64_t cursor_ = -1;
+
+    std::vector<std::vector<std::uint8_t>> liveMark_;  // per segment, per node
+    std::vector<NodeRef> live_;
+    std::vector<std::vector<std::uint8_t>> matchMark_;
+    NodeRef selected_, hovered_;
+    std::size_t paintedNodes_ = 0;
+
+    enum class Drag { None, Pan, Node };
+    Drag drag_ = Drag::None;
+    QPoint pressPos_, lastPos_;
+    NodeRef pressed_;
+    DragRange dragRange_;
+    double dragStep_ = 0;
+    QString refusal_;
+};

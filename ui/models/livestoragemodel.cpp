@@ -1,0 +1,185 @@
+#include "models/livestoragemodel.h"
+
+#include "util/units.h"
+
+#include <QStringList>
+
+LiveStorageModel::LiveStorageModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void LiveStorageModel::setScene(std::shared_ptr<const Scene> scene) {
+    beginResetModel();
+    scene_ = std::move(scene);
+    rows_.clear();
+    step_ = -1;
+    total_ = 0;
+    endResetModel();
+}
+
+void LiveStorageModel::setStep(std::int64_t globalStep) {
+    beginResetModel();
+    rows_.clear();
+    total_ = 0;
+    step_ = globalStep;
+    const Scene::Where where = scene_ ? scene_->locate(globalStep) : Scene::Where{};
+    if (where.segment >= 0) {
+        const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
+        const auto live = seg.analysis->live().live_at(where.step);
+        rows_.reserve(live.size() + seg.baselineStorages.size());
+        for (const fxmem::LiveStorage& s : live) {
+            Row r;
+            r.storage = s.storage;
+            r.nbytes = s.nbytes;
+            r.segment = where.segment;
+            r.allocator = s.allocator;
+            r.lastUser = s.last_user;
+            r.nextUser = s.next_user;
+            r.freeStep = s.free_step < 0 ? -1 : s.free_step + seg.offset;
+            r.reason = s.reason;
+            rows_.push_back(r);
+        }
+        // A joined backward stands on the forward outputs it keeps: list them, so the total
+        // matches the plot (profile + baseline).
+        if (!seg.baselineStorages.empty()) {
+            const GraphAnalysis& fwd = *scene_->segments.front().analysis;
+            for (fxmem::StorageId s : seg.baselineStorages) {
+                Row r;
+                r.storage = s;
+                r.nbytes = scene_->file->nbytes(s);
+                r.segment = 0;
+                r.allocator = fwd.alias().allocator[s.index()];
+                r.lastUser = fwd.alias().last_user[s.index()];
+                r.reason = fxmem::LiveReason::GraphOutput;
+                r.baseline = true;
+                rows_.push_back(r);
+            }
+        }
+        for (const Row& r : rows_) total_ += r.nbytes;
+    }
+    endResetModel();
+}
+
+int LiveStorageModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int LiveStorageModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant LiveStorageModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    if (role == Qt::DisplayRole) {
+        static const char* const names[ColumnCount] = {
+            QT_TR_NOOP("Storage"),      QT_TR_NOOP("Size"),      QT_TR_NOOP("Device"),   QT_TR_NOOP("Dtype"),
+            QT_TR_NOOP("Shape"),        QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Last user"), QT_TR_NOOP("Why live"),
+        };
+        return tr(names[section]);
+    }
+    if (role == Qt::TextAlignmentRole && section == SizeColumn)
+        return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+    return {};
+}
+
+const fxmem::Tensor* LiveStorageModel::tensorOf(const Row& row) const {
+    if (!row.allocator.valid()) return nullptr;
+    const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(row.segment)].analysis->graph();
+    for (const fxmem::Tensor& t : g.node_tensors(row.allocator))
+        if (t.storage == row.storage) return &t;
+    return nullptr;
+}
+
+QString LiveStorageModel::reasonText(const Row& row) const {
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(row.segment)];
+    const fxmem::Graph& g = seg.analysis->graph();
+    auto name = [&](fxmem::NodeId n) { return QString::fromStdString(g.node(n).name); };
+    if (row.baseline) return tr("forward output saved for the backward");
+    switch (row.reason) {
+    case fxmem::LiveReason::WaitingForUse:
+        if (row.nextUser.valid() && row.nextUser != row.lastUser)
+            return tr("needed by %1 (step %2); freed after %3 (step %4)")
+                .arg(name(row.nextUser))
+                .arg(scene_->globalStep(row.segment, row.nextUser))
+                .arg(name(row.lastUser))
+                .arg(row.freeStep);
+        return tr("waiting for its last user %1; freed at step %2")
+            .arg(row.lastUser.valid() ? name(row.lastUser) : QStringLiteral("?"))
+            .arg(row.freeStep);
+    case fxmem::LiveReason::GraphOutput: return tr("graph output: kept to the end");
+    case fxmem::LiveReason::NotReleasable:
+        return seg.analysis->isBackwardOfPair() && !g.node(row.allocator).name.starts_with("primals")
+                   ? tr("held for the forward (do-not-delete): never freed")
+                   : tr("primal input: never freed");
+    case fxmem::LiveReason::NeverUsed: return tr("never used: never freed");
+    }
+    return {};
+}
+
+QString LiveStorageModel::text(const Row& row, int column) const {
+    const fxmem::GraphFile& f = *scene_->file;
+    const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(row.segment)].analysis->graph();
+    switch (column) {
+    case StorageColumn: return QString::number(f.storages[row.storage.index()].file_id);
+    case SizeColumn: return formatBytes(row.nbytes);
+    case DeviceColumn: return QString::fromStdString(std::string(f.device(row.storage)));
+    case DtypeColumn: {
+        const fxmem::Tensor* t = tensorOf(row);
+        return t ? QString::fromStdString(f.dtypes[t->dtype]) : QString();
+    }
+    case ShapeColumn: {
+        const fxmem::Tensor* t = tensorOf(row);
+        if (!t) return {};
+        QStringList dims;
+        for (std::int64_t d : g.shape(*t)) dims << QString::number(d);
+        return QLatin1Char('[') % dims.join(QStringLiteral(", ")) % QLatin1Char(']');
+    }
+    case AllocatorColumn: return row.allocator.valid() ? QString::fromStdString(g.node(row.allocator).name) : QString();
+    case LastUserColumn: return row.lastUser.valid() ? QString::fromStdString(g.node(row.lastUser).name) : tr("—");
+    case ReasonColumn: return reasonText(row);
+    }
+    return {};
+}
+
+QVariant LiveStorageModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const Row& r = rows_[static_cast<std::size_t>(index.row())];
+    const int c = index.column();
+    switch (role) {
+    case Qt::DisplayRole: return text(r, c);
+    case Qt::ToolTipRole:
+        if (c == SizeColumn) return tr("%L1 bytes").arg(r.nbytes);
+        return text(r, c);
+    case Qt::TextAlignmentRole:
+        if (c == SizeColumn || c == StorageColumn)
+            return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
+        return {};
+    case SortRole:
+        if (c == SizeColumn) return QVariant::fromValue<qint64>(r.nbytes);
+        if (c == StorageColumn) return QVariant::fromValue<qint64>(scene_->file->storages[r.storage.index()].file_id);
+        return text(r, c);
+    case BytesRole: return QVariant::fromValue<qint64>(r.nbytes);
+    case SegmentRole: return r.segment;
+    case AllocatorRole: return r.allocator.value;
+    case StorageRole: return r.storage.value;
+    case FilterRole: {
+        QString all;
+        for (int col = 0; col < ColumnCount; ++col) all += text(r, col) % QLatin1Char('\n');
+        return all;
+    }
+    }
+    return {};
+}
+
+LiveStorageProxy::LiveStorageProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+    setSortRole(LiveStorageModel::SortRole);
+    setFilterRole(LiveStorageModel::FilterRole);
+}
+
+void LiveStorageProxy::setFilterText(const QString& text) {
+    if (filter_ == text) return;
+    filter_ = text;
+    invalidateFilter();
+}
+
+bool LiveStorageProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (filter_.isEmpty()) return true;
+    const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
+    return sourceModel()->data(i, LiveStorageModel::FilterRole).toString().contains(filter_, Qt::CaseInsensitive);
+}

@@ -1,0 +1,76 @@
+// The storages live at one step of a scene: one row per storage with its size, device, dtype and
+// shape (from the allocator's output tensor), allocator, last user and why it is still live.
+// Rows are replaced as a whole when the step changes (a scrub is a new question, not an edit).
+#pragma once
+#include "loading/scene.h"
+
+#include <fxmem/liveset.h>
+
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+
+#include <memory>
+#include <vector>
+
+class LiveStorageModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { StorageColumn, SizeColumn, DeviceColumn, DtypeColumn, ShapeColumn, AllocatorColumn, LastUserColumn,
+                  ReasonColumn, ColumnCount };
+    enum Roles {
+        SortRole = Qt::UserRole,  // numbers for numeric columns, text otherwise
+        BytesRole,                // qint64 size
+        SegmentRole,              // int: the scene segment of the allocator
+        AllocatorRole,            // int: the allocator's NodeId value
+        StorageRole,              // int: the StorageId value
+        FilterRole,               // every column's text, for the filter box
+    };
+
+    struct Row {
+        fxmem::StorageId storage;
+        std::int64_t nbytes = 0;
+        int segment = 0;              // whose graph names the allocator and users
+        fxmem::NodeId allocator, lastUser, nextUser;
+        std::int64_t freeStep = -1;   // global; -1: never
+        fxmem::LiveReason reason = fxmem::LiveReason::WaitingForUse;
+        bool baseline = false;        // a forward output kept for the backward (joined pair)
+    };
+
+    explicit LiveStorageModel(QObject* parent = nullptr);
+
+    void setScene(std::shared_ptr<const Scene> scene);
+    // Fills the rows for a global step; outside the scene the model is empty.
+    void setStep(std::int64_t globalStep);
+    std::int64_t step() const { return step_; }
+    std::int64_t totalBytes() const { return total_; }
+    const Row& row(int r) const { return rows_[static_cast<std::size_t>(r)]; }
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+    QString reasonText(const Row& row) const;
+
+private:
+    QString text(const Row& row, int column) const;
+    const fxmem::Tensor* tensorOf(const Row& row) const;
+    std::shared_ptr<const Scene> scene_;
+    std::vector<Row> rows_;
+    std::int64_t step_ = -1;
+    std::int64_t total_ = 0;
+};
+
+// Sorting by SortRole and a case-insensitive filter over every column.
+class LiveStorageProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit LiveStorageProxy(QObject* parent = nullptr);
+    void setFilterText(const QString& text);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    QString filter_;
+};

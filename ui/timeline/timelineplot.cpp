@@ -1,0 +1,345 @@
+#include "timeline/timelineplot.h"
+
+#include "timeline/bytesticker.h"
+#include "timeline/downsample.h"
+#include "util/colors.h"
+#include "util/units.h"
+
+#include <algorithm>
+#include <cmath>
+
+TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    axisRect()->setRangeDrag(Qt::Horizontal);
+    axisRect()->setRangeZoom(Qt::Horizontal);
+    axisRect()->setRangeZoomFactor(0.8, 1.0);
+    setNoAntialiasingOnDrag(true);
+    yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
+    yAxis->ticker()->setTickCount(4);
+    xAxis->ticker()->setTickCount(8);
+    xAxis->setLabel(tr("profile step"));
+    xAxis->setNumberFormat(QStringLiteral("f"));
+    xAxis->setNumberPrecision(0);
+    yAxis->grid()->setSubGridVisible(false);
+
+    curve_ = addGraph();
+    curve_->setLineStyle(QCPGraph::lsStepLeft);
+    curve_->setAdaptiveSampling(false);  // we already reduce to a few points per pixel
+    overlayCurve_ = addGraph();
+    overlayCurve_->setLineStyle(QCPGraph::lsStepLeft);
+    overlayCurve_->setAdaptiveSampling(false);
+
+    cursorLine_ = new QCPItemStraightLine(this);
+    cursorLabel_ = new QCPItemText(this);
+    cursorLabel_->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    cursorLabel_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    cursorLabel_->setPadding(QMargins(6, 3, 6, 3));
+    peakDot_ = new QCPItemTracer(this);
+    peakDot_->setStyle(QCPItemTracer::tsCircle);
+    peakDot_->setSize(9);
+    peakLabel_ = new QCPItemText(this);
+    peakLabel_->setPadding(QMargins(6, 2, 6, 2));
+    editedDot_ = new QCPItemTracer(this);
+    editedDot_->setStyle(QCPItemTracer::tsCircle);
+    editedDot_->setSize(9);
+    editedLabel_ = new QCPItemText(this);
+    editedLabel_->setPadding(QMargins(6, 2, 6, 2));
+    emptyLabel_ = new QCPItemText(this);
+    emptyLabel_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    emptyLabel_->position->setCoords(0.5, 0.5);
+    emptyLabel_->setText(tr("No graph loaded"));
+    for (QCPAbstractItem* item : {static_cast<QCPAbstractItem*>(cursorLine_), static_cast<QCPAbstractItem*>(cursorLabel_),
+                                  static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
+                                  static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_)})
+        item->setVisible(false);
+
+    connect(this, &QCustomPlot::mouseMove, this, &TimelinePlot::onMouseMove);
+    connect(this, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        if (e->button() == Qt::LeftButton && !profile_.empty() && axisRect()->rect().contains(e->pos()))
+            emit stepActivated(stepAtPixel(e->position().x()));
+    });
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::onRangeChanged);
+    connect(this, &QCustomPlot::afterReplot, this, [this] {
+        const QRect r = axisRect()->rect();
+        if (r.left() != lastLeft_ || r.right() != lastRight_) {
+            lastLeft_ = r.left();
+            lastRight_ = r.right();
+            emit plotAreaChanged(lastLeft_, lastRight_);
+        }
+    });
+    applyPalette();
+}
+
+void TimelinePlot::applyPalette() {
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::Text), base = pal.color(QPalette::Base);
+    setBackground(base);
+    for (QCPAxis* axis : {xAxis, yAxis}) {
+        axis->setBasePen(QPen(colors::mix(base, text, 0.5)));
+        axis->setTickPen(QPen(colors::mix(base, text, 0.5)));
+        axis->setSubTickPen(QPen(colors::mix(base, text, 0.3)));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(colors::mix(base, text, 0.75));
+        axis->grid()->setPen(QPen(colors::mix(base, text, 0.12), 0, Qt::SolidLine));
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+    }
+    const QColor c = colors::curve(pal);
+    curve_->setPen(QPen(c, 1.6));
+    QColor fill = c;
+    fill.setAlphaF(0.18f);
+    curve_->setBrush(fill);
+    overlayCurve_->setPen(QPen(colors::edited(pal), 1.6, Qt::SolidLine));
+    cursorLine_->setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
+    QColor labelBg = base;
+    labelBg.setAlphaF(0.9f);
+    for (QCPItemText* t : {cursorLabel_, peakLabel_, editedLabel_}) {
+        t->setBrush(labelBg);
+        t->setColor(text);
+    }
+    cursorLabel_->setPen(QPen(colors::cursor(pal)));
+    peakDot_->setPen(QPen(colors::peak(pal), 2));
+    peakDot_->setBrush(colors::peak(pal));
+    peakLabel_->setPen(QPen(colors::peak(pal)));
+    peakLabel_->setColor(colors::peak(pal));
+    QFont bold = font();
+    bold.setBold(true);
+    peakLabel_->setFont(bold);
+    editedDot_->setPen(QPen(colors::edited(pal), 2));
+    editedDot_->setBrush(colors::edited(pal));
+    editedLabel_->setPen(QPen(colors::edited(pal)));
+    editedLabel_->setColor(colors::edited(pal));
+    editedLabel_->setFont(bold);
+    emptyLabel_->setColor(colors::mix(base, text, 0.6));
+    for (QCPItemStraightLine* l : sectionLines_) l->setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
+    for (QCPItemText* t : sectionLabels_) t->setColor(colors::mix(base, text, 0.6));
+    replot(rpQueuedRefresh);
+}
+
+void TimelinePlot::changeEvent(QEvent* event) {
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) applyPalette();
+}
+
+void TimelinePlot::setStepDescriber(std::function<QString(std::int64_t)> describe) { describe_ = std::move(describe); }
+
+void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t peakStep, std::vector<Marker> sections) {
+    profile_ = std::move(profile);
+    peakStep_ = peakStep;
+    overlay_.clear();
+    for (QCPItemStraightLine* l : sectionLines_) removeItem(l);
+    for (QCPItemText* t : sectionLabels_) removeItem(t);
+    sectionLines_.clear();
+    sectionLabels_.clear();
+    sections_ = std::move(sections);
+    for (const Marker& m : sections_) {
+        auto* line = new QCPItemStraightLine(this);
+        line->point1->setCoords(static_cast<double>(m.step) - 0.5, 0);
+        line->point2->setCoords(static_cast<double>(m.step) - 0.5, 1);
+        sectionLines_.push_back(line);
+        auto* label = new QCPItemText(this);
+        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(static_cast<double>(m.step), 0.98);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setText(m.label);
+        label->setPadding(QMargins(4, 0, 4, 2));
+        sectionLabels_.push_back(label);
+    }
+    cursor_ = -1;
+    emptyLabel_->setVisible(profile_.empty());
+    cursorLine_->setVisible(false);
+    cursorLabel_->setVisible(false);
+    editedDot_->setVisible(false);
+    editedLabel_->setVisible(false);
+    overlayCurve_->data()->clear();
+    applyPalette();
+    resetZoom();
+}
+
+void TimelinePlot::clearProfile() {
+    setProfile({}, 0);
+    emptyLabel_->setText(tr("No graph loaded"));
+}
+
+void TimelinePlot::setOverlay(std::vector<std::int64_t> profile, std::size_t peakStep, const QString& label) {
+    overlay_ = std::move(profile);
+    overlayPeakStep_ = peakStep;
+    overlayLabel_ = label;
+    resample();
+}
+
+void TimelinePlot::clearOverlay() {
+    overlay_.clear();
+    overlayCurve_->data()->clear();
+    editedDot_->setVisible(false);
+    editedLabel_->setVisible(false);
+    resample();
+}
+
+QString TimelinePlot::peakText() const { return peakLabel_->text(); }
+
+void TimelinePlot::resetZoom() {
+    const double n = static_cast<double>(std::max<std::size_t>(profile_.size(), 2));
+    xAxis->setRange(-0.5, n - 0.5);
+    resample();
+}
+
+void TimelinePlot::setXRange(double lo, double hi) {
+    if (std::abs(xAxis->range().lower - lo) < 1e-9 && std::abs(xAxis->range().upper - hi) < 1e-9) return;
+    xAxis->setRange(lo, hi);
+}
+
+void TimelinePlot::onRangeChanged(const QCPRange& range) {
+    if (clamping_) return;
+    // Keep the view on the data and at least a few steps wide.
+    const double n = static_cast<double>(std::max<std::size_t>(profile_.size(), 2));
+    const double minLo = -0.5, maxHi = n - 0.5;
+    double lo = range.lower, hi = range.upper;
+    double width = std::clamp(hi - lo, std::min(8.0, maxHi - minLo), maxHi - minLo);
+    if (lo < minLo) lo = minLo;
+    if (lo + width > maxHi) lo = maxHi - width;
+    hi = lo + width;
+    if (lo != range.lower || hi != range.upper) {
+        clamping_ = true;
+        xAxis->setRange(lo, hi);
+        clamping_ = false;
+    }
+    resample();
+    emit xRangeChanged(lo, hi);
+}
+
+void TimelinePlot::resample() {
+    if (profile_.empty()) {
+        curve_->data()->clear();
+        overlayCurve_->data()->clear();
+        peakDot_->setVisible(false);
+        peakLabel_->setVisible(false);
+        yAxis->setRange(0, 1024);
+        replot(rpQueuedRefresh);
+        return;
+    }
+    const QCPRange r = xAxis->range();
+    const auto last = static_cast<double>(profile_.size() - 1);
+    const auto first = static_cast<std::size_t>(std::clamp(std::floor(r.lower) - 1, 0.0, last));
+    const auto end = static_cast<std::size_t>(std::clamp(std::ceil(r.upper) + 1, 0.0, last));
+    const auto buckets = static_cast<std::size_t>(std::max(axisRect()->width(), 50));
+    QVector<double> keys, values;
+    downsampleMax(profile_, first, end, buckets, keys, values);
+    curve_->setData(keys, values, true);
+    std::int64_t top = profile_[peakStep_];
+    if (!overlay_.empty()) {
+        downsampleMax(overlay_, first, end, buckets, keys, values);
+        overlayCurve_->setData(keys, values, true);
+        top = std::max(top, overlay_[overlayPeakStep_]);
+    }
+    yAxis->setRange(0, std::max<double>(static_cast<double>(top) * 1.22, 1024));
+    updatePeakItems();
+    updateCursorItems();
+    replot(rpQueuedRefresh);
+}
+
+void TimelinePlot::updatePeakItems() {
+    const QCPRange r = xAxis->range();
+    auto place = [&](QCPItemTracer* dot, QCPItemText* label, std::size_t step, std::int64_t bytes, const QString& text,
+                     bool below) {
+        dot->position->setCoords(static_cast<double>(step), static_cast<double>(bytes));
+        dot->setVisible(true);
+        label->setText(text);
+        label->position->setCoords(static_cast<double>(step), static_cast<double>(bytes));
+        const double rel = (static_cast<double>(step) - r.lower) / std::max(r.size(), 1.0);
+        const Qt::Alignment h = rel < 0.3 ? Qt::AlignLeft : rel > 0.7 ? Qt::AlignRight : Qt::AlignHCenter;
+        label->setPositionAlignment(h | (below ? Qt::AlignTop : Qt::AlignBottom));
+        label->setVisible(true);
+    };
+    const std::int64_t peak = profile_[peakStep_];
+    const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_)) : QString();
+    place(peakDot_, peakLabel_, peakStep_, peak,
+          tr("peak %1 · step %2%3").arg(formatBytes(peak)).arg(peakStep_).arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where),
+          false);
+    peakLabel_->position->setPixelPosition(peakLabel_->position->pixelPosition() + QPointF(0, -8));
+    if (!overlay_.empty()) {
+        const std::int64_t edited = overlay_[overlayPeakStep_];
+        // The edited label sits below its dot unless that would cover the original's peak label.
+        place(editedDot_, editedLabel_, overlayPeakStep_, edited, overlayLabel_, edited >= peak || true);
+        editedLabel_->position->setPixelPosition(editedLabel_->position->pixelPosition() + QPointF(0, 8));
+    }
+}
+
+std::int64_t TimelinePlot::stepAtPixel(double x) const {
+    const double key = xAxis->pixelToCoord(x);
+    return std::clamp<std::int64_t>(std::llround(key), 0, static_cast<std::int64_t>(profile_.size()) - 1);
+}
+
+void TimelinePlot::onMouseMove(QMouseEvent* event) {
+    if (profile_.empty() || (event->buttons() & Qt::LeftButton)) return;
+    if (!axisRect()->rect().contains(event->pos())) return;
+    setCursorStep(stepAtPixel(event->position().x()));
+}
+
+void TimelinePlot::leaveEvent(QEvent* event) { QCustomPlot::leaveEvent(event); }
+
+void TimelinePlot::setCursorStep(std::int64_t step) {
+    if (profile_.empty()) return;
+    step = std::clamp<std::int64_t>(step, 0, static_cast<std::int64_t>(profile_.size()) - 1);
+    if (step == cursor_) return;
+    cursor_ = step;
+    updateCursorItems();
+    replot(rpQueuedRefresh);
+    emit cursorMoved(step);
+}
+
+void TimelinePlot::updateCursorItems() {
+    if (cursor_ < 0 || profile_.empty()) {
+        cursorLine_->setVisible(false);
+        cursorLabel_->setVisible(false);
+        return;
+    }
+    const auto x = static_cast<double>(cursor_);
+    cursorLine_->point1->setCoords(x, 0);
+    cursorLine_->point2->setCoords(x, 1);
+    cursorLine_->setVisible(true);
+    QString text = tr("step %1").arg(cursor_);
+    const QString node = describe_ ? describe_(cursor_) : QString();
+    if (!node.isEmpty()) text += QStringLiteral(" · ") % node;
+    text += QStringLiteral("\n") % formatBytes(profile_[static_cast<std::size_t>(cursor_)]);
+    if (!overlay_.empty() && static_cast<std::size_t>(cursor_) < overlay_.size())
+        text += tr("   edited %1").arg(formatBytes(overlay_[static_cast<std::size_t>(cursor_)]));
+    cursorLabel_->setText(text);
+    const QCPRange r = xAxis->range();
+    const bool right = (x - r.lower) / std::max(r.size(), 1.0) > 0.6;
+    cursorLabel_->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    cursorLabel_->position->setCoords(x, 0.03);
+    cursorLabel_->setVisible(true);
+}
+
+void TimelinePlot::keyPressEvent(QKeyEvent* event) {
+    if (profile_.empty()) return QCustomPlot::keyPressEvent(event);
+    const std::int64_t n = static_cast<std::int64_t>(profile_.size());
+    const std::int64_t page = std::max<std::int64_t>(1, static_cast<std::int64_t>(xAxis->range().size() / 10));
+    const std::int64_t at = std::max<std::int64_t>(cursor_, 0);
+    std::int64_t to = at;
+    switch (event->key()) {
+    case Qt::Key_Left: to = at - ((event->modifiers() & Qt::ShiftModifier) ? page : 1); break;
+    case Qt::Key_Right: to = at + ((event->modifiers() & Qt::ShiftModifier) ? page : 1); break;
+    case Qt::Key_PageUp: to = at - page; break;
+    case Qt::Key_PageDown: to = at + page; break;
+    case Qt::Key_Home: to = 0; break;
+    case Qt::Key_End: to = n - 1; break;
+    case Qt::Key_P: to = static_cast<std::int64_t>(peakStep_); break;
+    case Qt::Key_0:
+    case Qt::Key_R: resetZoom(); return;
+    default: return QCustomPlot::keyPressEvent(event);
+    }
+    setCursorStep(to);
+    // Keep the cursor in view when stepping past an edge.
+    const QCPRange r = xAxis->range();
+    if (static_cast<double>(cursor_) < r.lower) setXRange(static_cast<double>(cursor_) - 0.5, static_cast<double>(cursor_) - 0.5 + r.size());
+    if (static_cast<double>(cursor_) > r.upper) setXRange(static_cast<double>(cursor_) + 0.5 - r.size(), static_cast<double>(cursor_) + 0.5);
+}
+
+void TimelinePlot::resizeEvent(QResizeEvent* event) {
+    QCustomPlot::resizeEvent(event);
+    resample();
+}
