@@ -48,8 +48,9 @@ public:
     std::vector<std::int64_t> current() const;         // memory after each position, O(N)
 
 private:
-    // Implementation-defined; see incremental.cpp.
-    struct Impl;
+    // Per node: counted bytes it allocates when it runs, and bytes it frees as the last-scheduled
+    // user of releasable storages. A leaf of the tree is the node at that position.
+    struct Bounds;
     const GraphFile& file_;
     const Graph& graph_;
     const AliasInfo& alias_;
@@ -58,10 +59,15 @@ private:
     std::vector<NodeId> order_;
     std::vector<std::size_t> position_;
     std::int64_t start_ = 0;
-    std::vector<std::int64_t> alloc_at_;   // per position
-    std::vector<std::int64_t> free_at_;    // per position
+    NodeId output_;                       // the graph's last node when it is an output node
+    std::vector<std::int64_t> alloc_of_;  // per node
+    std::vector<std::int64_t> free_of_;   // per node
+    std::vector<std::uint8_t> freeable_;  // per storage: counted, releasable allocator, used
+    std::vector<NodeId> last_scheduled_;  // per freeable storage: its user at the highest position
     std::vector<std::int64_t> tree_sum_, tree_best_;
     std::size_t leaves_ = 1;
+    Bounds bounds(std::size_t position) const;
+    void set_leaf(std::size_t position);
     void rebuild_positions(std::size_t lo, std::size_t hi);
 };
 
