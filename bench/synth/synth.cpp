@@ -90,6 +90,7 @@ private:
     std::vector<NodeId> acts_;      // activation-producing nodes, in graph order
     std::vector<NodeId> params_;    // weights: primal and get_attr placeholders
     std::size_t trace_line_ = 100;
+    double progress_ = 0;           // share of the current body emitted so far
 
     // Carried from the forward into the backward.
     std::vector<StorageId> primals_;        // storage of primals_1, primals_2, ...
@@ -162,10 +163,22 @@ private:
     NodeId pick_act() {
         const std::size_t n = acts_.size();
         std::size_t back;
-        if (rng_.chance(0.03)) back = rng_.below(n);
+        if (rng_.chance(0.01)) back = rng_.below(n);
+        else if (rng_.chance(0.02)) back = rng_.below(std::min<std::size_t>(n, 1024));
         else if (rng_.chance(0.8)) back = rng_.below(std::min<std::size_t>(n, 6));
         else back = rng_.below(std::min<std::size_t>(n, 64));
         return acts_[n - 1 - back];
+    }
+
+    // Layers use their own weights: mostly one near the body's progress (walked backwards in the
+    // backward graph), sometimes any (shared constants, tied embeddings).
+    NodeId pick_param(bool fwd) {
+        const std::size_t n = params_.size();
+        if (rng_.chance(0.1)) return params_[rng_.below(n)];
+        const double at = fwd ? progress_ : 1 - progress_;
+        const std::size_t centre = std::min(n - 1, static_cast<std::size_t>(at * static_cast<double>(n)));
+        const std::size_t lo = centre >= 8 ? centre - 8 : 0, hi = std::min(n, centre + 9);
+        return params_[lo + rng_.below(hi - lo)];
     }
 
     static void push_unique(std::vector<NodeId>& v, NodeId id) {
@@ -188,10 +201,10 @@ std::size_t Generator::emit_compute(GraphBuilder& b, bool fwd, std::vector<NodeI
                           : kBackwardCompute[rng_.below(kBackwardCompute.size())];
     std::vector<NodeId> inputs{pick_act()};
     if (binary(base)) {
-        if (fwd && !params_.empty() && rng_.chance(0.6)) push_unique(inputs, params_[rng_.below(params_.size())]);
+        if (!params_.empty() && rng_.chance(fwd ? 0.6 : 0.4)) push_unique(inputs, pick_param(fwd));
         else push_unique(inputs, pick_act());
     }
-    if (base == kAddmm && !params_.empty()) push_unique(inputs, params_[rng_.below(params_.size())]);
+    if (base == kAddmm && !params_.empty()) push_unique(inputs, pick_param(fwd));
     for (NodeId e : extra) push_unique(inputs, e);
     extra.clear();
     // Reductions shrink; everything else is about the size of an input or freshly drawn.
@@ -231,7 +244,7 @@ std::size_t Generator::emit_multi(GraphBuilder& b, bool fwd, std::size_t room) {
     std::string multi_name;
     const NodeId multi = begin(b, base, parts[0], multi_name);
     b.add_input(src);
-    if (!split && !params_.empty()) b.add_input(params_[rng_.below(params_.size())]);
+    if (!split && !params_.empty()) b.add_input(pick_param(fwd));
     b.val_begin_list();
     const auto count = static_cast<std::int64_t>(parts.size());
     for (std::int64_t j = 0; j < count; ++j)
@@ -329,7 +342,11 @@ void Generator::forward(std::size_t budget) {
 
     std::vector<NodeId> extra;
     const std::size_t body_end = std::max(main_.size() + 1, budget - 1);
-    while (main_.size() < body_end) step(b, true, body_end - main_.size(), extra);
+    const std::size_t start = main_.size();
+    while (main_.size() < body_end) {
+        progress_ = static_cast<double>(main_.size() - start) / static_cast<double>(body_end - start);
+        step(b, true, body_end - main_.size(), extra);
+    }
 
     // The output: the user-visible results first, then the saved tensors.
     std::vector<NodeId> outs;
@@ -386,6 +403,7 @@ void Generator::backward(std::size_t budget) {
     std::vector<NodeId> extra;
     while (main_.size() < body_end) {
         const std::size_t done = main_.size() - start;
+        progress_ = static_cast<double>(done) / static_cast<double>(body);
         while (next_saved < saved_ph.size() && extra.size() < 3 && next_saved * body / saved_ph.size() <= done)
             extra.push_back(saved_ph[saved_ph.size() - 1 - next_saved++]);
         step(b, false, body_end - main_.size(), extra);

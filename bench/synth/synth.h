@@ -1,6 +1,7 @@
 // Synthetic FX-like graphs for benchmarks and tests: a forward graph (primals, get_attr weights,
 // call_function chains with fan-in from recent nodes, long-range skips, views, multi-output nodes
-// with getitems, in-place nodes, some CPU storages, an output of activations and saved tensors)
+// with getitems, in-place nodes, some CPU storages, an output of activations and saved tensors;
+// weights are mostly used layer by layer, near the body's progress, as in a real model)
 // and optionally the matching backward graph and a pair. Deterministic per seed on every platform
 // (own RNG, no std distributions).
 //
