@@ -3,10 +3,11 @@
 #include "schedule/schedulecommands.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
+#include "util/colors.h"
+#include "util/units.h"
 
 #include <fxmem/error.h>
 #include <fxmem/schedule.h>
-#include <fxmem/units.h>
 
 #include <QCursor>
 #include <QEvent>
@@ -34,8 +35,6 @@ struct ScheduleEditor::State {
 };
 
 namespace {
-
-QString bytesText(std::int64_t bytes) { return QString::fromStdString(fxmem::format_bytes(bytes)); }
 
 QString nodeName(const ScheduleModel* model, fxmem::NodeId node) {
     return QString::fromStdString(model->analysis()->graph().node(node).name);
@@ -203,7 +202,7 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
                    .arg(nodeName(model_, node))
                    .arg(from)
                    .arg(to)
-                   .arg(bytesText(before), bytesText(peak())),
+                   .arg(formatBytes(before), formatBytes(peak())),
                false);
     return true;
 }
@@ -289,33 +288,21 @@ void ScheduleEditor::updateSummary() {
         return;
     }
     const std::int64_t original = originalPeak(), edited = peak(), delta = edited - original;
-    originalLabel_->setText(bytesText(original));
-    editedLabel_->setText(bytesText(edited));
-    QString change = delta == 0 ? QStringLiteral("±0 B") : (delta > 0 ? QStringLiteral("+") : QString()) + bytesText(delta);
-    if (original > 0)
-        change += QStringLiteral(" (%1%2 %)")
-                      .arg(delta > 0 ? QStringLiteral("+") : QString())
-                      .arg(100.0 * static_cast<double>(delta) / static_cast<double>(original), 0, 'f', 1);
-    changeLabel_->setText(change);
+    originalLabel_->setText(formatBytes(original));
+    editedLabel_->setText(formatBytes(edited));
+    changeLabel_->setText(formatDelta(delta, original));
     changeLabel_->setToolTip(tr("%1 bytes").arg(delta));
-    // Green when the edit lowers the peak, red when it raises it; shades picked for the palette's
-    // lightness so they stay readable on a dark theme.
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    QColor colour;
-    if (delta < 0) colour = dark ? QColor(0x7e, 0xe7, 0x87) : QColor(0x1a, 0x7f, 0x37);
-    if (delta > 0) colour = dark ? QColor(0xff, 0x8f, 0x87) : QColor(0xcf, 0x22, 0x2e);
-    QPalette p = changeLabel_->palette();
-    p.setColor(QPalette::WindowText, colour.isValid() ? colour : palette().color(QPalette::WindowText));
+    // Green when the edit lowers the peak, red when it raises it, from the palette (dark themes).
+    QPalette p = palette();
+    if (delta != 0) p.setColor(QPalette::WindowText, colors::deltaColor(delta > 0 ? 1.0 : -1.0, palette()));
     changeLabel_->setPalette(p);
 }
 
 void ScheduleEditor::showStatus(const QString& text, bool refusal) {
     statusLabel_->setText(text);
     statusLabel_->setToolTip(text);
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
-    QPalette p = statusLabel_->palette();
-    p.setColor(QPalette::WindowText, refusal ? (dark ? QColor(0xff, 0x8f, 0x87) : QColor(0xcf, 0x22, 0x2e))
-                                             : palette().color(QPalette::WindowText));
+    QPalette p = palette();
+    if (refusal) p.setColor(QPalette::WindowText, colors::deltaColor(1.0, palette()));
     statusLabel_->setPalette(p);
 }
 

@@ -1,8 +1,9 @@
 #include "schedule/schedulemodel.h"
 
+#include "util/units.h"
+
 #include <fxmem/error.h>
 #include <fxmem/schedule.h>
-#include <fxmem/units.h>
 
 #include <QFontDatabase>
 #include <QIODevice>
@@ -16,11 +17,9 @@ bool inProfile(fxmem::OpKind op) {
     return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
 }
 
-QString bytesText(std::int64_t bytes) { return QString::fromStdString(fxmem::format_bytes(bytes)); }
-
-QString signedBytesText(std::int64_t bytes) {
-    if (bytes == 0) return QStringLiteral("0 B");
-    return (bytes > 0 ? QStringLiteral("+") : QString()) + bytesText(bytes);
+QString opName(fxmem::OpKind op) {
+    const std::string_view name = fxmem::to_string(op);
+    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
 }
 
 } // namespace
@@ -175,21 +174,20 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         case StepColumn: return QString::number(position);
         case NodeColumn: return QString::fromStdString(n.name);
         case TargetColumn:
-            return n.op == fxmem::OpKind::CallFunction || n.target.empty()
-                       ? QString::fromStdString(n.target.empty() ? std::string(fxmem::to_string(n.op)) : n.target)
-                       : QString::fromUtf8(fxmem::to_string(n.op).data(), fxmem::to_string(n.op).size()) +
-                             QStringLiteral(" ") + QString::fromStdString(n.target);
-        case MemoryColumn: return bytesText(after());
-        case DeltaColumn: return delta() == 0 ? QString() : signedBytesText(delta());
+            // call_function shows its target alone (the common case); other ops name themselves.
+            if (n.target.empty()) return opName(n.op);
+            if (n.op == fxmem::OpKind::CallFunction) return QString::fromStdString(n.target);
+            return QString(opName(n.op) % QLatin1Char(' ') % QString::fromStdString(n.target));
+        case MemoryColumn: return formatBytes(after());
+        case DeltaColumn: return delta() == 0 ? QString() : formatDelta(delta(), 0);
         case OriginalStepColumn: return node.index() == position ? QString() : QString::number(node.index());
         case ColumnCount: break;
         }
         return {};
     case Qt::ToolTipRole: {
         QString tip = QStringLiteral("<b>%1</b> (%2)<br>after allocations: %3<br>after frees: %4")
-                          .arg(QString::fromStdString(n.name).toHtmlEscaped(),
-                               QString::fromUtf8(fxmem::to_string(n.op).data(), fxmem::to_string(n.op).size()),
-                               bytesText(during(position)), bytesText(after()));
+                          .arg(QString::fromStdString(n.name).toHtmlEscaped(), opName(n.op),
+                               formatBytes(during(position)), formatBytes(after()));
         if (node.index() != position) tip += QStringLiteral("<br>originally at step %1").arg(node.index());
         if (isPeak) tip += QStringLiteral("<br><b>peak of this order</b>");
         return tip;

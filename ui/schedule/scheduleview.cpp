@@ -1,6 +1,7 @@
 #include "schedule/scheduleview.h"
 
 #include "schedule/schedulemodel.h"
+#include "util/colors.h"
 
 #include <QDrag>
 #include <QDragEnterEvent>
@@ -171,6 +172,15 @@ void ScheduleDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     if (index.column() == 0 && index.data(ScheduleModel::IsPeakRole).toBool()) {
         // A bar at the row's start marks the peak of the edited order.
         const QRect bar(option.rect.left(), option.rect.top() + 1, 4, option.rect.height() - 2);
-        painter->fillRect(bar, option.palette.color(QPalette::Highlight));
+        painter->fillRect(bar, colors::peak(option.palette));
     }
+}
+
+void ScheduleDelegate::initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const {
+    QStyledItemDelegate::initStyleOption(option, index);
+    if (index.column() != ScheduleModel::DeltaColumn) return;
+    const qlonglong delta = index.data(ScheduleModel::DeltaRole).toLongLong();
+    if (delta == 0 || (option->state & QStyle::State_Selected)) return;
+    // Growth red, release green, as the timeline colours them.
+    option->palette.setColor(QPalette::Text, colors::deltaColor(delta > 0 ? 0.7 : -0.7, option->palette));
 }

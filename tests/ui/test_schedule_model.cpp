@@ -1,0 +1,300 @@
+// ScheduleModel: values per row, fine-grained moves under QAbstractItemModelTester, drag and
+// drop through mime data, whole-order changes that keep persistent indexes on their nodes, and
+// the incremental numbers against fxmem::score_schedule on generated graphs.
+#include "schedule/schedulemodel.h"
+#include "test_schedule_graphs.h"
+
+#include <fxmem/error.h>
+#include <fxmem/schedule.h>
+
+#include <synth.h>
+
+#include <QAbstractItemModelTester>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <algorithm>
+#include <random>
+
+using schedtest::kMovedProfile;
+using schedtest::kOriginalProfile;
+
+namespace {
+
+QString nameAt(const ScheduleModel& m, int row) {
+    return m.index(row, ScheduleModel::NodeColumn).data().toString();
+}
+
+QStringList names(const ScheduleModel& m) {
+    QStringList out;
+    for (int r = 0; r < m.rowCount(); ++r) out << nameAt(m, r);
+    return out;
+}
+
+QStringList strings(std::initializer_list<const char*> items) {
+    QStringList out;
+    for (const char* s : items) out << QString::fromLatin1(s);
+    return out;
+}
+
+qlonglong bytesAt(const ScheduleModel& m, int row) {
+    return m.index(row, ScheduleModel::MemoryColumn).data(ScheduleModel::BytesRole).toLongLong();
+}
+
+} // namespace
+
+class TestScheduleModel : public QObject {
+    Q_OBJECT
+private slots:
+    void originalOrderRows();
+    void moveRowsIsFineGrained();
+    void illegalMovesAreRefused();
+    void dropThroughMimeData();
+    void setOrderKeepsPersistentIndexes();
+    void randomMovesMatchScoreSchedule_data();
+    void randomMovesMatchScoreSchedule();
+};
+
+void TestScheduleModel::originalOrderRows() {
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto analysis = schedtest::smallAnalysis();
+    model.setAnalysis(analysis);
+    QCOMPARE(model.rowCount(), 6);
+    QCOMPARE(model.columnCount(), int(ScheduleModel::ColumnCount));
+    QCOMPARE(names(model), strings({"x", "a", "b", "c", "d", "output"}));
+    // Memory after each node, by hand (see test_schedule_graphs.h).
+    const qlonglong after[] = {100, 1100, 3000, 2010, 20, 20};
+    const qlonglong delta[] = {0, 1000, 1900, -990, -1990, 0};
+    for (int r = 0; r < 6; ++r) {
+        QCOMPARE(bytesAt(model, r), after[r]);
+        QCOMPARE(model.index(r, ScheduleModel::DeltaColumn).data(ScheduleModel::DeltaRole).toLongLong(), delta[r]);
+        QCOMPARE(model.index(r, 0).data(ScheduleModel::NodeIdRole).toInt(), r);
+        QCOMPARE(model.index(r, 0).data(Qt::DisplayRole).toString(), QString::number(r));
+    }
+    QCOMPARE(model.index(2, 0).data(ScheduleModel::DuringRole).toLongLong(), 3100);
+    QCOMPARE(model.index(1, ScheduleModel::MemoryColumn).data().toString(), QStringLiteral("1.07 KiB"));
+    QCOMPARE(model.index(3, ScheduleModel::DeltaColumn).data().toString(), QStringLiteral("-990 B"));
+    QCOMPARE(model.index(1, ScheduleModel::TargetColumn).data().toString(), QStringLiteral("aten.relu.default"));
+    QCOMPARE(model.index(0, ScheduleModel::TargetColumn).data().toString(), QStringLiteral("placeholder x"));
+    // The peak row (b) and nothing else.
+    for (int r = 0; r < 6; ++r) QCOMPARE(model.index(r, 0).data(ScheduleModel::IsPeakRole).toBool(), r == 2);
+    // Numbers are right-aligned, names left-aligned.
+    QCOMPARE(model.index(0, ScheduleModel::MemoryColumn).data(Qt::TextAlignmentRole).toInt(),
+             int(Qt::AlignRight | Qt::AlignVCenter));
+    QCOMPARE(model.profile(), kOriginalProfile);
+    QCOMPARE(model.profile(), analysis->profile());
+    // The output node is not draggable, the others are; drops go between rows only.
+    QVERIFY(!(model.flags(model.index(5, 0)) & Qt::ItemIsDragEnabled));
+    QVERIFY(model.flags(model.index(3, 0)) & Qt::ItemIsDragEnabled);
+    QVERIFY(!(model.flags(model.index(3, 0)) & Qt::ItemIsDropEnabled));
+    QVERIFY(model.flags({}) & Qt::ItemIsDropEnabled);
+}
+
+void TestScheduleModel::moveRowsIsFineGrained() {
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setAnalysis(schedtest::smallAnalysis());
+    QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy order(&model, &ScheduleModel::orderChanged);
+    const QPersistentModelIndex c(model.index(3, ScheduleModel::NodeColumn));
+    const QPersistentModelIndex d(model.index(4, ScheduleModel::NodeColumn));
+
+    // Qt's destination counts before the move: c (row 3) goes before b (row 2).
+    QVERIFY(model.moveRows({}, 3, 1, {}, 2));
+    QCOMPARE(moved.count(), 1);
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(order.count(), 1);
+    QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
+    QCOMPARE(c.row(), 2);
+    QCOMPARE(d.row(), 4);
+    QCOMPARE(model.profile(), kMovedProfile);
+    // Rows 2..3 changed; the peak row moved from 2 (b) to 3 (b again); nothing after row 3.
+    bool coversRange = false;
+    for (const QList<QVariant>& args : changed) {
+        const auto tl = args[0].value<QModelIndex>(), br = args[1].value<QModelIndex>();
+        QVERIFY(br.row() <= 3);
+        coversRange = coversRange || (tl.row() <= 2 && br.row() >= 3);
+    }
+    QVERIFY(coversRange);
+    QCOMPARE(bytesAt(model, 2), 110);
+    QCOMPARE(bytesAt(model, 3), 2010);
+    QVERIFY(model.index(3, 0).data(ScheduleModel::IsPeakRole).toBool());
+    QCOMPARE(model.index(2, ScheduleModel::OriginalStepColumn).data().toString(), QStringLiteral("3"));
+    QCOMPARE(model.index(0, ScheduleModel::OriginalStepColumn).data().toString(), QString());
+
+    // Downwards: b (row 3) after... it is already before d, its user; move it back up to row 2.
+    QVERIFY(model.moveRows({}, 3, 1, {}, 2));
+    QCOMPARE(names(model), strings({"x", "a", "b", "c", "d", "output"}));
+    QCOMPARE(model.profile(), kOriginalProfile);
+    // Down with Qt's convention: a (row 1) to before d (row 4) is illegal (c uses a) ...
+    QVERIFY(!model.moveRows({}, 1, 1, {}, 4));
+    // ... but b (row 2) to before d (row 4) lands at row 3.
+    QVERIFY(model.moveRows({}, 2, 1, {}, 4));
+    QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
+    QCOMPARE(model.profile(), kMovedProfile);
+}
+
+void TestScheduleModel::illegalMovesAreRefused() {
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setAnalysis(schedtest::smallAnalysis());
+    QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
+    // c before its input a.
+    fxmem::IncrementalSchedule::MoveCheck check = model.checkMove(3, 1);
+    QVERIFY(!check.ok);
+    QCOMPARE(check.blocker, fxmem::NodeId(1));
+    QVERIFY2(QString::fromStdString(check.reason).contains(QStringLiteral("'a'")), check.reason.c_str());
+    QVERIFY(!model.moveRows({}, 3, 1, {}, 1));
+    // a after its user c.
+    check = model.checkMove(1, 4);
+    QVERIFY(!check.ok);
+    QCOMPARE(check.blocker, fxmem::NodeId(3));
+    QVERIFY2(QString::fromStdString(check.reason).contains(QStringLiteral("'c'")), check.reason.c_str());
+    // The output node stays last; nothing goes after it.
+    QVERIFY(!model.checkMove(5, 4).ok);
+    QVERIFY(!model.checkMove(4, 5).ok);
+    // Several rows or a bad destination.
+    QVERIFY(!model.moveRows({}, 1, 2, {}, 5));
+    QVERIFY(!model.moveRows({}, 1, 1, {}, 7));
+    QVERIFY(!model.checkMove(1, 9).ok);
+    QVERIFY_THROWS_EXCEPTION(fxmem::Error, model.moveNode(3, 1));
+    QCOMPARE(moved.count(), 0);
+    QCOMPARE(model.profile(), kOriginalProfile);
+}
+
+void TestScheduleModel::dropThroughMimeData() {
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setAnalysis(schedtest::smallAnalysis());
+    std::unique_ptr<QMimeData> mime(model.mimeData({model.index(3, 0), model.index(3, 1)}));
+    QVERIFY(mime);
+    QCOMPARE(model.decodePosition(mime.get()), std::optional<std::size_t>(3));
+    // Two rows at once are not a single node.
+    QVERIFY(!model.mimeData({model.index(3, 0), model.index(2, 0)}));
+    QVERIFY(!model.canDropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));  // before a: illegal
+    QVERIFY(!model.canDropMimeData(mime.get(), Qt::CopyAction, 2, 0, {}));
+    QVERIFY(model.canDropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
+    QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));
+    // A handler sees the final positions (the editor pushes an undo command there).
+    std::vector<std::pair<std::size_t, std::size_t>> asked;
+    model.setMoveHandler([&](std::size_t from, std::size_t to) {
+        asked.emplace_back(from, to);
+        model.moveNode(from, to);
+        return true;
+    });
+    QVERIFY(model.dropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
+    QCOMPARE(asked.size(), std::size_t(1));
+    QCOMPARE(asked[0], (std::pair<std::size_t, std::size_t>(3, 2)));
+    QCOMPARE(model.profile(), kMovedProfile);
+    // The same mime data is stale now: row 3 holds b, not c.
+    QVERIFY(!model.decodePosition(mime.get()));
+    QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));
+    QCOMPARE(asked.size(), std::size_t(1));
+
+    // Drag feedback: the legal range of c (row 2 now) is rows 2..3 (after a, before d).
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setDragSource(2);
+    QCOMPARE(changed.count(), 1);
+    QVariantList legal;
+    for (int r = 0; r < 6; ++r) legal << model.index(r, 0).data(ScheduleModel::LegalDropRole);
+    QCOMPARE(legal, (QVariantList{false, false, true, true, false, false}));
+    model.setDragSource(std::nullopt);
+    QVERIFY(!model.index(0, 0).data(ScheduleModel::LegalDropRole).isValid());
+}
+
+void TestScheduleModel::setOrderKeepsPersistentIndexes() {
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto analysis = schedtest::smallAnalysis();
+    model.setAnalysis(analysis);
+    const QPersistentModelIndex b(model.index(2, ScheduleModel::MemoryColumn));
+    QSignalSpy layout(&model, &QAbstractItemModel::layoutChanged);
+    const std::vector<fxmem::NodeId> moved = {fxmem::NodeId(0), fxmem::NodeId(1), fxmem::NodeId(3),
+                                              fxmem::NodeId(2), fxmem::NodeId(4), fxmem::NodeId(5)};
+    model.setOrder(moved);
+    QCOMPARE(layout.count(), 1);
+    QCOMPARE(b.row(), 3);
+    QCOMPARE(b.column(), int(ScheduleModel::MemoryColumn));
+    QCOMPARE(model.profile(), kMovedProfile);
+    // An illegal order throws and changes nothing.
+    const std::vector<fxmem::NodeId> illegal = {fxmem::NodeId(0), fxmem::NodeId(3), fxmem::NodeId(1),
+                                                fxmem::NodeId(2), fxmem::NodeId(4), fxmem::NodeId(5)};
+    QVERIFY_THROWS_EXCEPTION(fxmem::Error, model.setOrder(illegal));
+    QCOMPARE(layout.count(), 1);
+    QCOMPARE(model.schedule()->order(), moved);
+    model.setOrder(fxmem::original_order(analysis->graph()));
+    QCOMPARE(b.row(), 2);
+    QCOMPARE(model.profile(), analysis->profile());
+}
+
+void TestScheduleModel::randomMovesMatchScoreSchedule_data() {
+    QTest::addColumn<bool>("backward");
+    QTest::addColumn<quint64>("seed");
+    QTest::newRow("forward seed 3") << false << quint64(3);
+    QTest::newRow("backward of a pair, seed 7") << true << quint64(7);
+}
+
+// Random legal moves on generated graphs (views, getitems, in-place nodes, CPU storages, a
+// backward with do-not-delete placeholders and a baseline): after each move the model's profile
+// agrees with an independent full MemoryTracker run over the new order.
+void TestScheduleModel::randomMovesMatchScoreSchedule() {
+    QFETCH(bool, backward);
+    QFETCH(quint64, seed);
+    fxmem::synth::Options options;
+    options.nodes = 600;
+    options.seed = seed;
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
+    const int graphIndex = file->find_graph(backward ? fxmem::synth::kBackwardName : fxmem::synth::kForwardName);
+    QVERIFY(graphIndex >= 0);
+    const auto analysis = GraphAnalysis::compute(file, graphIndex);
+    QCOMPARE(analysis->isBackwardOfPair(), backward);
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setAnalysis(analysis);
+    QCOMPARE(model.profile(), analysis->profile());
+
+    std::mt19937_64 rng(seed);
+    const std::size_t n = model.size();
+    int done = 0;
+    for (int attempt = 0; attempt < 400 && done < 60; ++attempt) {
+        const std::size_t from = rng() % n;
+        const fxmem::IncrementalSchedule::LegalRange range = model.schedule()->legal_range(from);
+        if (range.hi <= range.lo) continue;
+        const std::size_t to = range.lo + rng() % (range.hi - range.lo + 1);
+        if (to == from) continue;
+        // Just outside the range is refused and names the blocker.
+        if (range.lo > 0) {
+            const auto check = model.checkMove(from, range.lo - 1);
+            QVERIFY(!check.ok);
+            QVERIFY(check.blocker.valid());
+            QVERIFY(check.reason.find(analysis->graph().node(check.blocker).name) != std::string::npos);
+        }
+        model.moveNode(from, to);
+        ++done;
+
+        const std::vector<fxmem::NodeId> order = model.schedule()->order();
+        const fxmem::ScheduleScore score = fxmem::score_schedule(analysis->file(), analysis->graph(), analysis->alias(),
+                                                                 order, analysis->releasable(), analysis->counted());
+        const std::vector<std::int64_t> profile = model.profile();
+        QCOMPARE(*std::max_element(profile.begin(), profile.end()), score.peak);
+        QCOMPARE(model.schedule()->peak(), score.peak);
+        std::size_t k = 0;
+        for (std::size_t p = 0; p < order.size(); ++p) {
+            QCOMPARE(bytesAt(model, static_cast<int>(p)), score.current[p]);
+            const fxmem::OpKind op = analysis->graph().node(order[p]).op;
+            if (op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr || op == fxmem::OpKind::Output)
+                continue;
+            QCOMPARE(profile[2 + 2 * k], score.current[p]);
+            ++k;
+        }
+        QCOMPARE(profile.size(), 1 + 2 * k);
+    }
+    QVERIFY(done >= 20);
+}
+
+QTEST_MAIN(TestScheduleModel)
+#include "test_schedule_model.moc"
