@@ -214,6 +214,8 @@ def check_writable(path: str | os.PathLike[str]) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ExportWriteError(21, f"cannot write {path!r}: it is a directory (give a file name, e.g. {os.path.join(path, 'model.fxmem.json')!r})")
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise ExportWriteError(20, f"cannot write {path!r}: {directory!r} is not a directory (choose another path)")
     if not os.path.isdir(directory):
         raise ExportWriteError(2, f"cannot write {path!r}: the directory {directory!r} does not exist (create it first)")
     if not os.access(directory, os.W_OK | os.X_OK):

@@ -229,8 +229,10 @@ def test_unwritable_path(tmp_path, exported):
         fxmem_export.save(tmp_path / "no" / "such" / "dir.json", ex.forward)
     with pytest.raises(fxmem_export.ExportWriteError, match="is a directory"):
         fxmem_export.save(tmp_path, ex.forward)
-    with pytest.raises(OSError):  # ExportWriteError is an OSError
-        fxmem_export.save("/proc/version/x.json", ex.forward)
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    with pytest.raises(OSError, match="is not a directory"):  # ExportWriteError is an OSError
+        fxmem_export.save(not_a_dir / "x.json", ex.forward)
 
 
 def test_bad_arguments(tmp_path, exported):
