@@ -1,0 +1,101 @@
+// File access for the I/O layer: reading a whole graph file, and the atomic write every writer uses.
+#include "fxmem/io.h"
+
+#include "fxmem/error.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace fxmem {
+
+namespace {
+
+std::string quoted_path(const std::string& path) { return "'" + path + "'"; }
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+// Closes a descriptor on every path out of a scope.
+struct Fd {
+    int fd = -1;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+} // namespace
+
+GraphFile load_file(const std::string& path, const ProgressFn& progress) {
+    Fd f;
+    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text(errno));
+    struct stat st {};
+    if (::fstat(f.fd, &st) != 0) throw Error(path + ": cannot read: " + errno_text(errno));
+    if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot read: it is a directory");
+    std::string text;
+    if (st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
+    // Read until EOF rather than trusting st_size (pipes and growing files).
+    char chunk[1 << 16];
+    for (;;) {
+        const ssize_t n = ::read(f.fd, chunk, sizeof chunk);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw Error(path + ": cannot read: " + errno_text(errno));
+        }
+        text.append(chunk, static_cast<std::size_t>(n));
+    }
+    return load_buffer(text, path, progress);
+}
+
+void write_file_atomically(const std::string& path, std::string_view contents) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const std::string name = target.filename().string();
+    if (name.empty() || name == "." || name == "..")
+        throw Error("cannot write " + quoted_path(path) + ": not a file name");
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+
+    // A unique temporary name beside the target, so that the rename stays on one file system.
+    static std::atomic<unsigned> counter{0};
+    std::string tmp;
+    Fd f;
+    for (int attempt = 0; f.fd < 0; ++attempt) {
+        tmp = (dir / ("." + name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++))).string();
+        f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (f.fd < 0 && (errno != EEXIST || attempt > 100))
+            throw Error("cannot write " + quoted_path(path) + ": " + errno_text(errno));
+    }
+    const auto fail = [&](const char* what, int err) {
+        ::unlink(tmp.c_str());
+        throw Error("cannot write " + quoted_path(path) + ": " + what + ": " + errno_text(err));
+    };
+    const char* p = contents.data();
+    std::size_t left = contents.size();
+    while (left > 0) {
+        const ssize_t n = ::write(f.fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            fail("write failed", errno);
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    if (::fsync(f.fd) != 0) fail("fsync failed", errno);
+    const int fd = f.fd;
+    f.fd = -1;
+    if (::close(fd) != 0) fail("close failed", errno);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed", errno);
+    // Make the rename itself durable; a failure here leaves a complete file, so it is not an error.
+    Fd d;
+    d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d.fd >= 0) ::fsync(d.fd);
+}
+
+} // namespace fxmem

@@ -1,0 +1,881 @@
+// load_buffer: a SAX reader for format v1 (docs/format.md). nlohmann's parser is iterative and
+// hands us events; we keep an explicit stack of what each open container is and build the
+// GraphFile directly through GraphFile::add_storage and GraphBuilder, without a DOM.
+//
+// Keys may come in any order. Each node's fields are staged in a reusable record and the node is
+// built when its object closes. In the usual order (storages before graphs, a graph's name and
+// kind before its nodes) every node goes straight into the builder; otherwise the graph's records
+// are kept and replayed once what they need is known (at the graph's end, or the file's end when
+// the storages come last), so any order gives the same result.
+#include "fxmem/error.h"
+#include "fxmem/io.h"
+#include "json_text.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxmem {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kMaxDepth = 128;        // any JSON nesting; graph files need about 10
+constexpr int kMaxValDepth = 64;      // nested lists inside one val
+constexpr std::size_t kProgressStep = std::size_t{1} << 20;
+
+// A char iterator that publishes how far the lexer has read, for progress and error positions.
+struct CursorIter {
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+    const char* p = nullptr;
+    const char** cursor = nullptr;
+    reference operator*() const { return *p; }
+    CursorIter& operator++() {
+        *cursor = ++p;
+        return *this;
+    }
+    CursorIter operator++(int) {
+        CursorIter old = *this;
+        ++*this;
+        return old;
+    }
+    friend bool operator==(const CursorIter& a, const CursorIter& b) { return a.p == b.p; }
+};
+
+// What the next value is for: set by a key in objects, implied by the container in arrays.
+enum class Slot : std::uint8_t {
+    Root, Skip,
+    TopFormat, TopVersion, TopProducer, TopStorages, TopGraphs, TopPairs,
+    Storage, StorageId, StorageDevice, StorageNbytes,
+    Graph, GraphName, GraphKind, GraphNodes,
+    Node, NodeName, NodeOp, NodeTarget, NodeInputs, NodeInput, NodeVal, NodeStackTrace, NodeMeta,
+    TensorStorage, TensorDtype, TensorShape, TensorStride, TensorOffset, Dim, OtherText,
+    Pair, PairForward, PairBackward,
+};
+
+enum class Frame : std::uint8_t { Top, Storages, Storage, Graphs, Graph, Nodes, Node, Inputs, ValList, ValObject, Dims, Pairs, Pair };
+
+constexpr std::uint64_t bit(Slot s) { return std::uint64_t{1} << static_cast<unsigned>(s); }
+
+// Field name and expected type, for "'nbytes' must be an integer >= 0, got -3".
+struct SlotInfo {
+    const char* field;
+    const char* expected;
+};
+
+SlotInfo slot_info(Slot s) {
+    switch (s) {
+    case Slot::Root: return {"the top level", "a JSON object"};
+    case Slot::Skip: return {"value", "anything"};
+    case Slot::TopFormat: return {"'format'", "the string \"fxmem\""};
+    case Slot::TopVersion: return {"'version'", "the integer 1"};
+    case Slot::TopProducer: return {"'producer'", "any JSON value"};
+    case Slot::TopStorages: return {"'storages'", "an array"};
+    case Slot::TopGraphs: return {"'graphs'", "an array"};
+    case Slot::TopPairs: return {"'pairs'", "an array"};
+    case Slot::Storage: return {"each entry of 'storages'", "an object"};
+    case Slot::StorageId: return {"'id'", "an integer >= 0"};
+    case Slot::StorageDevice: return {"'device'", "a non-empty string"};
+    case Slot::StorageNbytes: return {"'nbytes'", "an integer >= 0"};
+    case Slot::Graph: return {"each entry of 'graphs'", "an object"};
+    case Slot::GraphName: return {"'name'", "a non-empty string"};
+    case Slot::GraphKind: return {"'kind'", "one of \"forward\", \"backward\", \"inference\", \"other\""};
+    case Slot::GraphNodes: return {"'nodes'", "an array"};
+    case Slot::Node: return {"each entry of 'nodes'", "an object"};
+    case Slot::NodeName: return {"'name'", "a non-empty string"};
+    case Slot::NodeOp: return {"'op'", "a string"};
+    case Slot::NodeTarget: return {"'target'", "a string"};
+    case Slot::NodeInputs: return {"'inputs'", "an array of node names"};
+    case Slot::NodeInput: return {"each entry of 'inputs'", "a node name (a string)"};
+    case Slot::NodeVal: return {"'val'", "null, a tensor object, a list or {\"other\": <string>}"};
+    case Slot::NodeStackTrace: return {"'stack_trace'", "a string"};
+    case Slot::NodeMeta: return {"'meta'", "an object"};
+    case Slot::TensorStorage: return {"tensor 'storage'", "an integer (a storage id)"};
+    case Slot::TensorDtype: return {"tensor 'dtype'", "a string"};
+    case Slot::TensorShape: return {"tensor 'shape'", "an array of integers"};
+    case Slot::TensorStride: return {"tensor 'stride'", "an array of integers"};
+    case Slot::TensorOffset: return {"tensor 'offset'", "an integer"};
+    case Slot::Dim: return {"each entry of tensor 'shape' and 'stride'", "an integer"};
+    case Slot::OtherText: return {"'other'", "a string"};
+    case Slot::Pair: return {"each entry of 'pairs'", "an object"};
+    case Slot::PairForward: return {"'forward'", "a graph name (a string)"};
+    case Slot::PairBackward: return {"'backward'", "a graph name (a string)"};
+    }
+    return {"value", "valid"};
+}
+
+std::string squote(std::string_view s) {
+    constexpr std::size_t kMax = 80;  // keep messages readable when a value is huge
+    if (s.size() > kMax) return "'" + std::string(s.substr(0, kMax)) + "...'";
+    return "'" + std::string(s) + "'";
+}
+
+// One staged val token; Tensor and Other carry their fields, Begin/End bracket a list.
+struct StagedVal {
+    enum class Kind : std::uint8_t { Null, Tensor, Begin, End, Other } kind = Kind::Null;
+    std::int64_t storage = 0;             // the file's storage id
+    std::uint32_t shape_begin = 0, shape_size = 0, stride_begin = 0, stride_size = 0;  // into NodeRecord::dims
+    std::int64_t offset = 0;
+    std::string text;                     // dtype for Tensor, the text for Other
+};
+
+// A node's fields as read, kept until the node's object closes.
+struct NodeRecord {
+    std::string name, target, stack_trace, meta;
+    OpKind op = OpKind::CallFunction;
+    std::vector<std::string> inputs;      // first n_inputs are used; the rest keep their capacity
+    std::size_t n_inputs = 0;
+    std::vector<StagedVal> vals;
+    std::vector<std::int64_t> dims;
+    std::uint64_t seen = 0;
+    std::size_t end_offset = 0;           // where the node's object ended, for messages
+
+    void reset() {
+        n_inputs = 0;
+        vals.clear();
+        dims.clear();
+        stack_trace.clear();
+        meta.clear();
+        seen = 0;
+    }
+    void add_input(const std::string& s) {
+        if (n_inputs == inputs.size()) inputs.emplace_back();
+        inputs[n_inputs++].assign(s);
+    }
+    NodeRecord compact() const {
+        NodeRecord r = *this;
+        r.inputs.resize(n_inputs);
+        return r;
+    }
+};
+
+struct PendingGraph {
+    std::string name;
+    GraphKind kind = GraphKind::Other;
+    std::vector<NodeRecord> nodes;
+};
+
+struct StagedPair {
+    std::string forward, backward;
+    std::size_t index = 0;
+    std::size_t end_offset = 0;
+};
+
+class Reader {
+public:
+    Reader(std::string_view text, std::string source, const ProgressFn& progress)
+        : text_(text), progress_(progress), cursor_(text.data()) {
+        file_.source = std::move(source);
+        next_progress_ = kProgressStep;
+    }
+
+    GraphFile run() {
+        if (text_.find_first_not_of(" \t\r\n") == std::string_view::npos)
+            throw Error(file_.source + ": the file is empty (expected a JSON object)");
+        CursorIter first{text_.data(), &cursor_}, last{text_.data() + text_.size(), &cursor_};
+        json::sax_parse(first, last, this);
+        if (progress_ && !progress_(1.0)) throw Cancelled();
+        return std::move(file_);
+    }
+
+    // ---- nlohmann SAX interface ----
+    bool null() {
+        if (skip_depth_ > 0) return capture_scalar("null");
+        const Slot s = slot();
+        switch (s) {
+        case Slot::Skip: break;
+        case Slot::TopProducer: break;  // null: absent
+        case Slot::NodeStackTrace: break;
+        case Slot::NodeMeta: break;
+        case Slot::NodeVal: rec_.vals.push_back({}); break;
+        default: wrong(s, "null");
+        }
+        return true;
+    }
+
+    bool boolean(bool v) {
+        if (skip_depth_ > 0) return capture_scalar(v ? "true" : "false");
+        const Slot s = slot();
+        if (s == Slot::TopProducer) return scalar_producer(v ? "true" : "false");
+        if (s != Slot::Skip) wrong(s, v ? "true" : "false");
+        return true;
+    }
+
+    bool number_integer(std::int64_t v) {
+        if (skip_depth_ > 0) {
+            if (capture_) value_prefix(), json_text::append_int(*capture_, v);
+            return true;
+        }
+        integer(v);
+        return true;
+    }
+
+    bool number_unsigned(std::uint64_t v) {
+        if (skip_depth_ > 0) {
+            if (capture_) value_prefix(), json_text::append_uint(*capture_, v);
+            return true;
+        }
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+            const Slot s = slot();
+            if (s == Slot::Skip) return true;
+            if (s == Slot::TopProducer) return scalar_producer(std::to_string(v));
+            fail(std::string(slot_info(s).field) + " is out of range (more than 2^63-1): " + std::to_string(v));
+        }
+        integer(static_cast<std::int64_t>(v));
+        return true;
+    }
+
+    bool number_float(double, const std::string& token) {
+        if (skip_depth_ > 0) return capture_scalar(token);
+        const Slot s = slot();
+        if (s == Slot::Skip) return true;
+        if (s == Slot::TopProducer) return scalar_producer(token);
+        const bool digits_only = token.find_first_not_of("-0123456789") == std::string::npos;
+        if (digits_only && is_integer_slot(s))
+            fail(std::string(slot_info(s).field) + " is out of range (beyond 64-bit integers): " + token);
+        wrong(s, token);
+    }
+
+    bool string(std::string& v) {
+        if (skip_depth_ > 0) {
+            if (capture_) value_prefix(), json_text::append_string(*capture_, v);
+            return true;
+        }
+        const Slot s = slot();
+        switch (s) {
+        case Slot::Skip: break;
+        case Slot::TopFormat:
+            if (v != "fxmem") fail("not an fxmem file: 'format' is " + squote(v) + ", expected 'fxmem'");
+            break;
+        case Slot::TopProducer: {
+            std::string text;
+            json_text::append_string(text, v);
+            scalar_producer(text);
+            break;
+        }
+        case Slot::StorageDevice:
+            if (v.empty()) wrong(s, "an empty string");
+            storage_device_ = v;
+            break;
+        case Slot::GraphName:
+            if (v.empty()) wrong(s, "an empty string");
+            graph_name_ = v;
+            break;
+        case Slot::GraphKind:
+            if (!parse_graph_kind(v, graph_kind_))
+                fail("unknown graph kind " + squote(v) + " (expected forward, backward, inference or other)");
+            break;
+        case Slot::NodeName:
+            if (v.empty()) wrong(s, "an empty string");
+            rec_.name = v;
+            break;
+        case Slot::NodeOp:
+            if (!parse_op_kind(v, rec_.op))
+                fail("unknown op " + squote(v) +
+                     " (expected placeholder, get_attr, call_function, call_method, call_module or output)");
+            break;
+        case Slot::NodeTarget: rec_.target = v; break;
+        case Slot::NodeInput: rec_.add_input(v); break;
+        case Slot::NodeStackTrace: rec_.stack_trace = v; break;
+        case Slot::TensorDtype: val_text_ = v; break;
+        case Slot::OtherText: val_text_ = v; break;
+        case Slot::PairForward: pair_.forward = v; break;
+        case Slot::PairBackward: pair_.backward = v; break;
+        default: wrong(s, "a string");
+        }
+        return true;
+    }
+
+    bool binary(json::binary_t&) { fail("unexpected binary value"); }
+
+    bool start_object(std::size_t) {
+        enter();
+        if (skip_depth_ > 0) return open_skipped('{');
+        const Slot s = slot();
+        switch (s) {
+        case Slot::Root: frames_.push_back(Frame::Top); break;
+        case Slot::Skip: skip_depth_ = 1; break;
+        case Slot::TopProducer: start_capture(file_.producer_json, '{'); break;
+        case Slot::NodeMeta: start_capture(rec_.meta, '{'); break;
+        case Slot::Storage:
+            storage_seen_ = 0;
+            frames_.push_back(Frame::Storage);
+            break;
+        case Slot::Graph: begin_graph(); break;
+        case Slot::Node:
+            rec_.reset();
+            frames_.push_back(Frame::Node);
+            break;
+        case Slot::NodeVal:
+            val_seen_ = 0;
+            frames_.push_back(Frame::ValObject);
+            break;
+        case Slot::Pair:
+            pair_seen_ = 0;
+            pair_ = StagedPair{};
+            pair_.index = pair_count_;
+            frames_.push_back(Frame::Pair);
+            break;
+        default: wrong(s, "an object");
+        }
+        return true;
+    }
+
+    bool key(std::string& k) {
+        if (skip_depth_ > 0) {
+            if (capture_) {
+                if (!capture_first_) capture_->push_back(',');
+                json_text::append_string(*capture_, k);
+                capture_->push_back(':');
+                capture_first_ = false;
+                capture_after_key_ = true;
+            }
+            return true;
+        }
+        std::uint64_t* seen = nullptr;
+        switch (frames_.back()) {
+        case Frame::Top:
+            seen = &top_seen_;
+            key_slot_ = k == "format"     ? Slot::TopFormat
+                        : k == "version"  ? Slot::TopVersion
+                        : k == "storages" ? Slot::TopStorages
+                        : k == "graphs"   ? Slot::TopGraphs
+                        : k == "pairs"    ? Slot::TopPairs
+                        : k == "producer" ? Slot::TopProducer
+                                          : Slot::Skip;
+            break;
+        case Frame::Storage:
+            seen = &storage_seen_;
+            key_slot_ = k == "id" ? Slot::StorageId : k == "device" ? Slot::StorageDevice
+                                                  : k == "nbytes" ? Slot::StorageNbytes
+                                                                  : Slot::Skip;
+            break;
+        case Frame::Graph:
+            seen = &graph_seen_;
+            key_slot_ = k == "name" ? Slot::GraphName : k == "kind" ? Slot::GraphKind
+                                                    : k == "nodes" ? Slot::GraphNodes
+                                                                   : Slot::Skip;
+            break;
+        case Frame::Node:
+            seen = &rec_.seen;
+            key_slot_ = k == "name"          ? Slot::NodeName
+                        : k == "op"          ? Slot::NodeOp
+                        : k == "target"      ? Slot::NodeTarget
+                        : k == "inputs"      ? Slot::NodeInputs
+                        : k == "val"         ? Slot::NodeVal
+                        : k == "stack_trace" ? Slot::NodeStackTrace
+                        : k == "meta"        ? Slot::NodeMeta
+                                             : Slot::Skip;
+            break;
+        case Frame::ValObject:
+            seen = &val_seen_;
+            key_slot_ = k == "storage"  ? Slot::TensorStorage
+                        : k == "dtype"  ? Slot::TensorDtype
+                        : k == "shape"  ? Slot::TensorShape
+                        : k == "stride" ? Slot::TensorStride
+                        : k == "offset" ? Slot::TensorOffset
+                        : k == "other"  ? Slot::OtherText
+                                        : Slot::Skip;
+            break;
+        case Frame::Pair:
+            seen = &pair_seen_;
+            key_slot_ = k == "forward" ? Slot::PairForward : k == "backward" ? Slot::PairBackward : Slot::Skip;
+            break;
+        default: fail("internal error: key in an array");
+        }
+        if (key_slot_ != Slot::Skip) {
+            if (*seen & bit(key_slot_)) fail("duplicate key " + squote(k));
+            *seen |= bit(key_slot_);
+        }
+        check_progress();
+        return true;
+    }
+
+    bool end_object() {
+        --depth_;
+        if (skip_depth_ > 0) return close_skipped('}');
+        const Frame f = frames_.back();
+        frames_.pop_back();
+        switch (f) {
+        case Frame::Top: end_top(); break;
+        case Frame::Storage: end_storage(); break;
+        case Frame::Graph: end_graph(); break;
+        case Frame::Node: end_node(); break;
+        case Frame::ValObject: end_val_object(); break;
+        case Frame::Pair: end_pair(); break;
+        default: fail("internal error: unbalanced object");
+        }
+        check_progress();
+        return true;
+    }
+
+    bool start_array(std::size_t) {
+        enter();
+        if (skip_depth_ > 0) return open_skipped('[');
+        const Slot s = slot();
+        switch (s) {
+        case Slot::Skip: skip_depth_ = 1; break;
+        case Slot::TopProducer: start_capture(file_.producer_json, '['); break;
+        case Slot::TopStorages: frames_.push_back(Frame::Storages); break;
+        case Slot::TopGraphs: frames_.push_back(Frame::Graphs); break;
+        case Slot::TopPairs: frames_.push_back(Frame::Pairs); break;
+        case Slot::GraphNodes: begin_nodes(); break;
+        case Slot::NodeInputs:
+            rec_.n_inputs = 0;
+            frames_.push_back(Frame::Inputs);
+            break;
+        case Slot::NodeVal:
+            if (++val_depth_ > kMaxValDepth)
+                fail("'val' nests lists deeper than " + std::to_string(kMaxValDepth) + " levels");
+            rec_.vals.emplace_back().kind = StagedVal::Kind::Begin;
+            frames_.push_back(Frame::ValList);
+            break;
+        case Slot::TensorShape:
+        case Slot::TensorStride:
+            dims_are_shape_ = s == Slot::TensorShape;
+            dims_begin_ = rec_.dims.size();
+            frames_.push_back(Frame::Dims);
+            break;
+        default: wrong(s, "an array");
+        }
+        return true;
+    }
+
+    bool end_array() {
+        --depth_;
+        if (skip_depth_ > 0) return close_skipped(']');
+        const Frame f = frames_.back();
+        frames_.pop_back();
+        switch (f) {
+        case Frame::Storages: storages_done_ = true; break;
+        case Frame::Graphs: break;
+        case Frame::Pairs: break;
+        case Frame::Nodes: break;
+        case Frame::Inputs: break;
+        case Frame::ValList:
+            --val_depth_;
+            rec_.vals.emplace_back().kind = StagedVal::Kind::End;
+            break;
+        case Frame::Dims: {
+            const auto begin = static_cast<std::uint32_t>(dims_begin_);
+            const auto size = static_cast<std::uint32_t>(rec_.dims.size() - dims_begin_);
+            (dims_are_shape_ ? shape_ : stride_) = {begin, begin + size};
+            break;
+        }
+        default: fail("internal error: unbalanced array");
+        }
+        check_progress();
+        return true;
+    }
+
+    bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex) {
+        std::string what = ex.what();
+        // "[json.exception.parse_error.101] parse error at line 1, column 2: <detail>": keep <detail>.
+        if (auto at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
+        if (what.rfind("parse error", 0) == 0)
+            if (auto colon = what.find(": "); colon != std::string::npos) what.erase(0, colon + 2);
+        const bool at_end = position >= text_.size();
+        throw Error(location(position > 0 ? position - 1 : 0) + "invalid JSON: " + what +
+                    (at_end ? " (the file ends too early: truncated?)" : ""));
+    }
+
+private:
+    // ---- containers we do not interpret: skipped, or re-serialised for meta/producer ----
+    void enter() {
+        if (++depth_ > kMaxDepth) fail("JSON nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+
+    void start_capture(std::string& dest, char open) {
+        dest.clear();
+        capture_ = &dest;
+        capture_first_ = true;
+        capture_after_key_ = false;
+        dest.push_back(open);
+        skip_depth_ = 1;
+    }
+
+    // Separator before a value inside a captured container.
+    void value_prefix() {
+        if (capture_after_key_) {
+            capture_after_key_ = false;
+        } else {
+            if (!capture_first_) capture_->push_back(',');
+        }
+        capture_first_ = false;
+    }
+
+    bool capture_scalar(std::string_view text) {
+        if (capture_) value_prefix(), capture_->append(text);
+        return true;
+    }
+
+    bool open_skipped(char open) {
+        ++skip_depth_;
+        if (capture_) {
+            value_prefix();
+            capture_->push_back(open);
+            capture_first_ = true;
+        }
+        return true;
+    }
+
+    bool close_skipped(char close) {
+        if (capture_) {
+            capture_->push_back(close);
+            capture_first_ = false;
+        }
+        if (--skip_depth_ == 0) capture_ = nullptr;
+        return true;
+    }
+
+    bool scalar_producer(std::string_view text) {
+        file_.producer_json.assign(text);
+        return true;
+    }
+
+    // ---- dispatch ----
+    Slot slot() const {
+        if (frames_.empty()) return Slot::Root;
+        switch (frames_.back()) {
+        case Frame::Storages: return Slot::Storage;
+        case Frame::Graphs: return Slot::Graph;
+        case Frame::Nodes: return Slot::Node;
+        case Frame::Inputs: return Slot::NodeInput;
+        case Frame::ValList: return Slot::NodeVal;
+        case Frame::Dims: return Slot::Dim;
+        case Frame::Pairs: return Slot::Pair;
+        default: return key_slot_;
+        }
+    }
+
+    static bool is_integer_slot(Slot s) {
+        return s == Slot::TopVersion || s == Slot::StorageId || s == Slot::StorageNbytes || s == Slot::TensorStorage ||
+               s == Slot::TensorOffset || s == Slot::Dim;
+    }
+
+    void integer(std::int64_t v) {
+        const Slot s = slot();
+        switch (s) {
+        case Slot::Skip: break;
+        case Slot::TopProducer: scalar_producer(std::to_string(v)); break;
+        case Slot::TopVersion:
+            if (v != 1) fail("unsupported version " + std::to_string(v) + " (this build reads version 1)");
+            break;
+        case Slot::StorageId:
+            if (v < 0) wrong(s, std::to_string(v));
+            storage_id_ = v;
+            break;
+        case Slot::StorageNbytes:
+            if (v < 0) wrong(s, std::to_string(v));
+            storage_nbytes_ = v;
+            break;
+        case Slot::TensorStorage: val_storage_ = v; break;
+        case Slot::TensorOffset: val_offset_ = v; break;
+        case Slot::Dim: rec_.dims.push_back(v); break;
+        default: wrong(s, std::to_string(v));
+        }
+    }
+
+    // ---- entities ----
+    void end_storage() {
+        for (Slot k : {Slot::StorageId, Slot::StorageDevice, Slot::StorageNbytes})
+            if (!(storage_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        try {
+            file_.add_storage(storage_id_, storage_device_, storage_nbytes_);
+        } catch (const Error& e) {
+            rethrow_at(e, cursor_offset());
+        }
+        if (file_.storages.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
+            fail("too many storages");
+        ++storage_count_;
+    }
+
+    void begin_graph() {
+        graph_seen_ = 0;
+        graph_name_.clear();
+        graph_kind_ = GraphKind::Other;
+        node_count_ = 0;
+        pending_.nodes.clear();
+        builder_.reset();
+        frames_.push_back(Frame::Graph);
+    }
+
+    // Nodes go straight into a builder when everything they refer to is known.
+    void begin_nodes() {
+        const bool direct = (graph_seen_ & bit(Slot::GraphName)) && (graph_seen_ & bit(Slot::GraphKind)) &&
+                            storages_done_ && deferred_.empty();
+        if (direct) {
+            try {
+                builder_.emplace(file_, graph_name_, graph_kind_);
+            } catch (const Error& e) {
+                rethrow_at(e, cursor_offset());
+            }
+        }
+        frames_.push_back(Frame::Nodes);
+    }
+
+    void end_node() {
+        rec_.end_offset = cursor_offset();
+        for (Slot k : {Slot::NodeName, Slot::NodeOp, Slot::NodeTarget, Slot::NodeInputs, Slot::NodeVal})
+            if (!(rec_.seen & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        if (builder_) {
+            emit(*builder_, graph_name_, rec_);
+        } else {
+            pending_.nodes.push_back(rec_.compact());
+        }
+        ++node_count_;
+    }
+
+    void end_graph() {
+        for (Slot k : {Slot::GraphName, Slot::GraphKind, Slot::GraphNodes})
+            if (!(graph_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        if (node_count_ == 0) fail("the graph has no nodes (an FX graph always has at least its output node)");
+        if (builder_) {
+            builder_->finish();
+            builder_.reset();
+        } else {
+            pending_.name = graph_name_;
+            pending_.kind = graph_kind_;
+            if (storages_done_ && deferred_.empty()) {
+                replay(pending_, cursor_offset());
+            } else {
+                deferred_.push_back(std::move(pending_));
+            }
+            pending_ = PendingGraph{};
+        }
+        ++graph_count_;
+    }
+
+    void replay(const PendingGraph& g, std::size_t graph_end) {
+        std::optional<GraphBuilder> builder;
+        try {
+            builder.emplace(file_, g.name, g.kind);
+        } catch (const Error& e) {
+            rethrow_at(e, graph_end);
+        }
+        for (const NodeRecord& r : g.nodes) emit(*builder, g.name, r);
+        builder->finish();
+    }
+
+    void end_val_object() {
+        const bool tensor = val_seen_ & bit(Slot::TensorStorage);
+        const bool other = val_seen_ & bit(Slot::OtherText);
+        if (tensor && other) fail("a val object has both 'storage' and 'other'");
+        if (!tensor && !other) fail("a val object must be a tensor (with 'storage') or {\"other\": <string>}");
+        StagedVal v;
+        if (other) {
+            v.kind = StagedVal::Kind::Other;
+        } else {
+            for (Slot k : {Slot::TensorDtype, Slot::TensorShape, Slot::TensorStride, Slot::TensorOffset})
+                if (!(val_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+            v.kind = StagedVal::Kind::Tensor;
+            v.storage = val_storage_;
+            v.shape_begin = shape_.begin;
+            v.shape_size = shape_.size();
+            v.stride_begin = stride_.begin;
+            v.stride_size = stride_.size();
+            v.offset = val_offset_;
+        }
+        v.text = val_text_;
+        rec_.vals.push_back(std::move(v));
+    }
+
+    void end_pair() {
+        for (Slot k : {Slot::PairForward, Slot::PairBackward})
+            if (!(pair_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        pair_.end_offset = cursor_offset();
+        pairs_.push_back(std::move(pair_));
+        ++pair_count_;
+    }
+
+    void end_top() {
+        for (Slot k : {Slot::TopFormat, Slot::TopVersion, Slot::TopStorages, Slot::TopGraphs})
+            if (!(top_seen_ & bit(k)))
+                throw Error(file_.source + ": missing " + slot_info(k).field +
+                            (k == Slot::TopFormat ? " (not an fxmem graph file?)" : " in the top-level object"));
+        for (const PendingGraph& g : deferred_) replay(g, cursor_offset());
+        deferred_.clear();
+        for (const StagedPair& p : pairs_) {
+            const std::string place = "pairs[" + std::to_string(p.index) + "]: ";
+            if (file_.find_graph(p.forward) < 0)
+                throw Error(location_at(p.end_offset) + place + "unknown forward graph " + squote(p.forward));
+            if (file_.find_graph(p.backward) < 0)
+                throw Error(location_at(p.end_offset) + place + "unknown backward graph " + squote(p.backward));
+            try {
+                file_.add_pair(p.forward, p.backward);
+            } catch (const Error& e) {
+                rethrow_at(e, p.end_offset);
+            }
+        }
+    }
+
+    // Builds one node from its record. Messages name the graph and node; builder errors get the
+    // node's position inserted after the source.
+    void emit(GraphBuilder& b, const std::string& graph, const NodeRecord& r) {
+        const auto place = [&] { return "graph " + squote(graph) + ", node " + squote(r.name) + ": "; };
+        // Resolve storages first so that our message, not the builder's, names the id.
+        for (const StagedVal& v : r.vals)
+            if (v.kind == StagedVal::Kind::Tensor && !file_.find_storage(v.storage).valid())
+                throw Error(location_at(r.end_offset) + place() + "tensor refers to unknown storage id " +
+                            std::to_string(v.storage));
+        try {
+            b.begin_node(r.name, r.op, r.target);
+        } catch (const Error& e) {
+            rethrow_at(e, r.end_offset);
+        }
+        for (std::size_t i = 0; i < r.n_inputs; ++i) {
+            const std::string& in = r.inputs[i];
+            try {
+                b.add_input(in);
+            } catch (const Error& e) {
+                bool repeated = false;
+                for (std::size_t j = 0; j < i; ++j) repeated = repeated || r.inputs[j] == in;
+                if (in == r.name || repeated) rethrow_at(e, r.end_offset);
+                throw Error(location_at(r.end_offset) + place() + "input " + squote(in) +
+                            " is defined later (or unknown)");
+            }
+        }
+        try {
+            for (const StagedVal& v : r.vals) {
+                switch (v.kind) {
+                case StagedVal::Kind::Null: b.val_null(); break;
+                case StagedVal::Kind::Begin: b.val_begin_list(); break;
+                case StagedVal::Kind::End: b.val_end_list(); break;
+                case StagedVal::Kind::Other: b.val_other(v.text); break;
+                case StagedVal::Kind::Tensor:
+                    b.val_tensor(file_.find_storage(v.storage), v.text,
+                                 std::span<const std::int64_t>(r.dims.data() + v.shape_begin, v.shape_size),
+                                 std::span<const std::int64_t>(r.dims.data() + v.stride_begin, v.stride_size),
+                                 v.offset);
+                    break;
+                }
+            }
+            if (!r.stack_trace.empty()) b.set_stack_trace(r.stack_trace);
+            if (!r.meta.empty()) b.set_meta_json(r.meta);
+            b.end_node();
+        } catch (const Error& e) {
+            rethrow_at(e, r.end_offset);
+        }
+    }
+
+    // ---- messages ----
+    std::size_t cursor_offset() const {
+        const auto read = static_cast<std::size_t>(cursor_ - text_.data());
+        return read > 0 ? read - 1 : 0;
+    }
+
+    std::string location_at(std::size_t offset) const {
+        const auto lc = json_text::line_column(text_, offset);
+        return file_.source + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": ";
+    }
+    std::string location(std::size_t offset) const { return location_at(offset); }
+
+    // The innermost entity being read: "graph 'g', node 'n'", "storages[3] (id 7)", "pairs[0]"...
+    std::string place() const {
+        std::string p = "top level";
+        for (Frame f : frames_) {
+            switch (f) {
+            case Frame::Storages: p = "storages[" + std::to_string(storage_count_) + "]"; break;
+            case Frame::Storage:
+                if (storage_seen_ & bit(Slot::StorageId)) p += " (id " + std::to_string(storage_id_) + ")";
+                break;
+            case Frame::Graphs: p = "graphs[" + std::to_string(graph_count_) + "]"; break;
+            case Frame::Graph:
+                if (graph_seen_ & bit(Slot::GraphName)) p = "graph " + squote(graph_name_);
+                break;
+            case Frame::Nodes: p += ", nodes[" + std::to_string(node_count_) + "]"; break;
+            case Frame::Node:
+                if ((rec_.seen & bit(Slot::NodeName)) && !rec_.name.empty())
+                    p = p.substr(0, p.rfind(", nodes[")) + ", node " + squote(rec_.name);
+                break;
+            case Frame::Pairs: p = "pairs[" + std::to_string(pair_count_) + "]"; break;
+            default: break;
+            }
+        }
+        return p;
+    }
+
+    [[noreturn]] void fail(const std::string& what) const {
+        throw Error(location(cursor_offset()) + place() + ": " + what);
+    }
+
+    [[noreturn]] void wrong(Slot s, const std::string& got) const {
+        const SlotInfo info = slot_info(s);
+        if (s == Slot::Root) throw Error(location(cursor_offset()) + "the top level must be a JSON object, got " + got);
+        fail(std::string(info.field) + " must be " + info.expected + ", got " + got);
+    }
+
+    // Inserts "line:column: " after the source in a message from the model.
+    [[noreturn]] void rethrow_at(const Error& e, std::size_t offset) const {
+        const std::string msg = e.what();
+        const std::string prefix = file_.source + ": ";
+        if (msg.rfind(prefix, 0) == 0) throw Error(location_at(offset) + msg.substr(prefix.size()));
+        throw Error(location_at(offset) + msg);
+    }
+
+    void check_progress() {
+        const auto read = static_cast<std::size_t>(cursor_ - text_.data());
+        if (read < next_progress_) return;
+        next_progress_ = read + kProgressStep;
+        if (progress_ && !progress_(static_cast<double>(read) / static_cast<double>(text_.size())))
+            throw Cancelled();
+    }
+
+    std::string_view text_;
+    const ProgressFn& progress_;
+    const char* cursor_;
+    std::size_t next_progress_ = 0;
+    GraphFile file_;
+
+    std::vector<Frame> frames_;
+    Slot key_slot_ = Slot::Skip;
+    int depth_ = 0;
+    int skip_depth_ = 0;          // > 0 while inside a container we skip or capture
+    std::string* capture_ = nullptr;
+    bool capture_first_ = true, capture_after_key_ = false;
+
+    std::uint64_t top_seen_ = 0, storage_seen_ = 0, graph_seen_ = 0, val_seen_ = 0, pair_seen_ = 0;
+
+    std::int64_t storage_id_ = 0, storage_nbytes_ = 0;
+    std::string storage_device_;
+    std::size_t storage_count_ = 0;
+
+    std::string graph_name_;
+    GraphKind graph_kind_ = GraphKind::Other;
+    std::size_t graph_count_ = 0, node_count_ = 0;
+    std::optional<GraphBuilder> builder_;
+    PendingGraph pending_;
+    std::vector<PendingGraph> deferred_;
+    bool storages_done_ = false;
+
+    NodeRecord rec_;
+    int val_depth_ = 0;
+    std::int64_t val_storage_ = 0, val_offset_ = 0;
+    std::string val_text_;
+    Range shape_, stride_;
+    bool dims_are_shape_ = true;
+    std::size_t dims_begin_ = 0;
+
+    StagedPair pair_;
+    std::vector<StagedPair> pairs_;
+    std::size_t pair_count_ = 0;
+};
+
+} // namespace
+
+GraphFile load_buffer(std::string_view json, std::string source, const ProgressFn& progress) {
+    Reader reader(json, std::move(source), progress);
+    return reader.run();
+}
+
+} // namespace fxmem
