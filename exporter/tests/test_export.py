@@ -254,3 +254,17 @@ def test_reference_block_layout(exported):
     assert pair["forward"] == "forward" and pair["backward"] == "backward"
     assert pair["peak"] is None and pair["error"].startswith("TypeError")
     assert pair["intended"]["peak"] == max(pair["intended"]["forward_peak"], pair["intended"]["backward_peak"])
+
+
+def test_real_tensor_vals_warn(tmp_path):
+    """Like memory_estimator (tree_map_only(FakeTensor)), only FakeTensors count: warn otherwise."""
+    gm = fx.symbolic_trace(torch.nn.Linear(4, 4))
+    from torch.fx.passes.shape_prop import ShapeProp
+    ShapeProp(gm).propagate(torch.randn(2, 4))
+    for node in gm.graph.nodes:
+        node.meta["val"] = torch.zeros(node.meta["tensor_meta"].shape) if node.op != "output" else None
+    with pytest.warns(UserWarning, match="none is a FakeTensor"):
+        doc = fxmem_export.save(tmp_path / "r.json", gm, reference=True)
+    assert doc["storages"] == []
+    assert all("other" in n["val"] for n in doc["graphs"][0]["nodes"] if n["op"] != "output")
+    assert set(doc["reference"]["graphs"]["forward"]["profile"]) == {0}
