@@ -144,6 +144,7 @@ struct NodeRecord {
         n_inputs = 0;
         vals.clear();
         dims.clear();
+        name.clear();
         stack_trace.clear();
         meta.clear();
         seen = 0;
@@ -163,6 +164,7 @@ struct PendingGraph {
     std::string name;
     GraphKind kind = GraphKind::Other;
     std::vector<NodeRecord> nodes;
+    std::size_t end_offset = 0;
 };
 
 struct StagedPair {
@@ -309,6 +311,7 @@ public:
         case Slot::NodeMeta: start_capture(rec_.meta, '{'); break;
         case Slot::Storage:
             storage_seen_ = 0;
+            storage_id_known_ = false;
             frames_.push_back(Frame::Storage);
             break;
         case Slot::Graph: begin_graph(); break;
@@ -485,6 +488,9 @@ public:
         if (what.rfind("parse error", 0) == 0)
             if (auto colon = what.find(": "); colon != std::string::npos) what.erase(0, colon + 2);
         const bool at_end = position >= text_.size();
+        // nlohmann reads a NUL byte as the end of the input; say what it really is.
+        if (position > 0 && position <= text_.size() && text_[position - 1] == '\0')
+            throw Error(location(position - 1) + "invalid JSON: unexpected NUL byte");
         throw Error(location(position > 0 ? position - 1 : 0) + "invalid JSON: " + what +
                     (at_end ? " (the file ends too early: truncated?)" : ""));
     }
@@ -574,6 +580,7 @@ private:
         case Slot::StorageId:
             if (v < 0) wrong(s, std::to_string(v));
             storage_id_ = v;
+            storage_id_known_ = true;
             break;
         case Slot::StorageNbytes:
             if (v < 0) wrong(s, std::to_string(v));
@@ -615,11 +622,8 @@ private:
         const bool direct = (graph_seen_ & bit(Slot::GraphName)) && (graph_seen_ & bit(Slot::GraphKind)) &&
                             storages_done_ && deferred_.empty();
         if (direct) {
-            try {
-                builder_.emplace(file_, graph_name_, graph_kind_);
-            } catch (const Error& e) {
-                rethrow_at(e, cursor_offset());
-            }
+            if (file_.find_graph(graph_name_) >= 0) fail("duplicate graph name " + squote(graph_name_));
+            builder_.emplace(file_, graph_name_, graph_kind_);
         }
         frames_.push_back(Frame::Nodes);
     }
@@ -646,8 +650,9 @@ private:
         } else {
             pending_.name = graph_name_;
             pending_.kind = graph_kind_;
+            pending_.end_offset = cursor_offset();
             if (storages_done_ && deferred_.empty()) {
-                replay(pending_, cursor_offset());
+                replay(pending_);
             } else {
                 deferred_.push_back(std::move(pending_));
             }
@@ -656,13 +661,11 @@ private:
         ++graph_count_;
     }
 
-    void replay(const PendingGraph& g, std::size_t graph_end) {
+    void replay(const PendingGraph& g) {
+        if (file_.find_graph(g.name) >= 0)
+            throw Error(location_at(g.end_offset) + "graph " + squote(g.name) + ": duplicate graph name " + squote(g.name));
         std::optional<GraphBuilder> builder;
-        try {
-            builder.emplace(file_, g.name, g.kind);
-        } catch (const Error& e) {
-            rethrow_at(e, graph_end);
-        }
+        builder.emplace(file_, g.name, g.kind);
         for (const NodeRecord& r : g.nodes) emit(*builder, g.name, r);
         builder->finish();
     }
@@ -703,7 +706,7 @@ private:
             if (!(top_seen_ & bit(k)))
                 throw Error(file_.source + ": missing " + slot_info(k).field +
                             (k == Slot::TopFormat ? " (not an fxmem graph file?)" : " in the top-level object"));
-        for (const PendingGraph& g : deferred_) replay(g, cursor_offset());
+        for (const PendingGraph& g : deferred_) replay(g);
         deferred_.clear();
         for (const StagedPair& p : pairs_) {
             const std::string place = "pairs[" + std::to_string(p.index) + "]: ";
@@ -711,11 +714,10 @@ private:
                 throw Error(location_at(p.end_offset) + place + "unknown forward graph " + squote(p.forward));
             if (file_.find_graph(p.backward) < 0)
                 throw Error(location_at(p.end_offset) + place + "unknown backward graph " + squote(p.backward));
-            try {
-                file_.add_pair(p.forward, p.backward);
-            } catch (const Error& e) {
-                rethrow_at(e, p.end_offset);
-            }
+            if (p.forward == p.backward)
+                throw Error(location_at(p.end_offset) + place + "graph " + squote(p.forward) +
+                            " cannot be its own backward");
+            file_.add_pair(p.forward, p.backward);
         }
     }
 
@@ -787,15 +789,15 @@ private:
             switch (f) {
             case Frame::Storages: p = "storages[" + std::to_string(storage_count_) + "]"; break;
             case Frame::Storage:
-                if (storage_seen_ & bit(Slot::StorageId)) p += " (id " + std::to_string(storage_id_) + ")";
+                if (storage_id_known_) p += " (id " + std::to_string(storage_id_) + ")";
                 break;
             case Frame::Graphs: p = "graphs[" + std::to_string(graph_count_) + "]"; break;
             case Frame::Graph:
-                if (graph_seen_ & bit(Slot::GraphName)) p = "graph " + squote(graph_name_);
+                if (!graph_name_.empty()) p = "graph " + squote(graph_name_);
                 break;
             case Frame::Nodes: p += ", nodes[" + std::to_string(node_count_) + "]"; break;
             case Frame::Node:
-                if ((rec_.seen & bit(Slot::NodeName)) && !rec_.name.empty())
+                if (!rec_.name.empty())
                     p = p.substr(0, p.rfind(", nodes[")) + ", node " + squote(rec_.name);
                 break;
             case Frame::Pairs: p = "pairs[" + std::to_string(pair_count_) + "]"; break;
@@ -847,6 +849,7 @@ private:
     std::uint64_t top_seen_ = 0, storage_seen_ = 0, graph_seen_ = 0, val_seen_ = 0, pair_seen_ = 0;
 
     std::int64_t storage_id_ = 0, storage_nbytes_ = 0;
+    bool storage_id_known_ = false;
     std::string storage_device_;
     std::size_t storage_count_ = 0;
 
