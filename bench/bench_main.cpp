@@ -54,10 +54,9 @@ public:
             } else if (c) {
                 figures[key][nodes] = us * c->per;
             }
-            for (const char* extra : {"live", "distance"}) {
-                auto it = run.counters.find(extra);
-                if (it != run.counters.end())
-                    figures[key.substr(0, key.rfind('_')) + "_mean_" + extra][nodes] = it->second.value;
+            for (const auto& [counter, figure] : {std::pair{"live", "liveset_mean_live"}, std::pair{"distance", "move_mean_distance"}}) {
+                auto it = run.counters.find(counter);
+                if (it != run.counters.end()) figures[figure][nodes] = it->second.value;
             }
             std::cerr << "  " << name << ": " << us * 1e-3 << " ms/iter (" << run.iterations << " iterations)"
                       << std::endl;
@@ -138,6 +137,21 @@ nlohmann::ordered_json targets(const Figures& figures, const nlohmann::ordered_j
     return out;
 }
 
+// Every figure in print order: the cases' keys, with the derived figures after their case.
+std::vector<std::pair<std::string, std::string>> rows() {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Case& c : cases()) {
+        out.emplace_back(c.key, c.what);
+        if (c.key == "load_mb_per_s") {
+            out.emplace_back("load_ms", "load_buffer, the pair's JSON text");
+            out.emplace_back("json_mb", "size of that text, MB");
+        }
+        if (c.key == "liveset_query_us") out.emplace_back("liveset_mean_live", "storages returned per query");
+        if (c.key == "move_rescore_us") out.emplace_back("move_mean_distance", "positions moved per move");
+    }
+    return out;
+}
+
 std::string cell(double v) {
     char buf[32];
     if (v >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
@@ -151,23 +165,14 @@ void print_table(const Figures& figures, const std::vector<std::size_t>& sizes, 
     std::printf("%-24s", "figure");
     for (std::size_t n : sizes) std::printf("%14zu", n);
     std::printf("   what\n");
-    auto row = [&](const std::string& key, std::string_view what) {
+    for (const auto& [key, what] : rows()) {
         auto it = figures.find(key);
         std::printf("%-24s", key.c_str());
         for (std::size_t n : sizes) {
             const bool has = it != figures.end() && it->second.count(n);
             std::printf("%14s", has ? cell(it->second.at(n)).c_str() : "-");
         }
-        std::printf("   %.*s\n", static_cast<int>(what.size()), what.data());
-    };
-    for (const Case& c : cases()) {
-        row(std::string(c.key), c.what);
-        if (c.key == "load_mb_per_s") {
-            row("load_ms", "load_buffer, the pair's JSON text");
-            row("json_mb", "size of that text, MB");
-        }
-        if (c.key == "liveset_query_us") row("liveset_mean_live", "storages returned per query");
-        if (c.key == "move_rescore_us") row("move_mean_distance", "positions moved per move");
+        std::printf("   %s\n", what.c_str());
     }
     if (!growth_exponents.empty()) {
         std::printf("\ngrowth exponent per size step (1.00 = linear):\n");
@@ -230,9 +235,11 @@ int main(int argc, char** argv) {
         nlohmann::ordered_json out;
         out["sizes"] = sizes;
         out["cpus"] = std::thread::hardware_concurrency();
-        for (const auto& [key, per] : reporter.figures) {
+        for (const auto& [key, what] : rows()) {
+            auto it = reporter.figures.find(key);
+            if (it == reporter.figures.end()) continue;
             nlohmann::ordered_json values = nlohmann::ordered_json::object();
-            for (const auto& [n, v] : per) values[std::to_string(n)] = v;
+            for (const auto& [n, v] : it->second) values[std::to_string(n)] = v;
             out[key] = values;
         }
         out["growth_exponent"] = growth_exponents;
