@@ -63,6 +63,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     d_->stack = new QUndoStack(this);
     model_ = new ScheduleModel(this);
     view_ = new ScheduleView(this);
+    view_->setObjectName(QStringLiteral("scheduleView"));
     view_->setScheduleModel(model_);
 
     // Summary strip: original and edited peak, the change, and the editing buttons.
@@ -76,6 +77,9 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     editedLabel_ = addFigure(grid, 1, tr("Edited peak"));
     changeLabel_ = addFigure(grid, 2, tr("Change"));
     grid->setColumnStretch(3, 1);
+    originalLabel_->setObjectName(QStringLiteral("originalPeak"));
+    editedLabel_->setObjectName(QStringLiteral("editedPeak"));
+    changeLabel_->setObjectName(QStringLiteral("peakChange"));
 
     auto makeButton = [&](const QString& text, QStyle::StandardPixmap icon, int column) {
         auto* b = new QToolButton(strip);
@@ -103,6 +107,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     redoButton_->setEnabled(false);
 
     statusLabel_ = new QLabel(this);
+    statusLabel_->setObjectName(QStringLiteral("scheduleStatus"));
     statusLabel_->setWordWrap(true);
     statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusLabel_->setContentsMargins(4, 2, 4, 2);
