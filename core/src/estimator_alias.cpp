@@ -30,14 +30,30 @@ AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
     a.last_user.assign(n_storages, NodeId{});
     a.storage_users.assign(n_storages, Range{});
 
+    // The cost on big graphs is cache misses, so each pass touches one random place per use:
+    // a storage's dedup stamp sits next to its user count, and its fill cursor next to its end.
+    struct PerStorage {
+        std::int32_t stamp = -1;   // last node that added this storage to its uses
+        std::uint32_t users = 0;   // number of nodes using it
+    };
+    std::vector<PerStorage> acc(n_storages);
+
     // First pass, as PyTorch: fresh allocations (first node in graph order to output a storage),
-    // then uses = the inputs' output storages in input order, deduplicated with a stamp.
-    std::vector<std::int32_t> stamp(n_storages, -1);
+    // then uses = the inputs' output storages in input order, deduplicated with the stamp. The
+    // inputs' output ranges come from a compact copy filled as we go (a Node is large).
+    std::vector<Range> outs(n_nodes);
     a.fresh_pool.reserve(n_storages);
+    a.uses_pool.reserve(graph.input_ids.size());
+    const StorageId* out_pool = graph.output_storages.data();
+    constexpr std::size_t kAhead = 8;  // Node structs are large: fetch the ones a few steps ahead
     for (std::size_t i = 0; i < n_nodes; ++i) {
+        if (i + kAhead < n_nodes) __builtin_prefetch(&graph.nodes[i + kAhead].inputs);
+        const Node& nd = graph.nodes[i];
         const NodeId node(static_cast<std::int32_t>(i));
+        outs[i] = nd.outputs;
         Range fresh{checked_size(a.fresh_pool.size(), graph), 0};
-        for (StorageId s : graph.outputs(node)) {
+        for (std::uint32_t k = nd.outputs.begin; k < nd.outputs.end; ++k) {
+            const StorageId s = out_pool[k];
             if (!a.allocator[s.index()].valid()) {
                 a.allocator[s.index()] = node;
                 a.fresh_pool.push_back(s);
@@ -47,10 +63,14 @@ AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
         a.fresh[i] = fresh;
 
         Range uses{checked_size(a.uses_pool.size(), graph), 0};
-        for (NodeId in : graph.inputs(node)) {
-            for (StorageId s : graph.outputs(in)) {
-                if (stamp[s.index()] != static_cast<std::int32_t>(i)) {
-                    stamp[s.index()] = static_cast<std::int32_t>(i);
+        for (std::uint32_t j = nd.inputs.begin; j < nd.inputs.end; ++j) {
+            const Range r = outs[graph.input_ids[j].index()];
+            for (std::uint32_t k = r.begin; k < r.end; ++k) {
+                const StorageId s = out_pool[k];
+                PerStorage& ps = acc[s.index()];
+                if (ps.stamp != static_cast<std::int32_t>(i)) {
+                    ps.stamp = static_cast<std::int32_t>(i);
+                    ++ps.users;
                     a.uses_pool.push_back(s);
                 }
             }
@@ -59,33 +79,32 @@ AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
         a.uses[i] = uses;
     }
 
-    // storage_to_uses: counting sort of the use pool by storage; scanning nodes in graph order
-    // fills each storage's list in graph order (OrderedSet insertion order).
-    std::vector<std::uint32_t> start(n_storages + 1, 0);
-    for (StorageId s : a.uses_pool) ++start[s.index() + 1];
-    for (std::size_t s = 0; s < n_storages; ++s) start[s + 1] += start[s];
-    a.storage_users_pool.assign(a.uses_pool.size(), NodeId{});
-    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t i = 0; i < n_nodes; ++i)
-        for (std::uint32_t k = a.uses[i].begin; k < a.uses[i].end; ++k)
-            a.storage_users_pool[fill[a.uses_pool[k].index()]++] = NodeId(static_cast<std::int32_t>(i));
-    for (std::size_t s = 0; s < n_storages; ++s) a.storage_users[s] = {start[s], start[s + 1]};
-
-    // Second pass, as PyTorch: a reverse scan; the first node met that uses a storage is its last user.
-    for (std::size_t i = n_nodes; i-- > 0;)
-        for (std::uint32_t k = a.uses[i].begin; k < a.uses[i].end; ++k) {
-            const StorageId s = a.uses_pool[k];
-            if (!a.last_user[s.index()].valid()) a.last_user[s.index()] = NodeId(static_cast<std::int32_t>(i));
-        }
-    // node_to_storages_last_used, in the order of the node's uses (the order the reverse scan adds them).
+    // storage_to_uses as a CSR by counting sort: storage_users[s].begin serves as the fill
+    // cursor, so scanning nodes in graph order fills each list in graph order (OrderedSet order).
+    std::uint32_t offset = 0;
+    for (std::size_t s = 0; s < n_storages; ++s) {
+        a.storage_users[s] = {offset, offset + acc[s].users};
+        offset += acc[s].users;
+    }
+    a.storage_users_pool.resize(a.uses_pool.size());
+    // PyTorch's second pass scans the nodes in reverse: the first node it meets using a storage
+    // is its last user, and it adds a node's storages in the order of that node's uses. So a
+    // node's last-used list is its uses filtered to the storages whose users list it completes.
     a.last_used_pool.reserve(n_storages);
     for (std::size_t i = 0; i < n_nodes; ++i) {
         const auto begin = checked_size(a.last_used_pool.size(), graph);
         for (std::uint32_t k = a.uses[i].begin; k < a.uses[i].end; ++k) {
             const StorageId s = a.uses_pool[k];
-            if (a.last_user[s.index()].index() == i) a.last_used_pool.push_back(s);
+            Range& cursor = a.storage_users[s.index()];
+            a.storage_users_pool[cursor.begin++] = NodeId(static_cast<std::int32_t>(i));
+            if (cursor.begin == cursor.end) a.last_used_pool.push_back(s);
         }
         a.last_used[i] = {begin, checked_size(a.last_used_pool.size(), graph)};
+    }
+    for (std::size_t s = 0; s < n_storages; ++s) {
+        Range& r = a.storage_users[s];
+        r.begin = r.end - acc[s].users;
+        if (r.end > r.begin) a.last_user[s] = a.storage_users_pool[r.end - 1];
     }
     return a;
 }

@@ -9,27 +9,34 @@ std::vector<std::int64_t> build_memory_profile(const GraphFile& file, const Grap
                                                const NodeMask& releasable, const StorageMask& counted) {
     detail::check_inputs(file, graph, alias, releasable, counted, "build_memory_profile");
     const std::size_t n = graph.size();
-    std::int64_t current = 0;
+    // Per storage, what its allocation adds and what its last use frees (0 when not counted, or
+    // when the allocator is not releasable): one array read per storage event below.
+    const std::size_t n_storages = file.storages.size();
+    std::vector<std::int64_t> added(n_storages), freed(n_storages);
+    for (std::size_t s = 0; s < n_storages; ++s) {
+        const NodeId a = alias.allocator[s];
+        added[s] = counted[s] ? file.storages[s].nbytes : 0;
+        freed[s] = a.valid() && releasable[a.index()] ? added[s] : 0;
+    }
     // Placeholders and get_attr nodes are allocated up front, wherever they stand in the graph.
+    // One pass over the nodes: points are kept relative to that start, which is added at the end.
+    std::int64_t start = 0, current = 0;
+    std::vector<std::int64_t> profile(1, 0);
+    profile.reserve(1 + 2 * n);
     for (std::size_t i = 0; i < n; ++i) {
         const OpKind op = graph.nodes[i].op;
-        if (op != OpKind::Placeholder && op != OpKind::GetAttr) continue;
-        for (StorageId s : alias.fresh_of(NodeId(static_cast<std::int32_t>(i))))
-            if (counted[s.index()]) current += file.nbytes(s);
-    }
-    std::vector<std::int64_t> profile;
-    profile.reserve(1 + 2 * n);
-    profile.push_back(current);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!detail::is_profile_op(graph.nodes[i].op)) continue;
         const NodeId node(static_cast<std::int32_t>(i));
-        for (StorageId s : alias.fresh_of(node))
-            if (counted[s.index()]) current += file.nbytes(s);
+        if (op == OpKind::Placeholder || op == OpKind::GetAttr) {
+            for (StorageId s : alias.fresh_of(node)) start += added[s.index()];
+            continue;
+        }
+        if (op == OpKind::Output) continue;
+        for (StorageId s : alias.fresh_of(node)) current += added[s.index()];
         profile.push_back(current);
-        for (StorageId s : alias.last_used_at(node))
-            if (releasable[alias.allocator[s.index()].index()] && counted[s.index()]) current -= file.nbytes(s);
+        for (StorageId s : alias.last_used_at(node)) current -= freed[s.index()];
         profile.push_back(current);
     }
+    for (std::int64_t& v : profile) v += start;
     return profile;
 }
 
