@@ -63,10 +63,7 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
     const int pairs = static_cast<int>(file->pairs.size());
     if (request.pair >= pairs) request.pair = -1;
     if (request.graph >= graphs) request.graph = -1;
-    if (request.graph < 0 && request.pair < 0) {
-        if (pairs > 0) request.pair = 0;
-        else if (graphs > 0) request.graph = 0;
-    }
+    if (request.graph < 0 && request.pair < 0 && graphs > 0) request.graph = 0;
     scene->request = request;
     if (request.pair >= 0) {
         const fxmem::Pair& pair = file->pairs[static_cast<std::size_t>(request.pair)];

@@ -14,12 +14,20 @@
 #include <optional>
 #include <vector>
 
-// Which part of a file to show: a graph, or a pair joined. graph < 0 and pair < 0: the default
-// (the first pair joined when the file has one, else the first graph).
+// Which part of a file to show: a graph, or a pair joined. graph < 0 and pair < 0: the default,
+// the first graph (a single graph is what the schedule editor works on).
 struct SceneRequest {
     int graph = -1;
     int pair = -1;
     DeviceFilter filter = DeviceFilter::NonCpu;
+};
+
+// A node of a scene: the segment (graph) and the node within it.
+struct NodeRef {
+    int segment = -1;
+    fxmem::NodeId node;
+    bool valid() const { return segment >= 0 && node.valid(); }
+    friend bool operator==(const NodeRef&, const NodeRef&) = default;
 };
 
 struct Segment {

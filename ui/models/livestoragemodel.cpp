@@ -68,8 +68,8 @@ QVariant LiveStorageModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         static const char* const names[ColumnCount] = {
-            QT_TR_NOOP("Storage"),      QT_TR_NOOP("Size"),      QT_TR_NOOP("Device"),   QT_TR_NOOP("Dtype"),
-            QT_TR_NOOP("Shape"),        QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Last user"), QT_TR_NOOP("Why live"),
+            QT_TR_NOOP("Size"),  QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Why live"),  QT_TR_NOOP("Shape"),
+            QT_TR_NOOP("Dtype"), QT_TR_NOOP("Device"),       QT_TR_NOOP("Last user"), QT_TR_NOOP("Storage"),
         };
         return tr(names[section]);
     }

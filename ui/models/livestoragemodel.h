@@ -15,8 +15,9 @@
 class LiveStorageModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { StorageColumn, SizeColumn, DeviceColumn, DtypeColumn, ShapeColumn, AllocatorColumn, LastUserColumn,
-                  ReasonColumn, ColumnCount };
+    // Most telling first: how big, who allocated it, why it is still there.
+    enum Column { SizeColumn, AllocatorColumn, ReasonColumn, ShapeColumn, DtypeColumn, DeviceColumn, LastUserColumn,
+                  StorageColumn, ColumnCount };
     enum Roles {
         SortRole = Qt::UserRole,  // numbers for numeric columns, text otherwise
         BytesRole,                // qint64 size

@@ -141,8 +141,8 @@ void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t pea
         auto* label = new QCPItemText(this);
         label->position->setTypeX(QCPItemPosition::ptPlotCoords);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        label->position->setCoords(static_cast<double>(m.step), 0.98);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->position->setCoords(static_cast<double>(m.step), 0.02);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setText(m.label);
         label->setPadding(QMargins(4, 0, 4, 2));
         sectionLabels_.push_back(label);
@@ -309,8 +309,9 @@ void TimelinePlot::updateCursorItems() {
     cursorLabel_->setText(text);
     const QCPRange r = xAxis->range();
     const bool right = (x - r.lower) / std::max(r.size(), 1.0) > 0.6;
-    cursorLabel_->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-    cursorLabel_->position->setCoords(x, 0.03);
+    // At the bottom: the peak label owns the top of the plot.
+    cursorLabel_->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+    cursorLabel_->position->setCoords(x, 0.97);
     cursorLabel_->setVisible(true);
 }
 

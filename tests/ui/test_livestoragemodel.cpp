@@ -1,0 +1,132 @@
+// The live-storage table: model invariants, totals against the profile, rows worked by hand.
+#include "loading/scene.h"
+#include "models/livestoragemodel.h"
+#include "ui_fixtures.h"
+
+#include <QAbstractItemModelTester>
+#include <QtTest>
+
+class TestLiveStorageModel : public QObject {
+    Q_OBJECT
+private slots:
+    void modelsPassTheTester();
+    void totalEqualsProfileAtEveryStep();
+    void rowsAtThePeak();
+    void joinedPairListsTheBaseline();
+    void proxySortsAndFilters();
+};
+
+namespace {
+std::shared_ptr<const Scene> sceneOf(fxmem::GraphFile file, SceneRequest request = {}) {
+    auto shared = std::make_shared<const fxmem::GraphFile>(std::move(file));
+    return buildScene(shared, QString::fromStdString(shared->source), request);
+}
+} // namespace
+
+void TestLiveStorageModel::modelsPassTheTester() {
+    LiveStorageModel model;
+    LiveStorageProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setScene(sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu}));
+    for (std::int64_t step = 0; step < 8; ++step) model.setStep(step);
+    proxy.sort(LiveStorageModel::SizeColumn, Qt::DescendingOrder);
+    proxy.setFilterText(QStringLiteral("saved"));
+    model.setStep(6);
+    proxy.setFilterText(QString());
+    model.setStep(100);  // outside: empty
+    QCOMPARE(model.rowCount(), 0);
+    model.setScene(nullptr);
+}
+
+void TestLiveStorageModel::totalEqualsProfileAtEveryStep() {
+    const auto scene = sceneOf(fixtures::chain());
+    QCOMPARE(scene->profile, fixtures::kChainProfile);
+    LiveStorageModel model;
+    model.setScene(scene);
+    for (std::size_t k = 0; k < scene->profile.size(); ++k) {
+        model.setStep(static_cast<std::int64_t>(k));
+        QCOMPARE(model.totalBytes(), scene->profile[k]);
+    }
+    const auto joined = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    QCOMPARE(joined->profile, fixtures::kJoinedProfile);
+    model.setScene(joined);
+    for (std::size_t k = 0; k < joined->profile.size(); ++k) {
+        model.setStep(static_cast<std::int64_t>(k));
+        QCOMPARE(model.totalBytes(), joined->profile[k]);
+    }
+}
+
+void TestLiveStorageModel::rowsAtThePeak() {
+    const auto scene = sceneOf(fixtures::chain());
+    QCOMPARE(scene->peak, 130);
+    QCOMPARE(scene->peakStep, std::size_t(3));
+    LiveStorageModel model;
+    model.setScene(scene);
+    model.setStep(3);
+    QCOMPARE(model.rowCount(), 3);
+    // Largest first: the primal (never freed), b's output (reaches the output), a's output.
+    auto cell = [&](int row, int col) { return model.data(model.index(row, col)).toString(); };
+    QCOMPARE(cell(0, LiveStorageModel::StorageColumn), QStringLiteral("0"));
+    QCOMPARE(cell(0, LiveStorageModel::SizeColumn), QStringLiteral("100 B"));
+    QCOMPARE(cell(0, LiveStorageModel::AllocatorColumn), QStringLiteral("primals_1"));
+    QCOMPARE(cell(0, LiveStorageModel::ReasonColumn), QStringLiteral("primal input: never freed"));
+    QCOMPARE(cell(1, LiveStorageModel::AllocatorColumn), QStringLiteral("b"));
+    QCOMPARE(cell(1, LiveStorageModel::ReasonColumn), QStringLiteral("graph output: kept to the end"));
+    QCOMPARE(cell(2, LiveStorageModel::AllocatorColumn), QStringLiteral("a"));
+    QCOMPARE(cell(2, LiveStorageModel::LastUserColumn), QStringLiteral("b"));
+    QVERIFY2(cell(2, LiveStorageModel::ReasonColumn).contains(QStringLiteral("freed at step 4")),
+             qPrintable(cell(2, LiveStorageModel::ReasonColumn)));
+    QCOMPARE(cell(2, LiveStorageModel::DtypeColumn), QStringLiteral("float32"));
+    QCOMPARE(cell(2, LiveStorageModel::ShapeColumn), QStringLiteral("[2]"));  // 10 bytes / 4
+    QCOMPARE(cell(2, LiveStorageModel::DeviceColumn), QStringLiteral("cuda:0"));
+    QCOMPARE(model.data(model.index(2, 0), LiveStorageModel::BytesRole).toLongLong(), 10);
+    // After b's frees: a's output is gone.
+    model.setStep(4);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.totalBytes(), 120);
+}
+
+void TestLiveStorageModel::joinedPairListsTheBaseline() {
+    const auto scene = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    QVERIFY(scene->joined());
+    QVERIFY(scene->pairPeak.has_value());
+    QCOMPARE(scene->pairPeak->peak, 130);
+    QCOMPARE(scene->pairPeak->backward_baseline, 20);
+    LiveStorageModel model;
+    model.setScene(scene);
+    model.setStep(6);  // backward step 1: after g's allocation
+    QCOMPARE(model.totalBytes(), 75);
+    QCOMPARE(model.rowCount(), 4);
+    bool sawBaseline = false;
+    for (int r = 0; r < model.rowCount(); ++r)
+        if (model.row(r).baseline) {
+            sawBaseline = true;
+            QCOMPARE(model.row(r).nbytes, 20);
+            QCOMPARE(model.data(model.index(r, LiveStorageModel::AllocatorColumn)).toString(), QStringLiteral("b"));
+            QCOMPARE(model.data(model.index(r, LiveStorageModel::ReasonColumn)).toString(),
+                     QStringLiteral("forward output saved for the backward"));
+        }
+    QVERIFY(sawBaseline);
+}
+
+void TestLiveStorageModel::proxySortsAndFilters() {
+    LiveStorageModel model;
+    LiveStorageProxy proxy;
+    proxy.setSourceModel(&model);
+    model.setScene(sceneOf(fixtures::chain()));
+    model.setStep(3);
+    proxy.sort(LiveStorageModel::SizeColumn, Qt::AscendingOrder);
+    QCOMPARE(proxy.data(proxy.index(0, LiveStorageModel::SizeColumn), LiveStorageModel::BytesRole).toLongLong(), 10);
+    QCOMPARE(proxy.data(proxy.index(2, LiveStorageModel::SizeColumn), LiveStorageModel::BytesRole).toLongLong(), 100);
+    proxy.setFilterText(QStringLiteral("PRIMAL"));
+    QCOMPARE(proxy.rowCount(), 1);
+    proxy.setFilterText(QStringLiteral("output"));
+    QCOMPARE(proxy.rowCount(), 1);
+    proxy.setFilterText(QString());
+    QCOMPARE(proxy.rowCount(), 3);
+}
+
+QTEST_MAIN(TestLiveStorageModel)
+#include "test_livestoragemodel.moc"

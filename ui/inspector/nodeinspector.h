@@ -1,0 +1,28 @@
+// Everything about one node: op, target, inputs and users (links), output tensors with dtype,
+// shape, stride and storage, the storages it allocates and frees, and its source stack trace.
+#pragma once
+#include "loading/scene.h"
+
+#include <QTextBrowser>
+
+#include <memory>
+
+class NodeInspector : public QTextBrowser {
+    Q_OBJECT
+public:
+    explicit NodeInspector(QWidget* parent = nullptr);
+    void setScene(std::shared_ptr<const Scene> scene);
+    void showNode(NodeRef ref);
+    NodeRef node() const { return node_; }
+
+signals:
+    void nodeActivated(NodeRef ref);  // a link to another node was clicked
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    QString html(NodeRef ref) const;
+    std::shared_ptr<const Scene> scene_;
+    NodeRef node_;
+};
