@@ -1,1 +1,113 @@
-int main() { return 0; }
+// fxmem-cli: the command-line face of fxmem_core. Exit 0 on success, 1 on invalid input (the
+// message names the file, the place and what is wrong), 2 on bad usage.
+#include "args.h"
+#include "commands.h"
+
+#include "fxmem/error.h"
+
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <new>
+#include <span>
+
+namespace {
+
+using namespace fxmem::cli;
+
+constexpr const char* kUsage = R"(usage: fxmem-cli COMMAND FILE [options]
+
+commands:
+  info FILE [--json]
+      graphs (name, kind, nodes, peak of the memory profile), storages, devices, total bytes
+  profile FILE [--graph NAME] [--json | --csv]
+      memory profile of one graph (PyTorch's build_memory_profile): the start, then after each
+      node's allocations and after its frees; --graph may be left out when the file has one graph
+  peak FILE [--pair K] [--json]
+      peak of forward/backward pair K, default 0 (PyTorch's get_peak_memory)
+  score FILE --schedule SCHED.json [--graph NAME] [--json]
+      MemoryTracker peak and memory after each node of another order of a graph;
+      SCHED.json is {"graph": NAME, "order": [every node name once]}
+
+options:
+  -h, --help    show this help
+  --version     show the version
+
+Sizes are bytes in JSON and CSV, binary units (KiB, MiB, GiB) otherwise.
+Exit status: 0 success, 1 invalid input (message on stderr), 2 bad usage.
+)";
+
+struct Command {
+    const char* name;
+    std::span<const OptionSpec> options;
+    int (*run)(const Args&, std::ostream&);
+};
+
+constexpr OptionSpec kInfo[] = {{"--json", false}};
+constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}};
+constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
+
+const Command kCommands[] = {
+    {"info", kInfo, run_info},
+    {"profile", kProfile, run_profile},
+    {"peak", kPeak, run_peak},
+    {"score", kScore, run_score},
+};
+
+bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }
+
+int run(int argc, char** argv) {
+    if (argc < 2) throw UsageError("missing COMMAND");
+    const std::string_view first = argv[1];
+    if (is_help(first)) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (first == "--version") {
+        std::cout << "fxmem-cli " << FXMEM_VERSION << '\n';
+        return 0;
+    }
+    const std::span<char* const> rest(argv + 2, static_cast<std::size_t>(argc - 2));
+    for (const Command& c : kCommands) {
+        if (first != c.name) continue;
+        // "COMMAND --help" anywhere before "--" shows the usage.
+        for (const char* a : rest) {
+            if (std::strcmp(a, "--") == 0) break;
+            if (a[0] == '-' && is_help(a)) {
+                std::cout << kUsage;
+                return 0;
+            }
+        }
+        const Args args = parse_args(c.name, rest, c.options);
+        return c.run(args, std::cout);
+    }
+    throw UsageError("unknown command '" + std::string(first) + "'");
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::ios::sync_with_stdio(false);
+    int status = 0;
+    try {
+        status = run(argc, argv);
+    } catch (const UsageError& e) {
+        std::cerr << "fxmem-cli: " << e.what() << "\n\n" << kUsage;
+        return 2;
+    } catch (const fxmem::Error& e) {
+        std::cout.flush();
+        std::cerr << e.what() << '\n';
+        return 1;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "fxmem-cli: out of memory\n";
+        return 1;
+    }
+    // A full disk or a closed pipe must not pass for success.
+    std::cout.flush();
+    if (!std::cout) {
+        std::cerr << "fxmem-cli: cannot write the output: " << std::strerror(errno) << '\n';
+        return 1;
+    }
+    return status;
+}

@@ -1,0 +1,62 @@
+#include "args.h"
+
+#include <charconv>
+
+namespace fxmem::cli {
+
+std::optional<std::string> Args::value(std::string_view name) const {
+    auto it = options.find(name);
+    if (it == options.end()) return std::nullopt;
+    return it->second;
+}
+
+Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs) {
+    Args args;
+    args.command = std::move(command);
+    std::vector<std::string> positional;
+    bool options_done = false;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string_view arg = argv[i];
+        if (options_done || arg.size() < 2 || arg[0] != '-') {
+            positional.emplace_back(arg);
+            continue;
+        }
+        if (arg == "--") {
+            options_done = true;
+            continue;
+        }
+        const auto eq = arg.find('=');
+        const std::string_view name = arg.substr(0, eq);
+        const OptionSpec* spec = nullptr;
+        for (const OptionSpec& s : specs)
+            if (s.name == name) spec = &s;
+        if (!spec) throw UsageError(args.command + ": unknown option '" + std::string(name) + "'");
+        std::string value;
+        if (spec->takes_value) {
+            if (eq != std::string_view::npos) {
+                value = arg.substr(eq + 1);
+            } else {
+                if (i + 1 >= argv.size()) throw UsageError(args.command + ": " + std::string(name) + " needs a value");
+                value = argv[++i];
+            }
+        } else if (eq != std::string_view::npos) {
+            throw UsageError(args.command + ": " + std::string(name) + " takes no value");
+        }
+        if (!args.options.emplace(std::string(name), std::move(value)).second)
+            throw UsageError(args.command + ": " + std::string(name) + " given twice");
+    }
+    if (positional.empty()) throw UsageError(args.command + ": missing FILE");
+    if (positional.size() > 1) throw UsageError(args.command + ": unexpected argument '" + positional[1] + "'");
+    args.file = positional[0];
+    return args;
+}
+
+std::size_t parse_index(std::string_view option, const std::string& text) {
+    std::size_t v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+        throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
+    return v;
+}
+
+} // namespace fxmem::cli

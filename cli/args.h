@@ -1,0 +1,40 @@
+// Command-line parsing for fxmem-cli: one command, one FILE, and the options the command allows.
+#pragma once
+#include <map>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxmem::cli {
+
+// Bad usage: main prints the message and the usage, and exits 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct OptionSpec {
+    std::string_view name;  // "--graph"
+    bool takes_value = false;
+};
+
+struct Args {
+    std::string command;
+    std::string file;
+    std::map<std::string, std::string, std::less<>> options;  // flags map to ""
+
+    bool has(std::string_view name) const { return options.find(name) != options.end(); }
+    std::optional<std::string> value(std::string_view name) const;
+};
+
+// Parses `argv` after the command: exactly one positional FILE, options from `specs` given at
+// most once, as "--opt VALUE" or "--opt=VALUE"; "--" ends the options. Throws UsageError.
+Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs);
+
+// A non-negative integer option value, or UsageError naming the option.
+std::size_t parse_index(std::string_view option, const std::string& text);
+
+} // namespace fxmem::cli

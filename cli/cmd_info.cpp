@@ -1,0 +1,74 @@
+// info FILE [--json]: the graphs (name, kind, nodes, profile peak), storages, devices and sizes.
+#include "commands.h"
+
+#include "fxmem/io.h"
+#include "fxmem/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <ostream>
+
+namespace fxmem::cli {
+
+int run_info(const Args& args, std::ostream& out) {
+    const GraphFile file = load_file(args.file);
+
+    // Per device: storage count and bytes, in the file's device order.
+    std::vector<std::size_t> device_storages(file.devices.size(), 0);
+    std::vector<std::int64_t> device_bytes(file.devices.size(), 0);
+    for (const Storage& s : file.storages) {
+        ++device_storages[s.device];
+        device_bytes[s.device] += s.nbytes;  // cannot overflow: the total fits (checked on load)
+    }
+    std::vector<std::int64_t> peaks;
+    for (const Graph& g : file.graphs) peaks.push_back(profile_peak(file, g));
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["file"] = file.source;
+        j["storages"] = file.storages.size();
+        j["total_bytes"] = file.total_bytes();
+        j["devices"] = nlohmann::ordered_json::array();
+        for (std::size_t d = 0; d < file.devices.size(); ++d)
+            j["devices"].push_back({{"device", file.devices[d]}, {"storages", device_storages[d]}, {"bytes", device_bytes[d]}});
+        j["graphs"] = nlohmann::ordered_json::array();
+        for (std::size_t i = 0; i < file.graphs.size(); ++i) {
+            const Graph& g = file.graphs[i];
+            j["graphs"].push_back({{"name", g.name}, {"kind", to_string(g.kind)}, {"nodes", g.size()}, {"peak", peaks[i]}});
+        }
+        j["pairs"] = nlohmann::ordered_json::array();
+        for (const Pair& p : file.pairs)
+            j["pairs"].push_back({{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
+        out << j.dump(2) << '\n';
+        return 0;
+    }
+
+    out << file.source << '\n';
+    out << "storages: " << file.storages.size() << ", " << format_bytes(file.total_bytes()) << " in total ("
+        << file.total_bytes() << " bytes)\n";
+    out << "devices:\n";
+    for (std::size_t d = 0; d < file.devices.size(); ++d)
+        out << "  " << file.devices[d] << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
+            << format_bytes(device_bytes[d]) << '\n';
+    std::size_t width = 5;
+    for (const Graph& g : file.graphs) width = std::max(width, g.name.size());
+    out << "graphs:\n";
+    out << "  " << std::left << std::setw(static_cast<int>(width)) << "name" << "  " << std::setw(9) << "kind"
+        << std::right << std::setw(8) << "nodes" << std::setw(12) << "peak" << '\n';
+    for (std::size_t i = 0; i < file.graphs.size(); ++i) {
+        const Graph& g = file.graphs[i];
+        out << "  " << std::left << std::setw(static_cast<int>(width)) << g.name << "  " << std::setw(9)
+            << to_string(g.kind) << std::right << std::setw(8) << g.size() << std::setw(12) << format_bytes(peaks[i])
+            << '\n';
+    }
+    if (!file.pairs.empty()) {
+        out << "pairs:\n";
+        for (std::size_t i = 0; i < file.pairs.size(); ++i)
+            out << "  " << i << ": " << file.graphs[file.pairs[i].forward].name << " -> "
+                << file.graphs[file.pairs[i].backward].name << '\n';
+    }
+    return 0;
+}
+
+} // namespace fxmem::cli

@@ -1,0 +1,48 @@
+// peak FILE [--pair K] [--json]: PyTorch's get_peak_memory for forward/backward pair K.
+#include "commands.h"
+
+#include "fxmem/error.h"
+#include "fxmem/estimator.h"
+#include "fxmem/io.h"
+#include "fxmem/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+namespace fxmem::cli {
+
+int run_peak(const Args& args, std::ostream& out) {
+    const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
+    const GraphFile file = load_file(args.file);
+    if (file.pairs.empty())
+        throw Error(file.source + ": the file has no forward/backward pairs ('pairs' is absent or empty), so there "
+                                  "is no pair peak; use 'profile' for a single graph");
+    if (k >= file.pairs.size())
+        throw Error(file.source + ": no pair " + std::to_string(k) + " (the file has " +
+                    std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
+    const Graph& fwd = file.graphs[file.pairs[k].forward];
+    const Graph& bwd = file.graphs[file.pairs[k].backward];
+    const PeakMemory peak = get_peak_memory(file, fwd, bwd);
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["forward_peak"] = peak.forward_peak;
+        j["backward_baseline"] = peak.backward_baseline;
+        j["backward_peak"] = peak.backward_peak;
+        j["peak"] = peak.peak;
+        out << j.dump() << '\n';
+        return 0;
+    }
+    const auto line = [&](const char* label, std::int64_t v) {
+        out << label << format_bytes(v) << " (" << v << " bytes)\n";
+    };
+    out << "pair " << k << ": forward '" << fwd.name << "', backward '" << bwd.name << "'\n";
+    line("forward peak:       ", peak.forward_peak);
+    line("backward baseline:  ", peak.backward_baseline);
+    line("backward peak:      ", peak.backward_peak);
+    line("peak:               ", peak.peak);
+    return 0;
+}
+
+} // namespace fxmem::cli

@@ -1,0 +1,75 @@
+// profile FILE [--graph NAME] [--json|--csv]: PyTorch's build_memory_profile for one graph.
+// Index 0 is the start; index 1+2k is after profile node k allocates, 2+2k after it frees.
+#include "commands.h"
+
+#include "fxmem/estimator.h"
+#include "fxmem/io.h"
+#include "fxmem/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+
+namespace fxmem::cli {
+
+namespace {
+
+// RFC 4180: quote a field that holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+} // namespace
+
+int run_profile(const Args& args, std::ostream& out) {
+    if (args.has("--json") && args.has("--csv")) throw UsageError("profile: --json and --csv exclude each other");
+    const GraphFile file = load_file(args.file);
+    const Graph& graph = select_graph(file, args);
+    const AliasInfo alias = build_alias_info(file, graph);
+    const std::vector<std::int64_t> profile =
+        build_memory_profile(file, graph, alias, default_releasable(graph), default_counted(file));
+    const std::vector<NodeId> nodes = profile_nodes(graph);
+    const auto peak_at = std::max_element(profile.begin(), profile.end());
+    const std::int64_t peak = peak_at == profile.end() ? 0 : *peak_at;
+
+    // The node and phase of profile index i.
+    const auto node_of = [&](std::size_t i) -> const std::string& {
+        static const std::string none;
+        return i == 0 ? none : graph.node(nodes[(i - 1) / 2]).name;
+    };
+    const auto phase_of = [](std::size_t i) { return i == 0 ? "start" : i % 2 == 1 ? "alloc" : "free"; };
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["graph"] = graph.name;
+        j["profile"] = profile;
+        j["peak"] = peak;
+        out << j.dump() << '\n';
+    } else if (args.has("--csv")) {
+        out << "step,node,phase,bytes\n";
+        for (std::size_t i = 0; i < profile.size(); ++i)
+            out << i << ',' << csv_field(node_of(i)) << ',' << phase_of(i) << ',' << profile[i] << '\n';
+    } else {
+        const auto peak_index = static_cast<std::size_t>(peak_at - profile.begin());
+        out << "graph '" << graph.name << "': " << nodes.size() << " profiled nodes, peak " << format_bytes(peak)
+            << " (" << peak << " bytes) at step " << peak_index;
+        if (peak_index > 0) out << ", " << phase_of(peak_index) << " of '" << node_of(peak_index) << "'";
+        out << '\n';
+        std::size_t width = 4;
+        for (NodeId n : nodes) width = std::max(width, graph.node(n).name.size());
+        out << std::setw(8) << "step" << "  " << std::left << std::setw(static_cast<int>(width)) << "node" << "  "
+            << std::setw(5) << "phase" << std::right << std::setw(12) << "memory" << '\n';
+        for (std::size_t i = 0; i < profile.size(); ++i)
+            out << std::setw(8) << i << "  " << std::left << std::setw(static_cast<int>(width)) << node_of(i) << "  "
+                << std::setw(5) << phase_of(i) << std::right << std::setw(12) << format_bytes(profile[i])
+                << (i == peak_index ? "  <- peak" : "") << '\n';
+    }
+    return 0;
+}
+
+} // namespace fxmem::cli

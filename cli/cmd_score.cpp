@@ -1,0 +1,49 @@
+// score FILE --schedule SCHED.json [--graph NAME] [--json]: MemoryTracker peak of another order.
+#include "commands.h"
+
+#include "fxmem/io.h"
+#include "fxmem/schedule.h"
+#include "fxmem/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <ostream>
+
+namespace fxmem::cli {
+
+int run_score(const Args& args, std::ostream& out) {
+    const auto schedule_path = args.value("--schedule");
+    if (!schedule_path) throw UsageError("score: missing --schedule SCHED.json");
+    const GraphFile file = load_file(args.file);
+    const Schedule schedule = load_schedule(file, *schedule_path, args.value("--graph").value_or(""));
+    const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
+    const AliasInfo alias = build_alias_info(file, graph);
+    const NodeMask releasable = default_releasable(graph);
+    const StorageMask counted = default_counted(file);
+    const ScheduleScore score = score_schedule(file, graph, alias, schedule.order, releasable, counted);
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["peak"] = score.peak;
+        j["current"] = score.current;
+        out << j.dump() << '\n';
+        return 0;
+    }
+    const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
+    out << "graph '" << graph.name << "', schedule " << *schedule_path << ": peak " << format_bytes(score.peak) << " ("
+        << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
+        << original.peak << " bytes)\n";
+    std::size_t width = 4;
+    for (const Node& n : graph.nodes) width = std::max(width, n.name.size());
+    out << std::setw(8) << "position" << "  " << std::left << std::setw(static_cast<int>(width)) << "node" << std::right
+        << std::setw(12) << "memory" << '\n';
+    for (std::size_t i = 0; i < schedule.order.size(); ++i)
+        out << std::setw(8) << i << "  " << std::left << std::setw(static_cast<int>(width))
+            << graph.node(schedule.order[i]).name << std::right << std::setw(12) << format_bytes(score.current[i])
+            << '\n';
+    return 0;
+}
+
+} // namespace fxmem::cli

@@ -1,0 +1,41 @@
+#include "commands.h"
+
+#include "fxmem/error.h"
+#include "fxmem/estimator.h"
+
+#include <algorithm>
+
+namespace fxmem::cli {
+
+namespace {
+
+std::string graph_list(const GraphFile& file) {
+    std::string names;
+    for (const Graph& g : file.graphs) names += (names.empty() ? "'" : ", '") + g.name + "'";
+    return names;
+}
+
+} // namespace
+
+const Graph& select_graph(const GraphFile& file, const Args& args) {
+    if (const auto name = args.value("--graph")) {
+        const int index = file.find_graph(*name);
+        if (index < 0)
+            throw Error(file.source + ": no graph '" + *name + "' (the file has " +
+                        (file.graphs.empty() ? std::string("no graphs") : graph_list(file)) + ")");
+        return file.graphs[static_cast<std::size_t>(index)];
+    }
+    if (file.graphs.empty()) throw Error(file.source + ": the file has no graphs");
+    if (file.graphs.size() > 1)
+        throw UsageError(args.command + ": " + file.source + " has " + std::to_string(file.graphs.size()) +
+                         " graphs; choose one with --graph NAME (" + graph_list(file) + ")");
+    return file.graphs.front();
+}
+
+std::int64_t profile_peak(const GraphFile& file, const Graph& graph) {
+    const AliasInfo alias = build_alias_info(file, graph);
+    const auto profile = build_memory_profile(file, graph, alias, default_releasable(graph), default_counted(file));
+    return profile.empty() ? 0 : *std::max_element(profile.begin(), profile.end());
+}
+
+} // namespace fxmem::cli

@@ -1,0 +1,321 @@
+// fxmem-cli end to end: the real binary on the hand-made graphs in tests/data/good. The expected
+// numbers are computed by hand from PyTorch's semantics (see the comments), not by the estimator.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include <sys/wait.h>
+
+namespace {
+
+const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
+const std::string kBad = std::string(FXMEM_TEST_DATA) + "/bad";
+
+struct CliRun {
+    int status = -1;
+    std::string out, err;
+    nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string scratch_dir() {
+    const auto dir = std::filesystem::path(testing::TempDir()) / "fxmem_cli_tests";
+    std::filesystem::create_directories(dir);
+    return dir.string();
+}
+
+CliRun cli(const std::vector<std::string>& args) {
+    const std::string dir = scratch_dir();
+    std::string cmd = shell_quote(FXMEM_CLI_PATH);
+    for (const std::string& a : args) cmd += " " + shell_quote(a);
+    cmd += " >" + shell_quote(dir + "/out") + " 2>" + shell_quote(dir + "/err");
+    const int raw = std::system(cmd.c_str());
+    CliRun r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(dir + "/out");
+    r.err = slurp(dir + "/err");
+    return r;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+} // namespace
+
+// ---- usage: exit 2, the usage on stderr ----
+
+TEST(Cli, HelpAndVersion) {
+    for (const char* flag : {"--help", "-h", "help"}) {
+        const CliRun r = cli({flag});
+        EXPECT_EQ(r.status, 0) << flag;
+        EXPECT_TRUE(contains(r.out, "usage: fxmem-cli COMMAND FILE")) << r.out;
+        EXPECT_TRUE(r.err.empty());
+    }
+    const CliRun cmd_help = cli({"profile", "--help"});
+    EXPECT_EQ(cmd_help.status, 0);
+    EXPECT_TRUE(contains(cmd_help.out, "profile FILE [--graph NAME] [--json | --csv]"));
+    const CliRun v = cli({"--version"});
+    EXPECT_EQ(v.status, 0);
+    EXPECT_EQ(v.out, "fxmem-cli 0.1.0\n");
+}
+
+TEST(Cli, BadUsageExitsTwoWithUsage) {
+    const std::string single = kGood + "/single.json", pair = kGood + "/pair.json";
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{}, "missing COMMAND"},
+        {{"frobnicate", single}, "unknown command 'frobnicate'"},
+        {{"info"}, "info: missing FILE"},
+        {{"info", single, pair}, "info: unexpected argument '" + pair + "'"},
+        {{"info", single, "--csv"}, "info: unknown option '--csv'"},
+        {{"profile", single, "--graph"}, "profile: --graph needs a value"},
+        {{"profile", single, "--json", "--json"}, "profile: --json given twice"},
+        {{"profile", single, "--json", "--csv"}, "profile: --json and --csv exclude each other"},
+        {{"profile", single, "--json=yes"}, "profile: --json takes no value"},
+        {{"profile", pair, "--json"}, "has 2 graphs; choose one with --graph NAME ('fwd', 'bwd')"},
+        {{"peak", pair, "--pair", "one"}, "--pair needs a non-negative integer, got 'one'"},
+        {{"peak", pair, "--pair=-1"}, "--pair needs a non-negative integer, got '-1'"},
+        {{"score", single, "--json"}, "score: missing --schedule SCHED.json"},
+    };
+    for (const auto& [args, message] : cases) {
+        const CliRun r = cli(args);
+        EXPECT_EQ(r.status, 2) << message;
+        EXPECT_TRUE(r.out.empty()) << message;
+        EXPECT_EQ(r.err.rfind("fxmem-cli: ", 0), 0u) << r.err;
+        EXPECT_TRUE(contains(r.err.substr(0, r.err.find('\n')), message)) << r.err;
+        EXPECT_TRUE(contains(r.err, "usage: fxmem-cli")) << message;
+    }
+}
+
+// ---- invalid input: exit 1, the message on stderr, nothing on stdout ----
+
+TEST(Cli, InvalidInputExitsOneWithTheMessage) {
+    const std::string single = kGood + "/single.json", pair = kGood + "/pair.json";
+    const std::string missing = scratch_dir() + "/no_such_file.json";
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"info", missing}, missing + ": cannot open: No such file or directory"},
+        {{"info", kBad + "/input_defined_later.json"},
+         kBad + "/input_defined_later.json:11:189: graph 'g', node 'y': input 'output' is defined later (or unknown)"},
+        {{"profile", kBad + "/nbytes_float.json", "--json"},
+         kBad + "/nbytes_float.json:6:46: storages[1] (id 1): 'nbytes' must be an integer >= 0, got 1.5"},
+        {{"profile", pair, "--graph", "nope"}, pair + ": no graph 'nope' (the file has 'fwd', 'bwd')"},
+        {{"peak", single}, single + ": the file has no forward/backward pairs"},
+        {{"peak", pair, "--pair", "1"}, pair + ": no pair 1 (the file has 1 pair)"},
+        {{"score", kBad + "/truncated.json", "--schedule", kGood + "/single_schedule.json"}, "(the file ends too early"},
+    };
+    for (const auto& [args, message] : cases) {
+        const CliRun r = cli(args);
+        EXPECT_EQ(r.status, 1) << message;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+        EXPECT_TRUE(contains(r.err, message)) << r.err;
+        EXPECT_FALSE(contains(r.err, "usage:")) << r.err;
+    }
+}
+
+TEST(Cli, InvalidScheduleExitsOne) {
+    const std::string dir = scratch_dir();
+    const std::string single = kGood + "/single.json";
+    const auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream(dir + "/" + name) << text;
+        return dir + "/" + name;
+    };
+    // 'add' before its input 'getitem_1'.
+    const std::string early = write("early.json", R"({"graph": "g", "order": ["x", "split", "add", "getitem_1",
+        "getitem", "cpu_copy", "add_", "unused", "output"]})");
+    CliRun r = cli({"score", single, "--schedule", early, "--json"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(contains(r.err, "'add'")) << r.err;
+    EXPECT_TRUE(contains(r.err, "'getitem_1'")) << r.err;
+    // 'unused' missing.
+    const std::string missing = write("missing.json", R"({"graph": "g", "order": ["x", "split", "getitem",
+        "getitem_1", "cpu_copy", "add", "add_", "output"]})");
+    r = cli({"score", single, "--schedule", missing});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(contains(r.err, "'unused'")) << r.err;
+    // The schedule names another graph than --graph.
+    r = cli({"score", single, "--schedule", kGood + "/single_schedule.json", "--graph", "h"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(r.out.empty());
+    // Not JSON.
+    r = cli({"score", single, "--schedule", write("junk.json", "{\"graph\": ")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(contains(r.err, "junk.json")) << r.err;
+}
+
+// ---- numbers ----
+//
+// single.json, one graph 'g' (all cuda:0 except e):
+//   storages a=1024, b=2048, c=4096, d=512, e=100000 (cpu, never counted), f=256
+//   x (placeholder) -> a;  split(x) -> [b, c];  getitem(split) -> b;  getitem_1(split) -> c;
+//   cpu_copy(getitem) -> e;  add(getitem_1, x) -> d;  add_(add) -> d (in place);  unused(x) -> f;
+//   output(add_, cpu_copy)
+// A getitem uses every storage of split, so b and c are used by getitem and getitem_1 alike.
+// Last users: a -> unused, b -> cpu_copy, c -> add, d and e -> output, f -> never used.
+
+TEST(Cli, ProfileOfOneGraph) {
+    // start: a = 1024
+    // split:     +b +c = 1024 + 2048 + 4096 = 7168; frees nothing      -> 7168
+    // getitem:   allocates nothing (b is split's)                      -> 7168, 7168
+    // getitem_1: same                                                  -> 7168, 7168
+    // cpu_copy:  e is cpu: +0 -> 7168; frees b: 7168 - 2048            -> 5120
+    // add:       +d: 5120 + 512 = 5632; frees c: 5632 - 4096           -> 1536
+    // add_:      nothing new (d is add's); d lives to the output       -> 1536, 1536
+    // unused:    +f: 1536 + 256 = 1792; frees a (x is releasable)      -> 768
+    const std::vector<std::int64_t> expected = {1024, 7168, 7168, 7168, 7168, 7168, 7168, 7168,
+                                                5120, 5632, 1536, 1536, 1536, 1792, 768};
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"profile", kGood + "/single.json", "--json"},
+             {"profile", kGood + "/single.json", "--graph", "g", "--json"},
+             {"profile", "--json", "--graph=g", kGood + "/single.json"}}) {
+        const CliRun r = cli(args);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto j = r.json();
+        EXPECT_EQ(j["graph"], "g");
+        EXPECT_EQ(j["profile"].get<std::vector<std::int64_t>>(), expected);
+        EXPECT_EQ(j["peak"], 7168);
+    }
+}
+
+TEST(Cli, ProfileCsvRows) {
+    const CliRun r = cli({"profile", kGood + "/single.json", "--csv"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out,
+              "step,node,phase,bytes\n"
+              "0,,start,1024\n"
+              "1,split,alloc,7168\n2,split,free,7168\n"
+              "3,getitem,alloc,7168\n4,getitem,free,7168\n"
+              "5,getitem_1,alloc,7168\n6,getitem_1,free,7168\n"
+              "7,cpu_copy,alloc,7168\n8,cpu_copy,free,5120\n"
+              "9,add,alloc,5632\n10,add,free,1536\n"
+              "11,add_,alloc,1536\n12,add_,free,1536\n"
+              "13,unused,alloc,1792\n14,unused,free,768\n");
+}
+
+TEST(Cli, ProfileHumanOutputUsesBinaryUnits) {
+    const CliRun r = cli({"profile", kGood + "/single.json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "graph 'g': 7 profiled nodes, peak 7.00 KiB (7168 bytes) at step 1, alloc of 'split'"))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "768 B")) << r.out;
+    EXPECT_TRUE(contains(r.out, "5.00 KiB")) << r.out;  // 5120 after cpu_copy frees b
+}
+
+// pair.json: forward 'fwd' and backward 'bwd'.
+//   fwd: primals_1 -> s10 (100), primals_2 -> s11 (200), cpu_const (get_attr) -> s14 (cpu),
+//        t(primals_1) -> s10 (a view), tmp(primals_2) -> s15 (50), mm(tmp, t) -> s12 (400),
+//        relu(mm) -> s13 (800), output(relu, mm, primals_2)
+//   bwd: primals_2 -> s11, mm -> s12, tangents_1 -> s20 (60) (placeholders),
+//        mul(tangents_1, mm) -> s21 (300), sum(mul, primals_2) -> s22 (120), output(sum)
+
+TEST(Cli, ProfilesOfAPair) {
+    // fwd start: s10 + s11 = 300 (s14 is cpu)
+    // t:    nothing                                              -> 300, 300
+    // tmp:  +50 = 350                                            -> 350, 350
+    // mm:   +400 = 750; last use of s10 (primals_1: not released) and s15 (tmp): 750 - 50 -> 700
+    // relu: +800 = 1500; s12 is used by the output               -> 1500, 1500
+    CliRun r = cli({"profile", kGood + "/pair.json", "--graph", "fwd", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json()["profile"].get<std::vector<std::int64_t>>(),
+              (std::vector<std::int64_t>{300, 300, 300, 350, 350, 750, 700, 1500, 1500}));
+    // bwd alone, default policy (only primals* are kept): start s11 + s12 + s20 = 200 + 400 + 60 = 660
+    // mul:  +300 = 960; frees s20 (tangents_1) and s12 (mm): 960 - 60 - 400 -> 500
+    // sum:  +120 = 620; frees s21 (mul): 620 - 300 -> 320; s11 is a primal's
+    r = cli({"profile", kGood + "/pair.json", "--graph", "bwd", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json()["profile"].get<std::vector<std::int64_t>>(), (std::vector<std::int64_t>{660, 960, 500, 620, 320}));
+    EXPECT_EQ(r.json()["peak"], 960);
+}
+
+TEST(Cli, PeakOfAPair) {
+    // forward peak = 1500 (above).
+    // Forward output storages: s13, s12, s11. Primal storages: s10, s11.
+    // Backward placeholders: primals_2 holds s11, a primal storage -> do not delete;
+    //   mm holds s12, a forward output -> releasable; tangents_1 holds s20, no forward output -> do not delete.
+    // Baseline: forward outputs no backward placeholder holds = {s13} = 800.
+    // Backward profile with do-not-delete: start 660; mul: +300 = 960, frees s12 only (s20 is
+    //   tangents_1's): 560; sum: +120 = 680, frees s21: 380. Max 960.
+    // backward peak = 800 + 960 = 1760; peak = max(1500, 1760) = 1760.
+    for (const auto& args : std::vector<std::vector<std::string>>{{"peak", kGood + "/pair.json", "--json"},
+                                                                   {"peak", kGood + "/pair.json", "--pair", "0", "--json"}}) {
+        const CliRun r = cli(args);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto j = r.json();
+        EXPECT_EQ(j["forward_peak"], 1500);
+        EXPECT_EQ(j["backward_baseline"], 800);
+        EXPECT_EQ(j["backward_peak"], 1760);
+        EXPECT_EQ(j["peak"], 1760);
+        EXPECT_EQ(j.size(), 4u);
+    }
+    const CliRun human = cli({"peak", kGood + "/pair.json"});
+    ASSERT_EQ(human.status, 0);
+    EXPECT_TRUE(contains(human.out, "pair 0: forward 'fwd', backward 'bwd'")) << human.out;
+    EXPECT_TRUE(contains(human.out, "peak:               1.72 KiB (1760 bytes)")) << human.out;
+}
+
+TEST(Cli, ScoreOfAnotherOrder) {
+    // Order: x, split, getitem_1, add, unused, add_, getitem, cpu_copy, output.
+    // A storage is freed when every node that uses it has run (users: a: split, add, unused;
+    // b: getitem, getitem_1, cpu_copy; c: getitem, getitem_1, add; d: add_, output).
+    // x:          1024 (placeholders change nothing)
+    // split:      +2048 +4096                          = 7168
+    // getitem_1:  nothing new, b and c still wanted    = 7168
+    // add:        +512                                 = 7680
+    // unused:     +256 = 7936 (the peak); a's users are all done: -1024 = 6912
+    // add_:       d still wanted by the output         = 6912
+    // getitem:    c's users all done: -4096            = 2816
+    // cpu_copy:   e is cpu; b's users all done: -2048  = 768
+    // output:                                          = 768
+    const CliRun r = cli({"score", kGood + "/single.json", "--schedule", kGood + "/single_schedule.json", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_EQ(j["peak"], 7936);
+    EXPECT_EQ(j["current"].get<std::vector<std::int64_t>>(),
+              (std::vector<std::int64_t>{1024, 7168, 7168, 7680, 6912, 6912, 2816, 768, 768}));
+    // The human output compares with the original order, whose peak is 7168 (split's allocations).
+    const CliRun human = cli({"score", kGood + "/single.json", "--schedule", kGood + "/single_schedule.json"});
+    ASSERT_EQ(human.status, 0) << human.err;
+    EXPECT_TRUE(contains(human.out, "peak 7.75 KiB (7936 bytes); the original order peaks at 7.00 KiB (7168 bytes)"))
+        << human.out;
+}
+
+TEST(Cli, Info) {
+    // single.json: 1024 + 2048 + 4096 + 512 + 100000 + 256 = 107936 bytes; cuda:0 holds all but e: 7936.
+    CliRun r = cli({"info", kGood + "/single.json", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["storages"], 6);
+    EXPECT_EQ(j["total_bytes"], 107936);
+    EXPECT_EQ(j["devices"], nlohmann::json::parse(R"([{"device": "cuda:0", "storages": 5, "bytes": 7936},
+                                                      {"device": "cpu", "storages": 1, "bytes": 100000}])"));
+    EXPECT_EQ(j["graphs"], nlohmann::json::parse(R"([{"name": "g", "kind": "inference", "nodes": 9, "peak": 7168}])"));
+    EXPECT_EQ(j["pairs"], nlohmann::json::array());
+    // pair.json: 100+200+400+800+1000+50+60+300+120 = 3030 bytes, 1000 of them on the cpu.
+    r = cli({"info", kGood + "/pair.json", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = r.json();
+    EXPECT_EQ(j["total_bytes"], 3030);
+    EXPECT_EQ(j["devices"][0]["bytes"], 2030);
+    EXPECT_EQ(j["graphs"][0]["peak"], 1500);
+    EXPECT_EQ(j["graphs"][1]["peak"], 960);
+    EXPECT_EQ(j["pairs"], nlohmann::json::parse(R"([{"forward": "fwd", "backward": "bwd"}])"));
+    r = cli({"info", kGood + "/pair.json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "storages: 9, 2.96 KiB in total (3030 bytes)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "cpu: 1 storage, 1000 B")) << r.out;
+    EXPECT_TRUE(contains(r.out, "0: fwd -> bwd")) << r.out;
+}
