@@ -7,14 +7,17 @@
 
 namespace fxmem {
 
-FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const Graph& backward) {
+namespace {
+
+// The forward's alias info is built once by get_peak_memory and shared with this.
+FwdBwdInteractions interactions(const GraphFile& file, const Graph& forward, const AliasInfo& fwd,
+                                const Graph& backward) {
     // PyTorch: next(iter(reversed(fwd_graph.nodes)))[-1] (a TypeError in torch 2.13); the intent
     // is the forward's last node, asserted to be the output node.
     if (forward.size() == 0 || forward.nodes.back().op != OpKind::Output)
         throw Error(file.source + ": " + detail::graph_where(forward) + ": the forward graph's last node " +
                     (forward.size() ? detail::quote(forward.nodes.back().name) + " " : std::string()) +
                     "is not an output node" + (forward.size() ? std::string() : " (the graph is empty)"));
-    const AliasInfo fwd = build_alias_info(file, forward);
     const std::size_t n_storages = file.storages.size();
 
     // Storage flags: bit 1 = primal, bit 2 = forward output, bit 4 = held by a backward placeholder.
@@ -51,6 +54,12 @@ FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& 
     return r;
 }
 
+} // namespace
+
+FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const Graph& backward) {
+    return interactions(file, forward, build_alias_info(file, forward), backward);
+}
+
 NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& interactions) {
     NodeMask mask = default_releasable(backward);
     if (interactions.do_not_delete.size() != mask.size())
@@ -64,12 +73,13 @@ NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& in
 PeakMemory get_peak_memory(const GraphFile& file, const Graph& forward, const Graph& backward) {
     const StorageMask counted = default_counted(file);
     PeakMemory r;
+    FwdBwdInteractions inter;
     {
         const AliasInfo fwd = build_alias_info(file, forward);
         const auto profile = build_memory_profile(file, forward, fwd, default_releasable(forward), counted);
         r.forward_peak = *std::max_element(profile.begin(), profile.end());
+        inter = interactions(file, forward, fwd, backward);
     }
-    const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, forward, backward);
     const AliasInfo bwd = build_alias_info(file, backward);
     const auto profile = build_memory_profile(file, backward, bwd, backward_releasable(backward, inter), counted);
     r.backward_baseline = inter.backward_baseline;
