@@ -83,3 +83,36 @@ def test_memory_tracker_random_orders(exported, cli, tmp_path, name, graph):
         assert got["peak"] == peak, f"{where}: peak fxmem-cli {got['peak']} != torch {peak}"
     # The original order's tracker peak is the profile's maximum.
     assert torch_tracker(g)[0] == max(torch_profile(g))
+
+
+@pytest.mark.parametrize("case", ["missing", "repeated", "unknown", "before_input", "output_not_last"])
+def test_cli_and_apply_schedule_reject_the_same_schedules(exported, cli, tmp_path, case):
+    """fxmem-cli score (exit 1) and fxmem_export.apply_schedule (ScheduleError) agree on what is legal."""
+    import copy
+    import subprocess
+
+    import fxmem_export
+
+    ex = exported["mlp"]
+    order = [n.name for n in ex.forward.graph.nodes]
+    compute = next(i for i, n in enumerate(ex.forward.graph.nodes) if n.op == "call_function")
+    if case == "missing":
+        order.pop(compute)
+    elif case == "repeated":
+        order.insert(compute, order[compute])
+    elif case == "unknown":
+        order.insert(compute, "no_such_node")
+    elif case == "before_input":
+        node = list(ex.forward.graph.nodes)[compute]
+        order.remove(node.name)
+        order.insert(0, node.name)
+    else:
+        order = order[-1:] + order[:-1]
+    sched = tmp_path / "bad.json"
+    sched.write_text(json.dumps({"graph": "forward", "order": order}))
+    proc = subprocess.run([str(cli), "score", str(ex.path), "--schedule", str(sched), "--json"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, (proc.returncode, proc.stdout, proc.stderr)
+    assert proc.stderr.strip()
+    with pytest.raises(fxmem_export.ScheduleError):
+        fxmem_export.apply_schedule(copy.deepcopy(ex.forward), sched)
