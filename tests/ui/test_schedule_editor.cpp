@@ -186,8 +186,26 @@ void TestScheduleEditor::scriptedDragMovesAndUndoRestores() {
     // The selection followed c.
     QCOMPARE(view->currentIndex().row(), 2);
     QCOMPARE(view->currentIndex().data(ScheduleModel::NodeIdRole).toInt(), 3);
-    if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG"))
+    if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG")) {
+        QCoreApplication::processEvents();  // let the layouts follow the new texts
         editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral(".png"));
+        // The same under a dark palette: every colour comes from the palette.
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(37, 37, 38));
+        dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+        dark.setColor(QPalette::Base, QColor(30, 30, 30));
+        dark.setColor(QPalette::AlternateBase, QColor(45, 45, 48));
+        dark.setColor(QPalette::Text, QColor(220, 220, 220));
+        dark.setColor(QPalette::Button, QColor(45, 45, 48));
+        dark.setColor(QPalette::ButtonText, QColor(220, 220, 220));
+        dark.setColor(QPalette::Highlight, QColor(38, 79, 120));
+        dark.setColor(QPalette::HighlightedText, Qt::white);
+        const QPalette light = editor.palette();
+        editor.setPalette(dark);
+        QCoreApplication::processEvents();
+        editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral("-dark.png"));
+        editor.setPalette(light);
+    }
 
     editor.undoStack()->undo();
     QCOMPARE(editor.order(), kOriginal);

@@ -30,6 +30,7 @@
 
 struct ScheduleEditor::State {
     QUndoStack* stack = nullptr;
+    std::vector<QLabel*> captions;
     mutable std::optional<std::vector<std::int64_t>> profile;  // cached until the order changes
     bool selecting = false;  // selectNode() in progress: do not echo nodeSelected
 };
@@ -41,17 +42,20 @@ QString nodeName(const ScheduleModel* model, fxmem::NodeId node) {
 }
 
 // A caption over a value, the value in fixed-width digits.
-QLabel* addFigure(QGridLayout* grid, int column, const QString& caption) {
+QLabel* addFigure(QGridLayout* grid, int column, const QString& caption, const QString& widest,
+                  std::vector<QLabel*>& captions) {
     auto* title = new QLabel(caption);
     QFont small = title->font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
     title->setFont(small);
-    title->setForegroundRole(QPalette::PlaceholderText);
+    captions.push_back(title);
     auto* value = new QLabel(QStringLiteral("—"));
     QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     fixed.setBold(true);
     value->setFont(fixed);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Room for the widest figure, so the strip does not jump as the numbers change.
+    value->setMinimumWidth(QFontMetrics(fixed).horizontalAdvance(widest));
     grid->addWidget(title, 0, column);
     grid->addWidget(value, 1, column);
     return value;
@@ -73,9 +77,9 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     grid->setContentsMargins(8, 4, 8, 4);
     grid->setHorizontalSpacing(18);
     grid->setVerticalSpacing(0);
-    originalLabel_ = addFigure(grid, 0, tr("Original peak"));
-    editedLabel_ = addFigure(grid, 1, tr("Edited peak"));
-    changeLabel_ = addFigure(grid, 2, tr("Change"));
+    originalLabel_ = addFigure(grid, 0, tr("Original peak"), QStringLiteral("1023 MiB"), d_->captions);
+    editedLabel_ = addFigure(grid, 1, tr("Edited peak"), QStringLiteral("1023 MiB"), d_->captions);
+    changeLabel_ = addFigure(grid, 2, tr("Change"), QStringLiteral("-1023 MiB (-100.0 %)"), d_->captions);
     grid->setColumnStretch(3, 1);
     originalLabel_->setObjectName(QStringLiteral("originalPeak"));
     editedLabel_->setObjectName(QStringLiteral("editedPeak"));
@@ -144,7 +148,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
         if (d_->selecting || !current.isValid()) return;
         emit nodeSelected(fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()));
     });
-    updateSummary();
+    applyPalette();
 }
 
 ScheduleEditor::~ScheduleEditor() {
@@ -282,6 +286,15 @@ void ScheduleEditor::onOrderChanged() {
     emit scheduleChanged();
 }
 
+void ScheduleEditor::applyPalette() {
+    // Captions half-way between text and background: secondary, and readable on any theme.
+    QPalette dim = palette();
+    dim.setColor(QPalette::WindowText,
+                 colors::mix(palette().color(QPalette::WindowText), palette().color(QPalette::Window), 0.4));
+    for (QLabel* caption : d_->captions) caption->setPalette(dim);
+    updateSummary();
+}
+
 void ScheduleEditor::updateSummary() {
     const bool open = model_->schedule() != nullptr;
     resetButton_->setEnabled(open);
@@ -295,6 +308,13 @@ void ScheduleEditor::updateSummary() {
     const std::int64_t original = originalPeak(), edited = peak(), delta = edited - original;
     originalLabel_->setText(formatBytes(original));
     editedLabel_->setText(formatBytes(edited));
+    const fxmem::IncrementalSchedule* s = model_->schedule();
+    editedLabel_->setToolTip(s->size() == 0 ? QString()
+                                            : tr("Reached at step %1 ('%2'): %3 bytes")
+                                                  .arg(s->peak_position())
+                                                  .arg(nodeName(model_, s->at(s->peak_position())))
+                                                  .arg(edited));
+    originalLabel_->setToolTip(tr("%1 bytes, in the graph's original order").arg(original));
     changeLabel_->setText(formatDelta(delta, original));
     changeLabel_->setToolTip(tr("%1 bytes").arg(delta));
     // Green when the edit lowers the peak, red when it raises it, from the palette (dark themes).
@@ -313,5 +333,5 @@ void ScheduleEditor::showStatus(const QString& text, bool refusal) {
 
 void ScheduleEditor::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) updateSummary();
+    if (event->type() == QEvent::PaletteChange) applyPalette();
 }

@@ -83,6 +83,7 @@ private:
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
+    void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);
 };

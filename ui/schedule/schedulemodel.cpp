@@ -174,10 +174,12 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         case StepColumn: return QString::number(position);
         case NodeColumn: return QString::fromStdString(n.name);
         case TargetColumn:
-            // call_function shows its target alone (the common case); other ops name themselves.
-            if (n.target.empty()) return opName(n.op);
-            if (n.op == fxmem::OpKind::CallFunction) return QString::fromStdString(n.target);
+            // call_function shows its target alone (the common case); other ops name themselves,
+            // with their target when it says more than the op ("output output").
+            if (n.op == fxmem::OpKind::CallFunction && !n.target.empty()) return QString::fromStdString(n.target);
+            if (n.target.empty() || n.target == fxmem::to_string(n.op)) return opName(n.op);
             return QString(opName(n.op) % QLatin1Char(' ') % QString::fromStdString(n.target));
+        case DuringColumn: return formatBytes(during(position));
         case MemoryColumn: return formatBytes(after());
         case DeltaColumn: return delta() == 0 ? QString() : formatDelta(delta(), 0);
         case OriginalStepColumn: return node.index() == position ? QString() : QString::number(node.index());
@@ -213,6 +215,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         case StepColumn: return static_cast<qulonglong>(position);
         case NodeColumn: return QString::fromStdString(n.name);
         case TargetColumn: return QString::fromStdString(n.target);
+        case DuringColumn: return static_cast<qlonglong>(during(position));
         case MemoryColumn: return static_cast<qlonglong>(after());
         case DeltaColumn: return static_cast<qlonglong>(delta());
         case OriginalStepColumn: return static_cast<qulonglong>(node.index());
@@ -239,6 +242,7 @@ QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int
     if (role == Qt::ToolTipRole) {
         switch (section) {
         case StepColumn: return tr("Position in the edited schedule");
+        case DuringColumn: return tr("Memory after the node's allocations, before its frees: where a peak is reached");
         case MemoryColumn: return tr("Memory live after the node ran and freed what it no longer needs");
         case DeltaColumn: return tr("Change of memory over the node");
         case OriginalStepColumn: return tr("Position in the graph's original order, when it moved");
@@ -250,7 +254,8 @@ QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int
     case StepColumn: return tr("Step");
     case NodeColumn: return tr("Node");
     case TargetColumn: return tr("Op / target");
-    case MemoryColumn: return tr("Memory after");
+    case DuringColumn: return tr("During");
+    case MemoryColumn: return tr("After");
     case DeltaColumn: return tr("Change");
     case OriginalStepColumn: return tr("Was");
     default: return {};

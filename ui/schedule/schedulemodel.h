@@ -18,7 +18,16 @@
 class ScheduleModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { StepColumn, NodeColumn, TargetColumn, MemoryColumn, DeltaColumn, OriginalStepColumn, ColumnCount };
+    enum Column {
+        StepColumn,
+        NodeColumn,
+        TargetColumn,
+        DuringColumn,  // after the node's allocations, before its frees: where peaks happen
+        MemoryColumn,  // after its frees
+        DeltaColumn,
+        OriginalStepColumn,
+        ColumnCount
+    };
     enum Roles {
         NodeIdRole = Qt::UserRole,  // int: the node's NodeId value
         SortRole,                   // a value that sorts the column numerically

@@ -42,6 +42,7 @@ void ScheduleView::setScheduleModel(ScheduleModel* model) {
     h->resizeSection(ScheduleModel::StepColumn, digit * 8);
     h->resizeSection(ScheduleModel::NodeColumn, digit * 22);
     h->resizeSection(ScheduleModel::TargetColumn, digit * 24);
+    h->resizeSection(ScheduleModel::DuringColumn, digit * 12);
     h->resizeSection(ScheduleModel::MemoryColumn, digit * 12);
     h->resizeSection(ScheduleModel::DeltaColumn, digit * 12);
     h->resizeSection(ScheduleModel::OriginalStepColumn, digit * 7);
