@@ -76,6 +76,25 @@ inline GraphFile cpuOnly() {
     return f;
 }
 
+// primals_1 (4, never freed) feeds big (100) and small (10); use_big and use_small (1 each) consume them.
+// Original profile [4, 104, 104, 114, 114, 115, 15, 16, 6], peak 115. Moving use_big right after
+// big (schedule position 3 -> 2) gives [4, 104, 104, 105, 5, 15, 15, 16, 6], peak 105.
+inline GraphFile reorderable() {
+    GraphFile f;
+    f.source = "reorder.json";
+    const StorageId sx = f.add_storage(0, "cuda:0", 4), sb = f.add_storage(1, "cuda:0", 100),
+                    ss = f.add_storage(2, "cuda:0", 10), ub = f.add_storage(3, "cuda:0", 1), us = f.add_storage(4, "cuda:0", 1);
+    GraphBuilder g(f, "reorder", GraphKind::Inference);
+    g.add("primals_1", OpKind::Placeholder, "primals_1", {}, {sx});
+    g.add("big", OpKind::CallFunction, "aten.empty", {"primals_1"}, {sb});
+    g.add("small", OpKind::CallFunction, "aten.empty", {"primals_1"}, {ss});
+    g.add("use_big", OpKind::CallFunction, "aten.sum", {"big"}, {ub});
+    g.add("use_small", OpKind::CallFunction, "aten.sum", {"small"}, {us});
+    g.add("output", OpKind::Output, "output", {"use_big", "use_small"}, {});
+    g.finish();
+    return f;
+}
+
 // A loader that serves the graphs above by name and fails like the real one otherwise.
 inline FileLoader fakeLoader() {
     return [](const std::string& path, const LoadProgress& progress) -> GraphFile {
@@ -83,6 +102,7 @@ inline FileLoader fakeLoader() {
         if (path.ends_with("chain.json")) return chain();
         if (path.ends_with("pair.json")) return pair();
         if (path.ends_with("cpu.json")) return cpuOnly();
+        if (path.ends_with("reorder.json")) return reorderable();
         throw Error(path + ":3:7: expected '\"' to start a member name");
     };
 }

@@ -41,11 +41,15 @@
 
 namespace {
 constexpr int kMaxRecent = 8;
+// The desktop theme's icon, else ours from the app's resources (absent in the tests).
+QIcon themedIcon(const QString& name) {
+    const QString bundled = QStringLiteral(":/icons/") % name % QStringLiteral(".svg");
+    return QIcon::fromTheme(name, QFile::exists(bundled) ? QIcon(bundled) : QIcon());
+}
 } // namespace
 
 MainWindow::MainWindow(FileLoader loader, QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("fxmem"));
-    setWindowIcon(QIcon(QStringLiteral(":/icons/fxmem.svg")));
     setAcceptDrops(true);
     loader_ = new SceneLoader(std::move(loader), this);
     buildActions();
@@ -73,7 +77,7 @@ MainWindow::MainWindow(FileLoader loader, QWidget* parent) : QMainWindow(parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::buildActions() {
-    openAction_ = new QAction(QIcon::fromTheme(QStringLiteral("document-open"), QIcon(QStringLiteral(":/icons/document-open.svg"))), tr("&Open…"), this);
+    openAction_ = new QAction(themedIcon(QStringLiteral("document-open")), tr("&Open…"), this);
     openAction_->setShortcut(QKeySequence::Open);
     openAction_->setToolTip(tr("Open an fxmem graph file (Ctrl+O)"));
     connect(openAction_, &QAction::triggered, this, [this] {
@@ -88,7 +92,7 @@ void MainWindow::buildActions() {
     openScheduleAction_ = new QAction(tr("Open Sc&hedule…"), this);
     openScheduleAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(openScheduleAction_, &QAction::triggered, this, &MainWindow::openSchedule);
-    exportPlotAction_ = new QAction(QIcon::fromTheme(QStringLiteral("document-export"), QIcon(QStringLiteral(":/icons/document-export.svg"))), tr("&Export Plot…"), this);
+    exportPlotAction_ = new QAction(themedIcon(QStringLiteral("document-export")), tr("&Export Plot…"), this);
     exportPlotAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     connect(exportPlotAction_, &QAction::triggered, this, &MainWindow::exportPlot);
     exportCsvAction_ = new QAction(tr("Export Profile as &CSV…"), this);
@@ -99,14 +103,14 @@ void MainWindow::buildActions() {
 
     resetScheduleAction_ = new QAction(tr("&Reset Schedule"), this);
     connect(resetScheduleAction_, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
-    findAction_ = new QAction(QIcon::fromTheme(QStringLiteral("edit-find")), tr("&Find Node…"), this);
+    findAction_ = new QAction(themedIcon(QStringLiteral("edit-find")), tr("&Find Node…"), this);
     findAction_->setShortcut(QKeySequence::Find);
     connect(findAction_, &QAction::triggered, this, [this] {
         findBar_->show();
         findEdit_->setFocus();
         findEdit_->selectAll();
     });
-    resetZoomAction_ = new QAction(QIcon::fromTheme(QStringLiteral("zoom-original"), QIcon(QStringLiteral(":/icons/zoom-original.svg"))), tr("Reset &Zoom"), this);
+    resetZoomAction_ = new QAction(themedIcon(QStringLiteral("zoom-original")), tr("Reset &Zoom"), this);
     resetZoomAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     resetZoomAction_->setToolTip(tr("Show the whole timeline (Ctrl+0; R in the plot)"));
     connect(resetZoomAction_, &QAction::triggered, this, [this] { timeline_->resetZoom(); });

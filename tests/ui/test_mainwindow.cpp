@@ -1,0 +1,249 @@
+// The main window end to end with an injected loader: the core's peak in the UI, scrubbing fills
+// the live table with the plot's value, a bad file keeps the previous graph, graph switching,
+// joined pairs, the CPU-only banner, and the bundled example through the real loader.
+#include "graphview/graphview.h"
+#include "inspector/nodeinspector.h"
+#include "mainwindow/mainwindow.h"
+#include "models/livestoragemodel.h"
+#include "schedule/scheduleeditor.h"
+#include "timeline/timelineplot.h"
+#include "ui_fixtures.h"
+#include "util/units.h"
+
+#include <fxmem/io.h>
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QtTest>
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void openingShowsTheCorePeak();
+    void scrubbingFillsTheLiveTable();
+    void invalidFileKeepsThePreviousGraph();
+    void switchingGraphsAndJoinedPair();
+    void cpuOnlyGraphShowsTheBanner();
+    void selectingANodeFillsTheInspector();
+    void scheduleEditShowsTheOverlay();
+    void bundledExampleThroughTheRealLoader();
+};
+
+namespace {
+// Every window starts from default settings (a test may switch the device filter).
+void resetSettings() { QSettings().clear(); }
+
+bool openAndWait(MainWindow& w, const QString& path) {
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(path);
+    return QTest::qWaitFor([&] { return shown.count() > 0 || failed.count() > 0; }, 20000) && shown.count() > 0;
+}
+} // namespace
+
+void TestMainWindow::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("fxmem-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_mainwindow"));
+    setByteUnits(ByteUnits::Binary);
+}
+
+void TestMainWindow::openingShowsTheCorePeak() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
+    QCOMPARE(w.scene()->peak, 130);
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("130 B")), qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.timeline()->peakText().startsWith(QStringLiteral("peak 130 B · step 3")), qPrintable(w.timeline()->peakText()));
+    QCOMPARE(w.timeline()->profile(), fixtures::kChainProfile);
+    // The cursor starts at the peak, and the table already answers for it.
+    QCOMPARE(w.timeline()->cursorStep(), 3);
+    QCOMPARE(w.liveModel()->totalBytes(), 130);
+}
+
+void TestMainWindow::scrubbingFillsTheLiveTable() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QAbstractItemModelTester tester(w.liveProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    for (std::int64_t k : {0, 1, 2, 4, 6, 3}) {
+        w.setCursorStep(k);
+        QCOMPARE(w.liveModel()->step(), k);
+        QCOMPARE(w.liveModel()->totalBytes(), fixtures::kChainProfile[static_cast<std::size_t>(k)]);
+        QVERIFY2(w.liveTotalLabel()->text().contains(formatBytes(fixtures::kChainProfile[static_cast<std::size_t>(k)])),
+                 qPrintable(w.liveTotalLabel()->text()));
+    }
+    // Keyboard: Right steps the cursor by one.
+    w.setCursorStep(1);
+    w.timeline()->setFocus();
+    QTest::keyClick(w.timeline(), Qt::Key_Right);
+    QCOMPARE(w.timeline()->cursorStep(), 2);
+    QCOMPARE(w.liveModel()->totalBytes(), 110);
+    // The hovered mouse position maps to a step the same way.
+    const QRect area = w.timeline()->axisRect()->rect();
+    const int x = static_cast<int>(w.timeline()->xAxis->coordToPixel(5));
+    QTest::mouseMove(w.timeline(), QPoint(x, area.center().y()));
+    QTRY_COMPARE(w.timeline()->cursorStep(), 5);
+    QCOMPARE(w.liveModel()->totalBytes(), 120);
+}
+
+void TestMainWindow::invalidFileKeepsThePreviousGraph() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    const auto before = w.scene();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(QStringLiteral("broken.json"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("broken.json:3:7")));
+    QCOMPARE(w.scene(), before);
+    QCOMPARE(w.timeline()->profile(), fixtures::kChainProfile);
+    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("130 B")));
+    // The error dialog is open (not exec'd): the window still answers.
+    QMessageBox* box = w.findChild<QMessageBox*>();
+    QVERIFY(box);
+    QVERIFY(box->informativeText().contains(QStringLiteral("expected")));
+    box->close();
+    w.setCursorStep(0);
+    QCOMPARE(w.liveModel()->totalBytes(), 100);
+}
+
+void TestMainWindow::switchingGraphsAndJoinedPair() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
+    QCOMPARE(w.graphCombo()->count(), 3);  // fwd, bwd, fwd + bwd
+    QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
+    QCOMPARE(w.scene()->peak, 130);
+    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>130 B</b>")));
+
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    w.showGraph(1);
+    QTRY_COMPARE(shown.count(), 1);
+    QCOMPARE(w.scene()->title(), QStringLiteral("bwd"));
+    QCOMPARE(w.scene()->profile, (std::vector<std::int64_t>{15, 55, 45}));
+    QCOMPARE(w.graphCombo()->currentIndex(), 1);
+
+    w.showGraph(-1, 0);
+    QTRY_COMPARE(shown.count(), 2);
+    QVERIFY(w.scene()->joined());
+    QCOMPARE(w.timeline()->profile(), fixtures::kJoinedProfile);
+    QCOMPARE(w.graphCombo()->currentIndex(), 2);
+    QVERIFY(!w.scheduleEditor()->isEnabled());  // the editor works on one graph
+    for (std::int64_t k = 0; k < 8; ++k) {
+        w.setCursorStep(k);
+        QCOMPARE(w.liveModel()->totalBytes(), fixtures::kJoinedProfile[static_cast<std::size_t>(k)]);
+    }
+}
+
+void TestMainWindow::cpuOnlyGraphShowsTheBanner() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("cpu.json")));
+    QLabel* banner = nullptr;
+    for (QLabel* l : w.findChildren<QLabel*>())
+        if (l->text().contains(QStringLiteral("only CPU storages"))) banner = l;
+    QVERIFY(banner);
+    QVERIFY(banner->isVisible());
+    QCOMPARE(w.scene()->peak, 0);
+    // Counting every device: x (64) then y (64) -> 128, no banner.
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    emit banner->linkActivated(QStringLiteral("all"));
+    QTRY_COMPARE(shown.count(), 1);
+    QCOMPARE(w.scene()->peak, 128);
+    QVERIFY(!banner->isVisible());
+}
+
+void TestMainWindow::selectingANodeFillsTheInspector() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    GraphView* view = w.graphView();
+    const NodeRef b{0, w.scene()->segments[0].analysis->graph().find("b")};
+    const QPoint at = view->nodeCenter(b).toPoint();
+    QCOMPARE(view->nodeAt(at), b);
+    QTest::mouseClick(view, Qt::LeftButton, {}, at);
+    QCOMPARE(view->selectedNode(), b);
+    const QString html = w.inspector()->toPlainText();
+    QVERIFY2(html.contains(QStringLiteral("aten.mul.Tensor")), qPrintable(html));
+    QVERIFY(html.contains(QStringLiteral("inputs a")));
+    QVERIFY(html.contains(QStringLiteral("frees 10 B")));
+}
+
+void TestMainWindow::scheduleEditShowsTheOverlay() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.scene()->peak, 115);
+    ScheduleEditor* editor = w.scheduleEditor();
+    QVERIFY(editor->isEnabled());
+    QString why;
+    QVERIFY(!editor->moveNode(3, 1, &why));  // use_big before its input big
+    QVERIFY(why.contains(QStringLiteral("big")));
+    QVERIFY(!w.timeline()->hasOverlay());
+
+    // Drag use_big (step 5) in the graph view onto small's place (step 3): schedule 3 -> 2.
+    GraphView* view = w.graphView();
+    const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
+    const NodeRef useBig{0, g.find("use_big")}, small{0, g.find("small")};
+    const QPoint from = view->nodeCenter(useBig).toPoint(), to = QPoint(view->nodeCenter(small).toPoint().x(), from.y());
+    QTest::mousePress(view, Qt::LeftButton, {}, from);
+    for (int i = 1; i <= 4; ++i) {
+        const QPoint p = from + (to - from) * i / 4;
+        QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(view, &move);
+    }
+    QTest::mouseRelease(view, Qt::LeftButton, {}, to);
+    QCOMPARE(editor->peak(), 105);
+    QVERIFY(w.timeline()->hasOverlay());
+    QCOMPARE(editor->profile(), (std::vector<std::int64_t>{4, 104, 104, 105, 5, 15, 15, 16, 6}));
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("Edited")), qPrintable(w.summaryLabel()->text()));
+    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("-10 B (-8.7 %)")));
+    QVERIFY(w.isWindowModified());
+    // The graph view follows the edited schedule: use_big now sits at step 3.
+    QCOMPARE(view->stepOf(useBig), 3);
+
+    editor->undoStack()->undo();
+    QVERIFY(!w.timeline()->hasOverlay());
+    QCOMPARE(view->stepOf(useBig), 5);
+    QVERIFY(!w.isWindowModified());
+}
+
+void TestMainWindow::bundledExampleThroughTheRealLoader() {
+    const QString path = QStringLiteral(FXMEM_EXAMPLES "/gpt.fxmem.json");
+    if (!QFileInfo::exists(path)) QSKIP("bundled example not present");
+    resetSettings();
+    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    w.show();
+    QVERIFY(openAndWait(w, path));
+    const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
+    const auto analysis = GraphAnalysis::compute(file, 0);
+    QCOMPARE(w.scene()->peak, analysis->peak());
+    QCOMPARE(w.timeline()->profile(), analysis->profile());
+    QVERIFY(w.summaryLabel()->text().contains(formatBytes(analysis->peak())));
+    const std::size_t n = analysis->profile().size();
+    for (std::size_t k : {std::size_t(0), n / 3, n / 2, analysis->peakStep(), n - 1}) {
+        w.setCursorStep(static_cast<std::int64_t>(k));
+        QCOMPARE(w.liveModel()->totalBytes(), analysis->profile()[k]);
+    }
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "test_mainwindow.moc"
