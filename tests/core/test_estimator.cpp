@@ -161,3 +161,33 @@ TEST(Estimator, EmptyGraphAndMismatchedMasks) {
     const AliasInfo a1 = build_alias_info(t.file, *t.graph);
     EXPECT_THROW(build_memory_profile(t.file, *t.graph, a1, NodeMask(3, 1), default_counted(t.file)), Error);
 }
+
+TEST(Estimator, NestedValOutputsInOrderWithoutRepeats) {
+    // val = [T(s2), {"other"}, [T(s1), null, T(s2 again, a view)], T(s3)]: outputs s2, s1, s3.
+    GraphFile f;
+    f.source = "nested.json";
+    const StorageId s1 = f.add_storage(1, "cuda:0", 4), s2 = f.add_storage(2, "cuda:0", 8),
+                    s3 = f.add_storage(3, "cpu", 16);
+    GraphBuilder b(f, "g", GraphKind::Other);
+    const std::int64_t shape[1] = {1}, stride[1] = {1};
+    b.begin_node("m", OpKind::CallFunction, "f");
+    b.val_begin_list();
+    b.val_tensor(s2, "float32", shape, stride, 0);
+    b.val_other("SymInt(3)");
+    b.val_begin_list();
+    b.val_tensor(s1, "float32", shape, stride, 0);
+    b.val_null();
+    b.val_tensor(s2, "float32", shape, stride, 1);
+    b.val_end_list();
+    b.val_tensor(s3, "float32", shape, stride, 0);
+    b.val_end_list();
+    b.end_node();
+    b.add("u", OpKind::CallFunction, "g", {"m"}, {});
+    const Graph& g = b.finish();
+    const AliasInfo a = build_alias_info(f, g);
+    EXPECT_EQ(vec(a.fresh_of(NodeId(0))), (std::vector<StorageId>{s2, s1, s3}));
+    EXPECT_EQ(vec(a.uses_of(NodeId(1))), (std::vector<StorageId>{s2, s1, s3}));
+    // m allocates 8 + 4 (s3 on cpu); u frees them all: [0, 12, 12, 12, 0].
+    EXPECT_EQ(build_memory_profile(f, g, a, default_releasable(g), default_counted(f)),
+              (std::vector<std::int64_t>{0, 12, 12, 12, 0}));
+}

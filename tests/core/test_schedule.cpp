@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 using namespace fxmem;
 using namespace fxmem::testing;
 
@@ -99,4 +101,16 @@ TEST(Schedule, LoadMissingFile) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("/nonexistent/dir/s.json: cannot open"), std::string::npos) << e.what();
     }
+}
+
+TEST(Schedule, SaveAndLoadRoundTrip) {
+    G1 t;
+    const auto order = t.order({"w", "x", "primals_1", "a", "e", "v", "b", "c", "d", "output"});
+    const std::string path = ::testing::TempDir() + "fxmem_schedule_roundtrip.json";
+    save_schedule(*t.graph, order, path);
+    const Schedule s = load_schedule(t.file, path, "g1");
+    EXPECT_EQ(s.graph, 0);
+    EXPECT_EQ(s.order, order);
+    std::remove(path.c_str());
+    EXPECT_THROW(save_schedule(*t.graph, order, "/nonexistent/dir/s.json"), Error);
 }
