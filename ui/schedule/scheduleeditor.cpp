@@ -16,7 +16,6 @@
 #include <QFontDatabase>
 #include <QFrame>
 #include <QGridLayout>
-#include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QStyle>
@@ -85,18 +84,20 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     editedLabel_->setObjectName(QStringLiteral("editedPeak"));
     changeLabel_->setObjectName(QStringLiteral("peakChange"));
 
-    auto makeButton = [&](const QString& text, QStyle::StandardPixmap icon, int column) {
+    // Undo and redo as icons (their tooltips name the command), so the strip fits a narrow dock.
+    auto makeButton = [&](const QString& text, QStyle::StandardPixmap icon, int column, Qt::ToolButtonStyle look) {
         auto* b = new QToolButton(strip);
         b->setText(text);
+        b->setToolTip(text);
         b->setIcon(style()->standardIcon(icon));
-        b->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+        b->setToolButtonStyle(look);
         b->setAutoRaise(true);
         grid->addWidget(b, 0, column, 2, 1);
         return b;
     };
-    undoButton_ = makeButton(tr("Undo"), QStyle::SP_ArrowBack, 4);
-    redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5);
-    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6);
+    undoButton_ = makeButton(tr("Undo"), QStyle::SP_ArrowBack, 4, Qt::ToolButtonIconOnly);
+    redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5, Qt::ToolButtonIconOnly);
+    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonTextBesideIcon);
     resetButton_->setToolTip(tr("Back to the graph's original order (undoable)"));
     connect(undoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::undo);
     connect(redoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::redo);
@@ -104,9 +105,9 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     connect(d_->stack, &QUndoStack::canUndoChanged, undoButton_, &QWidget::setEnabled);
     connect(d_->stack, &QUndoStack::canRedoChanged, redoButton_, &QWidget::setEnabled);
     connect(d_->stack, &QUndoStack::undoTextChanged, undoButton_,
-            [this](const QString& t) { undoButton_->setToolTip(t.isEmpty() ? QString() : tr("Undo %1").arg(t)); });
+            [this](const QString& t) { undoButton_->setToolTip(t.isEmpty() ? tr("Undo") : tr("Undo %1").arg(t)); });
     connect(d_->stack, &QUndoStack::redoTextChanged, redoButton_,
-            [this](const QString& t) { redoButton_->setToolTip(t.isEmpty() ? QString() : tr("Redo %1").arg(t)); });
+            [this](const QString& t) { redoButton_->setToolTip(t.isEmpty() ? tr("Redo") : tr("Redo %1").arg(t)); });
     undoButton_->setEnabled(false);
     redoButton_->setEnabled(false);
 
