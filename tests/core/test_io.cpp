@@ -280,6 +280,11 @@ TEST(Io, MetaAndProducerAreReserialisedCompactly) {
     EXPECT_EQ(g.producer_json, "\"torch 2.13\"");
 }
 
+TEST(Io, ByteOrderMarkIsAccepted) {
+    const GraphFile f = load_buffer("\xEF\xBB\xBF{\"format\":\"fxmem\",\"version\":1,\"storages\":[],\"graphs\":[]}", "bom.json");
+    EXPECT_TRUE(f.graphs.empty());
+}
+
 TEST(Io, StorageIdsAreMappedToDenseIds) {
     const std::string text = R"({"format":"fxmem","version":1,
       "storages":[{"id":900,"device":"cuda:0","nbytes":1},{"id":2,"device":"cpu","nbytes":2},{"id":41,"device":"cuda:0","nbytes":4}],
