@@ -205,6 +205,20 @@ TEST(Synth, BackwardPlaceholdersHoldPrimalsSavedOutputsAndFreshTangents) {
     }
 }
 
+TEST(Synth, SaveFractionZeroSavesNothing) {
+    synth::Options o = small();
+    o.save_fraction = 0;
+    const GraphFile f = synth::generate(o);
+    const Graph& bwd = graph_named(f, synth::kBackwardName);
+    for (const Node& n : bwd.nodes) {
+        if (n.op != OpKind::Placeholder) break;
+        EXPECT_TRUE(n.name.starts_with("primals_") || n.name.starts_with("tangents_")) << n.name;
+    }
+    // The forward's output then returns only the user-visible activations.
+    const Graph& fwd = graph_named(f, synth::kForwardName);
+    EXPECT_LE(fwd.inputs(id(fwd.size() - 1)).size(), 2u);
+}
+
 void expect_same(const GraphFile& a, const GraphFile& b) {
     ASSERT_EQ(a.storages.size(), b.storages.size());
     for (std::size_t i = 0; i < a.storages.size(); ++i) {

@@ -60,6 +60,13 @@ constexpr std::array<Base, 7> kBackwardCompute = {kMm, kThresholdBwd, kSum, kAdd
 // Takes a second input (an activation or a weight).
 bool binary(Base b) { return b == kMm || b == kAddmm || b == kAdd || b == kMul || b == kSoftmaxBwd || b == kThresholdBwd; }
 
+// prefix + k, appended (GCC 12 warns falsely, -Wrestrict, on "literal" + std::to_string(k)).
+std::string numbered(std::string_view prefix, std::size_t k) {
+    std::string s(prefix);
+    s += std::to_string(k);
+    return s;
+}
+
 constexpr std::array<std::string_view, 2> kDtypes = {"float32", "bfloat16"};
 constexpr std::array<std::int64_t, 2> kElemSize = {4, 2};
 
@@ -100,7 +107,10 @@ private:
     std::string name(Base b) {
         const std::size_t c = counters_[b]++;
         std::string n(kOps[b].base);
-        if (c > 0) n += "_" + std::to_string(c);
+        if (c > 0) {
+            n.push_back('_');
+            n += std::to_string(c);
+        }
         return n;
     }
 
@@ -265,7 +275,8 @@ std::size_t Generator::emit_multi(GraphBuilder& b, bool fwd, std::size_t room) {
         ++emitted;
         if (split || j == 0) acts_.push_back(g);
         // Layer norm's mean and rstd are what the backward usually saves.
-        if (fwd) maybe_save(g, split || j == 0 ? options_.save_fraction : 0.5, n);
+        const double mean_rstd = std::min(1.0, 4 * options_.save_fraction);
+        if (fwd) maybe_save(g, split || j == 0 ? options_.save_fraction : mean_rstd, n);
     }
     return emitted;
 }
@@ -311,7 +322,7 @@ std::size_t Generator::step(GraphBuilder& b, bool fwd, std::size_t room, std::ve
     std::string n;
     begin(b, base, StorageId{}, n);
     b.add_input(src);
-    if (sym) b.val_other("s" + std::to_string(rng_.below(8)));
+    if (sym) b.val_other(numbered("s", rng_.below(8)));
     b.end_node();
     return 1;
 }
@@ -325,14 +336,15 @@ void Generator::forward(std::size_t budget) {
     // primals_1 is the batch input; the other primals and the get_attr constants are weights.
     for (std::size_t i = 1; i <= num_primals; ++i) {
         const StorageId s = i == 1 ? fresh(20, 26, false) : fresh(9, 24);
-        const NodeId id = begin(b, "primals_" + std::to_string(i), OpKind::Placeholder, "primals_" + std::to_string(i), s);
+        const std::string n = numbered("primals_", i);
+        const NodeId id = begin(b, n, OpKind::Placeholder, n, s);
         tensor(b, s);
         b.end_node();
         primals_.push_back(s);
         (i == 1 ? acts_ : params_).push_back(id);
     }
     for (std::size_t j = 0; j < num_attrs; ++j) {
-        const std::string n = "_tensor_constant" + std::to_string(j);
+        const std::string n = numbered("_tensor_constant", j);
         const StorageId s = fresh(9, 16);
         const NodeId id = begin(b, n, OpKind::GetAttr, n, s);
         tensor(b, s);
@@ -375,7 +387,7 @@ void Generator::backward(std::size_t budget) {
     // names, and one fresh tangent per user-visible forward output.
     for (std::size_t i = 0; i < primals_.size(); ++i) {
         if (i > 0 && !rng_.chance(0.6)) continue;
-        const std::string n = "primals_" + std::to_string(i + 1);
+        const std::string n = numbered("primals_", i + 1);
         const NodeId id = begin(b, n, OpKind::Placeholder, n, primals_[i]);
         tensor(b, primals_[i]);
         b.end_node();
@@ -388,7 +400,7 @@ void Generator::backward(std::size_t budget) {
         b.end_node();
     }
     for (std::size_t k = 0; k < user_outputs_.size(); ++k) {
-        const std::string n = "tangents_" + std::to_string(k + 1);
+        const std::string n = numbered("tangents_", k + 1);
         const StorageId s = fresh_bytes(file_.nbytes(user_outputs_[k]), false);
         acts_.push_back(begin(b, n, OpKind::Placeholder, n, s));
         tensor(b, s);

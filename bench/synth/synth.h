@@ -22,7 +22,8 @@ struct Options {
     std::uint64_t seed = 1;
     bool pair = true;            // also generate the backward graph and the pair
     double cpu_fraction = 0.05;  // share of fresh storages on "cpu" (the rest on "cuda:0")
-    double save_fraction = 0.12; // share of forward activations saved for the backward
+    double save_fraction = 0.12; // share of forward activations saved for the backward (4x that
+                                 // for layer norms' mean and rstd)
     bool stack_traces = true;    // a short stack_trace on half of the call_function nodes
 };
 
