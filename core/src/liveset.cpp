@@ -5,7 +5,8 @@
 // the levels_ nodes on i's path. At a node with i < c, exactly the intervals with begin <= i
 // contain i (a prefix of the ascending-begin bucket); with i >= c, those with end > i (a prefix of
 // the descending-end bucket). Preparation is counting sorts, O(N + E + P); a query visits
-// levels_ = O(log P) buckets and stops each scan at the first miss, O(log P + live).
+// levels_ = O(log P) buckets and stops each scan at the first miss, O(log P + live). The answer
+// is ordered by a size rank computed once (radix sort), so ordering it is a radix sort too.
 #include "fxmem/liveset.h"
 
 #include "estimator_checks.h"
@@ -14,6 +15,27 @@
 #include <bit>
 
 namespace fxmem {
+
+namespace {
+
+// Stable LSD radix sort of `ids` by key(id) < 2^bits, `digit` bits per pass; passes in which
+// every key has the same digit are skipped.
+template <class Key>
+void radix_sort(std::vector<std::uint32_t>& ids, unsigned bits, unsigned digit, const Key& key) {
+    std::vector<std::uint32_t> tmp(ids.size());
+    std::vector<std::uint32_t> count((std::size_t{1} << digit) + 1);
+    const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
+    for (unsigned shift = 0; shift < bits; shift += digit) {
+        std::fill(count.begin(), count.end(), 0);
+        for (std::uint32_t id : ids) ++count[((key(id) >> shift) & mask) + 1];
+        if (std::find(count.begin(), count.end(), ids.size()) != count.end()) continue;
+        for (std::size_t d = 0; d + 1 < count.size(); ++d) count[d + 1] += count[d];
+        for (std::uint32_t id : ids) tmp[count[(key(id) >> shift) & mask]++] = id;
+        ids.swap(tmp);
+    }
+}
+
+} // namespace
 
 LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                            const NodeMask& releasable, const StorageMask& counted)
@@ -73,26 +95,40 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
     by_end_.resize(intervals_.size());
     std::copy(bucket_.begin(), bucket_.end() - 1, fill.begin());
     for (std::uint32_t k : sorted) by_end_[fill[centre_of(intervals_[k])]++] = k;
+
+    // Size rank: intervals are in storage order, so a stable sort on descending size breaks ties
+    // by storage. Sizes are >= 0: ~size orders them descending as unsigned keys.
+    for (std::uint32_t k = 0; k < intervals_.size(); ++k) sorted[k] = k;
+    radix_sort(sorted, 64, 16, [&](std::uint32_t k) {
+        return ~static_cast<std::uint64_t>(file_.nbytes(intervals_[k].storage));
+    });
+    rank_.resize(intervals_.size());
+    for (std::uint32_t r = 0; r < sorted.size(); ++r) rank_[sorted[r]] = r;
 }
 
 std::vector<LiveStorage> LiveSetIndex::live_at(std::size_t profile_index) const {
     std::vector<LiveStorage> out;
     if (profile_index >= step_node_.size()) return out;
     const auto i = static_cast<std::int64_t>(profile_index);
+    std::vector<std::uint32_t> ids;
     for (unsigned h = 0; h < levels_; ++h) {
         const std::size_t c = ((profile_index >> (h + 1)) << (h + 1)) | (std::size_t{1} << h);
         const std::uint32_t lo = bucket_[c], hi = bucket_[c + 1];
         if (i < static_cast<std::int64_t>(c)) {
-            for (std::uint32_t k = lo; k < hi && intervals_[by_begin_[k]].begin <= i; ++k)
-                out.push_back(describe(intervals_[by_begin_[k]], profile_index));
+            for (std::uint32_t k = lo; k < hi && intervals_[by_begin_[k]].begin <= i; ++k) ids.push_back(by_begin_[k]);
         } else {
-            for (std::uint32_t k = lo; k < hi && intervals_[by_end_[k]].end > i; ++k)
-                out.push_back(describe(intervals_[by_end_[k]], profile_index));
+            for (std::uint32_t k = lo; k < hi && intervals_[by_end_[k]].end > i; ++k) ids.push_back(by_end_[k]);
         }
     }
-    std::sort(out.begin(), out.end(), [](const LiveStorage& a, const LiveStorage& b) {
-        return a.nbytes != b.nbytes ? a.nbytes > b.nbytes : a.storage < b.storage;
-    });
+    // Largest first (ties by storage): order by rank, with a radix sort when there are many.
+    if (ids.size() < 256) {
+        std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
+    } else {
+        const auto bits = static_cast<unsigned>(std::bit_width(rank_.size()));
+        radix_sort(ids, bits, 11, [&](std::uint32_t k) { return static_cast<std::uint64_t>(rank_[k]); });
+    }
+    out.reserve(ids.size());
+    for (std::uint32_t k : ids) out.push_back(describe(intervals_[k], profile_index));
     return out;
 }
 

@@ -24,6 +24,10 @@ void expect_sums_match(const GraphFile& f, const Graph& g, const NodeMask& rel, 
     for (std::size_t i = 0; i < profile.size(); ++i) {
         const auto live = idx.live_at(i);
         ASSERT_EQ(sum(live), profile[i]) << "graph " << g.name << " index " << i;
+        // Largest first, ties by storage.
+        for (std::size_t k = 1; k < live.size(); ++k)
+            ASSERT_TRUE(live[k - 1].nbytes > live[k].nbytes ||
+                        (live[k - 1].nbytes == live[k].nbytes && live[k - 1].storage < live[k].storage));
         for (const auto& l : live) {
             ASSERT_LE(l.alloc_step, static_cast<std::int64_t>(i));
             ASSERT_TRUE(l.free_step == -1 || l.free_step > static_cast<std::int64_t>(i));
@@ -121,4 +125,32 @@ TEST(LiveSet, SumsMatchProfileEverywhere) {
             for (auto& m : rel) m = gen.coin(0.8) ? 1 : 0;
         expect_sums_match(f, g, rel, default_counted(f));
     }
+}
+
+TEST(LiveSet, ManyLiveStoragesWithTiesAreOrdered) {
+    // 1500 placeholders of sizes 1..7 (many ties; more than the radix threshold) used by one node.
+    GraphFile f;
+    f.source = "ties.json";
+    GraphBuilder b(f, "ties", GraphKind::Other);
+    std::vector<NodeId> ids;
+    std::int64_t total = 0;
+    for (int k = 0; k < 1500; ++k) {
+        const std::int64_t size = 4 * (1 + (k * 5) % 7);
+        total += size;
+        const StorageId s = f.add_storage(k, "cuda:0", size);
+        ids.push_back(b.add("p" + std::to_string(k), OpKind::Placeholder, "p", std::span<const NodeId>(),
+                            std::span<const StorageId>(&s, 1)));
+    }
+    const StorageId out = f.add_storage(5000, "cuda:0", 4);
+    b.add("sum", OpKind::CallFunction, "sum", std::span<const NodeId>(ids), std::span<const StorageId>(&out, 1));
+    const Graph& g = b.finish();
+    expect_sums_match(f, g, default_releasable(g), default_counted(f));
+    const AliasInfo a = build_alias_info(f, g);
+    const LiveSetIndex idx(f, g, a, default_releasable(g), default_counted(f));
+    const auto live = idx.live_at(1);  // after sum's allocation: everything
+    ASSERT_EQ(live.size(), 1501u);
+    EXPECT_EQ(sum(live), total + 4);
+    EXPECT_EQ(live.front().nbytes, 28);
+    EXPECT_EQ(live.back().storage, out);  // size 4, the highest storage index
+    EXPECT_EQ(sum(idx.live_at(2)), 4);    // all placeholders freed at their last use
 }

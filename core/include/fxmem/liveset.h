@@ -58,6 +58,7 @@ private:
     unsigned levels_ = 0;
     std::vector<std::uint32_t> bucket_;  // 2^levels_ + 1 offsets
     std::vector<std::uint32_t> by_begin_, by_end_;
+    std::vector<std::uint32_t> rank_;  // per interval: place in (size descending, storage) order
     LiveStorage describe(const Interval& iv, std::size_t profile_index) const;
 };
 
