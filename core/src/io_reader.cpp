@@ -334,11 +334,13 @@ public:
         return true;
     }
 
-    bool key(std::string& k) {
+    bool key(std::string& key_text) {
+        // string_view comparisons check the length first: most keys are rejected in one compare.
+        const std::string_view k = key_text;
         if (skip_depth_ > 0) {
             if (capture_) {
                 if (!capture_first_) capture_->push_back(',');
-                json_text::append_string(*capture_, k);
+                json_text::append_string(*capture_, key_text);
                 capture_->push_back(':');
                 capture_first_ = false;
                 capture_after_key_ = true;
@@ -661,12 +663,12 @@ private:
         ++graph_count_;
     }
 
-    void replay(const PendingGraph& g) {
+    void replay(PendingGraph& g) {
         if (file_.find_graph(g.name) >= 0)
             throw Error(location_at(g.end_offset) + "graph " + squote(g.name) + ": duplicate graph name " + squote(g.name));
         std::optional<GraphBuilder> builder;
         builder.emplace(file_, g.name, g.kind);
-        for (const NodeRecord& r : g.nodes) emit(*builder, g.name, r);
+        for (NodeRecord& r : g.nodes) emit(*builder, g.name, r);
         builder->finish();
     }
 
@@ -706,7 +708,7 @@ private:
             if (!(top_seen_ & bit(k)))
                 throw Error(file_.source + ": missing " + slot_info(k).field +
                             (k == Slot::TopFormat ? " (not an fxmem graph file?)" : " in the top-level object"));
-        for (const PendingGraph& g : deferred_) replay(g);
+        for (PendingGraph& g : deferred_) replay(g);
         deferred_.clear();
         for (const StagedPair& p : pairs_) {
             const std::string place = "pairs[" + std::to_string(p.index) + "]: ";
@@ -723,7 +725,9 @@ private:
 
     // Builds one node from its record. Messages name the graph and node; builder errors get the
     // node's position inserted after the source.
-    void emit(GraphBuilder& b, const std::string& graph, const NodeRecord& r) {
+    // The record's target, stack trace and meta are moved into the graph (the name is copied: the
+    // messages below still need it).
+    void emit(GraphBuilder& b, const std::string& graph, NodeRecord& r) {
         const auto place = [&] { return "graph " + squote(graph) + ", node " + squote(r.name) + ": "; };
         // Resolve storages first so that our message, not the builder's, names the id.
         for (const StagedVal& v : r.vals)
@@ -731,7 +735,7 @@ private:
                 throw Error(location_at(r.end_offset) + place() + "tensor refers to unknown storage id " +
                             std::to_string(v.storage));
         try {
-            b.begin_node(r.name, r.op, r.target);
+            b.begin_node(r.name, r.op, std::move(r.target));
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);
         }
@@ -762,8 +766,8 @@ private:
                     break;
                 }
             }
-            if (!r.stack_trace.empty()) b.set_stack_trace(r.stack_trace);
-            if (!r.meta.empty()) b.set_meta_json(r.meta);
+            if (!r.stack_trace.empty()) b.set_stack_trace(std::move(r.stack_trace));
+            if (!r.meta.empty()) b.set_meta_json(std::move(r.meta));
             b.end_node();
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);
