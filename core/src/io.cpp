@@ -38,19 +38,25 @@ GraphFile load_file(const std::string& path, const ProgressFn& progress) {
     struct stat st {};
     if (::fstat(f.fd, &st) != 0) throw Error(path + ": cannot read: " + errno_text(errno));
     if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot read: it is a directory");
-    std::string text;
-    if (st.st_size > 0) text.reserve(static_cast<std::size_t>(st.st_size));
-    // Read until EOF rather than trusting st_size (pipes and growing files).
-    char chunk[1 << 16];
-    for (;;) {
-        const ssize_t n = ::read(f.fd, chunk, sizeof chunk);
-        if (n == 0) break;
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            throw Error(path + ": cannot read: " + errno_text(errno));
+    // Read straight into one buffer of the file's size, then on until EOF: st_size can be stale
+    // (a file still being written) or meaningless (a pipe).
+    std::string text(st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : std::size_t{0}, '\0');
+    std::size_t used = 0;
+    const auto read_into = [&](char* at, std::size_t room) -> std::size_t {
+        for (;;) {
+            const ssize_t n = ::read(f.fd, at, room);
+            if (n >= 0) return static_cast<std::size_t>(n);
+            if (errno != EINTR) throw Error(path + ": cannot read: " + errno_text(errno));
         }
-        text.append(chunk, static_cast<std::size_t>(n));
+    };
+    while (used < text.size()) {
+        const std::size_t n = read_into(text.data() + used, text.size() - used);
+        if (n == 0) break;
+        used += n;
     }
+    text.resize(used);
+    char chunk[1 << 16];
+    while (const std::size_t n = read_into(chunk, sizeof chunk)) text.append(chunk, n);
     return load_buffer(text, path, progress);
 }
 
