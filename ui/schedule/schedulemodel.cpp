@@ -24,7 +24,12 @@ QString opName(fxmem::OpKind op) {
 
 } // namespace
 
-ScheduleModel::ScheduleModel(QObject* parent) : QAbstractTableModel(parent) {}
+ScheduleModel::ScheduleModel(QObject* parent)
+    : QAbstractTableModel(parent), fixedFont_(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {
+    fixedBoldFont_ = fixedFont_;
+    fixedBoldFont_.setBold(true);
+    boldFont_.setBold(true);
+}
 ScheduleModel::~ScheduleModel() = default;
 
 void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
@@ -197,18 +202,10 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
         return col == NodeColumn || col == TargetColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                         : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    case Qt::FontRole: {
-        if (col == NodeColumn || col == TargetColumn) {
-            if (!isPeak) return {};
-            QFont f;
-            f.setBold(true);
-            return f;
-        }
+    case Qt::FontRole:
+        if (col == NodeColumn || col == TargetColumn) return isPeak ? QVariant(boldFont_) : QVariant();
         // Fixed-width digits keep the numbers of consecutive rows aligned.
-        QFont f = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        f.setBold(isPeak);
-        return f;
-    }
+        return isPeak ? fixedBoldFont_ : fixedFont_;
     case NodeIdRole: return node.value;
     case SortRole:
         switch (col) {

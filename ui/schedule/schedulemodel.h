@@ -8,6 +8,7 @@
 #include <fxmem/incremental.h>
 
 #include <QAbstractTableModel>
+#include <QFont>
 
 #include <cstdint>
 #include <functional>
@@ -104,6 +105,7 @@ private:
     std::optional<std::size_t> dragSource_;
     fxmem::IncrementalSchedule::LegalRange dragRange_;
     MoveHandler moveHandler_;
+    QFont fixedFont_, fixedBoldFont_, boldFont_;  // looked up once, not per painted cell
 
     std::int64_t afterOrStart(std::size_t position) const;  // memory after `position`; start for -1
     std::optional<std::size_t> dropTarget(const QMimeData* data, int row, const QModelIndex& parent,
