@@ -18,20 +18,20 @@ namespace fxmem {
 
 namespace {
 
-// Stable LSD radix sort of `ids` by key(id) < 2^bits, `digit` bits per pass; passes in which
+// Stable LSD radix sort of `items` by key(item) < 2^bits, `digit` bits per pass; passes in which
 // every key has the same digit are skipped.
-template <class Key>
-void radix_sort(std::vector<std::uint32_t>& ids, unsigned bits, unsigned digit, const Key& key) {
-    std::vector<std::uint32_t> tmp(ids.size());
+template <class T, class Key>
+void radix_sort(std::vector<T>& items, unsigned bits, unsigned digit, const Key& key) {
+    std::vector<T> tmp(items.size());
     std::vector<std::uint32_t> count((std::size_t{1} << digit) + 1);
     const std::uint64_t mask = (std::uint64_t{1} << digit) - 1;
     for (unsigned shift = 0; shift < bits; shift += digit) {
         std::fill(count.begin(), count.end(), 0);
-        for (std::uint32_t id : ids) ++count[((key(id) >> shift) & mask) + 1];
-        if (std::find(count.begin(), count.end(), ids.size()) != count.end()) continue;
+        for (const T& item : items) ++count[((key(item) >> shift) & mask) + 1];
+        if (std::find(count.begin(), count.end(), items.size()) != count.end()) continue;
         for (std::size_t d = 0; d + 1 < count.size(); ++d) count[d + 1] += count[d];
-        for (std::uint32_t id : ids) tmp[count[(key(id) >> shift) & mask]++] = id;
-        ids.swap(tmp);
+        for (const T& item : items) tmp[count[(key(item) >> shift) & mask]++] = item;
+        items.swap(tmp);
     }
 }
 
@@ -56,12 +56,13 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
     for (std::size_t s = 0; s < file.storages.size(); ++s) {
         const NodeId a = alias.allocator[s];
         if (!a.valid() || !counted[s]) continue;
-        const OpKind op = graph.node(a).op;
-        if (op == OpKind::Output) continue;  // never allocated by the estimator
-        const std::int64_t begin = detail::is_profile_op(op) ? static_cast<std::int64_t>(node_step_[a.index()]) : 0;
+        // node_step_ is 0 exactly for placeholder, get_attr and output nodes: reading it instead
+        // of the (large, randomly placed) Node structs keeps this loop on small arrays.
+        const auto begin = static_cast<std::int64_t>(node_step_[a.index()]);
+        if (begin == 0 && graph.node(a).op == OpKind::Output) continue;  // never allocated by the estimator
         std::int64_t end = profile_end;
         const NodeId last = alias.last_user[s];
-        if (last.valid() && releasable[a.index()] && detail::is_profile_op(graph.node(last).op))
+        if (last.valid() && releasable[a.index()] && node_step_[last.index()] != 0)
             end = static_cast<std::int64_t>(node_step_[last.index()]) + 1;
         intervals_.push_back({begin, end, StorageId(static_cast<std::int32_t>(s))});
     }
@@ -97,38 +98,48 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
     for (std::uint32_t k : sorted) by_end_[fill[centre_of(intervals_[k])]++] = k;
 
     // Size rank: intervals are in storage order, so a stable sort on descending size breaks ties
-    // by storage. Sizes are >= 0: ~size orders them descending as unsigned keys.
-    for (std::uint32_t k = 0; k < intervals_.size(); ++k) sorted[k] = k;
-    radix_sort(sorted, 64, 16, [&](std::uint32_t k) {
-        return ~static_cast<std::uint64_t>(file_.nbytes(intervals_[k].storage));
-    });
+    // by storage. Key max - size: ascending keys are descending sizes, in as few bits as needed.
+    std::int64_t largest = 0;
+    for (const Interval& iv : intervals_) largest = std::max(largest, file_.nbytes(iv.storage));
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> keyed(intervals_.size());
+    for (std::uint32_t k = 0; k < intervals_.size(); ++k)
+        keyed[k] = {static_cast<std::uint64_t>(largest - file_.nbytes(intervals_[k].storage)), k};
+    radix_sort(keyed, static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(largest))), 11,
+               [](const auto& p) { return p.first; });
+    for (std::uint32_t k = 0; k < keyed.size(); ++k) sorted[k] = keyed[k].second;
     rank_.resize(intervals_.size());
     for (std::uint32_t r = 0; r < sorted.size(); ++r) rank_[sorted[r]] = r;
 }
 
 std::vector<LiveStorage> LiveSetIndex::live_at(std::size_t profile_index) const {
-    std::vector<LiveStorage> out;
-    if (profile_index >= step_node_.size()) return out;
+    std::vector<LiveStorage> found;
+    if (profile_index >= step_node_.size()) return found;
     const auto i = static_cast<std::int64_t>(profile_index);
-    std::vector<std::uint32_t> ids;
+    // (size rank, place in `found`) per live storage; described in scan order, which follows
+    // storage order closely and so reads the per-storage arrays almost sequentially.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> order;
+    auto take = [&](std::uint32_t k) {
+        order.emplace_back(rank_[k], static_cast<std::uint32_t>(found.size()));
+        found.push_back(describe(intervals_[k], profile_index));
+    };
     for (unsigned h = 0; h < levels_; ++h) {
         const std::size_t c = ((profile_index >> (h + 1)) << (h + 1)) | (std::size_t{1} << h);
         const std::uint32_t lo = bucket_[c], hi = bucket_[c + 1];
         if (i < static_cast<std::int64_t>(c)) {
-            for (std::uint32_t k = lo; k < hi && intervals_[by_begin_[k]].begin <= i; ++k) ids.push_back(by_begin_[k]);
+            for (std::uint32_t k = lo; k < hi && intervals_[by_begin_[k]].begin <= i; ++k) take(by_begin_[k]);
         } else {
-            for (std::uint32_t k = lo; k < hi && intervals_[by_end_[k]].end > i; ++k) ids.push_back(by_end_[k]);
+            for (std::uint32_t k = lo; k < hi && intervals_[by_end_[k]].end > i; ++k) take(by_end_[k]);
         }
     }
-    // Largest first (ties by storage): order by rank, with a radix sort when there are many.
-    if (ids.size() < 256) {
-        std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) { return rank_[a] < rank_[b]; });
-    } else {
-        const auto bits = static_cast<unsigned>(std::bit_width(rank_.size()));
-        radix_sort(ids, bits, 11, [&](std::uint32_t k) { return static_cast<std::uint64_t>(rank_[k]); });
-    }
-    out.reserve(ids.size());
-    for (std::uint32_t k : ids) out.push_back(describe(intervals_[k], profile_index));
+    // Largest first, ties by storage: by rank, with a radix sort when there are many.
+    if (order.size() < 256)
+        std::sort(order.begin(), order.end());
+    else
+        radix_sort(order, static_cast<unsigned>(std::bit_width(rank_.size())), 11,
+                   [](const auto& p) { return static_cast<std::uint64_t>(p.first); });
+    std::vector<LiveStorage> out;
+    out.reserve(found.size());
+    for (const auto& p : order) out.push_back(found[p.second]);
     return out;
 }
 
