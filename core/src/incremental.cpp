@@ -37,18 +37,20 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
     check_schedule(graph_, order_);
     const std::size_t n = graph_.size();
     if (n > 0 && graph_.nodes.back().op == OpKind::Output) output_ = NodeId(static_cast<std::int32_t>(n - 1));
+    op_.resize(n);
+    for (std::size_t i = 0; i < n; ++i) op_[i] = static_cast<std::uint8_t>(graph_.nodes[i].op);
     position_.resize(n);
     for (std::size_t p = 0; p < n; ++p) position_[order_[p].index()] = p;
 
     // The tracker's invariant on the initial order (check_schedule does not know storages).
     for (std::size_t p = 0; p < n; ++p) {
         const NodeId u = order_[p];
-        if (!detail::is_profile_op(graph_.node(u).op)) continue;
+        if (!detail::is_profile_op(op(u))) continue;
         for (StorageId s : alias_.uses_of(u)) {
             if (!counted_[s.index()]) continue;
             const NodeId a = alias_.allocator[s.index()];
-            const OpKind op = graph_.node(a).op;
-            if (op == OpKind::Output || (detail::is_profile_op(op) && position_[a.index()] > p))
+            const OpKind aop = op(a);
+            if (aop == OpKind::Output || (detail::is_profile_op(aop) && position_[a.index()] > p))
                 throw Error(detail::graph_where(graph_) + ": node " + quote(graph_.node(u).name) + " (position " +
                             std::to_string(p) + ") uses " + detail::storage_label(file_, s) +
                             " before its allocator " + quote(graph_.node(a).name) + " runs");
@@ -59,12 +61,13 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
     free_of_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const NodeId node(static_cast<std::int32_t>(i));
-        const bool runs = detail::is_profile_op(graph_.nodes[i].op);
+        const OpKind nop = op(node);
+        const bool runs = detail::is_profile_op(nop);
         for (StorageId s : alias_.fresh_of(node)) {
             if (!counted_[s.index()]) continue;
             if (runs)
                 alloc_of_[i] += file_.nbytes(s);
-            else if (graph_.nodes[i].op != OpKind::Output)
+            else if (nop != OpKind::Output)
                 start_ += file_.nbytes(s);
         }
     }
@@ -75,14 +78,14 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
         const NodeId a = alias_.allocator[s];
         const auto users = alias_.users_of(StorageId(static_cast<std::int32_t>(s)));
         if (!a.valid() || !counted_[s] || !releasable_[a.index()] || users.empty() ||
-            graph_.node(a).op == OpKind::Output)
+            op(a) == OpKind::Output)
             continue;
         freeable_[s] = 1;
         NodeId last = users.front();
         for (NodeId u : users)
             if (position_[u.index()] > position_[last.index()]) last = u;
         last_scheduled_[s] = last;
-        if (detail::is_profile_op(graph_.node(last).op)) free_of_[last.index()] += file_.nbytes(StorageId(static_cast<std::int32_t>(s)));
+        if (detail::is_profile_op(op(last))) free_of_[last.index()] += file_.nbytes(StorageId(static_cast<std::int32_t>(s)));
     }
 
     while (leaves_ < n) leaves_ *= 2;
@@ -122,7 +125,7 @@ IncrementalSchedule::Bounds IncrementalSchedule::bounds(std::size_t position) co
         b.lo = b.hi = n - 1;
         return b;
     }
-    const bool runs = detail::is_profile_op(graph_.node(x).op);
+    const bool runs = detail::is_profile_op(op(x));
     // Latest predecessor: inputs, then (for a node that runs) allocators of counted storages it uses.
     std::size_t lo = 0, hi = output_.valid() ? n - 1 : n;
     auto later = [&](NodeId p, StorageId via) {
@@ -137,7 +140,7 @@ IncrementalSchedule::Bounds IncrementalSchedule::bounds(std::size_t position) co
         for (StorageId s : alias_.uses_of(x)) {
             if (!counted_[s.index()]) continue;
             const NodeId a = alias_.allocator[s.index()];
-            if (detail::is_profile_op(graph_.node(a).op)) later(a, s);
+            if (detail::is_profile_op(op(a))) later(a, s);
         }
     // Earliest successor: users, then (for a node that runs) nodes that run and use its storages.
     if (output_.valid()) b.after = output_;
@@ -153,7 +156,7 @@ IncrementalSchedule::Bounds IncrementalSchedule::bounds(std::size_t position) co
         for (StorageId s : alias_.fresh_of(x)) {
             if (!counted_[s.index()]) continue;
             for (NodeId u : alias_.users_of(s))
-                if (detail::is_profile_op(graph_.node(u).op)) earlier(u, s);
+                if (detail::is_profile_op(op(u))) earlier(u, s);
         }
     b.lo = lo;
     b.hi = hi - 1;
@@ -238,8 +241,8 @@ void IncrementalSchedule::move(std::size_t from, std::size_t to) {
         }
         if (new_last == old_last) continue;
         const std::int64_t size = file_.nbytes(s);
-        if (detail::is_profile_op(graph_.node(old_last).op)) free_of_[old_last.index()] -= size;
-        if (detail::is_profile_op(graph_.node(new_last).op)) free_of_[new_last.index()] += size;
+        if (detail::is_profile_op(op(old_last))) free_of_[old_last.index()] -= size;
+        if (detail::is_profile_op(op(new_last))) free_of_[new_last.index()] += size;
         last_scheduled_[si] = new_last;
     }
     rebuild_positions(lo, hi);

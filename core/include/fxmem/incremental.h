@@ -60,12 +60,14 @@ private:
     std::vector<std::size_t> position_;
     std::int64_t start_ = 0;
     NodeId output_;                       // the graph's last node when it is an output node
+    std::vector<std::uint8_t> op_;        // per node: its OpKind, compact (a Node is large)
     std::vector<std::int64_t> alloc_of_;  // per node
     std::vector<std::int64_t> free_of_;   // per node
     std::vector<std::uint8_t> freeable_;  // per storage: counted, releasable allocator, used
     std::vector<NodeId> last_scheduled_;  // per freeable storage: its user at the highest position
     std::vector<std::int64_t> tree_sum_, tree_best_;
     std::size_t leaves_ = 1;
+    OpKind op(NodeId n) const { return static_cast<OpKind>(op_[n.index()]); }
     Bounds bounds(std::size_t position) const;
     void set_leaf(std::size_t position);
     void rebuild_positions(std::size_t lo, std::size_t hi);
