@@ -127,6 +127,27 @@ TEST(Cli, InvalidInputExitsOneWithTheMessage) {
     }
 }
 
+TEST(Cli, PairWhoseForwardDoesNotEndWithOutputExitsOne) {
+    // The file loads (the format does not require an output node), but a pair's forward graph
+    // must end with its output node: that is where PyTorch reads the forward outputs.
+    const std::string path = scratch_dir() + "/no_output.json";
+    std::ofstream(path) << R"({"format": "fxmem", "version": 1, "storages": [{"id": 0, "device": "cuda:0", "nbytes": 8}],
+      "graphs": [
+        {"name": "f", "kind": "forward", "nodes": [
+          {"name": "primals_1", "op": "placeholder", "target": "primals_1", "inputs": [],
+           "val": {"storage": 0, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}},
+          {"name": "neg", "op": "call_function", "target": "aten.neg.default", "inputs": ["primals_1"], "val": null}]},
+        {"name": "b", "kind": "backward", "nodes": [{"name": "output", "op": "output", "target": "output", "inputs": [], "val": null}]}],
+      "pairs": [{"forward": "f", "backward": "b"}]})";
+    const CliRun info = cli({"info", path});
+    EXPECT_EQ(info.status, 0) << info.err;
+    const CliRun r = cli({"peak", path, "--json"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_TRUE(contains(r.err, path + ": ")) << r.err;
+    EXPECT_TRUE(contains(r.err, "'f'")) << r.err;
+}
+
 TEST(Cli, InvalidScheduleExitsOne) {
     const std::string dir = scratch_dir();
     const std::string single = kGood + "/single.json";
