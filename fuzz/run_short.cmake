@@ -5,7 +5,7 @@
 # Always: -DWORK=<scratch dir> -DROOT=<repository> -DSECONDS=<n>.
 if(NOT FUZZER)
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK} -DCMAKE_CXX_COMPILER=${CLANGXX}
-                          -DCMAKE_BUILD_TYPE=RelWithDebInfo
+                          -DCMAKE_BUILD_TYPE=
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "configuring the fuzz project with ${CLANGXX} failed")
