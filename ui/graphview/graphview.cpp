@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace {
 constexpr double kTopPad = 18;  // room for section labels
@@ -120,7 +121,28 @@ void GraphView::setXRange(double lo, double hi) {
     if (lo == x0_ && hi == x1_) return;
     x0_ = lo;
     x1_ = hi;
+    followNodes();
     update();
+}
+
+void GraphView::followNodes() {
+    if (!scene_ || drag_ == Drag::Pan) return;
+    const double visible = (height() - kTopPad) / laneHeight_;
+    std::int32_t topmost = std::numeric_limits<std::int32_t>::max();
+    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
+        const auto off = static_cast<double>(scene_->segments[s].offset);
+        const auto nodes = L.nodes_in(static_cast<std::int64_t>(std::ceil(x0_ - off)), static_cast<std::int64_t>(std::floor(x1_ - off)));
+        if (nodes.size() > 50000) return;  // an overview: leave the scroll position alone
+        for (fxmem::NodeId n : nodes) {
+            const std::int32_t lane = L.lane(n);
+            if (lane >= top_ - 0.5 && lane <= top_ + visible - 1) return;  // something is in view
+            topmost = std::min(topmost, lane);
+        }
+    }
+    if (topmost == std::numeric_limits<std::int32_t>::max()) return;
+    top_ = std::max(0.0, topmost - 1.0);
+    clampVertical();
 }
 
 void GraphView::setPlotArea(int left, int right) {
@@ -491,6 +513,7 @@ void GraphView::wheelEvent(QWheelEvent* event) {
         const double f = std::pow(0.8, steps);
         x0_ = at - (at - x0_) * f;
         x1_ = at + (x1_ - at) * f;
+        followNodes();
         emitRange();
     }
     event->accept();

@@ -18,12 +18,7 @@ class GraphView : public QWidget {
     Q_OBJECT
 public:
     enum class ColorMode { OpKind, MemoryChange };
-    struct NodeRef {
-        int segment = -1;
-        fxmem::NodeId node;
-        bool valid() const { return segment >= 0 && node.valid(); }
-        friend bool operator==(const NodeRef&, const NodeRef&) = default;
-    };
+    using NodeRef = ::NodeRef;
 
     explicit GraphView(QWidget* parent = nullptr);
 
@@ -54,8 +49,8 @@ public slots:
 
 signals:
     void xRangeChanged(double lo, double hi);
-    void nodeClicked(GraphView::NodeRef ref);
-    void nodeHovered(GraphView::NodeRef ref);
+    void nodeClicked(NodeRef ref);
+    void nodeHovered(NodeRef ref);
     // A node dropped at another place of the schedule (positions count every node).
     void moveRequested(std::size_t from, std::size_t to);
 
@@ -77,6 +72,9 @@ private:
     double laneAt(double y) const;
     void emitRange();
     void clampVertical();
+    // After a change of the x range: when no node of the range is on the visible lanes, scroll
+    // to the topmost one (a narrow window of a big graph often lives far down).
+    void followNodes();
     struct DragRange {
         bool ok = false;
         std::int64_t loStep = 0, hiStep = 0;  // legal drop steps (global)

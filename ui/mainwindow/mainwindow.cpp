@@ -23,6 +23,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLoggingCategory>
+#include <QElapsedTimer>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -38,6 +40,9 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+
+// GUI-thread phases of showing a scene; enable with QT_LOGGING_RULES="fxmem.timing.debug=true".
+Q_LOGGING_CATEGORY(lcTiming, "fxmem.timing", QtWarningMsg)
 
 namespace {
 constexpr int kMaxRecent = 8;
@@ -296,6 +301,9 @@ void MainWindow::buildWidgets() {
     liveTable_->horizontalHeader()->setStretchLastSection(true);
     liveTable_->setAlternatingRowColors(true);
     liveTable_->setWordWrap(false);
+    // Column widths from the first rows only: measuring tens of thousands of live rows would
+    // stall the GUI thread for half a second.
+    liveTable_->horizontalHeader()->setResizeContentsPrecision(64);
     ll->addWidget(liveTable_, 1);
     liveTotal_ = new QLabel;
     liveTotal_->setTextFormat(Qt::RichText);
@@ -457,6 +465,11 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
 
 void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     Q_ASSERT(QThread::currentThread() == thread());
+    QElapsedTimer clock;
+    clock.start();
+    auto phase = [&](const char* what) {
+        qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart()));
+    };
     const bool newFile = !scene_ || scene_->file != scene->file;
     scene_ = std::move(scene);
     applyingScene_ = true;
@@ -474,10 +487,12 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
         for (const Segment& s : scene_->segments)
             sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
     timeline_->setProfile(scene_->profile, scene_->peakStep, std::move(sections));
+    phase("views");
 
     const bool single = !scene_->empty() && !scene_->joined();
     editor_->setAnalysis(single ? scene_->segments.front().analysis : nullptr);
     editor_->setEnabled(single);
+    phase("schedule editor");
     if (single) graphView_->setSchedule(editor_->order(), true);
 
     bool counted = false;
@@ -500,6 +515,8 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     // Start where the question usually is: the peak.
     timeline_->setCursorStep(static_cast<std::int64_t>(scene_->peakStep));
     onCursor(timeline_->cursorStep());
+    liveTable_->resizeColumnsToContents();
+    phase("live table at the peak");
     statusBar()->showMessage(tr("Loaded %1").arg(QFileInfo(scene_->path).fileName()), 4000);
     timeline_->setFocus();
     emit sceneShown();
@@ -540,8 +557,11 @@ void MainWindow::setCursorStep(std::int64_t step) { timeline_->setCursorStep(ste
 
 void MainWindow::onCursor(std::int64_t step) {
     if (!scene_ || step < 0) return;
+    QElapsedTimer clock;
+    clock.start();
     liveModel_->setStep(step);
-    liveTable_->resizeColumnsToContents();
+    qCDebug(lcTiming, "live rows at step %lld: %d in %lld ms", static_cast<long long>(step), liveModel_->rowCount(),
+            static_cast<long long>(clock.elapsed()));
     graphView_->setCursorStep(step);
     std::vector<NodeRef> producers;
     producers.reserve(static_cast<std::size_t>(liveModel_->rowCount()));

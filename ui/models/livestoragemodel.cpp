@@ -183,3 +183,13 @@ bool LiveStorageProxy::filterAcceptsRow(int sourceRow, const QModelIndex& source
     const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
     return sourceModel()->data(i, LiveStorageModel::FilterRole).toString().contains(filter_, Qt::CaseInsensitive);
 }
+
+bool LiveStorageProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
+    const auto* model = qobject_cast<const LiveStorageModel*>(sourceModel());
+    if (model && left.column() == LiveStorageModel::SizeColumn) {
+        const LiveStorageModel::Row &a = model->row(left.row()), &b = model->row(right.row());
+        // Ties by storage so that equal sizes keep a stable, meaningful order.
+        return a.nbytes != b.nbytes ? a.nbytes < b.nbytes : a.storage.value > b.storage.value;
+    }
+    return QSortFilterProxyModel::lessThan(left, right);
+}

@@ -71,6 +71,9 @@ public:
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+    // Numeric columns compare the rows' fields directly: a scrub re-sorts tens of thousands of
+    // rows, and QVariants per comparison would dominate.
+    bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
     QString filter_;
