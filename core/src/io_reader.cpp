@@ -124,6 +124,7 @@ std::string squote(std::string_view s) {
 struct StagedVal {
     enum class Kind : std::uint8_t { Null, Tensor, Begin, End, Other } kind = Kind::Null;
     std::int64_t storage = 0;             // the file's storage id
+    StorageId resolved;                   // its dense id, once emit has looked it up
     std::uint32_t shape_begin = 0, shape_size = 0, stride_begin = 0, stride_size = 0;  // into NodeRecord::dims
     std::int64_t offset = 0;
     std::string text;                     // dtype for Tensor, the text for Other
@@ -730,10 +731,13 @@ private:
     void emit(GraphBuilder& b, const std::string& graph, NodeRecord& r) {
         const auto place = [&] { return "graph " + squote(graph) + ", node " + squote(r.name) + ": "; };
         // Resolve storages first so that our message, not the builder's, names the id.
-        for (const StagedVal& v : r.vals)
-            if (v.kind == StagedVal::Kind::Tensor && !file_.find_storage(v.storage).valid())
+        for (StagedVal& v : r.vals) {
+            if (v.kind != StagedVal::Kind::Tensor) continue;
+            v.resolved = file_.find_storage(v.storage);
+            if (!v.resolved.valid())
                 throw Error(location_at(r.end_offset) + place() + "tensor refers to unknown storage id " +
                             std::to_string(v.storage));
+        }
         try {
             b.begin_node(r.name, r.op, std::move(r.target));
         } catch (const Error& e) {
@@ -759,7 +763,7 @@ private:
                 case StagedVal::Kind::End: b.val_end_list(); break;
                 case StagedVal::Kind::Other: b.val_other(v.text); break;
                 case StagedVal::Kind::Tensor:
-                    b.val_tensor(file_.find_storage(v.storage), v.text,
+                    b.val_tensor(v.resolved, v.text,
                                  std::span<const std::int64_t>(r.dims.data() + v.shape_begin, v.shape_size),
                                  std::span<const std::int64_t>(r.dims.data() + v.stride_begin, v.stride_size),
                                  v.offset);
