@@ -493,8 +493,8 @@ public:
         const bool at_end = position >= text_.size();
         // nlohmann reads a NUL byte as the end of the input; say what it really is.
         if (position > 0 && position <= text_.size() && text_[position - 1] == '\0')
-            throw Error(location(position - 1) + "invalid JSON: unexpected NUL byte");
-        throw Error(location(position > 0 ? position - 1 : 0) + "invalid JSON: " + what +
+            throw Error(location_at(position - 1) + "invalid JSON: unexpected NUL byte");
+        throw Error(location_at(position > 0 ? position - 1 : 0) + "invalid JSON: " + what +
                     (at_end ? " (the file ends too early: truncated?)" : ""));
     }
 
@@ -788,7 +788,6 @@ private:
         const auto lc = json_text::line_column(text_, offset);
         return file_.source + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": ";
     }
-    std::string location(std::size_t offset) const { return location_at(offset); }
 
     // The innermost entity being read: "graph 'g', node 'n'", "storages[3] (id 7)", "pairs[0]"...
     std::string place() const {
@@ -816,12 +815,12 @@ private:
     }
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw Error(location(cursor_offset()) + place() + ": " + what);
+        throw Error(location_at(cursor_offset()) + place() + ": " + what);
     }
 
     [[noreturn]] void wrong(Slot s, const std::string& got) const {
         const SlotInfo info = slot_info(s);
-        if (s == Slot::Root) throw Error(location(cursor_offset()) + "the top level must be a JSON object, got " + got);
+        if (s == Slot::Root) throw Error(location_at(cursor_offset()) + "the top level must be a JSON object, got " + got);
         fail(std::string(info.field) + " must be " + info.expected + ", got " + got);
     }
 
