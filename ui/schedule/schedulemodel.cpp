@@ -36,6 +36,7 @@ void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
     beginResetModel();
     schedule_.reset();
     freshBytes_.clear();
+    inProfile_.clear();
     dragSource_.reset();
     analysis_ = std::move(analysis);
     if (analysis_) {
@@ -47,9 +48,11 @@ void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
         // Only what MemoryTracker adds when scheduling a node: placeholders and get_attr are
         // live from the start, the output node allocates nothing.
         freshBytes_.assign(graph.size(), 0);
+        inProfile_.assign(graph.size(), 0);
         for (std::size_t n = 0; n < graph.size(); ++n) {
             const fxmem::NodeId id(static_cast<std::int32_t>(n));
             if (!inProfile(graph.node(id).op)) continue;
+            inProfile_[n] = 1;
             for (fxmem::StorageId s : analysis_->alias().fresh_of(id))
                 if (analysis_->counted()[s.index()]) freshBytes_[n] += file.nbytes(s);
         }
@@ -117,13 +120,12 @@ std::vector<std::int64_t> ScheduleModel::profile() const {
     std::vector<std::int64_t> out;
     if (!schedule_) return out;
     const std::vector<std::int64_t> after = schedule_->current();
-    const fxmem::Graph& graph = analysis_->graph();
     out.reserve(1 + 2 * after.size());
     out.push_back(schedule_->start());
     std::int64_t previous = schedule_->start();
     for (std::size_t p = 0; p < after.size(); ++p) {
         const fxmem::NodeId node = schedule_->at(p);
-        if (inProfile(graph.node(node).op)) {
+        if (inProfile_[node.index()]) {
             out.push_back(previous + freshBytes_[node.index()]);
             out.push_back(after[p]);
         }

@@ -100,6 +100,7 @@ private:
     std::shared_ptr<const GraphAnalysis> analysis_;
     std::unique_ptr<fxmem::IncrementalSchedule> schedule_;
     std::vector<std::int64_t> freshBytes_;  // per NodeId: counted bytes it allocates (0 for placeholders)
+    std::vector<std::uint8_t> inProfile_;   // per NodeId: has profile points (not placeholder/get_attr/output)
     std::size_t peakRow_ = 0;
     bool hasPeakRow_ = false;
     std::optional<std::size_t> dragSource_;
