@@ -515,6 +515,8 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     // Start where the question usually is: the peak.
     timeline_->setCursorStep(static_cast<std::int64_t>(scene_->peakStep));
     onCursor(timeline_->cursorStep());
+    if (const Scene::Where w = scene_->locate(static_cast<std::int64_t>(scene_->peakStep)); w.segment >= 0 && w.step > 0)
+        onNodeChosen({w.segment, scene_->segments[static_cast<std::size_t>(w.segment)].analysis->live().node_at(w.step)}, false);
     liveTable_->resizeColumnsToContents();
     phase("live table at the peak");
     statusBar()->showMessage(tr("Loaded %1").arg(QFileInfo(scene_->path).fileName()), 4000);
