@@ -39,7 +39,7 @@ bool parse_graph_kind(std::string_view text, GraphKind& out) {
 }
 
 NodeId Graph::find(std::string_view node_name) const {
-    auto it = by_name_.find(std::string(node_name));
+    auto it = by_name_.find(node_name);
     return it == by_name_.end() ? NodeId{} : it->second;
 }
 
@@ -120,13 +120,14 @@ NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string target)
     n.val = {val_at, val_at};
     n.tensors = {tensors_at, tensors_at};
     graph_.nodes.push_back(std::move(n));
+    listed_by_.push_back(-1);
     in_node_ = true;
     return id;
 }
 
 void GraphBuilder::add_input(std::string_view input_name) {
     if (!in_node_) throw Error(where() + ": input outside a node");
-    auto it = graph_.by_name_.find(std::string(input_name));
+    auto it = graph_.by_name_.find(input_name);
     if (it == graph_.by_name_.end())
         throw Error(where() + ": unknown input " + quoted(input_name));
     if (it->second.index() + 1 == graph_.nodes.size())
@@ -139,9 +140,10 @@ void GraphBuilder::add_input(NodeId input) {
     Node& n = graph_.nodes.back();
     if (!input.valid() || input.index() + 1 >= graph_.nodes.size())
         throw Error(where() + ": input must be an earlier node of the same graph (a later one would make a cycle)");
-    for (std::uint32_t i = n.inputs.begin; i < n.inputs.end; ++i)
-        if (graph_.input_ids[i] == input)
-            throw Error(where() + ": input " + quoted(graph_.nodes[input.index()].name) + " is listed twice");
+    const auto current = static_cast<std::int32_t>(graph_.nodes.size() - 1);
+    if (listed_by_[input.index()] == current)
+        throw Error(where() + ": input " + quoted(graph_.nodes[input.index()].name) + " is listed twice");
+    listed_by_[input.index()] = current;
     graph_.input_ids.push_back(input);
     n.inputs.end = static_cast<std::uint32_t>(graph_.input_ids.size());
 }
@@ -284,6 +286,7 @@ Graph& GraphBuilder::finish() {
 
     file_.graphs.push_back(std::move(graph_));
     graph_ = Graph{};
+    listed_by_.clear();
     return file_.graphs.back();
 }
 

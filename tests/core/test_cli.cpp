@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -36,7 +37,8 @@ std::string slurp(const std::string& path) {
 }
 
 std::string scratch_dir() {
-    const auto dir = std::filesystem::path(testing::TempDir()) / "fxmem_cli_tests";
+    // One directory per process: ctest runs each test as its own process, in parallel.
+    const auto dir = std::filesystem::path(testing::TempDir()) / ("fxmem_cli_tests_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     return dir.string();
 }

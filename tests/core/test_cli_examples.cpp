@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <unistd.h>
 
 namespace {
 
@@ -62,7 +63,7 @@ TEST(CliExamples, ReproducePyTorchReferenceNumbers) {
             for (const auto& g : doc["graphs"])
                 if (g["name"] == graph)
                     for (const auto& n : g["nodes"]) sched["order"].push_back(n["name"]);
-            const std::string sched_path = dir + "/fxmem_example_order.json";
+            const std::string sched_path = dir + "/fxmem_example_order_" + std::to_string(::getpid()) + ".json";
             std::ofstream(sched_path) << sched.dump();
             const auto score = cli_json({"score", path, "--schedule", sched_path, "--json"});
             EXPECT_EQ(score["peak"], numbers["tracker_peak"]);

@@ -93,7 +93,12 @@ private:
     friend class GraphBuilder;
     template <class T>
     static std::span<const T> slice(const std::vector<T>& v, Range r) { return {v.data() + r.begin, r.size()}; }
-    std::unordered_map<std::string, NodeId> by_name_;
+    // Transparent hashing: lookups by string_view allocate nothing.
+    struct NameHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    };
+    std::unordered_map<std::string, NodeId, NameHash, std::equal_to<>> by_name_;
 };
 
 struct Pair {
@@ -168,6 +173,7 @@ private:
     Graph graph_;
     bool in_node_ = false;
     std::vector<std::uint32_t> open_lists_;  // val_tokens index of each open List token
+    std::vector<std::int32_t> listed_by_;    // per node: the last node that listed it as input (O(1) repeat check)
 };
 
 } // namespace fxmem
