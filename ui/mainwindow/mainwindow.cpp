@@ -199,6 +199,9 @@ void MainWindow::buildWidgets() {
     summary_->setTextFormat(Qt::RichText);
     summary_->setMargin(8);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont headline = summary_->font();
+    headline.setPointSizeF(headline.pointSizeF() * 1.15);
+    summary_->setFont(headline);
     layout->addWidget(summary_);
 
     findBar_ = new QWidget;
@@ -617,14 +620,14 @@ void MainWindow::updateSummary() {
     }
     const QPalette pal = palette();
     const QString dim = colors::mix(pal.color(QPalette::Window), pal.color(QPalette::WindowText), 0.6).name();
-    QString h = tr("<span style='font-size:large'>Peak <b style='color:%1'>%2</b></span> "
+    QString h = tr("<span>Peak <b style='color:%1'>%2</b></span> "
                    "<span style='color:%3'>at step %4 · %5</span>")
                     .arg(colors::peak(pal).name(), formatBytes(scene_->peak), dim)
                     .arg(scene_->peakStep)
                     .arg(describeStep(static_cast<std::int64_t>(scene_->peakStep)).toHtmlEscaped());
     if (timeline_->hasOverlay()) {
         const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
-        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span style='font-size:large'>Edited <b style='color:%1'>%2</b></span> "
+        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span>Edited <b style='color:%1'>%2</b></span> "
                 "<span style='color:%1'>%3</span>")
                  .arg(colors::edited(pal).name(), formatBytes(edited), formatDelta(edited - original, original));
     }
