@@ -56,8 +56,11 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
         item->setVisible(false);
 
     connect(this, &QCustomPlot::mouseMove, this, &TimelinePlot::onMouseMove);
+    connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->pos(); });
     connect(this, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
-        if (e->button() == Qt::LeftButton && !profile_.empty() && axisRect()->rect().contains(e->pos()))
+        // A click, not the end of a drag along x.
+        if (e->button() == Qt::LeftButton && !profile_.empty() && axisRect()->rect().contains(e->pos()) &&
+            (e->pos() - pressPos_).manhattanLength() < 4)
             emit stepActivated(stepAtPixel(e->position().x()));
     });
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::onRangeChanged);

@@ -68,6 +68,7 @@ private:
     std::int64_t cursor_ = -1;
     bool clamping_ = false;
     int lastLeft_ = -1, lastRight_ = -1;
+    QPoint pressPos_;
 
     QCPGraph* curve_ = nullptr;
     QCPGraph* overlayCurve_ = nullptr;
