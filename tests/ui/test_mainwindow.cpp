@@ -16,6 +16,7 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QLabel>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QSettings>
 #include <QStandardPaths>
@@ -32,6 +33,7 @@ private slots:
     void cpuOnlyGraphShowsTheBanner();
     void selectingANodeFillsTheInspector();
     void scheduleEditShowsTheOverlay();
+    void droppingAFileOpensIt();
     void bundledExampleThroughTheRealLoader();
 };
 
@@ -224,6 +226,25 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     QVERIFY(!w.timeline()->hasOverlay());
     QCOMPARE(view->stepOf(useBig), 5);
     QVERIFY(!w.isWindowModified());
+}
+
+void TestMainWindow::droppingAFileOpensIt() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    auto* mime = new QMimeData;
+    mime->setUrls({QUrl::fromLocalFile(QStringLiteral("/nowhere/pair.json"))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    QTRY_COMPARE(shown.count(), 1);
+    QCOMPARE(w.scene()->path, QStringLiteral("/nowhere/pair.json"));
+    QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
+    delete mime;
 }
 
 void TestMainWindow::bundledExampleThroughTheRealLoader() {
