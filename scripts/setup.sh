@@ -4,7 +4,7 @@
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pkgs=(build-essential cmake pkg-config qt6-base-dev libqcustomplot-dev nlohmann-json3-dev
+pkgs=(build-essential cmake pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev
       libgtest-dev libbenchmark-dev clang libclang-rt-14-dev libgl1-mesa-dev python3 python3-venv)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -1,6 +1,7 @@
 // Timeline pieces: bucket-maximum downsampling (no peak lost), byte formatting in both unit
 // systems, and the plot's cursor and zoom clamping.
 #include "timeline/downsample.h"
+#include "timeline/plotexport.h"
 #include "timeline/timelineplot.h"
 #include "util/units.h"
 
@@ -14,6 +15,7 @@ private slots:
     void bucketsKeepTheirMaximum();
     void formatsBytes();
     void cursorAndZoom();
+    void exportsEveryFormat();
 };
 
 void TestTimeline::smallRangesAreKeptAsIs() {
@@ -82,6 +84,33 @@ void TestTimeline::cursorAndZoom() {
     QCOMPARE(plot.xAxis->range().upper, 6.5);
     // The y axis leaves room above the peak for its label.
     QVERIFY(plot.yAxis->range().upper > 130);
+}
+
+void TestTimeline::exportsEveryFormat() {
+    TimelinePlot plot;
+    plot.resize(640, 240);
+    plot.setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto head = [](const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.read(512) : QByteArray();
+    };
+    QString error;
+    QVERIFY(PlotExport::save(plot, dir.filePath(QStringLiteral("p.png")), &error));
+    QVERIFY(head(dir.filePath(QStringLiteral("p.png"))).startsWith("\x89PNG"));
+    QVERIFY(PlotExport::save(plot, dir.filePath(QStringLiteral("p.pdf")), &error));
+    QVERIFY(head(dir.filePath(QStringLiteral("p.pdf"))).startsWith("%PDF"));
+    QVERIFY(PlotExport::save(plot, dir.filePath(QStringLiteral("p.jpg")), &error));
+    QVERIFY(head(dir.filePath(QStringLiteral("p.jpg"))).startsWith("\xff\xd8"));
+    QVERIFY(PlotExport::save(plot, dir.filePath(QStringLiteral("p.svg")), &error));
+    QFile svg(dir.filePath(QStringLiteral("p.svg")));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QByteArray text = svg.readAll();
+    QVERIFY(text.contains("<svg"));
+    QVERIFY(text.contains("<path") || text.contains("<polyline"));  // the curve is vector data
+    QVERIFY(!PlotExport::save(plot, dir.filePath(QStringLiteral("p.bmpx")), &error));
+    QVERIFY(error.contains(QStringLiteral(".bmpx")));
 }
 
 QTEST_MAIN(TestTimeline)

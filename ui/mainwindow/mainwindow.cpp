@@ -1,5 +1,7 @@
 #include "mainwindow/mainwindow.h"
 
+#include "timeline/plotexport.h"
+
 #include "inspector/nodeinspector.h"
 #include "models/livestoragemodel.h"
 #include "schedule/scheduleeditor.h"
@@ -765,14 +767,11 @@ void MainWindow::exportPlot() {
     QString selected;
     const QString base = QFileInfo(scene_->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
     const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), base % QStringLiteral("-memory.png"),
-                                                      tr("PNG image (*.png);;PDF document (*.pdf);;JPEG image (*.jpg)"), &selected);
+                                                      PlotExport::filters(), &selected);
     if (path.isEmpty()) return;
-    const QString suffix = QFileInfo(path).suffix().toLower();
-    bool ok = false;
-    if (suffix == QLatin1String("pdf")) ok = timeline_->savePdf(path);
-    else if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg")) ok = timeline_->saveJpg(path, 0, 0, 2.0);
-    else ok = timeline_->savePng(path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) ? path : path % QStringLiteral(".png"), 0, 0, 2.0);
-    if (!ok) QMessageBox::critical(this, tr("Export failed"), tr("Could not write %1.").arg(path));
+    QString error;
+    const bool ok = PlotExport::save(*timeline_, path, &error);
+    if (!ok) QMessageBox::critical(this, tr("Export failed"), error);
     else statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
 }
 

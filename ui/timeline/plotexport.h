@@ -1,0 +1,11 @@
+// Writes a plot to an image or document file, the format chosen by the file's suffix:
+// .png, .jpg/.jpeg (bitmaps at twice the widget's resolution), .pdf and .svg (vector).
+#pragma once
+#include <QString>
+
+class QCustomPlot;
+
+namespace PlotExport {
+QString filters();  // for QFileDialog, PNG first
+bool save(QCustomPlot& plot, const QString& path, QString* error);
+} // namespace PlotExport
