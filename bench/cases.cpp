@@ -75,21 +75,16 @@ void peak(benchmark::State& state, std::size_t nodes) {
     });
 }
 
-// What the app computes after opening a paired file: each graph's alias info and profile,
-// then the pair's peak.
+// What the app computes after opening a paired file: both graphs' alias info and profiles and
+// the pair's peak, each once (analyze_pair).
 void profile_peak(benchmark::State& state, std::size_t nodes) {
     guarded(state, [&] {
         Fixture& f = fixture(nodes);
         const Graph& fwd = pair_graph(f, true);
         const Graph& bwd = pair_graph(f, false);
         for (auto _ : state) {
-            const StorageMask counted = default_counted(f.pair);
-            for (const Graph* g : {&fwd, &bwd}) {
-                const AliasInfo a = build_alias_info(f.pair, *g);
-                auto p = build_memory_profile(f.pair, *g, a, default_releasable(*g), counted);
-                benchmark::DoNotOptimize(p.data());
-            }
-            benchmark::DoNotOptimize(get_peak_memory(f.pair, fwd, bwd).peak);
+            const PairAnalysis a = analyze_pair(f.pair, fwd, bwd, default_counted(f.pair));
+            benchmark::DoNotOptimize(a.peak.peak);
         }
     });
 }
@@ -172,7 +167,7 @@ const std::vector<Case>& cases() {
         {"alias_ms", "build_alias_info, one graph", 1e-3, true, alias},
         {"profile_ms", "build_memory_profile, one graph", 1e-3, true, profile},
         {"peak_ms", "get_peak_memory, the pair", 1e-3, true, peak},
-        {"profile_peak_ms", "alias + profile of both graphs + get_peak_memory", 1e-3, true, profile_peak},
+        {"profile_peak_ms", "analyze_pair: alias + profile of both graphs + peak", 1e-3, true, profile_peak},
         {"score_ms", "score_schedule of a random legal order, one graph", 1e-3, true, score},
         {"liveset_build_ms", "LiveSetIndex construction, one graph", 1e-3, true, liveset_build},
         {"liveset_query_us", "LiveSetIndex::live_at at a random step", 1, false, liveset_query},

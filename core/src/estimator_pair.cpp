@@ -70,22 +70,26 @@ NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& in
     return mask;
 }
 
-PeakMemory get_peak_memory(const GraphFile& file, const Graph& forward, const Graph& backward) {
-    const StorageMask counted = default_counted(file);
-    PeakMemory r;
-    FwdBwdInteractions inter;
-    {
-        const AliasInfo fwd = build_alias_info(file, forward);
-        const auto profile = build_memory_profile(file, forward, fwd, default_releasable(forward), counted);
-        r.forward_peak = *std::max_element(profile.begin(), profile.end());
-        inter = interactions(file, forward, fwd, backward);
-    }
-    const AliasInfo bwd = build_alias_info(file, backward);
-    const auto profile = build_memory_profile(file, backward, bwd, backward_releasable(backward, inter), counted);
-    r.backward_baseline = inter.backward_baseline;
-    r.backward_peak = inter.backward_baseline + *std::max_element(profile.begin(), profile.end());
+PairAnalysis analyze_pair(const GraphFile& file, const Graph& forward, const Graph& backward,
+                          const StorageMask& counted) {
+    PairAnalysis a;
+    a.forward_alias = build_alias_info(file, forward);
+    a.forward_releasable = default_releasable(forward);
+    a.forward_profile = build_memory_profile(file, forward, a.forward_alias, a.forward_releasable, counted);
+    a.interactions = interactions(file, forward, a.forward_alias, backward);
+    a.backward_alias = build_alias_info(file, backward);
+    a.backward_releasable = backward_releasable(backward, a.interactions);
+    a.backward_profile = build_memory_profile(file, backward, a.backward_alias, a.backward_releasable, counted);
+    PeakMemory& r = a.peak;
+    r.forward_peak = *std::max_element(a.forward_profile.begin(), a.forward_profile.end());
+    r.backward_baseline = a.interactions.backward_baseline;
+    r.backward_peak = r.backward_baseline + *std::max_element(a.backward_profile.begin(), a.backward_profile.end());
     r.peak = std::max(r.forward_peak, r.backward_peak);
-    return r;
+    return a;
+}
+
+PeakMemory get_peak_memory(const GraphFile& file, const Graph& forward, const Graph& backward) {
+    return analyze_pair(file, forward, backward, default_counted(file)).peak;
 }
 
 } // namespace fxmem

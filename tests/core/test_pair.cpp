@@ -55,6 +55,22 @@ TEST(Pair, PeakByHand) {
     EXPECT_EQ(p.peak, 874);  // max(602, 874)
 }
 
+TEST(Pair, AnalyzePairKeepsWhatThePeakNeeded) {
+    PairFixture t;
+    // The same hand-computed numbers as PeakByHand, from one analyze_pair call.
+    const PairAnalysis a = analyze_pair(t.file, *t.fwd, *t.bwd, default_counted(t.file));
+    EXPECT_EQ(a.forward_profile,
+              (std::vector<std::int64_t>{440, 540, 540, 560, 560, 560, 560, 572, 572, 572, 572, 602, 502}));
+    EXPECT_EQ(a.backward_profile, (std::vector<std::int64_t>{432, 452, 432, 832, 812}));
+    EXPECT_EQ(a.interactions.backward_baseline, 42);
+    EXPECT_EQ(a.peak.forward_peak, 602);
+    EXPECT_EQ(a.peak.backward_peak, 874);
+    EXPECT_EQ(a.peak.peak, 874);
+    EXPECT_EQ(a.backward_releasable, backward_releasable(*t.bwd, get_fwd_bwd_interactions(t.file, *t.fwd, *t.bwd)));
+    EXPECT_EQ(a.forward_alias.allocator, build_alias_info(t.file, *t.fwd).allocator);
+    EXPECT_EQ(a.backward_alias.last_user, build_alias_info(t.file, *t.bwd).last_user);
+}
+
 TEST(Pair, ForwardPeakWinsWhenLarger) {
     PairFixture t;
     // Make the backward small: the same pair but the backward output on a 1-byte gradient.

@@ -13,26 +13,27 @@ std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<cons
 
     a->counted_ = filter == DeviceFilter::NonCpu ? fxmem::default_counted(f)
                                                  : fxmem::counted_by_device(f, [](std::string_view) { return true; });
-    a->alias_ = fxmem::build_alias_info(f, g);
-    a->releasable_ = fxmem::default_releasable(g);
 
-    for (std::size_t p = 0; p < f.pairs.size(); ++p) {
+    // A graph of a pair: analyze_pair computes its alias info and profile on the way to the pair's
+    // peak, so take them from there instead of computing them twice.
+    for (std::size_t p = 0; p < f.pairs.size() && a->pairIndex_ < 0; ++p) {
         const fxmem::Pair& pair = f.pairs[p];
-        if (static_cast<int>(pair.forward) != graphIndex && static_cast<int>(pair.backward) != graphIndex) continue;
+        const bool forward = static_cast<int>(pair.forward) == graphIndex;
+        if (!forward && static_cast<int>(pair.backward) != graphIndex) continue;
+        fxmem::PairAnalysis pa = fxmem::analyze_pair(f, f.graphs[pair.forward], f.graphs[pair.backward], a->counted_);
         a->pairIndex_ = static_cast<int>(p);
-        const fxmem::Graph& fwd = f.graphs[pair.forward];
-        const fxmem::Graph& bwd = f.graphs[pair.backward];
-        a->pairPeak_ = fxmem::get_peak_memory(f, fwd, bwd);
-        if (static_cast<int>(pair.backward) == graphIndex) {
-            const fxmem::FwdBwdInteractions inter = fxmem::get_fwd_bwd_interactions(f, fwd, bwd);
-            a->isBackward_ = true;
-            a->baseline_ = inter.backward_baseline;
-            a->releasable_ = fxmem::backward_releasable(bwd, inter);
-        }
-        break;
+        a->pairPeak_ = pa.peak;
+        a->isBackward_ = !forward;
+        a->baseline_ = forward ? 0 : pa.interactions.backward_baseline;
+        a->alias_ = std::move(forward ? pa.forward_alias : pa.backward_alias);
+        a->releasable_ = std::move(forward ? pa.forward_releasable : pa.backward_releasable);
+        a->profile_ = std::move(forward ? pa.forward_profile : pa.backward_profile);
     }
-
-    a->profile_ = fxmem::build_memory_profile(f, g, a->alias_, a->releasable_, a->counted_);
+    if (a->pairIndex_ < 0) {
+        a->alias_ = fxmem::build_alias_info(f, g);
+        a->releasable_ = fxmem::default_releasable(g);
+        a->profile_ = fxmem::build_memory_profile(f, g, a->alias_, a->releasable_, a->counted_);
+    }
     const auto it = std::max_element(a->profile_.begin(), a->profile_.end());
     a->peak_ = it == a->profile_.end() ? 0 : *it;
     a->peakStep_ = it == a->profile_.end() ? 0 : static_cast<std::size_t>(it - a->profile_.begin());

@@ -105,4 +105,18 @@ struct PeakMemory {
 
 PeakMemory get_peak_memory(const GraphFile& file, const Graph& forward, const Graph& backward);
 
+// Everything a pair's numbers need, each computed once: what get_peak_memory computes on the
+// way, kept for the caller (the app shows both profiles; recomputing alias info doubled the cost).
+// `counted` filters the profiles as get_peak_memory's device filter does; the baseline always
+// skips CPU storages, as PyTorch does.
+struct PairAnalysis {
+    AliasInfo forward_alias, backward_alias;
+    NodeMask forward_releasable, backward_releasable;
+    FwdBwdInteractions interactions;
+    std::vector<std::int64_t> forward_profile, backward_profile;  // backward's without the baseline
+    PeakMemory peak;
+};
+PairAnalysis analyze_pair(const GraphFile& file, const Graph& forward, const Graph& backward,
+                          const StorageMask& counted);
+
 } // namespace fxmem
