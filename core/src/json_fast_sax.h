@@ -160,6 +160,15 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         return true;
     };
 
+    // true, false, null: the whole word or give up.
+    const auto take_literal = [&](std::string_view word) {
+        if (static_cast<std::size_t>(end - p) < word.size() || std::memcmp(p, word.data(), word.size()) != 0)
+            return false;
+        p += word.size();
+        cursor = p;
+        return true;
+    };
+
     // A UTF-8 byte order mark: nlohmann skips it; leave that to it.
     if (text.size() >= 3 && static_cast<unsigned char>(p[0]) == 0xEF) return false;
 
@@ -215,23 +224,17 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                 expect_value = false;
                 break;
             case 't':
-                if (end - p < 4 || std::memcmp(p, "true", 4) != 0) return false;
-                p += 4;
-                cursor = p;
+                if (!take_literal("true")) return false;
                 h.boolean(true);
                 expect_value = false;
                 break;
             case 'f':
-                if (end - p < 5 || std::memcmp(p, "false", 5) != 0) return false;
-                p += 5;
-                cursor = p;
+                if (!take_literal("false")) return false;
                 h.boolean(false);
                 expect_value = false;
                 break;
             case 'n':
-                if (end - p < 4 || std::memcmp(p, "null", 4) != 0) return false;
-                p += 4;
-                cursor = p;
+                if (!take_literal("null")) return false;
                 h.null();
                 expect_value = false;
                 break;
