@@ -149,7 +149,7 @@ private:
     }
 
     NodeId begin(GraphBuilder& b, std::string node_name, OpKind op, std::string_view target, StorageId main) {
-        const NodeId id = b.begin_node(std::move(node_name), op, std::string(target));
+        const NodeId id = b.begin_node(std::move(node_name), op, target);
         main_.push_back(main);
         return id;
     }

@@ -113,7 +113,7 @@ void write_graph(Writer& w, const GraphFile& file, const Graph& g) {
         w.raw(",\"op\":");
         w.str(to_string(n.op));
         w.raw(",\"target\":");
-        w.str(n.target);
+        w.str(g.target(id));
         w.raw(",\"inputs\":[");
         const auto inputs = g.inputs(id);
         for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -122,13 +122,13 @@ void write_graph(Writer& w, const GraphFile& file, const Graph& g) {
         }
         w.raw("],\"val\":");
         write_val(w, file, g, g.val(id), 0);
-        if (!n.stack_trace.empty()) {
+        if (const std::string_view trace = g.stack_trace(id); !trace.empty()) {
             w.raw(",\"stack_trace\":");
-            w.str(n.stack_trace);
+            w.str(trace);
         }
-        if (!n.meta_json.empty()) {
+        if (const std::string_view meta = g.meta_json(id); !meta.empty()) {
             w.raw(",\"meta\":");
-            w.raw(n.meta_json);
+            w.raw(meta);
         }
         w.ch('}');
     }

@@ -154,7 +154,7 @@ struct NodeRecord {
         meta.clear();
         seen = 0;
     }
-    void add_input(const std::string& s) {
+    void add_input(std::string_view s) {
         if (n_inputs == inputs.size()) inputs.emplace_back();
         inputs[n_inputs++].assign(s);
     }
@@ -260,7 +260,10 @@ public:
         wrong(s, token);
     }
 
-    bool string(std::string& v) {
+    bool string(std::string& v) { return string_value(v); }
+
+    // The fast path's entry: v views the file's text (or its decoding buffer) during the call.
+    bool string_value(std::string_view v) {
         if (skip_depth_ > 0) {
             if (capture_) value_prefix(), json_text::append_string(*capture_, v);
             return true;
@@ -298,10 +301,9 @@ public:
                 fail("unknown op " + squote(v) +
                      " (expected placeholder, get_attr, call_function, call_method, call_module or output)");
             break;
-        // The parser lets us take its buffer: long strings are then copied once, not twice.
-        case Slot::NodeTarget: rec_.target.swap(v); break;
+        case Slot::NodeTarget: rec_.target.assign(v); break;
         case Slot::NodeInput: rec_.add_input(v); break;
-        case Slot::NodeStackTrace: rec_.stack_trace.swap(v); break;
+        case Slot::NodeStackTrace: rec_.stack_trace.assign(v); break;
         case Slot::TensorDtype: val_text_ = v; break;
         case Slot::OtherText: val_text_ = v; break;
         case Slot::PairForward: pair_.forward = v; break;
@@ -347,13 +349,14 @@ public:
         return true;
     }
 
-    bool key(std::string& key_text) {
+    bool key(std::string& key_text) { return key_view(key_text); }
+
+    bool key_view(std::string_view k) {
         // string_view comparisons check the length first: most keys are rejected in one compare.
-        const std::string_view k = key_text;
         if (skip_depth_ > 0) {
             if (capture_) {
                 if (!capture_first_) capture_->push_back(',');
-                json_text::append_string(*capture_, key_text);
+                json_text::append_string(*capture_, k);
                 capture_->push_back(':');
                 capture_first_ = false;
                 capture_after_key_ = true;
@@ -738,8 +741,7 @@ private:
 
     // Builds one node from its record. Messages name the graph and node; builder errors get the
     // node's position inserted after the source.
-    // The record's target, stack trace and meta are moved into the graph (the name is copied: the
-    // messages below still need it).
+    // The builder copies what it keeps, so the record's buffers stay allocated for the next node.
     void emit(GraphBuilder& b, const std::string& graph, NodeRecord& r) {
         const auto place = [&] { return "graph " + squote(graph) + ", node " + squote(r.name) + ": "; };
         // Resolve storages first so that our message, not the builder's, names the id.
@@ -751,7 +753,7 @@ private:
                             std::to_string(v.storage));
         }
         try {
-            b.begin_node(r.name, r.op, std::move(r.target));
+            b.begin_node(r.name, r.op, r.target);
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);
         }
@@ -782,8 +784,8 @@ private:
                     break;
                 }
             }
-            if (!r.stack_trace.empty()) b.set_stack_trace(std::move(r.stack_trace));
-            if (!r.meta.empty()) b.set_meta_json(std::move(r.meta));
+            if (!r.stack_trace.empty()) b.set_stack_trace(r.stack_trace);
+            if (!r.meta.empty()) b.set_meta_json(r.meta);
             b.end_node();
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);

@@ -76,7 +76,7 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
     out += ", \"op\": ";
     append_string(out, to_string(n.op));
     out += ", \"target\": ";
-    append_string(out, n.target);
+    append_string(out, g.target(id));
     out += ", \"inputs\": [";
     bool first = true;
     for (NodeId in : g.inputs(id)) {
@@ -86,13 +86,13 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
     }
     out += "], \"val\": ";
     append_val(out, file, g, g.val(id));
-    if (!n.stack_trace.empty()) {
+    if (const std::string_view trace = g.stack_trace(id); !trace.empty()) {
         out += ", \"stack_trace\": ";
-        append_string(out, n.stack_trace);
+        append_string(out, trace);
     }
-    if (!n.meta_json.empty()) {
+    if (const std::string_view meta = g.meta_json(id); !meta.empty()) {
         out += ", \"meta\": ";
-        out += n.meta_json;
+        out += meta;
     }
     out.push_back('}');
 }

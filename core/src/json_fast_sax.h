@@ -45,6 +45,17 @@ inline std::size_t utf8_length(const unsigned char* p, const unsigned char* end)
     return 0;
 }
 
+// Whether any of the 8 bytes in w is '"', '\\', a control character (< 0x20) or not ASCII.
+// Exact for "any": the borrow tricks only misplace bits above the first match.
+inline bool has_special(std::uint64_t w) {
+    constexpr std::uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+    const auto has_zero = [](std::uint64_t v) { return (v - ones) & ~v & high; };
+    const std::uint64_t quote = has_zero(w ^ (ones * '"'));
+    const std::uint64_t backslash = has_zero(w ^ (ones * '\\'));
+    const std::uint64_t control = (w - ones * 0x20) & ~w & high;
+    return (quote | backslash | control | (w & high)) != 0;
+}
+
 inline void append_utf8(std::string& out, unsigned cp) {
     if (cp < 0x80) {
         out.push_back(static_cast<char>(cp));
@@ -62,7 +73,8 @@ inline void append_utf8(std::string& out, unsigned cp) {
 
 // Parses `text` into `h`'s SAX callbacks. `cursor` is kept just past what has been read (for the
 // handler's progress reports). Returns false on anything it leaves to nlohmann; exceptions from
-// the handler propagate.
+// the handler propagate. Strings reach the handler as string_views (key_view, string_value) that
+// are valid only during the call.
 template <class Handler>
 bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
     using detail::is_ws;
@@ -76,34 +88,54 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         while (p < end && is_ws(*p)) ++p;
     };
 
-    // Reads a string starting after its opening quote into `str`; p ends after the closing quote.
+    // Reads a string starting after its opening quote; p ends after the closing quote. `sv` views
+    // the text itself unless the string has escapes, which are decoded into `str`.
+    std::string_view sv;
     const auto read_string = [&]() -> bool {
-        str.clear();
+        const char* const start = p;
+        const char* run = p;
+        bool owned = false;  // str holds the decoded prefix
         for (;;) {
-            const char* run = p;
-            // Plain run: ASCII printable other than '"' and '\\'.
+            // Plain run: 8 bytes at a time while none is special, then byte by byte.
+            while (end - p >= 8) {
+                std::uint64_t w;
+                std::memcpy(&w, p, 8);
+                if (detail::has_special(w)) break;
+                p += 8;
+            }
             while (p < end) {
                 const auto c = static_cast<unsigned char>(*p);
-                if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+                if (c == '"' || c == '\\' || c < 0x20) break;
+                if (c >= 0x80) {
+                    // Well-formed UTF-8 passes through unchanged, as nlohmann keeps it.
+                    const std::size_t n = detail::utf8_length(reinterpret_cast<const unsigned char*>(p),
+                                                              reinterpret_cast<const unsigned char*>(end));
+                    if (n == 0) return false;
+                    p += n;
+                    continue;
+                }
                 ++p;
             }
-            str.append(run, p);
             if (p >= end) return false;
             const auto c = static_cast<unsigned char>(*p);
             if (c == '"') {
+                if (owned) {
+                    str.append(run, p);
+                    sv = str;
+                } else {
+                    sv = std::string_view(start, static_cast<std::size_t>(p - start));
+                }
                 ++p;
                 return true;
             }
             if (c < 0x20) return false;
-            if (c >= 0x80) {
-                const std::size_t n = detail::utf8_length(reinterpret_cast<const unsigned char*>(p),
-                                                          reinterpret_cast<const unsigned char*>(end));
-                if (n == 0) return false;
-                str.append(p, n);
-                p += n;
-                continue;
-            }
             // Backslash.
+            if (!owned) {
+                str.assign(start, p);
+                owned = true;
+            } else {
+                str.append(run, p);
+            }
             if (end - p < 2) return false;
             const char e = p[1];
             p += 2;
@@ -131,6 +163,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
             }
             default: return false;
             }
+            run = p;
         }
     };
 
@@ -196,7 +229,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                 ++p;
                 if (!read_string()) return false;
                 cursor = p;
-                h.key(str);
+                h.key_view(sv);
                 skip_ws();
                 if (p >= end || *p != ':') return false;
                 ++p;
@@ -220,7 +253,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                 ++p;
                 if (!read_string()) return false;
                 cursor = p;
-                h.string(str);
+                h.string_value(sv);
                 expect_value = false;
                 break;
             case 't':
@@ -260,7 +293,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                 ++p;
                 if (!read_string()) return false;
                 cursor = p;
-                h.key(str);
+                h.key_view(sv);
                 skip_ws();
                 if (p >= end || *p != ':') return false;
                 ++p;

@@ -39,8 +39,7 @@ bool parse_graph_kind(std::string_view text, GraphKind& out) {
 }
 
 NodeId Graph::find(std::string_view node_name) const {
-    auto it = by_name_.find(node_name);
-    return it == by_name_.end() ? NodeId{} : it->second;
+    return find_index(node_name);
 }
 
 StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes) {
@@ -102,17 +101,25 @@ std::string GraphBuilder::where() const {
     return w;
 }
 
-NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string target) {
+NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string_view target) {
     if (in_node_) throw Error(where() + ": node not finished");
     if (graph_.nodes.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw Error(where() + ": too many nodes");
     if (name.empty()) throw Error(where() + ": node " + std::to_string(graph_.nodes.size()) + " has an empty name");
     NodeId id(static_cast<std::int32_t>(graph_.nodes.size()));
-    if (!graph_.by_name_.emplace(name, id).second) throw Error(where() + ": duplicate node name " + quoted(name));
+    const auto name_of = [this](std::uint32_t i) -> std::string_view { return graph_.nodes[i].name; };
+    if (graph_.by_name_.insert(name, static_cast<std::uint32_t>(id.index()), name_of) != NameIndex::npos)
+        throw Error(where() + ": duplicate node name " + quoted(name));
     Node n;
     n.name = std::move(name);
     n.op = op;
-    n.target = std::move(target);
+    const auto target_of = [this](std::uint32_t i) -> std::string_view { return graph_.targets[i]; };
+    const auto next_target = static_cast<std::uint32_t>(graph_.targets.size());
+    n.target = target_index_.insert(target, next_target, target_of);
+    if (n.target == NameIndex::npos) {
+        n.target = next_target;
+        graph_.targets.emplace_back(target);
+    }
     const auto inputs_at = static_cast<std::uint32_t>(graph_.input_ids.size());
     const auto val_at = static_cast<std::uint32_t>(graph_.val_tokens.size());
     const auto tensors_at = static_cast<std::uint32_t>(graph_.tensors.size());
@@ -127,12 +134,11 @@ NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string target)
 
 void GraphBuilder::add_input(std::string_view input_name) {
     if (!in_node_) throw Error(where() + ": input outside a node");
-    auto it = graph_.by_name_.find(input_name);
-    if (it == graph_.by_name_.end())
-        throw Error(where() + ": unknown input " + quoted(input_name));
-    if (it->second.index() + 1 == graph_.nodes.size())
+    const NodeId input = graph_.find_index(input_name);
+    if (!input.valid()) throw Error(where() + ": unknown input " + quoted(input_name));
+    if (input.index() + 1 == graph_.nodes.size())
         throw Error(where() + ": node lists itself as an input");
-    add_input(it->second);
+    add_input(input);
 }
 
 void GraphBuilder::add_input(NodeId input) {
@@ -148,8 +154,23 @@ void GraphBuilder::add_input(NodeId input) {
     n.inputs.end = static_cast<std::uint32_t>(graph_.input_ids.size());
 }
 
-void GraphBuilder::set_stack_trace(std::string trace) { graph_.nodes.back().stack_trace = std::move(trace); }
-void GraphBuilder::set_meta_json(std::string meta) { graph_.nodes.back().meta_json = std::move(meta); }
+Range GraphBuilder::append_text(std::string_view text) {
+    if (graph_.texts.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
+        throw Error(where() + ": stack traces and meta of one graph exceed 4 GiB");
+    const auto at = static_cast<std::uint32_t>(graph_.texts.size());
+    graph_.texts.append(text);
+    return {at, static_cast<std::uint32_t>(graph_.texts.size())};
+}
+
+void GraphBuilder::set_stack_trace(std::string_view trace) {
+    if (!in_node_) throw Error(where() + ": stack trace outside a node");
+    graph_.nodes.back().stack_trace = append_text(trace);
+}
+
+void GraphBuilder::set_meta_json(std::string_view meta) {
+    if (!in_node_) throw Error(where() + ": meta outside a node");
+    graph_.nodes.back().meta_json = append_text(meta);
+}
 
 void GraphBuilder::val_null() {
     if (!in_node_) throw Error(where() + ": val outside a node");
@@ -218,7 +239,7 @@ void GraphBuilder::end_node() {
     in_node_ = false;
 }
 
-NodeId GraphBuilder::add(std::string name, OpKind op, std::string target,
+NodeId GraphBuilder::add(std::string name, OpKind op, std::string_view target,
                          std::initializer_list<std::string_view> inputs, std::initializer_list<StorageId> outputs) {
     std::vector<NodeId> ids;
     for (std::string_view in : inputs) {
@@ -226,13 +247,13 @@ NodeId GraphBuilder::add(std::string name, OpKind op, std::string target,
         if (!id.valid()) throw Error(where() + ": unknown input " + quoted(in) + " for node " + quoted(name));
         ids.push_back(id);
     }
-    return add(std::move(name), op, std::move(target), std::span<const NodeId>(ids),
+    return add(std::move(name), op, target, std::span<const NodeId>(ids),
                std::span<const StorageId>(outputs.begin(), outputs.size()));
 }
 
-NodeId GraphBuilder::add(std::string name, OpKind op, std::string target, std::span<const NodeId> inputs,
+NodeId GraphBuilder::add(std::string name, OpKind op, std::string_view target, std::span<const NodeId> inputs,
                          std::span<const StorageId> outputs) {
-    const NodeId id = begin_node(std::move(name), op, std::move(target));
+    const NodeId id = begin_node(std::move(name), op, target);
     for (NodeId in : inputs) add_input(in);
     auto tensor = [&](StorageId s) {
         const std::int64_t elems = file_.nbytes(s) / 4;
@@ -287,6 +308,7 @@ Graph& GraphBuilder::finish() {
     file_.graphs.push_back(std::move(graph_));
     graph_ = Graph{};
     listed_by_.clear();
+    target_index_.clear();
     return file_.graphs.back();
 }
 

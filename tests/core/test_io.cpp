@@ -86,9 +86,9 @@ void expect_same(const GraphFile& x, const GraphFile& y) {
             const NodeId n(static_cast<std::int32_t>(i));
             EXPECT_EQ(g.node(n).name, h.node(n).name);
             EXPECT_EQ(g.node(n).op, h.node(n).op);
-            EXPECT_EQ(g.node(n).target, h.node(n).target);
-            EXPECT_EQ(g.node(n).stack_trace, h.node(n).stack_trace);
-            EXPECT_EQ(g.node(n).meta_json, h.node(n).meta_json);
+            EXPECT_EQ(g.target(n), h.target(n));
+            EXPECT_EQ(g.stack_trace(n), h.stack_trace(n));
+            EXPECT_EQ(g.meta_json(n), h.meta_json(n));
             EXPECT_TRUE(std::ranges::equal(g.inputs(n), h.inputs(n)));
             EXPECT_TRUE(std::ranges::equal(g.users(n), h.users(n)));
             EXPECT_TRUE(std::ranges::equal(g.outputs(n), h.outputs(n)));
@@ -171,7 +171,7 @@ TEST(Io, RoundTripKeepsEverything) {
     EXPECT_EQ(j["format"], "fxmem");
     EXPECT_EQ(j["version"], 1);
     EXPECT_EQ(j["producer"]["argv"][1], "b");
-    EXPECT_EQ(j["graphs"][0]["nodes"][1]["stack_trace"], original.graphs[0].nodes[1].stack_trace);
+    EXPECT_EQ(j["graphs"][0]["nodes"][1]["stack_trace"], original.graphs[0].stack_trace(NodeId(1)));
     EXPECT_EQ(j["graphs"][0]["nodes"][1]["meta"]["nn_module_stack"]["m"][0], "L");
     EXPECT_EQ(j["pairs"][0]["backward"], "bwd");
 }
@@ -273,8 +273,8 @@ TEST(Io, MetaAndProducerAreReserialisedCompactly) {
          "meta": { "k" : [ {"x": 1}, [ [ ] ] ], "u": "\u00e9" }, "stack_trace": null}]}]})";
     const GraphFile f = load_buffer(text, "meta.json");
     EXPECT_EQ(f.producer_json, R"({"name":"fxmem_export","list":[1,-2,3.25e2,"a\"b\n",{},[],null,false]})");
-    EXPECT_EQ(f.graphs[0].nodes[0].meta_json, "{\"k\":[{\"x\":1},[[]]],\"u\":\"\xc3\xa9\"}");
-    EXPECT_TRUE(f.graphs[0].nodes[0].stack_trace.empty());
+    EXPECT_EQ(f.graphs[0].meta_json(NodeId(0)), "{\"k\":[{\"x\":1},[[]]],\"u\":\"\xc3\xa9\"}");
+    EXPECT_TRUE(f.graphs[0].stack_trace(NodeId(0)).empty());
     // A scalar producer is kept as its JSON text.
     const GraphFile g = load_buffer(R"({"format":"fxmem","version":1,"producer":"torch 2.13","storages":[],"graphs":[]})", "p");
     EXPECT_EQ(g.producer_json, "\"torch 2.13\"");

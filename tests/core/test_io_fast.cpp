@@ -153,6 +153,41 @@ TEST(IoFast, TextTheFastPathHandlesOrDeclines) {
     for (std::size_t i = 0; i < cases.size(); ++i) expect_same(cases[i], "case " + std::to_string(i));
 }
 
+// The tokenizer scans plain text 8 bytes at a time; put each kind of special byte at every
+// offset of two such words (and inside node names, which the builder indexes) so that no
+// alignment lets one slip through or cut a run short.
+TEST(IoFast, SpecialBytesAtEveryOffsetOfTheWordScan) {
+    const std::vector<std::string> specials = {"\\\"", "\\\\", "\\n", "\\u00e9", "\xc3\xa9", "\xe4\xb8\xad",
+                                               "\xf0\x9f\x98\x80", "\x01", "\x7f", "\xc0\xaf", "\xe4\xb8"};
+    int taken = 0;
+    for (const std::string& special : specials) {
+        for (std::size_t at = 0; at < 17; ++at) {
+            const std::string text = std::string(at, 'a') + special + std::string(17 - at, 'b');
+            const std::string file = small_file(", \"stack_trace\": \"" + text + "\"");
+            expect_same(file, "stack trace, offset " + std::to_string(at));
+            taken += fast_takes(file);
+        }
+    }
+    // Decoded or passed-through text is taken (escapes, valid UTF-8, DEL); raw control bytes and
+    // malformed UTF-8 are declined: 8 of the 11 kinds at 17 offsets.
+    EXPECT_EQ(taken, 8 * 17);
+}
+
+TEST(IoFast, NodeNamesWithEscapesResolveAsInputs) {
+    // The name is decoded once where it is defined and once where it is used as an input.
+    const std::string text = R"({"format": "fxmem", "version": 1,
+        "storages": [{"id": 0, "device": "cuda:0", "nbytes": 8}],
+        "graphs": [{"name": "g", "kind": "forward", "nodes": [
+          {"name": "x\u0041y_long_enough_name", "op": "placeholder", "target": "x", "inputs": [],
+           "val": {"storage": 0, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}},
+          {"name": "output", "op": "output", "target": "output", "inputs": ["xAy_long_enough_name"], "val": null}]}]})";
+    ASSERT_TRUE(fast_takes(text));
+    const GraphFile f = load_buffer(text, "t.json");
+    EXPECT_EQ(f.graphs[0].node(NodeId(0)).name, "xAy_long_enough_name");
+    EXPECT_EQ(f.graphs[0].inputs(NodeId(1))[0], NodeId(0));
+    expect_same(text, "escaped name");
+}
+
 TEST(IoFast, DeepNestingFailsTheSameBothWays) {
     const std::string deep = small_file(", \"meta\": {\"a\": " + std::string(200, '[') + std::string(200, ']') + "}");
     const std::string got = outcome(deep, false);

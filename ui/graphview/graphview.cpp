@@ -1,6 +1,7 @@
 #include "graphview/graphview.h"
 
 #include "util/colors.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QHelpEvent>
@@ -538,7 +539,7 @@ QString GraphView::tooltipFor(NodeRef ref) const {
     QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code><br>step %4")
                     .arg(QString::fromStdString(n.name).toHtmlEscaped(),
                          QString::fromStdString(std::string(fxmem::to_string(n.op))),
-                         QString::fromStdString(n.target).toHtmlEscaped())
+                         toQString(seg.analysis->graph().target(ref.node)).toHtmlEscaped())
                     .arg(stepOf(ref));
     if (seg.allocated[ref.node.index()]) t += tr("<br>allocates %1").arg(formatBytes(seg.allocated[ref.node.index()]));
     if (seg.freed[ref.node.index()]) t += tr("<br>frees %1").arg(formatBytes(seg.freed[ref.node.index()]));

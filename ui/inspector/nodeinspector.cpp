@@ -1,6 +1,7 @@
 #include "inspector/nodeinspector.h"
 
 #include "util/colors.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QEvent>
@@ -47,7 +48,7 @@ QString NodeInspector::html(NodeRef ref) const {
     const fxmem::Node& n = g.node(ref.node);
     const QPalette pal = palette();
     const QString dim = colors::mix(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.6).name();
-    auto esc = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+    auto esc = [](std::string_view s) { return toQString(s).toHtmlEscaped(); };
     auto link = [&](fxmem::NodeId id) {
         return QStringLiteral("<a href=\"node:%1:%2\">%3</a>").arg(ref.segment).arg(id.value).arg(esc(g.node(id).name));
     };
@@ -62,7 +63,7 @@ QString NodeInspector::html(NodeRef ref) const {
     h += QStringLiteral("<div style='color:%1'>%2 · %3 · step %4</div>")
              .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name))
              .arg(scene_->globalStep(ref.segment, ref.node));
-    h += QStringLiteral("<p><b>target</b> <code>%1</code></p>").arg(esc(n.target));
+    h += QStringLiteral("<p><b>target</b> <code>%1</code></p>").arg(esc(g.target(ref.node)));
 
     auto nodeList = [&](std::span<const fxmem::NodeId> ids) {
         if (ids.empty()) return tr("<span style='color:%1'>none</span>").arg(dim);
@@ -104,8 +105,8 @@ QString NodeInspector::html(NodeRef ref) const {
     h += tr("<p><b>allocates</b> %1<br><b>frees</b> %2</p>")
              .arg(storageList(a.alias().fresh_of(ref.node), false), storageList(a.alias().last_used_at(ref.node), true));
 
-    if (!n.stack_trace.empty())
-        h += tr("<p><b>stack trace</b></p><pre style='font-size:small'>%1</pre>").arg(esc(n.stack_trace));
+    if (const std::string_view trace = g.stack_trace(ref.node); !trace.empty())
+        h += tr("<p><b>stack trace</b></p><pre style='font-size:small'>%1</pre>").arg(esc(trace));
     else
         h += tr("<p style='color:%1'>no stack trace recorded</p>").arg(dim);
     return h;

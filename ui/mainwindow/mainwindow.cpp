@@ -7,6 +7,7 @@
 #include "schedule/scheduleeditor.h"
 #include "timeline/timelineplot.h"
 #include "util/colors.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <fxmem/schedule.h>
@@ -703,14 +704,14 @@ void MainWindow::runSearch() {
     const QString text = findEdit_->text().trimmed();
     if (scene_ && !text.isEmpty()) {
         const std::string needle = text.toLower().toStdString();
-        auto contains = [&needle](const std::string& hay) {
+        auto contains = [&needle](std::string_view hay) {
             return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
                                [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != hay.end();
         };
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             const fxmem::Graph& g = scene_->segments[s].analysis->graph();
             for (std::size_t i = 0; i < g.size(); ++i)
-                if (contains(g.nodes[i].name) || contains(g.nodes[i].target))
+                if (contains(g.nodes[i].name) || contains(g.targets[g.nodes[i].target]))
                     matches_.push_back({static_cast<int>(s), fxmem::NodeId(static_cast<std::int32_t>(i))});
         }
     }

@@ -1,5 +1,6 @@
 #include "schedule/schedulemodel.h"
 
+#include "util/text.h"
 #include "util/units.h"
 
 #include <fxmem/error.h>
@@ -173,6 +174,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
     const bool isPeak = hasPeakRow_ && position == peakRow_;
     const auto after = [&] { return schedule_->after(position); };
     const auto delta = [&] { return schedule_->after(position) - afterOrStart(position); };
+    const auto target = [&] { return analysis_->graph().target(node); };
     const auto col = static_cast<Column>(index.column());
 
     switch (role) {
@@ -183,9 +185,9 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         case TargetColumn:
             // call_function shows its target alone (the common case); other ops name themselves,
             // with their target when it says more than the op ("output output").
-            if (n.op == fxmem::OpKind::CallFunction && !n.target.empty()) return QString::fromStdString(n.target);
-            if (n.target.empty() || n.target == fxmem::to_string(n.op)) return opName(n.op);
-            return QString(opName(n.op) % QLatin1Char(' ') % QString::fromStdString(n.target));
+            if (n.op == fxmem::OpKind::CallFunction && !target().empty()) return toQString(target());
+            if (target().empty() || target() == fxmem::to_string(n.op)) return opName(n.op);
+            return QString(opName(n.op) % QLatin1Char(' ') % toQString(target()));
         case DuringColumn: return formatBytes(during(position));
         case MemoryColumn: return formatBytes(after());
         case DeltaColumn: return delta() == 0 ? QString() : formatDelta(delta(), 0);
@@ -213,7 +215,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case StepColumn: return static_cast<qulonglong>(position);
         case NodeColumn: return QString::fromStdString(n.name);
-        case TargetColumn: return QString::fromStdString(n.target);
+        case TargetColumn: return toQString(target());
         case DuringColumn: return static_cast<qlonglong>(during(position));
         case MemoryColumn: return static_cast<qlonglong>(after());
         case DeltaColumn: return static_cast<qlonglong>(delta());

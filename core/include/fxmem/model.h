@@ -4,6 +4,7 @@
 // Build graphs with GraphBuilder (the loader, the tests and the bench generator all do).
 #pragma once
 #include "fxmem/ids.h"
+#include "fxmem/name_index.h"
 
 #include <cstdint>
 #include <span>
@@ -49,12 +50,14 @@ struct Range {
     std::uint32_t size() const { return end - begin; }
 };
 
+// Kept small (a million of them are built per load): the target is interned per graph and the
+// long, rarely read texts live in one pool; read them through Graph's accessors.
 struct Node {
     std::string name;
-    std::string target;
-    std::string stack_trace;  // empty when absent
-    std::string meta_json;    // the "meta" object re-serialised, empty when absent
     OpKind op = OpKind::CallFunction;
+    std::uint32_t target = 0;  // Graph::targets
+    Range stack_trace;  // Graph::texts; empty when absent
+    Range meta_json;    // Graph::texts: the "meta" object re-serialised, empty when absent
     Range inputs;   // Graph::input_ids
     Range users;    // Graph::user_ids (derived: nodes that list this one as input, in graph order)
     Range val;      // Graph::val_tokens
@@ -75,9 +78,14 @@ public:
     std::vector<std::int64_t> dims;
     std::vector<std::string> others;
     std::vector<StorageId> output_storages;
+    std::vector<std::string> targets;  // distinct targets, in order of first use
+    std::string texts;                 // stack traces and meta JSON, back to back
 
     std::size_t size() const { return nodes.size(); }
     const Node& node(NodeId id) const { return nodes[id.index()]; }
+    std::string_view target(NodeId id) const { return targets[node(id).target]; }
+    std::string_view stack_trace(NodeId id) const { return text(node(id).stack_trace); }
+    std::string_view meta_json(NodeId id) const { return text(node(id).meta_json); }
     std::span<const NodeId> inputs(NodeId id) const { return slice(input_ids, node(id).inputs); }
     std::span<const NodeId> users(NodeId id) const { return slice(user_ids, node(id).users); }
     std::span<const ValToken> val(NodeId id) const { return slice(val_tokens, node(id).val); }
@@ -91,14 +99,14 @@ public:
 
 private:
     friend class GraphBuilder;
+    std::string_view text(Range r) const { return std::string_view(texts).substr(r.begin, r.size()); }
     template <class T>
     static std::span<const T> slice(const std::vector<T>& v, Range r) { return {v.data() + r.begin, r.size()}; }
-    // Transparent hashing: lookups by string_view allocate nothing.
-    struct NameHash {
-        using is_transparent = void;
-        std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
-    };
-    std::unordered_map<std::string, NodeId, NameHash, std::equal_to<>> by_name_;
+    NodeId find_index(std::string_view node_name) const {
+        const std::uint32_t at = by_name_.find(node_name, [this](std::uint32_t i) -> std::string_view { return nodes[i].name; });
+        return at == NameIndex::npos ? NodeId{} : NodeId(static_cast<std::int32_t>(at));
+    }
+    NameIndex by_name_;  // node name -> position in nodes
 };
 
 struct Pair {
@@ -142,11 +150,11 @@ public:
     GraphBuilder(GraphFile& file, std::string name, GraphKind kind);
 
     // Starts a node. Inputs must be earlier nodes of this graph, without repeats.
-    NodeId begin_node(std::string name, OpKind op, std::string target);
+    NodeId begin_node(std::string name, OpKind op, std::string_view target);
     void add_input(std::string_view input_name);  // by name, as the file lists them
     void add_input(NodeId input);
-    void set_stack_trace(std::string trace);
-    void set_meta_json(std::string meta);
+    void set_stack_trace(std::string_view trace);
+    void set_meta_json(std::string_view meta);
     // The node's val, in preorder. Without any val call the val is null.
     void val_null();
     void val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,
@@ -158,9 +166,9 @@ public:
 
     // Convenience for tests and generators: one call per node; val is null for no storage,
     // a contiguous float32 tensor for one, a list of such tensors for several.
-    NodeId add(std::string name, OpKind op, std::string target, std::initializer_list<std::string_view> inputs,
+    NodeId add(std::string name, OpKind op, std::string_view target, std::initializer_list<std::string_view> inputs,
                std::initializer_list<StorageId> outputs);
-    NodeId add(std::string name, OpKind op, std::string target, std::span<const NodeId> inputs,
+    NodeId add(std::string name, OpKind op, std::string_view target, std::span<const NodeId> inputs,
                std::span<const StorageId> outputs);
 
     // Derives users and output storages, appends the graph to the file and returns it.
@@ -174,6 +182,8 @@ private:
     bool in_node_ = false;
     std::vector<std::uint32_t> open_lists_;  // val_tokens index of each open List token
     std::vector<std::int32_t> listed_by_;    // per node: the last node that listed it as input (O(1) repeat check)
+    NameIndex target_index_;                 // target text -> index into Graph::targets
+    Range append_text(std::string_view text);
 };
 
 } // namespace fxmem

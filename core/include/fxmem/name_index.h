@@ -1,0 +1,113 @@
+// A flat open-addressing index from node name to node position, for the loader's hot path.
+// std::unordered_map allocated a list node and a key copy per name and chased pointers on every
+// lookup; this keeps one contiguous array of 8-byte slots and never copies a name: a slot holds a
+// 32-bit tag of the name's hash and the node's position, and the name is compared (through the
+// caller's accessor) only when the tags agree. The slot's position is derived from its tag, so
+// growing the table re-places slots without touching a single name.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace fxmem {
+
+// 64-bit hash of a byte string: 8 bytes per multiply, then a full avalanche (the MurmurHash3
+// finalizer) so names that differ only in a trailing counter ("add_41", "add_42") spread evenly.
+inline std::uint64_t hash_name(std::string_view s) noexcept {
+    constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+    std::uint64_t h = 0x243F6A8885A308D3ull ^ (s.size() * kMul);
+    const char* p = s.data();
+    std::size_t n = s.size();
+    for (; n >= 8; p += 8, n -= 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p, 8);
+        h = (std::rotl(h, 23) ^ w) * kMul;
+    }
+    if (n > 0) {
+        std::uint64_t w = 0;
+        std::memcpy(&w, p, n);
+        h = (std::rotl(h, 23) ^ w) * kMul;
+    }
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+class NameIndex {
+public:
+    static constexpr std::uint32_t npos = 0xFFFFFFFFu;
+
+    void clear() {
+        slots_.clear();
+        count_ = 0;
+    }
+    std::size_t size() const { return count_; }
+    // Room for `n` names without growing.
+    void reserve(std::size_t n) {
+        if (n * 2 > slots_.size()) rehash(std::bit_ceil(n * 2));
+    }
+
+    // The position stored for `name`, or npos. name_of(position) gives the stored name.
+    template <class NameOf>
+    std::uint32_t find(std::string_view name, const NameOf& name_of) const {
+        if (slots_.empty()) return npos;
+        const std::uint32_t tag = tag_of(name);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
+            const Slot& s = slots_[i];
+            if (s.position == npos) return npos;
+            if (s.tag == tag && name_of(s.position) == name) return s.position;
+        }
+    }
+
+    // Stores `position` for `name` and returns npos, or returns the position already stored.
+    template <class NameOf>
+    std::uint32_t insert(std::string_view name, std::uint32_t position, const NameOf& name_of) {
+        if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
+        const std::uint32_t tag = tag_of(name);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
+            Slot& s = slots_[i];
+            if (s.position == npos) {
+                s = Slot{tag, position};
+                ++count_;
+                return npos;
+            }
+            if (s.tag == tag && name_of(s.position) == name) return s.position;
+        }
+    }
+
+private:
+    struct Slot {
+        std::uint32_t tag = 0;
+        std::uint32_t position = npos;
+    };
+
+    static std::uint32_t tag_of(std::string_view name) {
+        const std::uint64_t h = hash_name(name);
+        return static_cast<std::uint32_t>(h ^ (h >> 32));
+    }
+
+    void rehash(std::size_t capacity) {
+        std::vector<Slot> old(capacity);
+        old.swap(slots_);
+        const std::size_t mask = capacity - 1;
+        for (const Slot& s : old) {
+            if (s.position == npos) continue;
+            std::size_t i = s.tag & mask;
+            while (slots_[i].position != npos) i = (i + 1) & mask;
+            slots_[i] = s;
+        }
+    }
+
+    std::vector<Slot> slots_;  // a power of two long, at most half full
+    std::size_t count_ = 0;
+};
+
+} // namespace fxmem
