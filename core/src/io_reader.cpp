@@ -139,7 +139,9 @@ struct NodeRecord {
     std::string name, target, stack_trace, meta;
     OpKind op = OpKind::CallFunction;
     std::vector<std::string> inputs;      // first n_inputs are used; the rest keep their capacity
+    std::vector<std::uint32_t> input_tags;  // NameIndex::tag_of each input, computed as it is read
     std::size_t n_inputs = 0;
+    std::uint32_t name_tag = 0;
     std::vector<StagedVal> vals;
     std::vector<std::int64_t> dims;
     std::uint64_t seen = 0;
@@ -154,13 +156,15 @@ struct NodeRecord {
         meta.clear();
         seen = 0;
     }
-    void add_input(std::string_view s) {
-        if (n_inputs == inputs.size()) inputs.emplace_back();
+    void add_input(std::string_view s, std::uint32_t tag) {
+        if (n_inputs == inputs.size()) inputs.emplace_back(), input_tags.emplace_back();
+        input_tags[n_inputs] = tag;
         inputs[n_inputs++].assign(s);
     }
     NodeRecord compact() const {
         NodeRecord r = *this;
         r.inputs.resize(n_inputs);
+        r.input_tags.resize(n_inputs);
         return r;
     }
 };
@@ -295,6 +299,9 @@ public:
         case Slot::NodeName:
             if (v.empty()) wrong(s, "an empty string");
             rec_.name = v;
+            rec_.name_tag = NameIndex::tag_of(v);
+            // Start loading the name's slot now; the builder needs it once the node has been read.
+            if (builder_) builder_->prefetch_name(rec_.name_tag);
             break;
         case Slot::NodeOp:
             if (!parse_op_kind(v, rec_.op))
@@ -302,7 +309,12 @@ public:
                      " (expected placeholder, get_attr, call_function, call_method, call_module or output)");
             break;
         case Slot::NodeTarget: rec_.target.assign(v); break;
-        case Slot::NodeInput: rec_.add_input(v); break;
+        case Slot::NodeInput: {
+            const std::uint32_t tag = NameIndex::tag_of(v);
+            if (builder_) builder_->prefetch_name(tag);
+            rec_.add_input(v, tag);
+            break;
+        }
         case Slot::NodeStackTrace: rec_.stack_trace.assign(v); break;
         case Slot::TensorDtype: val_text_ = v; break;
         case Slot::OtherText: val_text_ = v; break;
@@ -753,14 +765,14 @@ private:
                             std::to_string(v.storage));
         }
         try {
-            b.begin_node(r.name, r.op, r.target);
+            b.begin_node(r.name, r.name_tag, r.op, r.target);
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);
         }
         for (std::size_t i = 0; i < r.n_inputs; ++i) {
             const std::string& in = r.inputs[i];
             try {
-                b.add_input(in);
+                b.add_input(in, r.input_tags[i]);
             } catch (const Error& e) {
                 bool repeated = false;
                 for (std::size_t j = 0; j < i; ++j) repeated = repeated || r.inputs[j] == in;

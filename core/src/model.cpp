@@ -50,7 +50,16 @@ StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, 
     if (nbytes > std::numeric_limits<std::int64_t>::max() - total_bytes_)
         throw Error(source + ": " + where + ": the storages' sizes add up to more than 2^63-1 bytes");
     StorageId id(static_cast<std::int32_t>(storages.size()));
-    if (!by_file_id_.emplace(file_id, id).second) throw Error(source + ": " + where + ": duplicate storage id");
+    if (find_storage(file_id).valid()) throw Error(source + ": " + where + ": duplicate storage id");
+    const auto dense_limit = static_cast<std::int64_t>(2 * storages.size() + 1024);
+    if (file_id < static_cast<std::int64_t>(dense_by_file_id_.size())) {
+        dense_by_file_id_[static_cast<std::size_t>(file_id)] = id.value;
+    } else if (file_id < dense_limit) {
+        dense_by_file_id_.resize(static_cast<std::size_t>(file_id) + 1, -1);
+        dense_by_file_id_[static_cast<std::size_t>(file_id)] = id.value;
+    } else {
+        sparse_by_file_id_.emplace(file_id, id);
+    }
     std::uint32_t dev = 0;
     while (dev < devices.size() && devices[dev] != device) ++dev;
     if (dev == devices.size()) {
@@ -63,8 +72,13 @@ StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, 
 }
 
 StorageId GraphFile::find_storage(std::int64_t file_id) const {
-    auto it = by_file_id_.find(file_id);
-    return it == by_file_id_.end() ? StorageId{} : it->second;
+    if (file_id >= 0 && file_id < static_cast<std::int64_t>(dense_by_file_id_.size())) {
+        const std::int32_t at = dense_by_file_id_[static_cast<std::size_t>(file_id)];
+        if (at >= 0) return StorageId(at);
+    }
+    if (sparse_by_file_id_.empty()) return StorageId{};
+    auto it = sparse_by_file_id_.find(file_id);
+    return it == sparse_by_file_id_.end() ? StorageId{} : it->second;
 }
 
 std::uint32_t GraphFile::intern_dtype(std::string_view dtype) {
@@ -102,13 +116,18 @@ std::string GraphBuilder::where() const {
 }
 
 NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string_view target) {
+    const std::uint32_t tag = NameIndex::tag_of(name);
+    return begin_node(std::move(name), tag, op, target);
+}
+
+NodeId GraphBuilder::begin_node(std::string name, std::uint32_t name_tag, OpKind op, std::string_view target) {
     if (in_node_) throw Error(where() + ": node not finished");
     if (graph_.nodes.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw Error(where() + ": too many nodes");
     if (name.empty()) throw Error(where() + ": node " + std::to_string(graph_.nodes.size()) + " has an empty name");
     NodeId id(static_cast<std::int32_t>(graph_.nodes.size()));
     const auto name_of = [this](std::uint32_t i) -> std::string_view { return graph_.nodes[i].name; };
-    if (graph_.by_name_.insert(name, static_cast<std::uint32_t>(id.index()), name_of) != NameIndex::npos)
+    if (graph_.by_name_.insert(name, name_tag, static_cast<std::uint32_t>(id.index()), name_of) != NameIndex::npos)
         throw Error(where() + ": duplicate node name " + quoted(name));
     Node n;
     n.name = std::move(name);
@@ -132,9 +151,13 @@ NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string_view ta
     return id;
 }
 
-void GraphBuilder::add_input(std::string_view input_name) {
+void GraphBuilder::add_input(std::string_view input_name) { add_input(input_name, NameIndex::tag_of(input_name)); }
+
+void GraphBuilder::add_input(std::string_view input_name, std::uint32_t name_tag) {
     if (!in_node_) throw Error(where() + ": input outside a node");
-    const NodeId input = graph_.find_index(input_name);
+    const std::uint32_t at =
+        graph_.by_name_.find(input_name, name_tag, [this](std::uint32_t i) -> std::string_view { return graph_.nodes[i].name; });
+    const NodeId input = at == NameIndex::npos ? NodeId{} : NodeId(static_cast<std::int32_t>(at));
     if (!input.valid()) throw Error(where() + ": unknown input " + quoted(input_name));
     if (input.index() + 1 == graph_.nodes.size())
         throw Error(where() + ": node lists itself as an input");

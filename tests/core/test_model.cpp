@@ -47,3 +47,27 @@ TEST(Model, BuilderRejectsBadStructure) {
         EXPECT_NE(std::string(e.what()).find("unknown input 'nope'"), std::string::npos) << e.what();
     }
 }
+
+// Storage ids index a dense table when they are small and a map when far apart; an id must be
+// found, and refused as a duplicate, whichever side took it, even after the dense side grows
+// past an id the map holds.
+TEST(Model, StorageIdsDenseAndSparseAgree) {
+    GraphFile f;
+    f.source = "t";
+    const std::vector<std::int64_t> ids = {5000, 0, 1, 7, 3000, 2, 1'000'000'000'000, 4999, 5001};
+    std::vector<StorageId> got;
+    for (std::int64_t id : ids) got.push_back(f.add_storage(id, "cuda:0", id % 97));
+    // Fill the dense side up to beyond 5000 so that it covers ids the map took.
+    for (std::int64_t id = 8; id < 2000; ++id) f.add_storage(id, "cpu", 1);
+    for (std::int64_t id = 5002; id < 5200; ++id) f.add_storage(id, "cpu", 1);
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        EXPECT_EQ(f.find_storage(ids[i]), got[i]) << ids[i];
+        EXPECT_EQ(f.storages[got[i].index()].file_id, ids[i]);
+        EXPECT_THROW(f.add_storage(ids[i], "cuda:0", 1), Error) << ids[i];
+    }
+    EXPECT_EQ(f.find_storage(2000), StorageId{});
+    EXPECT_EQ(f.find_storage(4998), StorageId{});
+    EXPECT_EQ(f.find_storage(-1), StorageId{});
+    EXPECT_EQ(f.find_storage(999'999'999'999), StorageId{});
+    EXPECT_EQ(f.find_storage(1999), StorageId(static_cast<std::int32_t>(ids.size() + 1991)));
+}

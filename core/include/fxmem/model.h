@@ -139,7 +139,10 @@ public:
     void add_pair(std::string_view forward, std::string_view backward);
 
 private:
-    std::unordered_map<std::int64_t, StorageId> by_file_id_;
+    // File id -> StorageId. Exporters number storages 0, 1, 2...: those ids index a dense array;
+    // an id far beyond the count so far goes to the map instead.
+    std::vector<std::int32_t> dense_by_file_id_;
+    std::unordered_map<std::int64_t, StorageId> sparse_by_file_id_;
     std::int64_t total_bytes_ = 0;
 };
 
@@ -152,6 +155,11 @@ public:
     // Starts a node. Inputs must be earlier nodes of this graph, without repeats.
     NodeId begin_node(std::string name, OpKind op, std::string_view target);
     void add_input(std::string_view input_name);  // by name, as the file lists them
+    // The same with the name's NameIndex::tag_of computed ahead, for a reader that called
+    // prefetch_name() when it first saw the name (the lookup's cache miss then overlaps parsing).
+    NodeId begin_node(std::string name, std::uint32_t name_tag, OpKind op, std::string_view target);
+    void add_input(std::string_view input_name, std::uint32_t name_tag);
+    void prefetch_name(std::uint32_t name_tag) const { graph_.by_name_.prefetch(name_tag); }
     void add_input(NodeId input);
     void set_stack_trace(std::string_view trace);
     void set_meta_json(std::string_view meta);

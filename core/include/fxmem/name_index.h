@@ -53,11 +53,25 @@ public:
         if (n * 2 > slots_.size()) rehash(std::bit_ceil(n * 2));
     }
 
+    // The 32 bits of the name's hash that the slots keep. Callers that know a name well before
+    // they look it up compute this early and prefetch() its slot, hiding the cache miss that
+    // dominates lookups in tables larger than the cache.
+    static std::uint32_t tag_of(std::string_view name) {
+        const std::uint64_t h = hash_name(name);
+        return static_cast<std::uint32_t>(h ^ (h >> 32));
+    }
+    void prefetch(std::uint32_t tag) const {
+        if (!slots_.empty()) __builtin_prefetch(&slots_[tag & (slots_.size() - 1)]);
+    }
+
     // The position stored for `name`, or npos. name_of(position) gives the stored name.
     template <class NameOf>
     std::uint32_t find(std::string_view name, const NameOf& name_of) const {
+        return find(name, tag_of(name), name_of);
+    }
+    template <class NameOf>
+    std::uint32_t find(std::string_view name, std::uint32_t tag, const NameOf& name_of) const {
         if (slots_.empty()) return npos;
-        const std::uint32_t tag = tag_of(name);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
             const Slot& s = slots_[i];
@@ -69,8 +83,11 @@ public:
     // Stores `position` for `name` and returns npos, or returns the position already stored.
     template <class NameOf>
     std::uint32_t insert(std::string_view name, std::uint32_t position, const NameOf& name_of) {
+        return insert(name, tag_of(name), position, name_of);
+    }
+    template <class NameOf>
+    std::uint32_t insert(std::string_view name, std::uint32_t tag, std::uint32_t position, const NameOf& name_of) {
         if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
-        const std::uint32_t tag = tag_of(name);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
             Slot& s = slots_[i];
@@ -88,11 +105,6 @@ private:
         std::uint32_t tag = 0;
         std::uint32_t position = npos;
     };
-
-    static std::uint32_t tag_of(std::string_view name) {
-        const std::uint64_t h = hash_name(name);
-        return static_cast<std::uint32_t>(h ^ (h >> 32));
-    }
 
     void rehash(std::size_t capacity) {
         std::vector<Slot> old(capacity);
