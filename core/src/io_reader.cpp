@@ -8,8 +8,9 @@
 // are kept and replayed once what they need is known (at the graph's end, or the file's end when
 // the storages come last), so any order gives the same result.
 //
-// The same callbacks are first driven by json_fast::sax_parse (json_fast_sax.h), about twice as
-// fast; nlohmann re-reads the text whenever that path declines it or the file has an error.
+// The same callbacks are first driven by json_fast::sax_parse (json_fast_sax.h), which hands
+// strings over as views of the text (key_view, string_value); nlohmann re-reads the text whenever
+// that path declines it or the file has an error, so every message is nlohmann's.
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "json_fast_sax.h"

@@ -68,6 +68,9 @@ def test_file_structure(exported, name):
                 assert fn["stack_trace"] == node.meta["stack_trace"]
         assert fg["nodes"][-1]["op"] == "output"
     assert any("stack_trace" in n for g in doc["graphs"] for n in g["nodes"])
+    # The examples' traces name the model file relative to the package, not this machine's path.
+    traces = [n["stack_trace"] for g in doc["graphs"] for n in g["nodes"] if "stack_trace" in n]
+    assert all('File "fxmem_export/examples/models.py"' in t for t in traces), traces[0]
 
 
 @pytest.mark.parametrize("name", ["mlp", "cnn", "gpt", "multiout", "inplace", "dynamic"])

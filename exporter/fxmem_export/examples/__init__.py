@@ -56,9 +56,24 @@ def capture(name: str, device: str = "meta") -> Captured:
     return Captured(name, graphs[0][2], graphs[1][2])
 
 
+def _relative_stack_traces(gm: fx.GraphModule) -> None:
+    """Make the stack traces' file names relative to the directory that holds the fxmem_export
+    package ("fxmem_export/examples/models.py"), so that the bundled files do not carry the path
+    of the machine that wrote them."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    prefix = package_parent.rstrip(os.sep) + os.sep
+    for node in gm.graph.nodes:
+        trace = node.meta.get("stack_trace")
+        if trace:
+            node.meta["stack_trace"] = trace.replace(prefix, "")
+
+
 def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> tuple[Captured, dict[str, Any]]:
-    """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward")."""
+    """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward"), with
+    stack traces naming files relative to the package's parent directory."""
     cap = capture(name)
+    _relative_stack_traces(cap.forward)
+    _relative_stack_traces(cap.backward)
     doc = save(path, cap.forward, cap.backward, reference=reference,
                producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta"})
     return cap, doc
