@@ -10,6 +10,7 @@
 #include "fxmem/liveset.h"
 
 #include "estimator_checks.h"
+#include "fxmem/schedule.h"
 
 #include <algorithm>
 #include <bit>
@@ -38,19 +39,42 @@ void radix_sort(std::vector<T>& items, unsigned bits, unsigned digit, const Key&
 } // namespace
 
 LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                           const NodeMask& releasable, const StorageMask& counted)
+                           const NodeMask& releasable, const StorageMask& counted, std::span<const NodeId> order)
     : file_(file), graph_(graph), alias_(alias), releasable_(releasable) {
     detail::check_inputs(file, graph, alias, releasable, counted, "LiveSetIndex");
     const std::size_t n = graph.size();
+    reordered_ = !order.empty();
+    if (reordered_) {
+        check_schedule(graph, order);
+        order_.assign(order.begin(), order.end());
+        position_.resize(n);
+        for (std::uint32_t p = 0; p < n; ++p) position_[order[p].index()] = p;
+        // Users by position: a counting sort that visits the nodes in schedule order. The last
+        // one of each storage is the user that frees it in MemoryTracker.
+        const std::size_t n_storages = file.storages.size();
+        users_begin_.assign(n_storages + 1, 0);
+        for (std::uint32_t p = 0; p < n; ++p)
+            for (StorageId s : alias.uses_of(order[p])) ++users_begin_[s.index() + 1];
+        for (std::size_t s = 0; s < n_storages; ++s) users_begin_[s + 1] += users_begin_[s];
+        user_positions_.resize(users_begin_.back());
+        std::vector<std::uint32_t> fill(users_begin_.begin(), users_begin_.end() - 1);
+        for (std::uint32_t p = 0; p < n; ++p)
+            for (StorageId s : alias.uses_of(order[p])) user_positions_[fill[s.index()]++] = p;
+        last_user_.assign(n_storages, NodeId{});
+        for (std::size_t s = 0; s < n_storages; ++s)
+            if (users_begin_[s + 1] > users_begin_[s]) last_user_[s] = order[user_positions_[users_begin_[s + 1] - 1]];
+    }
     node_step_.assign(n, 0);
     step_node_.push_back(NodeId{});
-    for (std::size_t i = 0; i < n; ++i) {
-        if (!detail::is_profile_op(graph.nodes[i].op)) continue;
-        node_step_[i] = step_node_.size();
-        step_node_.emplace_back(static_cast<std::int32_t>(i));
-        step_node_.emplace_back(static_cast<std::int32_t>(i));
+    for (std::size_t p = 0; p < n; ++p) {
+        const NodeId node = reordered_ ? order[p] : NodeId(static_cast<std::int32_t>(p));
+        if (!detail::is_profile_op(graph.node(node).op)) continue;
+        node_step_[node.index()] = step_node_.size();
+        step_node_.push_back(node);
+        step_node_.push_back(node);
     }
     const auto profile_end = static_cast<std::int64_t>(step_node_.size());
+    const std::vector<NodeId>& last_users = reordered_ ? last_user_ : alias.last_user;
 
     // One interval per counted storage this graph allocates, as build_memory_profile counts it.
     for (std::size_t s = 0; s < file.storages.size(); ++s) {
@@ -61,7 +85,7 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
         const auto begin = static_cast<std::int64_t>(node_step_[a.index()]);
         if (begin == 0 && graph.node(a).op == OpKind::Output) continue;  // never allocated by the estimator
         std::int64_t end = profile_end;
-        const NodeId last = alias.last_user[s];
+        const NodeId last = last_users[s];
         if (last.valid() && releasable[a.index()] && node_step_[last.index()] != 0)
             end = static_cast<std::int64_t>(node_step_[last.index()]) + 1;
         intervals_.push_back({begin, end, StorageId(static_cast<std::int32_t>(s))});
@@ -149,7 +173,7 @@ LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index
     r.storage = iv.storage;
     r.nbytes = file_.nbytes(iv.storage);
     r.allocator = alias_.allocator[s];
-    r.last_user = alias_.last_user[s];
+    r.last_user = reordered_ ? last_user_[s] : alias_.last_user[s];
     r.alloc_step = iv.begin;
     const bool released = iv.end < static_cast<std::int64_t>(step_node_.size());
     r.free_step = released ? iv.end : -1;
@@ -161,11 +185,19 @@ LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index
         r.reason = LiveReason::GraphOutput;
     else
         r.reason = LiveReason::NeverUsed;  // no user, or only placeholder/get_attr ones, which never run
-    // The first user at or after the queried step's node (users are in graph order).
-    const auto users = alias_.users_of(iv.storage);
-    const NodeId from = profile_index == 0 ? NodeId(0) : step_node_[profile_index];
-    const auto it = std::lower_bound(users.begin(), users.end(), from);
-    r.next_user = it == users.end() ? NodeId{} : *it;
+    // The first user at or after the queried step's node, in the order.
+    const NodeId from = profile_index == 0 ? NodeId{} : step_node_[profile_index];
+    if (reordered_) {
+        const std::uint32_t at = from.valid() ? position_[from.index()] : 0;
+        const auto* first = user_positions_.data() + users_begin_[s];
+        const auto* last = user_positions_.data() + users_begin_[s + 1];
+        const auto* it = std::lower_bound(first, last, at);
+        r.next_user = it == last ? NodeId{} : order_[*it];
+    } else {
+        const auto users = alias_.users_of(iv.storage);
+        const auto it = std::lower_bound(users.begin(), users.end(), from.valid() ? from : NodeId(0));
+        r.next_user = it == users.end() ? NodeId{} : *it;
+    }
     return r;
 }
 

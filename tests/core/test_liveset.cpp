@@ -1,5 +1,7 @@
 // LiveSetIndex: hand-checked live sets and reasons, and sums equal to the profile at every index.
+#include "fxmem/error.h"
 #include "fxmem/liveset.h"
+#include "fxmem/schedule.h"
 #include "test_estimator_fixtures.h"
 #include "test_estimator_random.h"
 
@@ -153,4 +155,152 @@ TEST(LiveSet, ManyLiveStoragesWithTiesAreOrdered) {
     EXPECT_EQ(live.front().nbytes, 28);
     EXPECT_EQ(live.back().storage, out);  // size 4, the highest storage index
     EXPECT_EQ(sum(idx.live_at(2)), 4);    // all placeholders freed at their last use
+}
+
+// ---- An index over another order (the schedule editor's) ----
+
+namespace {
+
+// MemoryTracker on `order`, written out as the 1 + 2K profile the editor draws: index 1+2k after
+// the k-th running node allocates, 2+2k after it frees. A transcription of the tracker's loop,
+// independent of LiveSetIndex. Empty when PyTorch's tracker would assert (a node uses a counted
+// storage that is not live: only graphs with a "rogue" producer allow that).
+std::vector<std::int64_t> tracker_profile(const GraphFile& f, const Graph& g, const AliasInfo& a, const NodeMask& rel,
+                                          const StorageMask& counted, const std::vector<NodeId>& order) {
+    std::vector<std::uint8_t> live(f.storages.size(), 0), scheduled(g.size(), 0);
+    std::int64_t current = 0;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const OpKind op = g.nodes[i].op;
+        if (op != OpKind::Placeholder && op != OpKind::GetAttr) continue;
+        for (StorageId s : a.fresh_of(NodeId(static_cast<std::int32_t>(i))))
+            if (counted[s.index()]) live[s.index()] = 1, current += f.nbytes(s);
+    }
+    std::vector<std::int64_t> out{current};
+    for (NodeId n : order) {
+        const OpKind op = g.node(n).op;
+        const bool runs = op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output;
+        if (runs)
+            for (StorageId s : a.uses_of(n))
+                if (counted[s.index()] && !live[s.index()]) return {};
+        scheduled[n.index()] = 1;
+        if (!runs) continue;
+        for (StorageId s : a.fresh_of(n))
+            if (counted[s.index()] && !live[s.index()]) live[s.index()] = 1, current += f.nbytes(s);
+        out.push_back(current);
+        for (StorageId s : a.uses_of(n)) {
+            bool all = true;
+            for (NodeId u : a.users_of(s)) all = all && scheduled[u.index()];
+            if (counted[s.index()] && rel[a.allocator[s.index()].index()] && all && live[s.index()])
+                live[s.index()] = 0, current -= f.nbytes(s);
+        }
+        out.push_back(current);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST(LiveSet, G1InAnotherOrderByHand) {
+    G1 t;
+    const AliasInfo a = build_alias_info(t.file, *t.graph);
+    // e (which only needs a) runs before v: profile nodes a e v b c d, steps 1/2 3/4 5/6 7/8 9/10 11/12.
+    const auto order = t.order({"primals_1", "x", "w", "a", "e", "v", "b", "c", "d", "output"});
+    const LiveSetIndex idx(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file), order);
+    EXPECT_EQ(idx.profile_size(), 13u);
+    EXPECT_EQ(idx.node_at(3), t.id("e"));
+    EXPECT_EQ(idx.node_at(6), t.id("v"));
+    EXPECT_EQ(idx.step_of(t.id("b")), 7u);
+
+    // Index 3 (after e allocates): W 1000, A 200, P0 100, E 11, P1 10 = 1321.
+    const auto at3 = idx.live_at(3);
+    ASSERT_EQ(at3.size(), 5u);
+    EXPECT_EQ(sum(at3), 1321);
+    EXPECT_EQ(at3[1].storage, t.A);
+    EXPECT_EQ(at3[1].last_user, t.id("b"));  // users e, v, b: b now runs last (graph order: e)
+    EXPECT_EQ(at3[1].free_step, 8);
+    EXPECT_EQ(at3[1].next_user, t.id("e"));  // the queried node itself uses A
+    EXPECT_EQ(at3[3].storage, t.E);
+    EXPECT_EQ(at3[3].alloc_step, 3);
+    EXPECT_EQ(at3[3].reason, LiveReason::NeverUsed);
+    EXPECT_EQ(at3[4].storage, t.P1);
+    EXPECT_EQ(at3[4].next_user, t.id("d"));  // users a and d; a already ran
+    EXPECT_EQ(at3[4].free_step, 12);
+
+    // Index 8 (after b frees A and W): P0 100, B 30, E 11, P1 10 = 151.
+    const auto at8 = idx.live_at(8);
+    ASSERT_EQ(at8.size(), 4u);
+    EXPECT_EQ(sum(at8), 151);
+    EXPECT_EQ(at8[1].storage, t.B);
+    EXPECT_EQ(at8[1].reason, LiveReason::GraphOutput);
+    EXPECT_EQ(at8[1].next_user, t.id("c"));
+
+    // The same order scored by the independent transcription.
+    const auto expected = tracker_profile(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file), order);
+    ASSERT_EQ(expected.size(), 13u);
+    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(sum(idx.live_at(i)), expected[i]) << i;
+}
+
+TEST(LiveSet, AnotherOrderMustBeALegalSchedule) {
+    G1 t;
+    const AliasInfo a = build_alias_info(t.file, *t.graph);
+    const auto rel = default_releasable(*t.graph);
+    const auto counted = default_counted(t.file);
+    const auto bad = t.order({"primals_1", "x", "w", "v", "a", "e", "b", "c", "d", "output"});  // v before a
+    EXPECT_THROW(LiveSetIndex(t.file, *t.graph, a, rel, counted, bad), Error);
+    const auto short_order = t.order({"primals_1", "x", "w", "a"});
+    EXPECT_THROW(LiveSetIndex(t.file, *t.graph, a, rel, counted, short_order), Error);
+}
+
+TEST(LiveSet, RandomOrdersMatchTheTrackerEverywhere) {
+    RandomGraphs gen(2024);
+    int checked = 0;
+    for (int round = 0; round < 120; ++round) {
+        GraphFile f;
+        f.source = "random";
+        RandomGraphOptions o;
+        o.nodes = 1 + gen.pick(round < 110 ? 60 : 400);
+        o.output = gen.coin(0.9);
+        const Graph& g = gen.make(f, "r", o);
+        const AliasInfo a = build_alias_info(f, g);
+        NodeMask rel = default_releasable(g);
+        if (round % 3 == 0)
+            for (auto& m : rel) m = gen.coin(0.8) ? 1 : 0;
+        const StorageMask counted = default_counted(f);
+        // The graph's own order through the order path equals the graph-order index.
+        const std::vector<NodeId> own = original_order(g);
+        const LiveSetIndex plain(f, g, a, rel, counted), same(f, g, a, rel, counted, own);
+        for (std::size_t i = 0; i < plain.profile_size(); ++i) {
+            const auto x = plain.live_at(i), y = same.live_at(i);
+            ASSERT_EQ(x.size(), y.size());
+            for (std::size_t k = 0; k < x.size(); ++k) {
+                ASSERT_EQ(x[k].storage, y[k].storage);
+                ASSERT_EQ(x[k].last_user, y[k].last_user);
+                ASSERT_EQ(x[k].next_user, y[k].next_user);
+                ASSERT_EQ(x[k].free_step, y[k].free_step);
+                ASSERT_EQ(x[k].reason, y[k].reason);
+            }
+        }
+        for (int k = 0; k < 4; ++k) {
+            const std::vector<NodeId> order = gen.topological(g);
+            const auto expected = tracker_profile(f, g, a, rel, counted, order);
+            if (expected.empty()) continue;  // PyTorch's tracker would assert on this order
+            const LiveSetIndex idx(f, g, a, rel, counted, order);
+            ASSERT_EQ(idx.profile_size(), expected.size());
+            for (std::size_t i = 0; i < expected.size(); ++i) {
+                const auto live = idx.live_at(i);
+                ASSERT_EQ(sum(live), expected[i]) << "round " << round << " index " << i;
+                for (const auto& l : live) {
+                    ASSERT_LE(l.alloc_step, static_cast<std::int64_t>(i));
+                    ASSERT_TRUE(l.free_step == -1 || l.free_step > static_cast<std::int64_t>(i));
+                    // next_user runs at or after the queried node in this order.
+                    if (l.next_user.valid() && i > 0) {
+                        ASSERT_GE(std::find(order.begin(), order.end(), l.next_user) - order.begin(),
+                                  std::find(order.begin(), order.end(), idx.node_at(i)) - order.begin());
+                    }
+                }
+            }
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 400);
 }

@@ -1,5 +1,6 @@
 // Live-set queries for the app: at any profile index, which counted storages are live and why.
-// Preparation is O(N+E); a query costs O(log N + live).
+// Preparation is O(N+E); a query costs O(log N + live). The index describes the graph's own
+// order (build_memory_profile) or any legal schedule of it (MemoryTracker on that order).
 #pragma once
 #include "fxmem/estimator.h"
 
@@ -19,8 +20,8 @@ struct LiveStorage {
     StorageId storage;
     std::int64_t nbytes = 0;
     NodeId allocator;
-    NodeId last_user;         // invalid when never used
-    NodeId next_user;         // first user at or after the queried step's node; invalid when none
+    NodeId last_user;         // the user that runs last in the order; invalid when never used
+    NodeId next_user;         // first user at or after the queried step's node, in the order; invalid when none
     std::int64_t alloc_step = 0;  // profile index where it became live (0: from the start)
     std::int64_t free_step = -1;  // profile index where it is gone; -1 when never released
     LiveReason reason = LiveReason::WaitingForUse;
@@ -28,8 +29,12 @@ struct LiveStorage {
 
 class LiveSetIndex {
 public:
+    // `order` empty: the graph's order, and profile index i matches build_memory_profile(...)[i].
+    // Otherwise a legal schedule of every node (check_schedule; Error when it is not): profile
+    // index 1+2k is after the k-th running node of the order allocates, 2+2k after it frees, as
+    // MemoryTracker scores that order (the schedule editor's curve).
     LiveSetIndex(const GraphFile& file, const Graph& graph, const AliasInfo& alias, const NodeMask& releasable,
-                 const StorageMask& counted);
+                 const StorageMask& counted, std::span<const NodeId> order = {});
     std::size_t profile_size() const { return step_node_.size(); }
     // The node of a profile index (invalid for index 0) and the profile index of a node's
     // allocation point (0 for placeholder, get_attr and output).
@@ -51,6 +56,13 @@ private:
     std::vector<NodeId> step_node_;
     std::vector<std::size_t> node_step_;
     std::vector<Interval> intervals_;
+    // Only for a given order: per node its position; per storage its last user in the order and
+    // its users' positions, ascending (CSR over users_begin_). Graph order reads the alias info.
+    bool reordered_ = false;
+    std::vector<std::uint32_t> position_;
+    std::vector<NodeId> order_;
+    std::vector<NodeId> last_user_;
+    std::vector<std::uint32_t> users_begin_, user_positions_;
     // A centred interval tree over profile indices, implicit: the tree node of centre c (1 <= c <
     // 2^levels_) covers the block of 2^(h+1) indices around c, h = ctz(c), and holds the intervals
     // with begin < c <= end inside that block. Buckets are CSR ranges into by_begin_ (ascending
