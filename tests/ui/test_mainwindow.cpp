@@ -222,10 +222,34 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     // The graph view follows the edited schedule: use_big now sits at step 3.
     QCOMPARE(view->stepOf(useBig), 3);
 
+    // So do the live table and the step names, once the edited order's index arrives from its
+    // worker. Edited order: big 1/2, use_big 3/4, small 5/6, use_small 7/8.
+    QTRY_VERIFY(w.liveModel()->orderedLive() != nullptr);
+    const std::vector<std::int64_t> edited = editor->profile();
+    for (std::int64_t k = 0; k < static_cast<std::int64_t>(edited.size()); ++k) {
+        w.setCursorStep(k);
+        QCOMPARE(w.liveModel()->totalBytes(), edited[static_cast<std::size_t>(k)]);
+    }
+    w.setCursorStep(3);
+    // After use_big allocates: big 100 (its last user is use_big), primals_1 4, use_big 1 = 105.
+    QCOMPARE(w.liveModel()->rowCount(), 3);
+    QCOMPARE(w.liveModel()->row(0).lastUser, g.find("use_big"));
+    QCOMPARE(w.liveModel()->row(0).freeStep, 4);
+    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("use_big (after alloc)")), qPrintable(w.liveHeaderLabel()->text()));
+    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("edited order")), qPrintable(w.liveTotalLabel()->text()));
+    // The summary's peak is the original order's: step 5 is use_big's allocation there (in the
+    // edited order it is small's).
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("use_big (after alloc)")), qPrintable(w.summaryLabel()->text()));
+
     editor->undoStack()->undo();
     QVERIFY(!w.timeline()->hasOverlay());
     QCOMPARE(view->stepOf(useBig), 5);
     QVERIFY(!w.isWindowModified());
+    // Back to the graph's own order, at once.
+    QVERIFY(w.liveModel()->orderedLive() == nullptr);
+    w.setCursorStep(3);
+    QCOMPARE(w.liveModel()->totalBytes(), 114);  // original profile [4, 104, 104, 114, 114, 115, 15, 16, 6]
+    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("small (after alloc)")), qPrintable(w.liveHeaderLabel()->text()));
 }
 
 void TestMainWindow::droppingAFileOpensIt() {

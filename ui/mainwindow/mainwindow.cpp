@@ -268,8 +268,7 @@ void MainWindow::buildWidgets() {
         if (!scene_) return;
         const Scene::Where w = scene_->locate(step);
         if (w.segment < 0 || w.step == 0) return;
-        const auto& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
-        const fxmem::NodeId n = seg.analysis->live().node_at(w.step);
+        const fxmem::NodeId n = nodeAt(w);
         if (n.valid()) onNodeChosen({w.segment, n}, true);
     });
     connect(graphView_, &GraphView::nodeHovered, this, [this](NodeRef ref) { timeline_->setCursorStep(graphView_->stepOf(ref)); });
@@ -336,6 +335,16 @@ void MainWindow::buildWidgets() {
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
     editor_ = new ScheduleEditor;
+    orderedLive_ = new OrderedLiveBuilder(this);
+    connect(orderedLive_, &OrderedLiveBuilder::ready, this, [this](std::shared_ptr<const OrderedLive> live) {
+        if (!scene_ || scene_->joined() || scene_->empty() || live->analysis != scene_->segments.front().analysis) return;
+        liveModel_->setOrderedLive(std::move(live));
+        onCursor(timeline_->cursorStep());
+    });
+    connect(orderedLive_, &OrderedLiveBuilder::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(message), 8000);
+        onCursor(timeline_->cursorStep());
+    });
     auto* editorDock = new QDockWidget(tr("Schedule"), this);
     editorDock->setObjectName(QStringLiteral("scheduleDock"));
     editorDock->setWidget(editor_);
@@ -486,6 +495,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     deviceCombo_->setCurrentIndex(scene_->request.filter == DeviceFilter::All ? 1 : 0);
 
     graphView_->setScene(scene_);
+    orderedLive_->cancel();
     liveModel_->setScene(scene_);
     inspector_->setScene(scene_);
     std::vector<TimelinePlot::Marker> sections;
@@ -522,7 +532,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     timeline_->setCursorStep(static_cast<std::int64_t>(scene_->peakStep));
     onCursor(timeline_->cursorStep());
     if (const Scene::Where w = scene_->locate(static_cast<std::int64_t>(scene_->peakStep)); w.segment >= 0 && w.step > 0)
-        onNodeChosen({w.segment, scene_->segments[static_cast<std::size_t>(w.segment)].analysis->live().node_at(w.step)}, false);
+        onNodeChosen({w.segment, nodeAt(w)}, false);
     liveTable_->resizeColumnsToContents();
     phase("live table at the peak");
     statusBar()->showMessage(tr("Loaded %1").arg(QFileInfo(scene_->path).fileName()), 4000);
@@ -549,13 +559,25 @@ void MainWindow::fillGraphCombo() {
     graphCombo_->setCurrentIndex(std::max(0, graphCombo_->findData(current)));
 }
 
-QString MainWindow::describeStep(std::int64_t step) const {
+fxmem::NodeId MainWindow::nodeAt(const Scene::Where& where, bool edited) const {
+    if (!scene_ || where.segment < 0) return {};
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
+    const OrderedLive* ordered = edited ? liveModel_->orderedLive() : nullptr;
+    const fxmem::LiveSetIndex& index =
+        ordered && !scene_->joined() && ordered->analysis == seg.analysis ? ordered->index : seg.analysis->live();
+    const auto step = static_cast<std::size_t>(where.step);
+    return step < index.profile_size() ? index.node_at(step) : fxmem::NodeId{};
+}
+
+bool MainWindow::liveIsStale() const { return orderedLive_->pending(); }
+
+QString MainWindow::describeStep(std::int64_t step, bool edited) const {
     if (!scene_) return {};
     const Scene::Where w = scene_->locate(step);
     if (w.segment < 0) return {};
     const Segment& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
     if (w.step == 0) return scene_->joined() ? tr("%1 start").arg(QString::fromStdString(seg.analysis->graph().name)) : tr("start");
-    const fxmem::NodeId n = seg.analysis->live().node_at(w.step);
+    const fxmem::NodeId n = nodeAt(w, edited);
     if (!n.valid()) return {};
     const QString phase = w.step % 2 == 1 ? tr("after alloc") : tr("after free");
     return QString::fromStdString(seg.analysis->graph().node(n).name) % QStringLiteral(" (") % phase % QLatin1Char(')');
@@ -575,11 +597,18 @@ void MainWindow::onCursor(std::int64_t step) {
     producers.reserve(static_cast<std::size_t>(liveModel_->rowCount()));
     for (int r = 0; r < liveModel_->rowCount(); ++r) producers.push_back({liveModel_->row(r).segment, liveModel_->row(r).allocator});
     graphView_->setLiveNodes(std::move(producers));
-    const std::int64_t plotted = static_cast<std::size_t>(step) < scene_->profile.size() ? scene_->profile[static_cast<std::size_t>(step)] : 0;
+    // The live table describes the edited order once its index is ready: compare with that curve.
+    std::vector<std::int64_t> edited;
+    if (liveModel_->orderedLive()) edited = editedProfile();
+    const std::vector<std::int64_t>& curve = edited.empty() ? scene_->profile : edited;
+    const std::int64_t plotted = static_cast<std::size_t>(step) < curve.size() ? curve[static_cast<std::size_t>(step)] : 0;
     liveHeader_->setText(tr("<b>Step %1</b> · %2").arg(step).arg(describeStep(step).toHtmlEscaped()));
     QString total = tr("<b>%1</b> in %L2 storages").arg(formatBytes(liveModel_->totalBytes())).arg(liveModel_->rowCount());
     if (liveModel_->totalBytes() != plotted) total += tr(" <span style='color:red'>(plot: %1)</span>").arg(formatBytes(plotted));
-    if (editor_->isModified()) total += tr("<br><i>Live storages of the original order; the edited curve is the overlay.</i>");
+    if (liveIsStale())
+        total += tr("<br><i>Updating for the edited order…</i>");
+    else if (liveModel_->orderedLive())
+        total += tr("<br><i>Live storages of the edited order (the overlay curve).</i>");
     liveTotal_->setText(total);
 }
 
@@ -601,14 +630,20 @@ std::vector<std::int64_t> MainWindow::editedProfile() const {
 
 void MainWindow::onScheduleChanged() {
     if (applyingScene_ || !scene_ || scene_->joined() || scene_->empty()) return;
-    graphView_->setSchedule(editor_->order(), true);
-    const bool changed = editor_->order() != fxmem::original_order(scene_->segments.front().analysis->graph());
+    std::vector<fxmem::NodeId> order = editor_->order();
+    graphView_->setSchedule(order, true);
+    const auto& analysis = scene_->segments.front().analysis;
+    const bool changed = order != fxmem::original_order(analysis->graph());
     if (changed) {
         const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
         timeline_->setOverlay(editor_->profile(), editor_->peakStep(),
                               tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
+        // The live table follows once the edited order's index is built (off this thread).
+        orderedLive_->request(analysis, std::move(order));
     } else {
         timeline_->clearOverlay();
+        orderedLive_->cancel();
+        liveModel_->setOrderedLive(nullptr);
     }
     updateSummary();
     updateActions();
@@ -627,7 +662,7 @@ void MainWindow::updateSummary() {
                    "<span style='color:%3'>at step %4 · %5</span>")
                     .arg(colors::peak(pal).name(), formatBytes(scene_->peak), dim)
                     .arg(scene_->peakStep)
-                    .arg(describeStep(static_cast<std::int64_t>(scene_->peakStep)).toHtmlEscaped());
+                    .arg(describeStep(static_cast<std::int64_t>(scene_->peakStep), false).toHtmlEscaped());
     if (timeline_->hasOverlay()) {
         const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span>Edited <b style='color:%1'>%2</b></span> "
@@ -786,16 +821,33 @@ void MainWindow::exportCsv() {
         return;
     }
     const std::vector<std::int64_t> edited = timeline_->hasOverlay() ? editedProfile() : std::vector<std::int64_t>{};
-    QByteArray csv = edited.empty() ? "step,graph,node,phase,bytes\n" : "step,graph,node,phase,bytes,edited_bytes\n";
+    // With an edited schedule, its curve and the node it runs at each step (another node than the
+    // original order's at the same step).
+    QByteArray csv = edited.empty() ? "step,graph,node,phase,bytes\n" : "step,graph,node,phase,bytes,edited_bytes,edited_node\n";
+    std::vector<fxmem::NodeId> editedNodes;  // per edited profile index: two per running node
+    if (!edited.empty()) {
+        const fxmem::Graph& g = scene_->segments.front().analysis->graph();
+        editedNodes.emplace_back();
+        for (fxmem::NodeId n : editor_->order()) {
+            const fxmem::OpKind op = g.node(n).op;
+            if (op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr || op == fxmem::OpKind::Output) continue;
+            editedNodes.push_back(n);
+            editedNodes.push_back(n);
+        }
+    }
     for (std::size_t i = 0; i < scene_->profile.size(); ++i) {
         const Scene::Where w = scene_->locate(static_cast<std::int64_t>(i));
         const Segment& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
-        const fxmem::NodeId n = w.step == 0 ? fxmem::NodeId{} : seg.analysis->live().node_at(w.step);
+        const fxmem::NodeId n = w.step == 0 ? fxmem::NodeId{} : nodeAt(w, false);
         csv += QByteArray::number(static_cast<qulonglong>(i)) + ',' + QByteArray::fromStdString(seg.analysis->graph().name) + ',' +
                (n.valid() ? QByteArray::fromStdString(seg.analysis->graph().node(n).name) : QByteArray()) + ',' +
                (w.step == 0 ? "start" : w.step % 2 == 1 ? "after_alloc" : "after_free") + ',' +
                QByteArray::number(static_cast<qlonglong>(scene_->profile[i]));
-        if (!edited.empty() && i < edited.size()) csv += ',' + QByteArray::number(static_cast<qlonglong>(edited[i]));
+        if (!edited.empty() && i < edited.size()) {
+            const fxmem::NodeId e = i < editedNodes.size() ? editedNodes[i] : fxmem::NodeId{};
+            csv += ',' + QByteArray::number(static_cast<qlonglong>(edited[i])) + ',' +
+                   (e.valid() ? QByteArray::fromStdString(seg.analysis->graph().node(e).name) : QByteArray());
+        }
         csv += '\n';
     }
     out.write(csv);

@@ -24,6 +24,7 @@ class QToolButton;
 class LiveStorageModel;
 class LiveStorageProxy;
 class NodeInspector;
+class OrderedLiveBuilder;
 class ScheduleEditor;
 class TimelinePlot;
 
@@ -48,6 +49,7 @@ public:
     ScheduleEditor* scheduleEditor() const { return editor_; }
     QLabel* summaryLabel() const { return summary_; }
     QLabel* liveTotalLabel() const { return liveTotal_; }
+    QLabel* liveHeaderLabel() const { return liveHeader_; }
     QComboBox* graphCombo() const { return graphCombo_; }
 
     // Moves the timeline cursor (and everything that follows it) to a global step.
@@ -89,8 +91,14 @@ private:
     void exportCsv();
     void saveSchedule();
     void openSchedule();
-    QString describeStep(std::int64_t step) const;
+    // "name (after alloc)" for a global step; `edited`: in the edited schedule when the live
+    // table follows one, otherwise in the graph's own order.
+    QString describeStep(std::int64_t step, bool edited = true) const;
     std::vector<std::int64_t> editedProfile() const;
+    // The node at a located step: in the edited schedule when the live table follows one.
+    fxmem::NodeId nodeAt(const Scene::Where& where, bool edited = true) const;
+    // Whether the edited schedule's live-set index is in use but not yet rebuilt after an edit.
+    bool liveIsStale() const;
 
     SceneLoader* loader_ = nullptr;
     std::shared_ptr<const Scene> scene_;
@@ -118,6 +126,7 @@ private:
     QLabel* liveHeader_ = nullptr;
     NodeInspector* inspector_ = nullptr;
     ScheduleEditor* editor_ = nullptr;
+    OrderedLiveBuilder* orderedLive_ = nullptr;  // builds the edited order's live-set index
     QComboBox* graphCombo_ = nullptr;
     QComboBox* deviceCombo_ = nullptr;
     QComboBox* colorCombo_ = nullptr;

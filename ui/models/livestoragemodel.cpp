@@ -9,6 +9,7 @@ LiveStorageModel::LiveStorageModel(QObject* parent) : QAbstractTableModel(parent
 void LiveStorageModel::setScene(std::shared_ptr<const Scene> scene) {
     beginResetModel();
     scene_ = std::move(scene);
+    ordered_.reset();
     rows_.clear();
     step_ = -1;
     total_ = 0;
@@ -23,7 +24,8 @@ void LiveStorageModel::setStep(std::int64_t globalStep) {
     const Scene::Where where = scene_ ? scene_->locate(globalStep) : Scene::Where{};
     if (where.segment >= 0) {
         const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
-        const auto live = seg.analysis->live().live_at(where.step);
+        const bool edited = ordered_ && !scene_->joined() && ordered_->analysis == seg.analysis;
+        const auto live = (edited ? ordered_->index : seg.analysis->live()).live_at(where.step);
         rows_.reserve(live.size() + seg.baselineStorages.size());
         for (const fxmem::LiveStorage& s : live) {
             Row r;

@@ -2,6 +2,7 @@
 // shape (from the allocator's output tensor), allocator, last user and why it is still live.
 // Rows are replaced as a whole when the step changes (a scrub is a new question, not an edit).
 #pragma once
+#include "analysis/orderedlive.h"
 #include "loading/scene.h"
 
 #include <fxmem/liveset.h>
@@ -40,6 +41,10 @@ public:
     explicit LiveStorageModel(QObject* parent = nullptr);
 
     void setScene(std::shared_ptr<const Scene> scene);
+    // The live-set index of an edited schedule of the scene's single graph; nullptr: the graph's
+    // own order. Takes effect at the next setStep().
+    void setOrderedLive(std::shared_ptr<const OrderedLive> live) { ordered_ = std::move(live); }
+    const OrderedLive* orderedLive() const { return ordered_.get(); }
     // Fills the rows for a global step; outside the scene the model is empty.
     void setStep(std::int64_t globalStep);
     std::int64_t step() const { return step_; }
@@ -57,6 +62,7 @@ private:
     QString text(const Row& row, int column) const;
     const fxmem::Tensor* tensorOf(const Row& row) const;
     std::shared_ptr<const Scene> scene_;
+    std::shared_ptr<const OrderedLive> ordered_;
     std::vector<Row> rows_;
     std::int64_t step_ = -1;
     std::int64_t total_ = 0;

@@ -1,0 +1,47 @@
+// The live-set index of an edited schedule. After an edit the live table, the step names and the
+// graph view's highlights describe the edited order; building its LiveSetIndex is O(N+E), so it
+// runs on a worker thread and arrives as an immutable value (std::shared_ptr<const OrderedLive>).
+// Requests are debounced by the caller's pace: each request supersedes the previous one (a
+// generation number), and only the latest result is delivered, on the GUI thread.
+#pragma once
+#include "analysis/graphanalysis.h"
+
+#include <fxmem/liveset.h>
+
+#include <QObject>
+#include <QThreadPool>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+struct OrderedLive {
+    OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::vector<fxmem::NodeId> o);
+    std::shared_ptr<const GraphAnalysis> analysis;  // keeps the graph and alias info the index reads
+    std::vector<fxmem::NodeId> order;
+    fxmem::LiveSetIndex index;
+};
+
+class OrderedLiveBuilder : public QObject {
+    Q_OBJECT
+public:
+    explicit OrderedLiveBuilder(QObject* parent = nullptr);
+    ~OrderedLiveBuilder() override;  // waits for the worker
+
+    // Builds the index of `order` (a legal schedule of the analysis's graph) and emits ready().
+    void request(std::shared_ptr<const GraphAnalysis> analysis, std::vector<fxmem::NodeId> order);
+    // Drops whatever is pending: nothing is delivered until the next request.
+    void cancel() { *latest_ = ++generation_; }
+    bool pending() const { return pending_; }
+
+signals:
+    void ready(std::shared_ptr<const OrderedLive> live);
+    void failed(const QString& message);
+
+private:
+    QThreadPool pool_;
+    quint64 generation_ = 0;
+    // The newest generation, read by queued tasks so that superseded ones skip their work.
+    std::shared_ptr<std::atomic<quint64>> latest_ = std::make_shared<std::atomic<quint64>>(0);
+    bool pending_ = false;
+};
