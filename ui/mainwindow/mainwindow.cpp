@@ -529,8 +529,11 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     updateActions();
     if (!findEdit_->text().isEmpty()) runSearch();
     // Start where the question usually is: the peak.
+    // setCursorStep() reports a move through cursorMoved -> onCursor; fill the table here only
+    // when the cursor was already there (filling it twice cost a 27k-row reset at 100k nodes).
+    const std::int64_t before = timeline_->cursorStep();
     timeline_->setCursorStep(static_cast<std::int64_t>(scene_->peakStep));
-    onCursor(timeline_->cursorStep());
+    if (timeline_->cursorStep() == before) onCursor(before);
     if (const Scene::Where w = scene_->locate(static_cast<std::int64_t>(scene_->peakStep)); w.segment >= 0 && w.step > 0)
         onNodeChosen({w.segment, nodeAt(w)}, false);
     liveTable_->resizeColumnsToContents();
