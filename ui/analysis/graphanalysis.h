@@ -22,6 +22,15 @@ public:
     static std::shared_ptr<const GraphAnalysis> compute(std::shared_ptr<const fxmem::GraphFile> file, int graphIndex,
                                                         DeviceFilter filter = DeviceFilter::NonCpu);
 
+    // Both graphs of pair `pairIndex` (a joined view) from one analyze_pair; baselineStorages are
+    // the forward outputs the backward's baseline counts (CPU ones included: the caller filters).
+    struct Pair {
+        std::shared_ptr<const GraphAnalysis> forward, backward;
+        std::vector<fxmem::StorageId> baselineStorages;
+    };
+    static Pair computePair(std::shared_ptr<const fxmem::GraphFile> file, int pairIndex,
+                            DeviceFilter filter = DeviceFilter::NonCpu);
+
     GraphAnalysis(const GraphAnalysis&) = delete;
     GraphAnalysis& operator=(const GraphAnalysis&) = delete;
 
@@ -48,6 +57,10 @@ public:
 
 private:
     GraphAnalysis() = default;
+    static std::shared_ptr<GraphAnalysis> start(std::shared_ptr<const fxmem::GraphFile> file, int graphIndex,
+                                                DeviceFilter filter, fxmem::StorageMask counted);
+    void takeFromPair(fxmem::PairAnalysis& pa, int pairIndex, bool forward);
+    void finish();  // peak, hasCounted and the live-set index from the profile and alias info
     std::shared_ptr<const fxmem::GraphFile> file_;
     int graphIndex_ = -1;
     DeviceFilter filter_ = DeviceFilter::NonCpu;

@@ -33,9 +33,9 @@ std::int64_t Scene::globalStep(int segment, fxmem::NodeId node) const {
 }
 
 namespace {
-Segment makeSegment(const std::shared_ptr<const fxmem::GraphFile>& file, int graph, DeviceFilter filter) {
+Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis) {
     Segment s;
-    s.analysis = GraphAnalysis::compute(file, graph, filter);
+    s.analysis = std::move(analysis);
     s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph());
     const GraphAnalysis& a = *s.analysis;
     const std::size_t n = a.graph().size();
@@ -66,21 +66,19 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
     if (request.graph < 0 && request.pair < 0 && graphs > 0) request.graph = 0;
     scene->request = request;
     if (request.pair >= 0) {
-        const fxmem::Pair& pair = file->pairs[static_cast<std::size_t>(request.pair)];
-        Segment fwd = makeSegment(file, static_cast<int>(pair.forward), request.filter);
-        Segment bwd = makeSegment(file, static_cast<int>(pair.backward), request.filter);
+        GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, request.pair, request.filter);
+        Segment fwd = makeSegment(std::move(pa.forward));
+        Segment bwd = makeSegment(std::move(pa.backward));
         bwd.offset = static_cast<std::int64_t>(fwd.analysis->profile().size());
         bwd.baseline = bwd.analysis->baseline();
         // The baseline counts non-CPU storages only, whatever the view's device filter (PyTorch).
-        const fxmem::FwdBwdInteractions inter = fxmem::get_fwd_bwd_interactions(
-            *file, file->graphs[pair.forward], file->graphs[pair.backward]);
-        for (fxmem::StorageId s : inter.baseline_storages)
+        for (fxmem::StorageId s : pa.baselineStorages)
             if (!file->is_cpu(s)) bwd.baselineStorages.push_back(s);
         scene->pairPeak = bwd.analysis->pairPeak();
         scene->segments.push_back(std::move(fwd));
         scene->segments.push_back(std::move(bwd));
     } else if (request.graph >= 0) {
-        scene->segments.push_back(makeSegment(file, request.graph, request.filter));
+        scene->segments.push_back(makeSegment(GraphAnalysis::compute(file, request.graph, request.filter)));
         scene->pairPeak = scene->segments.front().analysis->pairPeak();
     }
     for (const Segment& s : scene->segments)
