@@ -1,6 +1,7 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
 #include "mainwindow/mainwindow.h"
+#include "util/theme.h"
 
 #include <fxmem/io.h>
 
@@ -53,8 +54,15 @@ int main(int argc, char** argv) {
     const QCommandLineOption pair(QStringLiteral("pair"), QStringLiteral("Show forward/backward pair K joined."), QStringLiteral("K"));
     const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    parser.addOptions({screenshot, graph, pair, size});
+    const QCommandLineOption theme(QStringLiteral("theme"),
+                                   QStringLiteral("Use the Fusion style with a dark or light palette instead of the system's."),
+                                   QStringLiteral("dark|light"));
+    parser.addOptions({screenshot, graph, pair, size, theme});
     parser.process(app);
+    if (parser.isSet(theme) && !applyTheme(parser.value(theme))) {
+        fail(QStringLiteral("unknown theme '%1' (expected dark or light)").arg(parser.value(theme)));
+        return 2;
+    }
 
     const bool shot = parser.isSet(screenshot);
     QTemporaryDir settingsDir;
