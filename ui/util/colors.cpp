@@ -16,7 +16,8 @@ QColor mix(const QColor& a, const QColor& b, double t) {
 namespace {
 // Hue per op kind; lightness follows the theme so nodes stand out on either background.
 QColor themed(int hue, int saturation, const QPalette& palette) {
-    return QColor::fromHsl(hue, saturation, isDark(palette) ? 150 : 110);
+    // Lightness 100 on light backgrounds keeps every hue, teal included, at 3:1 or more (WCAG).
+    return QColor::fromHsl(hue, saturation, isDark(palette) ? 150 : 100);
 }
 } // namespace
 
@@ -42,7 +43,7 @@ QColor deltaColor(double s, const QPalette& palette) {
 QColor curve(const QPalette& palette) { return isDark(palette) ? QColor(100, 170, 255) : QColor(25, 100, 200); }
 QColor edited(const QPalette& palette) { return isDark(palette) ? QColor(255, 170, 60) : QColor(220, 110, 0); }
 QColor peak(const QPalette& palette) { return isDark(palette) ? QColor(255, 90, 90) : QColor(200, 20, 30); }
-QColor live(const QPalette& palette) { return isDark(palette) ? QColor(255, 215, 0) : QColor(230, 160, 0); }
+QColor live(const QPalette& palette) { return isDark(palette) ? QColor(255, 215, 0) : QColor(175, 140, 0); }
 QColor cursor(const QPalette& palette) { return mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.7); }
 
 } // namespace colors

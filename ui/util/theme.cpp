@@ -7,7 +7,7 @@
 QPalette darkPalette() {
     QPalette p;
     const QColor window(45, 47, 51), base(32, 34, 37), alternate(40, 42, 46), text(225, 227, 230),
-        disabled(125, 128, 133), highlight(55, 120, 200), link(110, 170, 255);
+        disabled(125, 128, 133), highlight(40, 110, 180), link(110, 170, 255);
     p.setColor(QPalette::Window, window);
     p.setColor(QPalette::WindowText, text);
     p.setColor(QPalette::Base, base);
@@ -38,6 +38,10 @@ bool applyTheme(const QString& name) {
     if (name != QLatin1String("dark") && name != QLatin1String("light")) return false;
     QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion"));
     QApplication::setStyle(fusion);
-    QApplication::setPalette(name == QLatin1String("dark") ? darkPalette() : fusion->standardPalette());
+    QPalette palette = name == QLatin1String("dark") ? darkPalette() : fusion->standardPalette();
+    // Fusion's own selection blue gives white text only 3.7:1; this one gives 5.3:1 (WCAG AA).
+    if (name == QLatin1String("light")) palette.setColor(QPalette::Active, QPalette::Highlight, QColor(40, 110, 180));
+    if (name == QLatin1String("light")) palette.setColor(QPalette::Inactive, QPalette::Highlight, QColor(40, 110, 180));
+    QApplication::setPalette(palette);
     return true;
 }
