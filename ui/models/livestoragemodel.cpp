@@ -186,10 +186,14 @@ bool LiveStorageProxy::filterAcceptsRow(int sourceRow, const QModelIndex& source
     return sourceModel()->data(i, LiveStorageModel::FilterRole).toString().contains(filter_, Qt::CaseInsensitive);
 }
 
+void LiveStorageProxy::setSourceModel(QAbstractItemModel* model) {
+    live_ = qobject_cast<const LiveStorageModel*>(model);
+    QSortFilterProxyModel::setSourceModel(model);
+}
+
 bool LiveStorageProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-    const auto* model = qobject_cast<const LiveStorageModel*>(sourceModel());
-    if (model && left.column() == LiveStorageModel::SizeColumn) {
-        const LiveStorageModel::Row &a = model->row(left.row()), &b = model->row(right.row());
+    if (live_ && left.column() == LiveStorageModel::SizeColumn) {
+        const LiveStorageModel::Row &a = live_->row(left.row()), &b = live_->row(right.row());
         // Ties by storage so that equal sizes keep a stable, meaningful order.
         return a.nbytes != b.nbytes ? a.nbytes < b.nbytes : a.storage.value > b.storage.value;
     }

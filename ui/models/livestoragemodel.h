@@ -74,6 +74,7 @@ class LiveStorageProxy : public QSortFilterProxyModel {
 public:
     explicit LiveStorageProxy(QObject* parent = nullptr);
     void setFilterText(const QString& text);
+    void setSourceModel(QAbstractItemModel* model) override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
@@ -83,4 +84,5 @@ protected:
 
 private:
     QString filter_;
+    const LiveStorageModel* live_ = nullptr;  // the source, cast once (lessThan runs n log n times)
 };
