@@ -28,6 +28,9 @@ commands:
   score FILE --schedule SCHED.json [--graph NAME] [--json]
       MemoryTracker peak and memory after each node of another order of a graph;
       SCHED.json is {"graph": NAME, "order": [every node name once]}
+  live FILE [--graph NAME] [--step K] [--schedule SCHED.json] [--json]
+      the storages live at profile step K (default: the peak): size, allocator, users and
+      why each is still live; with --schedule, the steps of that order
 
 options:
   -h, --help    show this help
@@ -47,12 +50,14 @@ constexpr OptionSpec kInfo[] = {{"--json", false}};
 constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}};
 constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
 constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
+constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},
     {"profile", kProfile, run_profile},
     {"peak", kPeak, run_peak},
     {"score", kScore, run_score},
+    {"live", kLive, run_live},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

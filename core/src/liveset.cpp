@@ -167,6 +167,18 @@ std::vector<LiveStorage> LiveSetIndex::live_at(std::size_t profile_index) const 
     return out;
 }
 
+std::vector<std::int64_t> LiveSetIndex::profile() const {
+    std::vector<std::int64_t> out(step_node_.size() + 1, 0);
+    for (const Interval& iv : intervals_) {
+        const std::int64_t bytes = file_.nbytes(iv.storage);
+        out[static_cast<std::size_t>(iv.begin)] += bytes;
+        out[static_cast<std::size_t>(iv.end)] -= bytes;
+    }
+    out.pop_back();  // the entry past the end only balances intervals that are never released
+    for (std::size_t i = 1; i < out.size(); ++i) out[i] += out[i - 1];
+    return out;
+}
+
 LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index) const {
     const std::size_t s = iv.storage.index();
     LiveStorage r;

@@ -316,6 +316,93 @@ TEST(Cli, ScoreOfAnotherOrder) {
         << human.out;
 }
 
+TEST(Cli, LiveAtThePeakAndAtAStep) {
+    // single.json in graph order (profile above): the peak 7168 is first reached at step 1, after
+    // split allocates b and c. Users (a getitem uses every element of split): a: split, add,
+    // unused; b: getitem, getitem_1, cpu_copy; c: getitem, getitem_1, add; d: add_, output.
+    // Profile nodes: split 1/2, getitem 3/4, getitem_1 5/6, cpu_copy 7/8, add 9/10, add_ 11/12,
+    // unused 13/14. So c is freed by add (step 10), b by cpu_copy (8), a by unused (14).
+    CliRun r = cli({"live", kGood + "/single.json", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j["graph"], "g");
+    EXPECT_EQ(j["step"], 1);
+    EXPECT_EQ(j["node"], "split");
+    EXPECT_EQ(j["phase"], "after_alloc");
+    EXPECT_EQ(j["total"], 7168);
+    ASSERT_EQ(j["storages"].size(), 3u);
+    const auto& c = j["storages"][0];
+    EXPECT_EQ(c["id"], 3);
+    EXPECT_EQ(c["nbytes"], 4096);
+    EXPECT_EQ(c["device"], "cuda:0");
+    EXPECT_EQ(c["allocator"], "split");
+    EXPECT_EQ(c["alloc_step"], 1);
+    EXPECT_EQ(c["last_user"], "add");
+    EXPECT_EQ(c["next_user"], "getitem");
+    EXPECT_EQ(c["free_step"], 10);
+    EXPECT_EQ(c["reason"], "waiting_for_use");
+    EXPECT_EQ(j["storages"][1]["id"], 2);
+    EXPECT_EQ(j["storages"][1]["free_step"], 8);
+    const auto& a = j["storages"][2];
+    EXPECT_EQ(a["id"], 1);
+    EXPECT_EQ(a["allocator"], "x");
+    EXPECT_EQ(a["alloc_step"], 0);
+    EXPECT_EQ(a["next_user"], "split");  // at or after the queried node
+    EXPECT_EQ(a["free_step"], 14);
+
+    // Step 13 (after unused allocates f): a 1024 (last user unused), d 512 (reaches the
+    // output), f 256 (no user) = 1792, the profile's value there.
+    r = cli({"live", kGood + "/single.json", "--step", "13", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = r.json();
+    EXPECT_EQ(j["node"], "unused");
+    EXPECT_EQ(j["total"], 1792);
+    ASSERT_EQ(j["storages"].size(), 3u);
+    EXPECT_EQ(j["storages"][1]["id"], 4);
+    EXPECT_EQ(j["storages"][1]["reason"], "graph_output");
+    EXPECT_EQ(j["storages"][1]["free_step"], -1);
+    EXPECT_EQ(j["storages"][2]["id"], 6);
+    EXPECT_EQ(j["storages"][2]["reason"], "never_used");
+    EXPECT_TRUE(j["storages"][2]["last_user"].is_null());
+
+    const CliRun human = cli({"live", kGood + "/single.json"});
+    ASSERT_EQ(human.status, 0) << human.err;
+    EXPECT_TRUE(contains(human.out, "graph 'g', step 1, after the allocations of 'split': 7.00 KiB (7168 bytes) in 3 storages"))
+        << human.out;
+    EXPECT_TRUE(contains(human.out, "waiting for 'getitem'; freed after 'add' at step 10")) << human.out;
+}
+
+TEST(Cli, LiveInAScheduledOrder) {
+    // The order of ScoreOfAnotherOrder: x, split, getitem_1, add, unused, add_, getitem, cpu_copy,
+    // output. Profile nodes: split 1/2, getitem_1 3/4, add 5/6, unused 7/8, add_ 9/10,
+    // getitem 11/12, cpu_copy 13/14. Its peak 7936 is at step 7, after unused allocates f:
+    // c 4096 (last scheduled user getitem: freed at 12), b 2048 (cpu_copy: 14), a 1024 (unused:
+    // 8), d 512 (to the output), f 256 (never used).
+    const CliRun r = cli({"live", kGood + "/single.json", "--schedule", kGood + "/single_schedule.json", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_EQ(j["step"], 7);
+    EXPECT_EQ(j["node"], "unused");
+    EXPECT_EQ(j["total"], 7936);
+    ASSERT_EQ(j["storages"].size(), 5u);
+    std::vector<std::int64_t> ids, frees;
+    for (const auto& s : j["storages"]) ids.push_back(s["id"]), frees.push_back(s["free_step"]);
+    EXPECT_EQ(ids, (std::vector<std::int64_t>{3, 2, 1, 4, 6}));
+    EXPECT_EQ(frees, (std::vector<std::int64_t>{12, 14, 8, -1, -1}));
+    EXPECT_EQ(j["storages"][0]["last_user"], "getitem");  // add in graph order
+    EXPECT_EQ(j["storages"][0]["next_user"], "getitem");
+}
+
+TEST(Cli, LiveRejectsStepsBeyondTheProfile) {
+    CliRun r = cli({"live", kGood + "/single.json", "--step", "15"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(contains(r.err, "graph 'g': --step 15 is beyond its profile (steps 0 to 14)")) << r.err;
+    r = cli({"live", kGood + "/single.json", "--step", "x"});
+    EXPECT_EQ(r.status, 2) << r.err;
+    r = cli({"live", kGood + "/pair.json"});
+    EXPECT_EQ(r.status, 2) << r.err;  // two graphs: --graph is needed
+}
+
 TEST(Cli, Info) {
     // single.json: 1024 + 2048 + 4096 + 512 + 100000 + 256 = 107936 bytes; cuda:0 holds all but e: 7936.
     CliRun r = cli({"info", kGood + "/single.json", "--json"});

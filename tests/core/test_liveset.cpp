@@ -23,6 +23,7 @@ void expect_sums_match(const GraphFile& f, const Graph& g, const NodeMask& rel, 
     const LiveSetIndex idx(f, g, a, rel, counted);
     const auto profile = build_memory_profile(f, g, a, rel, counted);
     ASSERT_EQ(idx.profile_size(), profile.size());
+    ASSERT_EQ(idx.profile(), profile);
     for (std::size_t i = 0; i < profile.size(); ++i) {
         const auto live = idx.live_at(i);
         ASSERT_EQ(sum(live), profile[i]) << "graph " << g.name << " index " << i;
@@ -286,6 +287,7 @@ TEST(LiveSet, RandomOrdersMatchTheTrackerEverywhere) {
             if (expected.empty()) continue;  // PyTorch's tracker would assert on this order
             const LiveSetIndex idx(f, g, a, rel, counted, order);
             ASSERT_EQ(idx.profile_size(), expected.size());
+            ASSERT_EQ(idx.profile(), expected);
             for (std::size_t i = 0; i < expected.size(); ++i) {
                 const auto live = idx.live_at(i);
                 ASSERT_EQ(sum(live), expected[i]) << "round " << round << " index " << i;

@@ -43,6 +43,9 @@ public:
     // Live storages at a profile index, ordered by size (largest first). Their nbytes sum to
     // build_memory_profile(...)[profile_index].
     std::vector<LiveStorage> live_at(std::size_t profile_index) const;
+    // Bytes live at every profile index, O(P + storages): build_memory_profile(...) for the
+    // graph's order, the MemoryTracker curve (1 + 2K entries) for a schedule.
+    std::vector<std::int64_t> profile() const;
 
 private:
     struct Interval {

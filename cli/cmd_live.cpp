@@ -1,0 +1,116 @@
+// live FILE [--graph NAME] [--step K] [--schedule SCHED.json] [--json]: the storages live at one
+// profile step (default: the peak), each with its allocator, users and why it is still live.
+// With --schedule the steps are those of that order, as MemoryTracker scores it.
+#include "commands.h"
+
+#include "fxmem/error.h"
+#include "fxmem/io.h"
+#include "fxmem/liveset.h"
+#include "fxmem/schedule.h"
+#include "fxmem/units.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+
+namespace fxmem::cli {
+
+namespace {
+
+const char* reason_key(LiveReason r) {
+    switch (r) {
+    case LiveReason::WaitingForUse: return "waiting_for_use";
+    case LiveReason::GraphOutput: return "graph_output";
+    case LiveReason::NotReleasable: return "not_releasable";
+    case LiveReason::NeverUsed: return "never_used";
+    }
+    return "unknown";
+}
+
+std::string reason_text(const Graph& g, const LiveStorage& s) {
+    switch (s.reason) {
+    case LiveReason::WaitingForUse:
+        return "waiting for " + (s.next_user.valid() ? "'" + g.node(s.next_user).name + "'" : std::string("its users")) +
+               "; freed after '" + g.node(s.last_user).name + "' at step " + std::to_string(s.free_step);
+    case LiveReason::GraphOutput: return "graph output: kept to the end";
+    case LiveReason::NotReleasable: return "never freed (a primal or do-not-delete input)";
+    case LiveReason::NeverUsed: return "never used, so never freed";
+    }
+    return {};
+}
+
+} // namespace
+
+int run_live(const Args& args, std::ostream& out) {
+    const GraphFile file = load_file(args.file);
+    std::optional<Schedule> schedule;
+    if (const auto path = args.value("--schedule")) schedule = load_schedule(file, *path, args.value("--graph").value_or(""));
+    const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
+    const AliasInfo alias = build_alias_info(file, graph);
+    const NodeMask releasable = default_releasable(graph);
+    const StorageMask counted = default_counted(file);
+    const std::span<const NodeId> order = schedule ? std::span<const NodeId>(schedule->order) : std::span<const NodeId>();
+    const LiveSetIndex index(file, graph, alias, releasable, counted, order);
+
+    // The step: --step K, or the first step at the peak of this order's profile.
+    std::size_t step = 0;
+    if (const auto text = args.value("--step")) {
+        step = parse_index("--step", *text);
+        if (step >= index.profile_size())
+            throw Error(file.source + ": graph '" + graph.name + "': --step " + std::to_string(step) +
+                        " is beyond its profile (steps 0 to " + std::to_string(index.profile_size() - 1) + ")");
+    } else {
+        const std::vector<std::int64_t> profile = index.profile();
+        step = static_cast<std::size_t>(std::max_element(profile.begin(), profile.end()) - profile.begin());
+    }
+    const std::vector<LiveStorage> live = index.live_at(step);
+    std::int64_t total = 0;
+    for (const LiveStorage& s : live) total += s.nbytes;
+    const NodeId at = index.node_at(step);
+    const char* phase = step == 0 ? "start" : step % 2 == 1 ? "after_alloc" : "after_free";
+    const auto name_or_null = [&](NodeId n) { return n.valid() ? nlohmann::json(graph.node(n).name) : nlohmann::json(); };
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["graph"] = graph.name;
+        j["step"] = step;
+        j["node"] = name_or_null(at);
+        j["phase"] = phase;
+        j["total"] = total;
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const LiveStorage& s : live) {
+            nlohmann::ordered_json r;
+            r["id"] = file.storages[s.storage.index()].file_id;
+            r["device"] = std::string(file.device(s.storage));
+            r["nbytes"] = s.nbytes;
+            r["allocator"] = graph.node(s.allocator).name;
+            r["alloc_step"] = s.alloc_step;
+            r["last_user"] = name_or_null(s.last_user);
+            r["next_user"] = name_or_null(s.next_user);
+            r["free_step"] = s.free_step;
+            r["reason"] = reason_key(s.reason);
+            rows.push_back(std::move(r));
+        }
+        j["storages"] = std::move(rows);
+        out << j.dump() << '\n';
+        return 0;
+    }
+    out << "graph '" << graph.name << "'" << (schedule ? " (schedule " + *args.value("--schedule") + ")" : std::string())
+        << ", step " << step;
+    if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << graph.node(at).name << "'";
+    out << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";
+    std::size_t width = 9;
+    for (const LiveStorage& s : live) width = std::max(width, graph.node(s.allocator).name.size());
+    out << std::setw(12) << "size" << "  " << std::setw(6) << "id" << "  " << std::left << std::setw(static_cast<int>(width))
+        << "allocator" << "  why live" << std::right << '\n';
+    for (const LiveStorage& s : live)
+        out << std::setw(12) << format_bytes(s.nbytes) << "  " << std::setw(6) << file.storages[s.storage.index()].file_id
+            << "  " << std::left << std::setw(static_cast<int>(width)) << graph.node(s.allocator).name << "  "
+            << reason_text(graph, s) << std::right << '\n';
+    return 0;
+}
+
+} // namespace fxmem::cli
