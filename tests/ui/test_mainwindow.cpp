@@ -230,6 +230,9 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
         w.setCursorStep(k);
         QCOMPARE(w.liveModel()->totalBytes(), edited[static_cast<std::size_t>(k)]);
     }
+    // The inspector gives the node's step in the edited order, and where it was.
+    w.inspector()->showNode(useBig);
+    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("step 3 (originally 5)")), qPrintable(w.inspector()->toPlainText()));
     w.setCursorStep(3);
     // After use_big allocates: big 100 (its last user is use_big), primals_1 4, use_big 1 = 105.
     QCOMPARE(w.liveModel()->rowCount(), 3);
@@ -250,6 +253,9 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     w.setCursorStep(3);
     QCOMPARE(w.liveModel()->totalBytes(), 114);  // original profile [4, 104, 104, 114, 114, 115, 15, 16, 6]
     QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("small (after alloc)")), qPrintable(w.liveHeaderLabel()->text()));
+    w.inspector()->showNode(useBig);
+    QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("step 5")));
+    QVERIFY(!w.inspector()->toPlainText().contains(QStringLiteral("originally")));
 }
 
 void TestMainWindow::droppingAFileOpensIt() {

@@ -60,9 +60,11 @@ QString NodeInspector::html(NodeRef ref) const {
 
     QString h;
     h += QStringLiteral("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(n.name));
-    h += QStringLiteral("<div style='color:%1'>%2 · %3 · step %4</div>")
-             .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name))
-             .arg(scene_->globalStep(ref.segment, ref.node));
+    const std::int64_t originalStep = scene_->globalStep(ref.segment, ref.node);
+    const std::int64_t step = stepOf_ ? stepOf_(ref) : originalStep;
+    const QString where = step == originalStep ? tr("step %1").arg(step) : tr("step %1 (originally %2)").arg(step).arg(originalStep);
+    h += QStringLiteral("<div style='color:%1'>%2 · %3 · %4</div>")
+             .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name), where);
     h += QStringLiteral("<p><b>target</b> <code>%1</code></p>").arg(esc(g.target(ref.node)));
 
     auto nodeList = [&](std::span<const fxmem::NodeId> ids) {

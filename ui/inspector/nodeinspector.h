@@ -5,6 +5,7 @@
 
 #include <QTextBrowser>
 
+#include <functional>
 #include <memory>
 
 class NodeInspector : public QTextBrowser {
@@ -14,6 +15,9 @@ public:
     void setScene(std::shared_ptr<const Scene> scene);
     void showNode(NodeRef ref);
     NodeRef node() const { return node_; }
+    // Where a node runs now (the graph view's step, which follows an edited schedule). Unset, or
+    // equal to the original step, the inspector shows the original step alone.
+    void setStepOf(std::function<std::int64_t(NodeRef)> stepOf) { stepOf_ = std::move(stepOf); }
 
 signals:
     void nodeActivated(NodeRef ref);  // a link to another node was clicked
@@ -25,4 +29,5 @@ private:
     QString html(NodeRef ref) const;
     std::shared_ptr<const Scene> scene_;
     NodeRef node_;
+    std::function<std::int64_t(NodeRef)> stepOf_;
 };

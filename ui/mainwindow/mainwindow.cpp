@@ -330,6 +330,7 @@ void MainWindow::buildWidgets() {
     liveDock->setWidget(livePanel);
     addDockWidget(Qt::RightDockWidgetArea, liveDock);
     inspector_ = new NodeInspector;
+    inspector_->setStepOf([this](NodeRef ref) { return graphView_->stepOf(ref); });
     auto* inspectorDock = new QDockWidget(tr("Node"), this);
     inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
     inspectorDock->setWidget(inspector_);
@@ -651,6 +652,7 @@ void MainWindow::onScheduleChanged() {
     updateSummary();
     updateActions();
     onCursor(timeline_->cursorStep());
+    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
 }
 
 void MainWindow::updateSummary() {
