@@ -33,6 +33,7 @@ private slots:
     void cpuOnlyGraphShowsTheBanner();
     void selectingANodeFillsTheInspector();
     void scheduleEditShowsTheOverlay();
+    void editingABackwardMovesThePairPeak();
     void droppingAFileOpensIt();
     void bundledExampleThroughTheRealLoader();
 };
@@ -256,6 +257,27 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     w.inspector()->showNode(useBig);
     QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("step 5")));
     QVERIFY(!w.inspector()->toPlainText().contains(QStringLiteral("originally")));
+}
+
+void TestMainWindow::editingABackwardMovesThePairPeak() {
+    // ui_fixtures.h pairReorder(): pair peak 265; use_big right after big in the backward: 236.
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("pair_reorder.json")));
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    w.showGraph(1);
+    QTRY_COMPARE(shown.count(), 1);
+    QCOMPARE(w.scene()->profile, (std::vector<std::int64_t>{15, 215, 215, 245, 235, 236, 36, 37, 7}));
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>265 B</b>")), qPrintable(w.summaryLabel()->text()));
+    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
+    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));
+    QCOMPARE(w.scheduleEditor()->peak(), 216);
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("edited <b>236 B</b> -29 B (-10.9 %)")),
+             qPrintable(w.summaryLabel()->text()));
+    // Undo: the original order, and the pair peak alone again.
+    w.scheduleEditor()->undoStack()->undo();
+    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
 }
 
 void TestMainWindow::droppingAFileOpensIt() {

@@ -63,6 +63,43 @@ inline GraphFile pair() {
 }
 inline const std::vector<std::int64_t> kJoinedProfile = {100, 110, 110, 130, 130, 35, 75, 65};
 
+// A pair whose backward can be reordered. Forward: primals_1 (100) -> f1 (10) -> f2 (20);
+// output(f1, f2); profile [100, 110, 110, 130, 130], peak 130. Backward: tangents_1 (5,
+// do-not-delete), saved_f1 (holds f1's storage: releasable), big (200) from tangents_1, small (30)
+// from saved_f1, use_big (1) from big, use_small (1) from small; output(use_big, use_small).
+// Baseline: f2's 20 (no backward placeholder holds it). Backward profile
+// [15, 215, 215, 245, 235, 236, 36, 37, 7]: peak 245, pair peak max(130, 20 + 245) = 265.
+// use_big right after big (position 4 -> 3): tracker peak 216, pair peak max(130, 20 + 216) = 236.
+inline GraphFile pairReorder() {
+    GraphFile f;
+    f.source = "pair_reorder.json";
+    const StorageId p = f.add_storage(0, "cuda:0", 100), f1 = f.add_storage(1, "cuda:0", 10),
+                    f2 = f.add_storage(2, "cuda:0", 20), t = f.add_storage(3, "cuda:0", 5),
+                    big = f.add_storage(4, "cuda:0", 200), small = f.add_storage(5, "cuda:0", 30),
+                    ub = f.add_storage(6, "cuda:0", 1), us = f.add_storage(7, "cuda:0", 1);
+    {
+        GraphBuilder g(f, "fwd", GraphKind::Forward);
+        g.add("primals_1", OpKind::Placeholder, "primals_1", {}, {p});
+        g.add("f1", OpKind::CallFunction, "aten.relu.default", {"primals_1"}, {f1});
+        g.add("f2", OpKind::CallFunction, "aten.relu.default", {"f1"}, {f2});
+        g.add("output", OpKind::Output, "output", {"f1", "f2"}, {});
+        g.finish();
+    }
+    {
+        GraphBuilder g(f, "bwd", GraphKind::Backward);
+        g.add("tangents_1", OpKind::Placeholder, "tangents_1", {}, {t});
+        g.add("saved_f1", OpKind::Placeholder, "saved_f1", {}, {f1});
+        g.add("big", OpKind::CallFunction, "aten.empty", {"tangents_1"}, {big});
+        g.add("small", OpKind::CallFunction, "aten.empty", {"saved_f1"}, {small});
+        g.add("use_big", OpKind::CallFunction, "aten.sum", {"big"}, {ub});
+        g.add("use_small", OpKind::CallFunction, "aten.sum", {"small"}, {us});
+        g.add("output", OpKind::Output, "output", {"use_big", "use_small"}, {});
+        g.finish();
+    }
+    f.add_pair("fwd", "bwd");
+    return f;
+}
+
 // Only CPU storages: nothing counts by default.
 inline GraphFile cpuOnly() {
     GraphFile f;
@@ -100,6 +137,7 @@ inline FileLoader fakeLoader() {
     return [](const std::string& path, const LoadProgress& progress) -> GraphFile {
         if (progress && !progress(0.5)) throw Cancelled();
         if (path.ends_with("chain.json")) return chain();
+        if (path.ends_with("pair_reorder.json")) return pairReorder();
         if (path.ends_with("pair.json")) return pair();
         if (path.ends_with("cpu.json")) return cpuOnly();
         if (path.ends_with("reorder.json")) return reorderable();

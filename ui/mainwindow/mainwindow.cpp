@@ -680,6 +680,16 @@ void MainWindow::updateSummary() {
                 "baseline %5)</span>")
                  .arg(formatBytes(pm.peak), dim, formatBytes(pm.forward_peak), formatBytes(pm.backward_peak),
                       formatBytes(pm.backward_baseline));
+        // An edited forward or backward moves the pair's peak too: get_peak_memory on the graph
+        // reordered (apply_schedule) profiles that order, whose peak is the editor's; the
+        // baseline does not depend on the order.
+        if (timeline_->hasOverlay() && !scene_->joined()) {
+            const bool backward = scene_->segments.front().analysis->isBackwardOfPair();
+            const std::int64_t editedPair = backward ? std::max(pm.forward_peak, pm.backward_baseline + editor_->peak())
+                                                     : std::max(editor_->peak(), pm.backward_peak);
+            h += tr(" <span style='color:%1'>→ edited <b>%2</b> %3</span>")
+                     .arg(colors::edited(pal).name(), formatBytes(editedPair), formatDelta(editedPair - pm.peak, pm.peak));
+        }
     } else if (scene_->segments.front().analysis->isBackwardOfPair()) {
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;baseline %1").arg(formatBytes(scene_->segments.front().analysis->baseline()));
     }
