@@ -273,6 +273,15 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
     QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
     QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));
     QCOMPARE(w.scheduleEditor()->peak(), 216);
+    // The original peak keeps its node's name; the cursor names the node of each order at step 3.
+    QTRY_VERIFY(w.liveModel()->orderedLive() != nullptr);
+    QVERIFY2(w.timeline()->peakText().startsWith(QStringLiteral("peak 245 B · step 3 · small (after alloc)")),
+             qPrintable(w.timeline()->peakText()));
+    w.setCursorStep(2);
+    w.setCursorStep(3);
+    QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("245 B · small (after alloc)")), qPrintable(w.timeline()->cursorText()));
+    QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("edited 216 B · use_big (after alloc)")),
+             qPrintable(w.timeline()->cursorText()));
     QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("edited <b>236 B</b> -29 B (-10.9 %)")),
              qPrintable(w.summaryLabel()->text()));
     // Undo: the original order, and the pair peak alone again.

@@ -259,7 +259,7 @@ void MainWindow::buildWidgets() {
     layout->addWidget(splitter_, 1);
     setCentralWidget(central);
 
-    timeline_->setStepDescriber([this](std::int64_t step) { return describeStep(step); });
+    timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return describeStep(step, edited); });
     connect(timeline_, &TimelinePlot::cursorMoved, this, &MainWindow::onCursor);
     connect(timeline_, &TimelinePlot::xRangeChanged, graphView_, &GraphView::setXRange);
     connect(timeline_, &TimelinePlot::plotAreaChanged, graphView_, &GraphView::setPlotArea);

@@ -125,7 +125,7 @@ void TimelinePlot::changeEvent(QEvent* event) {
     if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) applyPalette();
 }
 
-void TimelinePlot::setStepDescriber(std::function<QString(std::int64_t)> describe) { describe_ = std::move(describe); }
+void TimelinePlot::setStepDescriber(StepDescriber describe) { describe_ = std::move(describe); }
 
 void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t peakStep, std::vector<Marker> sections) {
     profile_ = std::move(profile);
@@ -182,6 +182,7 @@ void TimelinePlot::clearOverlay() {
 }
 
 QString TimelinePlot::peakText() const { return peakLabel_->text(); }
+QString TimelinePlot::cursorText() const { return cursorLabel_->visible() ? cursorLabel_->text() : QString(); }
 
 void TimelinePlot::resetZoom() {
     const double n = static_cast<double>(std::max<std::size_t>(profile_.size(), 2));
@@ -257,7 +258,7 @@ void TimelinePlot::updatePeakItems() {
         label->setVisible(true);
     };
     const std::int64_t peak = profile_[peakStep_];
-    const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_)) : QString();
+    const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_), false) : QString();
     place(peakDot_, peakLabel_, peakStep_, peak,
           tr("peak %1 · step %2%3").arg(formatBytes(peak)).arg(peakStep_).arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where),
           false);
@@ -303,12 +304,15 @@ void TimelinePlot::updateCursorItems() {
     cursorLine_->point1->setCoords(x, 0);
     cursorLine_->point2->setCoords(x, 1);
     cursorLine_->setVisible(true);
+    // With an overlay the same step is another node in each order: name both.
+    const bool both = !overlay_.empty() && static_cast<std::size_t>(cursor_) < overlay_.size();
+    const auto line = [&](const QString& bytes, bool edited) {
+        const QString node = describe_ ? describe_(cursor_, edited) : QString();
+        return node.isEmpty() ? bytes : bytes % QStringLiteral(" · ") % node;
+    };
     QString text = tr("step %1").arg(cursor_);
-    const QString node = describe_ ? describe_(cursor_) : QString();
-    if (!node.isEmpty()) text += QStringLiteral(" · ") % node;
-    text += QStringLiteral("\n") % formatBytes(profile_[static_cast<std::size_t>(cursor_)]);
-    if (!overlay_.empty() && static_cast<std::size_t>(cursor_) < overlay_.size())
-        text += tr("   edited %1").arg(formatBytes(overlay_[static_cast<std::size_t>(cursor_)]));
+    text += QStringLiteral("\n") % line(formatBytes(profile_[static_cast<std::size_t>(cursor_)]), false);
+    if (both) text += QStringLiteral("\n") % line(tr("edited %1").arg(formatBytes(overlay_[static_cast<std::size_t>(cursor_)])), true);
     cursorLabel_->setText(text);
     const QCPRange r = xAxis->range();
     const bool right = (x - r.lower) / std::max(r.size(), 1.0) > 0.6;

@@ -23,13 +23,16 @@ public:
     void setOverlay(std::vector<std::int64_t> profile, std::size_t peakStep, const QString& label);
     void clearOverlay();
     bool hasOverlay() const { return !overlay_.empty(); }
-    // Text for the cursor label and the peak: the node at a step.
-    void setStepDescriber(std::function<QString(std::int64_t step)> describe);
+    // Text for the cursor label and the peak: the node at a step ("relu (after alloc)"), in the
+    // original order or, with `edited`, in the overlay's (edited) order.
+    using StepDescriber = std::function<QString(std::int64_t step, bool edited)>;
+    void setStepDescriber(StepDescriber describe);
 
     std::int64_t cursorStep() const { return cursor_; }
     std::size_t stepCount() const { return profile_.size(); }
     const std::vector<std::int64_t>& profile() const { return profile_; }
     QString peakText() const;
+    QString cursorText() const;  // the cursor label: step, bytes and node (both orders with an overlay)
 
 public slots:
     void setCursorStep(std::int64_t step);
@@ -64,7 +67,7 @@ private:
     std::vector<Marker> sections_;
     std::vector<QCPItemStraightLine*> sectionLines_;
     std::vector<QCPItemText*> sectionLabels_;
-    std::function<QString(std::int64_t)> describe_;
+    StepDescriber describe_;
     std::int64_t cursor_ = -1;
     bool clamping_ = false;
     int lastLeft_ = -1, lastRight_ = -1;
