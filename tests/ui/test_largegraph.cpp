@@ -89,6 +89,21 @@ void TestLargeGraph::openStaysResponsive() {
     view->grab();
     qInfo("graph view, all %lld steps: %lld ms, %zu nodes drawn", static_cast<long long>(w.scene()->profile.size()),
           static_cast<long long>(t.elapsed()), view->lastPaintedNodes());
+    // Zoomed out, the view is an overview of every lane: the node on the last lane is on screen
+    // and far more than a window's worth of lanes is drawn.
+    {
+        const fxmem::GraphLayout& layout = *w.scene()->segments[0].layout;
+        const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
+        QVERIFY(layout.lanes() > 1000);
+        fxmem::NodeId deepest(0);
+        for (std::size_t i = 0; i < g.size(); ++i)
+            if (layout.lane(fxmem::NodeId(static_cast<std::int32_t>(i))) > layout.lane(deepest)) deepest = fxmem::NodeId(static_cast<std::int32_t>(i));
+        const QPointF at = view->nodeCenter({0, deepest});
+        QVERIFY2(at.y() >= 0 && at.y() < view->height(), qPrintable(QString::number(at.y())));
+        QVERIFY(view->lastPaintedNodes() > 3000);
+        // Hovering that dot finds a node at that spot.
+        QVERIFY(view->nodeAt(at.toPoint()).valid());
+    }
     const double mid = static_cast<double>(w.scene()->profile.size()) / 2;
     w.timeline()->setXRange(mid - 200, mid + 200);
     t.restart();

@@ -5,12 +5,14 @@
 #include "util/units.h"
 
 #include <QHelpEvent>
+#include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -49,14 +51,14 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     refusal_.clear();
     top_ = 0;
     if (scene_) {
-        std::int32_t lanes = 1;
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
             matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-            lanes = std::max(lanes, scene_->segments[s].layout->lanes());
         }
-        // Fit every lane when they fit at a readable height; otherwise start at the top.
-        laneHeight_ = std::clamp((height() - kTopPad - 6) / lanes, 7.0, 24.0);
+        // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
+        // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
+        fitted_ = true;
+        laneHeight_ = std::min(24.0, fitLaneHeight());
         x0_ = -0.5;
         x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
     }
@@ -194,10 +196,25 @@ void GraphView::emitRange() {
     emit xRangeChanged(x0_, x1_);
 }
 
-void GraphView::clampVertical() {
+std::int32_t GraphView::laneCount() const {
     std::int32_t lanes = 1;
     if (scene_)
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) lanes = std::max(lanes, layoutOf(static_cast<int>(s)).lanes());
+    return lanes;
+}
+
+double GraphView::fitLaneHeight() const {
+    return std::max(1e-3, static_cast<double>(height() - kTopPad - 6)) / laneCount();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (fitted_ && scene_) laneHeight_ = std::min(24.0, fitLaneHeight());
+    clampVertical();
+}
+
+void GraphView::clampVertical() {
+    const std::int32_t lanes = laneCount();
     const double visible = (height() - kTopPad) / laneHeight_;
     top_ = std::clamp(top_, 0.0, std::max(0.0, lanes - visible + 0.5));
 }
@@ -205,8 +222,12 @@ void GraphView::clampVertical() {
 GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
     if (!scene_) return {};
     const double step = stepAt(pos.x());
-    const auto lane = static_cast<std::int32_t>(std::lround(laneAt(pos.y())));
-    const double halfWidthSteps = std::max(0.8, 3.0 * (x1_ - x0_) / std::max(right_ - left_, 1));
+    const double lane = laneAt(pos.y());
+    const double pxPerStep = (right_ - left_) / std::max(x1_ - x0_, 1e-9);
+    const double halfWidthSteps = std::max(0.8, 3.0 / pxPerStep);
+    // Within 3 pixels, or the pointer's own lane when lanes are taller: in an overview many
+    // lanes share a pixel row, so the nearest node on screen wins.
+    const double laneReach = std::max(0.5, 3.0 / laneHeight_);
     NodeRef best;
     double bestDist = 1e300;
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
@@ -214,9 +235,12 @@ GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
         const double local = step - static_cast<double>(scene_->segments[s].offset);
         for (fxmem::NodeId n : L.nodes_in(static_cast<std::int64_t>(std::floor(local - halfWidthSteps)),
                                           static_cast<std::int64_t>(std::ceil(local + halfWidthSteps)))) {
-            if (L.lane(n) != lane) continue;
-            const double d = std::abs(static_cast<double>(L.step(n)) - local);
-            if (d <= halfWidthSteps && d < bestDist) {
+            const double dl = std::abs(static_cast<double>(L.lane(n)) - lane);
+            const double ds = std::abs(static_cast<double>(L.step(n)) - local);
+            if (dl > laneReach || ds > halfWidthSteps) continue;
+            const double dx = ds * pxPerStep, dy = dl * laneHeight_;
+            const double d = dx * dx + dy * dy;
+            if (d < bestDist) {
                 bestDist = d;
                 best = {static_cast<int>(s), n};
             }
@@ -307,30 +331,41 @@ void GraphView::paintEvent(QPaintEvent*) {
             }
         }
 
-        // Nodes. Dense: one dot per pixel, first node wins (a spatial de-duplication that
-        // keeps the cost at O(visible nodes) without overdraw).
+        // Nodes. Dense: written straight into an image, one dot per pixel, the first node wins
+        // and a live one overrides (O(visible nodes), one draw call, no overdraw). Tiny lanes
+        // share pixel rows: the overview of a graph with thousands of lanes.
         p.setRenderHint(QPainter::Antialiasing, false);
         if (dense) {
             const int w = width(), h = height();
-            std::vector<std::uint8_t> used(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
+            QImage dots(w, h, QImage::Format_ARGB32_Premultiplied);
+            dots.fill(Qt::transparent);
+            const int rows = std::clamp(static_cast<int>(nodeH), 1, 3);
+            const QRgb liveRgb = liveCol.rgba();
+            std::array<QRgb, 6> opRgb{};
+            for (int k = 0; k < 6; ++k) opRgb[static_cast<std::size_t>(k)] = colors::opColor(static_cast<fxmem::OpKind>(k), pal).rgba();
             for (fxmem::NodeId n : nodes) {
                 const std::int32_t lane = L.lane(n);
                 if (lane < laneLo || lane > laneHi) continue;
                 const int x = static_cast<int>(px(off + static_cast<double>(L.step(n))));
                 const int y = static_cast<int>(py(lane));
                 if (x < 0 || x >= w || y < 0 || y >= h) continue;
-                std::uint8_t& u = used[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
-                if (u && !live[n.index()]) continue;
-                u = 1;
-                QColor c = live[n.index()] ? liveCol : colors::opColor(g.node(n).op, pal);
-                if (colorMode_ == ColorMode::MemoryChange && !live[n.index()]) {
+                const bool isLive = live[n.index()] != 0;
+                auto* row = reinterpret_cast<QRgb*>(dots.scanLine(y));
+                if (row[x] != 0 && (!isLive || row[x] == liveRgb)) continue;
+                QRgb c = isLive ? liveRgb : opRgb[static_cast<std::size_t>(g.node(n).op)];
+                if (colorMode_ == ColorMode::MemoryChange && !isLive) {
                     const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
-                    c = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
+                    c = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal).rgba();
                 }
-                const int size = std::clamp(static_cast<int>(nodeH), 1, 3);
-                p.fillRect(x, y - size / 2, live[n.index()] ? 3 : 2, size, c);
+                // A 2x`rows` dot (live ones 3 wide), clipped to the image.
+                for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
+                    if (y + dy < 0 || y + dy >= h) continue;
+                    auto* r = reinterpret_cast<QRgb*>(dots.scanLine(y + dy));
+                    for (int dx = 0; dx < (isLive ? 3 : 2) && x + dx < w; ++dx) r[x + dx] = c;
+                }
                 ++paintedNodes_;
             }
+            p.drawImage(0, 0, dots);
             continue;
         }
         QFont small = font();
@@ -501,7 +536,9 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
 void GraphView::wheelEvent(QWheelEvent* event) {
     const double steps = event->angleDelta().y() / 120.0;
     if (event->modifiers() & Qt::ControlModifier) {
-        laneHeight_ = std::clamp(laneHeight_ * std::pow(1.15, steps), 2.0, 60.0);
+        // Down to the overview where every lane fits, up to large boxes.
+        laneHeight_ = std::clamp(laneHeight_ * std::pow(1.15, steps), std::min(2.0, fitLaneHeight()), 60.0);
+        fitted_ = laneHeight_ <= fitLaneHeight();
         clampVertical();
         update();
     } else if (event->modifiers() & Qt::ShiftModifier || event->angleDelta().x() != 0) {

@@ -61,6 +61,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     bool event(QEvent* event) override;
     void changeEvent(QEvent* event) override;
 
@@ -72,6 +73,9 @@ private:
     double laneAt(double y) const;
     void emitRange();
     void clampVertical();
+    std::int32_t laneCount() const;
+    // The lane height at which every lane fits the view (an overview for graphs with many lanes).
+    double fitLaneHeight() const;
     // After a change of the x range: when no node of the range is on the visible lanes, scroll
     // to the topmost one (a narrow window of a big graph often lives far down).
     void followNodes();
@@ -97,6 +101,7 @@ private:
     bool plotAreaSet_ = false;
     double top_ = 0;            // first visible lane (fractional)
     double laneHeight_ = 22;
+    bool fitted_ = true;        // lanes follow the view's height until the user zooms them
     std::int64_t cursor_ = -1;
 
     std::vector<std::vector<std::uint8_t>> liveMark_;  // per segment, per node
