@@ -238,7 +238,8 @@ void TimelinePlot::resample() {
         overlayCurve_->setData(keys, values, true);
         top = std::max(top, overlay_[overlayPeakStep_]);
     }
-    yAxis->setRange(0, std::max<double>(static_cast<double>(top) * 1.22, 1024));
+    // Headroom above the peak for its label; small graphs keep their own scale (bytes).
+    yAxis->setRange(0, std::max<double>(static_cast<double>(top) * 1.22, 8));
     updatePeakItems();
     updateCursorItems();
     replot(rpQueuedRefresh);
