@@ -202,6 +202,20 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         return true;
     };
 
+    // An object member's key and its colon, from the opening quote on; p ends at the value.
+    const auto read_key = [&]() -> bool {
+        if (p >= end || *p != '"') return false;
+        ++p;
+        if (!read_string()) return false;
+        cursor = p;
+        h.key_view(sv);
+        skip_ws();
+        if (p >= end || *p != ':') return false;
+        ++p;
+        skip_ws();
+        return true;
+    };
+
     // A UTF-8 byte order mark: nlohmann skips it; leave that to it.
     if (text.size() >= 3 && static_cast<unsigned char>(p[0]) == 0xEF) return false;
 
@@ -225,15 +239,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                     break;
                 }
                 stack.push_back('{');
-                if (p >= end || *p != '"') return false;
-                ++p;
-                if (!read_string()) return false;
-                cursor = p;
-                h.key_view(sv);
-                skip_ws();
-                if (p >= end || *p != ':') return false;
-                ++p;
-                skip_ws();
+                if (!read_key()) return false;
                 continue;  // expect the member's value
             case '[':
                 ++p;
@@ -288,17 +294,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         const char c = *p++;
         if (c == ',') {
             skip_ws();
-            if (stack.back() == '{') {
-                if (p >= end || *p != '"') return false;
-                ++p;
-                if (!read_string()) return false;
-                cursor = p;
-                h.key_view(sv);
-                skip_ws();
-                if (p >= end || *p != ':') return false;
-                ++p;
-                skip_ws();
-            }
+            if (stack.back() == '{' && !read_key()) return false;
             expect_value = true;
             continue;
         }
