@@ -18,6 +18,23 @@ std::int64_t sum(const std::vector<LiveStorage>& live) {
     return total;
 }
 
+// A random graph of 1 to `max_nodes` nodes (90% with an output node) appended to `f`.
+const Graph& random_graph(RandomGraphs& gen, GraphFile& f, std::size_t max_nodes) {
+    f.source = "random";
+    RandomGraphOptions o;
+    o.nodes = 1 + gen.pick(max_nodes);
+    o.output = gen.coin(0.9);
+    return gen.make(f, "r", o);
+}
+
+// The default releasability, or (`shuffled`) a random one releasing 80% of the allocators.
+NodeMask random_releasable(RandomGraphs& gen, const Graph& g, bool shuffled) {
+    NodeMask rel = default_releasable(g);
+    if (shuffled)
+        for (auto& m : rel) m = gen.coin(0.8) ? 1 : 0;
+    return rel;
+}
+
 void expect_sums_match(const GraphFile& f, const Graph& g, const NodeMask& rel, const StorageMask& counted) {
     const AliasInfo a = build_alias_info(f, g);
     const LiveSetIndex idx(f, g, a, rel, counted);
@@ -118,14 +135,8 @@ TEST(LiveSet, SumsMatchProfileEverywhere) {
     RandomGraphs gen(99);
     for (int round = 0; round < 60; ++round) {
         GraphFile f;
-        f.source = "random";
-        RandomGraphOptions o;
-        o.nodes = 1 + gen.pick(round < 55 ? 80 : 600);
-        o.output = gen.coin(0.9);
-        const Graph& g = gen.make(f, "r", o);
-        NodeMask rel = default_releasable(g);
-        if (round % 3 == 0)
-            for (auto& m : rel) m = gen.coin(0.8) ? 1 : 0;
+        const Graph& g = random_graph(gen, f, round < 55 ? 80 : 600);
+        const NodeMask rel = random_releasable(gen, g, round % 3 == 0);
         expect_sums_match(f, g, rel, default_counted(f));
     }
 }
@@ -257,15 +268,9 @@ TEST(LiveSet, RandomOrdersMatchTheTrackerEverywhere) {
     int checked = 0;
     for (int round = 0; round < 120; ++round) {
         GraphFile f;
-        f.source = "random";
-        RandomGraphOptions o;
-        o.nodes = 1 + gen.pick(round < 110 ? 60 : 400);
-        o.output = gen.coin(0.9);
-        const Graph& g = gen.make(f, "r", o);
+        const Graph& g = random_graph(gen, f, round < 110 ? 60 : 400);
         const AliasInfo a = build_alias_info(f, g);
-        NodeMask rel = default_releasable(g);
-        if (round % 3 == 0)
-            for (auto& m : rel) m = gen.coin(0.8) ? 1 : 0;
+        const NodeMask rel = random_releasable(gen, g, round % 3 == 0);
         const StorageMask counted = default_counted(f);
         // The graph's own order through the order path equals the graph-order index.
         const std::vector<NodeId> own = original_order(g);
