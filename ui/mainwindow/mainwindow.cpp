@@ -601,10 +601,10 @@ void MainWindow::onCursor(std::int64_t step) {
     producers.reserve(static_cast<std::size_t>(liveModel_->rowCount()));
     for (int r = 0; r < liveModel_->rowCount(); ++r) producers.push_back({liveModel_->row(r).segment, liveModel_->row(r).allocator});
     graphView_->setLiveNodes(std::move(producers));
-    // The live table describes the edited order once its index is ready: compare with that curve.
-    std::vector<std::int64_t> edited;
-    if (liveModel_->orderedLive()) edited = editedProfile();
-    const std::vector<std::int64_t>& curve = edited.empty() ? scene_->profile : edited;
+    // The live table describes the edited order once its index is ready: compare with that
+    // curve, the overlay (read in place: this runs on every cursor move).
+    const bool edited = liveModel_->orderedLive() && timeline_->hasOverlay();
+    const std::vector<std::int64_t>& curve = edited ? timeline_->overlay() : scene_->profile;
     const std::int64_t plotted = static_cast<std::size_t>(step) < curve.size() ? curve[static_cast<std::size_t>(step)] : 0;
     liveHeader_->setText(tr("<b>Step %1</b> · %2").arg(step).arg(describeStep(step).toHtmlEscaped()));
     QString total = tr("<b>%1</b> in %L2 storages").arg(formatBytes(liveModel_->totalBytes())).arg(liveModel_->rowCount());

@@ -31,6 +31,7 @@ public:
     std::int64_t cursorStep() const { return cursor_; }
     std::size_t stepCount() const { return profile_.size(); }
     const std::vector<std::int64_t>& profile() const { return profile_; }
+    const std::vector<std::int64_t>& overlay() const { return overlay_; }  // empty without one
     QString peakText() const;
     QString cursorText() const;  // the cursor label: step, bytes and node (both orders with an overlay)
 
