@@ -39,7 +39,7 @@ bool parse_graph_kind(std::string_view text, GraphKind& out) {
 }
 
 NodeId Graph::find(std::string_view node_name) const {
-    return find_index(node_name);
+    return find_index(node_name, NameIndex::tag_of(node_name));
 }
 
 StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes) {
@@ -126,8 +126,7 @@ NodeId GraphBuilder::begin_node(std::string name, std::uint32_t name_tag, OpKind
         throw Error(where() + ": too many nodes");
     if (name.empty()) throw Error(where() + ": node " + std::to_string(graph_.nodes.size()) + " has an empty name");
     NodeId id(static_cast<std::int32_t>(graph_.nodes.size()));
-    const auto name_of = [this](std::uint32_t i) -> std::string_view { return graph_.nodes[i].name; };
-    if (graph_.by_name_.insert(name, name_tag, static_cast<std::uint32_t>(id.index()), name_of) != NameIndex::npos)
+    if (graph_.by_name_.insert(name, name_tag, static_cast<std::uint32_t>(id.index()), graph_.name_of()) != NameIndex::npos)
         throw Error(where() + ": duplicate node name " + quoted(name));
     Node n;
     n.name = std::move(name);
@@ -155,9 +154,7 @@ void GraphBuilder::add_input(std::string_view input_name) { add_input(input_name
 
 void GraphBuilder::add_input(std::string_view input_name, std::uint32_t name_tag) {
     if (!in_node_) throw Error(where() + ": input outside a node");
-    const std::uint32_t at =
-        graph_.by_name_.find(input_name, name_tag, [this](std::uint32_t i) -> std::string_view { return graph_.nodes[i].name; });
-    const NodeId input = at == NameIndex::npos ? NodeId{} : NodeId(static_cast<std::int32_t>(at));
+    const NodeId input = graph_.find_index(input_name, name_tag);
     if (!input.valid()) throw Error(where() + ": unknown input " + quoted(input_name));
     if (input.index() + 1 == graph_.nodes.size())
         throw Error(where() + ": node lists itself as an input");

@@ -102,8 +102,13 @@ private:
     std::string_view text(Range r) const { return std::string_view(texts).substr(r.begin, r.size()); }
     template <class T>
     static std::span<const T> slice(const std::vector<T>& v, Range r) { return {v.data() + r.begin, r.size()}; }
-    NodeId find_index(std::string_view node_name) const {
-        const std::uint32_t at = by_name_.find(node_name, [this](std::uint32_t i) -> std::string_view { return nodes[i].name; });
+    // by_name_ reads the stored names through this.
+    auto name_of() const {
+        return [this](std::uint32_t i) -> std::string_view { return nodes[i].name; };
+    }
+    // `tag` is NameIndex::tag_of(node_name).
+    NodeId find_index(std::string_view node_name, std::uint32_t tag) const {
+        const std::uint32_t at = by_name_.find(node_name, tag, name_of());
         return at == NameIndex::npos ? NodeId{} : NodeId(static_cast<std::int32_t>(at));
     }
     NameIndex by_name_;  // node name -> position in nodes
