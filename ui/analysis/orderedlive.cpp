@@ -4,8 +4,8 @@
 
 #include <QPointer>
 
-OrderedLive::OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::vector<fxmem::NodeId> o)
-    : analysis(std::move(a)), order(std::move(o)),
+OrderedLive::OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::span<const fxmem::NodeId> order)
+    : analysis(std::move(a)),
       index(analysis->file(), analysis->graph(), analysis->alias(), analysis->releasable(), analysis->counted(), order) {}
 
 OrderedLiveBuilder::OrderedLiveBuilder(QObject* parent) : QObject(parent) {
@@ -14,13 +14,12 @@ OrderedLiveBuilder::OrderedLiveBuilder(QObject* parent) : QObject(parent) {
 }
 
 OrderedLiveBuilder::~OrderedLiveBuilder() {
-    *latest_ = ++generation_;
+    ++*latest_;
     pool_.waitForDone();
 }
 
 void OrderedLiveBuilder::request(std::shared_ptr<const GraphAnalysis> analysis, std::vector<fxmem::NodeId> order) {
-    const quint64 gen = ++generation_;
-    *latest_ = gen;
+    const quint64 gen = ++*latest_;
     pending_ = true;
     QPointer<OrderedLiveBuilder> self(this);
     pool_.start([self, gen, latest = latest_, analysis = std::move(analysis), order = std::move(order)]() mutable {
@@ -28,7 +27,7 @@ void OrderedLiveBuilder::request(std::shared_ptr<const GraphAnalysis> analysis, 
         std::shared_ptr<const OrderedLive> live;
         QString error;
         try {
-            live = std::make_shared<const OrderedLive>(std::move(analysis), std::move(order));
+            live = std::make_shared<const OrderedLive>(std::move(analysis), order);
         } catch (const fxmem::Error& e) {
             error = QString::fromStdString(e.what());
         }
@@ -36,7 +35,7 @@ void OrderedLiveBuilder::request(std::shared_ptr<const GraphAnalysis> analysis, 
         QMetaObject::invokeMethod(
             self,
             [self, gen, live = std::move(live), error] {
-                if (!self || self->generation_ != gen) return;
+                if (!self || self->latest_->load() != gen) return;
                 self->pending_ = false;
                 if (live)
                     emit self->ready(live);

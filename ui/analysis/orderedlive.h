@@ -13,13 +13,13 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
 #include <vector>
 
 struct OrderedLive {
-    OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::vector<fxmem::NodeId> o);
+    OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::span<const fxmem::NodeId> order);
     std::shared_ptr<const GraphAnalysis> analysis;  // keeps the graph and alias info the index reads
-    std::vector<fxmem::NodeId> order;
-    fxmem::LiveSetIndex index;
+    fxmem::LiveSetIndex index;                      // keeps its own copy of the order
 };
 
 class OrderedLiveBuilder : public QObject {
@@ -31,7 +31,7 @@ public:
     // Builds the index of `order` (a legal schedule of the analysis's graph) and emits ready().
     void request(std::shared_ptr<const GraphAnalysis> analysis, std::vector<fxmem::NodeId> order);
     // Drops whatever is pending: nothing is delivered until the next request.
-    void cancel() { *latest_ = ++generation_; }
+    void cancel() { ++*latest_; }
     bool pending() const { return pending_; }
 
 signals:
@@ -40,8 +40,8 @@ signals:
 
 private:
     QThreadPool pool_;
-    quint64 generation_ = 0;
-    // The newest generation, read by queued tasks so that superseded ones skip their work.
+    // The newest request's number: the worker skips superseded tasks, and the GUI thread drops
+    // their results.
     std::shared_ptr<std::atomic<quint64>> latest_ = std::make_shared<std::atomic<quint64>>(0);
     bool pending_ = false;
 };
