@@ -287,6 +287,13 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
     // Undo: the original order, and the pair peak alone again.
     w.scheduleEditor()->undoStack()->undo();
     QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
+    // An edit undone before its live index arrives leaves nothing "updating".
+    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));
+    w.scheduleEditor()->undoStack()->undo();
+    w.setCursorStep(4);
+    QVERIFY2(!w.liveTotalLabel()->text().contains(QStringLiteral("Updating")), qPrintable(w.liveTotalLabel()->text()));
+    QTest::qWait(50);
+    QVERIFY(w.liveModel()->orderedLive() == nullptr);
 }
 
 void TestMainWindow::droppingAFileOpensIt() {

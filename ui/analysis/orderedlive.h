@@ -31,7 +31,10 @@ public:
     // Builds the index of `order` (a legal schedule of the analysis's graph) and emits ready().
     void request(std::shared_ptr<const GraphAnalysis> analysis, std::vector<fxmem::NodeId> order);
     // Drops whatever is pending: nothing is delivered until the next request.
-    void cancel() { ++*latest_; }
+    void cancel() {
+        ++*latest_;
+        pending_ = false;
+    }
     bool pending() const { return pending_; }
 
 signals:
