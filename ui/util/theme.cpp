@@ -4,10 +4,16 @@
 #include <QStyle>
 #include <QStyleFactory>
 
+namespace {
+// The selection blue of both palettes: white text on it is 5.3:1 (WCAG AA); Fusion's own light
+// one gives 3.7:1.
+const QColor kSelection(40, 110, 180);
+} // namespace
+
 QPalette darkPalette() {
     QPalette p;
     const QColor window(45, 47, 51), base(32, 34, 37), alternate(40, 42, 46), text(225, 227, 230),
-        disabled(125, 128, 133), highlight(40, 110, 180), link(110, 170, 255);
+        disabled(125, 128, 133), link(110, 170, 255);
     p.setColor(QPalette::Window, window);
     p.setColor(QPalette::WindowText, text);
     p.setColor(QPalette::Base, base);
@@ -19,7 +25,7 @@ QPalette darkPalette() {
     p.setColor(QPalette::Button, window);
     p.setColor(QPalette::ButtonText, text);
     p.setColor(QPalette::BrightText, Qt::white);
-    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::Highlight, kSelection);
     p.setColor(QPalette::HighlightedText, Qt::white);
     p.setColor(QPalette::Link, link);
     p.setColor(QPalette::LinkVisited, link.darker(120));
@@ -38,10 +44,10 @@ bool applyTheme(const QString& name) {
     if (name != QLatin1String("dark") && name != QLatin1String("light")) return false;
     QStyle* fusion = QStyleFactory::create(QStringLiteral("Fusion"));
     QApplication::setStyle(fusion);
-    QPalette palette = name == QLatin1String("dark") ? darkPalette() : fusion->standardPalette();
-    // Fusion's own selection blue gives white text only 3.7:1; this one gives 5.3:1 (WCAG AA).
-    if (name == QLatin1String("light")) palette.setColor(QPalette::Active, QPalette::Highlight, QColor(40, 110, 180));
-    if (name == QLatin1String("light")) palette.setColor(QPalette::Inactive, QPalette::Highlight, QColor(40, 110, 180));
+    const bool dark = name == QLatin1String("dark");
+    QPalette palette = dark ? darkPalette() : fusion->standardPalette();
+    if (!dark)
+        for (auto group : {QPalette::Active, QPalette::Inactive}) palette.setColor(group, QPalette::Highlight, kSelection);
     QApplication::setPalette(palette);
     return true;
 }
