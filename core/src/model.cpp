@@ -12,6 +12,8 @@ namespace {
 constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",    "call_function",
                                                      "call_method", "call_module", "output"};
 constexpr std::array<std::string_view, 4> kKindNames = {"forward", "backward", "inference", "other"};
+constexpr std::array<std::string_view, 9> kRoleNames = {"",           "parameter", "buffer",   "input",    "activation",
+                                                       "output",     "tangent",   "gradient", "temporary"};
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -19,6 +21,17 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 std::string_view to_string(OpKind op) { return kOpNames[static_cast<std::size_t>(op)]; }
 std::string_view to_string(GraphKind kind) { return kKindNames[static_cast<std::size_t>(kind)]; }
+
+std::string_view to_string(StorageRole role) { return kRoleNames[static_cast<std::size_t>(role)]; }
+
+bool parse_storage_role(std::string_view text, StorageRole& out) {
+    for (std::size_t i = 1; i < kRoleNames.size(); ++i)
+        if (kRoleNames[i] == text) {
+            out = static_cast<StorageRole>(i);
+            return true;
+        }
+    return false;
+}
 
 bool parse_op_kind(std::string_view text, OpKind& out) {
     for (std::size_t i = 0; i < kOpNames.size(); ++i)
@@ -69,6 +82,17 @@ StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, 
     storages.push_back(Storage{file_id, dev, nbytes});
     total_bytes_ += nbytes;
     return id;
+}
+
+void GraphFile::set_role(StorageId s, StorageRole role, std::string_view label) {
+    Storage& st = storages[s.index()];
+    st.role = role;
+    if (label.empty()) {
+        st.label = 0;
+    } else {
+        labels.emplace_back(label);
+        st.label = static_cast<std::uint32_t>(labels.size());
+    }
 }
 
 StorageId GraphFile::find_storage(std::int64_t file_id) const {
@@ -190,6 +214,25 @@ void GraphBuilder::set_stack_trace(std::string_view trace) {
 void GraphBuilder::set_meta_json(std::string_view meta) {
     if (!in_node_) throw Error(where() + ": meta outside a node");
     graph_.nodes.back().meta_json = append_text(meta);
+}
+
+void GraphBuilder::set_module(std::string_view name, std::string_view type) {
+    if (!in_node_) throw Error(where() + ": module outside a node");
+    // Interned per graph by (name, type): a 32-layer model has a few hundred modules for
+    // thousands of nodes. The key is "<name length>:<name><type>", unambiguous for any bytes.
+    module_key_ = std::to_string(name.size());
+    module_key_ += ':';
+    module_key_ += name;
+    module_key_ += type;
+    const auto next = static_cast<std::uint32_t>(graph_.modules.size());
+    std::uint32_t at = module_index_.insert(module_key_, NameIndex::tag_of(module_key_), next,
+                                            [this](std::uint32_t i) { return std::string_view(module_keys_[i]); });
+    if (at == NameIndex::npos) {
+        at = next;
+        graph_.modules.push_back(ModuleInfo{std::string(name), std::string(type)});
+        module_keys_.push_back(module_key_);
+    }
+    graph_.nodes.back().module = at;
 }
 
 void GraphBuilder::val_null() {
@@ -329,6 +372,8 @@ Graph& GraphBuilder::finish() {
     graph_ = Graph{};
     listed_by_.clear();
     target_index_.clear();
+    module_index_.clear();
+    module_keys_.clear();
     return file_.graphs.back();
 }
 

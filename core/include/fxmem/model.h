@@ -17,9 +17,14 @@ namespace fxmem {
 
 enum class OpKind : std::uint8_t { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
 enum class GraphKind : std::uint8_t { Forward, Backward, Inference, Other };
+// What a storage is for (docs/format.md, STORAGE "role"). Unknown: the file does not say; the
+// attribution derives a role from the graph's structure then (fxmem/attribution.h).
+enum class StorageRole : std::uint8_t { Unknown, Parameter, Buffer, Input, Activation, Output, Tangent, Gradient, Temporary };
 
 std::string_view to_string(OpKind op);
 std::string_view to_string(GraphKind kind);
+std::string_view to_string(StorageRole role);  // "parameter", ...; "" for Unknown
+bool parse_storage_role(std::string_view text, StorageRole& out);  // the eight known names only
 bool parse_op_kind(std::string_view text, OpKind& out);
 bool parse_graph_kind(std::string_view text, GraphKind& out);
 
@@ -27,7 +32,17 @@ struct Storage {
     std::int64_t file_id = 0;   // the "id" written in the file
     std::uint32_t device = 0;   // index into GraphFile::devices
     std::int64_t nbytes = 0;    // the whole storage's size, not a view's
+    StorageRole role = StorageRole::Unknown;  // as the file says
+    std::uint32_t label = 0;    // 1 + index into GraphFile::labels; 0 when the file gives none
 };
+
+// The module a node belongs to: qualified name as users write it ("blocks.0.attn", "" for the
+// root) and its class name ("Linear"; may be empty).
+struct ModuleInfo {
+    std::string name;
+    std::string type;
+};
+inline constexpr std::uint32_t kNoModule = 0xffffffffu;
 
 struct Tensor {
     StorageId storage;
@@ -63,6 +78,7 @@ struct Node {
     Range val;      // Graph::val_tokens
     Range tensors;  // Graph::tensors, in val order
     Range outputs;  // Graph::output_storages: storages of the tensors, in order, without repeats
+    std::uint32_t module = kNoModule;  // Graph::modules; kNoModule when the file gives none
 };
 
 class Graph {
@@ -80,12 +96,18 @@ public:
     std::vector<StorageId> output_storages;
     std::vector<std::string> targets;  // distinct targets, in order of first use
     std::string texts;                 // stack traces and meta JSON, back to back
+    std::vector<ModuleInfo> modules;   // distinct (module, module_type) pairs, in order of first use
 
     std::size_t size() const { return nodes.size(); }
     const Node& node(NodeId id) const { return nodes[id.index()]; }
     std::string_view target(NodeId id) const { return targets[node(id).target]; }
     std::string_view stack_trace(NodeId id) const { return text(node(id).stack_trace); }
     std::string_view meta_json(NodeId id) const { return text(node(id).meta_json); }
+    // The node's module, or nullptr when the file gives none.
+    const ModuleInfo* module(NodeId id) const {
+        const std::uint32_t m = node(id).module;
+        return m == kNoModule ? nullptr : &modules[m];
+    }
     std::span<const NodeId> inputs(NodeId id) const { return slice(input_ids, node(id).inputs); }
     std::span<const NodeId> users(NodeId id) const { return slice(user_ids, node(id).users); }
     std::span<const ValToken> val(NodeId id) const { return slice(val_tokens, node(id).val); }
@@ -119,6 +141,15 @@ struct Pair {
     std::uint32_t backward = 0;
 };
 
+// A named complete order of one graph stored in the file ("schedules", docs/format.md), e.g.
+// Inductor's overlap schedule. Checked like a SCHED file when read.
+struct NamedSchedule {
+    std::string name;            // unique per graph
+    std::uint32_t graph = 0;     // index into GraphFile::graphs
+    std::vector<NodeId> order;   // every node once, a legal order
+    std::string source;          // free-form provenance ("torch._inductor ... schedule_overlap_bucketing"); may be empty
+};
+
 class GraphFile {
 public:
     std::string source;           // path or label used in error messages
@@ -129,6 +160,8 @@ public:
     std::vector<std::string> dtypes;       // interned dtype strings
     std::vector<Graph> graphs;
     std::vector<Pair> pairs;
+    std::vector<std::string> labels;       // storage labels ("blocks.0.attn.qkv.weight"); Storage::label - 1
+    std::vector<NamedSchedule> schedules;
 
     // Adds a storage; throws Error on a duplicate id, a negative size, or a total over INT64_MAX.
     StorageId add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes);
@@ -136,6 +169,14 @@ public:
     bool is_cpu(StorageId s) const { return device_is_cpu[storages[s.index()].device] != 0; }
     std::int64_t nbytes(StorageId s) const { return storages[s.index()].nbytes; }
     std::string_view device(StorageId s) const { return devices[storages[s.index()].device]; }
+    StorageRole role(StorageId s) const { return storages[s.index()].role; }
+    // The storage's label, empty when the file gives none.
+    std::string_view label(StorageId s) const {
+        const std::uint32_t l = storages[s.index()].label;
+        return l == 0 ? std::string_view{} : std::string_view(labels[l - 1]);
+    }
+    // Sets a storage's role and label (an empty label means none).
+    void set_role(StorageId s, StorageRole role, std::string_view label);
     std::int64_t total_bytes() const { return total_bytes_; }
     std::uint32_t intern_dtype(std::string_view dtype);
     // Graph by name: its index, or -1.
@@ -168,6 +209,8 @@ public:
     void add_input(NodeId input);
     void set_stack_trace(std::string_view trace);
     void set_meta_json(std::string_view meta);
+    // The node's module (name as users write it, "" for the root) and its class name.
+    void set_module(std::string_view name, std::string_view type);
     // The node's val, in preorder. Without any val call the val is null.
     void val_null();
     void val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,
@@ -196,6 +239,9 @@ private:
     std::vector<std::uint32_t> open_lists_;  // val_tokens index of each open List token
     std::vector<std::int32_t> listed_by_;    // per node: the last node that listed it as input (O(1) repeat check)
     NameIndex target_index_;                 // target text -> index into Graph::targets
+    NameIndex module_index_;                 // "<len>:<name><type>" -> index into Graph::modules
+    std::vector<std::string> module_keys_;   // the keys of module_index_, by module index
+    std::string module_key_;                 // scratch for a key
     Range append_text(std::string_view text);
 };
 
