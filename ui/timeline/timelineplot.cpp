@@ -2,6 +2,7 @@
 
 #include "timeline/bytesticker.h"
 #include "timeline/downsample.h"
+#include "timeline/stepticker.h"
 #include "util/colors.h"
 #include "util/units.h"
 
@@ -18,18 +19,22 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     setNoAntialiasingOnDrag(true);
     yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BytesTicker));
     yAxis->ticker()->setTickCount(4);
+    xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new StepTicker));
     xAxis->ticker()->setTickCount(8);
     xAxis->setLabel(tr("profile step"));
-    xAxis->setNumberFormat(QStringLiteral("f"));
-    xAxis->setNumberPrecision(0);
     yAxis->grid()->setSubGridVisible(false);
 
     curve_ = addGraph();
     curve_->setLineStyle(QCPGraph::lsStepLeft);
     curve_->setAdaptiveSampling(false);  // we already reduce to a few points per pixel
+    curve_->setName(tr("original order"));
     overlayCurve_ = addGraph();
     overlayCurve_->setLineStyle(QCPGraph::lsStepLeft);
     overlayCurve_->setAdaptiveSampling(false);
+    overlayCurve_->setName(tr("edited order"));
+    legend->setVisible(false);
+    legend->setIconSize(18, 10);
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 
     cursorLine_ = new QCPItemStraightLine(this);
     cursorLabel_ = new QCPItemText(this);
@@ -65,6 +70,7 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     });
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::onRangeChanged);
     connect(this, &QCustomPlot::afterReplot, this, [this] {
+        if (exporting_) return;  // the title row of an export moves the plot area for a moment
         const QRect r = axisRect()->rect();
         if (r.left() != lastLeft_ || r.right() != lastRight_) {
             lastLeft_ = r.left();
@@ -115,6 +121,11 @@ void TimelinePlot::applyPalette() {
     editedLabel_->setColor(colors::edited(pal));
     editedLabel_->setFont(bold);
     emptyLabel_->setColor(colors::mix(base, text, 0.6));
+    QColor legendBg = base;
+    legendBg.setAlphaF(0.85f);
+    legend->setBrush(legendBg);
+    legend->setBorderPen(QPen(colors::mix(base, text, 0.3)));
+    legend->setTextColor(text);
     for (QCPItemStraightLine* l : sectionLines_) l->setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
     for (QCPItemText* t : sectionLabels_) t->setColor(colors::mix(base, text, 0.6));
     replot(rpQueuedRefresh);
@@ -142,9 +153,10 @@ void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t pea
         line->point2->setCoords(static_cast<double>(m.step) - 0.5, 1);
         sectionLines_.push_back(line);
         auto* label = new QCPItemText(this);
-        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+        // Placed in pixels by layoutSections(): kept inside its own section's visible part.
+        label->position->setTypeX(QCPItemPosition::ptAbsolute);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        label->position->setCoords(static_cast<double>(m.step), 0.02);
+        label->position->setCoords(0, 0.02);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setText(m.label);
         label->setPadding(QMargins(4, 0, 4, 2));
@@ -230,11 +242,11 @@ void TimelinePlot::resample() {
     const auto end = static_cast<std::size_t>(std::clamp(std::ceil(r.upper) + 1, 0.0, last));
     const auto buckets = static_cast<std::size_t>(std::max(axisRect()->width(), 50));
     QVector<double> keys, values;
-    downsampleMax(profile_, first, end, buckets, keys, values);
+    downsampleMinMax(profile_, first, end, buckets, keys, values);
     curve_->setData(keys, values, true);
     std::int64_t top = profile_[peakStep_];
     if (!overlay_.empty()) {
-        downsampleMax(overlay_, first, end, buckets, keys, values);
+        downsampleMinMax(overlay_, first, end, buckets, keys, values);
         overlayCurve_->setData(keys, values, true);
         top = std::max(top, overlay_[overlayPeakStep_]);
     }
@@ -242,7 +254,31 @@ void TimelinePlot::resample() {
     yAxis->setRange(0, std::max<double>(static_cast<double>(top) * 1.22, 8));
     updatePeakItems();
     updateCursorItems();
+    layoutSections();
     replot(rpQueuedRefresh);
+}
+
+void TimelinePlot::layoutSections() {
+    // Each label stays inside the visible part of its own section: pinned to the plot's left edge
+    // while its section starts off-screen, elided (or hidden) when the section is narrower than
+    // the label, so two labels never overprint at any zoom.
+    const QRect area = axisRect()->rect();
+    for (std::size_t i = 0; i < sections_.size(); ++i) {
+        QCPItemText* label = sectionLabels_[i];
+        const double start = xAxis->coordToPixel(static_cast<double>(sections_[i].step) - 0.5);
+        const double end = i + 1 < sections_.size() ? xAxis->coordToPixel(static_cast<double>(sections_[i + 1].step) - 0.5)
+                                                     : static_cast<double>(area.right());
+        const double left = std::max(start, static_cast<double>(area.left()));
+        const double right = std::min(end, static_cast<double>(area.right()));
+        const QMargins pad = label->padding();
+        const int room = static_cast<int>(right - left) - pad.left() - pad.right() - 2;
+        const QFontMetrics fm(label->font());
+        const QString text = room > 0 ? fm.elidedText(sections_[i].label, Qt::ElideRight, room) : QString();
+        const bool fits = !text.isEmpty() && text != QStringLiteral("…") && fm.horizontalAdvance(text) <= room;
+        label->setText(text);
+        label->setVisible(fits);
+        label->position->setCoords(left + 1, 0.02);
+    }
 }
 
 void TimelinePlot::updatePeakItems() {
@@ -296,7 +332,7 @@ void TimelinePlot::setCursorStep(std::int64_t step) {
 }
 
 void TimelinePlot::updateCursorItems() {
-    if (cursor_ < 0 || profile_.empty()) {
+    if (cursor_ < 0 || profile_.empty() || exporting_) {
         cursorLine_->setVisible(false);
         cursorLabel_->setVisible(false);
         return;
@@ -351,4 +387,41 @@ void TimelinePlot::keyPressEvent(QKeyEvent* event) {
 void TimelinePlot::resizeEvent(QResizeEvent* event) {
     QCustomPlot::resizeEvent(event);
     resample();
+}
+
+void TimelinePlot::setTitle(const QString& title) { title_ = title; }
+
+QString TimelinePlot::exportTitle() const { return title_.isEmpty() ? tr("Memory timeline") : title_; }
+
+void TimelinePlot::refreshLegend() {
+    // Only curves that are drawn: the legend never names an empty overlay.
+    for (int i = 0; i < graphCount(); ++i) {
+        QCPGraph* g = graph(i);
+        if (g->visible() && !g->data()->isEmpty() && !g->name().isEmpty()) g->addToLegend();
+        else g->removeFromLegend();
+    }
+}
+
+void TimelinePlot::setExportMode(bool on) {
+    if (on == exporting_) return;
+    exporting_ = on;
+    if (on) {
+        // What a reader of the file needs (title, legend), and not what only the mouse meant
+        // (the hover cursor and its box).
+        cursorLine_->setVisible(false);
+        cursorLabel_->setVisible(false);
+        titleElement_ = new QCPTextElement(this, exportTitle(), QFont(font().family(), font().pointSize() + 2, QFont::Bold));
+        titleElement_->setTextColor(palette().color(QPalette::Text));
+        plotLayout()->insertRow(0);
+        plotLayout()->addElement(0, 0, titleElement_);
+        refreshLegend();
+        legend->setVisible(legend->itemCount() > 0);
+    } else {
+        plotLayout()->remove(titleElement_);
+        titleElement_ = nullptr;
+        plotLayout()->simplify();
+        legend->setVisible(legendOnScreen_ && legend->itemCount() > 0);
+        updateCursorItems();
+    }
+    replot(rpImmediateRefresh);
 }

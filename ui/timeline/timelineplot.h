@@ -1,6 +1,7 @@
 // The memory timeline: bytes over profile steps, the peak marked, a hover cursor that names the
 // step's node, zoom and drag along x only, and an overlay for the edited schedule. Long profiles
-// are reduced to a few points per pixel (bucket maxima) for the visible range on every change.
+// are reduced to a few points per pixel (each column's minimum and maximum) for the visible
+// range on every change.
 #pragma once
 #include "timeline/qcp.h"
 
@@ -32,6 +33,13 @@ public:
     std::size_t stepCount() const { return profile_.size(); }
     const std::vector<std::int64_t>& profile() const { return profile_; }
     const std::vector<std::int64_t>& overlay() const { return overlay_; }  // empty without one
+    // The title of exported images ("Memory timeline" when none was set), e.g. "model.json — fwd".
+    void setTitle(const QString& title);
+    QString exportTitle() const;
+    // While on: no hover cursor, a title row and a legend of the curves shown (PlotExport turns it
+    // on around writing a file and off again).
+    void setExportMode(bool on);
+    bool exportMode() const { return exporting_; }
     QString peakText() const;
     QString cursorText() const;  // the cursor label: step, bytes and node (both orders with an overlay)
 
@@ -60,6 +68,8 @@ private:
     void resample();
     void updateCursorItems();
     void updatePeakItems();
+    void layoutSections();
+    void refreshLegend();
     std::int64_t stepAtPixel(double x) const;
 
     std::vector<std::int64_t> profile_, overlay_;
@@ -71,6 +81,10 @@ private:
     StepDescriber describe_;
     std::int64_t cursor_ = -1;
     bool clamping_ = false;
+    bool exporting_ = false;
+    bool legendOnScreen_ = false;
+    QString title_;
+    QCPTextElement* titleElement_ = nullptr;
     int lastLeft_ = -1, lastRight_ = -1;
     QPoint pressPos_;
 
