@@ -9,12 +9,17 @@
 #include <fxmem/error.h>
 #include <fxmem/schedule.h>
 
+#include <QComboBox>
+#include <QCompleter>
 #include <QCursor>
+#include <QLineEdit>
+#include <QStringListModel>
 #include <QEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFrame>
+#include <QHBoxLayout>
 #include <QGridLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -117,10 +122,40 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusLabel_->setContentsMargins(4, 2, 4, 2);
 
+    // "Move to": the selected node to a position, a profile step, or just after a named node.
+    auto* moveRow = new QHBoxLayout;
+    moveRow->setContentsMargins(4, 0, 4, 0);
+    auto* moveCaption = new QLabel(tr("Move selected to"), this);
+    moveKind_ = new QComboBox(this);
+    moveKind_->setObjectName(QStringLiteral("moveKind"));
+    moveKind_->addItem(tr("position"));
+    moveKind_->addItem(tr("profile step"));
+    moveKind_->addItem(tr("just after node"));
+    moveKind_->setToolTip(tr("Position: in this order (the Pos column). Profile step: the timeline's numbering "
+                             "(the Step column). Just after node: type a node's name."));
+    moveTarget_ = new QLineEdit(this);
+    moveTarget_->setObjectName(QStringLiteral("moveTarget"));
+    moveTarget_->setClearButtonEnabled(true);
+    moveTarget_->setPlaceholderText(tr("number"));
+    moveButton_ = new QToolButton(this);
+    moveButton_->setText(tr("Move"));
+    moveButton_->setToolTip(tr("Move the selected node (Enter in the field does the same)"));
+    moveRow->addWidget(moveCaption);
+    moveRow->addWidget(moveKind_);
+    moveRow->addWidget(moveTarget_, 1);
+    moveRow->addWidget(moveButton_);
+    connect(moveButton_, &QToolButton::clicked, this, &ScheduleEditor::runMoveCommand);
+    connect(moveTarget_, &QLineEdit::returnPressed, this, &ScheduleEditor::runMoveCommand);
+    connect(moveKind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
+        moveTarget_->setPlaceholderText(kind == 2 ? tr("node name") : tr("number"));
+        updateMoveCompleter();
+    });
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(strip);
+    layout->addLayout(moveRow);
     layout->addWidget(view_, 1);
     layout->addWidget(statusLabel_);
 
@@ -135,7 +170,11 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
         const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
         const QString name = nodeName(model_, model_->schedule()->at(from));
         if (check.ok) {
-            showStatus(tr("Move '%1' to step %2 (it may go to steps %3–%4)").arg(name).arg(to).arg(range.lo).arg(range.hi),
+            showStatus(tr("Move '%1' to position %2 (it may go to positions %3–%4)")
+                           .arg(name)
+                           .arg(to)
+                           .arg(range.lo)
+                           .arg(range.hi),
                        false);
             QToolTip::hideText();
         } else {
@@ -162,6 +201,94 @@ void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) 
     statusLabel_->clear();
     model_->setAnalysis(std::move(analysis));
     view_->scrollToTop();
+    updateMoveCompleter();
+}
+
+void ScheduleEditor::updateMoveCompleter() {
+    // Node names complete only in "just after node" mode, built when that mode is chosen.
+    if (moveKind_->currentIndex() != 2 || !model_->analysis()) {
+        moveTarget_->setCompleter(nullptr);
+        return;
+    }
+    QStringList names;
+    const fxmem::Graph& g = model_->analysis()->graph();
+    names.reserve(static_cast<qsizetype>(g.size()));
+    for (std::size_t n = 0; n < g.size(); ++n)
+        names << QString::fromStdString(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
+    auto* completer = new QCompleter(names, moveTarget_);
+    completer->setCaseSensitivity(Qt::CaseSensitive);
+    completer->setFilterMode(Qt::MatchContains);
+    moveTarget_->setCompleter(completer);
+}
+
+fxmem::NodeId ScheduleEditor::currentNode() const {
+    const QModelIndex current = view_->currentIndex();
+    return current.isValid() ? fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()) : fxmem::NodeId();
+}
+
+void ScheduleEditor::runMoveCommand() {
+    const fxmem::NodeId node = currentNode();
+    if (!model_->schedule()) return;
+    if (!node.valid()) {
+        showStatus(tr("Select the node to move first."), true);
+        return;
+    }
+    const QString text = moveTarget_->text().trimmed();
+    bool ok = false;
+    switch (moveKind_->currentIndex()) {
+    case 0: {
+        const qulonglong position = text.toULongLong(&ok);
+        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(text).arg(model_->size() - 1), true);
+        moveNodeToPosition(node, static_cast<std::size_t>(position));
+        break;
+    }
+    case 1: {
+        const qlonglong step = text.toLongLong(&ok);
+        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(text).arg(model_->profileStep(model_->size() - 1)), true);
+        moveNodeToProfileStep(node, step);
+        break;
+    }
+    default: {
+        const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
+        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(text), true);
+        moveNodeAfter(node, after);
+        break;
+    }
+    }
+}
+
+bool ScheduleEditor::moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused) {
+    const fxmem::IncrementalSchedule* s = model_->schedule();
+    if (!s || !node.valid() || node.index() >= s->size()) {
+        if (whyRefused) *whyRefused = tr("no such node");
+        return false;
+    }
+    const std::size_t from = s->position_of(node);
+    const bool moved = move(from, position, whyRefused, false);
+    if (moved) selectNode(node);  // keep the moved node in view wherever it went
+    return moved;
+}
+
+bool ScheduleEditor::moveNodeToProfileStep(fxmem::NodeId node, std::int64_t step, QString* whyRefused) {
+    if (!model_->schedule()) return moveNodeToPosition(node, 0, whyRefused);
+    return moveNodeToPosition(node, model_->positionOfProfileStep(step), whyRefused);
+}
+
+bool ScheduleEditor::moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after, QString* whyRefused) {
+    const fxmem::IncrementalSchedule* s = model_->schedule();
+    if (!s || !node.valid() || !after.valid() || node.index() >= s->size() || after.index() >= s->size()) {
+        if (whyRefused) *whyRefused = tr("no such node");
+        return false;
+    }
+    if (node == after) {
+        const QString why = tr("'%1' cannot go after itself").arg(nodeName(model_, node));
+        if (whyRefused) *whyRefused = why;
+        showStatus(tr("Refused: %1").arg(why), true);
+        return false;
+    }
+    // Final position: where `after` ends up once the node has left its place, plus one.
+    const std::size_t from = s->position_of(node), pa = s->position_of(after);
+    return moveNodeToPosition(node, pa > from ? pa : pa + 1, whyRefused);
 }
 
 void ScheduleEditor::clear() { setAnalysis(nullptr); }
@@ -208,7 +335,7 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
     const fxmem::NodeId node = model_->schedule()->at(from);
     const std::int64_t before = peak();
     d_->stack->push(new MoveNodeCommand(model_, from, to, stepwise));
-    showStatus(tr("Moved '%1' from step %2 to %3: peak %4 → %5")
+    showStatus(tr("Moved '%1' from position %2 to %3: peak %4 → %5")
                    .arg(nodeName(model_, node))
                    .arg(from)
                    .arg(to)
@@ -311,8 +438,9 @@ void ScheduleEditor::updateSummary() {
     editedLabel_->setText(formatBytes(edited));
     const fxmem::IncrementalSchedule* s = model_->schedule();
     editedLabel_->setToolTip(s->size() == 0 ? QString()
-                                            : tr("Reached at step %1 ('%2'): %3 bytes")
+                                            : tr("Reached at position %1, profile step %2 ('%3'): %4 bytes")
                                                   .arg(s->peak_position())
+                                                  .arg(model_->profileStep(s->peak_position()))
                                                   .arg(nodeName(model_, s->at(s->peak_position())))
                                                   .arg(edited));
     originalLabel_->setToolTip(tr("%1 bytes, in the graph's original order").arg(original));

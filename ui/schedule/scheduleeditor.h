@@ -50,6 +50,14 @@ public:
     // Positions count every node. Pushes an undo command; on refusal returns false and, when
     // whyRefused is given, says which node blocks.
     bool moveNode(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
+    // "Move to" for long schedules (no long drag): `node` to a final position, to the position
+    // of the node at a profile step (the timeline's numbering), or just after another node.
+    // Refusals are check_move's reasons, shown in the status line as well.
+    bool moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused = nullptr);
+    bool moveNodeToProfileStep(fxmem::NodeId node, std::int64_t step, QString* whyRefused = nullptr);
+    bool moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after, QString* whyRefused = nullptr);
+    // The node of the current row (invalid without one).
+    fxmem::NodeId currentNode() const;
 
     // SCHED files (fxmem::save_schedule / load_schedule). Save marks the stack clean. Open is one
     // undoable command; on error nothing changes and `error` names the file and the problem.
@@ -80,10 +88,15 @@ private:
     QToolButton* undoButton_ = nullptr;
     QToolButton* redoButton_ = nullptr;
     QToolButton* resetButton_ = nullptr;
+    class QComboBox* moveKind_ = nullptr;
+    class QLineEdit* moveTarget_ = nullptr;
+    QToolButton* moveButton_ = nullptr;
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
     void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);
+    void runMoveCommand();  // the "Move to" row
+    void updateMoveCompleter();
 };
