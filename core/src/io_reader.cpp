@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -35,27 +36,7 @@ constexpr int kMaxDepth = 128;        // any JSON nesting; graph files need abou
 constexpr int kMaxValDepth = 64;      // nested lists inside one val
 constexpr std::size_t kProgressStep = std::size_t{1} << 20;
 
-// A char iterator that publishes how far the lexer has read, for progress and error positions.
-struct CursorIter {
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = char;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const char*;
-    using reference = const char&;
-    const char* p = nullptr;
-    const char** cursor = nullptr;
-    reference operator*() const { return *p; }
-    CursorIter& operator++() {
-        *cursor = ++p;
-        return *this;
-    }
-    CursorIter operator++(int) {
-        CursorIter old = *this;
-        ++*this;
-        return old;
-    }
-    friend bool operator==(const CursorIter& a, const CursorIter& b) { return a.p == b.p; }
-};
+using json_text::CursorIter;
 
 // What the next value is for: set by a key in objects, implied by the container in arrays.
 enum class Slot : std::uint8_t {
@@ -196,6 +177,11 @@ public:
             throw Error(file_.source + ": the file is empty (expected a JSON object)");
         CursorIter first{text_.data(), &cursor_}, last{text_.data() + text_.size(), &cursor_};
         json::sax_parse(first, last, this);
+        // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by
+        // a NUL and anything at all parses; nothing but whitespace may follow it.
+        if (const void* nul = std::memchr(text_.data(), '\0', text_.size()))
+            throw Error(location_at(static_cast<std::size_t>(static_cast<const char*>(nul) - text_.data())) +
+                        "invalid JSON: unexpected NUL byte after the JSON document (nothing but whitespace may follow it)");
         if (progress_ && !progress_(1.0)) throw Cancelled();
         return std::move(file_);
     }
