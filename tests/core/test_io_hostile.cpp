@@ -3,6 +3,7 @@
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
 #include "fxmem/io.h"
+#include "fxmem/schedule.h"
 
 #include <gtest/gtest.h>
 
@@ -47,4 +48,34 @@ TEST(IoHostile, PairBackwardPeakAtTheLimitIsExact) {
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
     EXPECT_EQ(pair_backward_peak(file, file.graphs[0], file.graphs[1], kMax - 5, 5), kMax);
     EXPECT_FALSE(error_of([&] { pair_backward_peak(file, file.graphs[0], file.graphs[1], kMax - 5, 6); }).empty());
+}
+
+// Item 11 for schedules (graph files: tests/data/bad/nul_*.json). nlohmann takes a NUL byte for
+// the end of the input, so these parsed before.
+TEST(IoHostile, ScheduleWithBytesAfterTheDocumentIsAnError) {
+    const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
+    const std::string order = R"({"graph": "g", "order": ["x", "split", "getitem_1", "add", "unused", "add_", "getitem", "cpu_copy", "output"]})";
+    EXPECT_NO_THROW(parse_schedule(file, order + "\n \t\n", "s.json"));
+    EXPECT_EQ(error_of([&] { parse_schedule(file, order + "\n" + std::string(1, '\0') + "garbage", "s.json"); }),
+              "s.json:2:1: JSON syntax error: unexpected NUL byte after the JSON document (nothing but whitespace "
+              "may follow it)");
+    EXPECT_EQ(error_of([&] { parse_schedule(file, order + std::string(1, '\0'), "s.json"); }).rfind("s.json:1:", 0), 0u);
+    EXPECT_EQ(error_of([&] { parse_schedule(file, std::string(R"({"graph": "g", )") + '\0' + "}", "s.json"); }),
+              "s.json:1:16: JSON syntax error: unexpected NUL byte");
+    EXPECT_NE(error_of([&] { parse_schedule(file, order + " x", "s.json"); }).find("s.json:1:"), std::string::npos);
+}
+
+// Item 12: a known key twice is an error, as in graph files (it was: the last one wins).
+TEST(IoHostile, ScheduleWithDuplicateKeysIsAnError) {
+    const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
+    const std::string order = R"(["x", "split", "getitem_1", "add", "unused", "add_", "getitem", "cpu_copy", "output"])";
+    EXPECT_EQ(error_of([&] { parse_schedule(file, "{\"graph\": \"g\",\n \"graph\": \"g\", \"order\": " + order + "}", "s.json"); }),
+              "s.json:2:8: top level: duplicate key 'graph'");
+    EXPECT_EQ(error_of([&] {
+                  parse_schedule(file, "{\"graph\": \"g\", \"order\": [], \"order\": " + order + "}", "s.json");
+              }),
+              "s.json:1:35: top level: duplicate key 'order'");
+    // Unknown keys are ignored, repeated or not, as in graph files; so are keys of nested objects.
+    EXPECT_NO_THROW(parse_schedule(
+        file, R"({"note": 1, "note": 2, "x": {"graph": 1, "graph": 2}, "graph": "g", "order": )" + order + "}", "s.json"));
 }
