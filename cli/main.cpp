@@ -31,6 +31,9 @@ commands:
   live FILE [--graph NAME] [--step K] [--schedule SCHED.json] [--json]
       the storages live at profile step K (default: the peak): size, allocator, users and
       why each is still live; with --schedule, the steps of that order
+  optimize FILE [--graph NAME] [--time-limit S] [-o SCHED.json] [--json]
+      an order with a lower peak (exact on small graphs, else the best found within S seconds,
+      default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
 
 options:
   -h, --help    show this help
@@ -58,6 +61,7 @@ const Command kCommands[] = {
     {"peak", kPeak, run_peak},
     {"score", kScore, run_score},
     {"live", kLive, run_live},
+    {"optimize", kOptimizeOptions, run_optimize},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

@@ -6,13 +6,17 @@
 // over the nodes v whose predecessors are all in S. Sets are built level by level (|S| = 0, 1, ...)
 // in hash maps keyed by the bitset; each state keeps its parent's index for the reconstruction.
 // With an upper bound U, states with f >= U are dropped: what remains can only lead to orders
-// strictly better than U, and an empty last level proves that U is optimal.
+// strictly better than U, and an empty last level proves that U is optimal. A state is also dropped
+// when some node not yet scheduled must peak at U or more: while it runs, the pinned buffers
+// allocated so far (never freed), the buffers it uses and its own allocations are all live.
 #include "fxmem/optimize.h"
 
 #include "optimize_problem.h"
 
+#include <algorithm>
 #include <array>
 #include <unordered_map>
+#include <vector>
 
 namespace fxmem {
 
@@ -50,6 +54,7 @@ struct State {
     Key<W> key;
     std::int64_t f = 0;     // least peak over the orders of the set
     std::int64_t mem = 0;   // memory after the set
+    std::int64_t pinned = 0;  // pinned buffers allocated by the set or the prefix
     std::uint32_t parent = 0;
     std::uint32_t last = 0;  // node added last
 };
@@ -66,8 +71,27 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
     for (std::size_t b = 0; b < p.size.size(); ++b)
         for (std::uint32_t u : p.users_of(b)) users[b].set(u);
 
+    std::vector<std::int64_t> pinned_alloc(K, 0);
+    std::int64_t prefix_pinned = 0;
+    for (std::size_t b = 0; b < p.size.size(); ++b)
+        if (!p.freeable[b]) (p.allocator[b] < 0 ? prefix_pinned : pinned_alloc[static_cast<std::size_t>(p.allocator[b])]) += p.size[b];
+    // Least peak still to come after the set `key` (pinned bytes `pinned`), by the argument above.
+    auto to_come = [&](const Key<W>& key, std::int64_t pinned) {
+        std::int64_t most = 0;
+        for (std::size_t v = 0; v < K; ++v) {
+            if (key.has(v) || !p.runs[v]) continue;
+            std::int64_t live = pinned + p.alloc[v];
+            for (std::uint32_t b : p.uses_of(v)) {
+                const std::int32_t a = p.allocator[b];
+                if (p.freeable[b] || (a >= 0 && !key.has(static_cast<std::size_t>(a)))) live += p.size[b];
+            }
+            most = std::max(most, live);
+        }
+        return most;
+    };
+
     std::vector<std::vector<State<W>>> levels(1);
-    levels[0].push_back(State<W>{Key<W>{}, p.start, p.start, 0, 0});
+    levels[0].push_back(State<W>{Key<W>{}, p.start, p.start, prefix_pinned, 0, 0});
     if (p.start >= upper_bound) {
         out.complete = true;
         out.peak = upper_bound;
@@ -90,7 +114,7 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
                 auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(next.size()));
                 if (!fresh) {
                     State<W>& t = next[it->second];
-                    if (f < t.f) {
+                    if (f < t.f && t.f < upper_bound) {
                         t.f = f;
                         t.parent = i;
                         t.last = static_cast<std::uint32_t>(v);
@@ -101,13 +125,18 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
                 if (p.runs[v])
                     for (std::uint32_t b : p.uses_of(v))
                         if (p.freeable[b] && key.covers(users[b])) mem -= p.size[b];
-                next.push_back(State<W>{key, f, mem, i, static_cast<std::uint32_t>(v)});
+                const std::int64_t pinned = s.pinned + pinned_alloc[v];
+                // A dead state stays in the level (so that other paths to it are not rebuilt) with
+                // f at the bound: it has no successors and is dropped before the next level.
+                const bool dead = to_come(key, pinned) >= upper_bound;
+                next.push_back(State<W>{key, dead ? upper_bound : f, mem, pinned, i, static_cast<std::uint32_t>(v)});
                 if (++states > max_states || ((states & 4095) == 0 && keep_going && !keep_going())) {
                     out.states = states;
                     return out;
                 }
             }
         }
+        std::erase_if(next, [&](const State<W>& t) { return t.f >= upper_bound; });
         if (next.empty()) {  // nothing beats the upper bound
             out.complete = true;
             out.peak = upper_bound;

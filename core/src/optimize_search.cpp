@@ -218,16 +218,37 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         r.exact = true;
         return finish();
     }
-    if (!report(OptimizeProgress::Phase::Exact, r.peak, true)) return r;
-
     const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
-    if (problem.size_k() <= options.exact_max_nodes) {
+    const bool try_exact = problem.size_k() <= options.exact_max_nodes && !problem.nonrunning_users;
+
+    // The local search first: on small graphs it gets 30 % of the time (it usually stops much
+    // earlier) and hands the exact search a tight bound to prune with.
+    if (!report(OptimizeProgress::Phase::Search, r.peak, true)) return r;
+    {
+        IncrementalSchedule schedule(file, graph, alias, releasable, counted, r.order);
+        const std::function<bool(std::int64_t)> tick = [&](std::int64_t best) {
+            return report(OptimizeProgress::Phase::Search, best, false);
+        };
+        const auto search_deadline = try_exact ? started + (deadline - started) * 3 / 10 : deadline;
+        Search search(schedule, options.seed, r.lower_bound, search_deadline, tick);
+        search.run();
+        if (search.best_peak() < r.peak) {
+            r.order = search.best_order();
+            r.peak = score(r.order);
+            r.method = "search";
+        }
+    }
+    if (r.cancelled) return r;
+    if (r.peak <= r.lower_bound) {
+        r.exact = true;
+        return finish();
+    }
+    if (try_exact && report(OptimizeProgress::Phase::Exact, r.peak, true)) {
         const std::function<bool()> keep_going = [&] {
             return Clock::now() < deadline && report(OptimizeProgress::Phase::Exact, r.peak, false);
         };
         ExactResult e = exact_schedule(file, graph, alias, releasable, counted, options.exact_max_nodes,
                                        options.exact_max_states, r.peak, keep_going);
-        if (r.cancelled) return r;
         if (e.complete) {
             if (e.improved) {
                 r.order = std::move(e.order);
@@ -235,22 +256,8 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
                 r.method = "exact";
             }
             r.exact = true;
-            return finish();
         }
     }
-
-    IncrementalSchedule schedule(file, graph, alias, releasable, counted, r.order);
-    const std::function<bool(std::int64_t)> tick = [&](std::int64_t best) {
-        return report(OptimizeProgress::Phase::Search, best, false);
-    };
-    Search search(schedule, options.seed, r.lower_bound, deadline, tick);
-    search.run();
-    if (search.best_peak() < r.peak) {
-        r.order = search.best_order();
-        r.peak = score(r.order);
-        r.method = "search";
-    }
-    if (r.peak <= r.lower_bound) r.exact = true;
     if (r.cancelled) return r;
     return finish();
 }

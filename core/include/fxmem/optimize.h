@@ -68,7 +68,7 @@ struct OptimizeOptions {
     // The exact search runs when the graph has at most this many nodes that run (and the number
     // of reachable sets of scheduled nodes stays under exact_max_states).
     std::size_t exact_max_nodes = 256;
-    std::size_t exact_max_states = 2'000'000;
+    std::size_t exact_max_states = 1'000'000;  // about 50-100 MB at most
     std::uint64_t seed = 1;          // the local search's random choices
     // Called now and then (at most every ~50 ms, and once per phase); return false to cancel:
     // optimize_schedule then returns the best order found so far with cancelled = true.
