@@ -1,0 +1,265 @@
+// optimize_schedule: the best of the original order and Inductor's three, then the exact search
+// on small graphs, else an iterated local search with IncrementalSchedule moves around the peak.
+//
+// Local search: at the first peak position p, try each node within a window around p at a few
+// targets (the ends of its legal range, just across the peak, one random legal spot); keep a move
+// when the peak drops, or when it stays equal and the peak's position changes (plateau moves, so
+// that several positions sharing the peak can be worked on), else move it back. A round without
+// improvement ends the descent; then a "kick" of a few random legal moves near the peak restarts
+// from the best order so far. It stops at the time limit, on cancel, when the peak reaches the
+// lower bound, or after kStallKicks kicks in a row that found nothing better.
+#include "fxmem/optimize.h"
+
+#include "fxmem/incremental.h"
+#include "fxmem/schedule.h"
+#include "optimize_problem.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+namespace fxmem {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kWindow = 24;        // positions on each side of the peak
+constexpr std::size_t kStallKicks = 60;    // kicks in a row without a better order
+constexpr double kProgressEvery_s = 0.05;
+
+class Search {
+public:
+    Search(IncrementalSchedule& schedule, std::uint64_t seed, std::int64_t lower_bound,
+           Clock::time_point deadline, const std::function<bool(std::int64_t)>& tick)
+        : s_(schedule), rng_(seed), lower_bound_(lower_bound), deadline_(deadline), tick_(tick) {}
+
+    // Returns false when stopped by the deadline or a cancel (the best order is kept either way).
+    bool run() {
+        best_peak_ = s_.peak();
+        best_order_ = s_.order();
+        std::size_t stall = 0;
+        while (best_peak_ > lower_bound_ && stall < kStallKicks) {
+            const bool finished = descend();
+            if (s_.peak() < best_peak_) {
+                best_peak_ = s_.peak();
+                best_order_ = s_.order();
+                undo_.clear();
+                stall = 0;
+            } else {
+                ++stall;
+                restore_best();
+            }
+            if (!finished) return false;
+            if (best_peak_ <= lower_bound_) break;
+            kick();
+        }
+        return true;
+    }
+
+    std::int64_t best_peak() const { return best_peak_; }
+    const std::vector<NodeId>& best_order() const { return best_order_; }
+
+private:
+    IncrementalSchedule& s_;
+    std::mt19937_64 rng_;
+    std::int64_t lower_bound_;
+    Clock::time_point deadline_;
+    const std::function<bool(std::int64_t)>& tick_;
+    std::int64_t best_peak_ = 0;
+    std::vector<NodeId> best_order_;
+    std::vector<std::pair<std::size_t, std::size_t>> undo_;  // moves kept since the best order
+    std::size_t checks_ = 0;
+
+    bool alive() {
+        if ((++checks_ & 15) != 0) return true;
+        if (Clock::now() >= deadline_) return false;
+        return tick_(std::min(best_peak_, s_.peak()));
+    }
+
+    std::size_t pick(std::size_t lo, std::size_t hi) {  // inclusive
+        return std::uniform_int_distribution<std::size_t>(lo, hi)(rng_);
+    }
+
+    void keep(std::size_t from, std::size_t to) {
+        s_.move(from, to);
+        undo_.emplace_back(from, to);
+    }
+
+    // Moves the node at `from` to `to` and keeps it when the peak drops (1), or stays equal at
+    // another position (2, a plateau move, taken one time in four); else moves it back (0).
+    int attempt(std::size_t from, std::size_t to, std::int64_t& peak, std::size_t& peak_at) {
+        if (from == to) return 0;
+        s_.move(from, to);
+        const std::int64_t now = s_.peak();
+        if (now < peak) {
+            peak = now;
+            peak_at = s_.peak_position();
+            undo_.emplace_back(from, to);
+            return 1;
+        }
+        if (now == peak) {
+            const std::size_t at = s_.peak_position();
+            if (at != peak_at && std::uniform_int_distribution<int>(0, 3)(rng_) == 0) {
+                peak_at = at;
+                undo_.emplace_back(from, to);
+                return 2;
+            }
+        }
+        s_.move(to, from);
+        return 0;
+    }
+
+    // Local descent until a window round changes nothing (or too many plateau moves).
+    // False when time is up or cancelled.
+    bool descend() {
+        std::int64_t peak = s_.peak();
+        std::size_t peak_at = s_.peak_position();
+        const std::size_t n = s_.size();
+        std::size_t plateau = 0;
+        for (;;) {
+            int changed = 0;
+            const std::size_t lo = peak_at > kWindow ? peak_at - kWindow : 0;
+            const std::size_t hi = std::min(n - 1, peak_at + kWindow);
+            for (std::size_t q = lo; q <= hi && !changed; ++q) {
+                if (!alive()) return false;
+                const auto r = s_.legal_range(q);
+                if (r.lo == r.hi) continue;
+                std::size_t targets[3];
+                std::size_t count = 0;
+                if (q <= peak_at) {
+                    targets[count++] = r.hi;
+                    if (peak_at <= r.hi) targets[count++] = peak_at;
+                } else {
+                    targets[count++] = r.lo;
+                    if (peak_at >= r.lo) targets[count++] = peak_at;
+                }
+                targets[count++] = pick(r.lo, r.hi);
+                for (std::size_t t = 0; t < count && !changed; ++t) changed = attempt(q, targets[t], peak, peak_at);
+            }
+            if (changed == 0) return true;
+            if (changed == 2 && ++plateau > 4 * kWindow) return true;
+        }
+    }
+
+    // Back to the best order: undo the kept moves, last first (each move is a rotation that the
+    // opposite move reverts exactly).
+    void restore_best() {
+        for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) s_.move(it->second, it->first);
+        undo_.clear();
+    }
+
+    void kick() {
+        const std::size_t n = s_.size();
+        const std::size_t at = s_.peak_position();
+        const int moves = 1 + static_cast<int>(pick(0, 3));
+        for (int i = 0; i < moves; ++i) {
+            const std::size_t q = pick(at > 2 * kWindow ? at - 2 * kWindow : 0, std::min(n - 1, at + 2 * kWindow));
+            const auto r = s_.legal_range(q);
+            if (r.lo < r.hi) keep(q, pick(r.lo, r.hi));
+        }
+    }
+};
+
+} // namespace
+
+OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
+                                 const NodeMask& releasable, const StorageMask& counted,
+                                 const OptimizeOptions& options) {
+    const auto started = Clock::now();
+    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
+    OptimizeResult r;
+    OptimizeProgress progress;
+    auto last_report = started - std::chrono::seconds(1);
+    // Reports progress (throttled unless forced); false when the caller cancels.
+    auto report = [&](OptimizeProgress::Phase phase, std::int64_t best, bool force) {
+        if (!options.progress) return true;
+        const auto now = Clock::now();
+        if (!force && std::chrono::duration<double>(now - last_report).count() < kProgressEvery_s) return true;
+        last_report = now;
+        progress.phase = phase;
+        progress.elapsed_s = std::chrono::duration<double>(now - started).count();
+        progress.fraction = options.time_limit_s > 0 ? std::min(1.0, progress.elapsed_s / options.time_limit_s) : 1.0;
+        progress.best_peak = best;
+        progress.lower_bound = r.lower_bound;
+        if (options.progress(progress)) return true;
+        r.cancelled = true;
+        return false;
+    };
+
+    auto score = [&](const std::vector<NodeId>& order) {
+        return score_schedule(file, graph, alias, order, releasable, counted).peak;
+    };
+    r.order = original_order(graph);
+    r.original_peak = r.peak = score(r.order);
+    r.method = "original";
+    r.lower_bound = peak_lower_bound(file, graph, alias, releasable, counted);
+    auto consider = [&](std::vector<NodeId> order, std::int64_t& slot, const char* method) {
+        check_schedule(graph, order);
+        slot = score(order);
+        if (slot < r.peak) {
+            r.peak = slot;
+            r.order = std::move(order);
+            r.method = method;
+        }
+    };
+    if (!report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
+    consider(inductor_lpmf_order(file, graph, alias, releasable, counted), r.lpmf_peak, "lpmf");
+    consider(inductor_bfs_order(file, graph, alias, releasable, counted), r.bfs_peak, "bfs");
+    consider(inductor_dfs_order(file, graph, alias, releasable, counted), r.dfs_peak, "dfs");
+
+    auto finish = [&] {
+        if (r.exact) r.lower_bound = r.peak;
+        report(OptimizeProgress::Phase::Done, r.peak, true);
+        return r;
+    };
+    if (r.peak <= r.lower_bound) {
+        r.exact = true;
+        return finish();
+    }
+    const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
+    const bool try_exact = problem.size_k() <= options.exact_max_nodes && !problem.nonrunning_users;
+
+    // The local search first: on small graphs it gets 30 % of the time (it usually stops much
+    // earlier) and hands the exact search a tight bound to prune with.
+    if (!report(OptimizeProgress::Phase::Search, r.peak, true)) return r;
+    {
+        IncrementalSchedule schedule(file, graph, alias, releasable, counted, r.order);
+        const std::function<bool(std::int64_t)> tick = [&](std::int64_t best) {
+            return report(OptimizeProgress::Phase::Search, best, false);
+        };
+        const auto search_deadline = try_exact ? started + (deadline - started) * 3 / 10 : deadline;
+        Search search(schedule, options.seed, r.lower_bound, search_deadline, tick);
+        search.run();
+        if (search.best_peak() < r.peak) {
+            r.order = search.best_order();
+            r.peak = score(r.order);
+            r.method = "search";
+        }
+    }
+    if (r.cancelled) return r;
+    if (r.peak <= r.lower_bound) {
+        r.exact = true;
+        return finish();
+    }
+    if (try_exact && report(OptimizeProgress::Phase::Exact, r.peak, true)) {
+        const std::function<bool()> keep_going = [&] {
+            return Clock::now() < deadline && report(OptimizeProgress::Phase::Exact, r.peak, false);
+        };
+        ExactResult e = exact_schedule(file, graph, alias, releasable, counted, options.exact_max_nodes,
+                                       options.exact_max_states, r.peak, keep_going);
+        if (e.complete) {
+            if (e.improved) {
+                r.order = std::move(e.order);
+                r.peak = score(r.order);
+                r.method = "exact";
+            }
+            r.exact = true;
+        }
+    }
+    if (r.cancelled) return r;
+    return finish();
+}
+
+} // namespace fxmem
