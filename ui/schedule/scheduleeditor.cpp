@@ -1,5 +1,6 @@
 #include "schedule/scheduleeditor.h"
 
+#include "schedule/optimizerjob.h"
 #include "schedule/schedulecommands.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
@@ -12,7 +13,13 @@
 #include <QComboBox>
 #include <QCompleter>
 #include <QCursor>
+#include <QHeaderView>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QTableView>
+#include <QSignalBlocker>
+#include <QStandardItemModel>
 #include <QStringListModel>
 #include <QEvent>
 #include <QFile>
@@ -33,6 +40,20 @@
 #include <optional>
 
 struct ScheduleEditor::State {
+    struct Source {
+        QString name;
+        std::vector<fxmem::NodeId> order;  // empty for "Your edit" until there is one
+        bool isEdit = false;
+    };
+    std::vector<Source> sources;  // original, named ones, your edit (last)
+    std::vector<fxmem::NodeId> userEdit;
+    bool applyingSource = false;  // a pick in progress: the new order is not the user's edit
+    int compareA = -1, compareB = -1;
+    std::shared_ptr<const OrderComparison> comparison;
+    CompareModel* compareModel = nullptr;
+    OptimizerJob* optimizer = nullptr;
+    std::int64_t lowerBound = -1;
+    std::vector<fxmem::MoveSuggestion> suggestions;
     QUndoStack* stack = nullptr;
     std::vector<QLabel*> captions;
     mutable std::optional<std::vector<std::int64_t>> profile;  // cached until the order changes
@@ -155,8 +176,13 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(strip);
+    buildSourceRow();
+    layout->addWidget(picker_->parentWidget());
+    layout->addWidget(optimizeRow_);
     layout->addLayout(moveRow);
-    layout->addWidget(view_, 1);
+    layout->addWidget(view_, 3);
+    layout->addWidget(comparePanel_, 2);
+    layout->addWidget(suggestionList_, 1);
     layout->addWidget(statusLabel_);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
@@ -196,12 +222,353 @@ ScheduleEditor::~ScheduleEditor() {
     d_->stack->clear();
 }
 
+void ScheduleEditor::buildSourceRow() {
+    auto* row = new QWidget(this);
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(4, 0, 4, 0);
+    picker_ = new QComboBox(row);
+    picker_->setObjectName(QStringLiteral("schedulePicker"));
+    picker_->setToolTip(tr("Which order to edit: the graph's original order, a schedule stored in the file, or your edit"));
+    picker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    picker_->setMinimumContentsLength(12);
+    compareButton_ = new QToolButton(row);
+    compareButton_->setText(tr("Compare"));
+    compareButton_->setCheckable(true);
+    compareButton_->setToolTip(tr("Overlay two orders on the timeline and list the nodes that moved"));
+    optimizeButton_ = new QToolButton(row);
+    optimizeButton_->setText(tr("Optimize"));
+    optimizeButton_->setToolTip(tr("Search an order with a lower peak (exact on small graphs); the result is one undoable edit"));
+    suggestButton_ = new QToolButton(row);
+    suggestButton_->setText(tr("Suggest"));
+    suggestButton_->setCheckable(true);
+    suggestButton_->setToolTip(tr("The single moves that lower the current peak most; click one to apply it"));
+    h->addWidget(new QLabel(tr("Schedule"), row));
+    h->addWidget(picker_, 1);
+    h->addWidget(compareButton_);
+    h->addWidget(optimizeButton_);
+    h->addWidget(suggestButton_);
+    connect(picker_, &QComboBox::activated, this, [this](int index) { pickSource(index); });
+
+    // Optimize progress: a bar and Cancel, shown while the worker runs.
+    optimizeRow_ = new QWidget(this);
+    auto* o = new QHBoxLayout(optimizeRow_);
+    o->setContentsMargins(4, 0, 4, 0);
+    optimizeProgress_ = new QProgressBar(optimizeRow_);
+    optimizeProgress_->setObjectName(QStringLiteral("optimizeProgress"));
+    optimizeProgress_->setRange(0, 1000);
+    auto* cancel = new QToolButton(optimizeRow_);
+    cancel->setObjectName(QStringLiteral("optimizeCancel"));
+    cancel->setText(tr("Cancel"));
+    cancel->setToolTip(tr("Stop the search; the order stays as it is"));
+    o->addWidget(optimizeProgress_, 1);
+    o->addWidget(cancel);
+    optimizeRow_->hide();
+    d_->optimizer = new OptimizerJob(this);
+    connect(optimizeButton_, &QToolButton::clicked, this, [this] { optimize(); });
+    connect(cancel, &QToolButton::clicked, this, &ScheduleEditor::cancelOptimize);
+    connect(d_->optimizer, &OptimizerJob::progress, this,
+            [this](double fraction, qint64 best, qint64 bound, const QString& phase) {
+                optimizeProgress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+                optimizeProgress_->setFormat(tr("%1: best %2, bound %3").arg(phase, formatBytes(std::int64_t(best)),
+                                                                           formatBytes(std::int64_t(bound))));
+            });
+    connect(d_->optimizer, &OptimizerJob::finished, this, &ScheduleEditor::onOptimizeFinished);
+    connect(d_->optimizer, &OptimizerJob::failed, this, [this](const QString& why) {
+        optimizeRow_->hide();
+        optimizeButton_->setEnabled(true);
+        showStatus(tr("Optimize failed: %1").arg(why), true);
+        emit optimizeFinished(false);
+    });
+
+    // Compare: A and B, and the moved nodes.
+    comparePanel_ = new QWidget(this);
+    auto* c = new QVBoxLayout(comparePanel_);
+    c->setContentsMargins(4, 0, 4, 0);
+    auto* pick = new QHBoxLayout;
+    compareA_ = new QComboBox(comparePanel_);
+    compareA_->setObjectName(QStringLiteral("compareA"));
+    compareB_ = new QComboBox(comparePanel_);
+    compareB_->setObjectName(QStringLiteral("compareB"));
+    for (QComboBox* box : {compareA_, compareB_}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
+    pick->addWidget(new QLabel(tr("A"), comparePanel_));
+    pick->addWidget(compareA_, 1);
+    pick->addWidget(new QLabel(tr("B"), comparePanel_));
+    pick->addWidget(compareB_, 1);
+    c->addLayout(pick);
+    d_->compareModel = new CompareModel(this);
+    compareView_ = new QTableView(comparePanel_);
+    compareView_->setObjectName(QStringLiteral("compareList"));
+    compareView_->setModel(d_->compareModel);
+    compareView_->verticalHeader()->hide();
+    compareView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    compareView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    compareView_->horizontalHeader()->setStretchLastSection(true);
+    compareView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    c->addWidget(compareView_);
+    comparePanel_->hide();
+    connect(compareButton_, &QToolButton::toggled, this, [this](bool on) {
+        if (!on) return clearComparison();
+        const int current = std::max(sourceIndex(), 0);
+        setComparison(0, current == 0 && d_->sources.size() > 2 ? 1 : current);
+    });
+    const auto onPick = [this] { setComparison(compareA_->currentIndex(), compareB_->currentIndex()); };
+    connect(compareA_, &QComboBox::activated, this, onPick);
+    connect(compareB_, &QComboBox::activated, this, onPick);
+    connect(compareView_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const fxmem::NodeId node(index.data(CompareModel::NodeIdRole).toInt());
+        selectNode(node);
+        emit nodeSelected(node);
+    });
+
+    // Suggestions: one click applies one.
+    suggestionList_ = new QListWidget(this);
+    suggestionList_->setObjectName(QStringLiteral("suggestionList"));
+    suggestionList_->setToolTip(tr("Click a move to apply it (undoable)"));
+    suggestionList_->hide();
+    connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
+        suggestionList_->setVisible(on);
+        if (on) refreshSuggestions();
+    });
+    connect(suggestionList_, &QListWidget::itemClicked, this,
+            [this](QListWidgetItem* item) { applySuggestion(static_cast<std::size_t>(suggestionList_->row(item))); });
+}
+
+// ---- sources (the picker) ----
+
+void ScheduleEditor::rebuildSources() {
+    d_->sources.clear();
+    d_->userEdit.clear();
+    const auto& a = model_->analysis();
+    if (a) {
+        d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false});
+        for (const fxmem::NamedSchedule& named : a->file().schedules)
+            if (static_cast<int>(named.graph) == a->graphIndex())
+                d_->sources.push_back({QString::fromStdString(named.name) %
+                                           (named.source.empty() ? QString() : QStringLiteral(" (") % QString::fromStdString(named.source) % QStringLiteral(")")),
+                                       named.order, false});
+        d_->sources.push_back({tr("Your edit"), {}, true});
+    }
+    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+        const QSignalBlocker block(box);
+        box->clear();
+        for (const auto& src : d_->sources) box->addItem(src.name);
+    }
+    syncPicker();
+}
+
+QStringList ScheduleEditor::sourceNames() const {
+    QStringList out;
+    for (const auto& src : d_->sources) out << src.name;
+    return out;
+}
+
+int ScheduleEditor::sourceIndex() const {
+    if (!model_->schedule()) return -1;
+    const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
+    for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i)
+        if (d_->sources[i].order == now) return static_cast<int>(i);
+    return static_cast<int>(d_->sources.size()) - 1;  // your edit
+}
+
+void ScheduleEditor::syncPicker() {
+    const QSignalBlocker block(picker_);
+    picker_->setCurrentIndex(sourceIndex());
+    // "Your edit" can be picked only once there is one.
+    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+        if (auto* items = qobject_cast<QStandardItemModel*>(box->model()); items && box->count() > 0)
+            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!d_->userEdit.empty());
+    }
+    picker_->setEnabled(model_->schedule() != nullptr);
+    compareButton_->setEnabled(model_->schedule() != nullptr);
+    optimizeButton_->setEnabled(model_->schedule() != nullptr && !isOptimizing());
+    suggestButton_->setEnabled(model_->schedule() != nullptr);
+}
+
+bool ScheduleEditor::pickSource(int index) {
+    if (!model_->schedule() || index < 0 || index >= static_cast<int>(d_->sources.size())) return false;
+    const auto& src = d_->sources[static_cast<std::size_t>(index)];
+    const std::vector<fxmem::NodeId>& order = src.isEdit ? d_->userEdit : src.order;
+    if (order.empty()) {
+        syncPicker();
+        return false;
+    }
+    if (order == model_->schedule()->order()) return true;
+    d_->applyingSource = true;
+    d_->stack->push(new SetOrderCommand(model_, order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name))));
+    d_->applyingSource = false;
+    showStatus(tr("Now editing %1: peak %2").arg(src.name, formatBytes(peak())), false);
+    return true;
+}
+
+bool ScheduleEditor::pickSchedule(const QString& name) {
+    for (std::size_t i = 1; i + 1 < d_->sources.size(); ++i)
+        if (d_->sources[i].name == name || d_->sources[i].name.startsWith(name + QStringLiteral(" ("))) return pickSource(static_cast<int>(i));
+    return false;
+}
+
+// ---- compare ----
+
+void ScheduleEditor::setComparison(int a, int b) {
+    const int n = static_cast<int>(d_->sources.size());
+    if (!model_->schedule() || a < 0 || b < 0 || a >= n || b >= n) return clearComparison();
+    d_->compareA = a;
+    d_->compareB = b;
+    {
+        const QSignalBlocker blockA(compareA_), blockB(compareB_), blockButton(compareButton_);
+        compareA_->setCurrentIndex(a);
+        compareB_->setCurrentIndex(b);
+        compareButton_->setChecked(true);
+    }
+    comparePanel_->show();
+    updateComparison();
+}
+
+void ScheduleEditor::clearComparison() {
+    const bool had = d_->comparison != nullptr;
+    d_->compareA = d_->compareB = -1;
+    d_->comparison.reset();
+    d_->compareModel->setComparison(nullptr, nullptr);
+    {
+        const QSignalBlocker block(compareButton_);
+        compareButton_->setChecked(false);
+    }
+    comparePanel_->hide();
+    if (had) emit comparisonChanged();
+}
+
+std::shared_ptr<const OrderComparison> ScheduleEditor::comparison() const { return d_->comparison; }
+
+QString ScheduleEditor::comparisonName(int which) const {
+    const int i = which == 0 ? d_->compareA : d_->compareB;
+    if (i < 0 || i >= static_cast<int>(d_->sources.size())) return {};
+    return (which == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) % d_->sources[static_cast<std::size_t>(i)].name;
+}
+
+void ScheduleEditor::updateComparison() {
+    if (d_->compareA < 0 || !model_->schedule()) return;
+    const auto orderOf = [&](int i) -> std::vector<fxmem::NodeId> {
+        const auto& src = d_->sources[static_cast<std::size_t>(i)];
+        if (!src.isEdit) return src.order;
+        // "Your edit": the user's last order; the current order while it is the edit.
+        return d_->userEdit.empty() ? model_->schedule()->order() : d_->userEdit;
+    };
+    try {
+        d_->comparison = std::make_shared<const OrderComparison>(
+            compareOrders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
+    } catch (const fxmem::Error& e) {
+        d_->comparison.reset();
+        showStatus(tr("Cannot compare: %1").arg(QString::fromStdString(e.what())), true);
+    }
+    d_->compareModel->setComparison(model_->analysis(), d_->comparison);
+    if (d_->comparison)
+        showStatus(tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
+                       .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
+                            formatBytes(d_->comparison->peakB)),
+                   false);
+    emit comparisonChanged();
+}
+
+// ---- optimize ----
+
+void ScheduleEditor::optimize(double timeLimitSeconds) {
+    if (!model_->analysis() || isOptimizing()) return;
+    optimizeProgress_->setValue(0);
+    optimizeProgress_->setFormat(tr("starting…"));
+    optimizeRow_->show();
+    optimizeButton_->setEnabled(false);
+    showStatus(tr("Optimizing (at most %1 s)…").arg(timeLimitSeconds), false);
+    d_->optimizer->start(model_->analysis(), timeLimitSeconds);
+}
+
+void ScheduleEditor::cancelOptimize() { d_->optimizer->cancel(); }
+
+bool ScheduleEditor::isOptimizing() const { return d_->optimizer->isRunning(); }
+
+std::int64_t ScheduleEditor::lowerBound() const { return d_->lowerBound; }
+
+void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
+                                        std::shared_ptr<const GraphAnalysis> analysis) {
+    optimizeRow_->hide();
+    optimizeButton_->setEnabled(model_->schedule() != nullptr);
+    if (analysis != model_->analysis() || !model_->schedule()) {
+        emit optimizeFinished(false);
+        return;  // another graph is open now
+    }
+    d_->lowerBound = result->lower_bound;
+    emit lowerBoundChanged(result->lower_bound);
+    const QString bound = tr("no order can go below %1").arg(formatBytes(result->lower_bound));
+    if (result->cancelled) {
+        showStatus(tr("Optimize cancelled; the best order found so far (peak %1) was not applied; %2.")
+                       .arg(formatBytes(result->peak), bound),
+                   false);
+        emit optimizeFinished(false);
+        return;
+    }
+    const std::int64_t before = peak();
+    const bool better = result->peak < before && result->order != model_->schedule()->order();
+    if (better)
+        d_->stack->push(new SetOrderCommand(model_, result->order,
+                                            tr("Optimize: peak %1 → %2").arg(formatBytes(before), formatBytes(result->peak))));
+    const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
+    showStatus(better ? tr("Optimized: peak %1 → %2, %3; %4.").arg(formatBytes(before), formatBytes(result->peak), how, bound)
+                      : tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound),
+               false);
+    emit optimizeFinished(better);
+}
+
+// ---- suggestions ----
+
+std::vector<fxmem::MoveSuggestion> ScheduleEditor::suggestions() const { return d_->suggestions; }
+
+void ScheduleEditor::refreshSuggestions() {
+    d_->suggestions.clear();
+    if (model_->schedule()) d_->suggestions = fxmem::suggest_moves(*model_->schedule(), 5);
+    fillSuggestionList();
+}
+
+void ScheduleEditor::fillSuggestionList() {
+    suggestionList_->clear();
+    const std::int64_t now = peak();
+    for (const fxmem::MoveSuggestion& m : d_->suggestions)
+        suggestionList_->addItem(tr("Move '%1' from position %2 to %3: peak %4 → %5 (%6)")
+                                     .arg(nodeName(model_, m.node))
+                                     .arg(m.from)
+                                     .arg(m.to)
+                                     .arg(formatBytes(now), formatBytes(m.peak_after), formatDelta(m.peak_after - now, now)));
+    if (d_->suggestions.empty() && model_->schedule())
+        suggestionList_->addItem(tr("No single move near the peak lowers it."));
+}
+
+bool ScheduleEditor::applySuggestion(std::size_t index) {
+    if (index >= d_->suggestions.size()) return false;
+    const fxmem::MoveSuggestion m = d_->suggestions[index];
+    if (!model_->schedule() || m.from >= model_->size() || model_->schedule()->at(m.from) != m.node) return false;
+    const bool moved = move(m.from, m.to, nullptr, false);
+    if (moved) selectNode(m.node);
+    return moved;
+}
+
 void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
     d_->stack->clear();
     statusLabel_->clear();
+    if (isOptimizing()) cancelOptimize();
+    // Sources and comparison belong to the previous graph: drop them before the model changes.
+    clearComparison();
+    d_->sources.clear();
+    d_->userEdit.clear();
     model_->setAnalysis(std::move(analysis));
     view_->scrollToTop();
     updateMoveCompleter();
+    d_->suggestions.clear();
+    fillSuggestionList();
+    if (d_->lowerBound >= 0) {
+        d_->lowerBound = -1;
+        emit lowerBoundChanged(-1);
+    }
+    rebuildSources();
 }
 
 void ScheduleEditor::updateMoveCompleter() {
@@ -410,7 +777,17 @@ void ScheduleEditor::selectNode(fxmem::NodeId node) {
 
 void ScheduleEditor::onOrderChanged() {
     d_->profile.reset();
+    // An order the user made (not a pick of a stored one) becomes "Your edit".
+    if (!d_->applyingSource && model_->schedule() && !d_->sources.empty()) {
+        const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
+        bool stored = false;
+        for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i) stored = stored || d_->sources[i].order == now;
+        if (!stored) d_->userEdit = now;
+    }
+    if (!d_->sources.empty()) syncPicker();
     updateSummary();
+    if (d_->comparison) updateComparison();
+    if (suggestionList_ && suggestionList_->isVisible()) refreshSuggestions();
     emit scheduleChanged();
 }
 
