@@ -53,7 +53,31 @@ private slots:
     void optimizeIsOneUndoStep();
     void optimizeCancelChangesNothing();
     void suggestionsApplyWithOneClick();
+    void dockStaysNarrow();
 };
+
+// The dock must fit beside the graph on a 1366-pixel laptop screen with every tool open and a
+// schedule name far longer than the dock (issue 11 item 1).
+void TestScheduleTools::dockStaysNarrow() {
+    auto file = schedtest::smallFile();
+    file->schedules.push_back({std::string(300, 'n'), 0, kMoved, std::string(200, 's')});
+    ScheduleEditor editor;
+    editor.setAnalysis(GraphAnalysis::compute(file, 0));
+    editor.setComparison(0, 1);
+    editor.refreshSuggestions();
+    editor.findChild<QListWidget*>(QStringLiteral("suggestionList"))->show();
+    editor.resize(420, 700);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    qInfo("minimum size hint %d x %d", editor.minimumSizeHint().width(), editor.minimumSizeHint().height());
+    for (QWidget* w : editor.findChildren<QWidget*>())
+        if (w->minimumSizeHint().width() > 400)
+            qInfo("  %s %s: %d", w->metaObject()->className(), qPrintable(w->objectName()), w->minimumSizeHint().width());
+    QVERIFY(editor.minimumSizeHint().width() <= 460);
+    QVERIFY(editor.minimumSizeHint().height() <= 600);
+    if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG"))
+        editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral("-tools.png"));
+}
 
 void TestScheduleTools::pickerSwitchesToANamedSchedule() {
     ScheduleEditor editor;

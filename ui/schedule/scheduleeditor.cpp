@@ -100,7 +100,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     strip->setFrameShape(QFrame::StyledPanel);
     auto* grid = new QGridLayout(strip);
     grid->setContentsMargins(8, 4, 8, 4);
-    grid->setHorizontalSpacing(18);
+    grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(0);
     originalLabel_ = addFigure(grid, 0, tr("Original peak"), QStringLiteral("1023 MiB"), d_->captions);
     editedLabel_ = addFigure(grid, 1, tr("Edited peak"), QStringLiteral("1023 MiB"), d_->captions);
@@ -140,6 +140,9 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     statusLabel_ = new QLabel(this);
     statusLabel_->setObjectName(QStringLiteral("scheduleStatus"));
     statusLabel_->setWordWrap(true);
+    // A long node name must not widen the dock (issue 11 item 1): the label takes the width it
+    // is given and clips; the tooltip keeps the whole text.
+    statusLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusLabel_->setContentsMargins(4, 2, 4, 2);
 
