@@ -19,3 +19,13 @@ TEST(CliHostile, PairPeakOverflowExitsOne) {
     EXPECT_TRUE(r.out.empty()) << r.out;
     EXPECT_EQ(r.err.rfind(path + ": graph 'bwd' (backward of 'fwd'): the backward baseline", 0), 0u) << r.err;
 }
+
+TEST(CliHostile, SpecialFilesAreRefusedByName) {
+    const CliRun zero = cli({"info", "/dev/zero"});
+    EXPECT_EQ(zero.status, 1);
+    EXPECT_EQ(zero.err, "/dev/zero: cannot read: it is a character device, not a regular file\n");
+    const std::string dir = scratch_dir();
+    const CliRun sched_dir = cli({"score", std::string(FXMEM_TEST_DATA) + "/good/single.json", "--schedule", dir});
+    EXPECT_EQ(sched_dir.status, 1);
+    EXPECT_EQ(sched_dir.err, dir + ": cannot read: it is a directory, not a regular file\n");
+}

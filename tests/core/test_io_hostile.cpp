@@ -7,8 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <limits>
 #include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace fxmem;
 
@@ -78,4 +84,52 @@ TEST(IoHostile, ScheduleWithDuplicateKeysIsAnError) {
     // Unknown keys are ignored, repeated or not, as in graph files; so are keys of nested objects.
     EXPECT_NO_THROW(parse_schedule(
         file, R"({"note": 1, "note": 2, "x": {"graph": 1, "graph": 2}, "graph": "g", "order": )" + order + "}", "s.json"));
+}
+
+// Item 15: what is not a regular file is refused before it is read: a FIFO without a writer
+// blocked in open(), /dev/zero was read until memory ran out, a directory as a schedule gave a
+// JSON syntax error.
+TEST(IoHostile, FifoIsRefusedWithoutBlocking) {
+    const std::string fifo = ::testing::TempDir() + "fxmem_hostile_fifo_" + std::to_string(::getpid());
+    ::unlink(fifo.c_str());
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto result = std::async(std::launch::async, [&] { return error_of([&] { load_file(fifo); }); });
+    if (result.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+        ADD_FAILURE() << "load_file blocked on a FIFO";
+        const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // let the reader go
+        if (w >= 0) ::close(w);
+    }
+    EXPECT_EQ(result.get(), fifo + ": cannot read: it is a FIFO (named pipe), not a regular file");
+    ::unlink(fifo.c_str());
+}
+
+TEST(IoHostile, DevicesAndDirectoriesAreRefused) {
+    EXPECT_EQ(error_of([] { load_file("/dev/zero"); }), "/dev/zero: cannot read: it is a character device, not a regular file");
+    const std::string dir = ::testing::TempDir();
+    EXPECT_EQ(error_of([&] { load_file(dir); }), dir + ": cannot read: it is a directory, not a regular file");
+    const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
+    EXPECT_EQ(error_of([&] { load_schedule(file, dir); }), dir + ": cannot read: it is a directory, not a regular file");
+    EXPECT_EQ(error_of([&] { load_schedule(file, "/dev/zero"); }),
+              "/dev/zero: cannot read: it is a character device, not a regular file");
+}
+
+TEST(IoHostile, FileLargerThanMemoryIsTooLarge) {
+    // A sparse file larger than the machine's memory: refused up front, not read.
+    const std::string path = ::testing::TempDir() + "fxmem_hostile_huge_" + std::to_string(::getpid()) + ".json";
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    ASSERT_GT(pages, 0);
+    const auto size = static_cast<off_t>(pages) * page * 2;
+    {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ASSERT_GE(fd, 0);
+        const bool ok = ::ftruncate(fd, size) == 0;
+        ::close(fd);
+        if (!ok) {
+            ::unlink(path.c_str());
+            GTEST_SKIP() << "this file system cannot hold a sparse file of " << size << " bytes";
+        }
+    }
+    EXPECT_EQ(error_of([&] { load_file(path); }),
+              path + ": file too large for memory (" + std::to_string(size) + " bytes)");
+    ::unlink(path.c_str());
 }
