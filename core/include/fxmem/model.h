@@ -183,8 +183,21 @@ public:
     int find_graph(std::string_view graph_name) const;
     // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
     void add_pair(std::string_view forward, std::string_view backward);
+    // Slots visited while indexing graph names, dtypes and devices (NameIndex::insert_probes):
+    // the tests' work counter for files crafted against the indexes.
+    std::uint64_t index_probes() const {
+        return graph_index_.insert_probes() + dtype_index_.insert_probes() + device_index_.insert_probes();
+    }
 
 private:
+    friend class GraphBuilder;
+    // Name -> index into graphs, dtypes and devices, kept by GraphBuilder::finish, intern_dtype
+    // and add_storage (linear searches made a file with 100k graphs or dtypes quadratic).
+    NameIndex graph_index_, dtype_index_, device_index_;
+    // GraphBuilder::finish's per-storage stamps for "already listed by this node", shared by the
+    // file's graphs so that each graph costs O(its size), not O(storages).
+    std::vector<std::uint32_t> output_stamp_;
+    std::uint32_t next_stamp_ = 0;
     // File id -> StorageId. Exporters number storages 0, 1, 2...: those ids index a dense array;
     // an id far beyond the count so far goes to the map instead.
     std::vector<std::int32_t> dense_by_file_id_;
