@@ -124,6 +124,13 @@ StorageId GraphFile::find_storage(std::int64_t file_id) const {
     return it == sparse_by_file_id_.end() ? StorageId{} : it->second;
 }
 
+std::size_t GraphFile::longest_sparse_id_chain() const {
+    std::size_t longest = 0;
+    for (std::size_t b = 0; b < sparse_by_file_id_.bucket_count(); ++b)
+        longest = std::max(longest, sparse_by_file_id_.bucket_size(b));
+    return longest;
+}
+
 std::uint32_t GraphFile::intern_dtype(std::string_view dtype) {
     const auto next = static_cast<std::uint32_t>(dtypes.size());
     const std::uint32_t known =

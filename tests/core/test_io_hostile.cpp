@@ -12,6 +12,7 @@
 #include <future>
 #include <iostream>
 #include <limits>
+#include <unordered_map>
 #include <string>
 
 #include <fcntl.h>
@@ -198,4 +199,21 @@ TEST(IoHostile, ManyGraphsDtypesAndDevicesLoadInLinearWork) {
         std::cout << "  " << n << " graphs, dtypes and devices (" << text.size() / 1000 << " kB): loaded in " << ms
                   << " ms\n";
     }
+}
+
+// Storage ids far apart go to a hash map; with the identity hash of std::hash<int64_t>, ids that
+// are multiples of the map's bucket count all chained in one bucket (200k of them: 27 s).
+TEST(IoHostile, StorageIdsCraftedAgainstTheIdentityHashSpread) {
+    constexpr int kN = 20000;
+    std::unordered_map<std::int64_t, int> probe;  // the bucket count an unseeded map ends with
+    for (int i = 0; i < kN; ++i) probe.emplace(i, i);
+    const auto step = static_cast<std::int64_t>(probe.bucket_count());
+    std::string t = R"({"format": "fxmem", "version": 1, "storages": [)";
+    for (int i = 0; i < kN; ++i)
+        t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string((i + 1) * step) + R"(, "device": "cuda:0", "nbytes": 4})";
+    t += R"(], "graphs": []})";
+    const GraphFile f = load_buffer(t, "ids.json");
+    ASSERT_EQ(f.storages.size(), static_cast<std::size_t>(kN));
+    EXPECT_EQ(f.find_storage(kN * step), StorageId(kN - 1));
+    EXPECT_LT(f.longest_sparse_id_chain(), 16u);  // unseeded: all kN in one bucket
 }
