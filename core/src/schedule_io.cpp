@@ -8,10 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace fxmem {
 
