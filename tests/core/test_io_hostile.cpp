@@ -2,12 +2,15 @@
 // file and the place, never a wrong number, a hang or a crash.
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
+#include "fxmem/incremental.h"
 #include "fxmem/io.h"
+#include "fxmem/liveset.h"
 #include "fxmem/name_index.h"
 #include "fxmem/schedule.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <iostream>
@@ -34,6 +37,12 @@ std::string error_of(F&& f) {
         return e.what();
     }
     return {};
+}
+
+std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+    const std::size_t at = s.find(from);
+    if (at != std::string::npos) s.replace(at, from.size(), to);
+    return s;
 }
 
 } // namespace
@@ -216,4 +225,37 @@ TEST(IoHostile, StorageIdsCraftedAgainstTheIdentityHashSpread) {
     ASSERT_EQ(f.storages.size(), static_cast<std::size_t>(kN));
     EXPECT_EQ(f.find_storage(kN * step), StorageId(kN - 1));
     EXPECT_LT(f.longest_sparse_id_chain(), 16u);  // unseeded: all kN in one bucket
+}
+
+// Item 10, the other sums: within one graph every sum is of distinct storages, which the loader
+// caps at 2^63-1, so a graph whose storages add up to exactly 2^63-1 is computed exactly by the
+// profile, MemoryTracker, the incremental scorer and the live-set profile (no overflow, no wrap).
+TEST(IoHostile, OneGraphAtTheByteLimitIsExactEverywhere) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t kA = std::int64_t{1} << 62, kB = kMax - kA - 16;  // 16 + kA + kB = 2^63-1
+    const std::string text = R"({"format": "fxmem", "version": 1, "storages": [
+      {"id": 0, "device": "cuda:0", "nbytes": 16},
+      {"id": 1, "device": "cuda:0", "nbytes": )" + std::to_string(kA) + R"(},
+      {"id": 2, "device": "cuda:0", "nbytes": )" + std::to_string(kB) + R"(}],
+      "graphs": [{"name": "g", "kind": "inference", "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "inputs": [], "val": {"storage": 0, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
+      {"name": "a", "op": "call_function", "target": "relu", "inputs": ["x"], "val": {"storage": 1, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
+      {"name": "b", "op": "call_function", "target": "relu", "inputs": ["x"], "val": {"storage": 2, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
+      {"name": "output", "op": "output", "target": "output", "inputs": ["a", "b"], "val": null}]}]})";
+    const GraphFile f = load_buffer(text, "limit.json");
+    ASSERT_EQ(f.total_bytes(), kMax);
+    const Graph& g = f.graphs[0];
+    const AliasInfo alias = build_alias_info(f, g);
+    const NodeMask releasable = default_releasable(g);
+    const StorageMask counted = default_counted(f);
+    const auto profile = build_memory_profile(f, g, alias, releasable, counted);
+    EXPECT_EQ(*std::max_element(profile.begin(), profile.end()), kMax);
+    EXPECT_EQ(score_schedule(f, g, alias, original_order(g), releasable, counted).peak, kMax);
+    EXPECT_EQ(IncrementalSchedule(f, g, alias, releasable, counted, original_order(g)).peak(), kMax);
+    const auto live_profile = LiveSetIndex(f, g, alias, releasable, counted).profile();
+    EXPECT_EQ(*std::max_element(live_profile.begin(), live_profile.end()), kMax);
+    // One byte more cannot even be loaded.
+    EXPECT_NE(error_of([&] { load_buffer(replace_first(text, std::to_string(kB), std::to_string(kB + 1)), "over.json"); })
+                  .find("the storages' sizes add up to more than 2^63-1 bytes"),
+              std::string::npos);
 }
