@@ -12,9 +12,6 @@ namespace {
 
 using detail::OptProblem;
 
-// Exact ancestor sets as bitsets: K * K bits. Above this many scheduler nodes the cheap form runs.
-constexpr std::size_t kBitsetMaxNodes = 12288;
-
 std::int64_t end_memory(const OptProblem& p) {
     std::int64_t end = p.start;
     for (std::int64_t a : p.alloc) end += a;
@@ -106,9 +103,10 @@ std::int64_t chain_bound(const OptProblem& p) {
 } // namespace
 
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                              const NodeMask& releasable, const StorageMask& counted) {
+                              const NodeMask& releasable, const StorageMask& counted,
+                              std::size_t ancestor_sets_max_nodes) {
     const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
-    const std::int64_t nodes = p.size_k() <= kBitsetMaxNodes ? bitset_bound(p) : chain_bound(p);
+    const std::int64_t nodes = p.size_k() <= ancestor_sets_max_nodes ? bitset_bound(p) : chain_bound(p);
     return std::max({p.start, end_memory(p), nodes});
 }
 

@@ -50,9 +50,12 @@ std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph
 // order: v's own allocations, the counted storages v uses, and each counted storage allocated by
 // an ancestor of v (or at the start) that is never freed or that a descendant of v (or v) uses.
 // Proof sketch and cost in docs/estimator.md ("Optimizer and lower bound"). Exact ancestor sets
-// are used up to a few thousand nodes; above that, a cheaper O(N + E) form (still valid).
+// (K * K bits for K nodes) are used up to `ancestor_sets_max_nodes` nodes; above that, a cheaper
+// O(N + E) form that is never higher (still valid): the pinned storages of one heaviest chain of
+// ancestors instead of all ancestors, and no freeable storage that v does not use itself.
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                              const NodeMask& releasable, const StorageMask& counted);
+                              const NodeMask& releasable, const StorageMask& counted,
+                              std::size_t ancestor_sets_max_nodes = 12288);
 
 struct OptimizeProgress {
     enum class Phase { Baselines, Exact, Search, Done };
