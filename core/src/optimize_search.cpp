@@ -277,9 +277,12 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
             r.method = method;
         }
     };
+    // Each baseline costs up to about a second at 1M nodes: a cancel is honoured between them.
     if (!report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
     consider(inductor_lpmf_order(file, graph, alias, releasable, counted), r.lpmf_peak, "lpmf");
+    if (!report(OptimizeProgress::Phase::Baselines, r.peak, false)) return r;
     consider(inductor_bfs_order(file, graph, alias, releasable, counted), r.bfs_peak, "bfs");
+    if (!report(OptimizeProgress::Phase::Baselines, r.peak, false)) return r;
     consider(inductor_dfs_order(file, graph, alias, releasable, counted), r.dfs_peak, "dfs");
 
     auto finish = [&] {

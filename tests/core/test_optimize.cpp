@@ -380,6 +380,47 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
     EXPECT_TRUE(first.cancelled);
     EXPECT_EQ(first.order, original_order(g));
     EXPECT_EQ(first.peak, first.original_peak);
+    EXPECT_EQ(first.lpmf_peak, -1);
+    EXPECT_EQ(first.bfs_peak, -1);
+    EXPECT_EQ(first.dfs_peak, -1);
+}
+
+TEST(Optimize, DegenerateGraphs) {
+    // No nodes; only placeholders and the output; an output-op node in the middle that shares a
+    // storage with a node that runs (the storage is freed only when the node that runs comes last
+    // among its users, so the exact search stands aside).
+    GraphFile file;
+    const StorageId x = file.add_storage(1, "cuda:0", 8);
+    const StorageId a = file.add_storage(2, "cuda:0", 16);
+    const StorageId b = file.add_storage(3, "cuda:0", 32);
+    GraphBuilder(file, "empty", GraphKind::Other).finish();
+    {
+        GraphBuilder g(file, "inputs", GraphKind::Other);
+        g.add("arg0", OpKind::Placeholder, "arg0", {}, {x});
+        g.add("output", OpKind::Output, "output", {"arg0"}, {});
+        g.finish();
+    }
+    {
+        GraphBuilder g(file, "odd", GraphKind::Other);
+        g.add("arg0", OpKind::Placeholder, "arg0", {}, {x});
+        g.add("a", OpKind::CallFunction, "f", {"arg0"}, {a});
+        g.add("mid", OpKind::Output, "output", {"a"}, {});
+        g.add("b", OpKind::CallFunction, "f", {"a"}, {b});
+        g.add("output", OpKind::Output, "output", {"b"}, {});
+        g.finish();
+    }
+    // odd: arg0 8; a +16 = 24, frees arg0 -> 16; b +32 = 48 whether or not it frees a's storage.
+    // The bound is 48 too (while b runs: a's 16, which it uses, and its own 32).
+    const std::int64_t expected_peak[] = {0, 8, 48};
+    for (std::size_t i = 0; i < file.graphs.size(); ++i) {
+        const Fixture s(file, file.graphs[i]);
+        const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted);
+        check_result(s, r, s.graph.name);
+        EXPECT_EQ(r.peak, expected_peak[i]) << s.graph.name;
+        EXPECT_TRUE(r.exact) << s.graph.name;  // the bound is reached in all three
+    }
+    const Fixture odd(file, file.graphs[2]);
+    EXPECT_FALSE(exact_schedule(odd.file, odd.graph, odd.alias, odd.releasable, odd.counted, 64, 1000).complete);
 }
 
 TEST(Optimize, LargeGraphWithinTheTimeLimit) {

@@ -80,7 +80,7 @@ struct OptimizeOptions {
 
 struct OptimizeResult {
     std::int64_t original_peak = 0;   // the graph's own order
-    std::int64_t lpmf_peak = 0, bfs_peak = 0, dfs_peak = 0;
+    std::int64_t lpmf_peak = -1, bfs_peak = -1, dfs_peak = -1;  // -1: cancelled before it was computed
     std::int64_t peak = 0;            // MemoryTracker peak of `order`; <= all four above
     std::int64_t lower_bound = 0;     // peak_lower_bound, raised to `peak` when exact
     std::vector<NodeId> order;        // legal, complete
