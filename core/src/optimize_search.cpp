@@ -44,6 +44,7 @@ public:
     bool run() {
         best_peak_ = s_.peak();
         best_order_ = s_.order();
+        if (s_.size() < 2) return true;
         std::size_t stall = 0;
         const std::size_t patience = std::max(kStallKicks, s_.size() / 50);
         while (best_peak_ > lower_bound_ && stall < patience) {

@@ -68,8 +68,9 @@ struct OptimizeProgress {
 
 struct OptimizeOptions {
     double time_limit_s = 10;        // wall clock for the whole call; the best order so far is returned
-    // The exact search runs when the graph has at most this many nodes that run (and the number
-    // of reachable sets of scheduled nodes stays under exact_max_states).
+    // The exact search runs when the graph has at most this many nodes besides placeholders,
+    // get_attr and the output node (at most 512), and gives up when the number of sets of
+    // scheduled nodes it keeps passes exact_max_states.
     std::size_t exact_max_nodes = 256;
     std::size_t exact_max_states = 1'000'000;  // about 50-100 MB at most
     std::uint64_t seed = 1;          // the local search's random choices
@@ -89,9 +90,11 @@ struct OptimizeResult {
     std::string method;               // where the order comes from: "original", "lpmf", "bfs", "dfs", "exact", "search"
 };
 
-// Best of the original order and the three baselines, then the exact search when the graph is
-// small enough, else (or when it gives up) an anytime local search with IncrementalSchedule moves
-// around the peak, within time_limit_s. Deterministic for a given seed when no time limit is hit.
+// Best of the original order and the three baselines; then an anytime local search with
+// IncrementalSchedule moves around the peak; then, on graphs small enough, the exact search with
+// the best peak so far as its bound (the local search gets 30 % of time_limit_s then, all of it
+// otherwise). Stops early when the peak reaches the lower bound. Throws Error when the graph's own
+// order is not one MemoryTracker accepts. Deterministic for a given seed when no limit is hit.
 OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                  const NodeMask& releasable, const StorageMask& counted,
                                  const OptimizeOptions& options = {});
