@@ -35,8 +35,8 @@ namespace fxmem {
 class IncrementalSchedule;
 
 // Inductor's topological_sort_lpmf / _bfs / _dfs, transcribed (see the mapping above). Each
-// returns a complete legal order of `graph`. O((N + E) log N) for bfs and dfs; lpmf is O(N * ready)
-// as in Inductor (a linear scan of the ready set per pick).
+// returns a complete legal order of `graph`. O((N + E) log N) each (lpmf makes Inductor's pick
+// with two min-trees instead of its linear scan of the ready set; the same node is picked).
 std::vector<NodeId> inductor_lpmf_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                         const NodeMask& releasable, const StorageMask& counted);
 std::vector<NodeId> inductor_bfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
