@@ -51,9 +51,7 @@ private:
 
 } // namespace
 
-std::vector<NodeId> inductor_lpmf_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                                        const NodeMask& releasable, const StorageMask& counted) {
-    const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
+std::vector<NodeId> detail::lpmf_order(const OptProblem& p) {
     const std::size_t K = p.size_k();
     std::vector<std::uint32_t> indegree(K);
     std::vector<std::int64_t> memory_to_free(K, 0);
@@ -138,9 +136,7 @@ std::vector<NodeId> inductor_lpmf_order(const GraphFile& file, const Graph& grap
     return p.full_order(schedule);
 }
 
-std::vector<NodeId> inductor_bfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                                       const NodeMask& releasable, const StorageMask& counted) {
-    const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
+std::vector<NodeId> detail::bfs_order(const OptProblem& p) {
     const std::size_t K = p.size_k();
     struct NodeWithPriority {
         std::vector<std::uint32_t> priority;  // sorted execution orders of the predecessors
@@ -176,9 +172,7 @@ std::vector<NodeId> inductor_bfs_order(const GraphFile& file, const Graph& graph
     return p.full_order(schedule);
 }
 
-std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                                       const NodeMask& releasable, const StorageMask& counted) {
-    const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
+std::vector<NodeId> detail::dfs_order(const OptProblem& p) {
     const std::size_t K = p.size_k();
     std::vector<std::int64_t> size_with_reads(K);
     for (std::size_t k = 0; k < K; ++k) {
@@ -222,6 +216,21 @@ std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph
     std::sort(all.begin(), all.end(), by_priority);
     for (std::uint32_t k : all) visit(k);
     return p.full_order(result);
+}
+
+std::vector<NodeId> inductor_lpmf_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
+                                        const NodeMask& releasable, const StorageMask& counted) {
+    return detail::lpmf_order(detail::build_opt_problem(file, graph, alias, releasable, counted));
+}
+
+std::vector<NodeId> inductor_bfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
+                                       const NodeMask& releasable, const StorageMask& counted) {
+    return detail::bfs_order(detail::build_opt_problem(file, graph, alias, releasable, counted));
+}
+
+std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
+                                       const NodeMask& releasable, const StorageMask& counted) {
+    return detail::dfs_order(detail::build_opt_problem(file, graph, alias, releasable, counted));
 }
 
 } // namespace fxmem

@@ -102,12 +102,15 @@ std::int64_t chain_bound(const OptProblem& p) {
 
 } // namespace
 
+std::int64_t detail::lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes) {
+    const std::int64_t nodes = p.size_k() <= ancestor_sets_max_nodes ? bitset_bound(p) : chain_bound(p);
+    return std::max({p.start, end_memory(p), nodes});
+}
+
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                               const NodeMask& releasable, const StorageMask& counted,
                               std::size_t ancestor_sets_max_nodes) {
-    const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
-    const std::int64_t nodes = p.size_k() <= ancestor_sets_max_nodes ? bitset_bound(p) : chain_bound(p);
-    return std::max({p.start, end_memory(p), nodes});
+    return detail::lower_bound(detail::build_opt_problem(file, graph, alias, releasable, counted), ancestor_sets_max_nodes);
 }
 
 } // namespace fxmem

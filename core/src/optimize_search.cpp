@@ -268,7 +268,8 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     r.order = original_order(graph);
     r.original_peak = r.peak = score(r.order);
     r.method = "original";
-    r.lower_bound = peak_lower_bound(file, graph, alias, releasable, counted);
+    const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
+    r.lower_bound = detail::lower_bound(problem, kAncestorSetsMaxNodes);
     auto consider = [&](std::vector<NodeId> order, std::int64_t& slot, const char* method) {
         check_schedule(graph, order);
         slot = score(order);
@@ -280,11 +281,11 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     };
     // Each baseline costs up to about a second at 1M nodes: a cancel is honoured between them.
     if (!report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
-    consider(inductor_lpmf_order(file, graph, alias, releasable, counted), r.lpmf_peak, "lpmf");
+    consider(detail::lpmf_order(problem), r.lpmf_peak, "lpmf");
     if (!report(OptimizeProgress::Phase::Baselines, r.peak, false)) return r;
-    consider(inductor_bfs_order(file, graph, alias, releasable, counted), r.bfs_peak, "bfs");
+    consider(detail::bfs_order(problem), r.bfs_peak, "bfs");
     if (!report(OptimizeProgress::Phase::Baselines, r.peak, false)) return r;
-    consider(inductor_dfs_order(file, graph, alias, releasable, counted), r.dfs_peak, "dfs");
+    consider(detail::dfs_order(problem), r.dfs_peak, "dfs");
 
     auto finish = [&] {
         if (r.exact) r.lower_bound = r.peak;
@@ -295,7 +296,6 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         r.exact = true;
         return finish();
     }
-    const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
     const bool try_exact = problem.size_k() <= options.exact_max_nodes && !problem.nonrunning_users;
 
     // The local search first: on small graphs it gets 30 % of the time (it usually stops much
@@ -324,8 +324,7 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         const std::function<bool()> keep_going = [&] {
             return Clock::now() < deadline && report(OptimizeProgress::Phase::Exact, r.peak, false);
         };
-        ExactResult e = exact_schedule(file, graph, alias, releasable, counted, options.exact_max_nodes,
-                                       options.exact_max_states, r.peak, keep_going);
+        ExactResult e = detail::exact(problem, options.exact_max_nodes, options.exact_max_states, r.peak, keep_going);
         if (e.complete) {
             if (e.improved) {
                 r.order = std::move(e.order);

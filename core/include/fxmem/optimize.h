@@ -53,9 +53,10 @@ std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph
 // (K * K bits for K nodes) are used up to `ancestor_sets_max_nodes` nodes; above that, a cheaper
 // O(N + E) form that is never higher (still valid): the pinned storages of one heaviest chain of
 // ancestors instead of all ancestors, and no freeable storage that v does not use itself.
+inline constexpr std::size_t kAncestorSetsMaxNodes = 12288;  // 18 MB of bitsets at most
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                               const NodeMask& releasable, const StorageMask& counted,
-                              std::size_t ancestor_sets_max_nodes = 12288);
+                              std::size_t ancestor_sets_max_nodes = kAncestorSetsMaxNodes);
 
 struct OptimizeProgress {
     enum class Phase { Baselines, Exact, Search, Done };
@@ -72,7 +73,7 @@ struct OptimizeOptions {
     // get_attr and the output node (at most 512), and gives up when the number of sets of
     // scheduled nodes it keeps passes exact_max_states.
     std::size_t exact_max_nodes = 256;
-    std::size_t exact_max_states = 1'000'000;  // about 50-100 MB at most
+    std::size_t exact_max_states = 1'000'000;  // 50-130 bytes each (more words per set on larger graphs)
     std::uint64_t seed = 1;          // the local search's random choices
     // Called now and then (at most every ~50 ms, and once per phase); return false to cancel:
     // optimize_schedule then returns the best order found so far with cancelled = true.
