@@ -48,7 +48,8 @@ std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph
 // memory nor the end memory (what stays allocated after the last node; the same for every legal
 // order). For each node v that runs, it sums storages that are live while v runs in *every* legal
 // order: v's own allocations, the counted storages v uses, and each counted storage allocated by
-// an ancestor of v (or at the start) that is never freed or that a descendant of v (or v) uses.
+// an ancestor of v (or at the start) that is never freed or that a descendant of v (or v) uses;
+// and, for the node that runs last, every storage never freed plus the freeable ones it uses.
 // Proof sketch and cost in docs/estimator.md ("Optimizer and lower bound"). Exact ancestor sets
 // (K * K bits for K nodes) are used up to `ancestor_sets_max_nodes` nodes; above that, a cheaper
 // O(N + E) form that is never higher (still valid): the pinned storages of one heaviest chain of
