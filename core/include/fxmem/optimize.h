@@ -102,10 +102,11 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
                                  const OptimizeOptions& options = {});
 
 // Exact optimum by dynamic programming over the sets of scheduled nodes (memory after a set does
-// not depend on the order inside it under MemoryTracker semantics). Returns false (and leaves
-// `order` alone) when the graph is too large for it or the state count passes `max_states`;
-// `upper_bound`, when given, prunes every partial order that cannot beat it (then an empty result
-// with true means "nothing beats upper_bound": it is the optimum).
+// not depend on the order inside it under MemoryTracker semantics). complete = false when the
+// graph has more than `max_nodes` (or 512) nodes besides placeholders, get_attr and the output,
+// when the sets kept pass `max_states`, or when `keep_going` (polled every 4096 sets) says stop.
+// `upper_bound`, when given, prunes every partial order that cannot beat it; complete without
+// improved then means "nothing beats upper_bound": it is the optimum.
 struct ExactResult {
     bool complete = false;            // the search finished (the optimum is known)
     bool improved = false;            // `order` beats upper_bound (always true without one)
