@@ -242,7 +242,7 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
                                  const OptimizeOptions& options) {
     const auto started = Clock::now();
     const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(std::max(0.0, options.time_limit_s)));
+                                        std::chrono::duration<double>(std::clamp(options.time_limit_s, 0.0, 1e7)));  // 1e7 s: no overflow
     OptimizeResult r;
     OptimizeProgress progress;
     auto last_report = started - std::chrono::seconds(1);
