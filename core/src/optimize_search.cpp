@@ -241,8 +241,10 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
                                  const NodeMask& releasable, const StorageMask& counted,
                                  const OptimizeOptions& options) {
     const auto started = Clock::now();
-    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(std::clamp(options.time_limit_s, 0.0, 1e7)));  // 1e7 s: no overflow
+    // At most 1e7 s (a larger one would overflow the clock); negative or NaN: none.
+    const double limit_s = options.time_limit_s >= 0 ? std::min(options.time_limit_s, 1e7) : 0.0;
+    const auto deadline =
+        started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
     OptimizeResult r;
     OptimizeProgress progress;
     auto last_report = started - std::chrono::seconds(1);
