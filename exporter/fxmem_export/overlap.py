@@ -193,6 +193,13 @@ def _copy(g: fx.GraphModule | fx.Graph) -> fx.GraphModule:
     return fx.GraphModule(root, graph)
 
 
+def _listed(names: list[str], shown: int = 12) -> str:
+    if not names:
+        return "no node"
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return f"{len(names)} node(s) ({', '.join(names[:shown])}{more})"
+
+
 class NodeSetChanged(RuntimeError):
     """The pass added or removed nodes, so its result is no order of the exported graph."""
 
@@ -237,7 +244,8 @@ def overlap_order(
     if added or removed or len(after) != len(before):
         raise NodeSetChanged(
             f"{PASS_NAME} changed the node set (options {opts}): "
-            f"appeared {added or 'none'}, disappeared {removed or 'none'}"
+            f"{_listed(added)} appeared, {_listed(removed)} disappeared; keep collective_bucketing and "
+            "pre_bucketing_fsdp_collectives off to get an order of the exported graph"
         )
     inputs = {p.name for p in graph.find_nodes(op="placeholder")}
     return [n for n in after if n in inputs] + [n for n in after if n not in inputs]
