@@ -184,12 +184,10 @@ class FxmemBackend:
             producer.update(self.producer)
             doc = build_document(named, self.pairs(), reference=self.reference, producer=producer)
             if self.overlap:
-                from .overlap import overlap_schedules
+                from .overlap import add_schedules
 
-                found = overlap_schedules([(name, gm) for name, _, gm in self.graphs()], estimate=self.overlap_estimate,
-                                          options=self.overlap_options, cache=self._overlap_cache)
-                if found:
-                    doc["schedules"] = found
+                add_schedules(doc, [(name, gm) for name, _, gm in self.graphs()], estimate=self.overlap_estimate,
+                              options=self.overlap_options, cache=self._overlap_cache)
             return doc
 
     def save(self, path: str | os.PathLike[str] | None = None, *, require_backward: bool = True) -> dict[str, Any]:

@@ -59,12 +59,10 @@ def save(
             pairs.append(("forward", "backward"))
     doc = build_document(graphs, pairs, reference=reference, producer=producer)
     if overlap:
-        from .overlap import overlap_schedules
+        from .overlap import add_schedules
 
         originals = {"forward": forward, "inference": forward, "backward": backward}
-        found = overlap_schedules([(name, originals[name]) for name, _, _ in graphs],
-                                  estimate=overlap_estimate, options=overlap_options)
-        if found:
-            doc["schedules"] = found
+        add_schedules(doc, [(name, originals[name]) for name, _, _ in graphs],
+                      estimate=overlap_estimate, options=overlap_options)
     write_json_atomic(path, doc)
     return doc

@@ -296,3 +296,36 @@ def overlap_schedules(
         if entry is not None:
             out.append(dict(entry, graph=name))
     return out
+
+
+def reference_entries(graphs: Mapping[str, fx.Graph], schedules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What PyTorch's MemoryTracker gives each schedule's order (for the file's reference block):
+    ``{"name", "graph", "tracker_peak", "tracker_current"}``."""
+    from .reference import torch_tracker
+
+    out = []
+    for s in schedules:
+        graph = graphs[s["graph"]]
+        by_name = {n.name: n for n in graph.nodes}
+        peak, current = torch_tracker(graph, [by_name[n] for n in s["order"]])
+        out.append({"name": s["name"], "graph": s["graph"], "tracker_peak": peak, "tracker_current": current})
+    return out
+
+
+def add_schedules(
+    doc: dict[str, Any],
+    graphs: list[tuple[str, fx.GraphModule | fx.Graph]],
+    *,
+    estimate: Estimate | None = None,
+    options: Mapping[str, Any] | None = None,
+    cache: dict[int, tuple[Any, dict[str, Any] | None]] | None = None,
+) -> None:
+    """Add ``"schedules"`` (see :func:`overlap_schedules`) to a document built by
+    ``build_document``, and their MemoryTracker numbers to its reference block if it has one."""
+    found = overlap_schedules(graphs, estimate=estimate, options=options, cache=cache)
+    if not found:
+        return
+    doc["schedules"] = found
+    if "reference" in doc:
+        plain = {name: (g.graph if isinstance(g, fx.GraphModule) else g) for name, g in graphs}
+        doc["reference"]["schedules"] = reference_entries(plain, found)

@@ -76,6 +76,9 @@ def test_applied_order_scores_the_same_in_pytorch_and_fxmem(exported, cli, tmp_p
     got = run_cli(cli, "score", str(ex.path), "--schedule", str(path), "--graph", graph, "--json")
     assert got["peak"] == peak
     assert got["current"] == current
+    # The reference block carries the same PyTorch numbers for C++ tests that have no torch.
+    ref = [r for r in ex.doc["reference"]["schedules"] if r["graph"] == graph]
+    assert ref == [{"name": "inductor-overlap", "graph": graph, "tracker_peak": peak, "tracker_current": current}]
 
 
 def test_overlap_order_effect_on_the_peak(exported):
