@@ -236,7 +236,16 @@ def overlap_order(
     graph = gm.graph if isinstance(gm, fx.GraphModule) else gm
     copy = _copy(gm)
     with _device_free_roofline(est):
-        out = schedule_overlap_bucketing(copy, custom_runtime_estimation=est, **opts)
+        try:
+            out = schedule_overlap_bucketing(copy, custom_runtime_estimation=est, **opts)
+        except ModuleNotFoundError as e:
+            if e.name != "triton":
+                raise
+            raise RuntimeError(
+                f"{PASS_NAME} with options {opts} asked for Triton, which this torch build lacks ({e}); fxmem's "
+                "defaults need no device: leave out the option that measures the device (e.g. "
+                "enable_fusion_regions=True)"
+            ) from e
     before = [n.name for n in graph.nodes]
     after = [n.name for n in out.graph.nodes]
     added = sorted(set(after) - set(before))

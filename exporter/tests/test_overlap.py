@@ -3,6 +3,7 @@ schedule, checked against PyTorch's MemoryTracker and fxmem-cli on the fsdp exam
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import warnings
 
@@ -173,6 +174,16 @@ def test_bad_options_and_no_process_group(tmp_path, fsdp_graphs):
     assert not dist.is_initialized()
     with pytest.raises(RuntimeError, match="init_process_group"):
         overlap.overlap_order(fsdp_graphs.forward)
+
+
+def test_an_option_that_needs_the_device_is_named(fsdp_graphs):
+    options = {"enable_fusion_regions": True}  # estimates fused regions from the GPU's bandwidth
+    with fsdp.fake_process_group():
+        if importlib.util.find_spec("triton") is None:
+            with pytest.raises(RuntimeError, match=r"asked for Triton.*enable_fusion_regions"):
+                overlap.overlap_order(fsdp_graphs.backward, options=options)
+        else:  # pragma: no cover - a torch build with Triton runs the option
+            assert len(overlap.overlap_order(fsdp_graphs.backward, options=options)) == len(fsdp_graphs.backward.graph.nodes)
 
 
 def test_runtime_estimate_by_hand(fsdp_graphs):
