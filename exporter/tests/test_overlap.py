@@ -77,9 +77,24 @@ def test_applied_order_scores_the_same_in_pytorch_and_fxmem(exported, cli, tmp_p
     got = run_cli(cli, "score", str(ex.path), "--schedule", str(path), "--graph", graph, "--json")
     assert got["peak"] == peak
     assert got["current"] == current
+    by_name = run_cli(cli, "score", str(ex.path), "--schedule", "inductor-overlap", "--graph", graph, "--json")
+    assert by_name["peak"] == peak
+    assert by_name["current"] == current
     # The reference block carries the same PyTorch numbers for C++ tests that have no torch.
     ref = [r for r in ex.doc["reference"]["schedules"] if r["graph"] == graph]
     assert ref == [{"name": "inductor-overlap", "graph": graph, "tracker_peak": peak, "tracker_current": current}]
+
+
+def test_cli_lists_the_schedules_with_pytorchs_peaks(exported, cli):
+    ex = exported["fsdp"]
+    listed = run_cli(cli, "schedules", str(ex.path), "--json")["schedules"]
+    assert [(s["name"], s["graph"]) for s in listed] == [("inductor-overlap", g) for g in GRAPHS]
+    for s in listed:
+        g = ex.graph(s["graph"])
+        stored = schedule_of(ex.doc, s["graph"])
+        assert s["source"] == stored["source"]
+        assert s["peak"] == tracker_peak(g, stored["order"])
+        assert s["original_peak"] == tracker_peak(g, [n.name for n in g.nodes])
 
 
 def test_overlap_order_effect_on_the_peak(exported):
