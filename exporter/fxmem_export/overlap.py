@@ -238,6 +238,15 @@ def overlap_order(
     with _device_free_roofline(est):
         try:
             out = schedule_overlap_bucketing(copy, custom_runtime_estimation=est, **opts)
+        except AttributeError as e:
+            # torch 2.13: with both memory limits None the pass has no MemoryTracker, yet
+            # OverlapScheduler._schedule calls it for every node.
+            if not (opts.get("max_memory_increase_gb", 1) is None and opts.get("max_memory_increase_ratio", 1) is None):
+                raise
+            raise RuntimeError(
+                f"{PASS_NAME} failed without a memory limit (max_memory_increase_gb and max_memory_increase_ratio "
+                f"both None) in torch {torch.__version__}: {e}; give a large max_memory_increase_gb instead"
+            ) from e
         except ModuleNotFoundError as e:
             if e.name != "triton":
                 raise

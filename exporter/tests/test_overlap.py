@@ -201,6 +201,19 @@ def test_an_option_that_needs_the_device_is_named(fsdp_graphs):
             assert len(overlap.overlap_order(fsdp_graphs.backward, options=options)) == len(fsdp_graphs.backward.graph.nodes)
 
 
+def test_no_memory_limit_at_all_is_explained(fsdp_graphs):
+    options = {"max_memory_increase_gb": None, "max_memory_increase_ratio": None}
+    with fsdp.fake_process_group():
+        try:
+            order = overlap.overlap_order(fsdp_graphs.backward, options=options)
+        except RuntimeError as e:  # torch 2.13: the pass calls a MemoryTracker it did not make
+            assert "without a memory limit" in str(e) and "max_memory_increase_gb" in str(e)
+        else:  # pragma: no cover - a torch that fixed it
+            assert sorted(order) == sorted(n.name for n in fsdp_graphs.backward.graph.nodes)
+        unlimited = overlap.overlap_order(fsdp_graphs.backward, options={"max_memory_increase_gb": 1000.0})
+    assert sorted(unlimited) == sorted(n.name for n in fsdp_graphs.backward.graph.nodes)
+
+
 def test_runtime_estimate_by_hand(fsdp_graphs):
     """Rates 100 TFLOP/s, 1000 GB/s, collectives 100 GB/s + 10 us (the documented defaults)."""
     est = overlap.RuntimeEstimate()
