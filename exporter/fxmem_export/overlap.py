@@ -265,8 +265,9 @@ def overlap_order(
             f"{_listed(added)} appeared, {_listed(removed)} disappeared; keep collective_bucketing and "
             "pre_bucketing_fsdp_collectives off to get an order of the exported graph"
         )
-    inputs = {p.name for p in graph.find_nodes(op="placeholder")}
-    return [n for n in after if n in inputs] + [n for n in after if n not in inputs]
+    inputs = [p.name for p in graph.find_nodes(op="placeholder")]  # in graph order
+    placeholders = set(inputs)
+    return inputs + [n for n in after if n not in placeholders]
 
 
 def source_of(estimate: Estimate | None, options: Mapping[str, Any] | None) -> str:
