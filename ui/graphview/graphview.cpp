@@ -1,5 +1,7 @@
 #include "graphview/graphview.h"
 
+#include "graphview/elide.h"
+
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -113,12 +115,10 @@ void GraphView::showRefusal(const QString& why) {
     update();
 }
 
-double GraphView::px(double globalStep) const {
-    return left_ + (globalStep - x0_) * (right_ - left_) / std::max(x1_ - x0_, 1e-9);
-}
-double GraphView::stepAt(double x) const { return x0_ + (x - left_) * (x1_ - x0_) / std::max(right_ - left_, 1); }
-double GraphView::py(double lane) const { return kTopPad + (lane - top_) * laneHeight_ + laneHeight_ / 2; }
-double GraphView::laneAt(double y) const { return (y - kTopPad) / laneHeight_ + top_ - 0.5; }
+double GraphView::px(double globalStep) const { return viewport().px(globalStep); }
+double GraphView::stepAt(double x) const { return viewport().stepAt(x); }
+double GraphView::py(double lane) const { return viewport().py(lane); }
+double GraphView::laneAt(double y) const { return viewport().laneAt(y); }
 
 void GraphView::setXRange(double lo, double hi) {
     if (lo == x0_ && hi == x1_) return;
@@ -249,6 +249,45 @@ GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
     return best;
 }
 
+GraphViewport GraphView::viewport() const {
+    GraphViewport v;
+    v.x0 = x0_;
+    v.x1 = x1_;
+    v.left = left_;
+    v.right = right_;
+    v.top = top_;
+    v.laneHeight = laneHeight_;
+    v.topPad = kTopPad;
+    v.width = width();
+    v.height = height();
+    return v;
+}
+
+PrepareInput GraphView::prepareInput() const {
+    PrepareInput in;
+    in.view = viewport();
+    in.selected = selected_;
+    in.hovered = hovered_;
+    in.font = font();
+    if (!scene_) return in;
+    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+        const Segment& seg = scene_->segments[s];
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s]});
+    }
+    return in;
+}
+
+VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepareInput()); }
+
+QColor GraphView::nodeColor(NodeRef ref, const QPalette& pal) const {
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
+    if (colorMode_ == ColorMode::MemoryChange) {
+        const double d = static_cast<double>(seg.allocated[ref.node.index()] - seg.freed[ref.node.index()]);
+        return colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
+    }
+    return colors::opColor(seg.analysis->graph().node(ref.node).op, pal);
+}
+
 void GraphView::paintEvent(QPaintEvent*) {
     QPainter p(this);
     const QPalette pal = palette();
@@ -262,157 +301,95 @@ void GraphView::paintEvent(QPaintEvent*) {
                       "Files come from the fxmem exporter (fxmem_export)."));
         return;
     }
-    const double sx = (right_ - left_) / std::max(x1_ - x0_, 1e-9);  // pixels per step
-    const double nodeW = std::max(1.0, 1.6 * sx), nodeH = std::max(1.0, laneHeight_ * 0.7);
-    const double visibleLanes = (height() - kTopPad) / laneHeight_;
-    const auto laneLo = static_cast<std::int32_t>(std::floor(top_)) - 1;
-    const auto laneHi = static_cast<std::int32_t>(std::ceil(top_ + visibleLanes)) + 1;
+    const VisibleItems items = visibleItems();
+    paintedNodes_ = items.nodeCount();
     p.setClipRect(QRect(QPoint(0, 0), size()));
+    const double sx = viewport().pxPerStep();
+    const QColor liveCol = colors::live(pal);
 
-    // Peak and cursor columns first, under everything else.
+    // Layer 1: the peak column, under everything else.
     QColor peakCol = colors::peak(pal);
     peakCol.setAlphaF(0.25f);
     p.fillRect(QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
                peakCol);
 
-    const QColor wire = colors::mix(base, text, 0.22), liveCol = colors::live(pal);
-    std::vector<fxmem::NodeId> wires;
-    QVector<QLineF> plain, lit;
-    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-        const Segment& seg = scene_->segments[s];
-        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
-        const fxmem::Graph& g = seg.analysis->graph();
-        const auto off = static_cast<double>(seg.offset);
-        const auto lo = static_cast<std::int64_t>(std::floor(x0_ - off)) - 2;
-        const auto hi = static_cast<std::int64_t>(std::ceil(x1_ - off)) + 2;
-        const auto nodes = L.nodes_in(lo, hi);
-        const bool dense = sx < 1.2 || static_cast<double>(nodes.size()) > 3.0 * width();
-        const auto& live = liveMark_[s];
-        const auto& match = matchMark_[s];
+    // Layer 2: graph dividers of a joined pair.
+    p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
+    for (const VisibleItems::SegmentMark& m : items.segmentMarks)
+        if (m.segment > 0) p.drawLine(QPointF(m.x, 0), QPointF(m.x, height()));
 
-        if (scene_->joined()) {
-            p.setPen(colors::mix(base, text, 0.6));
-            p.drawText(QPointF(std::max(px(off) + 4, 4.0), 13), QString::fromStdString(g.name));
-            if (s > 0) {
-                p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
-                p.drawLine(QPointF(px(off - 0.5), 0), QPointF(px(off - 0.5), height()));
+    // Layer 3: wires, plain then live on top.
+    {
+        QVector<QLineF> plain, lit;
+        for (const VisibleItems::Wire& w : items.wires) (w.live ? lit : plain).push_back(w.line);
+        p.setRenderHint(QPainter::Antialiasing, sx > 4);
+        p.setPen(QPen(colors::mix(base, text, 0.22), 1));
+        p.drawLines(plain);
+        p.setPen(QPen(liveCol, 2));
+        p.drawLines(lit);
+    }
+
+    // Layer 4: dots, written straight into an image (one draw call, no overdraw).
+    p.setRenderHint(QPainter::Antialiasing, false);
+    if (!items.dots.empty()) {
+        const int w = width(), h = height();
+        QImage dots(w, h, QImage::Format_ARGB32_Premultiplied);
+        dots.fill(Qt::transparent);
+        const int rows = items.dotRows;
+        for (const VisibleItems::Dot& d : items.dots) {
+            const QRgb c = d.live ? liveCol.rgba() : nodeColor(d.ref, pal).rgba();
+            // A 2x`rows` dot (live ones 3 wide), clipped to the image.
+            for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
+                if (d.y + dy < 0 || d.y + dy >= h) continue;
+                auto* r = reinterpret_cast<QRgb*>(dots.scanLine(d.y + dy));
+                for (int dx = 0; dx < (d.live ? 3 : 2) && d.x + dx < w; ++dx) r[d.x + dx] = c;
             }
         }
+        p.drawImage(0, 0, dots);
+    }
 
-        // Wires: horizontal along the producer's lane to its last user, then a short diagonal
-        // into each user on another lane. Only when zoomed in enough to tell them apart.
-        if (!dense && sx >= 0.6) {
-            wires.clear();
-            L.wires_crossing(lo, hi, wires);
-            if (wires.size() < 40000) {
-                plain.clear();
-                lit.clear();
-                for (fxmem::NodeId u : wires) {
-                    const std::int32_t lu = L.lane(u);
-                    auto& out = live[u.index()] ? lit : plain;
-                    const double yu = py(lu);
-                    if (lu >= laneLo && lu <= laneHi)
-                        out.push_back(QLineF(px(off + static_cast<double>(L.step(u))), yu,
-                                             px(off + static_cast<double>(std::min(L.wire_end(u), hi))), yu));
-                    for (fxmem::NodeId v : g.users(u)) {
-                        const std::int64_t sv = L.step(v);
-                        const std::int32_t lv = L.lane(v);
-                        if (sv < lo || sv > hi || lv == lu) continue;
-                        if ((lu < laneLo && lv < laneLo) || (lu > laneHi && lv > laneHi)) continue;
-                        const double xv = px(off + static_cast<double>(sv));
-                        out.push_back(QLineF(xv - nodeW * 1.1, yu, xv - nodeW * 0.5, py(lv)));
-                    }
-                }
-                p.setRenderHint(QPainter::Antialiasing, sx > 4);
-                p.setPen(QPen(wire, 1));
-                p.drawLines(plain);
-                p.setPen(QPen(liveCol, 2));
-                p.drawLines(lit);
-            }
+    // Layer 5: boxes with their marks.
+    for (const VisibleItems::Box& b : items.boxes) {
+        p.fillRect(b.rect, nodeColor(b.ref, pal));
+        if (b.flags & VisibleItems::Live) {
+            p.setPen(QPen(liveCol, 2.5));
+            p.drawRect(b.rect.adjusted(-1.5, -1.5, 1.5, 1.5));
         }
-
-        // Nodes. Dense: written straight into an image, one dot per pixel, the first node wins
-        // and a live one overrides (O(visible nodes), one draw call, no overdraw). Tiny lanes
-        // share pixel rows: the overview of a graph with thousands of lanes.
-        p.setRenderHint(QPainter::Antialiasing, false);
-        if (dense) {
-            const int w = width(), h = height();
-            QImage dots(w, h, QImage::Format_ARGB32_Premultiplied);
-            dots.fill(Qt::transparent);
-            const int rows = std::clamp(static_cast<int>(nodeH), 1, 3);
-            const QRgb liveRgb = liveCol.rgba();
-            std::array<QRgb, 6> opRgb{};
-            for (int k = 0; k < 6; ++k) opRgb[static_cast<std::size_t>(k)] = colors::opColor(static_cast<fxmem::OpKind>(k), pal).rgba();
-            for (fxmem::NodeId n : nodes) {
-                const std::int32_t lane = L.lane(n);
-                if (lane < laneLo || lane > laneHi) continue;
-                const int x = static_cast<int>(px(off + static_cast<double>(L.step(n))));
-                const int y = static_cast<int>(py(lane));
-                if (x < 0 || x >= w || y < 0 || y >= h) continue;
-                const bool isLive = live[n.index()] != 0;
-                auto* row = reinterpret_cast<QRgb*>(dots.scanLine(y));
-                if (row[x] != 0 && (!isLive || row[x] == liveRgb)) continue;
-                QRgb c = isLive ? liveRgb : opRgb[static_cast<std::size_t>(g.node(n).op)];
-                if (colorMode_ == ColorMode::MemoryChange && !isLive) {
-                    const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
-                    c = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal).rgba();
-                }
-                // A 2x`rows` dot (live ones 3 wide), clipped to the image.
-                for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
-                    if (y + dy < 0 || y + dy >= h) continue;
-                    auto* r = reinterpret_cast<QRgb*>(dots.scanLine(y + dy));
-                    for (int dx = 0; dx < (isLive ? 3 : 2) && x + dx < w; ++dx) r[x + dx] = c;
-                }
-                ++paintedNodes_;
-            }
-            p.drawImage(0, 0, dots);
-            continue;
+        if (b.flags & VisibleItems::Match) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
+            p.drawRect(b.rect.adjusted(-3, -3, 3, 3));
         }
-        QFont small = font();
-        small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), nodeH * 0.62)));
-        p.setFont(small);
-        const QFontMetrics fm(small);
-        for (fxmem::NodeId n : nodes) {
-            const std::int32_t lane = L.lane(n);
-            if (lane < laneLo || lane > laneHi) continue;
-            const NodeRef ref{static_cast<int>(s), n};
-            const double cx = px(off + static_cast<double>(L.step(n))), cy = py(lane);
-            const QRectF r(cx - nodeW / 2, cy - nodeH / 2, nodeW, nodeH);
-            const fxmem::Node& node = g.node(n);
-            QColor fill = colors::opColor(node.op, pal);
-            if (colorMode_ == ColorMode::MemoryChange) {
-                const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
-                fill = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
-            }
-            p.fillRect(r, fill);
-            if (live[n.index()]) {
-                p.setPen(QPen(liveCol, 2.5));
-                p.drawRect(r.adjusted(-1.5, -1.5, 1.5, 1.5));
-            }
-            if (match[n.index()]) {
-                p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
-                p.drawRect(r.adjusted(-3, -3, 3, 3));
-            }
-            if (ref == selected_ || ref == hovered_) {
-                p.setPen(QPen(ref == selected_ ? pal.color(QPalette::Highlight) : text, ref == selected_ ? 3 : 1));
-                p.drawRect(r.adjusted(-2, -2, 2, 2));
-            }
-            if (nodeW >= 36 && nodeH >= 9) {
-                p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
-                p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                           fm.elidedText(QString::fromStdString(node.name), Qt::ElideRight, static_cast<int>(nodeW - 5)));
-            }
-            ++paintedNodes_;
+        if (b.flags & (VisibleItems::Selected | VisibleItems::Hovered)) {
+            const bool sel = b.flags & VisibleItems::Selected;
+            p.setPen(QPen(sel ? pal.color(QPalette::Highlight) : text, sel ? 3 : 1));
+            p.drawRect(b.rect.adjusted(-2, -2, 2, 2));
         }
     }
 
+    // Layer 6: labels.
+    QFont small = font();
+    small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), items.nodeH * 0.62)));
+    for (const VisibleItems::Label& l : items.labels) {
+        if (l.kind == VisibleItems::LabelKind::Node) {
+            p.setFont(small);
+            p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        } else {
+            p.setFont(font());
+            p.setPen(colors::mix(base, text, 0.6));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        }
+    }
+    p.setFont(font());
+
+    // Layer 7: the cursor and a node being dragged.
     if (cursor_ >= 0) {
         p.setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
         const double x = px(static_cast<double>(cursor_));
         p.drawLine(QPointF(x, 0), QPointF(x, height()));
     }
-
     if (drag_ == Drag::Node && pressed_.valid()) {
+        const double nodeW = items.nodeW, nodeH = items.nodeH;
         QColor band = dragRange_.ok ? QColor(60, 180, 90) : colors::peak(pal);
         band.setAlphaF(0.18f);
         const double a = px(static_cast<double>(dragRange_.loStep) - 1), b = px(static_cast<double>(dragRange_.hiStep) + 1);
@@ -439,7 +416,7 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     const fxmem::Graph& g = scene_->segments.front().analysis->graph();
     if (!inProfile(g.node(ref.node).op)) {
         d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
-                    .arg(QString::fromStdString(g.node(ref.node).name), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
+                    .arg(clippedName(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
         return d;
     }
     std::size_t lo = 0, hi = order_.size() - 1;
@@ -455,10 +432,10 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     d.ok = true;
     d.loStep = 1 + 2 * static_cast<std::int64_t>(k0);
     d.hiStep = 1 + 2 * static_cast<std::int64_t>(k1 - 1);
-    const QString name = QString::fromStdString(g.node(ref.node).name);
+    const QString name = clippedName(g.node(ref.node).name, 80);
     QStringList parts;
-    if (before.valid()) parts << tr("after its input '%1'").arg(QString::fromStdString(g.node(before).name));
-    if (after.valid()) parts << tr("before its user '%1'").arg(QString::fromStdString(g.node(after).name));
+    if (before.valid()) parts << tr("after its input '%1'").arg(clippedName(g.node(before).name, 80));
+    if (after.valid()) parts << tr("before its user '%1'").arg(clippedName(g.node(after).name, 80));
     d.why = parts.isEmpty() ? tr("'%1' can go anywhere").arg(name)
                             : tr("'%1' must stay %2").arg(name, parts.join(tr(" and ")));
     return d;
@@ -574,9 +551,9 @@ QString GraphView::tooltipFor(NodeRef ref) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
     const fxmem::Node& n = seg.analysis->graph().node(ref.node);
     QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code><br>step %4")
-                    .arg(QString::fromStdString(n.name).toHtmlEscaped(),
+                    .arg(clippedName(n.name, 120).toHtmlEscaped(),
                          QString::fromStdString(std::string(fxmem::to_string(n.op))),
-                         toQString(seg.analysis->graph().target(ref.node)).toHtmlEscaped())
+                         clippedName(seg.analysis->graph().target(ref.node), 120).toHtmlEscaped())
                     .arg(stepOf(ref));
     if (seg.allocated[ref.node.index()]) t += tr("<br>allocates %1").arg(formatBytes(seg.allocated[ref.node.index()]));
     if (seg.freed[ref.node.index()]) t += tr("<br>frees %1").arg(formatBytes(seg.freed[ref.node.index()]));

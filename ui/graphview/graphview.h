@@ -4,6 +4,8 @@
 // query; nodes under a pixel collapse into dots and wires are skipped when zoomed far out, so a
 // 100k-node graph stays smooth.
 #pragma once
+#include "graphview/viewport.h"
+#include "graphview/visibleitems.h"
 #include "loading/scene.h"
 
 #include <fxmem/layout.h>
@@ -38,6 +40,9 @@ public:
     QPointF nodeCenter(NodeRef ref) const;   // widget coordinates
     std::int64_t stepOf(NodeRef ref) const;  // global step
     std::size_t lastPaintedNodes() const { return paintedNodes_; }
+    // The current mapping of steps and lanes to pixels, and what a paint would draw now.
+    GraphViewport viewport() const;
+    VisibleItems visibleItems() const;
 
 public slots:
     void setXRange(double lo, double hi);
@@ -67,6 +72,8 @@ protected:
 
 private:
     const fxmem::GraphLayout& layoutOf(int segment) const;
+    PrepareInput prepareInput() const;
+    QColor nodeColor(NodeRef ref, const QPalette& palette) const;
     double px(double globalStep) const;
     double stepAt(double x) const;
     double py(double lane) const;

@@ -1,0 +1,77 @@
+// What the graph view draws for a viewport, worked out before any painting (Tracy's timeline
+// does the same: prepare the items, then draw them layer by layer). A plain function of the
+// layouts, the viewport and the marks, so tests can check its output without pixels: which
+// nodes become boxes or dots, where the wires run, which labels fit.
+#pragma once
+#include "graphview/viewport.h"
+#include "loading/scene.h"
+
+#include <fxmem/layout.h>
+#include <fxmem/model.h>
+
+#include <QFont>
+#include <QLineF>
+#include <QRectF>
+#include <QString>
+
+#include <cstdint>
+#include <vector>
+
+// One graph of the scene as the view sees it (segment 0 may be laid out in an edited order).
+struct SegmentInput {
+    const fxmem::Graph* graph = nullptr;
+    const fxmem::GraphLayout* layout = nullptr;
+    std::int64_t offset = 0;                       // global step of the graph's step 0
+    const std::vector<std::uint8_t>* live = nullptr;   // per node: its storage is live at the cursor
+    const std::vector<std::uint8_t>* match = nullptr;  // per node: a search match
+};
+
+struct PrepareInput {
+    std::vector<SegmentInput> segments;
+    GraphViewport view;
+    NodeRef selected, hovered;
+    QFont font;   // for the labels that must fit their box
+};
+
+struct VisibleItems {
+    enum Flag : std::uint8_t { Live = 1, Match = 2, Selected = 4, Hovered = 8 };
+    // A node drawn as a box (zoomed in).
+    struct Box {
+        QRectF rect;
+        NodeRef ref;
+        std::uint8_t flags = 0;
+    };
+    // A node drawn as a dot (zoomed out): one per pixel, the first node wins, a live one wins over
+    // a plain one.
+    struct Dot {
+        int x = 0, y = 0;
+        NodeRef ref;
+        bool live = false;
+    };
+    struct Wire {
+        QLineF line;
+        bool live = false;
+    };
+    enum class LabelKind : std::uint8_t { Node, Segment };
+    struct Label {
+        QRectF rect;
+        QString text;
+        LabelKind kind = LabelKind::Node;
+    };
+    // A joined pair: where a graph starts (the divider) and its name.
+    struct SegmentMark {
+        double x = 0;   // divider, at the segment's first step - 0.5
+        int segment = 0;
+    };
+
+    std::vector<Wire> wires;
+    std::vector<Box> boxes;
+    std::vector<Dot> dots;
+    std::vector<Label> labels;
+    std::vector<SegmentMark> segmentMarks;
+    double nodeW = 1, nodeH = 1;   // box size in pixels
+    int dotRows = 1;               // dot height in pixels
+    std::size_t nodeCount() const { return boxes.size() + dots.size(); }
+};
+
+VisibleItems prepareVisibleItems(const PrepareInput& in);
