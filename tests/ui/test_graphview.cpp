@@ -1,10 +1,13 @@
 // The graph view's preparation of visible items (prepareVisibleItems) on hand-made graphs, with
 // every count and position worked out on paper, and the elision of huge names.
 #include "graphview/elide.h"
+#include "graphview/graphview.h"
 #include "graphview/visibleitems.h"
 
 #include "ui_fixtures.h"
 
+#include <QScrollBar>
+#include <QSignalSpy>
 #include <QtTest>
 
 namespace {
@@ -42,6 +45,40 @@ const VisibleItems::Box* boxOf(const VisibleItems& items, fxmem::NodeId n) {
     return nullptr;
 }
 
+// `width` placeholders p_i, each doubled by d_i, all summed by `sum`: the wires of the p_i and
+// d_i overlap in time, so the layout needs `width` lanes or more. `longName`: d_0's name length.
+fxmem::GraphFile fan(int width, std::size_t longName = 0) {
+    fxmem::GraphFile f;
+    f.source = "fan.json";
+    fxmem::GraphBuilder b(f, "fan", fxmem::GraphKind::Inference);
+    std::vector<fxmem::NodeId> ps, ds;
+    for (int i = 0; i < width; ++i) {
+        const fxmem::StorageId s = f.add_storage(i, "cuda:0", 4);
+        ps.push_back(b.add("p_" + std::to_string(i), fxmem::OpKind::Placeholder, "p", std::span<const fxmem::NodeId>{},
+                           std::span<const fxmem::StorageId>(&s, 1)));
+    }
+    for (int i = 0; i < width; ++i) {
+        const fxmem::StorageId s = f.add_storage(1000 + i, "cuda:0", 8);
+        const std::string name = i == 0 && longName ? std::string(longName, 'n') : "d_" + std::to_string(i);
+        ds.push_back(b.add(name, fxmem::OpKind::CallFunction, "aten.mul.Tensor", std::span<const fxmem::NodeId>(&ps[i], 1),
+                           std::span<const fxmem::StorageId>(&s, 1)));
+    }
+    const fxmem::StorageId s = f.add_storage(5000, "cuda:0", 8);
+    const fxmem::NodeId sum = b.add("sum", fxmem::OpKind::CallFunction, "aten.sum.default", ds, std::span<const fxmem::StorageId>(&s, 1));
+    b.add("output", fxmem::OpKind::Output, "output", std::span<const fxmem::NodeId>(&sum, 1), {});
+    b.finish();
+    return f;
+}
+
+std::shared_ptr<const Scene> sceneOf(fxmem::GraphFile f) {
+    return buildScene(std::make_shared<const fxmem::GraphFile>(std::move(f)), QStringLiteral("test"), SceneRequest{});
+}
+
+void wheel(QWidget* w, QPointF at, QPoint delta, Qt::KeyboardModifiers mods) {
+    QWheelEvent e(at, w->mapToGlobal(at), QPoint(), delta, Qt::NoButton, mods, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &e);
+}
+
 } // namespace
 
 class TestGraphView : public QObject {
@@ -54,6 +91,12 @@ private slots:
     void lanesOutsideTheViewAreSkipped();
     void jointPairNamesStayInTheirPart();
     void hugeNamesAreElidedCheaply();
+    void ctrlWheelZoomsLanesAtTheMouse();
+    void wheelZoomsTimeAtTheMouse();
+    void shiftWheelScrollsAFractionOfTheView();
+    void scrollBarsFollowAndDrive();
+    void resetZoomResetsBothAxes();
+    void hugeNameInTheView();
 };
 
 void TestGraphView::chainLayoutIsAsWorkedOut() {
@@ -201,6 +244,128 @@ void TestGraphView::hugeNamesAreElidedCheaply() {
     const QString clipped = clippedName(accents, 10);
     QCOMPARE(clipped, QString(10, QChar(0xe9)) + QChar(0x2026));
     QCOMPARE(clippedName("short", 10), QStringLiteral("short"));
+}
+
+void TestGraphView::ctrlWheelZoomsLanesAtTheMouse() {
+    GraphView view;
+    view.resize(800, 400);
+    view.setPlotArea(40, 760);
+    view.setScene(sceneOf(fan(60)));
+    const GraphViewport before = view.viewport();
+    QVERIFY(before.laneHeight * 60 <= before.height - before.topPad);  // every lane fits at first
+    // A node far from the top lane, under the mouse.
+    const NodeRef d = {0, view.scene()->segments[0].analysis->graph().find("d_45")};
+    const QPointF at = view.nodeCenter(d);
+    for (int i = 0; i < 6; ++i) wheel(&view, at, QPoint(0, 120), Qt::ControlModifier);
+    const GraphViewport after = view.viewport();
+    QVERIFY(after.laneHeight > before.laneHeight * 2);
+    QVERIFY2(after.top > 0, "zoomed around the mouse, not the top lane");
+    QVERIFY2(std::abs(view.nodeCenter(d).y() - at.y()) < 0.5,
+             qPrintable(QStringLiteral("%1 vs %2").arg(view.nodeCenter(d).y()).arg(at.y())));
+    QCOMPARE(view.nodeCenter(d).x(), at.x());  // time untouched
+    // And back out, still anchored.
+    for (int i = 0; i < 3; ++i) wheel(&view, at, QPoint(0, -120), Qt::ControlModifier);
+    QVERIFY(std::abs(view.nodeCenter(d).y() - at.y()) < 0.5);
+}
+
+void TestGraphView::wheelZoomsTimeAtTheMouse() {
+    GraphView view;
+    view.resize(800, 400);
+    view.setPlotArea(40, 760);
+    view.setScene(sceneOf(fan(60)));
+    QSignalSpy range(&view, &GraphView::xRangeChanged);
+    const NodeRef d = {0, view.scene()->segments[0].analysis->graph().find("d_20")};
+    const QPointF at = view.nodeCenter(d);
+    const double width = view.viewport().x1 - view.viewport().x0;
+    wheel(&view, at, QPoint(0, 240), Qt::NoModifier);
+    QCOMPARE(range.count(), 1);  // the timeline follows through this signal
+    const double lo = range.last().at(0).toDouble(), hi = range.last().at(1).toDouble();
+    QCOMPARE(lo, view.viewport().x0);
+    QVERIFY(std::abs((hi - lo) - width * 0.64) < 1e-9);  // two notches of 0.8
+    QVERIFY(std::abs(view.nodeCenter(d).x() - at.x()) < 1e-6);
+}
+
+void TestGraphView::shiftWheelScrollsAFractionOfTheView() {
+    GraphView view;
+    view.resize(800, 400);
+    view.setScene(sceneOf(fan(200)));
+    view.zoomLanes(8, 0);  // lanes 8x taller: a few dozen of the 200 in view
+    const GraphViewport v = view.viewport();
+    QCOMPARE(v.top, 0.0);
+    const double visible = v.visibleLanes();
+    QVERIFY(visible > 12 && visible < 100);
+    wheel(&view, QPointF(400, 200), QPoint(0, -120), Qt::ShiftModifier);
+    QVERIFY(std::abs(view.viewport().top - visible / 6) < 1e-9);
+    // The same notch delivered as a horizontal delta (Shift+wheel on some platforms).
+    wheel(&view, QPointF(400, 200), QPoint(-120, 0), Qt::ShiftModifier);
+    QVERIFY(std::abs(view.viewport().top - 2 * visible / 6) < 1e-9);
+    wheel(&view, QPointF(400, 200), QPoint(0, 120 * 100), Qt::ShiftModifier);
+    QCOMPARE(view.viewport().top, 0.0);  // clamped at the first lane
+}
+
+void TestGraphView::scrollBarsFollowAndDrive() {
+    GraphView view;
+    view.resize(800, 400);
+    view.setPlotArea(40, 760);
+    view.setScene(sceneOf(fan(200)));
+    QScrollBar* h = view.horizontalScrollBar();
+    QScrollBar* v = view.verticalScrollBar();
+    QVERIFY(!h->isHidden() && !v->isHidden());
+    // The whole time axis in view: nothing to scroll.
+    const auto steps = static_cast<int>(view.scene()->profile.size());
+    QCOMPARE(h->maximum(), 0);
+    QCOMPARE(h->pageStep(), steps);
+    view.zoomTime(0.25, 40);  // a quarter of the axis, from its left edge
+    QCOMPARE(h->pageStep(), static_cast<int>(std::lround(steps * 0.25)));
+    QCOMPARE(h->value(), 0);
+    QSignalSpy range(&view, &GraphView::xRangeChanged);
+    h->setValue(100);
+    QCOMPARE(range.count(), 1);
+    QCOMPARE(view.viewport().x0, 99.5);
+    view.zoomLanes(8, 0);
+    QVERIFY(v->maximum() > 0);
+    v->setValue(50);
+    QCOMPARE(view.viewport().top, 50.0);
+    view.scrollLanes(1);
+    QCOMPARE(v->value(), static_cast<int>(std::lround(view.viewport().top)));
+}
+
+void TestGraphView::resetZoomResetsBothAxes() {
+    GraphView view;
+    view.resize(800, 400);
+    view.setPlotArea(40, 760);
+    view.setScene(sceneOf(fan(200)));
+    const GraphViewport fresh = view.viewport();
+    view.zoomLanes(8, 200);
+    view.zoomTime(0.1, 300);
+    view.scrollLanes(3);
+    QVERIFY(view.viewport().laneHeight > fresh.laneHeight);
+    QSignalSpy range(&view, &GraphView::xRangeChanged);
+    view.resetZoom();
+    QCOMPARE(range.count(), 1);
+    const GraphViewport v = view.viewport();
+    QCOMPARE(v.x0, -0.5);
+    QCOMPARE(v.x1, static_cast<double>(view.scene()->profile.size()) - 0.5);
+    QCOMPARE(v.top, 0.0);
+    QCOMPARE(v.laneHeight, fresh.laneHeight);
+    // The key does the same.
+    view.zoomLanes(8, 200);
+    QTest::keyClick(&view, Qt::Key_R);
+    QCOMPARE(view.viewport().laneHeight, fresh.laneHeight);
+}
+
+void TestGraphView::hugeNameInTheView() {
+    GraphView view;
+    view.resize(800, 400);
+    view.setPlotArea(40, 760);
+    view.setScene(sceneOf(fan(3, 32u << 20)));  // d_0 has a 32 MiB name
+    // Zoomed in on d_0 (step 1) with tall lanes: boxes wide enough for labels.
+    view.setXRange(-0.5, 4.5);
+    view.zoomLanes(3, 0);
+    const VisibleItems items = view.visibleItems();
+    QVERIFY(!items.labels.empty());
+    for (const auto& l : items.labels) QVERIFY2(l.text.size() < 300, qPrintable(QString::number(l.text.size())));
+    QVERIFY(!view.grab().isNull());
 }
 
 QTEST_MAIN(TestGraphView)

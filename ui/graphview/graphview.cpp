@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -30,6 +31,23 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumHeight(120);
+    hbar_ = new QScrollBar(Qt::Horizontal, this);
+    vbar_ = new QScrollBar(Qt::Vertical, this);
+    hbar_->hide();
+    vbar_->hide();
+    connect(hbar_, &QScrollBar::valueChanged, this, [this](int value) {
+        if (syncingBars_) return;
+        const double w = x1_ - x0_;
+        x0_ = value - 0.5;
+        x1_ = x0_ + w;
+        emitRange();
+    });
+    connect(vbar_, &QScrollBar::valueChanged, this, [this](int value) {
+        if (syncingBars_) return;
+        top_ = value;
+        clampVertical();
+        update();
+    });
 }
 
 const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
@@ -52,6 +70,9 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     drag_ = Drag::None;
     refusal_.clear();
     top_ = 0;
+    hbar_->setHidden(!scene_ || scene_->empty());
+    vbar_->setHidden(!scene_ || scene_->empty());
+    placeScrollBars();
     if (scene_) {
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
@@ -64,6 +85,7 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         x0_ = -0.5;
         x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
     }
+    syncScrollBars();
     update();
 }
 
@@ -125,12 +147,13 @@ void GraphView::setXRange(double lo, double hi) {
     x0_ = lo;
     x1_ = hi;
     followNodes();
+    syncScrollBars();
     update();
 }
 
 void GraphView::followNodes() {
     if (!scene_ || drag_ == Drag::Pan) return;
-    const double visible = (height() - kTopPad) / laneHeight_;
+    const double visible = viewport().visibleLanes();
     std::int32_t topmost = std::numeric_limits<std::int32_t>::max();
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
@@ -184,7 +207,7 @@ void GraphView::centerOn(NodeRef ref) {
         x1_ = step + width / 2;
         emitRange();
     }
-    const double visible = (height() - kTopPad) / laneHeight_;
+    const double visible = viewport().visibleLanes();
     const double lane = layoutOf(ref.segment).lane(ref.node);
     if (lane < top_ || lane > top_ + visible - 1) top_ = lane - visible / 2;
     clampVertical();
@@ -193,7 +216,50 @@ void GraphView::centerOn(NodeRef ref) {
 
 void GraphView::emitRange() {
     update();
+    syncScrollBars();
     emit xRangeChanged(x0_, x1_);
+}
+
+void GraphView::syncScrollBars() {
+    const bool on = scene_ && !scene_->empty();
+    if (hbar_->isHidden() == on) {
+        hbar_->setVisible(on);
+        vbar_->setVisible(on);
+        placeScrollBars();
+    }
+    if (!on) return;
+    syncingBars_ = true;
+    // Horizontal: in steps over the whole profile; vertical: in lanes.
+    const double steps = static_cast<double>(std::max<std::size_t>(scene_->profile.size(), 2));
+    const int page = std::max(1, static_cast<int>(std::lround(x1_ - x0_)));
+    hbar_->setRange(0, std::max(0, static_cast<int>(std::lround(steps)) - page));
+    hbar_->setPageStep(page);
+    hbar_->setSingleStep(std::max(1, page / 10));
+    hbar_->setValue(static_cast<int>(std::lround(x0_ + 0.5)));
+    const double visible = viewport().visibleLanes();
+    const int lanePage = std::max(1, static_cast<int>(visible));
+    vbar_->setRange(0, std::max(0, static_cast<int>(std::ceil(laneCount() - visible + 0.5))));
+    vbar_->setPageStep(lanePage);
+    vbar_->setSingleStep(std::max(1, lanePage / 10));
+    vbar_->setValue(static_cast<int>(std::lround(top_)));
+    syncingBars_ = false;
+}
+
+void GraphView::placeScrollBars() {
+    const int bw = vbar_->sizeHint().width(), bh = hbar_->sizeHint().height();
+    const int vw = !vbar_->isHidden() ? bw : 0;
+    hbar_->setGeometry(0, height() - bh, width() - vw, bh);
+    vbar_->setGeometry(width() - bw, 0, bw, height() - (!hbar_->isHidden() ? bh : 0));
+}
+
+void GraphView::resetZoom() {
+    if (!scene_ || scene_->empty()) return;
+    fitted_ = true;
+    laneHeight_ = std::min(24.0, fitLaneHeight());
+    top_ = 0;
+    x0_ = -0.5;
+    x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
+    emitRange();
 }
 
 std::int32_t GraphView::laneCount() const {
@@ -204,19 +270,21 @@ std::int32_t GraphView::laneCount() const {
 }
 
 double GraphView::fitLaneHeight() const {
-    return std::max(1e-3, static_cast<double>(height() - kTopPad - 6)) / laneCount();
+    return std::max(1e-3, viewport().height - viewport().topPad - 6) / laneCount();
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    placeScrollBars();
     if (fitted_ && scene_) laneHeight_ = std::min(24.0, fitLaneHeight());
     clampVertical();
 }
 
 void GraphView::clampVertical() {
     const std::int32_t lanes = laneCount();
-    const double visible = (height() - kTopPad) / laneHeight_;
+    const double visible = viewport().visibleLanes();
     top_ = std::clamp(top_, 0.0, std::max(0.0, lanes - visible + 0.5));
+    syncScrollBars();
 }
 
 GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
@@ -258,8 +326,8 @@ GraphViewport GraphView::viewport() const {
     v.top = top_;
     v.laneHeight = laneHeight_;
     v.topPad = kTopPad;
-    v.width = width();
-    v.height = height();
+    v.width = width() - (!vbar_->isHidden() ? vbar_->width() : 0);
+    v.height = height() - (!hbar_->isHidden() ? hbar_->height() : 0);
     return v;
 }
 
@@ -511,27 +579,50 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
-    const double steps = event->angleDelta().y() / 120.0;
+    const QPoint delta = event->angleDelta();
+    const QPointF at = event->position();
+    if (!scene_ || scene_->empty()) return;
     if (event->modifiers() & Qt::ControlModifier) {
-        // Down to the overview where every lane fits, up to large boxes.
-        laneHeight_ = std::clamp(laneHeight_ * std::pow(1.15, steps), std::min(2.0, fitLaneHeight()), 60.0);
-        fitted_ = laneHeight_ <= fitLaneHeight();
-        clampVertical();
-        update();
-    } else if (event->modifiers() & Qt::ShiftModifier || event->angleDelta().x() != 0) {
-        top_ -= (event->angleDelta().y() + event->angleDelta().x()) / 120.0 * 3;
-        clampVertical();
-        update();
-    } else if (scene_ && !scene_->empty()) {
-        // Zoom along x around the mouse, as the timeline does.
-        const double at = stepAt(event->position().x());
-        const double f = std::pow(0.8, steps);
-        x0_ = at - (at - x0_) * f;
-        x1_ = at + (x1_ - at) * f;
-        followNodes();
+        zoomLanes(std::pow(1.15, delta.y() / 120.0), at.y());
+    } else if (event->modifiers() & Qt::ShiftModifier) {
+        // Some platforms turn Shift+wheel into a horizontal delta: either way it scrolls lanes.
+        scrollLanes(-(delta.y() != 0 ? delta.y() : delta.x()) / 120.0);
+    } else if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
+        // A horizontal wheel or touchpad swipe pans time, a tenth of the view per notch.
+        const double d = -delta.x() / 120.0 * (x1_ - x0_) / 10;
+        x0_ += d;
+        x1_ += d;
         emitRange();
+    } else {
+        zoomTime(std::pow(0.8, delta.y() / 120.0), at.x());
     }
     event->accept();
+}
+
+void GraphView::zoomTime(double factor, double x) {
+    // The step under x stays under x, as in the timeline.
+    const double at = stepAt(x);
+    x0_ = at - (at - x0_) * factor;
+    x1_ = at + (x1_ - at) * factor;
+    followNodes();
+    emitRange();
+}
+
+void GraphView::zoomLanes(double factor, double y) {
+    // The lane under y stays under y: from the overview where every lane fits up to large boxes.
+    const double lane = laneAt(y);
+    laneHeight_ = std::clamp(laneHeight_ * factor, std::min(2.0, fitLaneHeight()), 60.0);
+    fitted_ = laneHeight_ <= fitLaneHeight();
+    top_ = lane + 0.5 - (y - viewport().topPad) / laneHeight_;
+    clampVertical();
+    update();
+}
+
+void GraphView::scrollLanes(double notches) {
+    // A notch moves a sixth of the visible lanes (at least one).
+    top_ += notches * std::max(1.0, viewport().visibleLanes() / 6);
+    clampVertical();
+    update();
 }
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
@@ -539,8 +630,11 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     switch (event->key()) {
     case Qt::Key_Left: x0_ -= w / 10, x1_ -= w / 10; emitRange(); return;
     case Qt::Key_Right: x0_ += w / 10, x1_ += w / 10; emitRange(); return;
-    case Qt::Key_Up: top_ -= 3; clampVertical(); update(); return;
-    case Qt::Key_Down: top_ += 3; clampVertical(); update(); return;
+    case Qt::Key_Up: scrollLanes(-1); return;
+    case Qt::Key_Down: scrollLanes(1); return;
+    case Qt::Key_PageUp: scrollLanes(-5); return;
+    case Qt::Key_PageDown: scrollLanes(5); return;
+    case Qt::Key_R: case Qt::Key_0: resetZoom(); return;
     case Qt::Key_Plus: case Qt::Key_Equal: x0_ += w / 5, x1_ -= w / 5; emitRange(); return;
     case Qt::Key_Minus: x0_ -= w / 4, x1_ += w / 4; emitRange(); return;
     default: QWidget::keyPressEvent(event);

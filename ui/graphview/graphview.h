@@ -16,6 +16,8 @@
 #include <memory>
 #include <vector>
 
+class QScrollBar;
+
 class GraphView : public QWidget {
     Q_OBJECT
 public:
@@ -35,11 +37,14 @@ public:
     void setSearchMatches(std::vector<NodeRef> matches);
     void showRefusal(const QString& why);
 
+    const std::shared_ptr<const Scene>& scene() const { return scene_; }
     NodeRef selectedNode() const { return selected_; }
     NodeRef nodeAt(QPoint pos) const;
     QPointF nodeCenter(NodeRef ref) const;   // widget coordinates
     std::int64_t stepOf(NodeRef ref) const;  // global step
     std::size_t lastPaintedNodes() const { return paintedNodes_; }
+    QScrollBar* horizontalScrollBar() const { return hbar_; }
+    QScrollBar* verticalScrollBar() const { return vbar_; }
     // The current mapping of steps and lanes to pixels, and what a paint would draw now.
     GraphViewport viewport() const;
     VisibleItems visibleItems() const;
@@ -51,6 +56,13 @@ public slots:
     void setCursorStep(std::int64_t step);
     void selectNode(NodeRef ref);
     void centerOn(NodeRef ref);
+    // The whole time axis and every lane in view (emits xRangeChanged).
+    void resetZoom();
+    // Zooms time by `factor` (< 1: in) keeping the step at widget x in place; lanes likewise at y.
+    void zoomTime(double factor, double x);
+    void zoomLanes(double factor, double y);
+    // Scrolls by `notches` sixths of the visible lanes (negative: up).
+    void scrollLanes(double notches);
 
 signals:
     void xRangeChanged(double lo, double hi);
@@ -79,6 +91,8 @@ private:
     double py(double lane) const;
     double laneAt(double y) const;
     void emitRange();
+    void syncScrollBars();
+    void placeScrollBars();
     void clampVertical();
     std::int32_t laneCount() const;
     // The lane height at which every lane fits the view (an overview for graphs with many lanes).
@@ -124,4 +138,7 @@ private:
     DragRange dragRange_;
     double dragStep_ = 0;
     QString refusal_;
+    QScrollBar* hbar_ = nullptr;
+    QScrollBar* vbar_ = nullptr;
+    bool syncingBars_ = false;
 };
