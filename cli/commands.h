@@ -14,6 +14,7 @@ int run_profile(const Args& args, std::ostream& out);
 int run_peak(const Args& args, std::ostream& out);
 int run_score(const Args& args, std::ostream& out);
 int run_live(const Args& args, std::ostream& out);
+int run_breakdown(const Args& args, std::ostream& out);
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.

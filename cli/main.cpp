@@ -31,6 +31,9 @@ commands:
   live FILE [--graph NAME] [--step K] [--schedule SCHED.json] [--json]
       the storages live at profile step K (default: the peak): size, allocator, users and
       why each is still live; with --schedule, the steps of that order
+  breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D] [--json]
+      the bytes live at profile step K (default: the first peak) by storage role (default) or by
+      module; --depth D sums modules into their ancestors at depth D (1 = top level)
 
 options:
   -h, --help    show this help
@@ -51,6 +54,7 @@ constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv
 constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
 constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
 constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false}};
+constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},
@@ -58,6 +62,7 @@ const Command kCommands[] = {
     {"peak", kPeak, run_peak},
     {"score", kScore, run_score},
     {"live", kLive, run_live},
+    {"breakdown", kBreakdown, run_breakdown},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

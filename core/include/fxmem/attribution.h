@@ -12,6 +12,8 @@
 #include "fxmem/model.h"
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,17 +41,19 @@ struct RoleAssignment {
 };
 
 // Roles: the file's role where it gives one (GraphFile::role != Unknown). Otherwise the first of
-// these rules that applies, over all graphs (paired graphs from GraphFile::pairs):
-//   1. held by a placeholder of a forward or unpaired graph: "primals*" -> parameter,
-//      "tangents*" -> tangent, any other placeholder -> input; held by a get_attr node -> buffer;
-//   2. held by a "tangents*" placeholder of a backward graph -> tangent;
-//   3. held by any other placeholder of a backward graph (computed in its forward, saved for
+// these rules that applies, over all graphs ("backward" = the backward graph of a GraphFile
+// pair; "forward" = any other graph, paired or not):
+//   1. held by a "primals*" placeholder of a forward graph -> parameter;
+//   2. held by a get_attr node -> buffer;
+//   3. held by a "tangents*" placeholder -> tangent;
+//   4. held by any other placeholder of a forward graph -> input;
+//   5. held by any other placeholder of a backward graph (computed in its forward and saved for
 //      backward) -> activation;
-//   4. computed by a backward node and reaching the backward's output node -> gradient;
-//   5. computed by a node of a forward or unpaired graph and reaching its output node (a user
-//      output such as the loss: no backward placeholder holds it, rule 3 did not apply) -> output;
-//   6. anything else -> temporary.
-// O(S + total nodes + total node outputs).
+//   6. allocated by a computing node of a backward graph and reaching its output node -> gradient;
+//   7. allocated by a computing node of a forward graph and reaching its output node -> output
+//      (user outputs such as the loss, mutated buffers' new values: rule 5 took the saved ones);
+//   8. anything else -> temporary.
+// "Allocated by" = the first node of that graph holding the storage. O(S + nodes + node outputs).
 RoleAssignment resolve_roles(const GraphFile& file);
 
 // The module hierarchy of one graph. Index 0 is the root (""); every ancestor of a node's module
@@ -59,7 +63,10 @@ public:
     static constexpr std::uint32_t kRoot = 0;
     static constexpr std::uint32_t npos = 0xffffffffu;
     struct Module {
-        std::string name;  // qualified, as users write it; "" for the root
+        // Qualified, as users write it; "" for the root. A view into the tree's own name pool,
+        // valid as long as any copy of the tree lives (ancestors share their descendants' text,
+        // so a hostile name with many dots costs its length once, not once per level).
+        std::string_view name;
         std::string type;  // class name; empty when unknown (an ancestor no node names, the root)
         std::uint32_t parent = npos;  // npos for the root
         std::uint32_t depth = 0;      // root 0, "blocks" 1, "blocks.0" 2, ...
@@ -87,9 +94,12 @@ public:
 private:
     std::vector<Module> modules_;
     std::vector<std::uint32_t> node_module_;  // per NodeId
-    std::unordered_map<std::string, std::uint32_t> by_name_;
+    std::shared_ptr<std::deque<std::string>> names_;  // distinct full names; elements never move
+    std::unordered_map<std::string_view, std::uint32_t> by_name_;
+    std::unordered_map<std::string, std::uint32_t> child_;  // "parent index:component" -> child
     std::uint32_t max_depth_ = 0;
-    std::uint32_t intern(std::string_view name);  // adds the module and its ancestors
+    std::uint32_t intern(std::string_view name);  // adds the module and its missing ancestors
+    std::uint32_t child(std::uint32_t parent, std::string_view component) const;  // npos when absent
 };
 
 enum class GroupBy : std::uint8_t { Role, Module };
@@ -97,12 +107,15 @@ std::string_view to_string(GroupBy by);  // "role", "module"
 bool parse_group_by(std::string_view text, GroupBy& out);
 
 // Roles and owner modules of the storages of one graph, and the live set grouped by them.
-// Owner module of a storage: for a parameter or buffer whose label is a qualified name
-// ("blocks.0.attn.qkv.weight"), the nearest tree module of the label minus its last component
-// ("blocks.0.attn.qkv"); otherwise the module of the node that computes it (its producer, looked
-// up in this graph's tree by name when the producer is in another graph, e.g. the forward of a
-// saved activation); otherwise the module of the node that first holds it in this graph (a
-// placeholder: usually the root).
+// Owner module of a storage, the first rule that applies:
+//   1. a parameter or buffer whose label is a qualified name ("blocks.0.attn.qkv.weight"): the
+//      nearest tree module of the label minus its last component ("blocks.0.attn.qkv");
+//   2. its allocator in this graph (the first node holding it) computes it: that node's module;
+//   3. this graph receives it through a placeholder and another graph computes it (a saved
+//      activation in the backward): the producer's module, looked up in this tree by name
+//      (ModuleTree::nearest);
+//   4. the allocator's module (a placeholder: usually none, so the root); the root for storages
+//      this graph never holds.
 class Attribution {
 public:
     struct Group {
