@@ -5,6 +5,7 @@
 #include "graphview/visibleitems.h"
 
 #include "ui_fixtures.h"
+#include "util/text.h"
 
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -79,6 +80,61 @@ void wheel(QWidget* w, QPointF at, QPoint delta, Qt::KeyboardModifiers mods) {
     QApplication::sendEvent(w, &e);
 }
 
+// A chain of nodes with modules, built in code (the reader of the "module" field is not ours).
+struct NodeSpec {
+    std::string name, target, module, type;
+};
+fxmem::GraphFile modular(const std::vector<NodeSpec>& specs) {
+    fxmem::GraphFile f;
+    f.source = "modules.json";
+    fxmem::GraphBuilder b(f, "model", fxmem::GraphKind::Inference);
+    fxmem::NodeId prev;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+        const NodeSpec& sp = specs[i];
+        const auto op = i == 0 ? fxmem::OpKind::Placeholder : fxmem::OpKind::CallFunction;
+        const fxmem::StorageId s = f.add_storage(static_cast<std::int64_t>(i), "cuda:0", 64);
+        const fxmem::NodeId id = b.begin_node(sp.name, op, sp.target);
+        if (prev.valid()) b.add_input(prev);
+        if (!sp.module.empty() || !sp.type.empty()) b.set_module(sp.module, sp.type);
+        const std::int64_t shape[2] = {4, 4}, stride[2] = {4, 1};
+        b.val_tensor(s, "float32", shape, stride, 0);
+        b.end_node();
+        prev = id;
+    }
+    b.begin_node("output", fxmem::OpKind::Output, "output");
+    b.add_input(prev);
+    b.end_node();
+    b.finish();
+    return f;
+}
+
+// x -> e (embed) -> a0 (blocks.0.attn) -> m0 (blocks.0.mlp) -> r0 (blocks.0 itself) -> a1
+// (blocks.1.attn) -> m1 (blocks.1.mlp) -> h (head) -> output, at steps 0, 1, 3, ..., 13, 14,
+// all on lane 0 (each node continues its input's wire).
+fxmem::GraphFile twoBlocks() {
+    return modular({{"x", "x", "", ""},
+                    {"e", "aten.embedding.default", "embed", "Embedding"},
+                    {"a0", "aten._scaled_dot_product_flash_attention.default", "blocks.0.attn", "Attention"},
+                    {"m0", "aten.mm.default", "blocks.0.mlp", "MLP"},
+                    {"r0", "aten.add.Tensor", "blocks.0", "Block"},
+                    {"a1", "aten._scaled_dot_product_flash_attention.default", "blocks.1.attn", "Attention"},
+                    {"m1", "aten.mm.default", "blocks.1.mlp", "MLP"},
+                    {"h", "aten.mm.default", "head", "Linear"}});
+}
+
+QStringList names(std::initializer_list<const char*> list) {
+    QStringList out;
+    for (const char* n : list) out << QString::fromUtf8(n);
+    return out;
+}
+
+QStringList boxNames(const GraphView& view) {
+    QStringList out;
+    const fxmem::Graph& g = view.scene()->segments[0].analysis->graph();
+    for (const auto& b : view.visibleItems().boxes) out << QString::fromStdString(g.node(b.ref.node).name);
+    return out;
+}
+
 } // namespace
 
 class TestGraphView : public QObject {
@@ -97,6 +153,14 @@ private slots:
     void scrollBarsFollowAndDrive();
     void resetZoomResetsBothAxes();
     void hugeNameInTheView();
+    void moduleRunsAsWorkedOut();
+    void collapsingHidesNodesAndExpandingShowsThem();
+    void clickingABandCollapsesItsModule();
+    void highlightedModuleMarksItsNodes();
+    void thirtyTwoLayersOpenAsGroups();
+    void tooltipSaysModuleShapeAndBytes();
+    void everyColourModeHasALegend();
+    void selectedNodeEdges();
 };
 
 void TestGraphView::chainLayoutIsAsWorkedOut() {
@@ -146,7 +210,8 @@ void TestGraphView::zoomedInGivesBoxesWiresAndLabels() {
     QStringList texts;
     for (const auto& l : items.labels) texts << l.text;
     QVERIFY2(texts.contains(QStringLiteral("primals_1")), qPrintable(texts.join(u',')));
-    QVERIFY(texts.contains(QStringLiteral("b")));
+    // Compute nodes carry their short op.
+    QVERIFY2(texts.contains(QStringLiteral("b \u00b7 mul")), qPrintable(texts.join(u',')));
 }
 
 void TestGraphView::zoomedOutGivesOneDotPerPixel() {
@@ -366,6 +431,217 @@ void TestGraphView::hugeNameInTheView() {
     QVERIFY(!items.labels.empty());
     for (const auto& l : items.labels) QVERIFY2(l.text.size() < 300, qPrintable(QString::number(l.text.size())));
     QVERIFY(!view.grab().isNull());
+}
+
+void TestGraphView::moduleRunsAsWorkedOut() {
+    const fxmem::GraphFile f = twoBlocks();
+    const fxmem::GraphLayout layout(f.graphs[0]);
+    const ModuleGroups mg(f.graphs[0], layout);
+    const fxmem::ModuleTree& t = mg.tree();
+    QCOMPARE(mg.depths(), 3u);
+    auto runs = [&](std::uint32_t d) {
+        QStringList out;
+        for (const auto& r : mg.runs(d))
+            out << QStringLiteral("%1 %2-%3 x%4").arg(toQString(t[r.module].name)).arg(r.stepLo).arg(r.stepHi).arg(r.nodes);
+        return out.join(u';');
+    };
+    // r0 (in blocks.0 itself) joins blocks.0's run at depth 2 and is skipped at depth 3.
+    QCOMPARE(runs(1), QStringLiteral("embed 1-1 x1;blocks 3-11 x5;head 13-13 x1"));
+    QCOMPARE(runs(2), QStringLiteral("blocks.0 3-7 x3;blocks.1 9-11 x2"));
+    QCOMPARE(runs(3), QStringLiteral("blocks.0.attn 3-3 x1;blocks.0.mlp 5-5 x1;blocks.1.attn 9-9 x1;blocks.1.mlp 11-11 x1"));
+    QCOMPARE(mg.runsIn(2, 8, 100).size(), std::size_t(1));  // blocks.1 only
+    QCOMPARE(mg.runsIn(3, 4, 9).size(), std::size_t(2));    // blocks.0.mlp, blocks.1.attn
+    QCOMPARE(mg.groupingDepth(6), 3u);  // no depth has 6 modules: the deepest
+    QCOMPARE(mg.groupingDepth(3), 1u);  // embed, blocks, head
+}
+
+void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {
+    GraphView view;
+    view.resize(900, 300);
+    view.setPlotArea(20, 860);
+    view.setScene(sceneOf(twoBlocks()));
+    const QStringList all = names({"x", "e", "a0", "m0", "r0", "a1", "m1", "h", "output"});
+    QCOMPARE(boxNames(view), all);
+    QVERIFY(view.visibleItems().groups.empty());
+    const fxmem::ModuleTree& t = view.moduleGroups(0)->tree();
+
+    // Both blocks to one box each: 3 and 2 nodes hidden.
+    view.setGroupDepth(2);
+    VisibleItems items = view.visibleItems();
+    QCOMPARE(boxNames(view), names({"x", "e", "h", "output"}));
+    QCOMPARE(items.groups.size(), std::size_t(2));
+    QCOMPARE(items.groups[0].module, t.find("blocks.0"));
+    QCOMPARE(items.groups[0].nodes, 3u);
+    QCOMPARE(items.groups[1].module, t.find("blocks.1"));
+    // blocks.0's box spans its first to its last node (steps 3 and 7) on lane 0.
+    const GraphViewport v = view.viewport();
+    QCOMPARE(items.groups[0].rect.left(), v.px(3) - items.nodeW / 2);
+    QCOMPARE(items.groups[0].rect.right(), v.px(7) + items.nodeW / 2);
+    QCOMPARE(items.groups[0].rect.center().y(), v.py(0));
+    // Wires inside the blocks are dropped: those of x, e, m1 (its user h is visible), h, output.
+    QCOMPARE(items.wires.size(), std::size_t(5));
+    // A hidden node cannot be hovered or clicked.
+    QVERIFY(!view.nodeAt(view.nodeCenter({0, view.scene()->segments[0].analysis->graph().find("m0")}).toPoint()).valid());
+
+    // Opening blocks.0 one level: r0 shows, its attn and mlp are boxes.
+    view.expandModule(0, t.find("blocks.0"));
+    items = view.visibleItems();
+    QCOMPARE(boxNames(view), names({"x", "e", "r0", "h", "output"}));
+    QCOMPARE(items.groups.size(), std::size_t(3));
+    QCOMPARE(items.groups[0].module, t.find("blocks.0.attn"));
+    QCOMPARE(items.groups[1].module, t.find("blocks.0.mlp"));
+    QCOMPARE(items.groups[2].module, t.find("blocks.1"));
+
+    // Collapsing a parent swallows its collapsed children; expanding everything shows all.
+    view.setModuleCollapsed(0, t.find("blocks"), true);
+    QCOMPARE(boxNames(view), names({"x", "e", "h", "output"}));
+    QCOMPARE(view.visibleItems().groups.size(), std::size_t(1));
+    QCOMPARE(view.visibleItems().groups[0].nodes, 5u);
+    view.setModuleCollapsed(0, t.find("blocks"), false);
+    QCOMPARE(boxNames(view), all);
+    view.setGroupDepth(3);
+    QCOMPARE(boxNames(view), names({"x", "e", "r0", "h", "output"}));
+    view.setGroupDepth(0);
+    QCOMPARE(boxNames(view), all);
+}
+
+void TestGraphView::clickingABandCollapsesItsModule() {
+    GraphView view;
+    view.resize(900, 300);
+    view.setPlotArea(20, 860);
+    view.setScene(sceneOf(twoBlocks()));
+    const fxmem::ModuleTree& t = view.moduleGroups(0)->tree();
+    // Three band rows (depths 1-3) above the lanes: 3 + 2 + 4 runs.
+    const VisibleItems items = view.visibleItems();
+    QCOMPARE(items.bands.size(), std::size_t(9));
+    const VisibleItems::Band* block0 = nullptr;
+    for (const auto& b : items.bands)
+        if (b.module == t.find("blocks.0")) block0 = &b;
+    QVERIFY(block0);
+    QCOMPARE(block0->depth, 2u);
+    QVERIFY(block0->rect.bottom() < view.viewport().topPad);
+    QSignalSpy clicked(&view, &GraphView::moduleClicked);
+    QTest::mouseClick(&view, Qt::LeftButton, {}, block0->rect.center().toPoint());
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.last().at(1).value<std::uint32_t>(), t.find("blocks.0"));
+    QVERIFY(view.moduleGroups(0)->collapsed(t.find("blocks.0")));
+    QCOMPARE(boxNames(view), names({"x", "e", "a1", "m1", "h", "output"}));
+    // Clicking the collapsed box opens one level.
+    const QPointF box = view.visibleItems().groups.at(0).rect.center();
+    QTest::mouseClick(&view, Qt::LeftButton, {}, box.toPoint());
+    QCOMPARE(clicked.count(), 2);
+    QCOMPARE(boxNames(view), names({"x", "e", "r0", "a1", "m1", "h", "output"}));
+}
+
+void TestGraphView::highlightedModuleMarksItsNodes() {
+    GraphView view;
+    view.resize(900, 300);
+    view.setPlotArea(20, 860);
+    view.setScene(sceneOf(twoBlocks()));
+    view.setHighlightedModuleName(QStringLiteral("blocks.1"));
+    QStringList lit;
+    const fxmem::Graph& g = view.scene()->segments[0].analysis->graph();
+    for (const auto& b : view.visibleItems().boxes)
+        if (b.flags & VisibleItems::Highlight) lit << QString::fromStdString(g.node(b.ref.node).name);
+    QCOMPARE(lit, names({"a1", "m1"}));
+    int bands = 0;
+    for (const auto& b : view.visibleItems().bands) bands += b.highlight;
+    QCOMPARE(bands, 3);  // blocks.1, blocks.1.attn, blocks.1.mlp (not their parent "blocks")
+    view.setHighlightedModuleName(QString());
+    for (const auto& b : view.visibleItems().boxes) QVERIFY(!(b.flags & VisibleItems::Highlight));
+}
+
+void TestGraphView::thirtyTwoLayersOpenAsGroups() {
+    std::vector<NodeSpec> specs = {{"x", "x", "", ""}, {"emb", "aten.embedding.default", "tok_embeddings", "Embedding"}};
+    for (int l = 0; l < 32; ++l) {
+        const std::string layer = "layers." + std::to_string(l);
+        specs.push_back({"q" + std::to_string(l), "aten.mm.default", layer + ".attention.wq", "Linear"});
+        specs.push_back({"s" + std::to_string(l), "aten._scaled_dot_product_flash_attention.default", layer + ".attention", "Attention"});
+        specs.push_back({"n" + std::to_string(l), "aten.mul.Tensor", layer + ".ffn_norm", "RMSNorm"});
+        specs.push_back({"w" + std::to_string(l), "aten.mm.default", layer + ".feed_forward.w1", "Linear"});
+    }
+    specs.push_back({"head", "aten.mm.default", "output", "Linear"});
+    GraphView view;
+    view.resize(1300, 300);
+    view.setPlotArea(60, 1260);
+    view.setScene(sceneOf(modular(specs)));
+    // The opening view: the layers (depth 2, 32 modules) shade the lanes in alternation, and
+    // have their own band row with each layer's name where it fits.
+    const VisibleItems items = view.visibleItems();
+    QCOMPARE(items.stripes.size(), std::size_t(32));
+    for (std::size_t i = 0; i < items.stripes.size(); ++i) {
+        QCOMPARE(items.stripes[i].ordinal % 2, static_cast<std::uint32_t>(i % 2));
+        if (i > 0) QVERIFY(items.stripes[i].x0 >= items.stripes[i - 1].x1 - 1e-9);
+    }
+    int layerBands = 0;
+    for (const auto& b : items.bands) layerBands += b.depth == 2;
+    QCOMPARE(layerBands, 32);
+    QStringList captions;
+    for (const auto& l : items.labels)
+        if (l.kind == VisibleItems::LabelKind::Band) captions << l.text;
+    QVERIFY2(captions.contains(QStringLiteral("layers.7")) || captions.contains(QStringLiteral("7")), qPrintable(captions.join(u',')));
+    // Collapsed at that depth: 32 boxes, one per layer.
+    view.setGroupDepth(2);
+    QCOMPARE(view.visibleItems().groups.size(), std::size_t(32));
+}
+
+void TestGraphView::tooltipSaysModuleShapeAndBytes() {
+    GraphView view;
+    view.resize(900, 300);
+    view.setPlotArea(20, 860);
+    view.setScene(sceneOf(twoBlocks()));
+    const NodeRef m0{0, view.scene()->segments[0].analysis->graph().find("m0")};
+    const QString tip = view.tooltipAt(view.nodeCenter(m0).toPoint());
+    QVERIFY2(tip.contains(QStringLiteral("<b>m0</b>")), qPrintable(tip));
+    QVERIFY(tip.contains(QStringLiteral("aten.mm.default")));
+    QVERIFY(tip.contains(QStringLiteral("(matmul)")));
+    QVERIFY(tip.contains(QStringLiteral("module blocks.0.mlp <i>MLP</i>")));
+    QVERIFY(tip.contains(QStringLiteral("float32[4, 4]")));
+    // m0 allocates its 64-byte output and frees a0's (its only user).
+    QVERIFY2(tip.contains(QStringLiteral("allocates 64 B, frees 64 B")), qPrintable(tip));
+}
+
+void TestGraphView::everyColourModeHasALegend() {
+    GraphView view;
+    view.setScene(sceneOf(twoBlocks()));
+    auto texts = [&] {
+        QStringList out;
+        for (const LegendEntry& e : view.legend()) out << e.text;
+        return out;
+    };
+    QCOMPARE(view.colorMode(), GraphView::ColorMode::OpCategory);  // the default
+    QCOMPARE(texts(), names({"input", "output", "matmul", "attention", "elementwise", "indexing"}));
+    view.setColorMode(GraphView::ColorMode::OpKind);
+    QCOMPARE(texts(), names({"placeholder", "call_function", "output"}));
+    view.setColorMode(GraphView::ColorMode::MemoryChange);
+    QCOMPARE(texts().size(), 3);
+    // Distinct colours within each legend.
+    for (auto mode : {GraphView::ColorMode::OpCategory, GraphView::ColorMode::OpKind, GraphView::ColorMode::MemoryChange}) {
+        view.setColorMode(mode);
+        QSet<QRgb> seen;
+        for (const LegendEntry& e : view.legend()) seen.insert(e.color.rgb());
+        QCOMPARE(seen.size(), static_cast<qsizetype>(view.legend().size()));
+    }
+}
+
+void TestGraphView::selectedNodeEdges() {
+    // fan(3): d_0's input is p_0 and its user is sum.
+    GraphView view;
+    view.resize(800, 300);
+    view.setPlotArea(20, 780);
+    view.setScene(sceneOf(fan(3)));
+    const fxmem::Graph& g = view.scene()->segments[0].analysis->graph();
+    const NodeRef d0{0, g.find("d_0")}, p0{0, g.find("p_0")}, sum{0, g.find("sum")};
+    QVERIFY(view.visibleItems().edges.empty());
+    view.selectNode(d0);
+    const VisibleItems items = view.visibleItems();
+    QCOMPARE(items.edges.size(), std::size_t(2));
+    QCOMPARE(items.edges[0].from, view.nodeCenter(p0));
+    QCOMPARE(items.edges[0].to, view.nodeCenter(d0));
+    QVERIFY(!items.edges[0].toUser);
+    QCOMPARE(items.edges[1].from, view.nodeCenter(d0));
+    QCOMPARE(items.edges[1].to, view.nodeCenter(sum));
+    QVERIFY(items.edges[1].toUser);
 }
 
 QTEST_MAIN(TestGraphView)

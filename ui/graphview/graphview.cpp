@@ -10,6 +10,7 @@
 #include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -20,7 +21,8 @@
 #include <limits>
 
 namespace {
-constexpr double kTopPad = 18;  // room for section labels
+constexpr double kTopPad = 18;  // room for the graph names of a joined pair
+constexpr std::uint32_t kMaxBandRows = 4;
 bool inProfile(fxmem::OpKind op) {
     return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
 }
@@ -78,6 +80,32 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
             liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
             matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
         }
+        groups_.clear();
+        categories_.clear();
+        legendContent_ = {};
+        stripeDepth_ = bandRows_ = 0;
+        std::uint32_t depths = 0;
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+            const fxmem::Graph& g = scene_->segments[s].analysis->graph();
+            categories_.push_back(fxmem::target_categories(g));
+            for (std::size_t i = 0; i < g.size(); ++i) {
+                const fxmem::NodeId n(static_cast<std::int32_t>(i));
+                legendContent_.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, categories_.back())));
+                legendContent_.kinds.set(static_cast<std::size_t>(g.nodes[i].op));
+            }
+            auto groups = std::make_unique<ModuleGroups>(g, *scene_->segments[s].layout);
+            if (groups->depths() == 0) groups.reset();
+            if (groups) {
+                // Stripes at the depth of the model's repeated blocks (the layers), bands down to one
+                // level below them.
+                stripeDepth_ = std::max(stripeDepth_, groups->groupingDepth());
+                depths = std::max(depths, groups->depths());
+            }
+            groups_.push_back(std::move(groups));
+        }
+        highlight_.assign(scene_->segments.size(), ModuleGroups::npos);
+        bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
+        groupDepth_ = 0;
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
         fitted_ = true;
@@ -107,6 +135,7 @@ void GraphView::setSchedule(std::vector<fxmem::NodeId> order, bool editable) {
     bool original = true;
     for (std::size_t p = 0; p < order_.size() && original; ++p) original = order_[p].index() == p;
     edited_ = original || order_.size() != g.size() ? nullptr : std::make_shared<const fxmem::GraphLayout>(g, order_);
+    if (!groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
     update();
 }
 
@@ -303,6 +332,7 @@ GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
         const double local = step - static_cast<double>(scene_->segments[s].offset);
         for (fxmem::NodeId n : L.nodes_in(static_cast<std::int64_t>(std::floor(local - halfWidthSteps)),
                                           static_cast<std::int64_t>(std::ceil(local + halfWidthSteps)))) {
+            if (groups_[s] && groups_[s]->hidden(n)) continue;
             const double dl = std::abs(static_cast<double>(L.lane(n)) - lane);
             const double ds = std::abs(static_cast<double>(L.step(n)) - local);
             if (dl > laneReach || ds > halfWidthSteps) continue;
@@ -325,7 +355,7 @@ GraphViewport GraphView::viewport() const {
     v.right = right_;
     v.top = top_;
     v.laneHeight = laneHeight_;
-    v.topPad = kTopPad;
+    v.topPad = topPad();
     v.width = width() - (!vbar_->isHidden() ? vbar_->width() : 0);
     v.height = height() - (!hbar_->isHidden() ? hbar_->height() : 0);
     return v;
@@ -340,8 +370,12 @@ PrepareInput GraphView::prepareInput() const {
     if (!scene_) return in;
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const Segment& seg = scene_->segments[s];
-        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s]});
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s],
+                               groups_[s].get(), highlight_[s]});
     }
+    in.bandRows = bandRows_;
+    in.bandTop = bandTop();
+    in.stripeDepth = stripeDepth_;
     return in;
 }
 
@@ -353,7 +387,78 @@ QColor GraphView::nodeColor(NodeRef ref, const QPalette& pal) const {
         const double d = static_cast<double>(seg.allocated[ref.node.index()] - seg.freed[ref.node.index()]);
         return colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
     }
-    return colors::opColor(seg.analysis->graph().node(ref.node).op, pal);
+    const fxmem::Graph& g = seg.analysis->graph();
+    if (colorMode_ == ColorMode::OpCategory)
+        return colors::categoryColor(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]), pal);
+    return colors::opColor(g.node(ref.node).op, pal);
+}
+
+double GraphView::bandTop() const { return scene_ && scene_->joined() ? kTopPad : 3; }
+
+double GraphView::topPad() const {
+    if (bandRows_ == 0) return kTopPad;
+    return bandTop() + bandRows_ * PrepareInput::kBandRow + 4;
+}
+
+std::vector<LegendEntry> GraphView::legend() const {
+    if (!scene_ || scene_->empty()) return {};
+    return legendEntries(colorMode_, legendContent_, palette());
+}
+
+const ModuleGroups* GraphView::moduleGroups(int segment) const {
+    if (segment < 0 || static_cast<std::size_t>(segment) >= groups_.size()) return nullptr;
+    return groups_[static_cast<std::size_t>(segment)].get();
+}
+
+void GraphView::setGroupDepth(int depth) {
+    groupDepth_ = std::max(depth, 0);
+    for (auto& g : groups_)
+        if (g) g->collapseDepth(static_cast<std::uint32_t>(groupDepth_));
+    if (groupDepth_ > 0) {
+        stripeDepth_ = static_cast<std::uint32_t>(groupDepth_);
+        std::uint32_t depths = 0;
+        for (auto& g : groups_)
+            if (g) depths = std::max(depths, g->depths());
+        stripeDepth_ = std::min(stripeDepth_, depths);
+    }
+    update();
+}
+
+void GraphView::setModuleCollapsed(int segment, std::uint32_t module, bool collapsed) {
+    if (ModuleGroups* g = segment >= 0 && static_cast<std::size_t>(segment) < groups_.size() ? groups_[static_cast<std::size_t>(segment)].get() : nullptr) {
+        g->setCollapsed(module, collapsed);
+        update();
+    }
+}
+
+void GraphView::expandModule(int segment, std::uint32_t module) {
+    if (ModuleGroups* g = segment >= 0 && static_cast<std::size_t>(segment) < groups_.size() ? groups_[static_cast<std::size_t>(segment)].get() : nullptr) {
+        g->expandOneLevel(module);
+        update();
+    }
+}
+
+void GraphView::setHighlightedModule(int segment, std::uint32_t module) {
+    for (std::size_t s = 0; s < highlight_.size(); ++s)
+        highlight_[s] = static_cast<int>(s) == segment && groups_[s] && module < groups_[s]->tree().size() ? module : ModuleGroups::npos;
+    update();
+}
+
+void GraphView::setHighlightedModuleName(const QString& name) {
+    const std::string key = name.toStdString();
+    for (std::size_t s = 0; s < highlight_.size(); ++s)
+        highlight_[s] = name.isEmpty() || !groups_[s] ? ModuleGroups::npos : groups_[s]->tree().find(key);
+    update();
+}
+
+std::pair<int, std::uint32_t> GraphView::moduleAt(QPoint pos) const {
+    if (!scene_ || groups_.empty()) return {-1, ModuleGroups::npos};
+    const VisibleItems items = visibleItems();
+    for (const VisibleItems::Band& b : items.bands)
+        if (b.rect.adjusted(0, 0, 0, 1).contains(pos)) return {b.segment, b.module};
+    for (const VisibleItems::GroupBox& g : items.groups)
+        if (g.rect.contains(pos)) return {g.segment, g.module};
+    return {-1, ModuleGroups::npos};
 }
 
 void GraphView::paintEvent(QPaintEvent*) {
@@ -381,7 +486,16 @@ void GraphView::paintEvent(QPaintEvent*) {
     p.fillRect(QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
                peakCol);
 
-    // Layer 2: graph dividers of a joined pair.
+    // Layer 2: the model's blocks (layers) as alternating shades behind the lanes, a highlighted
+    // module tinted; graph dividers of a joined pair.
+    {
+        const double y0 = topPad() - 2;
+        QColor tint = pal.color(QPalette::Highlight);
+        tint.setAlphaF(0.16f);
+        const QColor shade = colors::mix(base, text, 0.05);
+        for (const VisibleItems::Stripe& st : items.stripes)
+            if (st.highlight || st.ordinal % 2 == 1) p.fillRect(QRectF(st.x0, y0, st.x1 - st.x0, height() - y0), st.highlight ? tint : shade);
+    }
     p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
     for (const VisibleItems::SegmentMark& m : items.segmentMarks)
         if (m.segment > 0) p.drawLine(QPointF(m.x, 0), QPointF(m.x, height()));
@@ -397,7 +511,17 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.drawLines(lit);
     }
 
-    // Layer 4: dots, written straight into an image (one draw call, no overdraw).
+    // Layer 4: collapsed modules, over the wires they hide.
+    for (const VisibleItems::GroupBox& gb : items.groups) {
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(gb.highlight ? pal.color(QPalette::Highlight) : colors::mix(base, text, 0.5), gb.highlight ? 2 : 1));
+        p.setBrush(colors::mix(base, text, 0.16));
+        p.drawRoundedRect(gb.rect, 3, 3);
+        p.setBrush(Qt::NoBrush);
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
+
+    // Layer 5: dots, written straight into an image (one draw call, no overdraw).
     p.setRenderHint(QPainter::Antialiasing, false);
     if (!items.dots.empty()) {
         const int w = width(), h = height();
@@ -405,7 +529,7 @@ void GraphView::paintEvent(QPaintEvent*) {
         dots.fill(Qt::transparent);
         const int rows = items.dotRows;
         for (const VisibleItems::Dot& d : items.dots) {
-            const QRgb c = d.live ? liveCol.rgba() : nodeColor(d.ref, pal).rgba();
+            const QRgb c = d.live ? liveCol.rgba() : d.highlight ? pal.color(QPalette::Highlight).rgba() : nodeColor(d.ref, pal).rgba();
             // A 2x`rows` dot (live ones 3 wide), clipped to the image.
             for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
                 if (d.y + dy < 0 || d.y + dy >= h) continue;
@@ -416,12 +540,16 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.drawImage(0, 0, dots);
     }
 
-    // Layer 5: boxes with their marks.
+    // Layer 6: boxes with their marks.
     for (const VisibleItems::Box& b : items.boxes) {
         p.fillRect(b.rect, nodeColor(b.ref, pal));
         if (b.flags & VisibleItems::Live) {
             p.setPen(QPen(liveCol, 2.5));
             p.drawRect(b.rect.adjusted(-1.5, -1.5, 1.5, 1.5));
+        }
+        if (b.flags & VisibleItems::Highlight) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+            p.drawRect(b.rect.adjusted(-1, -1, 1, 1));
         }
         if (b.flags & VisibleItems::Match) {
             p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
@@ -434,7 +562,43 @@ void GraphView::paintEvent(QPaintEvent*) {
         }
     }
 
-    // Layer 6: labels.
+    // Layer 7: the selected node's edges: inputs in one colour, users in another, as curves
+    // ending in an arrow.
+    if (!items.edges.empty()) {
+        p.setRenderHint(QPainter::Antialiasing, true);
+        const QColor inCol = colors::curve(pal), outCol = colors::edited(pal);
+        for (const VisibleItems::Edge& e : items.edges) {
+            // Far ends are clamped: the painter clips, but huge coordinates lose precision.
+            auto clampPt = [](QPointF q) { return QPointF(std::clamp(q.x(), -1e5, 1e5), std::clamp(q.y(), -1e5, 1e5)); };
+            const QPointF a = clampPt(e.from), b = clampPt(e.to);
+            const double bend = std::max(12.0, std::abs(b.x() - a.x()) / 3);
+            QPainterPath path(a);
+            path.cubicTo(a + QPointF(bend, 0), b - QPointF(bend, 0), b);
+            const QColor c = e.toUser ? outCol : inCol;
+            p.setPen(QPen(c, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawPath(path);
+            // The arrow at the consumer's end, pointing right (time flows right).
+            const double r = 5;
+            const QPointF tip = b - QPointF(items.nodeW / 2, 0);
+            p.setBrush(c);
+            p.setPen(Qt::NoPen);
+            p.drawPolygon(QPolygonF({tip, tip + QPointF(-r * 1.6, -r), tip + QPointF(-r * 1.6, r)}));
+            p.setBrush(Qt::NoBrush);
+        }
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
+
+    // Layer 8: the module bands, then every label.
+    for (const VisibleItems::Band& b : items.bands) {
+        QColor fill = colors::mix(base, text, b.ordinal % 2 ? 0.20 : 0.12);
+        if (b.highlight) fill = pal.color(QPalette::Highlight);
+        p.fillRect(b.rect, fill);
+        if (b.collapsed) {
+            p.setPen(QPen(colors::mix(base, text, 0.6), 1));
+            p.drawRect(b.rect.adjusted(0, 0, -1, -1));
+        }
+    }
     QFont small = font();
     small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), items.nodeH * 0.62)));
     for (const VisibleItems::Label& l : items.labels) {
@@ -442,15 +606,21 @@ void GraphView::paintEvent(QPaintEvent*) {
             p.setFont(small);
             p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
             p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
-        } else {
+        } else if (l.kind == VisibleItems::LabelKind::Segment) {
             p.setFont(font());
             p.setPen(colors::mix(base, text, 0.6));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        } else {
+            p.setFont(bandFont());
+            p.setPen(text);
             p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
         }
     }
     p.setFont(font());
 
-    // Layer 7: the cursor and a node being dragged.
+    paintLegend(p, items);
+
+    // Layer 9: the cursor and a node being dragged.
     if (cursor_ >= 0) {
         p.setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
         const double x = px(static_cast<double>(cursor_));
@@ -473,6 +643,46 @@ void GraphView::paintEvent(QPaintEvent*) {
             p.drawText(QRectF(px(dragStep_) + 8, y + nodeH, 420, 40), Qt::TextWordWrap, dragRange_.why);
         }
     }
+}
+
+QFont GraphView::bandFont() const {
+    QFont f = font();
+    f.setPointSizeF(std::max(6.5, font().pointSizeF() * 0.85));
+    return f;
+}
+
+void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
+    // One row at the bottom-left of the lanes, on a veil of the background, wrapping if needed.
+    const std::vector<LegendEntry> entries = legend();
+    if (entries.empty()) return;
+    const QPalette pal = palette();
+    const QFont f = bandFont();
+    const QFontMetricsF fm(f);
+    const double sw = 9, gap = 10, rowH = fm.height() + 4;
+    const GraphViewport v = viewport();
+    const double maxW = std::max(120.0, v.width - 8.0);
+    std::vector<std::pair<double, double>> pos;  // per entry: x, row
+    double x = 0, row = 0, widest = 0;
+    for (const LegendEntry& e : entries) {
+        const double w = sw + 4 + fm.horizontalAdvance(e.text);
+        if (x > 0 && x + w > maxW) x = 0, row += 1;
+        pos.push_back({x, row});
+        x += w + gap;
+        widest = std::max(widest, x - gap);
+    }
+    const double h = (row + 1) * rowH + 2;
+    const QRectF box(4, v.height - h - 3, widest + 8, h);
+    QColor veil = pal.color(QPalette::Base);
+    veil.setAlphaF(0.85f);
+    p.fillRect(box, veil);
+    p.setFont(f);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const double ex = box.left() + 4 + pos[i].first, ey = box.top() + 1 + pos[i].second * rowH;
+        p.fillRect(QRectF(ex, ey + (rowH - sw) / 2, sw, sw), entries[i].color);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(ex + sw + 4, ey, fm.horizontalAdvance(entries[i].text) + 2, rowH), Qt::AlignVCenter | Qt::AlignLeft, entries[i].text);
+    }
+    p.setFont(font());
 }
 
 GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
@@ -564,6 +774,17 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
         selected_ = pressed_;
         update();
         emit nodeClicked(pressed_);
+    } else if (drag_ == Drag::None && event->button() == Qt::LeftButton) {
+        // A band toggles its module; a collapsed box opens one level.
+        const auto [segment, module] = moduleAt(event->pos());
+        if (segment >= 0) {
+            ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
+            const bool inBand = event->pos().y() < topPad();
+            if (inBand) g.setCollapsed(module, !g.collapsed(module));
+            else g.expandOneLevel(module);
+            update();
+            emit moduleClicked(segment, module);
+        }
     } else if (drag_ == Drag::Node && pressed_.valid()) {
         drag_ = Drag::None;
         if (!dragRange_.ok) {
@@ -643,22 +864,54 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
 
 QString GraphView::tooltipFor(NodeRef ref) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
-    const fxmem::Node& n = seg.analysis->graph().node(ref.node);
-    QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code><br>step %4")
-                    .arg(clippedName(n.name, 120).toHtmlEscaped(),
-                         QString::fromStdString(std::string(fxmem::to_string(n.op))),
-                         clippedName(seg.analysis->graph().target(ref.node), 120).toHtmlEscaped())
-                    .arg(stepOf(ref));
-    if (seg.allocated[ref.node.index()]) t += tr("<br>allocates %1").arg(formatBytes(seg.allocated[ref.node.index()]));
-    if (seg.freed[ref.node.index()]) t += tr("<br>frees %1").arg(formatBytes(seg.freed[ref.node.index()]));
+    const fxmem::Graph& g = seg.analysis->graph();
+    const fxmem::Node& n = g.node(ref.node);
+    QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code>")
+                    .arg(clippedName(n.name, 120).toHtmlEscaped(), toQString(fxmem::to_string(n.op)),
+                         clippedName(g.target(ref.node), 120).toHtmlEscaped());
+    if (!categories_.empty())
+        t += QStringLiteral(" (%1)").arg(toQString(fxmem::to_string(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]))));
+    if (const fxmem::ModuleInfo* m = g.module(ref.node)) {
+        const QString name = m->name.empty() ? tr("(model)") : clippedName(m->name, 120).toHtmlEscaped();
+        t += tr("<br>module %1").arg(name);
+        if (!m->type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m->type, 60).toHtmlEscaped());
+    }
+    // Output tensors: dtype and shape, a few at most.
+    const auto tensors = g.node_tensors(ref.node);
+    QStringList shapes;
+    for (std::size_t i = 0; i < tensors.size() && i < 4; ++i) {
+        QStringList dims;
+        for (std::int64_t d : g.shape(tensors[i])) dims << QString::number(d);
+        shapes << QStringLiteral("%1[%2]").arg(clippedName(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
+    }
+    if (tensors.size() > 4) shapes << tr("… %1 more").arg(tensors.size() - 4);
+    if (!shapes.isEmpty()) t += QStringLiteral("<br>") + shapes.join(QStringLiteral(", "));
+    t += tr("<br>step %1").arg(stepOf(ref));
+    t += tr("<br>allocates %1, frees %2").arg(formatBytes(seg.allocated[ref.node.index()]), formatBytes(seg.freed[ref.node.index()]));
     return t;
+}
+
+QString GraphView::tooltipAt(QPoint pos) const {
+    if (!scene_) return {};
+    const auto [segment, module] = moduleAt(pos);
+    if (segment >= 0) {
+        const ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
+        const fxmem::ModuleTree::Module& m = g.tree()[module];
+        QString t = QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : clippedName(m.name, 120).toHtmlEscaped());
+        if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m.type, 60).toHtmlEscaped());
+        t += pos.y() < topPad() ? (g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse"))
+                                : tr("<br>Collapsed: click to open one level");
+        return t;
+    }
+    const NodeRef ref = nodeAt(pos);
+    return ref.valid() ? tooltipFor(ref) : QString();
 }
 
 bool GraphView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && scene_) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const NodeRef ref = nodeAt(help->pos());
-        if (ref.valid()) QToolTip::showText(help->globalPos(), tooltipFor(ref), this);
+        const QString tip = tooltipAt(help->pos());
+        if (!tip.isEmpty()) QToolTip::showText(help->globalPos(), tip, this);
         else QToolTip::hideText();
         return true;
     }
