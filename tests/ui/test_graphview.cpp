@@ -161,6 +161,7 @@ private slots:
     void tooltipSaysModuleShapeAndBytes();
     void everyColourModeHasALegend();
     void selectedNodeEdges();
+    void collectivesAreSpansFromStartToWait();
 };
 
 void TestGraphView::chainLayoutIsAsWorkedOut() {
@@ -642,6 +643,68 @@ void TestGraphView::selectedNodeEdges() {
     QCOMPARE(items.edges[1].from, view.nodeCenter(d0));
     QCOMPARE(items.edges[1].to, view.nodeCenter(sum));
     QVERIFY(items.edges[1].toUser);
+}
+
+// x (step 0, lane 0) -> ag = all_gather(x) (step 1; x's wire runs on to m, so ag opens lane 1)
+// -> m = mm(x) (step 3, continues lane 0) -> w = wait_tensor(ag) (step 5, continues ag's lane 1)
+// -> y = add(w, m) (step 7, lane 1) -> output. A second collective through getitem:
+// rs = reduce_scatter(y) (step 9) -> g = getitem(rs) (11) -> w2 = wait_tensor(g) (13).
+fxmem::GraphFile prefetch() {
+    fxmem::GraphFile f;
+    f.source = "prefetch.json";
+    fxmem::GraphBuilder b(f, "fsdp", fxmem::GraphKind::Inference);
+    std::int64_t id = 0;
+    auto add = [&](const char* name, fxmem::OpKind op, const char* target, std::initializer_list<std::string_view> inputs) {
+        const fxmem::StorageId s = f.add_storage(id++, "cuda:0", 16);
+        b.add(name, op, target, inputs, {s});
+    };
+    add("x", fxmem::OpKind::Placeholder, "x", {});
+    add("ag", fxmem::OpKind::CallFunction, "_c10d_functional.all_gather_into_tensor.default", {"x"});
+    add("m", fxmem::OpKind::CallFunction, "aten.mm.default", {"x"});
+    add("w", fxmem::OpKind::CallFunction, "_c10d_functional.wait_tensor.default", {"ag"});
+    add("y", fxmem::OpKind::CallFunction, "aten.add.Tensor", {"w", "m"});
+    add("rs", fxmem::OpKind::CallFunction, "_c10d_functional.reduce_scatter_tensor.default", {"y"});
+    add("g", fxmem::OpKind::CallFunction, "operator.getitem", {"rs"});
+    add("w2", fxmem::OpKind::CallFunction, "_c10d_functional.wait_tensor.default", {"g"});
+    b.add("output", fxmem::OpKind::Output, "output", {"w2"}, {});
+    b.finish();
+    return f;
+}
+
+void TestGraphView::collectivesAreSpansFromStartToWait() {
+    const fxmem::GraphFile f = prefetch();
+    const fxmem::Graph& g = f.graphs[0];
+    const auto pairs = findCollectives(g, fxmem::target_categories(g));
+    QCOMPARE(pairs.size(), std::size_t(2));
+    QCOMPARE(pairs[0].start, g.find("ag"));
+    QCOMPARE(pairs[0].wait, g.find("w"));
+    QCOMPARE(pairs[1].start, g.find("rs"));
+    QCOMPARE(pairs[1].wait, g.find("w2"));
+
+    GraphView view;
+    view.resize(900, 300);
+    view.setPlotArea(20, 860);
+    view.setScene(sceneOf(prefetch()));
+    const fxmem::GraphLayout& L = *view.scene()->segments[0].layout;
+    QCOMPARE(L.lane(g.find("ag")), 1);
+    QCOMPARE(L.lane(g.find("w")), 1);
+    const VisibleItems items = view.visibleItems();
+    QCOMPARE(items.spans.size(), std::size_t(2));
+    const GraphViewport v = view.viewport();
+    const VisibleItems::Span& ag = items.spans[0];
+    QCOMPARE(ag.start.node, g.find("ag"));
+    QCOMPARE(ag.wait.node, g.find("w"));
+    QCOMPARE(ag.rect.left(), v.px(1));
+    QCOMPARE(ag.rect.right(), v.px(5));
+    QCOMPARE(ag.rect.center().y(), v.py(1));
+    QCOMPARE(items.spans[1].rect.left(), v.px(9));
+    QCOMPARE(items.spans[1].rect.right(), v.px(13));
+    // Its tooltip says what is in flight and for how long (m runs meanwhile).
+    const QString tip = view.tooltipAt(QPointF(v.px(3), v.py(1)).toPoint());
+    QVERIFY2(tip.contains(QStringLiteral("all_gather_into_tensor</b> in flight from step 1 to 5 (1 nodes")), qPrintable(tip));
+    // Scrolled to steps 6-8: neither span is in view.
+    view.setXRange(5.8, 8.2);
+    QVERIFY(view.visibleItems().spans.empty());
 }
 
 QTEST_MAIN(TestGraphView)

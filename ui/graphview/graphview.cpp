@@ -82,12 +82,14 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         }
         groups_.clear();
         categories_.clear();
+        collectives_.clear();
         legendContent_ = {};
         stripeDepth_ = bandRows_ = 0;
         std::uint32_t depths = 0;
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             const fxmem::Graph& g = scene_->segments[s].analysis->graph();
             categories_.push_back(fxmem::target_categories(g));
+            collectives_.push_back(findCollectives(g, categories_.back()));
             for (std::size_t i = 0; i < g.size(); ++i) {
                 const fxmem::NodeId n(static_cast<std::int32_t>(i));
                 legendContent_.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, categories_.back())));
@@ -371,7 +373,7 @@ PrepareInput GraphView::prepareInput() const {
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const Segment& seg = scene_->segments[s];
         in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s],
-                               groups_[s].get(), highlight_[s]});
+                               groups_[s].get(), highlight_[s], collectives_[s].empty() ? nullptr : &collectives_[s]});
     }
     in.bandRows = bandRows_;
     in.bandTop = bandTop();
@@ -511,7 +513,17 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.drawLines(lit);
     }
 
-    // Layer 4: collapsed modules, over the wires they hide.
+    // Layer 4: collectives in flight, over their wire; collapsed modules, over the wires they hide.
+    {
+        QColor flight = colors::categoryColor(fxmem::OpCategory::Collective, pal);
+        flight.setAlphaF(0.45f);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(colors::categoryColor(fxmem::OpCategory::Collective, pal), 1));
+        p.setBrush(flight);
+        for (const VisibleItems::Span& sp : items.spans) p.drawRoundedRect(sp.rect, 2, 2);
+        p.setBrush(Qt::NoBrush);
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
     for (const VisibleItems::GroupBox& gb : items.groups) {
         p.setRenderHint(QPainter::Antialiasing, true);
         p.setPen(QPen(gb.highlight ? pal.color(QPalette::Highlight) : colors::mix(base, text, 0.5), gb.highlight ? 2 : 1));
@@ -605,6 +617,10 @@ void GraphView::paintEvent(QPaintEvent*) {
         if (l.kind == VisibleItems::LabelKind::Node) {
             p.setFont(small);
             p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        } else if (l.kind == VisibleItems::LabelKind::Span) {
+            p.setFont(bandFont());
+            p.setPen(colors::categoryColor(fxmem::OpCategory::Collective, pal));
             p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
         } else if (l.kind == VisibleItems::LabelKind::Segment) {
             p.setFont(font());
@@ -904,7 +920,19 @@ QString GraphView::tooltipAt(QPoint pos) const {
         return t;
     }
     const NodeRef ref = nodeAt(pos);
-    return ref.valid() ? tooltipFor(ref) : QString();
+    if (ref.valid()) return tooltipFor(ref);
+    for (const VisibleItems::Span& sp : visibleItems().spans)
+        if (sp.rect.adjusted(0, -2, 0, 2).contains(pos)) {
+            const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(sp.start.segment)].analysis->graph();
+            const std::int64_t a = stepOf(sp.start), b = stepOf(sp.wait);
+            return tr("<b>%1</b> in flight from step %2 to %3 (%4 nodes run meanwhile)<br>started by %5, waited by %6")
+                .arg(clippedName(fxmem::short_op(g.target(sp.start.node)), 60).toHtmlEscaped())
+                .arg(a)
+                .arg(b)
+                .arg(std::max<std::int64_t>(0, (b - a) / 2 - 1))
+                .arg(clippedName(g.node(sp.start.node).name, 80).toHtmlEscaped(), clippedName(g.node(sp.wait.node).name, 80).toHtmlEscaped());
+        }
+    return {};
 }
 
 bool GraphView::event(QEvent* event) {

@@ -142,6 +142,7 @@ private:
     ColorMode colorMode_ = ColorMode::OpCategory;
     std::vector<std::unique_ptr<ModuleGroups>> groups_;       // per segment; null without modules
     std::vector<std::vector<fxmem::OpCategory>> categories_;  // per segment, per interned target
+    std::vector<std::vector<CollectivePair>> collectives_;    // per segment
     std::vector<std::uint32_t> highlight_;                    // per segment: tree index or npos
     LegendContent legendContent_;
     std::uint32_t stripeDepth_ = 0, bandRows_ = 0;

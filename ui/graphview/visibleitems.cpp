@@ -147,6 +147,19 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         const auto nodes = L.nodes_in(lo, hi);
         const bool dense = sx < 1.2 || static_cast<double>(nodes.size()) > 3.0 * w;
         if (seg.groups) addModuleItems(in, s, lo, hi, out, out);
+        if (seg.collectives) {
+            // A bar along the start's lane (its result's wire) up to the wait, at least 3 px thick.
+            const double thick = std::clamp(out.nodeH * 0.55, 3.0, 12.0);
+            for (const CollectivePair& c : *seg.collectives) {
+                const std::int64_t a = L.step(c.start), b = L.step(c.wait);
+                const std::int32_t lane = L.lane(c.start);
+                if (b < lo || a > hi || lane < laneLo || lane > laneHi) continue;
+                const double x0 = v.px(off + static_cast<double>(a)), x1 = v.px(off + static_cast<double>(b));
+                if (x1 < 0 || x0 > w) continue;
+                out.spans.push_back({QRectF(x0, v.py(lane) - thick / 2, std::max(x1 - x0, 2.0), thick), {static_cast<int>(s), c.start},
+                                     {static_cast<int>(s), c.wait}});
+            }
+        }
         // The selected node's inputs and users, wherever they are (the painter clips).
         if (in.selected.segment == static_cast<int>(s) && in.selected.node.valid()) {
             const fxmem::NodeId sel = in.selected.node;
@@ -209,6 +222,15 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         out.labels.push_back({QRectF(a, 0, b - a, 16), elidedName(seg.graph->name, headFm, b - a), VisibleItems::LabelKind::Segment});
     }
     const QFontMetricsF bandFm(small);
+    for (const VisibleItems::Span& sp : out.spans) {
+        // "all_gather_into_tensor in flight" beside the bar, when there is room for it.
+        const QRectF r = sp.rect.intersected(QRectF(0, 0, w, h)).adjusted(out.nodeW / 2 + 3, 0, -out.nodeW / 2 - 3, 0);
+        if (r.width() < 60 || out.nodeH < 9) continue;
+        const SegmentInput& seg = in.segments[static_cast<std::size_t>(sp.start.segment)];
+        const QString text = clippedName(fxmem::short_op(seg.graph->target(sp.start.node)), 60) + QStringLiteral(" in flight");
+        const QRectF line(r.left(), r.top() - bandFm.height() - 1, r.width(), bandFm.height());
+        out.labels.push_back({line, bandFm.elidedText(text, Qt::ElideRight, line.width()), VisibleItems::LabelKind::Span});
+    }
     for (const VisibleItems::Band& b : out.bands) {
         if (b.rect.width() < 24) continue;
         const QRectF r = b.rect.intersected(QRectF(0, 0, w, h)).adjusted(3, 0, -2, 0);

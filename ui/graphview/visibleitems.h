@@ -3,6 +3,7 @@
 // layouts, the viewport and the marks, so tests can check its output without pixels: which
 // nodes become boxes or dots, where the wires run, which labels fit.
 #pragma once
+#include "graphview/collectives.h"
 #include "graphview/modulegroups.h"
 #include "graphview/viewport.h"
 #include "loading/scene.h"
@@ -28,6 +29,7 @@ struct SegmentInput {
     const std::vector<std::uint8_t>* match = nullptr;  // per node: a search match
     const ModuleGroups* groups = nullptr;              // null: the graph has no modules
     std::uint32_t highlight = ModuleGroups::npos;      // tree index of a highlighted module
+    const std::vector<CollectivePair>* collectives = nullptr;
 };
 
 struct PrepareInput {
@@ -63,7 +65,7 @@ struct VisibleItems {
         QLineF line;
         bool live = false;
     };
-    enum class LabelKind : std::uint8_t { Node, Segment, Band, Group };
+    enum class LabelKind : std::uint8_t { Node, Segment, Band, Group, Span };
     struct Label {
         QRectF rect;
         QString text;
@@ -105,7 +107,14 @@ struct VisibleItems {
         bool toUser = false;
     };
 
+    // A collective in flight: from its start to its wait, along the start's lane.
+    struct Span {
+        QRectF rect;
+        NodeRef start, wait;
+    };
+
     std::vector<Stripe> stripes;
+    std::vector<Span> spans;
     std::vector<Band> bands;
     std::vector<GroupBox> groups;
     std::vector<Edge> edges;
