@@ -422,6 +422,7 @@ void GraphView::setGroupDepth(int depth) {
         for (auto& g : groups_)
             if (g) depths = std::max(depths, g->depths());
         stripeDepth_ = std::min(stripeDepth_, depths);
+        bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
     }
     update();
 }
@@ -661,11 +662,7 @@ void GraphView::paintEvent(QPaintEvent*) {
     }
 }
 
-QFont GraphView::bandFont() const {
-    QFont f = font();
-    f.setPointSizeF(std::max(6.5, font().pointSizeF() * 0.85));
-    return f;
-}
+QFont GraphView::bandFont() const { return bandFontOf(font()); }
 
 void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
     // One row at the bottom-left of the lanes, on a veil of the background, wrapping if needed.

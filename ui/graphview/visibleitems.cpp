@@ -52,10 +52,14 @@ void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, 
 }
 
 // "name · op" when it fits; else the name elided before the op; else the name alone, elided.
+// The op is left out when the name already starts with it.
 QString nodeLabel(const fxmem::Graph& g, fxmem::NodeId n, const QFontMetricsF& fm, double width) {
     const fxmem::Node& node = g.node(n);
     if (node.op != fxmem::OpKind::CallFunction && node.op != fxmem::OpKind::CallMethod) return elidedName(node.name, fm, width);
-    const QString op = QStringLiteral(" \u00b7 ") + clippedName(fxmem::short_op(g.target(n)), 40);
+    // FX names most nodes after their op ("mul_12", "view_3"): the op adds nothing then.
+    const std::string_view shortOp = fxmem::short_op(g.target(n));
+    if (std::string_view(node.name).starts_with(shortOp)) return elidedName(node.name, fm, width);
+    const QString op = QStringLiteral(" \u00b7 ") + clippedName(shortOp, 40);
     const double opWidth = fm.horizontalAdvance(op);
     if (width - opWidth >= fm.averageCharWidth() * 4) return elidedName(node.name, fm, width - opWidth) + op;
     return elidedName(node.name, fm, width);
@@ -120,13 +124,19 @@ QString moduleCaption(const fxmem::ModuleTree& tree, std::uint32_t m, const QFon
     return elidedName(last, fm, width);
 }
 
+QFont bandFontOf(const QFont& font) {
+    QFont f = font;
+    f.setPointSizeF(std::max(6.5, font.pointSizeF() * 0.85));
+    return f;
+}
+
 VisibleItems prepareVisibleItems(const PrepareInput& in) {
     VisibleItems out;
     const GraphViewport& v = in.view;
     const double sx = v.pxPerStep();
     out.nodeW = std::max(1.0, 1.6 * sx);
     out.nodeH = std::max(1.0, v.laneHeight * 0.7);
-    out.dotRows = std::clamp(static_cast<int>(out.nodeH), 1, 3);
+    out.dotRows = std::clamp(static_cast<int>(out.nodeH), 2, 3);  // 2 rows at least: visible on any screen
     const auto laneLo = static_cast<std::int32_t>(std::floor(v.top)) - 1;
     const auto laneHi = static_cast<std::int32_t>(std::ceil(v.top + v.visibleLanes())) + 1;
     const int w = std::max(v.width, 0), h = std::max(v.height, 0);
@@ -221,7 +231,7 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         const SegmentInput& seg = in.segments[static_cast<std::size_t>(out.segmentMarks[k].segment)];
         out.labels.push_back({QRectF(a, 0, b - a, 16), elidedName(seg.graph->name, headFm, b - a), VisibleItems::LabelKind::Segment});
     }
-    const QFontMetricsF bandFm(small);
+    const QFontMetricsF bandFm(bandFontOf(in.font));
     for (const VisibleItems::Span& sp : out.spans) {
         // "all_gather_into_tensor in flight" beside the bar, when there is room for it.
         const QRectF r = sp.rect.intersected(QRectF(0, 0, w, h)).adjusted(out.nodeW / 2 + 3, 0, -out.nodeW / 2 - 3, 0);

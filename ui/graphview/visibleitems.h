@@ -129,5 +129,7 @@ struct VisibleItems {
 };
 
 VisibleItems prepareVisibleItems(const PrepareInput& in);
+// The smaller font of module bands, group boxes and span labels (measured and drawn alike).
+QFont bandFontOf(const QFont& font);
 // A module's caption for `width` pixels: "name  Type", else "name", else its last component elided.
 QString moduleCaption(const fxmem::ModuleTree& tree, std::uint32_t module, const QFontMetricsF& fm, double width);
