@@ -521,6 +521,8 @@ void TestGraphView::clickingABandCollapsesItsModule() {
     QVERIFY(block0);
     QCOMPARE(block0->depth, 2u);
     QVERIFY(block0->rect.bottom() < view.viewport().topPad);
+    const QString tip = view.tooltipAt(block0->rect.center().toPoint());
+    QVERIFY2(tip.contains(QStringLiteral("<b>blocks.0</b> <i>Block</i>")) && tip.contains(QStringLiteral("collapse")), qPrintable(tip));
     QSignalSpy clicked(&view, &GraphView::moduleClicked);
     QTest::mouseClick(&view, Qt::LeftButton, {}, block0->rect.center().toPoint());
     QCOMPARE(clicked.count(), 1);
