@@ -493,6 +493,16 @@ void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {
     QCOMPARE(items.groups[1].module, t.find("blocks.0.mlp"));
     QCOMPARE(items.groups[2].module, t.find("blocks.1"));
 
+    // Centring on a hidden node opens what hides it, and only that.
+    view.setGroupDepth(1);
+    QCOMPARE(boxNames(view), names({"x", "output"}));
+    view.centerOn({0, view.scene()->segments[0].analysis->graph().find("m1")});
+    // blocks, blocks.1, blocks.1.mlp opened; embed, head, blocks.0, blocks.1.attn stay boxes.
+    QCOMPARE(boxNames(view), names({"x", "m1", "output"}));
+    QCOMPARE(view.visibleItems().groups.size(), std::size_t(4));
+    view.setGroupDepth(2);  // back to the state above
+    view.expandModule(0, t.find("blocks.0"));
+
     // Collapsing a parent swallows its collapsed children; expanding everything shows all.
     view.setModuleCollapsed(0, t.find("blocks"), true);
     QCOMPARE(boxNames(view), names({"x", "e", "h", "output"}));

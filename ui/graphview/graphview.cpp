@@ -231,6 +231,9 @@ QPointF GraphView::nodeCenter(NodeRef ref) const {
 
 void GraphView::centerOn(NodeRef ref) {
     if (!scene_ || !ref.valid()) return;
+    // A node inside collapsed modules: open them level by level down to it.
+    if (ModuleGroups* g = groups_[static_cast<std::size_t>(ref.segment)].get())
+        while (g->hidden(ref.node)) g->expandOneLevel(g->collapsedRoot(g->tree().node_module(ref.node)));
     const double step = static_cast<double>(stepOf(ref));
     const double width = x1_ - x0_;
     if (step < x0_ + width * 0.05 || step > x1_ - width * 0.05) {

@@ -66,6 +66,7 @@ public slots:
     void setPlotArea(int left, int right);
     void setCursorStep(std::int64_t step);
     void selectNode(NodeRef ref);
+    // Scrolls the node into view, opening the collapsed modules that hide it.
     void centerOn(NodeRef ref);
     // The whole time axis and every lane in view (emits xRangeChanged).
     void resetZoom();
