@@ -481,6 +481,17 @@ void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {
     QCOMPARE(items.groups[0].rect.center().y(), v.py(0));
     // Wires inside the blocks are dropped: those of x, e, m1 (its user h is visible), h, output.
     QCOMPARE(items.wires.size(), std::size_t(5));
+    // A box shows what it hides: m0's storage live at the cursor, r0 selected (both in blocks.0).
+    QCOMPARE(items.groups[0].flags, std::uint8_t(0));
+    const fxmem::Graph& g = view.scene()->segments[0].analysis->graph();
+    view.setLiveNodes({{0, g.find("m0")}});
+    view.selectNode({0, g.find("r0")});
+    items = view.visibleItems();
+    QCOMPARE(items.groups[0].flags, std::uint8_t(VisibleItems::Live | VisibleItems::Selected));
+    QCOMPARE(items.groups[1].flags, std::uint8_t(0));
+    view.setLiveNodes({});
+    view.selectNode({});
+    QVERIFY(view.tooltipAt(items.groups[1].rect.center().toPoint()).contains(QStringLiteral("2 nodes")));
     // A hidden node cannot be hovered or clicked.
     QVERIFY(!view.nodeAt(view.nodeCenter({0, view.scene()->segments[0].analysis->graph().find("m0")}).toPoint()).valid());
 

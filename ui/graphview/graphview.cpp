@@ -534,6 +534,19 @@ void GraphView::paintEvent(QPaintEvent*) {
         p.setBrush(colors::mix(base, text, 0.16));
         p.drawRoundedRect(gb.rect, 3, 3);
         p.setBrush(Qt::NoBrush);
+        // Marks for what it hides, as on boxes: live (inner), match (dashed), selected (outer).
+        if (gb.flags & VisibleItems::Live) {
+            p.setPen(QPen(liveCol, 2.5));
+            p.drawRoundedRect(gb.rect.adjusted(2, 2, -2, -2), 2, 2);
+        }
+        if (gb.flags & VisibleItems::Match) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
+            p.drawRoundedRect(gb.rect.adjusted(-3, -3, 3, 3), 4, 4);
+        }
+        if (gb.flags & VisibleItems::Selected) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 3));
+            p.drawRoundedRect(gb.rect.adjusted(-2, -2, 2, 2), 4, 4);
+        }
         p.setRenderHint(QPainter::Antialiasing, false);
     }
 
@@ -915,8 +928,13 @@ QString GraphView::tooltipAt(QPoint pos) const {
         const fxmem::ModuleTree::Module& m = g.tree()[module];
         QString t = QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : clippedName(m.name, 120).toHtmlEscaped());
         if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m.type, 60).toHtmlEscaped());
-        t += pos.y() < topPad() ? (g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse"))
-                                : tr("<br>Collapsed: click to open one level");
+        if (pos.y() < topPad()) {
+            t += g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse");
+        } else {
+            for (const VisibleItems::GroupBox& gb : visibleItems().groups)
+                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) t += tr("<br>%1 nodes").arg(gb.nodes);
+            t += tr("<br>Collapsed: click to open one level");
+        }
         return t;
     }
     const NodeRef ref = nodeAt(pos);

@@ -103,7 +103,15 @@ void addModuleItems(const PrepareInput& in, std::size_t s, std::int64_t lo, std:
             const double x0 = v.px(off + static_cast<double>(r.stepLo)) - sizes.nodeW / 2;
             const double x1 = v.px(off + static_cast<double>(r.stepHi)) + sizes.nodeW / 2;
             const double y0 = v.py(r.laneLo) - sizes.nodeH / 2, y1 = v.py(r.laneHi) + sizes.nodeH / 2;
-            out.groups.push_back({QRectF(x0, y0, x1 - x0, y1 - y0), static_cast<int>(s), r.module, r.nodes, lit(r.module)});
+            // What the box hides that the user is looking for: live storages, matches, the selection.
+            std::uint8_t flags = 0;
+            for (fxmem::NodeId n : seg.layout->nodes_in(r.stepLo, r.stepHi)) {
+                if (mg.collapsedRoot(tree.node_module(n)) != r.module) continue;
+                if (seg.live && (*seg.live)[n.index()]) flags |= VisibleItems::Live;
+                if (seg.match && (*seg.match)[n.index()]) flags |= VisibleItems::Match;
+                if (in.selected == NodeRef{static_cast<int>(s), n}) flags |= VisibleItems::Selected;
+            }
+            out.groups.push_back({QRectF(x0, y0, x1 - x0, y1 - y0), static_cast<int>(s), r.module, r.nodes, lit(r.module), flags});
         }
     // In step order, whatever their depth.
     std::sort(out.groups.begin() + static_cast<std::ptrdiff_t>(first), out.groups.end(),

@@ -100,6 +100,7 @@ struct VisibleItems {
         std::uint32_t module = 0;
         std::uint32_t nodes = 0;
         bool highlight = false;
+        std::uint8_t flags = 0;   // Live, Match, Selected: of any node it hides
     };
     // The selected node's edges: from each input to it, from it to each user.
     struct Edge {
