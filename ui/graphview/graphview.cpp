@@ -72,6 +72,13 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     drag_ = Drag::None;
     refusal_.clear();
     top_ = 0;
+    groups_.clear();
+    categories_.clear();
+    collectives_.clear();
+    highlight_.clear();
+    legendContent_ = {};
+    stripeDepth_ = bandRows_ = 0;
+    groupDepth_ = 0;
     hbar_->setHidden(!scene_ || scene_->empty());
     vbar_->setHidden(!scene_ || scene_->empty());
     placeScrollBars();
@@ -80,11 +87,6 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
             liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
             matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
         }
-        groups_.clear();
-        categories_.clear();
-        collectives_.clear();
-        legendContent_ = {};
-        stripeDepth_ = bandRows_ = 0;
         std::uint32_t depths = 0;
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             const fxmem::Graph& g = scene_->segments[s].analysis->graph();
@@ -107,7 +109,6 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         }
         highlight_.assign(scene_->segments.size(), ModuleGroups::npos);
         bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
-        groupDepth_ = 0;
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
         fitted_ = true;
@@ -232,7 +233,7 @@ QPointF GraphView::nodeCenter(NodeRef ref) const {
 void GraphView::centerOn(NodeRef ref) {
     if (!scene_ || !ref.valid()) return;
     // A node inside collapsed modules: open them level by level down to it.
-    if (ModuleGroups* g = groups_[static_cast<std::size_t>(ref.segment)].get())
+    if (ModuleGroups* g = moduleGroupsOf(ref.segment))
         while (g->hidden(ref.node)) g->expandOneLevel(g->collapsedRoot(g->tree().node_module(ref.node)));
     const double step = static_cast<double>(stepOf(ref));
     const double width = x1_ - x0_;
@@ -415,6 +416,11 @@ const ModuleGroups* GraphView::moduleGroups(int segment) const {
     return groups_[static_cast<std::size_t>(segment)].get();
 }
 
+ModuleGroups* GraphView::moduleGroupsOf(int segment) {
+    if (segment < 0 || static_cast<std::size_t>(segment) >= groups_.size()) return nullptr;
+    return groups_[static_cast<std::size_t>(segment)].get();
+}
+
 void GraphView::setGroupDepth(int depth) {
     groupDepth_ = std::max(depth, 0);
     for (auto& g : groups_)
@@ -431,14 +437,14 @@ void GraphView::setGroupDepth(int depth) {
 }
 
 void GraphView::setModuleCollapsed(int segment, std::uint32_t module, bool collapsed) {
-    if (ModuleGroups* g = segment >= 0 && static_cast<std::size_t>(segment) < groups_.size() ? groups_[static_cast<std::size_t>(segment)].get() : nullptr) {
+    if (ModuleGroups* g = moduleGroupsOf(segment)) {
         g->setCollapsed(module, collapsed);
         update();
     }
 }
 
 void GraphView::expandModule(int segment, std::uint32_t module) {
-    if (ModuleGroups* g = segment >= 0 && static_cast<std::size_t>(segment) < groups_.size() ? groups_[static_cast<std::size_t>(segment)].get() : nullptr) {
+    if (ModuleGroups* g = moduleGroupsOf(segment)) {
         g->expandOneLevel(module);
         update();
     }

@@ -148,6 +148,7 @@ private:
     LegendContent legendContent_;
     std::uint32_t stripeDepth_ = 0, bandRows_ = 0;
     int groupDepth_ = 0;
+    ModuleGroups* moduleGroupsOf(int segment);
     double topPad() const;
     double bandTop() const;
     QFont bandFont() const;
