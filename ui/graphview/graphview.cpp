@@ -193,6 +193,7 @@ void GraphView::followNodes() {
         const auto nodes = L.nodes_in(static_cast<std::int64_t>(std::ceil(x0_ - off)), static_cast<std::int64_t>(std::floor(x1_ - off)));
         if (nodes.size() > 50000) return;  // an overview: leave the scroll position alone
         for (fxmem::NodeId n : nodes) {
+            if (groups_[s] && groups_[s]->hidden(n)) continue;  // inside a collapsed module's box
             const std::int32_t lane = L.lane(n);
             if (lane >= top_ - 0.5 && lane <= top_ + visible - 1) return;  // something is in view
             topmost = std::min(topmost, lane);
