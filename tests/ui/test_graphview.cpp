@@ -7,6 +7,7 @@
 #include "ui_fixtures.h"
 #include "util/text.h"
 
+#include <QElapsedTimer>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QtTest>
@@ -162,6 +163,7 @@ private slots:
     void everyColourModeHasALegend();
     void selectedNodeEdges();
     void collectivesAreSpansFromStartToWait();
+    void largeModularGraphFigures();
 };
 
 void TestGraphView::chainLayoutIsAsWorkedOut() {
@@ -728,6 +730,46 @@ void TestGraphView::collectivesAreSpansFromStartToWait() {
     // Scrolled to steps 6-8: neither span is in view.
     view.setXRange(5.8, 8.2);
     QVERIFY(view.visibleItems().spans.empty());
+}
+
+// 32 layers of 3,000 nodes in four module levels: prints what grouping and preparing cost
+// (figures only, never asserted), and checks the counts.
+void TestGraphView::largeModularGraphFigures() {
+    std::vector<NodeSpec> specs = {{"x", "x", "", ""}};
+    const char* parts[] = {"attention.wq", "attention", "feed_forward.w1", "feed_forward", "ffn_norm"};
+    for (int l = 0; l < 32; ++l)
+        for (int k = 0; k < 3000; ++k) {
+            const std::string layer = "layers." + std::to_string(l) + "." + parts[k % 5];
+            specs.push_back({"n" + std::to_string(l) + "_" + std::to_string(k), k % 3 ? "aten.mm.default" : "aten.add.Tensor", layer, "M"});
+        }
+    QElapsedTimer t;
+    t.start();
+    const auto scene = sceneOf(modular(specs));
+    const qint64 build = t.restart();
+    GraphView view;
+    view.resize(1300, 400);
+    view.setPlotArea(60, 1260);
+    view.setScene(scene);
+    const qint64 set = t.restart();
+    VisibleItems items = view.visibleItems();
+    const qint64 overview = t.restart();
+    QCOMPARE(items.stripes.size(), std::size_t(32));
+    view.setGroupDepth(2);
+    t.restart();
+    items = view.visibleItems();
+    const qint64 collapsed = t.restart();
+    QCOMPARE(items.groups.size(), std::size_t(32));
+    QVERIFY(items.dots.size() <= 2);  // x and the output only
+    view.setGroupDepth(0);
+    view.setXRange(50000, 50400);
+    t.restart();
+    items = view.visibleItems();
+    const qint64 zoomed = t.restart();
+    QVERIFY(!items.boxes.empty());
+    qInfo("%zu nodes, 32 layers: scene %lld ms; setScene (categories, module tree, runs) %lld ms; prepare: overview %lld ms, "
+          "collapsed to layers %lld ms, 400 steps %lld ms",
+          specs.size(), static_cast<long long>(build), static_cast<long long>(set), static_cast<long long>(overview),
+          static_cast<long long>(collapsed), static_cast<long long>(zoomed));
 }
 
 QTEST_MAIN(TestGraphView)
