@@ -8,6 +8,7 @@
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
 #include "fxmem/units.h"
+#include "table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,13 +21,6 @@
 namespace fxmem::cli {
 
 namespace {
-
-// Long module names keep their head and tail: "blocks.0.attn...q_proj".
-std::string elide(std::string_view s, std::size_t width) {
-    if (s.size() <= width) return std::string(s);
-    const std::size_t head = (width - 3) / 2, tail = width - 3 - head;
-    return std::string(s.substr(0, head)) + "..." + std::string(s.substr(s.size() - tail));
-}
 
 std::string percent(std::int64_t part, std::int64_t whole) {
     if (whole <= 0) return "-";
@@ -96,13 +90,11 @@ int run_breakdown(const Args& args, std::ostream& out) {
                                                                                  ? "derived from the graphs"
                                                                                  : "from the file, the rest derived")
         << ")\n";
-    constexpr std::size_t kWidth = 60;
-    out << std::setw(12) << "size" << "  " << std::setw(6) << "share" << "  " << std::setw(8) << "storages" << "  "
-        << (by == GroupBy::Role ? "role" : "module") << '\n';
+    std::vector<std::vector<std::string>> rows = {{"size", "share", "storages", by == GroupBy::Role ? "role" : "module"}};
     for (const Attribution::Group& g : groups)
-        out << std::setw(12) << format_bytes(g.bytes) << "  " << std::setw(6) << percent(g.bytes, total) << "  "
-            << std::setw(8) << g.storages << "  " << (by == GroupBy::Module && g.key.empty() ? "(root)" : elide(g.key, kWidth))
-            << '\n';
+        rows.push_back({format_bytes(g.bytes), percent(g.bytes, total), std::to_string(g.storages),
+                        by == GroupBy::Module && g.key.empty() ? "(root)" : g.key});
+    write_table(out, rows, {true, true, true, false});
     return 0;
 }
 

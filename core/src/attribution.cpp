@@ -126,4 +126,43 @@ std::string_view Attribution::group_key(GroupBy by, std::uint32_t id) const {
     return by == GroupBy::Role ? to_string(static_cast<StorageRole>(id)) : tree_[id].name;
 }
 
+StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& attribution, GroupBy by,
+                               std::uint32_t depth, std::size_t max_bands) {
+    const std::size_t groups = attribution.group_count(by);
+    const std::vector<std::int64_t> rows = index.profile_by(attribution.storage_groups(by, depth), groups);
+    StackedProfile out;
+    out.steps = index.profile_size();
+    // Each group's peak and whether it ever holds a storage (a band of zero-byte storages is empty).
+    std::vector<std::int64_t> peak(groups, 0);
+    std::vector<std::uint8_t> used(groups, 0);
+    for (std::size_t i = 0; i < out.steps; ++i)
+        for (std::size_t g = 0; g < groups; ++g) {
+            const std::int64_t v = rows[i * groups + g];
+            peak[g] = std::max(peak[g], v);
+            used[g] |= v != 0 ? 1 : 0;
+        }
+    std::vector<std::uint32_t> kept;
+    for (std::uint32_t g = 0; g < groups; ++g)
+        if (used[g]) kept.push_back(g);
+    if (by == GroupBy::Module)
+        std::stable_sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) { return peak[a] > peak[b]; });
+    const std::size_t limit = std::max<std::size_t>(max_bands, 1);
+    const bool fold = by == GroupBy::Module && kept.size() > limit;
+    const std::size_t own = fold ? limit - 1 : kept.size();
+    std::vector<std::uint32_t> band_of(groups, static_cast<std::uint32_t>(own));  // folded groups -> "other"
+    for (std::size_t b = 0; b < own; ++b) {
+        band_of[kept[b]] = static_cast<std::uint32_t>(b);
+        out.bands.push_back({std::string(attribution.group_key(by, kept[b])), kept[b], peak[kept[b]]});
+    }
+    if (fold) out.bands.push_back({"other", kOtherBand, 0});
+    const std::size_t n = out.bands.size();
+    out.bytes.assign(out.steps * n, 0);
+    for (std::size_t i = 0; i < out.steps; ++i)
+        for (std::size_t g = 0; g < groups; ++g)
+            if (used[g]) out.bytes[i * n + band_of[g]] += rows[i * groups + g];
+    if (fold)
+        for (std::size_t i = 0; i < out.steps; ++i) out.bands.back().peak = std::max(out.bands.back().peak, out.bytes[i * n + n - 1]);
+    return out;
+}
+
 } // namespace fxmem

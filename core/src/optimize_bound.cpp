@@ -5,15 +5,14 @@
 #include "optimize_problem.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 namespace fxmem {
 
 namespace {
 
 using detail::OptProblem;
-
-// Exact ancestor sets as bitsets: K * K bits. Above this many scheduler nodes the cheap form runs.
-constexpr std::size_t kBitsetMaxNodes = 12288;
 
 std::int64_t end_memory(const OptProblem& p) {
     std::int64_t end = p.start;
@@ -103,13 +102,40 @@ std::int64_t chain_bound(const OptProblem& p) {
     return best;
 }
 
+// The last node that runs, w, has no descendant that runs. When it runs every pinned buffer has
+// been allocated, and the freeable buffers it uses are still live (it is one of their users). So
+// the peak is at least every pinned byte plus the least, over such w, of the freeable bytes w uses.
+// O(N + E).
+std::int64_t last_node_bound(const OptProblem& p) {
+    const std::size_t K = p.size_k();
+    std::int64_t pinned = 0;
+    for (std::size_t b = 0; b < p.size.size(); ++b)
+        if (!p.freeable[b]) pinned += p.size[b];
+    std::vector<std::uint8_t> running_below(K, 0);  // a descendant runs; graph order is topological
+    std::int64_t least = INT64_MAX;
+    for (std::size_t k = K; k-- > 0;) {
+        for (std::uint32_t u : p.succs_of(k))
+            if (p.runs[u] || running_below[u]) running_below[k] = 1;
+        if (!p.runs[k] || running_below[k]) continue;
+        std::int64_t used = 0;
+        for (std::uint32_t b : p.uses_of(k))
+            if (p.freeable[b]) used += p.size[b];
+        least = std::min(least, used);
+    }
+    return least == INT64_MAX ? 0 : pinned + least;
+}
+
 } // namespace
 
+std::int64_t detail::lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes) {
+    const std::int64_t nodes = p.size_k() <= ancestor_sets_max_nodes ? bitset_bound(p) : chain_bound(p);
+    return std::max({p.start, end_memory(p), nodes, last_node_bound(p)});
+}
+
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                              const NodeMask& releasable, const StorageMask& counted) {
-    const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
-    const std::int64_t nodes = p.size_k() <= kBitsetMaxNodes ? bitset_bound(p) : chain_bound(p);
-    return std::max({p.start, end_memory(p), nodes});
+                              const NodeMask& releasable, const StorageMask& counted,
+                              std::size_t ancestor_sets_max_nodes) {
+    return detail::lower_bound(detail::build_opt_problem(file, graph, alias, releasable, counted), ancestor_sets_max_nodes);
 }
 
 } // namespace fxmem

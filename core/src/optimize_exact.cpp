@@ -163,10 +163,8 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
 
 } // namespace
 
-ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                           const NodeMask& releasable, const StorageMask& counted, std::size_t max_nodes,
-                           std::size_t max_states, std::int64_t upper_bound, const std::function<bool()>& keep_going) {
-    const OptProblem p = detail::build_opt_problem(file, graph, alias, releasable, counted);
+ExactResult detail::exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states,
+                          std::int64_t upper_bound, const std::function<bool()>& keep_going) {
     const std::size_t K = p.size_k();
     // A freeable buffer whose last user does not run is never freed: the memory after a set then
     // depends on the order inside it, and the DP above does not apply.
@@ -176,6 +174,13 @@ ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const Alia
     if (K <= 256) return solve<4>(p, max_states, upper_bound, keep_going);
     if (K <= 512) return solve<8>(p, max_states, upper_bound, keep_going);
     return {};
+}
+
+ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
+                           const NodeMask& releasable, const StorageMask& counted, std::size_t max_nodes,
+                           std::size_t max_states, std::int64_t upper_bound, const std::function<bool()>& keep_going) {
+    return detail::exact(detail::build_opt_problem(file, graph, alias, releasable, counted), max_nodes, max_states,
+                         upper_bound, keep_going);
 }
 
 } // namespace fxmem

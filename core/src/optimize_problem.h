@@ -13,6 +13,7 @@
 //    counted storages it uses (IncrementalSchedule's tracker invariant), among scheduler nodes.
 #pragma once
 #include "fxmem/estimator.h"
+#include "fxmem/optimize.h"
 
 #include <cstdint>
 #include <span>
@@ -56,5 +57,13 @@ struct OptProblem {
 
 OptProblem build_opt_problem(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                              const NodeMask& releasable, const StorageMask& counted);
+
+// The public functions of optimize.h on a problem built once (optimize_schedule needs them all).
+std::vector<NodeId> lpmf_order(const OptProblem& p);
+std::vector<NodeId> bfs_order(const OptProblem& p);
+std::vector<NodeId> dfs_order(const OptProblem& p);
+std::int64_t lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes);
+ExactResult exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states, std::int64_t upper_bound,
+                  const std::function<bool()>& keep_going);
 
 } // namespace fxmem::detail

@@ -378,6 +378,12 @@ TEST(Attribution, RandomGraphsAndOrdersStackExactly) {
             const auto rows = idx->profile_by(group, groups);
             const auto by_role = idx->profile_by(attr.storage_groups(GroupBy::Role, 0), kStorageRoleCount);
             ASSERT_EQ(rows.size(), profile.size() * groups);
+            const StackedProfile stacked = stacked_profile(*idx, attr, GroupBy::Role, 0);
+            for (std::size_t i = 0; i < profile.size(); ++i) {
+                std::int64_t sum = 0;
+                for (std::size_t b = 0; b < stacked.bands.size(); ++b) sum += stacked.at(i, b);
+                ASSERT_EQ(sum, profile[i]);
+            }
             for (std::size_t i = 0; i < profile.size(); ++i) {
                 std::int64_t sum = 0;
                 std::vector<std::int64_t> expected(groups, 0);
@@ -397,4 +403,51 @@ TEST(Attribution, RandomGraphsAndOrdersStackExactly) {
         }
         for (StorageRole role : roles.role) ASSERT_NE(role, StorageRole::Unknown);
     }
+}
+
+TEST(Attribution, StackedProfileBandsByHand) {
+    ModulePair t;
+    t.label_parameters();
+    const RoleAssignment r = resolve_roles(t.file);
+    const Attribution fwd(t.file, 0, r);
+    const Indexed fi = index_of(t.file, 0);
+    // By role, in StorageRole order: parameter, input, activation, output, temporary.
+    const StackedProfile roles = stacked_profile(*fi.index, fwd, GroupBy::Role, 0);
+    std::vector<std::string> keys;
+    for (const auto& b : roles.bands) keys.push_back(b.key);
+    EXPECT_EQ(keys, (std::vector<std::string>{"parameter", "input", "activation", "output", "temporary"}));
+    ASSERT_EQ(roles.steps, 7u);
+    // Step 5: 3000 parameters, x gone, A0 300, L 4, A1 400.
+    EXPECT_EQ(roles.at(5, 0), 3000);
+    EXPECT_EQ(roles.at(5, 1), 0);
+    EXPECT_EQ(roles.at(0, 1), 100);
+    EXPECT_EQ(roles.at(5, 2), 300);
+    EXPECT_EQ(roles.at(5, 3), 4);
+    EXPECT_EQ(roles.at(5, 4), 400);
+    EXPECT_EQ(roles.bands[4].peak, 400);
+    EXPECT_EQ(roles.bands[1].peak, 100);
+    // By module at depth 3, peaks: layers.1.fc 2400, layers.0.fc 1300, root 4.
+    const StackedProfile mods = stacked_profile(*fi.index, fwd, GroupBy::Module, 3);
+    ASSERT_EQ(mods.bands.size(), 3u);
+    EXPECT_EQ(mods.bands[0].key, "layers.1.fc");
+    EXPECT_EQ(mods.bands[0].peak, 2400);
+    EXPECT_EQ(mods.bands[1].key, "layers.0.fc");
+    EXPECT_EQ(mods.bands[1].peak, 1300);
+    EXPECT_EQ(mods.bands[2].key, "");
+    EXPECT_EQ(mods.bands[2].id, ModuleTree::kRoot);
+    // Two bands at most: the root folds into "other".
+    const StackedProfile two = stacked_profile(*fi.index, fwd, GroupBy::Module, 3, 2);
+    ASSERT_EQ(two.bands.size(), 2u);
+    EXPECT_EQ(two.bands[0].key, "layers.1.fc");
+    EXPECT_EQ(two.bands[1].key, "other");
+    EXPECT_EQ(two.bands[1].id, kOtherBand);
+    EXPECT_EQ(two.at(5, 1), 1304);
+    EXPECT_EQ(two.bands[1].peak, 1400);  // step 1: W0 1000 + A0 300 + x 100 (root: a placeholder without module)
+    const auto profile = fi.index->profile();
+    for (const StackedProfile* s : {&roles, &mods, &two})
+        for (std::size_t i = 0; i < profile.size(); ++i) {
+            std::int64_t sum = 0;
+            for (std::size_t b = 0; b < s->bands.size(); ++b) sum += s->at(i, b);
+            EXPECT_EQ(sum, profile[i]) << "step " << i;
+        }
 }

@@ -15,6 +15,9 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <map>
+#include <set>
+#include <tuple>
 
 namespace fxmem {
 namespace {
@@ -43,6 +46,8 @@ GraphFile hand_graph() {
     return file;
 }
 
+std::size_t file_storages(const struct Fixture& s);
+
 struct Fixture {
     const GraphFile& file;
     const Graph& graph;
@@ -60,6 +65,8 @@ struct Fixture {
         return out;
     }
 };
+
+std::size_t file_storages(const Fixture& s) { return s.file.storages.size(); }
 
 using Names = std::vector<std::string>;
 
@@ -124,6 +131,142 @@ TEST(Optimize, SuggestMovesOnTheHandGraph) {
     for (std::size_t i = 1; i < moves.size(); ++i) EXPECT_LE(moves[i - 1].peak_after, moves[i].peak_after);
     // The schedule itself is untouched.
     EXPECT_EQ(sched.order(), original_order(s.graph));
+}
+
+TEST(Optimize, SuggestedMovesAreLegalAndScoreAsSaidOnRandomGraphs) {
+    testing::RandomGraphs gen(4242);
+    std::size_t suggested = 0;
+    for (int i = 0; i < 60; ++i) {
+        GraphFile file;
+        testing::RandomGraphOptions o;
+        o.nodes = 30;
+        o.rogue = 0;
+        const Graph& g = gen.make(file, "g" + std::to_string(i), o);
+        const Fixture s(file, g);
+        const IncrementalSchedule sched(s.file, s.graph, s.alias, s.releasable, s.counted, gen.topological(g));
+        const auto moves = suggest_moves(sched, 4, 8);
+        EXPECT_LE(moves.size(), 4u);
+        std::vector<NodeId> seen;
+        for (std::size_t k = 0; k < moves.size(); ++k) {
+            const MoveSuggestion& m = moves[k];
+            EXPECT_TRUE(sched.check_move(m.from, m.to).ok);
+            EXPECT_LT(m.peak_after, sched.peak());
+            if (k > 0) {
+                EXPECT_LE(moves[k - 1].peak_after, m.peak_after);
+            }
+            EXPECT_EQ(std::count(seen.begin(), seen.end(), m.node), 0) << "one suggestion per node";
+            seen.push_back(m.node);
+            IncrementalSchedule copy = sched;
+            copy.move(m.from, m.to);
+            EXPECT_EQ(s.score(copy.order()), m.peak_after);
+            ++suggested;
+        }
+    }
+    EXPECT_GT(suggested, 20u);
+}
+
+// Inductor's topological_sort_lpmf as written (a linear scan of the ready set per pick), on FX
+// terms derived here from AliasInfo, for comparison with the O(log N) pick of the library.
+std::vector<NodeId> reference_lpmf(const Fixture& s) {
+    const Graph& g = s.graph;
+    const std::size_t n = g.size();
+    const bool has_output = n > 0 && g.nodes.back().op == OpKind::Output;
+    auto runs = [&](NodeId v) {
+        const OpKind op = g.node(v).op;
+        return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output;
+    };
+    auto prefix = [&](NodeId v) { return g.node(v).op == OpKind::Placeholder || g.node(v).op == OpKind::GetAttr; };
+    auto scheduler = [&](NodeId v) { return !prefix(v) && !(has_output && v.index() == n - 1); };
+    std::vector<NodeId> nodes, head;
+    for (std::size_t i = 0; i < n; ++i) {
+        const NodeId v(static_cast<std::int32_t>(i));
+        if (prefix(v)) head.push_back(v);
+        else if (scheduler(v)) nodes.push_back(v);
+    }
+    // Buffers: counted storages allocated by the prefix or a node that runs.
+    auto is_buffer = [&](StorageId b) {
+        const NodeId a = s.alias.allocator[b.index()];
+        return a.valid() && s.counted[b.index()] && (prefix(a) || (scheduler(a) && runs(a)));
+    };
+    std::vector<std::uint8_t> used_by_output(file_storages(s), 0);
+    if (has_output)
+        for (StorageId b : s.alias.uses_of(NodeId(static_cast<std::int32_t>(n - 1)))) used_by_output[b.index()] = 1;
+    std::map<std::int32_t, std::int64_t> outdegree;  // per buffer
+    std::int64_t live = 0, output_memory = 0;
+    for (std::size_t b = 0; b < file_storages(s); ++b) {
+        const StorageId id(static_cast<std::int32_t>(b));
+        if (!is_buffer(id)) continue;
+        std::int64_t users = 0;
+        for (NodeId u : s.alias.users_of(id)) users += scheduler(u);
+        const bool freeable = s.releasable[s.alias.allocator[b].index()] && !s.alias.users_of(id).empty() && !used_by_output[b];
+        outdegree[id.value] = users + (freeable ? 0 : 1);
+        if (prefix(s.alias.allocator[b])) live += s.file.nbytes(id);
+        if (used_by_output[b]) output_memory += s.file.nbytes(id);
+    }
+    std::map<std::int32_t, std::set<std::int32_t>> preds, succs;
+    std::map<std::int32_t, std::int64_t> size, to_free;
+    std::map<std::int32_t, std::size_t> index;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const NodeId v = nodes[i];
+        index[v.value] = i;
+        for (NodeId in : g.inputs(v))
+            if (scheduler(in)) preds[v.value].insert(in.value);
+        if (runs(v))
+            for (StorageId b : s.alias.uses_of(v))
+                if (is_buffer(b) && scheduler(s.alias.allocator[b.index()])) preds[v.value].insert(s.alias.allocator[b.index()].value);
+        for (std::int32_t p : preds[v.value]) succs[p].insert(v.value);
+        if (runs(v))
+            for (StorageId b : s.alias.fresh_of(v))
+                if (is_buffer(b)) size[v.value] += s.file.nbytes(b);
+        for (StorageId b : s.alias.uses_of(v))
+            if (is_buffer(b) && outdegree[b.value] == 1) to_free[v.value] += s.file.nbytes(b);
+    }
+    std::int64_t max_memory = std::max(live, output_memory), gap = max_memory - live;
+    std::map<std::int32_t, std::size_t> indegree;
+    std::vector<std::int32_t> ready;
+    for (NodeId v : nodes) {
+        indegree[v.value] = preds[v.value].size();
+        if (indegree[v.value] == 0) ready.push_back(v.value);
+    }
+    std::vector<NodeId> order = head;
+    while (!ready.empty()) {
+        auto key = [&](std::int32_t v) {
+            return std::make_tuple(size[v] > gap ? size[v] : 0, size[v] - to_free[v], index[v]);
+        };
+        auto best = std::min_element(ready.begin(), ready.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+        const std::int32_t v = *best;
+        ready.erase(best);
+        order.emplace_back(v);
+        live += size[v];
+        max_memory = std::max(max_memory, live);
+        live -= to_free[v];
+        gap = max_memory - live;
+        for (std::int32_t u : succs[v])
+            if (--indegree[u] == 0) ready.push_back(u);
+        for (StorageId b : s.alias.uses_of(NodeId(v)))
+            if (is_buffer(b) && --outdegree[b.value] == 1)
+                for (NodeId u : s.alias.users_of(b))
+                    if (scheduler(u)) to_free[u.value] += s.file.nbytes(b);
+    }
+    if (has_output) order.emplace_back(static_cast<std::int32_t>(n - 1));
+    return order;
+}
+
+TEST(Optimize, LpmfPicksAsInductorsLinearScan) {
+    testing::RandomGraphs gen(31337);
+    int reordered = 0;
+    for (int i = 0; i < 150; ++i) {
+        GraphFile file;
+        testing::RandomGraphOptions o;
+        o.nodes = 20 + gen.pick(200);
+        o.max_inputs = 1 + static_cast<int>(gen.pick(4));  // some wide graphs: many ready nodes
+        const Graph& g = gen.make(file, "g" + std::to_string(i), o);
+        const Fixture s(file, g);
+        const auto lpmf = inductor_lpmf_order(s.file, s.graph, s.alias, s.releasable, s.counted);
+        EXPECT_EQ(lpmf, reference_lpmf(s)) << i;
+        reordered += lpmf != original_order(g);
+    }
+    EXPECT_GT(reordered, 100);  // the picks matter: most orders differ from the graph's
 }
 
 // Every legal order (inputs first, the output node last, and accepted by MemoryTracker), scored.
@@ -226,6 +369,9 @@ TEST(Optimize, ExactEqualsBruteForceOnRandomSmallGraphs) {
         const std::int64_t bound = peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted);
         EXPECT_LE(bound, optimum) << where;
         check_bound_limits(s, bound, where);
+        const std::int64_t chain = peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted, 0);
+        EXPECT_LE(chain, bound) << where;
+        check_bound_limits(s, chain, where);
         check_baselines(s, optimum, where);
         improved_over_baselines += optimum < std::min({r.original_peak, r.lpmf_peak, r.bfs_peak, r.dfs_peak});
         bound_tight += bound == optimum;
@@ -240,7 +386,7 @@ TEST(Optimize, ExactEqualsBruteForceOnRandomSmallGraphs) {
 TEST(Optimize, LocalSearchAgainstTheExactSearchOnRandomGraphs) {
     testing::RandomGraphs gen(77);
     std::size_t graphs = 0, matched = 0, beat_baselines = 0;
-    for (int i = 0; i < 200; ++i) {
+    for (int i = 0; i < 120; ++i) {
         GraphFile file;
         testing::RandomGraphOptions o;
         o.nodes = 12 + gen.pick(14);  // 12..25 nodes before the output
@@ -258,6 +404,9 @@ TEST(Optimize, LocalSearchAgainstTheExactSearchOnRandomGraphs) {
         const std::int64_t bound = peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted);
         EXPECT_LE(bound, e.peak) << where;
         check_bound_limits(s, bound, where);
+        const std::int64_t chain = peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted, 0);
+        EXPECT_LE(chain, bound) << where;
+        check_bound_limits(s, chain, where);
         check_baselines(s, e.peak, where);
 
         const OptimizeResult exact = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted);
@@ -275,7 +424,7 @@ TEST(Optimize, LocalSearchAgainstTheExactSearchOnRandomGraphs) {
         matched += h.peak == e.peak;
         beat_baselines += h.peak < std::min({h.original_peak, h.lpmf_peak, h.bfs_peak, h.dfs_peak});
     }
-    EXPECT_GE(graphs, 150u);
+    EXPECT_GE(graphs, 100u);
     // Measured: the local search alone finds the optimum on nearly every graph.
     EXPECT_GE(matched * 100, graphs * 95) << matched << " of " << graphs;
     std::cout << "[ info ] local search alone: optimum on " << matched << " of " << graphs
@@ -294,12 +443,12 @@ TEST(Optimize, NeverWorseThanTheBaselinesOnBundledExamples) {
             const std::string where = entry.path().filename().string() + " " + g.name;
             OptimizeOptions o;
             o.time_limit_s = 1;
-            o.exact_max_states = 300'000;
             const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, o);
             check_result(s, r, where);
             check_bound_limits(s, r.lower_bound, where);
             const std::int64_t bound = peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted);
             EXPECT_LE(bound, r.peak) << where;
+            EXPECT_LE(peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted, 0), bound) << where;
             // Where the exact search completes, the optimizer's answer is its optimum.
             const ExactResult e = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 300'000);
             if (e.complete) {
@@ -342,6 +491,47 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
     EXPECT_TRUE(first.cancelled);
     EXPECT_EQ(first.order, original_order(g));
     EXPECT_EQ(first.peak, first.original_peak);
+    EXPECT_EQ(first.lpmf_peak, -1);
+    EXPECT_EQ(first.bfs_peak, -1);
+    EXPECT_EQ(first.dfs_peak, -1);
+}
+
+TEST(Optimize, DegenerateGraphs) {
+    // No nodes; only placeholders and the output; an output-op node in the middle that shares a
+    // storage with a node that runs (the storage is freed only when the node that runs comes last
+    // among its users, so the exact search stands aside).
+    GraphFile file;
+    const StorageId x = file.add_storage(1, "cuda:0", 8);
+    const StorageId a = file.add_storage(2, "cuda:0", 16);
+    const StorageId b = file.add_storage(3, "cuda:0", 32);
+    GraphBuilder(file, "empty", GraphKind::Other).finish();
+    {
+        GraphBuilder g(file, "inputs", GraphKind::Other);
+        g.add("arg0", OpKind::Placeholder, "arg0", {}, {x});
+        g.add("output", OpKind::Output, "output", {"arg0"}, {});
+        g.finish();
+    }
+    {
+        GraphBuilder g(file, "odd", GraphKind::Other);
+        g.add("arg0", OpKind::Placeholder, "arg0", {}, {x});
+        g.add("a", OpKind::CallFunction, "f", {"arg0"}, {a});
+        g.add("mid", OpKind::Output, "output", {"a"}, {});
+        g.add("b", OpKind::CallFunction, "f", {"a"}, {b});
+        g.add("output", OpKind::Output, "output", {"b"}, {});
+        g.finish();
+    }
+    // odd: arg0 8; a +16 = 24, frees arg0 -> 16; b +32 = 48 whether or not it frees a's storage.
+    // The bound is 48 too (while b runs: a's 16, which it uses, and its own 32).
+    const std::int64_t expected_peak[] = {0, 8, 48};
+    for (std::size_t i = 0; i < file.graphs.size(); ++i) {
+        const Fixture s(file, file.graphs[i]);
+        const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted);
+        check_result(s, r, s.graph.name);
+        EXPECT_EQ(r.peak, expected_peak[i]) << s.graph.name;
+        EXPECT_TRUE(r.exact) << s.graph.name;  // the bound is reached in all three
+    }
+    const Fixture odd(file, file.graphs[2]);
+    EXPECT_FALSE(exact_schedule(odd.file, odd.graph, odd.alias, odd.releasable, odd.counted, 64, 1000).complete);
 }
 
 TEST(Optimize, LargeGraphWithinTheTimeLimit) {

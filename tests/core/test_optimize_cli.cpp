@@ -1,63 +1,23 @@
 // fxmem-cli optimize end to end on tests/data/good/optimize.json. The values are computed by hand
 // in test_optimize.cpp (HandGraphBaselinesBoundAndOptimum): original 165, lpmf 160, bfs 165,
 // dfs 160, optimum 155 = the bound (while b2 runs: primals_1 100 + b's 50 + its own 5).
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+#include "cli_run.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 namespace {
+
+using fxmem_test::CliRun;
+using fxmem_test::cli;
+using fxmem_test::scratch_dir;
+using fxmem_test::slurp;
 
 const std::string kFile = std::string(FXMEM_TEST_DATA) + "/good/optimize.json";
 
-struct CliRun {
-    int status = -1;
-    std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::string scratch() {
-    const auto dir = std::filesystem::path(testing::TempDir()) / ("fxmem_optimize_cli_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir.string();
-}
-
-CliRun cli(const std::vector<std::string>& args) {
-    const std::string dir = scratch();
-    std::string cmd = quote(FXMEM_CLI_PATH);
-    for (const std::string& a : args) cmd += " " + quote(a);
-    cmd += " >" + quote(dir + "/out") + " 2>" + quote(dir + "/err");
-    const int raw = std::system(cmd.c_str());
-    CliRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(dir + "/out");
-    r.err = slurp(dir + "/err");
-    return r;
-}
-
 TEST(CliOptimize, JsonAndScheduleFile) {
-    const std::string sched = scratch() + "/best.json";
+    const std::string sched = scratch_dir() + "/best.json";
     const CliRun r = cli({"optimize", kFile, "--graph", "g", "--json", "-o", sched});
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);

@@ -161,4 +161,24 @@ private:
     std::vector<std::uint32_t> owner_;  // per StorageId: tree index
 };
 
+// A stacked timeline ready to draw (issue 9's timeline by role / by module): one band per
+// non-empty group. By role, the bands follow StorageRole order (fixed colours, a stable legend);
+// by module, the groups at `depth` by their peak bytes, descending, at most `max_bands` of them:
+// beyond that the smallest are folded into one last band, id kOtherBand, key "other". At every
+// step the bands add up to index.profile() exactly. O(P * groups + S) once per order.
+inline constexpr std::uint32_t kOtherBand = 0xffffffffu;
+struct StackedProfile {
+    struct Band {
+        std::string key;          // role name, module name ("" = root), or "other"
+        std::uint32_t id = 0;     // StorageRole value, tree index, or kOtherBand
+        std::int64_t peak = 0;    // the band's largest value over the steps
+    };
+    std::vector<Band> bands;
+    std::size_t steps = 0;             // index.profile_size()
+    std::vector<std::int64_t> bytes;   // row-major: bytes[step * bands.size() + band]
+    std::int64_t at(std::size_t step, std::size_t band) const { return bytes[step * bands.size() + band]; }
+};
+StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& attribution, GroupBy by,
+                               std::uint32_t depth, std::size_t max_bands = 12);
+
 } // namespace fxmem

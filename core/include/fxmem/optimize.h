@@ -35,8 +35,8 @@ namespace fxmem {
 class IncrementalSchedule;
 
 // Inductor's topological_sort_lpmf / _bfs / _dfs, transcribed (see the mapping above). Each
-// returns a complete legal order of `graph`. O((N + E) log N) for bfs and dfs; lpmf is O(N * ready)
-// as in Inductor (a linear scan of the ready set per pick).
+// returns a complete legal order of `graph`. O((N + E) log N) each (lpmf makes Inductor's pick
+// with two min-trees instead of its linear scan of the ready set; the same node is picked).
 std::vector<NodeId> inductor_lpmf_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                         const NodeMask& releasable, const StorageMask& counted);
 std::vector<NodeId> inductor_bfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
@@ -48,11 +48,16 @@ std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph
 // memory nor the end memory (what stays allocated after the last node; the same for every legal
 // order). For each node v that runs, it sums storages that are live while v runs in *every* legal
 // order: v's own allocations, the counted storages v uses, and each counted storage allocated by
-// an ancestor of v (or at the start) that is never freed or that a descendant of v (or v) uses.
+// an ancestor of v (or at the start) that is never freed or that a descendant of v (or v) uses;
+// and, for the node that runs last, every storage never freed plus the freeable ones it uses.
 // Proof sketch and cost in docs/estimator.md ("Optimizer and lower bound"). Exact ancestor sets
-// are used up to a few thousand nodes; above that, a cheaper O(N + E) form (still valid).
+// (K * K bits for K nodes) are used up to `ancestor_sets_max_nodes` nodes; above that, a cheaper
+// O(N + E) form that is never higher (still valid): the pinned storages of one heaviest chain of
+// ancestors instead of all ancestors, and no freeable storage that v does not use itself.
+inline constexpr std::size_t kAncestorSetsMaxNodes = 12288;  // 18 MB of bitsets at most
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                              const NodeMask& releasable, const StorageMask& counted);
+                              const NodeMask& releasable, const StorageMask& counted,
+                              std::size_t ancestor_sets_max_nodes = kAncestorSetsMaxNodes);
 
 struct OptimizeProgress {
     enum class Phase { Baselines, Exact, Search, Done };
@@ -65,10 +70,11 @@ struct OptimizeProgress {
 
 struct OptimizeOptions {
     double time_limit_s = 10;        // wall clock for the whole call; the best order so far is returned
-    // The exact search runs when the graph has at most this many nodes that run (and the number
-    // of reachable sets of scheduled nodes stays under exact_max_states).
+    // The exact search runs when the graph has at most this many nodes besides placeholders,
+    // get_attr and the output node (at most 512), and gives up when the number of sets of
+    // scheduled nodes it keeps passes exact_max_states.
     std::size_t exact_max_nodes = 256;
-    std::size_t exact_max_states = 1'000'000;  // about 50-100 MB at most
+    std::size_t exact_max_states = 1'000'000;  // 50-130 bytes each (more words per set on larger graphs)
     std::uint64_t seed = 1;          // the local search's random choices
     // Called now and then (at most every ~50 ms, and once per phase); return false to cancel:
     // optimize_schedule then returns the best order found so far with cancelled = true.
@@ -77,7 +83,7 @@ struct OptimizeOptions {
 
 struct OptimizeResult {
     std::int64_t original_peak = 0;   // the graph's own order
-    std::int64_t lpmf_peak = 0, bfs_peak = 0, dfs_peak = 0;
+    std::int64_t lpmf_peak = -1, bfs_peak = -1, dfs_peak = -1;  // -1: cancelled before it was computed
     std::int64_t peak = 0;            // MemoryTracker peak of `order`; <= all four above
     std::int64_t lower_bound = 0;     // peak_lower_bound, raised to `peak` when exact
     std::vector<NodeId> order;        // legal, complete
@@ -86,18 +92,21 @@ struct OptimizeResult {
     std::string method;               // where the order comes from: "original", "lpmf", "bfs", "dfs", "exact", "search"
 };
 
-// Best of the original order and the three baselines, then the exact search when the graph is
-// small enough, else (or when it gives up) an anytime local search with IncrementalSchedule moves
-// around the peak, within time_limit_s. Deterministic for a given seed when no time limit is hit.
+// Best of the original order and the three baselines; then an anytime local search with
+// IncrementalSchedule moves around the peak; then, on graphs small enough, the exact search with
+// the best peak so far as its bound (the local search gets 30 % of time_limit_s then, all of it
+// otherwise). Stops early when the peak reaches the lower bound. Throws Error when the graph's own
+// order is not one MemoryTracker accepts. Deterministic for a given seed when no limit is hit.
 OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                  const NodeMask& releasable, const StorageMask& counted,
                                  const OptimizeOptions& options = {});
 
 // Exact optimum by dynamic programming over the sets of scheduled nodes (memory after a set does
-// not depend on the order inside it under MemoryTracker semantics). Returns false (and leaves
-// `order` alone) when the graph is too large for it or the state count passes `max_states`;
-// `upper_bound`, when given, prunes every partial order that cannot beat it (then an empty result
-// with true means "nothing beats upper_bound": it is the optimum).
+// not depend on the order inside it under MemoryTracker semantics). complete = false when the
+// graph has more than `max_nodes` (or 512) nodes besides placeholders, get_attr and the output,
+// when the sets kept pass `max_states`, or when `keep_going` (polled every 4096 sets) says stop.
+// `upper_bound`, when given, prunes every partial order that cannot beat it; complete without
+// improved then means "nothing beats upper_bound": it is the optimum.
 struct ExactResult {
     bool complete = false;            // the search finished (the optimum is known)
     bool improved = false;            // `order` beats upper_bound (always true without one)
