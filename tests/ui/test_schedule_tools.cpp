@@ -83,12 +83,13 @@ void TestScheduleTools::pickerSwitchesToANamedSchedule() {
     ScheduleEditor editor;
     editor.setAnalysis(withSchedules());
     // Only the schedules of this graph, between the original and your edit.
-    QCOMPARE(editor.sourceNames(), (QStringList{QStringLiteral("Original order"), QStringLiteral("c-first (by hand)"),
+    QCOMPARE(editor.sourceNames(), (QStringList{QStringLiteral("Original order"), QStringLiteral("c-first"),
                                                 QStringLiteral("Your edit")}));
     QCOMPARE(editor.sourceIndex(), 0);
     auto* picker = editor.findChild<QComboBox*>(QStringLiteral("schedulePicker"));
     QVERIFY(picker);
     QCOMPARE(picker->count(), 3);
+    QCOMPARE(picker->itemData(1, Qt::ToolTipRole).toString(), QStringLiteral("by hand"));  // the source
     QVERIFY(!editor.pickSource(2));  // no edit yet
     // Pick the stored schedule: one undoable command, its numbers.
     QVERIFY(editor.pickSchedule(QStringLiteral("c-first")));
@@ -96,7 +97,7 @@ void TestScheduleTools::pickerSwitchesToANamedSchedule() {
     QCOMPARE(editor.peak(), 2110);
     QCOMPARE(editor.profile(), kMovedProfile);
     QCOMPARE(editor.undoStack()->count(), 1);
-    QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Use schedule 'c-first (by hand)'"));
+    QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Use schedule 'c-first'"));
     QCOMPARE(picker->currentIndex(), 1);
     // A move of the user's own: the picker says "Your edit", and keeps it while others are picked.
     QVERIFY(editor.moveNode(3, 1));  // b (its only input is x) right after x: x b a c d output
@@ -184,7 +185,7 @@ void TestScheduleTools::compareInTheDock() {
     QCOMPARE(changed.count(), 1);
     QVERIFY(editor.comparison());
     QCOMPARE(editor.comparisonName(0), QStringLiteral("A: Original order"));
-    QCOMPARE(editor.comparisonName(1), QStringLiteral("B: c-first (by hand)"));
+    QCOMPARE(editor.comparisonName(1), QStringLiteral("B: c-first"));
     auto* list = editor.findChild<QTableView*>(QStringLiteral("compareList"));
     QVERIFY(list);
     QCOMPARE(list->model()->rowCount(), 1);

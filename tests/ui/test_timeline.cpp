@@ -18,6 +18,7 @@ private slots:
     void sectionLabelsNeverOverprint();
     void tinyProfilesHaveWholeStepTicks();
     void exportHasTitleAndLegendButNoHoverBox();
+    void lowerBoundAndComparison();
     void formatsBytes();
     void cursorAndZoom();
     void exportsEveryFormat();
@@ -170,6 +171,40 @@ void TestTimeline::exportHasTitleAndLegendButNoHoverBox() {
     QVERIFY(!plot.exportMode());
     QVERIFY(!plot.legend->visible());
     QCOMPARE(plot.plotLayout()->rowCount(), 1);
+}
+
+void TestTimeline::lowerBoundAndComparison() {
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
+    const auto textItems = [&] {
+        QStringList out;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->visible()) out << t->text();
+        return out;
+    };
+    // The bound above the curve (a bound from another context) still fits in the y range.
+    plot.setLowerBound(200);
+    QVERIFY(textItems().contains(QStringLiteral("no order can go below 200 B")));
+    QVERIFY(plot.yAxis->range().upper > 200);
+    plot.setLowerBound(-1);
+    QVERIFY(!textItems().join(QLatin1Char('|')).contains(QStringLiteral("no order")));
+    // Two orders compared: both drawn, their peaks labelled, the legend names them.
+    plot.setComparison({QStringLiteral("A: original"), {100, 110, 110, 130, 120, 120, 120}, 3},
+                       {QStringLiteral("B: overlap"), {100, 140, 140, 150, 120, 120, 120}, 3});
+    QVERIFY(plot.hasComparison());
+    QVERIFY(plot.legend->visible());
+    const QStringList texts = textItems();
+    QVERIFY2(texts.contains(QStringLiteral("A: original peak 130 B · step 3")), qPrintable(texts.join(QLatin1Char('|'))));
+    QVERIFY(texts.contains(QStringLiteral("B: overlap peak 150 B · step 3")));
+    QVERIFY(plot.yAxis->range().upper > 150);
+    plot.setCursorStep(1);
+    QVERIFY(plot.cursorText().contains(QStringLiteral("B: overlap: 140 B")));
+    plot.clearComparison();
+    QVERIFY(!plot.hasComparison());
+    QVERIFY(!plot.legend->visible());
 }
 
 void TestTimeline::formatsBytes() {

@@ -44,6 +44,7 @@ struct ScheduleEditor::State {
         QString name;
         std::vector<fxmem::NodeId> order;  // empty for "Your edit" until there is one
         bool isEdit = false;
+        QString source;  // where a stored schedule comes from (tooltip)
     };
     std::vector<Source> sources;  // original, named ones, your edit (last)
     std::vector<fxmem::NodeId> userEdit;
@@ -346,18 +347,22 @@ void ScheduleEditor::rebuildSources() {
     d_->userEdit.clear();
     const auto& a = model_->analysis();
     if (a) {
-        d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false});
+        d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
+        // The name only: a schedule's `source` can be a long provenance line (the pass and its
+        // options), shown as the item's tooltip.
         for (const fxmem::NamedSchedule& named : a->file().schedules)
             if (static_cast<int>(named.graph) == a->graphIndex())
-                d_->sources.push_back({QString::fromStdString(named.name) %
-                                           (named.source.empty() ? QString() : QStringLiteral(" (") % QString::fromStdString(named.source) % QStringLiteral(")")),
-                                       named.order, false});
-        d_->sources.push_back({tr("Your edit"), {}, true});
+                d_->sources.push_back({QString::fromStdString(named.name), named.order, false,
+                                       QString::fromStdString(named.source)});
+        d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
     }
     for (QComboBox* box : {picker_, compareA_, compareB_}) {
         const QSignalBlocker block(box);
         box->clear();
-        for (const auto& src : d_->sources) box->addItem(src.name);
+        for (const auto& src : d_->sources) {
+            box->addItem(src.name);
+            box->setItemData(box->count() - 1, src.source, Qt::ToolTipRole);
+        }
     }
     syncPicker();
 }
@@ -408,7 +413,7 @@ bool ScheduleEditor::pickSource(int index) {
 
 bool ScheduleEditor::pickSchedule(const QString& name) {
     for (std::size_t i = 1; i + 1 < d_->sources.size(); ++i)
-        if (d_->sources[i].name == name || d_->sources[i].name.startsWith(name + QStringLiteral(" ("))) return pickSource(static_cast<int>(i));
+        if (d_->sources[i].name == name) return pickSource(static_cast<int>(i));
     return false;
 }
 

@@ -11,6 +11,11 @@
 
 namespace {
 bool isDark(const QPalette& pal) { return colors::isDark(pal); }
+// Legend entries stay short: a long schedule or module name is cut in the middle.
+QString legendName(const QString& name) {
+    constexpr qsizetype kMax = 36;
+    return name.size() <= kMax ? name : name.left(kMax / 2 - 1) % QStringLiteral("…") % name.right(kMax / 2 - 1);
+}
 } // namespace
 
 TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
@@ -373,6 +378,9 @@ void TimelinePlot::updatePeakItems() {
           tr("peak %1 · step %2%3").arg(formatBytes(peak)).arg(peakStep_).arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where),
           false);
     peakLabel_->position->setPixelPosition(peakLabel_->position->pixelPosition() + QPointF(0, -8));
+    // While two orders are compared their own peak labels say it; a third label would cover them.
+    peakDot_->setVisible(!hasComparison());
+    peakLabel_->setVisible(!hasComparison());
     if (!overlay_.empty()) {
         const std::int64_t edited = overlay_[overlayPeakStep_];
         // The edited label sits below its dot unless that would cover the original's peak label.
@@ -541,7 +549,7 @@ void TimelinePlot::rebuildBandGraphs() {
         g->setLayer(QStringLiteral("bands"));
         g->setLineStyle(QCPGraph::lsStepLeft);
         g->setAdaptiveSampling(false);
-        g->setName(bands_[i].name);
+        g->setName(legendName(bands_[i].name));
         bandGraphs_.push_back(g);
     }
 }
@@ -595,7 +603,7 @@ void TimelinePlot::setComparison(Curve a, Curve b) {
     compare_[1] = std::move(b);
     for (int i = 0; i < 2; ++i) {
         if (!compare_[i].profile.empty()) compare_[i].peakStep = std::min(compare_[i].peakStep, compare_[i].profile.size() - 1);
-        compareGraphs_[i]->setName(compare_[i].name);
+        compareGraphs_[i]->setName(legendName(compare_[i].name));
     }
     legendOnScreen_ = !bands_.empty() || hasComparison();
     resample();
@@ -605,8 +613,8 @@ void TimelinePlot::setComparison(Curve a, Curve b) {
 void TimelinePlot::clearComparison() { setComparison({}, {}); }
 
 void TimelinePlot::setCurveNames(const QString& profile, const QString& overlay) {
-    curve_->setName(profile);
-    overlayCurve_->setName(overlay);
+    curve_->setName(legendName(profile));
+    overlayCurve_->setName(legendName(overlay));
     refreshLegendOnScreen();
 }
 
@@ -619,7 +627,7 @@ void TimelinePlot::updateCompareItems() {
         if (!on) continue;
         const auto x = static_cast<double>(c.peakStep), y = static_cast<double>(c.profile[c.peakStep]);
         compareDots_[i]->position->setCoords(x, y);
-        compareLabels_[i]->setText(tr("%1 peak %2 · step %3").arg(c.name, formatBytes(c.profile[c.peakStep])).arg(c.peakStep));
+        compareLabels_[i]->setText(tr("%1 peak %2 · step %3").arg(legendName(c.name), formatBytes(c.profile[c.peakStep])).arg(c.peakStep));
         compareLabels_[i]->position->setCoords(x, y);
         const QCPRange r = xAxis->range();
         const double rel = (x - r.lower) / std::max(r.size(), 1.0);
