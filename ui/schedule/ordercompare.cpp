@@ -71,7 +71,7 @@ std::vector<std::int64_t> profileOfOrder(const GraphAnalysis& a, const std::vect
 }
 
 OrderComparison compareOrders(const GraphAnalysis& a, const std::vector<fxmem::NodeId>& orderA,
-                              const std::vector<fxmem::NodeId>& orderB, std::size_t maxEffects) {
+                              const std::vector<fxmem::NodeId>& orderB, std::size_t maxEffects, std::size_t maxWork) {
     const std::vector<std::int64_t> fresh = freshBytes(a);
     fxmem::IncrementalSchedule sa(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(), orderA);
     const fxmem::IncrementalSchedule sb(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(), orderB);
@@ -98,11 +98,12 @@ OrderComparison compareOrders(const GraphAnalysis& a, const std::vector<fxmem::N
         anchor[p] = last;
         if (keptNode[orderB[p].index()]) last = orderB[p];
     }
+    std::size_t work = 0;  // positions shifted by the scoring moves so far
     for (std::size_t i = 0; i < n; ++i) {
         if (kept[i]) continue;
         const fxmem::NodeId node = orderA[i];
         OrderComparison::Moved m{node, i, seq[i], fresh[node.index()], std::nullopt};
-        if (out.moved.size() < maxEffects) {
+        if (out.moved.size() < maxEffects && work < maxWork) {
             const std::size_t from = sa.position_of(node);
             const fxmem::NodeId before = anchor[seq[i]];
             std::size_t to = 0;
@@ -112,6 +113,7 @@ OrderComparison compareOrders(const GraphAnalysis& a, const std::vector<fxmem::N
             }
             const auto range = sa.legal_range(from);
             to = std::clamp(to, range.lo, range.hi);
+            work += 2 * (to > from ? to - from : from - to) + 1;
             if (to == from) {
                 m.effect = 0;
             } else if (sa.check_move(from, to).ok) {

@@ -9,7 +9,9 @@
 // moves in A to where B puts it, i.e. just after its nearest unmoved predecessor in B (the first
 // position when it has none), clamped to its legal range in A; negative = the move alone lowers
 // A's peak. Scored with the incremental scorer (move, read the peak, move back), so the cost is
-// O(|distance| + log N) per node; past `maxEffects` moved nodes the rest get no effect.
+// O(|distance| + log N) per node; past `maxEffects` moved nodes, or once the moves scored so far
+// have shifted `maxWork` positions in all, the rest get no effect (so a comparison stays a few
+// tens of milliseconds on any graph: it is redone after each edit while shown).
 // The list is sorted by effect (most lowering first; nodes without an effect last), then by the
 // bytes the node allocates (descending).
 #pragma once
@@ -39,7 +41,8 @@ struct OrderComparison {
 
 // Both orders must be complete legal orders of analysis' graph (fxmem::Error otherwise).
 OrderComparison compareOrders(const GraphAnalysis& analysis, const std::vector<fxmem::NodeId>& a,
-                              const std::vector<fxmem::NodeId>& b, std::size_t maxEffects = 5000);
+                              const std::vector<fxmem::NodeId>& b, std::size_t maxEffects = 5000,
+                              std::size_t maxWork = 4'000'000);
 
 // The memory curve of an order in build_memory_profile's layout (what the timeline draws).
 std::vector<std::int64_t> profileOfOrder(const GraphAnalysis& analysis, const std::vector<fxmem::NodeId>& order);
