@@ -6,6 +6,8 @@
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
+#include "schedule/timelinelink.h"
+#include "timeline/timelineplot.h"
 #include "test_schedule_graphs.h"
 
 #include <fxmem/optimize.h>
@@ -57,7 +59,30 @@ private slots:
     void suggestionsApplyWithOneClick();
     void dockStaysNarrow();
     void compareTimeOn100kNodes();
+    void linkedToTheTimeline();
 };
+
+// linkScheduleToTimeline: the dock's comparison and lower bound appear on the plot and go away
+// with them.
+void TestScheduleTools::linkedToTheTimeline() {
+    ScheduleEditor editor;
+    TimelinePlot timeline;
+    linkScheduleToTimeline(&editor, &timeline);
+    const auto analysis = withSchedules();
+    timeline.setProfile(analysis->profile(), analysis->peakStep());
+    editor.setAnalysis(analysis);
+    editor.setComparison(0, 1);
+    QVERIFY(timeline.hasComparison());
+    editor.clearComparison();
+    QVERIFY(!timeline.hasComparison());
+    QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
+    editor.optimize(5);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(timeline.lowerBound(), editor.lowerBound());
+    QVERIFY(timeline.lowerBound() >= 0);
+    editor.setAnalysis(analysis);  // a new graph: no bound known
+    QCOMPARE(timeline.lowerBound(), std::int64_t(-1));
+}
 
 // Not a timed assertion: prints how long a comparison of the original order with Inductor's BFS
 // order takes on a 100k-node graph (it is redone after each edit while shown) and checks it.

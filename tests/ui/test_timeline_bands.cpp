@@ -172,6 +172,12 @@ void TestTimelineBands::joinedPairWithBaselineAddsUp() {
         const auto base = StackedBands::baselineParts(*file, pair.baselineStorages, pair.backward->counted(), bwd, b, by, 1);
         const auto joined = StackedBands::join(f, b, base);
         QCOMPARE(firstMismatch(joined, fixtures::kJoinedProfile), std::int64_t(-1));
+        // The same through the scene the views show.
+        SceneRequest request;
+        request.pair = 0;
+        const auto scene = buildScene(file, QStringLiteral("pair.json"), request);
+        QCOMPARE(scene->profile, fixtures::kJoinedProfile);
+        QCOMPARE(firstMismatch(StackedBands::forScene(*scene, roles, by, 1), scene->profile), std::int64_t(-1));
         if (by == GroupBy::Role) {
             // The baseline is b's storage (20 B), a forward output: in the backward it is the
             // "output" band's whole value; the saved activation a (10 B) is held by saved_a.

@@ -153,4 +153,20 @@ std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std:
     return out;
 }
 
+std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& roles, fxmem::GroupBy by,
+                           std::uint32_t depth, std::size_t top) {
+    if (scene.empty()) return {};
+    const auto bandsOf = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
+        attribution = std::make_unique<fxmem::Attribution>(*scene.file, static_cast<std::size_t>(s.analysis->graphIndex()), roles);
+        return compute(s.analysis->live(), *attribution, by, depth, top);
+    };
+    std::unique_ptr<fxmem::Attribution> first, second;
+    std::vector<Band> bands = bandsOf(scene.segments.front(), first);
+    if (!scene.joined()) return bands;
+    const Segment& backward = scene.segments[1];
+    const std::vector<Band> later = bandsOf(backward, second);
+    return join(bands, later,
+                baselineParts(*scene.file, backward.baselineStorages, backward.analysis->counted(), *second, later, by, depth));
+}
+
 } // namespace StackedBands

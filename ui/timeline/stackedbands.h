@@ -11,6 +11,7 @@
 // left out. Module bands: the `top` modules with the largest maximum, biggest at the bottom,
 // then "other" (grey) on top; the root module (storages no module owns) is "(no module)".
 #pragma once
+#include "loading/scene.h"
 #include "timeline/timelineplot.h"
 
 #include <fxmem/attribution.h>
@@ -49,5 +50,11 @@ std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>
 std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std::vector<fxmem::StorageId>& storages,
                                         const fxmem::StorageMask& counted, const fxmem::Attribution& backward,
                                         const std::vector<Band>& backwardBands, fxmem::GroupBy by, std::uint32_t depth);
+
+// Bands for what the views show: one graph, or a joined pair (forward, then backward with its
+// baseline), over the scene's global profile. `roles` = fxmem::resolve_roles(*scene.file), built
+// once per file. Run it off the GUI thread for large graphs (O(N + S + P * groups)).
+std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& roles, fxmem::GroupBy by,
+                           std::uint32_t depth, std::size_t top = 8);
 
 } // namespace StackedBands
