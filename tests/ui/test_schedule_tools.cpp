@@ -121,7 +121,7 @@ void TestScheduleTools::dockStaysNarrow() {
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
     qInfo("minimum size hint %d x %d", editor.minimumSizeHint().width(), editor.minimumSizeHint().height());
-    QVERIFY(editor.minimumSizeHint().width() <= 460);
+    QVERIFY(editor.minimumSizeHint().width() <= 420);
     QVERIFY(editor.minimumSizeHint().height() <= 600);
     if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG"))
         editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral("-tools.png"));

@@ -105,7 +105,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     grid->setVerticalSpacing(0);
     originalLabel_ = addFigure(grid, 0, tr("Original peak"), QStringLiteral("1023 MiB"), d_->captions);
     editedLabel_ = addFigure(grid, 1, tr("Edited peak"), QStringLiteral("1023 MiB"), d_->captions);
-    changeLabel_ = addFigure(grid, 2, tr("Change"), QStringLiteral("-1023 MiB (-100.0 %)"), d_->captions);
+    changeLabel_ = addFigure(grid, 2, tr("Change"), QStringLiteral("-1023 MiB (-10.0 %)"), d_->captions);
     grid->setColumnStretch(3, 1);
     originalLabel_->setObjectName(QStringLiteral("originalPeak"));
     editedLabel_->setObjectName(QStringLiteral("editedPeak"));
@@ -124,7 +124,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     };
     undoButton_ = makeButton(tr("Undo"), QStyle::SP_ArrowBack, 4, Qt::ToolButtonIconOnly);
     redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5, Qt::ToolButtonIconOnly);
-    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonTextBesideIcon);
+    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonIconOnly);
     resetButton_->setToolTip(tr("Back to the graph's original order (undoable)"));
     connect(undoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::undo);
     connect(redoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::redo);
@@ -234,7 +234,7 @@ void ScheduleEditor::buildSourceRow() {
     picker_->setObjectName(QStringLiteral("schedulePicker"));
     picker_->setToolTip(tr("Which order to edit: the graph's original order, a schedule stored in the file, or your edit"));
     picker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    picker_->setMinimumContentsLength(12);
+    picker_->setMinimumContentsLength(8);
     compareButton_ = new QToolButton(row);
     compareButton_->setText(tr("Compare"));
     compareButton_->setCheckable(true);
