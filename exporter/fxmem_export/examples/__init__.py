@@ -19,6 +19,7 @@ import torch.fx as fx
 
 from .._backend import FxmemBackend
 from .._save import save
+from .._serialize import ROOT_TYPE_META
 from .models import DESCRIPTIONS, NAMES, build
 
 __all__ = ["NAMES", "DESCRIPTIONS", "Captured", "capture", "export"]
@@ -50,6 +51,8 @@ def capture(name: str, device: str = "meta") -> Captured:
     _loss(out).backward()
     be.check_complete()
     graphs = be.graphs()
+    for _, _, gm in graphs:  # nodes outside any submodule ran in the model itself
+        gm.meta[ROOT_TYPE_META] = type(model).__name__
     if [kind for _, kind, _ in graphs] != ["forward", "backward"]:
         raise RuntimeError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
     torch._dynamo.reset()
