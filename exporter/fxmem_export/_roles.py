@@ -118,9 +118,15 @@ def storage_roles(graphs: Sequence[tuple[str, fx.Graph]], id_of: Callable[[torch
     best: dict[int, tuple[str, str | None]] = {}
 
     def offer(sid: int, role: str, label: str | None) -> None:
+        # The best-ranked role wins; its label, else a label offered with another role (a
+        # saved new value of a buffer is an activation labeled "new value of bn.running_mean").
         old = best.get(sid)
-        if old is None or _RANK[role] < _RANK[old[0]] or (role == old[0] and old[1] is None and label):
+        if old is None:
             best[sid] = (role, label)
+        elif _RANK[role] < _RANK[old[0]]:
+            best[sid] = (role, label or old[1])
+        elif old[1] is None and label:
+            best[sid] = (old[0], label)
 
     for kind, graph in graphs:
         if not has_descriptors(graph):
