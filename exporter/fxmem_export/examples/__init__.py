@@ -62,13 +62,16 @@ def capture(name: str, device: str = "meta") -> Captured:
 def _relative_stack_traces(gm: fx.GraphModule) -> None:
     """Make the stack traces' file names relative to the directory that holds the fxmem_export
     package ("fxmem_export/examples/models.py"), so that the bundled files do not carry the path
-    of the machine that wrote them."""
+    of the machine that wrote them; and drop the lines of only ``^`` markers under each source
+    line (half of a trace's bytes, nothing a reader needs), so that the bundled files stay
+    small."""
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     prefix = package_parent.rstrip(os.sep) + os.sep
     for node in gm.graph.nodes:
         trace = node.meta.get("stack_trace")
         if trace:
-            node.meta["stack_trace"] = trace.replace(prefix, "")
+            lines = trace.replace(prefix, "").split("\n")
+            node.meta["stack_trace"] = "\n".join(ln for ln in lines if ln.strip(" ^~") or not ln.strip())
 
 
 def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> tuple[Captured, dict[str, Any]]:
