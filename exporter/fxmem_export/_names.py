@@ -127,8 +127,9 @@ def dynamo_input_infos(gm: fx.GraphModule) -> list[InputInfo]:
         else:
             role = "input"
         if role == "input":
-            # A plain argument: its name as the function's caller wrote it (x, batch.ids).
-            label = ".".join([local, *parts]) if local else None
+            # An argument as the function's code spells it: x, args[0], batch['ids'].
+            root = _ROOT.match(raw)
+            label = local + raw[root.end():] if local and root else None
         else:
             # Relative to the root object, like the module names (model.named_parameters()).
             label = ".".join(parts) or local
