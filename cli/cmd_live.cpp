@@ -47,7 +47,7 @@ std::string reason_text(const Graph& g, const LiveStorage& s) {
 int run_live(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
     std::optional<Schedule> schedule;
-    if (const auto path = args.value("--schedule")) schedule = load_schedule(file, *path, args.value("--graph").value_or(""));
+    if (const auto path = args.value("--schedule")) schedule = resolve_schedule(file, *path, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
     const AliasInfo alias = build_alias_info(file, graph);
     const NodeMask releasable = default_releasable(graph);
