@@ -234,3 +234,15 @@ def test_no_descriptors_no_roles(tmp_path):
 ])
 def test_qualified_name_spellings(path, want):
     assert qualified_name(path) == want
+
+
+@pytest.mark.parametrize("name", examples.NAMES)
+def test_cli_reads_roles_and_modules(exported, cli, name):
+    """fxmem-cli's reader keeps every role, label and module the exporter wrote."""
+    from conftest import run_cli
+
+    doc = exported[name].doc
+    info = run_cli(cli, "info", str(exported[name].path), "--json")
+    assert info["storages_with_role"] == sum("role" in s for s in doc["storages"]) == len(doc["storages"])
+    assert info["storages_with_label"] == sum("label" in s for s in doc["storages"]) > 0
+    assert info["nodes_with_module"] == sum(len(g["nodes"]) for g in doc["graphs"])
