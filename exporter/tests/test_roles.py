@@ -246,3 +246,30 @@ def test_cli_reads_roles_and_modules(exported, cli, name):
     assert info["storages_with_role"] == sum("role" in s for s in doc["storages"]) == len(doc["storages"])
     assert info["storages_with_label"] == sum("label" in s for s in doc["storages"]) > 0
     assert info["nodes_with_module"] == sum(len(g["nodes"]) for g in doc["graphs"])
+
+
+def test_inference_graph_roles(tmp_path):
+    """Under no_grad one inference graph: parameters, buffers, the input, outputs (the result and
+    the new BatchNorm statistics) and temporaries; nothing is saved, no gradient, no tangent."""
+    torch._dynamo.reset()
+    be = fxmem_export.backend(tmp_path / "inf.fxmem.json", inner="eager")
+    with torch.device("meta"):
+        model = Stack().train()
+        x = torch.randn(8, 16)
+    with torch.no_grad():
+        torch.compile(model, backend=be, fullgraph=True)(x)
+    doc = be.save()
+    torch._dynamo.reset()
+    assert [g["kind"] for g in doc["graphs"]] == ["inference"]
+    roles = {}
+    for s in doc["storages"]:
+        roles.setdefault(s["role"], set()).add(s.get("label"))
+    assert set(roles) == {"parameter", "buffer", "input", "output", "temporary"}
+    assert roles["parameter"] == set(dict(model.named_parameters()))
+    assert roles["buffer"] == set(dict(model.named_buffers()))
+    assert roles["input"] == {"x"}
+    bn_stats = {f"new value of layers.{i}.bn.{b}" for i in range(3)
+                for b in ("running_mean", "running_var", "num_batches_tracked")}
+    assert roles["output"] == {"output 0"} | bn_stats
+    modules = dict(model.named_modules())
+    assert {n["module"] for n in doc["graphs"][0]["nodes"]} <= set(modules)
