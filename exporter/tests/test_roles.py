@@ -180,10 +180,10 @@ class Stack(nn.Module):
         return x.sum()
 
 
-@pytest.mark.parametrize("how", ["module", "function"])
+@pytest.mark.parametrize("how", ["module", "function", "not-inlined"])
 def test_small_model_through_the_backend(tmp_path, how):
-    """torch.compile on the model itself, or on a function that takes the model: the labels
-    and module names are the model's own in both cases."""
+    """torch.compile on the model itself, on a function that takes the model, or with Dynamo's
+    inlining of nn.Modules turned off: the labels and module names are the model's own."""
     torch._dynamo.reset()
     path = tmp_path / "stack.fxmem.json"
     be = fxmem_export.backend(path, inner="eager")
@@ -192,6 +192,9 @@ def test_small_model_through_the_backend(tmp_path, how):
         x = torch.randn(8, 16)
     if how == "module":
         loss = torch.compile(model, backend=be, fullgraph=True)(x)
+    elif how == "not-inlined":
+        with torch._dynamo.config.patch(inline_inbuilt_nn_modules=False):
+            loss = torch.compile(model, backend=be, fullgraph=True)(x)
     else:
         loss = torch.compile(lambda m, inp: m(inp), backend=be, fullgraph=True)(model, x)
     loss.backward()
@@ -206,7 +209,7 @@ def test_small_model_through_the_backend(tmp_path, how):
                 n["module_type"] = "Stack"
     check_against_torch(doc, model, fwd, bwd, "region0.forward", "region0.backward")
     labels = {s.get("label"): s.get("role") for s in doc["storages"]}
-    assert labels["x" if how == "module" else "inp"] == "input"
+    assert labels["inp" if how == "function" else "x"] == "input"
     assert "grad of frozen" not in labels
     assert labels["new value of layers.2.bn.num_batches_tracked"] in ("output", "activation")
     torch._dynamo.reset()
