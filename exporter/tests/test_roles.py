@@ -279,3 +279,36 @@ def test_inference_graph_roles(tmp_path):
     assert roles["output"] == {"output 0"} | bn_stats
     modules = dict(model.named_modules())
     assert {n["module"] for n in doc["graphs"][0]["nodes"]} <= set(modules)
+
+
+def test_llama_example_structure(exported):
+    """The llama example is what it says: 8 decoder layers, each with RMSNorms, rotary
+    attention (SDPA's math path on meta: two bmm per layer) and a SwiGLU MLP."""
+    ex = exported["llama"]
+    fwd = ex.file_graph("forward")["nodes"]
+    by_module: dict[str, set] = {}
+    for n in fwd:
+        by_module.setdefault(n["module"], set()).add(n["module_type"])
+    for i in range(8):
+        for sub, kind in [("attention_norm", "RMSNorm"), ("attention", "Attention"), ("attention.rotary", "Rotary"),
+                          ("attention.wq", "Linear"), ("ffn_norm", "RMSNorm"), ("feed_forward", "SwiGLU"),
+                          ("feed_forward.w1", "Linear"), ("feed_forward.w3", "Linear"), ("feed_forward.w2", "Linear")]:
+            assert by_module[f"layers.{i}.{sub}"] == {kind}
+        bmm = [n for n in fwd if n["module"] == f"layers.{i}.attention" and n["target"] == "aten.bmm.default"]
+        assert len(bmm) == 2
+    assert "layers.8" not in by_module
+    assert any(n["target"] == "aten._log_softmax.default" for n in fwd)  # the cross-entropy
+    assert ex.path.stat().st_size < 2_000_000
+
+
+def test_bundled_examples_carry_roles_and_modules_and_stay_small():
+    """resources/examples/*.fxmem.json: regenerated with roles and modules, each under 2 MB."""
+    from conftest import REPO
+
+    files = sorted((REPO / "resources" / "examples").glob("*.fxmem.json"))
+    assert {f.name.split(".")[0] for f in files} >= set(MODEL_EXAMPLES)
+    for f in files:
+        assert f.stat().st_size < 2_000_000, f
+        doc = json.loads(f.read_text())
+        assert all(s.get("role") in ROLES for s in doc["storages"]), f
+        assert all("module" in n for g in doc["graphs"] for n in g["nodes"]), f
