@@ -1,6 +1,7 @@
 // info FILE [--json]: the graphs (name, kind, nodes, profile peak), storages, devices and sizes.
 #include "commands.h"
 
+#include "fxmem/attribution.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "table.h"
@@ -32,6 +33,7 @@ int run_info(const Args& args, std::ostream& out) {
         nodes += g.size();
         for (const Node& n : g.nodes) with_module += n.module != kNoModule ? 1 : 0;
     }
+    const RoleSource role_source = resolve_roles(file).source;  // what breakdown --by role uses
     std::vector<std::int64_t> peaks;
     for (const Graph& g : file.graphs) peaks.push_back(profile_peak(file, g));
 
@@ -52,6 +54,7 @@ int run_info(const Args& args, std::ostream& out) {
         for (const Pair& p : file.pairs)
             j["pairs"].push_back({{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
         j["storages_with_role"] = with_role;
+        j["roles"] = to_string(role_source);
         j["storages_with_label"] = with_label;
         j["nodes_with_module"] = with_module;
         j["schedules"] = nlohmann::ordered_json::array();
@@ -66,6 +69,10 @@ int run_info(const Args& args, std::ostream& out) {
         << file.total_bytes() << " bytes)\n";
     out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label
         << " a label; modules: " << with_module << " of " << nodes << " nodes carry one\n";
+    out << "roles used: " << (role_source == RoleSource::File      ? "from the file"
+                              : role_source == RoleSource::Derived ? "derived from the graphs' structure"
+                                                                   : "from the file where given, the rest derived")
+        << '\n';
     out << "devices:\n";
     for (std::size_t d = 0; d < file.devices.size(); ++d)
         out << "  " << elide(file.devices[d]) << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
