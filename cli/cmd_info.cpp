@@ -1,6 +1,7 @@
 // info FILE [--json]: the graphs (name, kind, nodes, profile peak), storages, devices and sizes.
 #include "commands.h"
 
+#include "fxmem/attribution.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "table.h"
@@ -32,6 +33,7 @@ int run_info(const Args& args, std::ostream& out) {
         nodes += g.size();
         for (const Node& n : g.nodes) with_module += n.module != kNoModule ? 1 : 0;
     }
+    const RoleSource role_source = resolve_roles(file).source;  // what breakdown --by role uses
     std::vector<std::int64_t> peaks;
     for (const Graph& g : file.graphs) peaks.push_back(profile_peak(file, g));
 
@@ -52,6 +54,7 @@ int run_info(const Args& args, std::ostream& out) {
         for (const Pair& p : file.pairs)
             j["pairs"].push_back({{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
         j["storages_with_role"] = with_role;
+        j["roles"] = to_string(role_source);
         j["storages_with_label"] = with_label;
         j["nodes_with_module"] = with_module;
         j["schedules"] = nlohmann::ordered_json::array();
@@ -66,26 +69,26 @@ int run_info(const Args& args, std::ostream& out) {
         << file.total_bytes() << " bytes)\n";
     out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label
         << " a label; modules: " << with_module << " of " << nodes << " nodes carry one\n";
+    out << "roles used: " << (role_source == RoleSource::File      ? "from the file"
+                              : role_source == RoleSource::Derived ? "derived from the graphs' structure"
+                                                                   : "from the file where given, the rest derived")
+        << '\n';
     out << "devices:\n";
     for (std::size_t d = 0; d < file.devices.size(); ++d)
-        out << "  " << file.devices[d] << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
+        out << "  " << elide(file.devices[d]) << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
             << format_bytes(device_bytes[d]) << '\n';
-    std::size_t width = 5;
-    for (const Graph& g : file.graphs) width = std::max(width, g.name.size());
     out << "graphs:\n";
-    out << "  " << std::left << std::setw(static_cast<int>(width)) << "name" << "  " << std::setw(9) << "kind"
-        << std::right << std::setw(8) << "nodes" << std::setw(12) << "peak" << '\n';
+    std::vector<std::vector<std::string>> graph_rows{{"name", "kind", "nodes", "peak"}};
     for (std::size_t i = 0; i < file.graphs.size(); ++i) {
         const Graph& g = file.graphs[i];
-        out << "  " << std::left << std::setw(static_cast<int>(width)) << g.name << "  " << std::setw(9)
-            << to_string(g.kind) << std::right << std::setw(8) << g.size() << std::setw(12) << format_bytes(peaks[i])
-            << '\n';
+        graph_rows.push_back({g.name, std::string(to_string(g.kind)), std::to_string(g.size()), format_bytes(peaks[i])});
     }
+    write_table(out, graph_rows, {false, false, true, true});
     if (!file.pairs.empty()) {
         out << "pairs:\n";
         for (std::size_t i = 0; i < file.pairs.size(); ++i)
-            out << "  " << i << ": " << file.graphs[file.pairs[i].forward].name << " -> "
-                << file.graphs[file.pairs[i].backward].name << '\n';
+            out << "  " << i << ": " << elide(file.graphs[file.pairs[i].forward].name) << " -> "
+                << elide(file.graphs[file.pairs[i].backward].name) << '\n';
     }
     if (!file.schedules.empty()) {
         out << "schedules:\n";

@@ -34,6 +34,12 @@ commands:
   live FILE [--graph NAME] [--step K] [--schedule SCHED] [--json]
       the storages live at profile step K (default: the peak): size, allocator, users and
       why each is still live; with --schedule, the steps of that order
+  breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D] [--json]
+      the bytes live at profile step K (default: the first peak) by storage role (default) or by
+      module; --depth D sums modules into their ancestors at depth D (1 = top level)
+  optimize FILE [--graph NAME] [--time-limit S] [-o SCHED.json] [--json]
+      an order with a lower peak (exact on small graphs, else the best found within S seconds,
+      default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
 
 options:
   -h, --help    show this help
@@ -55,6 +61,7 @@ constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
 constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}};
 constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false}};
+constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},
@@ -63,6 +70,8 @@ const Command kCommands[] = {
     {"score", kScore, run_score},
     {"live", kLive, run_live},
     {"schedules", kSchedules, run_schedules},
+    {"breakdown", kBreakdown, run_breakdown},
+    {"optimize", kOptimizeOptions, run_optimize},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }
