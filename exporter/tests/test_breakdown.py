@@ -1,4 +1,4 @@
-"""fxmem-cli breakdown on exported examples, checked independently from PyTorch: the model's own
+"""fxmem-cli breakdown (--by role / module) on exported examples, checked independently from PyTorch: the model's own
 parameters, buffers and inputs, the gradients' sizes, and memory_estimator's profile."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ import pytest
 import torch
 from torch._inductor.fx_passes import memory_estimator as me
 
+from fxmem_export import examples
 from fxmem_export.examples.models import build
 
 from conftest import run_cli
 
-NAMES = ["cnn", "gpt", "llama"]
+NAMES = ["cnn", "gpt", "llama", "fsdp"]
 
 
 def storage_bytes(tensors) -> int:
@@ -33,19 +34,14 @@ def groups(result) -> dict[str, int]:
     return out
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _cli_has_breakdown(cli):
-    """fxmem-cli breakdown comes with branch h-attr; until a build has it, say so (skip)."""
-    import subprocess
-
-    proc = subprocess.run([str(cli), "breakdown", "--help"], capture_output=True, text=True, timeout=60)
-    if "unknown command 'breakdown'" in proc.stderr:
-        pytest.skip(f"{cli} has no 'breakdown' command yet")
-
-
 @pytest.fixture(scope="module")
 def models():
-    return {name: build(name, "meta") for name in NAMES}
+    """(model, inputs, options) of each example, built afresh (same names and sizes)."""
+    out = {}
+    for name in NAMES:
+        with examples._environment(name):
+            out[name] = examples.fsdp.build("meta") if name == "fsdp" else build(name, "meta")
+    return out
 
 
 @pytest.mark.parametrize("name", NAMES)

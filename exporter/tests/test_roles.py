@@ -20,8 +20,14 @@ from fxmem_export._names import qualified_name
 from fxmem_export.examples.models import DESCRIPTIONS as MODEL_DESCRIPTIONS
 from fxmem_export.examples.models import build
 
-# The examples whose model models.build() makes (checked against that model).
-MODEL_EXAMPLES = [n for n in examples.NAMES if n in MODEL_DESCRIPTIONS]
+
+
+def example_model(name: str) -> nn.Module:
+    """A fresh instance of example ``name``'s model (same names and sizes as the exported one)."""
+    if name in MODEL_DESCRIPTIONS:
+        return build(name, "meta")[0]
+    with examples._environment(name):
+        return examples.fsdp.build("meta")[0]
 ROLES = {"parameter", "buffer", "input", "activation", "output", "tangent", "gradient", "temporary"}
 
 
@@ -134,10 +140,10 @@ def _tensors(val):
     return [val] if isinstance(val, dict) and "storage" in val else []
 
 
-@pytest.mark.parametrize("name", MODEL_EXAMPLES)
+@pytest.mark.parametrize("name", examples.NAMES)
 def test_examples_roles_and_modules_agree_with_torch(exported, name):
     ex = exported[name]
-    model, _, _ = build(name, "meta")
+    model = example_model(name)
     check_against_torch(ex.doc, model, ex.forward, ex.backward, "forward", "backward")
 
 
@@ -242,7 +248,7 @@ def test_qualified_name_spellings(path, want):
     assert qualified_name(path) == want
 
 
-@pytest.mark.parametrize("name", MODEL_EXAMPLES)
+@pytest.mark.parametrize("name", examples.NAMES)
 def test_cli_reads_roles_and_modules(exported, cli, name):
     """fxmem-cli's reader keeps every role, label and module the exporter wrote."""
     from conftest import run_cli
@@ -306,7 +312,7 @@ def test_bundled_examples_carry_roles_and_modules_and_stay_small():
     from conftest import REPO
 
     files = sorted((REPO / "resources" / "examples").glob("*.fxmem.json"))
-    assert {f.name.split(".")[0] for f in files} >= set(MODEL_EXAMPLES)
+    assert {f.name.split(".")[0] for f in files} >= set(examples.NAMES)
     for f in files:
         assert f.stat().st_size < 2_000_000, f
         doc = json.loads(f.read_text())
