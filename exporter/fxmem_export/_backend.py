@@ -11,6 +11,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._names import dynamo_input_infos
+from ._roles import FQN_META, INPUTS_META
 from ._serialize import build_document, check_writable, write_json_atomic
 from .errors import BackwardNotCapturedError, NothingCapturedError
 
@@ -29,12 +31,20 @@ def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
     return fx.GraphModule(gm, graph)
 
 
+def dynamo_context(gm: fx.GraphModule) -> dict[str, Any]:
+    """What the roles need from the graph Dynamo hands to the backend: each input's source,
+    and Dynamo's flat attribute names -> qualified names (for ParamAOTInput targets)."""
+    meta = getattr(gm, "meta", None) or {}
+    return {INPUTS_META: dynamo_input_infos(gm), FQN_META: dict(meta.get("dynamo_flat_name_to_original_fqn") or {})}
+
+
 class Region:
     """The graphs compiled for one call of the backend (one Dynamo graph)."""
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": []}
+        self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
 
     @property
     def prefix(self) -> str:
@@ -101,13 +111,16 @@ class FxmemBackend:
     # -- capture -----------------------------------------------------------------------------
     def _record(self, region: Region, kind: str, gm: fx.GraphModule) -> None:
         with self._lock:
-            region.graphs[kind].append(snapshot(gm))
+            copy = snapshot(gm)
+            copy.meta = {**getattr(gm, "meta", {}), **region.meta}
+            region.graphs[kind].append(copy)
             if self.path is not None:
                 write_json_atomic(self.path, self.document())
 
     def __call__(self, gm: fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable[..., Any]:
         with self._lock:
             region = Region(len(self.regions))
+            region.meta = dynamo_context(gm)
             self.regions.append(region)
         if self.inner == "inductor":
             return self._compile_inductor(region, gm, example_inputs)

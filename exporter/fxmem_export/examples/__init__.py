@@ -20,6 +20,7 @@ import torch.fx as fx
 
 from .._backend import FxmemBackend
 from .._save import save
+from .._serialize import ROOT_TYPE_META
 from . import fsdp
 from .models import DESCRIPTIONS as _MODEL_DESCRIPTIONS
 from .models import build
@@ -66,6 +67,8 @@ def _capture(name: str, device: str) -> Captured:
     _loss(out).backward()
     be.check_complete()
     graphs = be.graphs()
+    for _, _, gm in graphs:  # nodes outside any submodule ran in the model itself
+        gm.meta[ROOT_TYPE_META] = type(model).__name__
     if [kind for _, kind, _ in graphs] != ["forward", "backward"]:
         raise RuntimeError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
     torch._dynamo.reset()
@@ -75,7 +78,9 @@ def _capture(name: str, device: str) -> Captured:
 def _relative_stack_traces(gm: fx.GraphModule) -> None:
     """Make the stack traces' file names relative to the directory that holds the fxmem_export
     package ("fxmem_export/examples/models.py") or torch ("torch/utils/checkpoint.py"), so that
-    the bundled files do not carry the path of the machine that wrote them."""
+    the bundled files do not carry the path of the machine that wrote them; and drop the lines of
+    only ``^`` markers under each source line (half of a trace's bytes, nothing a reader needs),
+    so that the bundled files stay small."""
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     prefix = package_parent.rstrip(os.sep) + os.sep
     # fsdp's traces pass through torch's autograd.Function and checkpoint frames: "torch/...".
@@ -83,7 +88,8 @@ def _relative_stack_traces(gm: fx.GraphModule) -> None:
     for node in gm.graph.nodes:
         trace = node.meta.get("stack_trace")
         if trace:
-            node.meta["stack_trace"] = trace.replace(prefix, "").replace(torch_prefix, "")
+            lines = trace.replace(prefix, "").replace(torch_prefix, "").split("\n")
+            node.meta["stack_trace"] = "\n".join(ln for ln in lines if ln.strip(" ^~") or not ln.strip())
 
 
 def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> tuple[Captured, dict[str, Any]]:
