@@ -1,7 +1,9 @@
-// The bundled fsdp example end to end: its stored "inductor-overlap" schedule appears in the
+// The bundled examples end to end. fsdp: its stored "inductor-overlap" schedule appears in the
 // picker, Compare gives both orders' peaks as the core scores them, the stacked bands add up to
-// the profile, and the timeline shows bands, both orders and the lower bound together
-// (FXMEM_TIMELINE_PNG=prefix writes screenshots of the timeline and the dock).
+// the profile, and the timeline shows bands, both orders and the lower bound together. llama
+// (roles and modules from the exporter): the joined pair stacked by role and by module adds up
+// to the joined profile at every step. FXMEM_TIMELINE_PNG=prefix writes screenshots.
+#include "loading/scene.h"
 #include "schedule/scheduleeditor.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelineplot.h"
@@ -17,7 +19,47 @@ class TestScheduleFsdp : public QObject {
     Q_OBJECT
 private slots:
     void overlapScheduleComparedAndStacked();
+    void llamaPairStackedByRoleAndModule();
 };
+
+void TestScheduleFsdp::llamaPairStackedByRoleAndModule() {
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"));
+    QVERIFY(!file->pairs.empty());
+    SceneRequest request;
+    request.pair = 0;
+    const auto scene = buildScene(file, QStringLiteral("llama.fxmem.json"), request);
+    QVERIFY(scene->joined());
+    const fxmem::RoleAssignment roles = fxmem::resolve_roles(*file);
+    for (const auto& [by, depth] : {std::pair{fxmem::GroupBy::Role, 0u}, std::pair{fxmem::GroupBy::Module, 1u},
+                                    std::pair{fxmem::GroupBy::Module, 2u}}) {
+        const auto bands = StackedBands::forScene(*scene, roles, by, depth);
+        QVERIFY(!bands.empty());
+        for (std::size_t i = 0; i < scene->profile.size(); ++i) {
+            std::int64_t sum = 0;
+            for (const auto& b : bands) sum += b.values[i];
+            QCOMPARE(sum, scene->profile[i]);
+        }
+        QStringList names;
+        for (const auto& b : bands) names << b.name;
+        qInfo("%s depth %u: %s", by == fxmem::GroupBy::Role ? "role" : "module", depth, qPrintable(names.join(QStringLiteral(", "))));
+        if (by == fxmem::GroupBy::Role)  // bottom to top in the documented order across both halves
+            QCOMPARE(names.join(QLatin1Char(',')), QStringLiteral("parameter,buffer,input,activation,output,tangent,gradient,temporary"));
+        if (qEnvironmentVariableIsSet("FXMEM_TIMELINE_PNG")) {
+            TimelinePlot plot;
+            plot.resize(1000, 340);
+            plot.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&plot));
+            std::vector<TimelinePlot::Marker> sections;
+            for (const Segment& s : scene->segments) sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
+            plot.setProfile(scene->profile, scene->peakStep, sections);
+            plot.setStackedBands(bands);
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG") + QStringLiteral("-llama-%1%2.png")
+                                                                             .arg(by == fxmem::GroupBy::Role ? QStringLiteral("role") : QStringLiteral("module"))
+                                                                             .arg(depth));
+        }
+    }
+}
 
 void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(FXMEM_EXAMPLES "/fsdp.fxmem.json"));

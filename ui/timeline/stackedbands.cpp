@@ -54,14 +54,14 @@ QColor roleColour(StorageRole role) {
     return QColor(0x55, 0x55, 0x55);
 }
 
-std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution) {
+std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, bool keepEmpty) {
     const std::vector<std::uint32_t> groups = attribution.storage_groups(fxmem::GroupBy::Role, 0);
     const std::size_t count = attribution.group_count(fxmem::GroupBy::Role);
     const std::vector<std::int64_t> table = live.profile_by(groups, count);
     std::vector<Band> out;
     for (StorageRole role : kRoleOrder) {
         std::vector<std::int64_t> values = column(table, count, static_cast<std::size_t>(role));
-        if (std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v == 0; })) continue;
+        if (!keepEmpty && std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v == 0; })) continue;
         out.push_back({roleName(role), roleColour(role), std::move(values)});
     }
     return out;
@@ -100,8 +100,8 @@ std::vector<Band> byModule(const fxmem::LiveSetIndex& live, const fxmem::Attribu
 }
 
 std::vector<Band> compute(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, fxmem::GroupBy by,
-                          std::uint32_t depth, std::size_t top) {
-    return by == fxmem::GroupBy::Role ? byRole(live, attribution) : byModule(live, attribution, depth, top);
+                          std::uint32_t depth, std::size_t top, bool keepEmpty) {
+    return by == fxmem::GroupBy::Role ? byRole(live, attribution, keepEmpty) : byModule(live, attribution, depth, top);
 }
 
 std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>& backward,
@@ -125,6 +125,7 @@ std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>
         Band& o = slot(p.band, kOtherColour);
         for (std::size_t i = 0; i < nb; ++i) o.values[nf + i] += p.bytes;
     }
+    std::erase_if(out, [](const Band& b) { return std::all_of(b.values.begin(), b.values.end(), [](std::int64_t v) { return v == 0; }); });
     return out;
 }
 
@@ -158,7 +159,8 @@ std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& role
     if (scene.empty()) return {};
     const auto bandsOf = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
         attribution = std::make_unique<fxmem::Attribution>(*scene.file, static_cast<std::size_t>(s.analysis->graphIndex()), roles);
-        return compute(s.analysis->live(), *attribution, by, depth, top);
+        // Roles: all nine on both sides, so the joined bands keep the documented order.
+        return compute(s.analysis->live(), *attribution, by, depth, top, scene.joined());
     };
     std::unique_ptr<fxmem::Attribution> first, second;
     std::vector<Band> bands = bandsOf(scene.segments.front(), first);

@@ -30,15 +30,17 @@ using Band = TimelinePlot::Band;
 QColor roleColour(fxmem::StorageRole role);
 
 // Bands of one order: `live` is that order's index (the graph's own or an edited order's).
-std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution);
+// keepEmpty: list all nine roles, zero ones included (so two halves of a pair join in order).
+std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, bool keepEmpty = false);
 std::vector<Band> byModule(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, std::uint32_t depth,
                            std::size_t top = 8);
 std::vector<Band> compute(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, fxmem::GroupBy by,
-                          std::uint32_t depth, std::size_t top = 8);
+                          std::uint32_t depth, std::size_t top = 8, bool keepEmpty = false);
 
 // A joined forward/backward view: the forward's bands, then the backward's raised by its
 // baseline (the forward outputs it keeps alive, `baseline` with their group's name), matched by
-// name; a band missing on one side is zero there. The result adds up to the joined profile.
+// name; a band missing on one side is zero there; bands zero over the whole view are left out.
+// The result adds up to the joined profile.
 struct BaselinePart {
     QString band;
     std::int64_t bytes = 0;

@@ -36,7 +36,8 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     curve_ = addGraph();
     curve_->setLineStyle(QCPGraph::lsStepLeft);
     curve_->setAdaptiveSampling(false);  // we already reduce to a few points per pixel
-    curve_->setName(tr("original order"));
+    profileName_ = tr("original order");
+    curve_->setName(profileName_);
     overlayCurve_ = addGraph();
     overlayCurve_->setLineStyle(QCPGraph::lsStepLeft);
     overlayCurve_->setAdaptiveSampling(false);
@@ -193,6 +194,7 @@ void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t pea
     bands_.clear();
     cumulative_.clear();
     rebuildBandGraphs();
+    curve_->setName(profileName_);
     compare_[0] = {};
     compare_[1] = {};
     lowerBound_ = -1;
@@ -532,6 +534,8 @@ void TimelinePlot::setStackedBands(std::vector<Band> bands) {
         cumulative_.push_back(std::move(sum));
     }
     rebuildBandGraphs();
+    // Over the bands the curve is their sum.
+    curve_->setName(bands_.empty() ? profileName_ : tr("total"));
     legendOnScreen_ = !bands_.empty() || hasComparison();
     refreshLegendOnScreen();
     applyPalette();
@@ -613,7 +617,8 @@ void TimelinePlot::setComparison(Curve a, Curve b) {
 void TimelinePlot::clearComparison() { setComparison({}, {}); }
 
 void TimelinePlot::setCurveNames(const QString& profile, const QString& overlay) {
-    curve_->setName(legendName(profile));
+    profileName_ = legendName(profile);
+    curve_->setName(bands_.empty() ? profileName_ : tr("total"));
     overlayCurve_->setName(legendName(overlay));
     refreshLegendOnScreen();
 }

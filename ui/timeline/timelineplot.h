@@ -130,6 +130,7 @@ private:
     bool exporting_ = false;
     bool legendOnScreen_ = false;
     QString title_;
+    QString profileName_;  // the plain curve's legend name
     QCPTextElement* titleElement_ = nullptr;
     QCPLayoutGrid* legendColumn_ = nullptr;  // right of the plot while the legend shows
     int lastLeft_ = -1, lastRight_ = -1;
