@@ -34,8 +34,7 @@ int run_info(const Args& args, std::ostream& out) {
         for (const Node& n : g.nodes) with_module += n.module != kNoModule ? 1 : 0;
     }
     const RoleSource role_source = resolve_roles(file).source;  // what breakdown --by role uses
-    std::vector<std::int64_t> peaks;
-    for (const Graph& g : file.graphs) peaks.push_back(profile_peak(file, g));
+    const std::vector<std::int64_t> peaks = profile_peaks(file);
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;

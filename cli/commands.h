@@ -29,7 +29,8 @@ const Graph& select_graph(const GraphFile& file, const Args& args);
 // that several graphs use, without --graph, is bad usage.
 Schedule resolve_schedule(const GraphFile& file, const std::string& x, const Args& args);
 
-// Peak of the default memory profile of a graph (PyTorch's build_memory_profile, max over steps).
-std::int64_t profile_peak(const GraphFile& file, const Graph& graph);
+// Peak of the default memory profile of every graph (PyTorch's build_memory_profile, max over
+// steps), in file order; O(file size), not graphs x storages.
+std::vector<std::int64_t> profile_peaks(const GraphFile& file);
 
 } // namespace fxmem::cli

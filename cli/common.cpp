@@ -32,10 +32,18 @@ const Graph& select_graph(const GraphFile& file, const Args& args) {
     return file.graphs.front();
 }
 
-std::int64_t profile_peak(const GraphFile& file, const Graph& graph) {
-    const AliasInfo alias = build_alias_info(file, graph);
-    const auto profile = build_memory_profile(file, graph, alias, default_releasable(graph), default_counted(file));
-    return profile.empty() ? 0 : *std::max_element(profile.begin(), profile.end());
+std::vector<std::int64_t> profile_peaks(const GraphFile& file) {
+    // One device mask and one alias scratch for the whole file: each graph costs its own size.
+    const StorageMask counted = default_counted(file);
+    AliasInfo alias;
+    std::vector<std::int64_t> peaks;
+    peaks.reserve(file.graphs.size());
+    for (const Graph& graph : file.graphs) {
+        build_alias_info(file, graph, alias);
+        const auto profile = build_memory_profile(file, graph, alias, default_releasable(graph), counted);
+        peaks.push_back(profile.empty() ? 0 : *std::max_element(profile.begin(), profile.end()));
+    }
+    return peaks;
 }
 
 } // namespace fxmem::cli

@@ -5,6 +5,7 @@
 
 #include "fxmem/error.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace fxmem {
@@ -19,30 +20,39 @@ std::uint32_t checked_size(std::size_t n, const Graph& graph) {
 
 } // namespace
 
-AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
+void build_alias_info(const GraphFile& file, const Graph& graph, AliasInfo& a) {
     const std::size_t n_nodes = graph.size();
     const std::size_t n_storages = file.storages.size();
-    AliasInfo a;
-    a.fresh.resize(n_nodes);
-    a.uses.resize(n_nodes);
-    a.last_used.resize(n_nodes);
-    a.allocator.assign(n_storages, NodeId{});
-    a.last_user.assign(n_storages, NodeId{});
-    a.storage_users.assign(n_storages, Range{});
+    // Per-storage arrays: reused when `a` was built for another graph of this file, clearing only
+    // the storages that graph touched (every storage a graph uses, it also allocates: its fresh
+    // list), so a file of many small graphs costs the sum of their sizes, not graphs x storages.
+    if (a.allocator.size() == n_storages && a.last_user.size() == n_storages && a.storage_users.size() == n_storages) {
+        for (StorageId s : a.fresh_pool) {
+            a.allocator[s.index()] = NodeId{};
+            a.last_user[s.index()] = NodeId{};
+            a.storage_users[s.index()] = Range{};
+        }
+    } else {
+        a.allocator.assign(n_storages, NodeId{});
+        a.last_user.assign(n_storages, NodeId{});
+        a.storage_users.assign(n_storages, Range{});
+    }
+    a.fresh.assign(n_nodes, Range{});
+    a.uses.assign(n_nodes, Range{});
+    a.last_used.assign(n_nodes, Range{});
+    a.fresh_pool.clear();
+    a.uses_pool.clear();
+    a.last_used_pool.clear();
+    a.storage_users_pool.clear();
 
-    // The cost on big graphs is cache misses, so each pass touches one random place per use:
-    // a storage's dedup stamp sits next to its user count, and its fill cursor next to its end.
-    struct PerStorage {
-        std::int32_t stamp = -1;   // last node that added this storage to its uses
-        std::uint32_t users = 0;   // number of nodes using it
-    };
-    std::vector<PerStorage> acc(n_storages);
-
+    // The cost on big graphs is cache misses, so each pass touches one random place per use.
+    // Until the users lists are laid out, storage_users[s] holds {dedup stamp, user count} side
+    // by side: begin = 1 + the last node that added s to its uses (0: none), end = its users.
     // First pass, as PyTorch: fresh allocations (first node in graph order to output a storage),
     // then uses = the inputs' output storages in input order, deduplicated with the stamp. The
     // inputs' output ranges come from a compact copy filled as we go (a Node is large).
     std::vector<Range> outs(n_nodes);
-    a.fresh_pool.reserve(n_storages);
+    a.fresh_pool.reserve(std::min(n_storages, graph.output_storages.size()));
     a.uses_pool.reserve(graph.input_ids.size());
     const StorageId* out_pool = graph.output_storages.data();
     constexpr std::size_t kAhead = 8;  // Node structs are large: fetch the ones a few steps ahead
@@ -50,6 +60,7 @@ AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
         if (i + kAhead < n_nodes) __builtin_prefetch(&graph.nodes[i + kAhead].inputs);
         const Node& nd = graph.nodes[i];
         const NodeId node(static_cast<std::int32_t>(i));
+        const auto stamp = static_cast<std::uint32_t>(i + 1);
         outs[i] = nd.outputs;
         Range fresh{checked_size(a.fresh_pool.size(), graph), 0};
         for (std::uint32_t k = nd.outputs.begin; k < nd.outputs.end; ++k) {
@@ -67,10 +78,10 @@ AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
             const Range r = outs[graph.input_ids[j].index()];
             for (std::uint32_t k = r.begin; k < r.end; ++k) {
                 const StorageId s = out_pool[k];
-                PerStorage& ps = acc[s.index()];
-                if (ps.stamp != static_cast<std::int32_t>(i)) {
-                    ps.stamp = static_cast<std::int32_t>(i);
-                    ++ps.users;
+                Range& acc = a.storage_users[s.index()];
+                if (acc.begin != stamp) {
+                    acc.begin = stamp;
+                    ++acc.end;
                     a.uses_pool.push_back(s);
                 }
             }
@@ -79,33 +90,47 @@ AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
         a.uses[i] = uses;
     }
 
-    // storage_to_uses as a CSR by counting sort: storage_users[s].begin serves as the fill
-    // cursor, so scanning nodes in graph order fills each list in graph order (OrderedSet order).
+    // storage_to_uses as a CSR by counting sort over the storages this graph allocates (the only
+    // ones it uses): storage_users[s].begin serves as the fill cursor, so scanning nodes in graph
+    // order fills each list in graph order (OrderedSet order).
     std::uint32_t offset = 0;
-    for (std::size_t s = 0; s < n_storages; ++s) {
-        a.storage_users[s] = {offset, offset + acc[s].users};
-        offset += acc[s].users;
+    for (StorageId s : a.fresh_pool) {
+        Range& r = a.storage_users[s.index()];
+        const std::uint32_t users = r.end;
+        r = {offset, offset + users};
+        offset += users;
     }
     a.storage_users_pool.resize(a.uses_pool.size());
     // PyTorch's second pass scans the nodes in reverse: the first node it meets using a storage
     // is its last user, and it adds a node's storages in the order of that node's uses. So a
     // node's last-used list is its uses filtered to the storages whose users list it completes.
-    a.last_used_pool.reserve(n_storages);
+    a.last_used_pool.reserve(a.fresh_pool.size());
     for (std::size_t i = 0; i < n_nodes; ++i) {
         const auto begin = checked_size(a.last_used_pool.size(), graph);
+        const NodeId node(static_cast<std::int32_t>(i));
         for (std::uint32_t k = a.uses[i].begin; k < a.uses[i].end; ++k) {
             const StorageId s = a.uses_pool[k];
             Range& cursor = a.storage_users[s.index()];
-            a.storage_users_pool[cursor.begin++] = NodeId(static_cast<std::int32_t>(i));
-            if (cursor.begin == cursor.end) a.last_used_pool.push_back(s);
+            a.storage_users_pool[cursor.begin++] = node;
+            if (cursor.begin == cursor.end) {
+                a.last_used_pool.push_back(s);
+                a.last_user[s.index()] = node;
+            }
         }
         a.last_used[i] = {begin, checked_size(a.last_used_pool.size(), graph)};
     }
-    for (std::size_t s = 0; s < n_storages; ++s) {
-        Range& r = a.storage_users[s];
-        r.begin = r.end - acc[s].users;
-        if (r.end > r.begin) a.last_user[s] = a.storage_users_pool[r.end - 1];
+    // The lists lie end to end in fresh order: each begins where the previous one ends.
+    std::uint32_t begin = 0;
+    for (StorageId s : a.fresh_pool) {
+        Range& r = a.storage_users[s.index()];
+        r.begin = begin;
+        begin = r.end;
     }
+}
+
+AliasInfo build_alias_info(const GraphFile& file, const Graph& graph) {
+    AliasInfo a;
+    build_alias_info(file, graph, a);
     return a;
 }
 

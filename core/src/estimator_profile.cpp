@@ -9,15 +9,14 @@ std::vector<std::int64_t> build_memory_profile(const GraphFile& file, const Grap
                                                const NodeMask& releasable, const StorageMask& counted) {
     detail::check_inputs(file, graph, alias, releasable, counted, "build_memory_profile");
     const std::size_t n = graph.size();
-    // Per storage, what its allocation adds and what its last use frees (0 when not counted, or
-    // when the allocator is not releasable): one array read per storage event below.
-    const std::size_t n_storages = file.storages.size();
-    std::vector<std::int64_t> added(n_storages), freed(n_storages);
-    for (std::size_t s = 0; s < n_storages; ++s) {
-        const NodeId a = alias.allocator[s];
-        added[s] = counted[s] ? file.storages[s].nbytes : 0;
-        freed[s] = a.valid() && releasable[a.index()] ? added[s] : 0;
-    }
+    // What a storage's allocation adds and what its last use frees (0 when not counted, or when
+    // the allocator is not releasable), read where the event happens: nothing here is sized by
+    // the file's storage table, so a graph costs its own size.
+    const auto added = [&](StorageId s) { return counted[s.index()] ? file.storages[s.index()].nbytes : 0; };
+    const auto freed = [&](StorageId s) {
+        const NodeId a = alias.allocator[s.index()];
+        return a.valid() && releasable[a.index()] ? added(s) : 0;
+    };
     // Placeholders and get_attr nodes are allocated up front, wherever they stand in the graph.
     // One pass over the nodes: points are kept relative to that start, which is added at the end.
     std::int64_t start = 0, current = 0;
@@ -27,13 +26,13 @@ std::vector<std::int64_t> build_memory_profile(const GraphFile& file, const Grap
         const OpKind op = graph.nodes[i].op;
         const NodeId node(static_cast<std::int32_t>(i));
         if (op == OpKind::Placeholder || op == OpKind::GetAttr) {
-            for (StorageId s : alias.fresh_of(node)) start += added[s.index()];
+            for (StorageId s : alias.fresh_of(node)) start += added(s);
             continue;
         }
         if (op == OpKind::Output) continue;
-        for (StorageId s : alias.fresh_of(node)) current += added[s.index()];
+        for (StorageId s : alias.fresh_of(node)) current += added(s);
         profile.push_back(current);
-        for (StorageId s : alias.last_used_at(node)) current -= freed[s.index()];
+        for (StorageId s : alias.last_used_at(node)) current -= freed(s);
         profile.push_back(current);
     }
     for (std::int64_t& v : profile) v += start;

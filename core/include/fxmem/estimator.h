@@ -48,6 +48,10 @@ private:
 };
 
 AliasInfo build_alias_info(const GraphFile& file, const Graph& graph);
+// The same into `reuse`, whose per-storage arrays are kept when it was built for another graph of
+// this file: only the storages that graph allocated are cleared, so building it for every graph
+// of a file costs the sum of the graphs' sizes, not graphs x storages.
+void build_alias_info(const GraphFile& file, const Graph& graph, AliasInfo& reuse);
 
 // Nodes that appear in a memory profile: all but placeholder, get_attr and output, in graph order.
 std::vector<NodeId> profile_nodes(const Graph& graph);
