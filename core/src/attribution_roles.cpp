@@ -3,6 +3,8 @@
 // role is then the first rule, in precedence order, whose bit is set.
 #include "fxmem/attribution.h"
 
+#include "estimator_checks.h"
+
 #include <array>
 #include <bit>
 
@@ -23,8 +25,6 @@ enum : std::uint8_t {
 constexpr std::array<StorageRole, 7> kRoleOfBit = {StorageRole::Parameter, StorageRole::Buffer, StorageRole::Tangent,
                                                    StorageRole::Input,     StorageRole::Activation,
                                                    StorageRole::Gradient,  StorageRole::Output};
-
-bool computes(OpKind op) { return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output; }
 
 } // namespace
 
@@ -81,7 +81,7 @@ RoleAssignment resolve_roles(const GraphFile& file) {
                 // The first holder in this graph allocates it; a computing allocator is its producer.
                 if (seen_in[k] == g) continue;
                 seen_in[k] = g;
-                if (!computes(node.op)) continue;
+                if (!detail::is_profile_op(node.op)) continue;
                 computed_in[k] = g;
                 if (r.producer_graph[k] == kNoGraph) {
                     r.producer_graph[k] = g;

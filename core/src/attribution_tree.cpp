@@ -35,22 +35,35 @@ std::uint32_t ModuleTree::child(std::uint32_t parent, std::string_view component
     return it == child_.end() ? npos : it->second;
 }
 
-// intern and nearest walk the name's dotted prefixes left to right through child_, so a name
-// costs O(its length) whatever its number of dots (a file may be hostile). A leading dot's empty
-// prefix is the root itself.
-std::uint32_t ModuleTree::intern(std::string_view full) {
-    if (const std::uint32_t m = find(full); m != npos) return m;
-    // New modules' names are prefixes of this one: views into its single copy.
-    const std::string_view name = names_->emplace_back(full);
-    std::uint32_t at = kRoot;
+namespace {
+
+// Calls step(prefix_end, component) for each dotted component of `name`, left to right, until it
+// returns false, so a name costs O(its length) whatever its number of dots (a file may be
+// hostile). Empty components count except a leading one (a leading dot's empty prefix is the
+// root itself); a trailing dot makes a last, empty component.
+template <class Step>
+void walk_components(std::string_view name, Step step) {
     for (std::size_t from = 0; from < name.size() || (from == name.size() && from > 0 && name.back() == '.');) {
         const std::size_t dot = std::min(name.find('.', from), name.size());
         const std::string_view component = name.substr(from, dot - from);
         from = dot + 1;
         if (dot == 0) continue;
+        if (!step(dot, component)) return;
+    }
+}
+
+} // namespace
+
+// intern and nearest walk the name's dotted prefixes through child_.
+std::uint32_t ModuleTree::intern(std::string_view full) {
+    if (const std::uint32_t m = find(full); m != npos) return m;
+    // New modules' names are prefixes of this one: views into its single copy.
+    const std::string_view name = names_->emplace_back(full);
+    std::uint32_t at = kRoot;
+    walk_components(name, [&](std::size_t dot, std::string_view component) {
         if (const std::uint32_t c = child(at, component); c != npos) {
             at = c;
-            continue;
+            return true;
         }
         const auto m = static_cast<std::uint32_t>(modules_.size());
         Module module;
@@ -63,7 +76,8 @@ std::uint32_t ModuleTree::intern(std::string_view full) {
         modules_[at].children.push_back(m);
         modules_.push_back(std::move(module));
         at = m;
-    }
+        return true;
+    });
     return at;
 }
 
@@ -79,15 +93,11 @@ std::uint32_t ModuleTree::find(std::string_view name) const {
 
 std::uint32_t ModuleTree::nearest(std::string_view name) const {
     std::uint32_t at = kRoot;
-    for (std::size_t from = 0; from < name.size() || (from == name.size() && from > 0 && name.back() == '.');) {
-        const std::size_t dot = std::min(name.find('.', from), name.size());
-        const std::string_view component = name.substr(from, dot - from);
-        from = dot + 1;
-        if (dot == 0) continue;
+    walk_components(name, [&](std::size_t, std::string_view component) {
         const std::uint32_t c = child(at, component);
-        if (c == npos) break;
-        at = c;
-    }
+        if (c != npos) at = c;
+        return c != npos;
+    });
     return at;
 }
 

@@ -1,6 +1,8 @@
 // The policies PyTorch passes as callables (device_filter, is_releasable), evaluated once into masks.
 #include "fxmem/estimator.h"
 
+#include "estimator_checks.h"
+
 namespace fxmem {
 
 StorageMask default_counted(const GraphFile& file) {
@@ -29,9 +31,7 @@ std::vector<NodeId> profile_nodes(const Graph& graph) {
     std::vector<NodeId> out;
     out.reserve(graph.size());
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        const OpKind op = graph.nodes[n].op;
-        if (op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output)
-            out.emplace_back(static_cast<std::int32_t>(n));
+        if (detail::is_profile_op(graph.nodes[n].op)) out.emplace_back(static_cast<std::int32_t>(n));
     }
     return out;
 }

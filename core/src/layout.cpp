@@ -1,12 +1,10 @@
 #include "fxmem/layout.h"
 
+#include "estimator_checks.h"
+
 #include <algorithm>
 
 namespace fxmem {
-
-namespace {
-bool in_profile(OpKind op) { return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output; }
-} // namespace
 
 GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
     const std::size_t n = graph.size();
@@ -19,7 +17,7 @@ GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
     const bool custom = order.size() == n;
     for (std::size_t p = 0; p < n; ++p) {
         const std::size_t i = custom ? order[p].index() : p;
-        if (in_profile(graph.nodes[i].op)) step_[i] = 1 + 2 * k++;
+        if (detail::is_profile_op(graph.nodes[i].op)) step_[i] = 1 + 2 * k++;
     }
     steps_ = 1 + 2 * k;
     for (std::size_t i = 0; i < n; ++i)
