@@ -50,15 +50,7 @@ int run_breakdown(const Args& args, std::ostream& out) {
     const LiveSetIndex index(file, graph, alias, releasable, counted);
     const std::vector<std::int64_t> profile = index.profile();
 
-    std::size_t step = 0;
-    if (const auto text = args.value("--step")) {
-        step = parse_index("--step", *text);
-        if (step >= index.profile_size())
-            throw UsageError("breakdown: --step " + *text + " is beyond the profile of graph '" + graph.name +
-                             "' (steps 0 to " + std::to_string(index.profile_size() - 1) + ")");
-    } else {
-        step = static_cast<std::size_t>(std::max_element(profile.begin(), profile.end()) - profile.begin());
-    }
+    const std::size_t step = chosen_step(file, graph, args, profile);
     const RoleAssignment roles = resolve_roles(file);
     const Attribution attribution(file, graph_index, roles);
     // Without --depth: each storage's own module, the finest grouping.

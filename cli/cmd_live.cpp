@@ -56,17 +56,7 @@ int run_live(const Args& args, std::ostream& out) {
     const std::span<const NodeId> order = schedule ? std::span<const NodeId>(schedule->order) : std::span<const NodeId>();
     const LiveSetIndex index(file, graph, alias, releasable, counted, order);
 
-    // The step: --step K, or the first step at the peak of this order's profile.
-    std::size_t step = 0;
-    if (const auto text = args.value("--step")) {
-        step = parse_index("--step", *text);
-        if (step >= index.profile_size())
-            throw Error(file.source + ": graph '" + graph.name + "': --step " + std::to_string(step) +
-                        " is beyond its profile (steps 0 to " + std::to_string(index.profile_size() - 1) + ")");
-    } else {
-        const std::vector<std::int64_t> profile = index.profile();
-        step = static_cast<std::size_t>(std::max_element(profile.begin(), profile.end()) - profile.begin());
-    }
+    const std::size_t step = chosen_step(file, graph, args, index.profile());
     const std::vector<LiveStorage> live = index.live_at(step);
     std::int64_t total = 0;
     for (const LiveStorage& s : live) total += s.nbytes;

@@ -29,6 +29,11 @@ const Graph& select_graph(const GraphFile& file, const Args& args);
 // that several graphs use, without --graph, is bad usage.
 Schedule resolve_schedule(const GraphFile& file, const std::string& x, const Args& args);
 
+// The profile step of --step K (invalid input naming the file and the graph when K is beyond
+// `profile`), else the first step at the peak; `profile` is never empty.
+std::size_t chosen_step(const GraphFile& file, const Graph& graph, const Args& args,
+                        const std::vector<std::int64_t>& profile);
+
 // Peak of the default memory profile of every graph (PyTorch's build_memory_profile, max over
 // steps), in file order; O(file size), not graphs x storages.
 std::vector<std::int64_t> profile_peaks(const GraphFile& file);

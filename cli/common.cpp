@@ -32,6 +32,18 @@ const Graph& select_graph(const GraphFile& file, const Args& args) {
     return file.graphs.front();
 }
 
+std::size_t chosen_step(const GraphFile& file, const Graph& graph, const Args& args,
+                        const std::vector<std::int64_t>& profile) {
+    if (const auto text = args.value("--step")) {
+        const std::size_t step = parse_index("--step", *text);
+        if (step >= profile.size())
+            throw Error(file.source + ": graph '" + graph.name + "': --step " + std::to_string(step) +
+                        " is beyond its profile (steps 0 to " + std::to_string(profile.size() - 1) + ")");
+        return step;
+    }
+    return static_cast<std::size_t>(std::max_element(profile.begin(), profile.end()) - profile.begin());
+}
+
 std::vector<std::int64_t> profile_peaks(const GraphFile& file) {
     // One device mask and one alias scratch for the whole file: each graph costs its own size.
     const StorageMask counted = default_counted(file);

@@ -76,11 +76,19 @@ TEST(CliBreakdown, HumanOutput) {
     EXPECT_TRUE(contains(r.out, "1.46 KiB  100.0%         4  (root)")) << r.out;
 }
 
+// A step beyond the profile depends on the file: invalid input naming the file and the graph (exit
+// 1), as `live` says it (docs/format.md), not bad usage.
+TEST(CliBreakdown, StepBeyondTheProfileIsInvalidInputLikeLive) {
+    const CliRun r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--step", "9"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_TRUE(contains(r.err, kGood + "/pair.json: graph 'fwd': --step 9 is beyond its profile (steps 0 to 8)")) << r.err;
+    const CliRun live = fxmem_test::cli({"live", kGood + "/pair.json", "--graph", "fwd", "--step", "9"});
+    EXPECT_EQ(live.status, 1);
+    EXPECT_EQ(live.err, r.err);
+}
+
 TEST(CliBreakdown, BadUsageExitsTwo) {
-    CliRun r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--step", "9"});
-    EXPECT_EQ(r.status, 2);
-    EXPECT_TRUE(contains(r.err, "--step 9 is beyond the profile of graph 'fwd' (steps 0 to 8)")) << r.err;
-    r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--by", "device"});
+    CliRun r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--by", "device"});
     EXPECT_EQ(r.status, 2);
     EXPECT_TRUE(contains(r.err, "--by must be 'role' or 'module', got 'device'")) << r.err;
     r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--depth", "1"});
