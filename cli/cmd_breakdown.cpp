@@ -74,8 +74,8 @@ int run_breakdown(const Args& args, std::ostream& out) {
     std::size_t storages = 0;
     for (const Attribution::Group& g : groups) storages += g.storages;
     const NodeId at = index.node_at(step);
-    out << "graph '" << graph.name << "', step " << step;
-    if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << graph.node(at).name << "'";
+    out << "graph '" << elide(graph.name) << "', step " << step;
+    if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
     out << ": " << format_bytes(total) << " (" << total << " bytes) in " << storages << " storages, by " << to_string(by);
     if (by == GroupBy::Module && depth) out << " at depth " << *depth;
     out << " (roles " << (roles.source == RoleSource::File ? "from the file" : roles.source == RoleSource::Derived

@@ -8,6 +8,7 @@
 #include "fxmem/optimize.h"
 #include "fxmem/schedule.h"
 #include "fxmem/units.h"
+#include "table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -60,7 +61,7 @@ int run_optimize(const Args& args, std::ostream& out) {
                        : r.method == "bfs"    ? "Inductor's bfs order"
                        : r.method == "dfs"    ? "Inductor's dfs order"
                                               : "the original order (nothing better was found)";
-    out << "graph '" << graph.name << "', " << graph.size() << " nodes\n";
+    out << "graph '" << elide(graph.name) << "', " << graph.size() << " nodes\n";
     out << "original order:     " << bytes(r.original_peak) << '\n';
     out << "Inductor lpmf:      " << bytes(r.lpmf_peak) << '\n';
     out << "Inductor bfs:       " << bytes(r.bfs_peak) << '\n';

@@ -64,14 +64,20 @@ TEST(CliHostile, OneHugeNameDoesNotAmplifyTables) {
     // head 29 characters, "…", tail 30 characters.
     const std::string elided = "head_" + std::string(24, 'a') + "\u2026" + std::string(25, 'a') + "_tail";
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"profile", path}, {"live", path, "--step", "1"}, {"info", path}}) {
+         {std::vector<std::string>{"profile", path}, {"live", path, "--step", "1"}, {"info", path},
+          {"breakdown", path, "--step", "1"}, {"optimize", path}}) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << args[0] << ": " << r.err;
         // 1003 profile rows of at most ~100 characters: far below one copy of the name per row.
         EXPECT_LT(r.out.size(), 150000u) << args[0];
         EXPECT_EQ(r.out.find(std::string(100, 'a')), std::string::npos) << args[0];
-        if (args[0] == "live") EXPECT_TRUE(contains(r.out, "       1  " + elided + "  waiting for 'r2'")) << r.out.substr(0, 2000);
-        if (args[0] == "profile") EXPECT_TRUE(contains(r.out, "       1  " + elided + "  alloc")) << r.out.substr(0, 2000);
+        if (args[0] == "live") {
+            EXPECT_TRUE(contains(r.out, "       1  " + elided + "  waiting for 'r2'")) << r.out.substr(0, 2000);
+        } else if (args[0] == "profile") {
+            EXPECT_TRUE(contains(r.out, "       1  " + elided + "  alloc")) << r.out.substr(0, 2000);
+        } else if (args[0] == "breakdown") {
+            EXPECT_TRUE(contains(r.out, "graph 'g', step 1, after the allocations of '" + elided + "': ")) << r.out.substr(0, 2000);
+        }
     }
     // Column widths count characters, not bytes: 100 two-byte characters elide to 60 characters.
     std::string wide;
