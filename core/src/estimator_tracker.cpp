@@ -40,13 +40,7 @@ void MemoryTracker::schedule(NodeId node) {
     // allocates itself: its inputs come earlier in graph order, so the allocator does too.)
     if (runs)
         for (StorageId s : alias_.uses_of(node))
-            if (counted_[s.index()] && !live_[s.index()]) {
-                const NodeId alloc = alias_.allocator[s.index()];
-                throw Error(detail::graph_where(graph_) + ": node " + detail::quote(nd.name) + " uses " +
-                            detail::storage_label(file_, s) + " (allocated by " +
-                            detail::quote(graph_.node(alloc).name) +
-                            ") which is not live: its allocator has not run yet or it was already freed");
-            }
+            if (counted_[s.index()] && !live_[s.index()]) throw detail::not_live_error(graph_, alias_, file_, node, s);
     scheduled_[node.index()] = 1;
     // Every scheduled node counts as scheduled for "all uses scheduled", placeholder and output included.
     for (StorageId s : alias_.uses_of(node)) --unscheduled_users_[s.index()];

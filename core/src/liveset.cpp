@@ -49,6 +49,22 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
         order_.assign(order.begin(), order.end());
         position_.resize(n);
         for (std::uint32_t p = 0; p < n; ++p) position_[order[p].index()] = p;
+        // MemoryTracker asserts that every counted storage a running node uses is live: allocated
+        // up front (placeholder, get_attr) or by a node that ran earlier. Refuse the orders it
+        // refuses (a rogue producer allows them), with its message: their intervals would end
+        // before they begin.
+        for (std::uint32_t p = 0; p < n; ++p) {
+            const NodeId v = order[p];
+            if (!detail::is_profile_op(graph.node(v).op)) continue;
+            for (StorageId s : alias.uses_of(v)) {
+                if (!counted[s.index()]) continue;
+                const NodeId a = alias.allocator[s.index()];
+                const OpKind aop = graph.node(a).op;
+                const bool up_front = aop == OpKind::Placeholder || aop == OpKind::GetAttr;
+                if (!up_front && !(detail::is_profile_op(aop) && position_[a.index()] < p))
+                    throw detail::not_live_error(graph, alias, file, v, s);
+            }
+        }
         // Users by position: a counting sort that visits the nodes in schedule order. The last
         // one of each storage is the user that frees it in MemoryTracker.
         const std::size_t n_storages = file.storages.size();

@@ -94,3 +94,34 @@ TEST(CliHostile, OneHugeNameDoesNotAmplifyTables) {
     // The column is 60 characters wide: "x" is padded with 59 blanks; the reason elides too.
     EXPECT_TRUE(contains(r.out, "       0  x" + std::string(59, ' ') + "  waiting for '" + expected + "'")) << r.out;
 }
+
+namespace {
+
+// 'b' also outputs storage 1, which 'a' allocates, without depending on 'a' (a rogue producer):
+// the stored order x, b, c, a is topological, but c uses storage 1 before a runs, where PyTorch's
+// MemoryTracker asserts.
+const char* kRogue = R"({"format": "fxmem", "version": 1,
+ "storages": [{"id": 0, "device": "cuda:0", "nbytes": 8}, {"id": 1, "device": "cuda:0", "nbytes": 8},
+              {"id": 2, "device": "cuda:0", "nbytes": 8}],
+ "graphs": [{"name": "g", "kind": "other", "nodes": [
+  {"name": "x", "op": "placeholder", "target": "x", "inputs": [], "val": {"storage": 0, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}},
+  {"name": "a", "op": "call_function", "target": "aten.relu.default", "inputs": ["x"], "val": {"storage": 1, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}},
+  {"name": "b", "op": "call_function", "target": "aten.foo.default", "inputs": ["x"], "val": [{"storage": 2, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}, {"storage": 1, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}]},
+  {"name": "c", "op": "call_function", "target": "aten.relu.default", "inputs": ["b"], "val": {"storage": 2, "dtype": "float32", "shape": [2], "stride": [1], "offset": 0}},
+  {"name": "output", "op": "output", "target": "output", "inputs": ["c", "a"], "val": null}]}],
+ "schedules": [{"name": "bad", "graph": "g", "order": ["x", "b", "c", "a", "output"]}]})";
+
+} // namespace
+
+// live --schedule drew such an order (exit 0, intervals ending before they begin) while score
+// refused it: both refuse it now, with the tracker's message.
+TEST(CliHostile, LiveRefusesAnOrderTheTrackerRefuses) {
+    const std::string path = scratch_dir() + "/rogue.json";
+    std::ofstream(path, std::ios::binary) << kRogue;
+    const CliRun score = cli({"score", path, "--schedule", "bad"});
+    const CliRun live = cli({"live", path, "--schedule", "bad"});
+    EXPECT_EQ(score.status, 1);
+    EXPECT_EQ(live.status, 1) << live.out;
+    EXPECT_TRUE(contains(score.err, "graph 'g': node 'c' uses storage id 1 (allocated by 'a') which is not live")) << score.err;
+    EXPECT_EQ(live.err, score.err);
+}
