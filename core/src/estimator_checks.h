@@ -26,10 +26,11 @@ inline bool is_profile_op(OpKind op) {
     return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output;
 }
 
-// MemoryTracker's assertion that a running node uses only live counted storages, as a message.
+// MemoryTracker's assertion that a running node uses only live counted storages, as a message
+// naming the file (when it has a name), the graph, the node and the storage.
 inline Error not_live_error(const Graph& graph, const AliasInfo& alias, const GraphFile& file, NodeId node, StorageId s) {
     const NodeId alloc = alias.allocator[s.index()];
-    return Error(graph_where(graph) + ": node " + quote(graph.node(node).name) + " uses " + storage_label(file, s) +
+    return Error((file.source.empty() ? std::string() : file.source + ": ") + graph_where(graph) + ": node " + quote(graph.node(node).name) + " uses " + storage_label(file, s) +
                  " (allocated by " + quote(graph.node(alloc).name) +
                  ") which is not live: its allocator has not run yet or it was already freed");
 }

@@ -125,3 +125,15 @@ TEST(CliHostile, LiveRefusesAnOrderTheTrackerRefuses) {
     EXPECT_TRUE(contains(score.err, "graph 'g': node 'c' uses storage id 1 (allocated by 'a') which is not live")) << score.err;
     EXPECT_EQ(live.err, score.err);
 }
+
+// The tracker's refusal names the file like every other invalid input (it named the graph only).
+TEST(CliHostile, TrackerRefusalNamesTheFile) {
+    const std::string path = scratch_dir() + "/rogue.json";
+    std::ofstream(path, std::ios::binary) << kRogue;
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"score", path, "--schedule", "bad"},
+                                                 {"schedules", path}, {"live", path, "--schedule", "bad"}}) {
+        const CliRun r = cli(args);
+        EXPECT_EQ(r.status, 1) << args[0];
+        EXPECT_EQ(r.err.rfind(path + ": graph 'g': node 'c' uses storage id 1", 0), 0u) << args[0] << ": " << r.err;
+    }
+}
