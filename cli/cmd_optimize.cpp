@@ -14,6 +14,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <sys/stat.h>
 #include <ostream>
 
 namespace fxmem::cli {
@@ -35,6 +36,13 @@ std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_stri
 int run_optimize(const Args& args, std::ostream& out) {
     OptimizeOptions options;
     if (const auto limit = args.value("--time-limit")) options.time_limit_s = parse_seconds(*limit);
+    // -o must not name the graph file (by any path): it would be replaced by a schedule.
+    if (const auto path = args.value("-o")) {
+        struct stat in {}, to {};
+        if (::stat(args.file.c_str(), &in) == 0 && ::stat(path->c_str(), &to) == 0 && in.st_dev == to.st_dev &&
+            in.st_ino == to.st_ino)
+            throw UsageError("optimize: -o " + *path + " is the graph file itself; write the schedule elsewhere");
+    }
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);
     const AliasInfo alias = build_alias_info(file, graph);

@@ -81,4 +81,21 @@ TEST(CliOptimize, BadUsageAndInvalidInput) {
     EXPECT_TRUE(unwritable.out.empty()) << unwritable.out;
 }
 
+// -o naming the graph file itself (by another path too) replaced the graph with a schedule.
+TEST(CliOptimize, RefusesToWriteOverTheGraphFile) {
+    const std::string dir = scratch_dir();
+    const std::string copy = dir + "/graph.json";
+    {
+        std::ifstream in(kFile, std::ios::binary);
+        std::ofstream(copy, std::ios::binary) << in.rdbuf();
+    }
+    const std::string before = slurp(copy);
+    for (const std::string& target : {copy, dir + "/./graph.json"}) {
+        const CliRun r = cli({"optimize", copy, "--graph", "g", "-o", target});
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find("-o " + target + " is the graph file itself"), std::string::npos) << r.err;
+        EXPECT_EQ(slurp(copy), before);
+    }
+}
+
 } // namespace
