@@ -823,26 +823,26 @@ private:
         NameIndex by_key;  // "<graph index>:<name>" -> index into file_.schedules
         std::vector<std::string> keys;
         for (StagedSchedule& st : schedules_) {
-            const std::string at = location_at(st.end_offset) + "schedules[" + std::to_string(st.index) + "]: ";
+            // The place is only spelled out on an error: line_column scans the text up to it, so
+            // computing it for every schedule made a file of many schedules quadratic.
+            const auto at = [&] { return location_at(st.end_offset) + "schedules[" + std::to_string(st.index) + "]: "; };
             const int g = file_.find_graph(st.graph);
-            if (g < 0) throw Error(at + "schedule " + squote(st.name) + ": unknown graph " + squote(st.graph));
+            if (g < 0) throw Error(at() + "schedule " + squote(st.name) + ": unknown graph " + squote(st.graph));
             const Graph& graph = file_.graphs[static_cast<std::size_t>(g)];
-            const std::string where = at + "schedule " + squote(st.name) + " of graph " + squote(graph.name) + ": ";
+            const auto where = [&] { return at() + "schedule " + squote(st.name) + " of graph " + squote(graph.name) + ": "; };
             std::string key = std::to_string(g) + ":" + st.name;
             const auto next = static_cast<std::uint32_t>(keys.size());
             const std::uint32_t earlier =
                 by_key.insert(key, next, [&](std::uint32_t i) { return std::string_view(keys[i]); });
             if (earlier != NameIndex::npos)  // keys are pushed in schedules_ order
-                throw Error(where + "duplicate schedule name (schedules[" + std::to_string(earlier) + "] has it too)");
+                throw Error(where() + "duplicate schedule name (schedules[" + std::to_string(earlier) + "] has it too)");
             keys.push_back(std::move(key));
-            NamedSchedule named;
-            named.name = std::move(st.name);
+            NamedSchedule named;  // its name and source are moved in once where() can no longer be needed
             named.graph = static_cast<std::uint32_t>(g);
-            named.source = std::move(st.source);
             named.order.reserve(st.order.size());
             for (std::size_t p = 0; p < st.order.size(); ++p) {
                 const NodeId id = graph.find(st.order[p]);
-                if (!id.valid()) throw Error(where + "order[" + std::to_string(p) + "] names unknown node " + squote(st.order[p]));
+                if (!id.valid()) throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(st.order[p]));
                 named.order.push_back(id);
             }
             try {
@@ -852,8 +852,10 @@ private:
                 std::string what = e.what();
                 const std::string prefix = "schedule for graph '" + graph.name + "': ";
                 if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
-                throw Error(where + what);
+                throw Error(where() + what);
             }
+            named.name = std::move(st.name);
+            named.source = std::move(st.source);
             file_.schedules.push_back(std::move(named));
         }
     }
