@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <optional>
+#include <algorithm>
 #include <ostream>
 
 namespace fxmem::cli {
@@ -18,24 +18,25 @@ int run_schedules(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
     const StorageMask counted = default_counted(file);
 
-    // Per graph with schedules: alias info, releasability and the original order's peak, once.
-    struct PerGraph {
-        AliasInfo alias;
-        NodeMask releasable;
-        std::int64_t original_peak = 0;
-    };
-    std::vector<std::optional<PerGraph>> per_graph(file.graphs.size());
-    std::vector<std::int64_t> peaks;
-    for (const NamedSchedule& s : file.schedules) {
-        const Graph& g = file.graphs[s.graph];
-        std::optional<PerGraph>& pg = per_graph[s.graph];
-        if (!pg) {
-            pg.emplace();
-            pg->alias = build_alias_info(file, g);
-            pg->releasable = default_releasable(g);
-            pg->original_peak = score_schedule(file, g, pg->alias, original_order(g), pg->releasable, counted).peak;
+    // Graph by graph (a stable sort of the schedules by graph), one alias scratch for the whole
+    // file: memory O(file), and each graph costs its own size (a file may hold many graphs).
+    std::vector<std::size_t> by_graph(file.schedules.size());
+    for (std::size_t i = 0; i < by_graph.size(); ++i) by_graph[i] = i;
+    std::stable_sort(by_graph.begin(), by_graph.end(),
+                     [&](std::size_t a, std::size_t b) { return file.schedules[a].graph < file.schedules[b].graph; });
+    std::vector<std::int64_t> peaks(file.schedules.size()), original_peaks(file.schedules.size());
+    AliasInfo alias;
+    for (std::size_t k = 0; k < by_graph.size();) {
+        const std::size_t graph_index = file.schedules[by_graph[k]].graph;
+        const Graph& g = file.graphs[graph_index];
+        build_alias_info(file, g, alias);
+        const NodeMask releasable = default_releasable(g);
+        const std::int64_t original = score_schedule(file, g, alias, original_order(g), releasable, counted).peak;
+        for (; k < by_graph.size() && file.schedules[by_graph[k]].graph == graph_index; ++k) {
+            const std::size_t i = by_graph[k];
+            peaks[i] = score_schedule(file, g, alias, file.schedules[i].order, releasable, counted).peak;
+            original_peaks[i] = original;
         }
-        peaks.push_back(score_schedule(file, g, pg->alias, s.order, pg->releasable, counted).peak);
     }
 
     if (args.has("--json")) {
@@ -47,7 +48,7 @@ int run_schedules(const Args& args, std::ostream& out) {
                                       {"graph", file.graphs[s.graph].name},
                                       {"source", s.source},
                                       {"peak", peaks[i]},
-                                      {"original_peak", per_graph[s.graph]->original_peak}});
+                                      {"original_peak", original_peaks[i]}});
         }
         out << j.dump(2) << '\n';
         return 0;
@@ -59,7 +60,7 @@ int run_schedules(const Args& args, std::ostream& out) {
     rows.push_back({"name", "graph", "peak", "original", "change", "source"});
     for (std::size_t i = 0; i < file.schedules.size(); ++i) {
         const NamedSchedule& s = file.schedules[i];
-        const std::int64_t original = per_graph[s.graph]->original_peak;
+        const std::int64_t original = original_peaks[i];
         const std::int64_t delta = peaks[i] - original;  // both within [0, total bytes]
         rows.push_back({s.name, file.graphs[s.graph].name, format_bytes(peaks[i]), format_bytes(original),
                         (delta > 0 ? "+" : delta < 0 ? "-" : "") + format_bytes(delta < 0 ? -delta : delta),

@@ -13,8 +13,9 @@ MemoryTracker::MemoryTracker(const GraphFile& file, const Graph& graph, const Al
     const std::size_t n_storages = file_.storages.size();
     live_.assign(n_storages, 0);
     scheduled_.assign(graph_.size(), 0);
-    unscheduled_users_.resize(n_storages);
-    for (std::size_t s = 0; s < n_storages; ++s) unscheduled_users_[s] = alias_.storage_users[s].size();
+    // Only the graph's own storages have users, and each of them is allocated in it (fresh).
+    unscheduled_users_.assign(n_storages, 0);
+    for (StorageId s : alias_.fresh_pool) unscheduled_users_[s.index()] = alias_.storage_users[s.index()].size();
     for (std::size_t i = 0; i < graph_.size(); ++i) {
         const OpKind op = graph_.nodes[i].op;
         if (op != OpKind::Placeholder && op != OpKind::GetAttr) continue;
