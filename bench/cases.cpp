@@ -110,15 +110,21 @@ void liveset_build(benchmark::State& state, std::size_t nodes) {
     });
 }
 
+// The graph-order LiveSetIndex of the fixture, built on first use and kept.
+const LiveSetIndex& graph_liveset(Fixture& f) {
+    if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+    return *f.liveset;
+}
+
 // live_at at uniformly random profile indices; "live" is the mean number of storages returned.
 void liveset_query(benchmark::State& state, std::size_t nodes) {
     guarded(state, [&] {
         Fixture& f = fixture(nodes);
-        if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+        const LiveSetIndex& index = graph_liveset(f);
         synth::Rng rng(4);
         double live = 0;
         for (auto _ : state) {
-            const auto storages = f.liveset->live_at(rng.below(f.liveset->profile_size()));
+            const auto storages = index.live_at(rng.below(index.profile_size()));
             live += static_cast<double>(storages.size());
         }
         state.counters["live"] = benchmark::Counter(live, benchmark::Counter::kAvgIterations);
@@ -199,11 +205,11 @@ void breakdown(benchmark::State& state, std::size_t nodes) {
     guarded(state, [&] {
         Fixture& f = fixture(nodes);
         ensure_modules(f);
-        if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+        const LiveSetIndex& index = graph_liveset(f);
         const Attribution a(f.single, 0, resolve_roles(f.single));
         synth::Rng rng(6);
         for (auto _ : state) {
-            const auto live = f.liveset->live_at(rng.below(f.liveset->profile_size()));
+            const auto live = index.live_at(rng.below(index.profile_size()));
             benchmark::DoNotOptimize(a.by_role(live).size());
             benchmark::DoNotOptimize(a.by_module(live, 2).size());
         }
@@ -215,10 +221,10 @@ void profile_by(benchmark::State& state, std::size_t nodes) {
     guarded(state, [&] {
         Fixture& f = fixture(nodes);
         ensure_modules(f);
-        if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+        const LiveSetIndex& index = graph_liveset(f);
         const Attribution a(f.single, 0, resolve_roles(f.single));
         const std::vector<std::uint32_t> groups = a.storage_groups(GroupBy::Role, 0);
-        for (auto _ : state) benchmark::DoNotOptimize(f.liveset->profile_by(groups, kStorageRoleCount).data());
+        for (auto _ : state) benchmark::DoNotOptimize(index.profile_by(groups, kStorageRoleCount).data());
     });
 }
 
