@@ -2,6 +2,7 @@
 #pragma once
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
+#include "fxmem/profile_steps.h"
 
 #include <string>
 
@@ -20,10 +21,6 @@ inline std::string graph_where(const Graph& graph) { return "graph " + quote(gra
 
 inline std::string storage_label(const GraphFile& file, StorageId s) {
     return "storage id " + std::to_string(file.storages[s.index()].file_id);
-}
-
-inline bool is_profile_op(OpKind op) {
-    return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output;
 }
 
 // Masks and alias info must have been made for this file and graph.

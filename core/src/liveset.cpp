@@ -68,7 +68,7 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
     step_node_.push_back(NodeId{});
     for (std::size_t p = 0; p < n; ++p) {
         const NodeId node = reordered_ ? order[p] : NodeId(static_cast<std::int32_t>(p));
-        if (!detail::is_profile_op(graph.node(node).op)) continue;
+        if (!has_profile_points(graph.node(node).op)) continue;
         node_step_[node.index()] = step_node_.size();
         step_node_.push_back(node);
         step_node_.push_back(node);

@@ -64,6 +64,7 @@ struct Scene {
     std::int64_t globalStep(int segment, fxmem::NodeId node) const;
 };
 
-// Runs GraphAnalysis::compute and the layout for the requested view. Throws fxmem::Error.
+// Runs GraphAnalysis::compute and the layout for the requested view. Throws fxmem::Error, and
+// fxmem::Cancelled when `cancelled` answers true (polled inside the analysis and the layout).
 std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
-                                        SceneRequest request);
+                                        SceneRequest request, const fxmem::CancelCheck& cancelled = {});
