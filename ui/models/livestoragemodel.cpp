@@ -1,5 +1,7 @@
 #include "models/livestoragemodel.h"
 
+#include "util/natural.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QStringList>
@@ -91,7 +93,7 @@ const fxmem::Tensor* LiveStorageModel::tensorOf(const Row& row) const {
 QString LiveStorageModel::reasonText(const Row& row) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(row.segment)];
     const fxmem::Graph& g = seg.analysis->graph();
-    auto name = [&](fxmem::NodeId n) { return QString::fromStdString(g.node(n).name); };
+    auto name = [&](fxmem::NodeId n) { return elided(g.node(n).name); };
     if (row.baseline) return tr("forward output saved for the backward");
     switch (row.reason) {
     case fxmem::LiveReason::WaitingForUse:
@@ -120,10 +122,10 @@ QString LiveStorageModel::text(const Row& row, int column) const {
     switch (column) {
     case StorageColumn: return QString::number(f.storages[row.storage.index()].file_id);
     case SizeColumn: return formatBytes(row.nbytes);
-    case DeviceColumn: return QString::fromStdString(std::string(f.device(row.storage)));
+    case DeviceColumn: return elided(f.device(row.storage));
     case DtypeColumn: {
         const fxmem::Tensor* t = tensorOf(row);
-        return t ? QString::fromStdString(f.dtypes[t->dtype]) : QString();
+        return t ? elided(f.dtypes[t->dtype]) : QString();
     }
     case ShapeColumn: {
         const fxmem::Tensor* t = tensorOf(row);
@@ -132,8 +134,8 @@ QString LiveStorageModel::text(const Row& row, int column) const {
         for (std::int64_t d : g.shape(*t)) dims << QString::number(d);
         return QLatin1Char('[') % dims.join(QStringLiteral(", ")) % QLatin1Char(']');
     }
-    case AllocatorColumn: return row.allocator.valid() ? QString::fromStdString(g.node(row.allocator).name) : QString();
-    case LastUserColumn: return row.lastUser.valid() ? QString::fromStdString(g.node(row.lastUser).name) : tr("—");
+    case AllocatorColumn: return row.allocator.valid() ? elided(g.node(row.allocator).name) : QString();
+    case LastUserColumn: return row.lastUser.valid() ? elided(g.node(row.lastUser).name) : tr("—");
     case ReasonColumn: return reasonText(row);
     }
     return {};
@@ -191,11 +193,26 @@ void LiveStorageProxy::setSourceModel(QAbstractItemModel* model) {
     QSortFilterProxyModel::setSourceModel(model);
 }
 
+std::string_view LiveStorageModel::nodeName(const Row& row, fxmem::NodeId node) const {
+    if (!node.valid()) return {};
+    return scene_->segments[static_cast<std::size_t>(row.segment)].analysis->graph().node(node).name;
+}
+
 bool LiveStorageProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-    if (live_ && left.column() == LiveStorageModel::SizeColumn) {
-        const LiveStorageModel::Row &a = live_->row(left.row()), &b = live_->row(right.row());
+    if (!live_) return QSortFilterProxyModel::lessThan(left, right);
+    const LiveStorageModel::Row &a = live_->row(left.row()), &b = live_->row(right.row());
+    switch (left.column()) {
+    case LiveStorageModel::SizeColumn:
         // Ties by storage so that equal sizes keep a stable, meaningful order.
         return a.nbytes != b.nbytes ? a.nbytes < b.nbytes : a.storage.value > b.storage.value;
+    case LiveStorageModel::AllocatorColumn:
+        return naturalLess(live_->nodeName(a, a.allocator), live_->nodeName(b, b.allocator));
+    case LiveStorageModel::LastUserColumn:
+        return naturalLess(live_->nodeName(a, a.lastUser), live_->nodeName(b, b.lastUser));
+    case LiveStorageModel::StorageColumn: return QSortFilterProxyModel::lessThan(left, right);
+    default:
+        // Text columns: numbers inside (shapes, devices) by value.
+        return naturalLess(live_->data(left, LiveStorageModel::SortRole).toString(),
+                           live_->data(right, LiveStorageModel::SortRole).toString());
     }
-    return QSortFilterProxyModel::lessThan(left, right);
 }

@@ -57,6 +57,8 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     QString reasonText(const Row& row) const;
+    // The full name of a node of the row's graph (for sorting; views show elided text).
+    std::string_view nodeName(const Row& row, fxmem::NodeId node) const;
 
 private:
     QString text(const Row& row, int column) const;
@@ -68,7 +70,8 @@ private:
     std::int64_t total_ = 0;
 };
 
-// Sorting by SortRole and a case-insensitive filter over every column.
+// Sorting (sizes by value, names and other text in natural order: primals_4 before primals_10)
+// and a case-insensitive filter over every column.
 class LiveStorageProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
