@@ -3,6 +3,7 @@
 #include "fixtures.h"
 #include "rng.h"
 
+#include "fxmem/attribution.h"
 #include "fxmem/io.h"
 #include "fxmem/schedule.h"
 
@@ -159,6 +160,68 @@ void move_rescore(benchmark::State& state, std::size_t nodes) {
     });
 }
 
+// The synthetic graph has no modules: give it a 32-layer hierarchy (five leaf modules per layer,
+// runs of 7 nodes each) and label its primals as those layers' parameters, once per fixture.
+// The estimator ignores both, so the other figures are unchanged.
+void ensure_modules(Fixture& f) {
+    Graph& g = f.single.graphs[0];
+    if (!g.modules.empty()) return;
+    static constexpr const char* kLeaves[] = {"attn.qkv", "attn.proj", "mlp.fc1", "mlp.fc2", "norm"};
+    for (int layer = 0; layer < 32; ++layer)
+        for (const char* leaf : kLeaves)
+            g.modules.push_back({"layers." + std::to_string(layer) + "." + leaf, "Linear"});
+    const std::size_t n = g.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        Node& node = g.nodes[i];
+        const std::size_t layer = i * 32 / n, leaf = (i / 7) % 5;
+        if (node.op != OpKind::Placeholder) node.module = static_cast<std::uint32_t>(layer * 5 + leaf);
+        if (node.op == OpKind::Placeholder && node.name.starts_with("primals"))
+            for (StorageId s : g.outputs(NodeId(static_cast<std::int32_t>(i))))
+                f.single.set_role(s, StorageRole::Parameter, g.modules[layer * 5 + leaf].name + ".weight");
+    }
+}
+
+// resolve_roles over the file and the graph's Attribution (module tree, owners): once per graph.
+void attribution_build(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        ensure_modules(f);
+        for (auto _ : state) {
+            const Attribution a(f.single, 0, resolve_roles(f.single));
+            benchmark::DoNotOptimize(a.tree().size());
+        }
+    });
+}
+
+// What the breakdown panel does per hovered step: live_at at a random step, then by role and by
+// module at depth 2 (the layers).
+void breakdown(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        ensure_modules(f);
+        if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+        const Attribution a(f.single, 0, resolve_roles(f.single));
+        synth::Rng rng(6);
+        for (auto _ : state) {
+            const auto live = f.liveset->live_at(rng.below(f.liveset->profile_size()));
+            benchmark::DoNotOptimize(a.by_role(live).size());
+            benchmark::DoNotOptimize(a.by_module(live, 2).size());
+        }
+    });
+}
+
+// The stacked timeline by role: one profile per role over the whole order.
+void profile_by(benchmark::State& state, std::size_t nodes) {
+    guarded(state, [&] {
+        Fixture& f = fixture(nodes);
+        ensure_modules(f);
+        if (!f.liveset) f.liveset = std::make_unique<LiveSetIndex>(f.single, *f.graph, f.alias, f.releasable, f.counted);
+        const Attribution a(f.single, 0, resolve_roles(f.single));
+        const std::vector<std::uint32_t> groups = a.storage_groups(GroupBy::Role, 0);
+        for (auto _ : state) benchmark::DoNotOptimize(f.liveset->profile_by(groups, kStorageRoleCount).data());
+    });
+}
+
 } // namespace
 
 const std::vector<Case>& cases() {
@@ -173,6 +236,9 @@ const std::vector<Case>& cases() {
         {"liveset_query_us", "LiveSetIndex::live_at at a random step", 1, false, liveset_query},
         {"incremental_build_ms", "IncrementalSchedule construction, one graph", 1e-3, true, incremental_build},
         {"move_rescore_us", "legal_range + move + peak, random legal move", 1, false, move_rescore},
+        {"attribution_build_ms", "resolve_roles + Attribution (module tree, owners), one graph", 1e-3, true, attribution_build},
+        {"breakdown_us", "live_at + by_role + by_module(depth 2) at a random step", 1, false, breakdown},
+        {"profile_by_ms", "LiveSetIndex::profile_by, 9 role groups, one graph", 1e-3, true, profile_by},
     };
     return all;
 }

@@ -1,8 +1,10 @@
 // info FILE [--json]: the graphs (name, kind, nodes, profile peak), storages, devices and sizes.
 #include "commands.h"
 
+#include "fxmem/attribution.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
+#include "table.h"
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +23,17 @@ int run_info(const Args& args, std::ostream& out) {
         ++device_storages[s.device];
         device_bytes[s.device] += s.nbytes;  // cannot overflow: the total fits (checked on load)
     }
+    // What the file says beyond the format's required fields (docs/format.md).
+    std::size_t with_role = 0, with_label = 0, nodes = 0, with_module = 0;
+    for (const Storage& s : file.storages) {
+        with_role += s.role != StorageRole::Unknown ? 1 : 0;
+        with_label += s.label != 0 ? 1 : 0;
+    }
+    for (const Graph& g : file.graphs) {
+        nodes += g.size();
+        for (const Node& n : g.nodes) with_module += n.module != kNoModule ? 1 : 0;
+    }
+    const RoleSource role_source = resolve_roles(file).source;  // what breakdown --by role uses
     std::vector<std::int64_t> peaks;
     for (const Graph& g : file.graphs) peaks.push_back(profile_peak(file, g));
 
@@ -40,6 +53,13 @@ int run_info(const Args& args, std::ostream& out) {
         j["pairs"] = nlohmann::ordered_json::array();
         for (const Pair& p : file.pairs)
             j["pairs"].push_back({{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
+        j["storages_with_role"] = with_role;
+        j["roles"] = to_string(role_source);
+        j["storages_with_label"] = with_label;
+        j["nodes_with_module"] = with_module;
+        j["schedules"] = nlohmann::ordered_json::array();
+        for (const NamedSchedule& s : file.schedules)
+            j["schedules"].push_back({{"name", s.name}, {"graph", file.graphs[s.graph].name}, {"source", s.source}});
         out << j.dump(2) << '\n';
         return 0;
     }
@@ -47,6 +67,12 @@ int run_info(const Args& args, std::ostream& out) {
     out << file.source << '\n';
     out << "storages: " << file.storages.size() << ", " << format_bytes(file.total_bytes()) << " in total ("
         << file.total_bytes() << " bytes)\n";
+    out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label
+        << " a label; modules: " << with_module << " of " << nodes << " nodes carry one\n";
+    out << "roles used: " << (role_source == RoleSource::File      ? "from the file"
+                              : role_source == RoleSource::Derived ? "derived from the graphs' structure"
+                                                                   : "from the file where given, the rest derived")
+        << '\n';
     out << "devices:\n";
     for (std::size_t d = 0; d < file.devices.size(); ++d)
         out << "  " << file.devices[d] << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
@@ -67,6 +93,12 @@ int run_info(const Args& args, std::ostream& out) {
         for (std::size_t i = 0; i < file.pairs.size(); ++i)
             out << "  " << i << ": " << file.graphs[file.pairs[i].forward].name << " -> "
                 << file.graphs[file.pairs[i].backward].name << '\n';
+    }
+    if (!file.schedules.empty()) {
+        out << "schedules:\n";
+        std::vector<std::vector<std::string>> rows{{"name", "graph", "source"}};
+        for (const NamedSchedule& s : file.schedules) rows.push_back({s.name, file.graphs[s.graph].name, s.source});
+        write_table(out, rows, {false, false, false});
     }
     return 0;
 }

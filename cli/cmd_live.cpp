@@ -50,7 +50,7 @@ int run_live(const Args& args, std::ostream& out) {
     const auto shared = std::make_shared<const GraphFile>(load_file(args.file));
     const GraphFile& file = *shared;
     std::optional<Schedule> schedule;
-    if (const auto path = args.value("--schedule")) schedule = load_schedule(file, *path, args.value("--graph").value_or(""));
+    if (const auto path = args.value("--schedule")) schedule = resolve_schedule(file, *path, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
     // The graph on its own (default releasability); a schedule gets its own index over the same analysis.
     const auto analysis = GraphAnalysis::compute(shared, static_cast<int>(&graph - file.graphs.data()),

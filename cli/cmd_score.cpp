@@ -17,7 +17,7 @@ int run_score(const Args& args, std::ostream& out) {
     const auto schedule_path = args.value("--schedule");
     if (!schedule_path) throw UsageError("score: missing --schedule SCHED.json");
     const GraphFile file = load_file(args.file);
-    const Schedule schedule = load_schedule(file, *schedule_path, args.value("--graph").value_or(""));
+    const Schedule schedule = resolve_schedule(file, *schedule_path, args);
     const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
     const AliasInfo alias = build_alias_info(file, graph);
     const NodeMask releasable = default_releasable(graph);

@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "fxmem/model.h"
+#include "fxmem/schedule.h"
 
 #include <iosfwd>
 
@@ -14,10 +15,17 @@ int run_profile(const Args& args, std::ostream& out);
 int run_peak(const Args& args, std::ostream& out);
 int run_score(const Args& args, std::ostream& out);
 int run_live(const Args& args, std::ostream& out);
+int run_schedules(const Args& args, std::ostream& out);
+int run_breakdown(const Args& args, std::ostream& out);
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.
 const Graph& select_graph(const GraphFile& file, const Args& args);
+
+// --schedule X (cli/schedule_arg.cpp): the SCHED file at path X when one exists there, else the
+// schedule named X in the file (of --graph, when given). Unknown names are invalid input; a name
+// that several graphs use, without --graph, is bad usage.
+Schedule resolve_schedule(const GraphFile& file, const std::string& x, const Args& args);
 
 // Peak of the default memory profile of a graph (PyTorch's build_memory_profile, max over steps).
 std::int64_t profile_peak(const GraphFile& file, const Graph& graph);

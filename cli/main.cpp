@@ -25,12 +25,18 @@ commands:
       node's allocations and after its frees; --graph may be left out when the file has one graph
   peak FILE [--pair K] [--json]
       peak of forward/backward pair K, default 0 (PyTorch's get_peak_memory)
-  score FILE --schedule SCHED.json [--graph NAME] [--json]
+  score FILE --schedule SCHED [--graph NAME] [--json]
       MemoryTracker peak and memory after each node of another order of a graph;
-      SCHED.json is {"graph": NAME, "order": [every node name once]}
-  live FILE [--graph NAME] [--step K] [--schedule SCHED.json] [--json]
+      SCHED is a file {"graph": NAME, "order": [every node name once]} or, when no
+      file exists at that path, the name of a schedule stored in FILE
+  schedules FILE [--json]
+      the schedules stored in FILE: MemoryTracker peak of each and of the original order
+  live FILE [--graph NAME] [--step K] [--schedule SCHED] [--json]
       the storages live at profile step K (default: the peak): size, allocator, users and
       why each is still live; with --schedule, the steps of that order
+  breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D] [--json]
+      the bytes live at profile step K (default: the first peak) by storage role (default) or by
+      module; --depth D sums modules into their ancestors at depth D (1 = top level)
 
 options:
   -h, --help    show this help
@@ -50,7 +56,9 @@ constexpr OptionSpec kInfo[] = {{"--json", false}};
 constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}};
 constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
 constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
+constexpr OptionSpec kSchedules[] = {{"--json", false}};
 constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false}};
+constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},
@@ -58,6 +66,8 @@ const Command kCommands[] = {
     {"peak", kPeak, run_peak},
     {"score", kScore, run_score},
     {"live", kLive, run_live},
+    {"schedules", kSchedules, run_schedules},
+    {"breakdown", kBreakdown, run_breakdown},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

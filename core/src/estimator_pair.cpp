@@ -56,6 +56,19 @@ FwdBwdInteractions interactions(const GraphFile& file, const Graph& forward, con
 
 } // namespace
 
+// The only sum of sizes that can exceed the file's total: a storage listed in both graphs counts
+// once in the baseline and again in the backward (the loader caps the sum of distinct storages).
+std::int64_t pair_backward_peak(const GraphFile& file, const Graph& forward, const Graph& backward,
+                                std::int64_t baseline, std::int64_t backward_peak) {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(baseline, backward_peak, &sum))
+        throw Error(file.source + ": " + detail::graph_where(backward) + " (backward of " +
+                    detail::quote(forward.name) + "): the backward baseline (" + std::to_string(baseline) +
+                    " bytes) plus the backward's peak (" + std::to_string(backward_peak) +
+                    " bytes) is more than 2^63-1 bytes");
+    return sum;
+}
+
 FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const Graph& backward) {
     return interactions(file, forward, build_alias_info(file, forward), backward);
 }
@@ -83,7 +96,8 @@ PairAnalysis analyze_pair(const GraphFile& file, const Graph& forward, const Gra
     PeakMemory& r = a.peak;
     r.forward_peak = *std::max_element(a.forward_profile.begin(), a.forward_profile.end());
     r.backward_baseline = a.interactions.backward_baseline;
-    r.backward_peak = r.backward_baseline + *std::max_element(a.backward_profile.begin(), a.backward_profile.end());
+    r.backward_peak = pair_backward_peak(file, forward, backward, r.backward_baseline,
+                                         *std::max_element(a.backward_profile.begin(), a.backward_profile.end()));
     r.peak = std::max(r.forward_peak, r.backward_peak);
     return a;
 }

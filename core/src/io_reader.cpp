@@ -13,12 +13,14 @@
 // that path declines it or the file has an error, so every message is nlohmann's.
 #include "fxmem/error.h"
 #include "fxmem/io.h"
+#include "fxmem/schedule.h"
 #include "json_fast_sax.h"
 #include "json_text.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -35,40 +37,26 @@ constexpr int kMaxDepth = 128;        // any JSON nesting; graph files need abou
 constexpr int kMaxValDepth = 64;      // nested lists inside one val
 constexpr std::size_t kProgressStep = std::size_t{1} << 20;
 
-// A char iterator that publishes how far the lexer has read, for progress and error positions.
-struct CursorIter {
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = char;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const char*;
-    using reference = const char&;
-    const char* p = nullptr;
-    const char** cursor = nullptr;
-    reference operator*() const { return *p; }
-    CursorIter& operator++() {
-        *cursor = ++p;
-        return *this;
-    }
-    CursorIter operator++(int) {
-        CursorIter old = *this;
-        ++*this;
-        return old;
-    }
-    friend bool operator==(const CursorIter& a, const CursorIter& b) { return a.p == b.p; }
-};
+using json_text::CursorIter;
 
 // What the next value is for: set by a key in objects, implied by the container in arrays.
 enum class Slot : std::uint8_t {
     Root, Skip,
-    TopFormat, TopVersion, TopProducer, TopStorages, TopGraphs, TopPairs,
-    Storage, StorageId, StorageDevice, StorageNbytes,
+    TopFormat, TopVersion, TopProducer, TopStorages, TopGraphs, TopPairs, TopSchedules,
+    Storage, StorageId, StorageDevice, StorageNbytes, StorageRole, StorageLabel,
     Graph, GraphName, GraphKind, GraphNodes,
-    Node, NodeName, NodeOp, NodeTarget, NodeInputs, NodeInput, NodeVal, NodeStackTrace, NodeMeta,
+    Node, NodeName, NodeOp, NodeTarget, NodeInputs, NodeInput, NodeVal, NodeStackTrace, NodeMeta, NodeModule,
+    NodeModuleType,
     TensorStorage, TensorDtype, TensorShape, TensorStride, TensorOffset, Dim, OtherText,
     Pair, PairForward, PairBackward,
+    Schedule, ScheduleName, ScheduleGraph, ScheduleOrder, ScheduleNode, ScheduleSource,
 };
+static_assert(static_cast<unsigned>(Slot::ScheduleSource) < 64, "the seen masks are 64 bits");
 
-enum class Frame : std::uint8_t { Top, Storages, Storage, Graphs, Graph, Nodes, Node, Inputs, ValList, ValObject, Dims, Pairs, Pair };
+enum class Frame : std::uint8_t {
+    Top, Storages, Storage, Graphs, Graph, Nodes, Node, Inputs, ValList, ValObject, Dims, Pairs, Pair,
+    Schedules, Schedule, ScheduleOrder,
+};
 
 constexpr std::uint64_t bit(Slot s) { return std::uint64_t{1} << static_cast<unsigned>(s); }
 
@@ -88,10 +76,13 @@ SlotInfo slot_info(Slot s) {
     case Slot::TopStorages: return {"'storages'", "an array"};
     case Slot::TopGraphs: return {"'graphs'", "an array"};
     case Slot::TopPairs: return {"'pairs'", "an array"};
+    case Slot::TopSchedules: return {"'schedules'", "an array"};
     case Slot::Storage: return {"each entry of 'storages'", "an object"};
     case Slot::StorageId: return {"'id'", "an integer >= 0"};
     case Slot::StorageDevice: return {"'device'", "a non-empty string"};
     case Slot::StorageNbytes: return {"'nbytes'", "an integer >= 0"};
+    case Slot::StorageRole: return {"'role'", "a string"};
+    case Slot::StorageLabel: return {"'label'", "a string"};
     case Slot::Graph: return {"each entry of 'graphs'", "an object"};
     case Slot::GraphName: return {"'name'", "a non-empty string"};
     case Slot::GraphKind: return {"'kind'", "one of \"forward\", \"backward\", \"inference\", \"other\""};
@@ -105,6 +96,8 @@ SlotInfo slot_info(Slot s) {
     case Slot::NodeVal: return {"'val'", "null, a tensor object, a list or {\"other\": <string>}"};
     case Slot::NodeStackTrace: return {"'stack_trace'", "a string"};
     case Slot::NodeMeta: return {"'meta'", "an object"};
+    case Slot::NodeModule: return {"'module'", "a string"};
+    case Slot::NodeModuleType: return {"'module_type'", "a string"};
     case Slot::TensorStorage: return {"tensor 'storage'", "an integer (a storage id)"};
     case Slot::TensorDtype: return {"tensor 'dtype'", "a string"};
     case Slot::TensorShape: return {"tensor 'shape'", "an array of integers"};
@@ -115,6 +108,12 @@ SlotInfo slot_info(Slot s) {
     case Slot::Pair: return {"each entry of 'pairs'", "an object"};
     case Slot::PairForward: return {"'forward'", "a graph name (a string)"};
     case Slot::PairBackward: return {"'backward'", "a graph name (a string)"};
+    case Slot::Schedule: return {"each entry of 'schedules'", "an object"};
+    case Slot::ScheduleName: return {"'name'", "a non-empty string"};
+    case Slot::ScheduleGraph: return {"'graph'", "a graph name (a string)"};
+    case Slot::ScheduleOrder: return {"'order'", "an array of node names"};
+    case Slot::ScheduleNode: return {"each entry of 'order'", "a node name (a string)"};
+    case Slot::ScheduleSource: return {"'source'", "a string"};
     }
     return {"value", "valid"};
 }
@@ -137,7 +136,8 @@ struct StagedVal {
 
 // A node's fields as read, kept until the node's object closes.
 struct NodeRecord {
-    std::string name, target, stack_trace, meta;
+    std::string name, target, stack_trace, meta, module, module_type;
+    bool has_module = false, has_module_type = false;
     OpKind op = OpKind::CallFunction;
     std::vector<std::string> inputs;      // first n_inputs are used; the rest keep their capacity
     std::vector<std::uint32_t> input_tags;  // NameIndex::tag_of each input, computed as it is read
@@ -155,6 +155,7 @@ struct NodeRecord {
         name.clear();
         stack_trace.clear();
         meta.clear();
+        has_module = has_module_type = false;
         seen = 0;
     }
     void add_input(std::string_view s, std::uint32_t tag) {
@@ -177,6 +178,15 @@ struct PendingGraph {
     std::size_t end_offset = 0;
 };
 
+// A named schedule as read; resolved against the graphs once the whole file is read (the
+// "schedules" array may come before "graphs").
+struct StagedSchedule {
+    std::string name, graph, source;
+    std::vector<std::string> order;
+    std::size_t index = 0;
+    std::size_t end_offset = 0;
+};
+
 struct StagedPair {
     std::string forward, backward;
     std::size_t index = 0;
@@ -196,6 +206,11 @@ public:
             throw Error(file_.source + ": the file is empty (expected a JSON object)");
         CursorIter first{text_.data(), &cursor_}, last{text_.data() + text_.size(), &cursor_};
         json::sax_parse(first, last, this);
+        // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by
+        // a NUL and anything at all parses; nothing but whitespace may follow it.
+        if (const void* nul = std::memchr(text_.data(), '\0', text_.size()))
+            throw Error(location_at(static_cast<std::size_t>(static_cast<const char*>(nul) - text_.data())) +
+                        "invalid JSON: unexpected NUL byte after the JSON document (nothing but whitespace may follow it)");
         if (progress_ && !progress_(1.0)) throw Cancelled();
         return std::move(file_);
     }
@@ -216,6 +231,12 @@ public:
         case Slot::TopProducer: break;  // null: absent
         case Slot::NodeStackTrace: break;
         case Slot::NodeMeta: break;
+        case Slot::NodeModule: break;      // null: absent
+        case Slot::NodeModuleType: break;
+        case Slot::StorageRole: break;
+        case Slot::StorageLabel: break;
+        case Slot::ScheduleSource: break;
+        case Slot::TopSchedules: break;
         case Slot::NodeVal: rec_.vals.push_back({}); break;
         default: wrong(s, "null");
         }
@@ -317,6 +338,26 @@ public:
             break;
         }
         case Slot::NodeStackTrace: rec_.stack_trace.assign(v); break;
+        case Slot::NodeModule:
+            rec_.module.assign(v);
+            rec_.has_module = true;
+            break;
+        case Slot::NodeModuleType:
+            rec_.module_type.assign(v);
+            rec_.has_module_type = true;
+            break;
+        case Slot::StorageRole:
+            storage_role_text_.assign(v);
+            storage_has_role_ = true;
+            break;
+        case Slot::StorageLabel: storage_label_.assign(v); break;
+        case Slot::ScheduleName:
+            if (v.empty()) wrong(s, "an empty string");
+            schedule_.name.assign(v);
+            break;
+        case Slot::ScheduleGraph: schedule_.graph.assign(v); break;
+        case Slot::ScheduleNode: schedule_.order.emplace_back(v); break;
+        case Slot::ScheduleSource: schedule_.source.assign(v); break;
         case Slot::TensorDtype: val_text_ = v; break;
         case Slot::OtherText: val_text_ = v; break;
         case Slot::PairForward: pair_.forward = v; break;
@@ -340,6 +381,8 @@ public:
         case Slot::Storage:
             storage_seen_ = 0;
             storage_id_known_ = false;
+            storage_has_role_ = false;
+            storage_label_.clear();
             frames_.push_back(Frame::Storage);
             break;
         case Slot::Graph: begin_graph(); break;
@@ -356,6 +399,12 @@ public:
             pair_ = StagedPair{};
             pair_.index = pair_count_;
             frames_.push_back(Frame::Pair);
+            break;
+        case Slot::Schedule:
+            schedule_seen_ = 0;
+            schedule_ = StagedSchedule{};
+            schedule_.index = schedule_count_;
+            frames_.push_back(Frame::Schedule);
             break;
         default: wrong(s, "an object");
         }
@@ -386,13 +435,17 @@ public:
                         : k == "graphs"   ? Slot::TopGraphs
                         : k == "pairs"    ? Slot::TopPairs
                         : k == "producer" ? Slot::TopProducer
+                        : k == "schedules" ? Slot::TopSchedules
                                           : Slot::Skip;
             break;
         case Frame::Storage:
             seen = &storage_seen_;
-            key_slot_ = k == "id" ? Slot::StorageId : k == "device" ? Slot::StorageDevice
-                                                  : k == "nbytes" ? Slot::StorageNbytes
-                                                                  : Slot::Skip;
+            key_slot_ = k == "id"       ? Slot::StorageId
+                        : k == "device" ? Slot::StorageDevice
+                        : k == "nbytes" ? Slot::StorageNbytes
+                        : k == "role"   ? Slot::StorageRole
+                        : k == "label"  ? Slot::StorageLabel
+                                        : Slot::Skip;
             break;
         case Frame::Graph:
             seen = &graph_seen_;
@@ -409,6 +462,8 @@ public:
                         : k == "val"         ? Slot::NodeVal
                         : k == "stack_trace" ? Slot::NodeStackTrace
                         : k == "meta"        ? Slot::NodeMeta
+                        : k == "module"      ? Slot::NodeModule
+                        : k == "module_type" ? Slot::NodeModuleType
                                              : Slot::Skip;
             break;
         case Frame::ValObject:
@@ -424,6 +479,14 @@ public:
         case Frame::Pair:
             seen = &pair_seen_;
             key_slot_ = k == "forward" ? Slot::PairForward : k == "backward" ? Slot::PairBackward : Slot::Skip;
+            break;
+        case Frame::Schedule:
+            seen = &schedule_seen_;
+            key_slot_ = k == "name"     ? Slot::ScheduleName
+                        : k == "graph"  ? Slot::ScheduleGraph
+                        : k == "order"  ? Slot::ScheduleOrder
+                        : k == "source" ? Slot::ScheduleSource
+                                        : Slot::Skip;
             break;
         default: fail("internal error: key in an array");
         }
@@ -447,6 +510,7 @@ public:
         case Frame::Node: end_node(); break;
         case Frame::ValObject: end_val_object(); break;
         case Frame::Pair: end_pair(); break;
+        case Frame::Schedule: end_schedule(); break;
         default: fail("internal error: unbalanced object");
         }
         check_progress();
@@ -463,6 +527,8 @@ public:
         case Slot::TopStorages: frames_.push_back(Frame::Storages); break;
         case Slot::TopGraphs: frames_.push_back(Frame::Graphs); break;
         case Slot::TopPairs: frames_.push_back(Frame::Pairs); break;
+        case Slot::TopSchedules: frames_.push_back(Frame::Schedules); break;
+        case Slot::ScheduleOrder: frames_.push_back(Frame::ScheduleOrder); break;
         case Slot::GraphNodes: begin_nodes(); break;
         case Slot::NodeInputs:
             rec_.n_inputs = 0;
@@ -494,6 +560,8 @@ public:
         case Frame::Storages: storages_done_ = true; break;
         case Frame::Graphs: break;
         case Frame::Pairs: break;
+        case Frame::Schedules: break;
+        case Frame::ScheduleOrder: break;
         case Frame::Nodes: break;
         case Frame::Inputs: break;
         case Frame::ValList:
@@ -591,6 +659,8 @@ private:
         case Frame::ValList: return Slot::NodeVal;
         case Frame::Dims: return Slot::Dim;
         case Frame::Pairs: return Slot::Pair;
+        case Frame::Schedules: return Slot::Schedule;
+        case Frame::ScheduleOrder: return Slot::ScheduleNode;
         default: return key_slot_;
         }
     }
@@ -628,11 +698,18 @@ private:
     void end_storage() {
         for (Slot k : {Slot::StorageId, Slot::StorageDevice, Slot::StorageNbytes})
             if (!(storage_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        StorageRole role = StorageRole::Unknown;
+        if (storage_has_role_ && !parse_storage_role(storage_role_text_, role))
+            throw Error(location_at(cursor_offset()) + "storages[" + std::to_string(storage_count_) + "] (id " +
+                        std::to_string(storage_id_) + "): unknown role " + squote(storage_role_text_) +
+                 " (expected parameter, buffer, input, activation, output, tangent, gradient or temporary)");
+        StorageId id;
         try {
-            file_.add_storage(storage_id_, storage_device_, storage_nbytes_);
+            id = file_.add_storage(storage_id_, storage_device_, storage_nbytes_);
         } catch (const Error& e) {
             rethrow_at(e, cursor_offset());
         }
+        if (role != StorageRole::Unknown || !storage_label_.empty()) file_.set_role(id, role, storage_label_);
         if (file_.storages.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
             fail("too many storages");
         ++storage_count_;
@@ -732,6 +809,54 @@ private:
         ++pair_count_;
     }
 
+    void end_schedule() {
+        for (Slot k : {Slot::ScheduleName, Slot::ScheduleGraph, Slot::ScheduleOrder})
+            if (!(schedule_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        schedule_.end_offset = cursor_offset();
+        schedules_.push_back(std::move(schedule_));
+        ++schedule_count_;
+    }
+
+    // Every named schedule is checked like a SCHED file: known graph, known nodes, every node once,
+    // inputs first, output last; names unique per graph.
+    void resolve_schedules() {
+        NameIndex by_key;  // "<graph index>:<name>" -> index into file_.schedules
+        std::vector<std::string> keys;
+        for (StagedSchedule& st : schedules_) {
+            const std::string at = location_at(st.end_offset) + "schedules[" + std::to_string(st.index) + "]: ";
+            const int g = file_.find_graph(st.graph);
+            if (g < 0) throw Error(at + "schedule " + squote(st.name) + ": unknown graph " + squote(st.graph));
+            const Graph& graph = file_.graphs[static_cast<std::size_t>(g)];
+            const std::string where = at + "schedule " + squote(st.name) + " of graph " + squote(graph.name) + ": ";
+            std::string key = std::to_string(g) + ":" + st.name;
+            const auto next = static_cast<std::uint32_t>(keys.size());
+            const std::uint32_t earlier =
+                by_key.insert(key, next, [&](std::uint32_t i) { return std::string_view(keys[i]); });
+            if (earlier != NameIndex::npos)  // keys are pushed in schedules_ order
+                throw Error(where + "duplicate schedule name (schedules[" + std::to_string(earlier) + "] has it too)");
+            keys.push_back(std::move(key));
+            NamedSchedule named;
+            named.name = std::move(st.name);
+            named.graph = static_cast<std::uint32_t>(g);
+            named.source = std::move(st.source);
+            named.order.reserve(st.order.size());
+            for (std::size_t p = 0; p < st.order.size(); ++p) {
+                const NodeId id = graph.find(st.order[p]);
+                if (!id.valid()) throw Error(where + "order[" + std::to_string(p) + "] names unknown node " + squote(st.order[p]));
+                named.order.push_back(id);
+            }
+            try {
+                check_schedule(graph, named.order);
+            } catch (const Error& e) {
+                // "schedule for graph 'g': <what>": keep <what>, the place is ours.
+                std::string what = e.what();
+                if (const auto colon = what.find("': "); colon != std::string::npos) what.erase(0, colon + 3);
+                throw Error(where + what);
+            }
+            file_.schedules.push_back(std::move(named));
+        }
+    }
+
     void end_top() {
         for (Slot k : {Slot::TopFormat, Slot::TopVersion, Slot::TopStorages, Slot::TopGraphs})
             if (!(top_seen_ & bit(k)))
@@ -750,6 +875,7 @@ private:
                             " cannot be its own backward");
             file_.add_pair(p.forward, p.backward);
         }
+        resolve_schedules();
     }
 
     // Builds one node from its record. Messages name the graph and node; builder errors get the
@@ -765,6 +891,8 @@ private:
                 throw Error(location_at(r.end_offset) + place() + "tensor refers to unknown storage id " +
                             std::to_string(v.storage));
         }
+        if (r.has_module_type && !r.has_module)
+            throw Error(location_at(r.end_offset) + place() + "'module_type' without 'module'");
         try {
             b.begin_node(r.name, r.name_tag, r.op, r.target);
         } catch (const Error& e) {
@@ -799,6 +927,7 @@ private:
             }
             if (!r.stack_trace.empty()) b.set_stack_trace(r.stack_trace);
             if (!r.meta.empty()) b.set_meta_json(r.meta);
+            if (r.has_module) b.set_module(r.module, r.has_module_type ? std::string_view(r.module_type) : std::string_view{});
             b.end_node();
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);
@@ -835,6 +964,10 @@ private:
                     p = p.substr(0, p.rfind(", nodes[")) + ", node " + squote(rec_.name);
                 break;
             case Frame::Pairs: p = "pairs[" + std::to_string(pair_count_) + "]"; break;
+            case Frame::Schedules: p = "schedules[" + std::to_string(schedule_count_) + "]"; break;
+            case Frame::Schedule:
+                if (!schedule_.name.empty()) p += " (" + squote(schedule_.name) + ")";
+                break;
             default: break;
             }
         }
@@ -880,11 +1013,13 @@ private:
     std::string* capture_ = nullptr;
     bool capture_first_ = true, capture_after_key_ = false;
 
-    std::uint64_t top_seen_ = 0, storage_seen_ = 0, graph_seen_ = 0, val_seen_ = 0, pair_seen_ = 0;
+    std::uint64_t top_seen_ = 0, storage_seen_ = 0, graph_seen_ = 0, val_seen_ = 0, pair_seen_ = 0, schedule_seen_ = 0;
 
     std::int64_t storage_id_ = 0, storage_nbytes_ = 0;
     bool storage_id_known_ = false;
     std::string storage_device_;
+    std::string storage_role_text_, storage_label_;
+    bool storage_has_role_ = false;
     std::size_t storage_count_ = 0;
 
     std::string graph_name_;
@@ -906,6 +1041,10 @@ private:
     StagedPair pair_;
     std::vector<StagedPair> pairs_;
     std::size_t pair_count_ = 0;
+
+    StagedSchedule schedule_;
+    std::vector<StagedSchedule> schedules_;
+    std::size_t schedule_count_ = 0;
 };
 
 } // namespace

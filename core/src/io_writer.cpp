@@ -94,6 +94,14 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
         out += ", \"meta\": ";
         out += meta;
     }
+    if (const ModuleInfo* m = g.module(id)) {
+        out += ", \"module\": ";
+        append_string(out, m->name);
+        if (!m->type.empty()) {
+            out += ", \"module_type\": ";
+            append_string(out, m->type);
+        }
+    }
     out.push_back('}');
 }
 
@@ -113,6 +121,14 @@ std::string to_json(const GraphFile& file) {
         append_string(out, file.devices[s.device]);
         out += ", \"nbytes\": ";
         append_int(out, s.nbytes);
+        if (s.role != StorageRole::Unknown) {
+            out += ", \"role\": ";
+            append_string(out, to_string(s.role));
+        }
+        if (const std::string_view label = file.label(StorageId(static_cast<std::int32_t>(i))); !label.empty()) {
+            out += ", \"label\": ";
+            append_string(out, label);
+        }
         out.push_back('}');
     }
     out += file.storages.empty() ? "],\n" : "\n],\n";
@@ -141,6 +157,29 @@ std::string to_json(const GraphFile& file) {
             out += ", \"backward\": ";
             append_string(out, file.graphs[file.pairs[i].backward].name);
             out.push_back('}');
+        }
+        out += "\n]";
+    }
+    if (!file.schedules.empty()) {
+        out += ",\n\"schedules\": [";
+        for (std::size_t i = 0; i < file.schedules.size(); ++i) {
+            const NamedSchedule& sc = file.schedules[i];
+            const Graph& g = file.graphs[sc.graph];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"name\": ";
+            append_string(out, sc.name);
+            out += ", \"graph\": ";
+            append_string(out, g.name);
+            if (!sc.source.empty()) {
+                out += ", \"source\": ";
+                append_string(out, sc.source);
+            }
+            out += ", \"order\": [";
+            for (std::size_t p = 0; p < sc.order.size(); ++p) {
+                if (p) out += ", ";
+                append_string(out, g.node(sc.order[p]).name);
+            }
+            out += "]}";
         }
         out += "\n]";
     }

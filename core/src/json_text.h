@@ -1,7 +1,9 @@
 // Small helpers for writing JSON text by hand (the writer and the loader's re-serialisation of
 // "meta"/"producer"): faster than a DOM and byte-for-byte predictable.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -18,5 +20,28 @@ struct LineColumn {
     std::size_t line = 1, column = 1;
 };
 LineColumn line_column(std::string_view text, std::size_t offset);
+
+// A char iterator for nlohmann's parsers that publishes how far the lexer has read, for progress
+// and for the positions of errors found in callbacks.
+struct CursorIter {
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+    const char* p = nullptr;
+    const char** cursor = nullptr;
+    reference operator*() const { return *p; }
+    CursorIter& operator++() {
+        *cursor = ++p;
+        return *this;
+    }
+    CursorIter operator++(int) {
+        CursorIter old = *this;
+        ++*this;
+        return old;
+    }
+    friend bool operator==(const CursorIter& a, const CursorIter& b) { return a.p == b.p; }
+};
 
 } // namespace fxmem::json_text

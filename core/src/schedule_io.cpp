@@ -4,6 +4,7 @@
 
 #include "estimator_checks.h"
 #include "fxmem/io.h"
+#include "json_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -39,17 +40,50 @@ std::string syntax_error(std::string_view source, std::string_view json, const n
            ": JSON syntax error: " + what;
 }
 
+std::string at(std::string_view source, std::string_view json, std::size_t offset) {
+    const auto lc = json_text::line_column(json, offset);
+    return std::string(source) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": ";
+}
+
+// The document, with the rules graph files follow: a known key ("graph", "order") given twice in
+// the top-level object is an error, and nothing but whitespace may follow the document (nlohmann
+// takes a NUL byte for the end of the input, so it would ignore "\0 garbage").
+nlohmann::json parse_document(std::string_view source, std::string_view json) {
+    const char* cursor = json.data();
+    const json_text::CursorIter first{json.data(), &cursor}, last{json.data() + json.size(), &cursor};
+    bool seen_graph = false, seen_order = false;
+    const auto on_event = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event != nlohmann::json::parse_event_t::key || depth != 1) return true;
+        const std::string& key = parsed.get_ref<const std::string&>();
+        bool* seen = key == "graph" ? &seen_graph : key == "order" ? &seen_order : nullptr;
+        if (seen && *seen) {
+            const auto read = static_cast<std::size_t>(cursor - json.data());
+            throw Error(at(source, json, read > 0 ? read - 1 : 0) + "top level: duplicate key " + quote(key));
+        }
+        if (seen) *seen = true;
+        return true;
+    };
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(first, last, on_event);
+    } catch (const nlohmann::json::parse_error& e) {
+        if (e.byte > 0 && e.byte <= json.size() && json[e.byte - 1] == '\0')
+            throw Error(at(source, json, e.byte - 1) + "JSON syntax error: unexpected NUL byte");
+        throw Error(syntax_error(source, json, e));
+    }
+    if (const void* nul = std::memchr(json.data(), '\0', json.size()))
+        throw Error(at(source, json, static_cast<std::size_t>(static_cast<const char*>(nul) - json.data())) +
+                    "JSON syntax error: unexpected NUL byte after the JSON document (nothing but whitespace may "
+                    "follow it)");
+    return doc;
+}
+
 } // namespace
 
 Schedule parse_schedule(const GraphFile& file, std::string_view json, std::string_view source,
                         std::string_view graph_name) {
     const std::string src(source);
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(json.begin(), json.end());
-    } catch (const nlohmann::json::parse_error& e) {
-        throw Error(syntax_error(source, json, e));
-    }
+    const nlohmann::json doc = parse_document(source, json);
     if (!doc.is_object()) throw Error(src + ": the schedule must be a JSON object with \"graph\" and \"order\"");
     const auto g = doc.find("graph");
     if (g == doc.end() || !g->is_string()) throw Error(src + ": \"graph\" must be a string naming a graph of the file");

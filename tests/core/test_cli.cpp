@@ -1,5 +1,7 @@
 // fxmem-cli end to end: the real binary on the hand-made graphs in tests/data/good. The expected
 // numbers are computed by hand from PyTorch's semantics (see the comments), not by the estimator.
+#include "cli_run.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,51 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+using namespace fxmem_test;
+
 namespace {
 
 const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 const std::string kBad = std::string(FXMEM_TEST_DATA) + "/bad";
-
-struct CliRun {
-    int status = -1;
-    std::string out, err;
-    nlohmann::json json() const { return nlohmann::json::parse(out); }
-};
-
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-std::string scratch_dir() {
-    // One directory per process: ctest runs each test as its own process, in parallel.
-    const auto dir = std::filesystem::path(testing::TempDir()) / ("fxmem_cli_tests_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    return dir.string();
-}
-
-CliRun cli(const std::vector<std::string>& args) {
-    const std::string dir = scratch_dir();
-    std::string cmd = shell_quote(FXMEM_CLI_PATH);
-    for (const std::string& a : args) cmd += " " + shell_quote(a);
-    cmd += " >" + shell_quote(dir + "/out") + " 2>" + shell_quote(dir + "/err");
-    const int raw = std::system(cmd.c_str());
-    CliRun r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(dir + "/out");
-    r.err = slurp(dir + "/err");
-    return r;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 } // namespace
 

@@ -105,6 +105,12 @@ struct PeakMemory {
 
 PeakMemory get_peak_memory(const GraphFile& file, const Graph& forward, const Graph& backward);
 
+// baseline + backward_peak, the pair's backward peak; throws Error naming the file and the graphs
+// when the sum exceeds 2^63-1 (a storage listed in both graphs is counted twice). Every other sum
+// of sizes is of distinct storages of one graph, which the loader caps at 2^63-1.
+std::int64_t pair_backward_peak(const GraphFile& file, const Graph& forward, const Graph& backward,
+                                std::int64_t baseline, std::int64_t backward_peak);
+
 // Everything a pair's numbers need, each computed once: what get_peak_memory computes on the
 // way, kept for the caller (the app shows both profiles; recomputing alias info doubled the cost).
 // `counted` filters the profiles as get_peak_memory's device filter does; the baseline always

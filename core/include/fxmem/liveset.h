@@ -5,6 +5,7 @@
 #include "fxmem/estimator.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace fxmem {
@@ -46,6 +47,12 @@ public:
     // Bytes live at every profile index, O(P + storages): build_memory_profile(...) for the
     // graph's order, the MemoryTracker curve (1 + 2K entries) for a schedule.
     std::vector<std::int64_t> profile() const;
+    // The same split into groups, for a stacked timeline: row-major, entry [i * groups + g] is
+    // the bytes at profile index i of the storages with group_of_storage[s] == g (indexed by
+    // StorageId, e.g. Attribution::storage_groups). For every i the row sums to profile()[i].
+    // O(P * groups + storages). Error when the array is shorter than the storage table or an id
+    // of a counted storage is >= groups.
+    std::vector<std::int64_t> profile_by(std::span<const std::uint32_t> group_of_storage, std::size_t groups) const;
 
 private:
     struct Interval {

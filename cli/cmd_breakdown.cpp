@@ -1,0 +1,101 @@
+// breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D] [--json]: the bytes
+// live at one profile step (default: the first peak) grouped by storage role or by module.
+// The profile is the one `profile` and `live` print; the groups add up to it exactly.
+#include "commands.h"
+
+#include "fxmem/attribution.h"
+#include "fxmem/error.h"
+#include "fxmem/io.h"
+#include "fxmem/liveset.h"
+#include "fxmem/units.h"
+#include "table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+namespace fxmem::cli {
+
+namespace {
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+    if (whole <= 0) return "-";
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(1) << 100.0 * static_cast<double>(part) / static_cast<double>(whole) << '%';
+    return o.str();
+}
+
+} // namespace
+
+int run_breakdown(const Args& args, std::ostream& out) {
+    GroupBy by = GroupBy::Role;
+    if (const auto text = args.value("--by"); text && !parse_group_by(*text, by))
+        throw UsageError("breakdown: --by must be 'role' or 'module', got '" + *text + "'");
+    std::optional<std::uint32_t> depth;
+    if (const auto text = args.value("--depth")) {
+        if (by != GroupBy::Module) throw UsageError("breakdown: --depth applies to --by module only");
+        const std::size_t d = parse_index("--depth", *text);
+        depth = static_cast<std::uint32_t>(std::min<std::size_t>(d, 0xffffffffu));
+    }
+    const GraphFile file = load_file(args.file);
+    const Graph& graph = select_graph(file, args);
+    const auto graph_index = static_cast<std::size_t>(&graph - file.graphs.data());
+    const AliasInfo alias = build_alias_info(file, graph);
+    const NodeMask releasable = default_releasable(graph);
+    const StorageMask counted = default_counted(file);
+    const LiveSetIndex index(file, graph, alias, releasable, counted);
+    const std::vector<std::int64_t> profile = index.profile();
+
+    std::size_t step = 0;
+    if (const auto text = args.value("--step")) {
+        step = parse_index("--step", *text);
+        if (step >= index.profile_size())
+            throw UsageError("breakdown: --step " + *text + " is beyond the profile of graph '" + graph.name +
+                             "' (steps 0 to " + std::to_string(index.profile_size() - 1) + ")");
+    } else {
+        step = static_cast<std::size_t>(std::max_element(profile.begin(), profile.end()) - profile.begin());
+    }
+    const RoleAssignment roles = resolve_roles(file);
+    const Attribution attribution(file, graph_index, roles);
+    // Without --depth: each storage's own module, the finest grouping.
+    const std::uint32_t module_depth = depth.value_or(attribution.tree().max_depth());
+    const std::vector<Attribution::Group> groups = attribution.breakdown(index.live_at(step), by, module_depth);
+    const std::int64_t total = profile[step];
+
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["graph"] = graph.name;
+        j["step"] = step;
+        j["total"] = total;
+        j["by"] = to_string(by);
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const Attribution::Group& g : groups)
+            rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
+        j["groups"] = std::move(rows);
+        out << j.dump() << '\n';
+        return 0;
+    }
+    std::size_t storages = 0;
+    for (const Attribution::Group& g : groups) storages += g.storages;
+    const NodeId at = index.node_at(step);
+    out << "graph '" << graph.name << "', step " << step;
+    if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << graph.node(at).name << "'";
+    out << ": " << format_bytes(total) << " (" << total << " bytes) in " << storages << " storages, by " << to_string(by);
+    if (by == GroupBy::Module && depth) out << " at depth " << *depth;
+    out << " (roles " << (roles.source == RoleSource::File ? "from the file" : roles.source == RoleSource::Derived
+                                                                                 ? "derived from the graphs"
+                                                                                 : "from the file, the rest derived")
+        << ")\n";
+    std::vector<std::vector<std::string>> rows = {{"size", "share", "storages", by == GroupBy::Role ? "role" : "module"}};
+    for (const Attribution::Group& g : groups)
+        rows.push_back({format_bytes(g.bytes), percent(g.bytes, total), std::to_string(g.storages),
+                        by == GroupBy::Module && g.key.empty() ? "(root)" : g.key});
+    write_table(out, rows, {true, true, true, false});
+    return 0;
+}
+
+} // namespace fxmem::cli

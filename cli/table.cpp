@@ -1,0 +1,73 @@
+#include "table.h"
+
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+
+namespace fxmem::cli {
+
+namespace {
+
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Byte offset of the character `n` characters from the start.
+std::size_t offset_of(std::string_view s, std::size_t n) {
+    std::size_t i = 0;
+    for (; i < s.size() && n > 0; ++i)
+        if (i + 1 >= s.size() || !is_continuation(s[i + 1])) --n;
+    return i;
+}
+
+} // namespace
+
+std::size_t display_width(std::string_view s) {
+    std::size_t n = 0;
+    for (char c : s) n += is_continuation(c) ? 0 : 1;
+    return n;
+}
+
+std::string elide(std::string_view s, std::size_t max) {
+    const std::size_t width = display_width(s);
+    if (width <= max) return std::string(s);
+    if (max == 0) return {};
+    const std::size_t head = (max - 1) / 2, tail = max - 1 - head;
+    std::string out(s.substr(0, offset_of(s, head)));
+    out += "\u2026";
+    out += s.substr(offset_of(s, width - tail));
+    return out;
+}
+
+std::size_t column_width(std::string_view header, std::size_t widest) {
+    return std::max(display_width(header), std::min(widest, kMaxCell));
+}
+
+void put_cell(std::ostream& out, std::string_view text, std::size_t width, bool right) {
+    const std::string shown = elide(text, width);
+    const std::size_t pad = width - display_width(shown);
+    if (right) out << std::string(pad, ' ');
+    out << shown;
+    if (!right) out << std::string(pad, ' ');
+}
+
+void write_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+    if (rows.empty()) return;
+    std::vector<std::size_t> width(rows.front().size(), 0);
+    for (std::size_t r = 1; r < rows.size(); ++r)
+        for (std::size_t c = 0; c < width.size() && c < rows[r].size(); ++c)
+            width[c] = std::max(width[c], display_width(rows[r][c]));
+    for (std::size_t c = 0; c < width.size(); ++c) width[c] = column_width(rows.front()[c], width[c]);
+    for (const auto& row : rows) {
+        std::ostringstream line;
+        line << "  ";
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            const std::string_view text = c < row.size() ? std::string_view(row[c]) : std::string_view();
+            put_cell(line, text, width[c], right[c]);
+            if (c + 1 < width.size()) line << "  ";
+        }
+        std::string text = line.str();
+        text.erase(text.find_last_not_of(' ') + 1);  // no trailing blanks
+        out << text << '\n';
+    }
+}
+
+} // namespace fxmem::cli

@@ -1,0 +1,184 @@
+// Attribution: what holds the memory at a step, by storage role and by module.
+//   resolve_roles():  one role per storage, from the file where it gives one, else derived from
+//                     the graphs' structure (rules below and in docs/estimator.md);
+//   ModuleTree:       the module hierarchy of one graph, from its nodes' modules;
+//   Attribution:      per graph, each storage's role and owner module, built once in O(N + S);
+//                     then the live set of any step (LiveSetIndex::live_at) is grouped in
+//                     O(live), and LiveSetIndex::profile_by() stacks a whole timeline per group.
+// Everything is indexed by dense ids (StorageId, NodeId, tree index); no string work per step
+// except building the returned group keys.
+#pragma once
+#include "fxmem/liveset.h"
+#include "fxmem/model.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace fxmem {
+
+inline constexpr std::size_t kStorageRoleCount = 9;  // StorageRole values, Unknown included
+inline constexpr std::uint32_t kNoGraph = 0xffffffffu;
+
+// How the roles of a file were obtained: all given by the file, none (all derived), or some.
+enum class RoleSource : std::uint8_t { File, Derived, Mixed };
+std::string_view to_string(RoleSource source);  // "file", "derived", "mixed"
+
+struct RoleAssignment {
+    std::vector<StorageRole> role;  // per StorageId; never Unknown
+    // Per StorageId: the first node that computes the storage (not a placeholder, get_attr or
+    // output node), graphs in file order, nodes in graph order; kNoGraph / invalid when only
+    // placeholders or get_attr nodes hold it. A backward's saved activations point into the forward.
+    std::vector<std::uint32_t> producer_graph;
+    std::vector<NodeId> producer_node;
+    RoleSource source = RoleSource::Derived;
+    std::size_t from_file = 0;  // storages whose role the file gives
+};
+
+// Roles: the file's role where it gives one (GraphFile::role != Unknown). Otherwise the first of
+// these rules that applies, over all graphs ("backward" = the backward graph of a GraphFile
+// pair; "forward" = any other graph, paired or not):
+//   1. held by a "primals*" placeholder of a forward graph -> parameter;
+//   2. held by a get_attr node -> buffer;
+//   3. held by a "tangents*" placeholder -> tangent;
+//   4. held by any other placeholder of a forward graph -> input;
+//   5. held by any other placeholder of a backward graph (computed in its forward and saved for
+//      backward) -> activation;
+//   6. allocated by a computing node of a backward graph and reaching its output node -> gradient;
+//   7. allocated by a computing node of a forward graph and reaching its output node -> output
+//      (user outputs such as the loss, mutated buffers' new values: rule 5 took the saved ones);
+//   8. anything else -> temporary.
+// "Allocated by" = the first node of that graph holding the storage. O(S + nodes + node outputs).
+RoleAssignment resolve_roles(const GraphFile& file);
+
+// The module hierarchy of one graph. Index 0 is the root (""); every ancestor of a node's module
+// is present ("blocks.0.attn" brings "blocks" and "blocks.0"), parents before children.
+class ModuleTree {
+public:
+    static constexpr std::uint32_t kRoot = 0;
+    static constexpr std::uint32_t npos = 0xffffffffu;
+    struct Module {
+        // Qualified, as users write it; "" for the root. A view into the tree's own name pool,
+        // valid as long as any copy of the tree lives (ancestors share their descendants' text,
+        // so a hostile name with many dots costs its length once, not once per level).
+        std::string_view name;
+        std::string type;  // class name; empty when unknown (an ancestor no node names, the root)
+        std::uint32_t parent = npos;  // npos for the root
+        std::uint32_t depth = 0;      // root 0, "blocks" 1, "blocks.0" 2, ...
+        std::vector<std::uint32_t> children;  // in order of first appearance
+    };
+
+    ModuleTree();  // the root alone
+    explicit ModuleTree(const Graph& graph);
+
+    std::size_t size() const { return modules_.size(); }
+    const Module& operator[](std::uint32_t m) const { return modules_[m]; }
+    const std::vector<Module>& modules() const { return modules_; }
+    std::uint32_t max_depth() const { return max_depth_; }
+    // The tree index of a node's module; the root when the node has none.
+    std::uint32_t node_module(NodeId node) const { return node_module_[node.index()]; }
+    // m's ancestor at `depth`; m itself when m is not deeper.
+    std::uint32_t ancestor_at_depth(std::uint32_t m, std::uint32_t depth) const;
+    // a == m or a is an ancestor of m. O(depth).
+    bool contains(std::uint32_t a, std::uint32_t m) const { return ancestor_at_depth(m, modules_[a].depth) == a; }
+    // The module named exactly `name`, or npos.
+    std::uint32_t find(std::string_view name) const;
+    // The deepest module whose name is `name` or a dotted prefix of it; the root at worst.
+    std::uint32_t nearest(std::string_view name) const;
+
+private:
+    std::vector<Module> modules_;
+    std::vector<std::uint32_t> node_module_;  // per NodeId
+    std::shared_ptr<std::deque<std::string>> names_;  // distinct full names; elements never move
+    std::unordered_map<std::string_view, std::uint32_t> by_name_;
+    std::unordered_map<std::string, std::uint32_t> child_;  // "parent index:component" -> child
+    std::uint32_t max_depth_ = 0;
+    std::uint32_t intern(std::string_view name);  // adds the module and its missing ancestors
+    std::uint32_t child(std::uint32_t parent, std::string_view component) const;  // npos when absent
+};
+
+enum class GroupBy : std::uint8_t { Role, Module };
+std::string_view to_string(GroupBy by);  // "role", "module"
+bool parse_group_by(std::string_view text, GroupBy& out);
+
+// Roles and owner modules of the storages of one graph, and the live set grouped by them.
+// Owner module of a storage, the first rule that applies:
+//   1. a parameter or buffer whose label is a qualified name ("blocks.0.attn.qkv.weight"): the
+//      nearest tree module of the label minus its last component ("blocks.0.attn.qkv");
+//   2. its allocator in this graph (the first node holding it) computes it: that node's module;
+//   3. this graph receives it through a placeholder and another graph computes it (a saved
+//      activation in the backward): the producer's module, looked up in this tree by name
+//      (ModuleTree::nearest);
+//   4. the allocator's module (a placeholder: usually none, so the root); the root for storages
+//      this graph never holds.
+class Attribution {
+public:
+    struct Group {
+        std::string key;         // role name, or module name ("" = root)
+        std::uint32_t id = 0;    // StorageRole value, or tree index
+        std::int64_t bytes = 0;
+        std::uint32_t storages = 0;
+    };
+    // Inclusive totals per tree module (a module counts its descendants' storages).
+    struct ModuleTotals {
+        std::vector<std::int64_t> bytes;       // per tree index
+        std::vector<std::uint32_t> storages;   // per tree index
+    };
+
+    // O(N + S + modules). `roles` from resolve_roles(file); graph_index into file.graphs.
+    Attribution(const GraphFile& file, std::size_t graph_index, const RoleAssignment& roles);
+
+    const ModuleTree& tree() const { return tree_; }
+    StorageRole role(StorageId s) const { return role_[s.index()]; }
+    std::uint32_t owner(StorageId s) const { return owner_[s.index()]; }  // tree index
+
+    // The live set (LiveSetIndex::live_at) grouped: non-empty groups only (a group of zero-byte
+    // storages is listed), sorted by bytes descending, then key. bytes add up to the live total.
+    // O(live) for roles, O(live * depth + live log live) for modules.
+    std::vector<Group> by_role(std::span<const LiveStorage> live) const;
+    std::vector<Group> by_module(std::span<const LiveStorage> live, std::uint32_t depth) const;
+    std::vector<Group> breakdown(std::span<const LiveStorage> live, GroupBy by, std::uint32_t depth) const {
+        return by == GroupBy::Role ? by_role(live) : by_module(live, depth);
+    }
+    // For the expandable module tree: O(modules + live * depth).
+    ModuleTotals module_totals(std::span<const LiveStorage> live) const;
+
+    // Per StorageId group ids for LiveSetIndex::profile_by: by role, the StorageRole value
+    // (kStorageRoleCount groups); by module, the owner's ancestor at `depth` (tree().size() groups).
+    std::vector<std::uint32_t> storage_groups(GroupBy by, std::uint32_t depth) const;
+    std::size_t group_count(GroupBy by) const { return by == GroupBy::Role ? kStorageRoleCount : tree_.size(); }
+    // The key of a group id: role name or module name.
+    std::string_view group_key(GroupBy by, std::uint32_t id) const;
+
+private:
+    ModuleTree tree_;
+    std::vector<StorageRole> role_;     // per StorageId
+    std::vector<std::uint32_t> owner_;  // per StorageId: tree index
+};
+
+// A stacked timeline ready to draw (issue 9's timeline by role / by module): one band per
+// non-empty group. By role, the bands follow StorageRole order (fixed colours, a stable legend);
+// by module, the groups at `depth` by their peak bytes, descending, at most `max_bands` of them:
+// beyond that the smallest are folded into one last band, id kOtherBand, key "other". At every
+// step the bands add up to index.profile() exactly. O(P * groups + S) once per order.
+inline constexpr std::uint32_t kOtherBand = 0xffffffffu;
+struct StackedProfile {
+    struct Band {
+        std::string key;          // role name, module name ("" = root), or "other"
+        std::uint32_t id = 0;     // StorageRole value, tree index, or kOtherBand
+        std::int64_t peak = 0;    // the band's largest value over the steps
+    };
+    std::vector<Band> bands;
+    std::size_t steps = 0;             // index.profile_size()
+    std::vector<std::int64_t> bytes;   // row-major: bytes[step * bands.size() + band]
+    std::int64_t at(std::size_t step, std::size_t band) const { return bytes[step * bands.size() + band]; }
+};
+StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& attribution, GroupBy by,
+                               std::uint32_t depth, std::size_t max_bands = 12);
+
+} // namespace fxmem

@@ -1,0 +1,111 @@
+// The optional fields of format v1 (docs/format.md): node "module"/"module_type", storage
+// "role"/"label", and the top-level "schedules". Their errors are in tests/data/bad.
+#include "fxmem/error.h"
+#include "fxmem/io.h"
+#include "fxmem/schedule.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace fxmem;
+
+namespace {
+
+const std::string kAnnotated = std::string(FXMEM_TEST_DATA) + "/good/annotated.json";
+
+std::vector<std::string> names(const Graph& g, const std::vector<NodeId>& order) {
+    std::vector<std::string> out;
+    for (NodeId id : order) out.push_back(g.node(id).name);
+    return out;
+}
+
+// Everything the new fields put in the model, as the file says it (tests/data/good/annotated.json).
+void expect_annotations(const GraphFile& f) {
+    ASSERT_EQ(f.storages.size(), 7u);
+    const auto s = [](int i) { return StorageId(i); };
+    EXPECT_EQ(f.role(s(0)), StorageRole::Parameter);
+    EXPECT_EQ(f.label(s(0)), "lin.weight");
+    EXPECT_EQ(f.role(s(1)), StorageRole::Input);
+    EXPECT_EQ(f.label(s(1)), "");
+    EXPECT_EQ(f.role(s(2)), StorageRole::Activation);  // "label": null is no label
+    EXPECT_EQ(f.label(s(2)), "");
+    EXPECT_EQ(f.role(s(3)), StorageRole::Unknown);  // "role": null is no role
+    EXPECT_EQ(f.label(s(3)), "a2 (no role)");
+    EXPECT_EQ(f.role(s(4)), StorageRole::Temporary);
+    EXPECT_EQ(f.role(s(5)), StorageRole::Unknown);
+    EXPECT_EQ(f.label(s(5)), "");
+    EXPECT_EQ(f.role(s(6)), StorageRole::Output);
+    EXPECT_EQ(f.label(s(6)), "loss");
+
+    ASSERT_EQ(f.graphs.size(), 1u);
+    const Graph& g = f.graphs[0];
+    const auto module = [&](const char* node) { return g.module(g.find(node)); };
+    EXPECT_EQ(module("primals_1"), nullptr);
+    ASSERT_NE(module("a"), nullptr);
+    EXPECT_EQ(module("a")->name, "lin");
+    EXPECT_EQ(module("a")->type, "Linear");
+    EXPECT_EQ(module("a2"), module("a"));  // interned: the same (name, type)
+    ASSERT_NE(module("b"), nullptr);
+    EXPECT_EQ(module("b")->name, "");  // the root module
+    EXPECT_EQ(module("b")->type, "Net");
+    ASSERT_NE(module("b2"), nullptr);
+    EXPECT_EQ(module("b2")->name, "act");
+    EXPECT_EQ(module("b2")->type, "");  // "module_type": null
+    EXPECT_EQ(module("c"), nullptr);    // "module": null
+    EXPECT_EQ(g.modules.size(), 3u);
+
+    ASSERT_EQ(f.schedules.size(), 2u);
+    EXPECT_EQ(f.schedules[0].name, "wide");
+    EXPECT_EQ(f.schedules[0].graph, 0u);
+    EXPECT_EQ(f.schedules[0].source, "hand-written: a and b both live before either is reduced");
+    EXPECT_EQ(names(g, f.schedules[0].order),
+              (std::vector<std::string>{"primals_1", "inp", "a", "b", "a2", "b2", "c", "output"}));
+    EXPECT_EQ(f.schedules[1].name, "original");
+    EXPECT_EQ(f.schedules[1].source, "");
+    EXPECT_EQ(f.schedules[1].order, original_order(g));
+}
+
+} // namespace
+
+TEST(IoFields, RolesLabelsModulesAndSchedulesAreRead) {
+    // "schedules" comes before "graphs" in the file: resolved once everything is read.
+    expect_annotations(load_file(kAnnotated));
+}
+
+TEST(IoFields, WriterKeepsThemAndTheRoundTripIsStable) {
+    const GraphFile f = load_file(kAnnotated);
+    const std::string text = to_json(f);
+    const GraphFile back = load_buffer(text, "round.json");
+    expect_annotations(back);
+    EXPECT_EQ(to_json(back), text);
+    // The writer omits what the file did not give (no role, no label, no module, no source).
+    EXPECT_EQ(text.find("\"role\": null"), std::string::npos);
+    EXPECT_NE(text.find(R"({"id": 5, "device": "cuda:0", "nbytes": 100})"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"("module": "act"})"), std::string::npos) << text;
+}
+
+TEST(IoFields, FilesWithoutTheFieldsHaveNone) {
+    const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/pair.json");
+    for (std::size_t s = 0; s < f.storages.size(); ++s) {
+        EXPECT_EQ(f.role(StorageId(static_cast<std::int32_t>(s))), StorageRole::Unknown);
+        EXPECT_EQ(f.label(StorageId(static_cast<std::int32_t>(s))), "");
+    }
+    for (const Graph& g : f.graphs) {
+        EXPECT_TRUE(g.modules.empty());
+        for (std::size_t i = 0; i < g.size(); ++i) EXPECT_EQ(g.module(NodeId(static_cast<std::int32_t>(i))), nullptr);
+    }
+    EXPECT_TRUE(f.schedules.empty());
+    EXPECT_EQ(to_json(f).find("schedules"), std::string::npos);
+}
+
+TEST(IoFields, SchedulesOfSeveralGraphsMayShareAName) {
+    // Names are unique per graph: "x" for fwd and "x" for bwd is fine.
+    GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/pair.json");
+    f.schedules.push_back(NamedSchedule{"x", 0, original_order(f.graphs[0]), ""});
+    f.schedules.push_back(NamedSchedule{"x", 1, original_order(f.graphs[1]), "s"});
+    const GraphFile back = load_buffer(to_json(f), "two.json");
+    ASSERT_EQ(back.schedules.size(), 2u);
+    EXPECT_EQ(back.schedules[1].graph, 1u);
+    EXPECT_EQ(back.schedules[1].source, "s");
+}
