@@ -33,9 +33,13 @@ std::int64_t Scene::globalStep(int segment, fxmem::NodeId node) const {
 }
 
 namespace {
-Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::CancelCheck& cancelled) {
+Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::RoleAssignment& roles,
+                    const fxmem::CancelCheck& cancelled) {
     Segment s;
     s.analysis = std::move(analysis);
+    fxmem::throw_if_cancelled(cancelled);
+    s.attribution = std::make_shared<const fxmem::Attribution>(s.analysis->file(),
+                                                               static_cast<std::size_t>(s.analysis->graphIndex()), roles);
     s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph(), std::span<const fxmem::NodeId>(), cancelled);
     const GraphAnalysis& a = *s.analysis;
     const std::size_t n = a.graph().size();
@@ -66,10 +70,12 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
     if (request.graph >= graphs) request.graph = -1;
     if (request.graph < 0 && request.pair < 0 && graphs > 0) request.graph = 0;
     scene->request = request;
+    scene->roles = std::make_shared<const fxmem::RoleAssignment>(fxmem::resolve_roles(*file));
+    const fxmem::RoleAssignment& roles = *scene->roles;
     if (request.pair >= 0) {
         GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, request.pair, request.filter, cancelled);
-        Segment fwd = makeSegment(std::move(pa.forward), cancelled);
-        Segment bwd = makeSegment(std::move(pa.backward), cancelled);
+        Segment fwd = makeSegment(std::move(pa.forward), roles, cancelled);
+        Segment bwd = makeSegment(std::move(pa.backward), roles, cancelled);
         bwd.offset = static_cast<std::int64_t>(fwd.analysis->profile().size());
         bwd.baseline = bwd.analysis->baseline();
         // The baseline counts non-CPU storages only, whatever the view's device filter (PyTorch).
@@ -79,7 +85,7 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
         scene->segments.push_back(std::move(fwd));
         scene->segments.push_back(std::move(bwd));
     } else if (request.graph >= 0) {
-        scene->segments.push_back(makeSegment(GraphAnalysis::compute(file, request.graph, request.filter, cancelled), cancelled));
+        scene->segments.push_back(makeSegment(GraphAnalysis::compute(file, request.graph, request.filter, cancelled), roles, cancelled));
         scene->pairPeak = scene->segments.front().analysis->pairPeak();
     }
     for (const Segment& s : scene->segments)

@@ -3,6 +3,7 @@
 #include "export/profilecsv.h"
 #include "inspector/nodeinspector.h"
 #include "models/livestoragemodel.h"
+#include "panels/breakdownpanel.h"
 #include "panels/findbar.h"
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
@@ -283,6 +284,12 @@ void MainWindow::buildWidgets() {
     editorDock->setWidget(schedulePanel_);
     addDockWidget(Qt::RightDockWidgetArea, editorDock);
     tabifyDockWidget(inspectorDock, editorDock);
+    breakdown_ = new BreakdownPanel(state_);
+    auto* breakdownDock = new QDockWidget(tr("Breakdown"), this);
+    breakdownDock->setObjectName(QStringLiteral("breakdownDock"));
+    breakdownDock->setWidget(breakdown_);
+    addDockWidget(Qt::RightDockWidgetArea, breakdownDock);
+    tabifyDockWidget(editorDock, breakdownDock);
     inspectorDock->raise();
     resizeDocks({liveDock}, {560}, Qt::Horizontal);
     resizeDocks({liveDock, inspectorDock}, {400, 300}, Qt::Vertical);
@@ -316,7 +323,7 @@ void MainWindow::buildWidgets() {
     connect(cancelButton_, &QToolButton::clicked, loader_, &SceneLoader::cancel);
     statusBar()->addPermanentWidget(cancelButton_);
 
-    for (QDockWidget* d : {liveDock, inspectorDock, editorDock}) d->toggleViewAction()->setObjectName(d->objectName());
+    for (QDockWidget* d : {liveDock, inspectorDock, editorDock, breakdownDock}) d->toggleViewAction()->setObjectName(d->objectName());
 }
 
 void MainWindow::buildMenus() {

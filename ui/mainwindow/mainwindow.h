@@ -19,6 +19,7 @@ class QMenu;
 class QProgressBar;
 class QSplitter;
 class QToolButton;
+class BreakdownPanel;
 class FindBar;
 class LiveStorageModel;
 class LiveStoragePanel;
@@ -55,6 +56,7 @@ public:
     ScheduleEditor* scheduleEditor() const { return editor_; }
     SchedulePanel* schedulePanel() const { return schedulePanel_; }
     FindBar* findBar() const { return findBar_; }
+    BreakdownPanel* breakdownPanel() const { return breakdown_; }
     QLabel* summaryLabel() const;
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
@@ -122,6 +124,7 @@ private:
     NodeInspector* inspector_ = nullptr;
     ScheduleEditor* editor_ = nullptr;
     SchedulePanel* schedulePanel_ = nullptr;
+    BreakdownPanel* breakdown_ = nullptr;
     QComboBox* graphCombo_ = nullptr;
     QComboBox* deviceCombo_ = nullptr;
     QComboBox* colorCombo_ = nullptr;

@@ -72,8 +72,9 @@ QVariant LiveStorageModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         static const char* const names[ColumnCount] = {
-            QT_TR_NOOP("Size"),  QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Why live"),  QT_TR_NOOP("Shape"),
-            QT_TR_NOOP("Dtype"), QT_TR_NOOP("Device"),       QT_TR_NOOP("Last user"), QT_TR_NOOP("Storage"),
+            QT_TR_NOOP("Size"),  QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Role"),   QT_TR_NOOP("Module"),
+            QT_TR_NOOP("Why live"), QT_TR_NOOP("Shape"),     QT_TR_NOOP("Dtype"),  QT_TR_NOOP("Device"),
+            QT_TR_NOOP("Last user"), QT_TR_NOOP("Storage"),
         };
         return tr(names[section]);
     }
@@ -137,8 +138,18 @@ QString LiveStorageModel::text(const Row& row, int column) const {
     case AllocatorColumn: return row.allocator.valid() ? elided(g.node(row.allocator).name) : QString();
     case LastUserColumn: return row.lastUser.valid() ? elided(g.node(row.lastUser).name) : tr("—");
     case ReasonColumn: return reasonText(row);
+    case RoleColumn: return toQString(fxmem::to_string(attribution(row.segment).role(row.storage)));
+    case ModuleColumn: {
+        const fxmem::Attribution& a = attribution(row.segment);
+        const std::string_view name = a.tree()[a.owner(row.storage)].name;
+        return name.empty() ? tr("(root)") : elided(name);
+    }
     }
     return {};
+}
+
+const fxmem::Attribution& LiveStorageModel::attribution(int segment) const {
+    return *scene_->segments[static_cast<std::size_t>(segment)].attribution;
 }
 
 QVariant LiveStorageModel::data(const QModelIndex& index, int role) const {
@@ -182,7 +193,31 @@ void LiveStorageProxy::setFilterText(const QString& text) {
     invalidateFilter();
 }
 
+void LiveStorageProxy::setModuleFilter(const QString& module) {
+    if (module_ == module && module_.isNull() == module.isNull()) return;
+    module_ = module;
+    resolveModule();
+    invalidateFilter();
+}
+
+void LiveStorageProxy::resolveModule() const {
+    moduleIndex_.clear();
+    resolvedFor_ = live_ ? live_->scene().get() : nullptr;
+    if (!resolvedFor_ || module_.isNull()) return;
+    const std::string name = module_.toStdString();
+    for (const Segment& s : live_->scene()->segments) moduleIndex_.push_back(s.attribution->tree().find(name));
+}
+
 bool LiveStorageProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (!module_.isNull() && live_) {
+        // A new scene has other module trees: find the module in them once.
+        if (resolvedFor_ != live_->scene().get()) resolveModule();
+        const LiveStorageModel::Row& r = live_->row(sourceRow);
+        const auto seg = static_cast<std::size_t>(r.segment);
+        if (seg >= moduleIndex_.size() || moduleIndex_[seg] == fxmem::ModuleTree::npos) return false;
+        const fxmem::Attribution& a = live_->attribution(r.segment);
+        if (!a.tree().contains(moduleIndex_[seg], a.owner(r.storage))) return false;
+    }
     if (filter_.isEmpty()) return true;
     const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
     return sourceModel()->data(i, LiveStorageModel::FilterRole).toString().contains(filter_, Qt::CaseInsensitive);

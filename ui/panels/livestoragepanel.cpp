@@ -66,10 +66,15 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
     });
 
     connect(state_, &ViewState::sceneChanged, this, [this](const std::shared_ptr<const Scene>& scene) {
+        proxy_->setModuleFilter(QString());
         model_->setScene(scene);
         resizedOnce_ = false;
     });
     connect(state_, &ViewState::cursorStepChanged, this, &LiveStoragePanel::refresh);
+    connect(state_, &ViewState::moduleSelected, this, [this](const QString& module) {
+        proxy_->setModuleFilter(module);
+        updateFooter();
+    });
     connect(state_, &ViewState::orderChanged, this, &LiveStoragePanel::refresh);
     connect(state_, &ViewState::orderedLiveChanged, this, [this] {
         model_->setOrderedLive(state_->sharedOrderedLive());
