@@ -60,7 +60,7 @@ BreakdownPanel::BreakdownPanel(ViewState* state, QWidget* parent) : QWidget(pare
     tree_->header()->setStretchLastSection(false);
     tree_->header()->setSectionResizeMode(ModuleBreakdownModel::ModuleColumn, QHeaderView::Stretch);
     split->addWidget(tree_);
-    split->setStretchFactor(0, 1);
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     l->addWidget(split, 1);
 
@@ -115,7 +115,7 @@ void BreakdownPanel::refresh() {
     }
     roles_->setLive(seg.attribution.get(), live_);
     modules_->setLive(seg.attribution, live_);
-    tree_->expandToDepth(0);
+    tree_->expandToDepth(1);
     selectInTree(state_->selectedModule());
     header_->setText(tr("<b>Step %1</b> · %2 in %L3 storages").arg(step).arg(formatBytes(roles_->total())).arg(live_.size()));
 }
