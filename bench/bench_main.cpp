@@ -1,12 +1,15 @@
-// fxmem-bench [--json] [--sizes 10000,100000,1000000] [--min-time SECONDS] [--benchmark_* flags]
+// fxmem-bench [--json] [--sizes 10000,100000,1000000] [--min-time SECONDS] [--optimize-limit SECONDS]
+//             [--optimize-max-nodes N] [--benchmark_* flags]
 // Runs the cases of cases.cpp through Google Benchmark with a collecting reporter (progress on
 // stderr), then prints a table, or with --json one JSON object on stdout. Exit 2 on bad usage,
 // 1 when a figure failed.
 #include "cases.h"
+#include "optimize_figures.h"
 
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -79,7 +82,8 @@ private:
 
 int usage(const std::string& why) {
     std::cerr << "fxmem-bench: " << why << "\n"
-              << "usage: fxmem-bench [--json] [--sizes N,N,...] [--min-time SECONDS] [--benchmark_* flags]\n";
+              << "usage: fxmem-bench [--json] [--sizes N,N,...] [--min-time SECONDS] [--optimize-limit SECONDS]\n"
+                 "                   [--optimize-max-nodes N] [--benchmark_* flags]\n";
     return 2;
 }
 
@@ -159,6 +163,10 @@ std::vector<std::pair<std::string, std::string>> rows() {
         if (c.key == "liveset_query_us") out.emplace_back("liveset_mean_live", "storages returned per query");
         if (c.key == "move_rescore_us") out.emplace_back("move_mean_distance", "positions moved per move");
     }
+    out.emplace_back("optimize_s", "optimize_schedule, one graph, wall-clock s (time limit --optimize-limit)");
+    out.emplace_back("optimize_gain_pct", "its peak below the original order's, %");
+    out.emplace_back("optimize_vs_baselines_pct", "its peak below the best of Inductor's lpmf/bfs/dfs, %");
+    out.emplace_back("optimize_above_bound_pct", "its peak above the lower bound, % (0: proven optimal)");
     return out;
 }
 
@@ -205,6 +213,8 @@ int main(int argc, char** argv) {
     bool json = false;
     std::vector<std::size_t> sizes = {10000, 100000, 1000000};
     double min_time = 0.3;
+    double optimize_limit = 10;
+    std::size_t optimize_max_nodes = 100000;
     std::vector<char*> passthrough = {argv[0]};
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -221,6 +231,14 @@ int main(int argc, char** argv) {
             const auto r = std::from_chars(v.data(), v.data() + v.size(), min_time);
             if (r.ec != std::errc() || r.ptr != v.data() + v.size() || !(min_time > 0))
                 return usage("--min-time needs a positive number of seconds");
+        } else if (arg == "--optimize-limit" || arg == "--optimize-max-nodes") {
+            if (i + 1 >= argc) return usage(std::string(arg) + " needs a value");
+            const std::string_view v = argv[++i];
+            const bool limit = arg == "--optimize-limit";
+            const auto r = limit ? std::from_chars(v.data(), v.data() + v.size(), optimize_limit)
+                                 : std::from_chars(v.data(), v.data() + v.size(), optimize_max_nodes);
+            if (r.ec != std::errc() || r.ptr != v.data() + v.size() || (limit && !(optimize_limit >= 0)))
+                return usage(std::string(arg) + (limit ? " needs seconds (0 skips the optimizer)" : " needs a node count"));
         } else if (arg.starts_with("--benchmark_")) {
             passthrough.push_back(argv[i]);
         } else if (arg == "-h" || arg == "--help") {
@@ -239,6 +257,24 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::Shutdown();
 
+    std::vector<fxmem::bench::OptimizerFigure> optimizer;
+    if (optimize_limit > 0) {
+        try {
+            optimizer = fxmem::bench::measure_optimizer(sizes, optimize_limit, optimize_max_nodes);
+        } catch (const std::exception& e) {
+            reporter.errors.push_back(std::string("optimize: ") + e.what());
+        }
+    }
+    for (const auto& o : optimizer) {
+        const auto pct = [](std::int64_t from, std::int64_t to) {
+            return from > 0 ? 100.0 * static_cast<double>(from - to) / static_cast<double>(from) : 0.0;
+        };
+        reporter.figures["optimize_s"][o.nodes] = o.seconds;
+        reporter.figures["optimize_gain_pct"][o.nodes] = pct(o.original, o.peak);
+        reporter.figures["optimize_vs_baselines_pct"][o.nodes] = pct(std::min({o.lpmf, o.bfs, o.dfs}), o.peak);
+        reporter.figures["optimize_above_bound_pct"][o.nodes] =
+            o.lower_bound > 0 ? 100.0 * static_cast<double>(o.peak - o.lower_bound) / static_cast<double>(o.lower_bound) : 0.0;
+    }
     const auto growth_exponents = growth(reporter.figures, sizes);
     const auto target_checks = targets(reporter.figures, growth_exponents);
     if (json) {
@@ -252,12 +288,25 @@ int main(int argc, char** argv) {
             for (const auto& [n, v] : it->second) values[std::to_string(n)] = v;
             out[key] = values;
         }
+        nlohmann::ordered_json opt = nlohmann::ordered_json::array();
+        for (const auto& o : optimizer)
+            opt.push_back({{"nodes", o.nodes}, {"seconds", o.seconds}, {"original_peak", o.original},
+                           {"baselines", {{"lpmf", o.lpmf}, {"bfs", o.bfs}, {"dfs", o.dfs}}}, {"peak", o.peak},
+                           {"lower_bound", o.lower_bound}, {"exact", o.exact}, {"method", o.method}});
+        out["optimizer"] = opt;
         out["growth_exponent"] = growth_exponents;
         out["targets"] = target_checks;
         out["errors"] = reporter.errors;
         std::cout << out.dump(2) << std::endl;
     } else {
         print_table(reporter.figures, sizes, growth_exponents, target_checks);
+        if (!optimizer.empty()) std::printf("\noptimizer (bytes; time limit %g s):\n", optimize_limit);
+        for (const auto& o : optimizer)
+            std::printf("  %zu nodes: %.2f s; original %lld, lpmf %lld, bfs %lld, dfs %lld -> %lld (%s%s); "
+                        "no order can go below %lld\n",
+                        o.nodes, o.seconds, static_cast<long long>(o.original), static_cast<long long>(o.lpmf),
+                        static_cast<long long>(o.bfs), static_cast<long long>(o.dfs), static_cast<long long>(o.peak),
+                        o.method.c_str(), o.exact ? ", optimal" : "", static_cast<long long>(o.lower_bound));
         for (const std::string& e : reporter.errors) std::printf("FAILED %s\n", e.c_str());
     }
     return reporter.errors.empty() ? 0 : 1;

@@ -75,24 +75,20 @@ int run_info(const Args& args, std::ostream& out) {
         << '\n';
     out << "devices:\n";
     for (std::size_t d = 0; d < file.devices.size(); ++d)
-        out << "  " << file.devices[d] << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
+        out << "  " << elide(file.devices[d]) << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
             << format_bytes(device_bytes[d]) << '\n';
-    std::size_t width = 5;
-    for (const Graph& g : file.graphs) width = std::max(width, g.name.size());
     out << "graphs:\n";
-    out << "  " << std::left << std::setw(static_cast<int>(width)) << "name" << "  " << std::setw(9) << "kind"
-        << std::right << std::setw(8) << "nodes" << std::setw(12) << "peak" << '\n';
+    std::vector<std::vector<std::string>> graph_rows{{"name", "kind", "nodes", "peak"}};
     for (std::size_t i = 0; i < file.graphs.size(); ++i) {
         const Graph& g = file.graphs[i];
-        out << "  " << std::left << std::setw(static_cast<int>(width)) << g.name << "  " << std::setw(9)
-            << to_string(g.kind) << std::right << std::setw(8) << g.size() << std::setw(12) << format_bytes(peaks[i])
-            << '\n';
+        graph_rows.push_back({g.name, std::string(to_string(g.kind)), std::to_string(g.size()), format_bytes(peaks[i])});
     }
+    write_table(out, graph_rows, {false, false, true, true});
     if (!file.pairs.empty()) {
         out << "pairs:\n";
         for (std::size_t i = 0; i < file.pairs.size(); ++i)
-            out << "  " << i << ": " << file.graphs[file.pairs[i].forward].name << " -> "
-                << file.graphs[file.pairs[i].backward].name << '\n';
+            out << "  " << i << ": " << elide(file.graphs[file.pairs[i].forward].name) << " -> "
+                << elide(file.graphs[file.pairs[i].backward].name) << '\n';
     }
     if (!file.schedules.empty()) {
         out << "schedules:\n";

@@ -2,6 +2,7 @@
 // profile step (default: the peak), each with its allocator, users and why it is still live.
 // With --schedule the steps are those of that order, as MemoryTracker scores it.
 #include "commands.h"
+#include "table.h"
 
 #include "fxmem/analysis.h"
 #include "fxmem/error.h"
@@ -35,8 +36,8 @@ const char* reason_key(LiveReason r) {
 std::string reason_text(const Graph& g, const LiveStorage& s) {
     switch (s.reason) {
     case LiveReason::WaitingForUse:
-        return "waiting for " + (s.next_user.valid() ? "'" + g.node(s.next_user).name + "'" : std::string("its users")) +
-               "; freed after '" + g.node(s.last_user).name + "' at step " + std::to_string(s.free_step);
+        return "waiting for " + (s.next_user.valid() ? "'" + elide(g.node(s.next_user).name) + "'" : std::string("its users")) +
+               "; freed after '" + elide(g.node(s.last_user).name) + "' at step " + std::to_string(s.free_step);
     case LiveReason::GraphOutput: return "graph output: kept to the end";
     case LiveReason::NotReleasable: return "never freed (a primal or do-not-delete input)";
     case LiveReason::NeverUsed: return "never used, so never freed";
@@ -104,18 +105,22 @@ int run_live(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return 0;
     }
-    out << "graph '" << graph.name << "'" << (schedule ? " (schedule " + *args.value("--schedule") + ")" : std::string())
+    out << "graph '" << elide(graph.name) << "'" << (schedule ? " (schedule " + elide(*args.value("--schedule")) + ")" : std::string())
         << ", step " << step;
-    if (at.valid()) out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '") << graph.node(at).name << "'";
+    if (at.valid()) out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
     out << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";
-    std::size_t width = 9;
-    for (const LiveStorage& s : live) width = std::max(width, graph.node(s.allocator).name.size());
-    out << std::setw(12) << "size" << "  " << std::setw(6) << "id" << "  " << std::left << std::setw(static_cast<int>(width))
-        << "allocator" << "  why live" << std::right << '\n';
-    for (const LiveStorage& s : live)
+    std::size_t widest = 0;
+    for (const LiveStorage& s : live) widest = std::max(widest, display_width(graph.node(s.allocator).name));
+    const std::size_t width = column_width("allocator", widest);
+    out << std::setw(12) << "size" << "  " << std::setw(6) << "id" << "  ";
+    put_cell(out, "allocator", width, false);
+    out << "  why live\n";
+    for (const LiveStorage& s : live) {
         out << std::setw(12) << format_bytes(s.nbytes) << "  " << std::setw(6) << file.storages[s.storage.index()].file_id
-            << "  " << std::left << std::setw(static_cast<int>(width)) << graph.node(s.allocator).name << "  "
-            << reason_text(graph, s) << std::right << '\n';
+            << "  ";
+        put_cell(out, graph.node(s.allocator).name, width, false);
+        out << "  " << reason_text(graph, s) << '\n';
+    }
     return 0;
 }
 

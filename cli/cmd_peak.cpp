@@ -1,5 +1,6 @@
 // peak FILE [--pair K] [--json]: PyTorch's get_peak_memory for forward/backward pair K.
 #include "commands.h"
+#include "table.h"
 
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
@@ -37,7 +38,7 @@ int run_peak(const Args& args, std::ostream& out) {
     const auto line = [&](const char* label, std::int64_t v) {
         out << label << format_bytes(v) << " (" << v << " bytes)\n";
     };
-    out << "pair " << k << ": forward '" << fwd.name << "', backward '" << bwd.name << "'\n";
+    out << "pair " << k << ": forward '" << elide(fwd.name) << "', backward '" << elide(bwd.name) << "'\n";
     line("forward peak:       ", peak.forward_peak);
     line("backward baseline:  ", peak.backward_baseline);
     line("backward peak:      ", peak.backward_peak);

@@ -1,6 +1,7 @@
 // profile FILE [--graph NAME] [--json|--csv]: PyTorch's build_memory_profile for one graph.
 // Index 0 is the start; index 1+2k is after profile node k allocates, 2+2k after it frees.
 #include "commands.h"
+#include "table.h"
 
 #include "fxmem/analysis.h"
 #include "fxmem/io.h"
@@ -64,18 +65,22 @@ int run_profile(const Args& args, std::ostream& out) {
     } else {
         const std::size_t peak_index = analysis->peakStep();
         const std::size_t running = profile.empty() ? 0 : running_position(static_cast<std::int64_t>(profile.size()));
-        out << "graph '" << graph.name << "': " << running << " profiled nodes, peak " << format_bytes(peak)
+        out << "graph '" << elide(graph.name) << "': " << running << " profiled nodes, peak " << format_bytes(peak)
             << " (" << peak << " bytes) at step " << peak_index;
-        if (peak_index > 0) out << ", " << phase_of(peak_index) << " of '" << node_of(peak_index) << "'";
+        if (peak_index > 0) out << ", " << phase_of(peak_index) << " of '" << elide(node_of(peak_index)) << "'";
         out << '\n';
-        std::size_t width = 4;
-        for (std::size_t i = 1; i < profile.size(); i += 2) width = std::max(width, node_of(i).size());
-        out << std::setw(8) << "step" << "  " << std::left << std::setw(static_cast<int>(width)) << "node" << "  "
-            << std::setw(5) << "phase" << std::right << std::setw(12) << "memory" << '\n';
-        for (std::size_t i = 0; i < profile.size(); ++i)
-            out << std::setw(8) << i << "  " << std::left << std::setw(static_cast<int>(width)) << node_of(i) << "  "
-                << std::setw(5) << phase_of(i) << std::right << std::setw(12) << format_bytes(profile[i])
-                << (i == peak_index ? "  <- peak" : "") << '\n';
+        std::size_t widest = 0;
+        for (std::size_t i = 1; i < profile.size(); i += 2) widest = std::max(widest, display_width(node_of(i)));
+        const std::size_t width = column_width("node", widest);
+        out << std::setw(8) << "step" << "  ";
+        put_cell(out, "node", width, false);
+        out << "  " << std::left << std::setw(5) << "phase" << std::right << std::setw(12) << "memory" << '\n';
+        for (std::size_t i = 0; i < profile.size(); ++i) {
+            out << std::setw(8) << i << "  ";
+            put_cell(out, node_of(i), width, false);
+            out << "  " << std::left << std::setw(5) << phase_of(i) << std::right << std::setw(12)
+                << format_bytes(profile[i]) << (i == peak_index ? "  <- peak" : "") << '\n';
+        }
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 // score FILE --schedule SCHED.json [--graph NAME] [--json]: MemoryTracker peak of another order.
 #include "commands.h"
+#include "table.h"
 
 #include "fxmem/io.h"
 #include "fxmem/schedule.h"
@@ -32,17 +33,20 @@ int run_score(const Args& args, std::ostream& out) {
         return 0;
     }
     const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
-    out << "graph '" << graph.name << "', schedule " << *schedule_path << ": peak " << format_bytes(score.peak) << " ("
+    out << "graph '" << elide(graph.name) << "', schedule " << elide(*schedule_path) << ": peak " << format_bytes(score.peak) << " ("
         << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
         << original.peak << " bytes)\n";
-    std::size_t width = 4;
-    for (const Node& n : graph.nodes) width = std::max(width, n.name.size());
-    out << std::setw(8) << "position" << "  " << std::left << std::setw(static_cast<int>(width)) << "node" << std::right
-        << std::setw(12) << "memory" << '\n';
-    for (std::size_t i = 0; i < schedule.order.size(); ++i)
-        out << std::setw(8) << i << "  " << std::left << std::setw(static_cast<int>(width))
-            << graph.node(schedule.order[i]).name << std::right << std::setw(12) << format_bytes(score.current[i])
-            << '\n';
+    std::size_t widest = 0;
+    for (const Node& n : graph.nodes) widest = std::max(widest, display_width(n.name));
+    const std::size_t width = column_width("node", widest);
+    out << std::setw(8) << "position" << "  ";
+    put_cell(out, "node", width, false);
+    out << std::setw(12) << "memory" << '\n';
+    for (std::size_t i = 0; i < schedule.order.size(); ++i) {
+        out << std::setw(8) << i << "  ";
+        put_cell(out, graph.node(schedule.order[i]).name, width, false);
+        out << std::setw(12) << format_bytes(score.current[i]) << '\n';
+    }
     return 0;
 }
 

@@ -17,6 +17,8 @@ int run_score(const Args& args, std::ostream& out);
 int run_live(const Args& args, std::ostream& out);
 int run_schedules(const Args& args, std::ostream& out);
 int run_breakdown(const Args& args, std::ostream& out);
+int run_optimize(const Args& args, std::ostream& out);
+inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true}, {"--json", false}};
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.

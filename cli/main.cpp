@@ -37,6 +37,9 @@ commands:
   breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D] [--json]
       the bytes live at profile step K (default: the first peak) by storage role (default) or by
       module; --depth D sums modules into their ancestors at depth D (1 = top level)
+  optimize FILE [--graph NAME] [--time-limit S] [-o SCHED.json] [--json]
+      an order with a lower peak (exact on small graphs, else the best found within S seconds,
+      default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
 
 options:
   -h, --help    show this help
@@ -68,6 +71,7 @@ const Command kCommands[] = {
     {"live", kLive, run_live},
     {"schedules", kSchedules, run_schedules},
     {"breakdown", kBreakdown, run_breakdown},
+    {"optimize", kOptimizeOptions, run_optimize},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

@@ -187,7 +187,7 @@ IncrementalSchedule::MoveCheck IncrementalSchedule::check_move(std::size_t from,
         return r;
     }
     const Bounds b = bounds(from);
-    auto step = [&](NodeId v) { return " (step " + std::to_string(position_[v.index()]) + ")"; };
+    auto step = [&](NodeId v) { return " (position " + std::to_string(position_[v.index()]) + ")"; };
     if (to < b.lo) {
         r.blocker = b.before;
         const std::string other = quote(graph_.node(b.before).name);

@@ -6,7 +6,10 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <cstdint>
 #include <filesystem>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include <fcntl.h>
@@ -29,18 +32,48 @@ struct Fd {
     }
 };
 
+const char* file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+}
+
+[[noreturn]] void too_large(const std::string& path, std::uint64_t size) {
+    throw Error(path + ": file too large for memory (" + std::to_string(size) + " bytes)");
+}
+
 } // namespace
 
-GraphFile load_file(const std::string& path, const ProgressFn& progress) {
-    Fd f;
-    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text(errno));
+std::string read_regular_file(const std::string& path) {
+    // Refuse what is not a regular file before opening it: open() of a FIFO without a writer
+    // blocks, and /dev/zero never ends. O_NONBLOCK covers a file swapped for a FIFO in between.
     struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + errno_text(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read: it is " + std::string(file_kind(st.st_mode)) + ", not a regular file");
+    Fd f;
+    f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text(errno));
     if (::fstat(f.fd, &st) != 0) throw Error(path + ": cannot read: " + errno_text(errno));
-    if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot read: it is a directory");
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read: it is " + std::string(file_kind(st.st_mode)) + ", not a regular file");
+    const auto size = static_cast<std::uint64_t>(st.st_size > 0 ? st.st_size : 0);
+    // The text and the model built from it must fit: a file larger than the machine's memory
+    // would be killed by the kernel mid-read instead of failing cleanly.
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && size > static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page))
+        too_large(path, size);
     // Read straight into one buffer of the file's size, then on until EOF: st_size can be stale
-    // (a file still being written) or meaningless (a pipe).
-    std::string text(st.st_size > 0 ? static_cast<std::size_t>(st.st_size) : std::size_t{0}, '\0');
+    // (a file still being written).
+    std::string text;
+    try {
+        text.assign(static_cast<std::size_t>(size), '\0');
+    } catch (const std::bad_alloc&) {
+        too_large(path, size);
+    } catch (const std::length_error&) {
+        too_large(path, size);
+    }
     std::size_t used = 0;
     const auto read_into = [&](char* at, std::size_t room) -> std::size_t {
         for (;;) {
@@ -56,8 +89,22 @@ GraphFile load_file(const std::string& path, const ProgressFn& progress) {
     }
     text.resize(used);
     char chunk[1 << 16];
-    while (const std::size_t n = read_into(chunk, sizeof chunk)) text.append(chunk, n);
-    return load_buffer(text, path, progress);
+    try {
+        while (const std::size_t n = read_into(chunk, sizeof chunk)) text.append(chunk, n);
+    } catch (const std::bad_alloc&) {
+        too_large(path, text.size());
+    }
+    return text;
+}
+
+GraphFile load_file(const std::string& path, const ProgressFn& progress) {
+    const std::string text = read_regular_file(path);
+    try {
+        return load_buffer(text, path, progress);
+    } catch (const std::bad_alloc&) {
+        throw Error(path + ": out of memory while loading (the file has " + std::to_string(text.size()) +
+                    " bytes): file too large for memory");
+    }
 }
 
 void write_file_atomically(const std::string& path, std::string_view contents) {

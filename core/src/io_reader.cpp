@@ -850,7 +850,8 @@ private:
             } catch (const Error& e) {
                 // "schedule for graph 'g': <what>": keep <what>, the place is ours.
                 std::string what = e.what();
-                if (const auto colon = what.find("': "); colon != std::string::npos) what.erase(0, colon + 3);
+                const std::string prefix = "schedule for graph '" + graph.name + "': ";
+                if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
                 throw Error(where + what);
             }
             file_.schedules.push_back(std::move(named));

@@ -2,7 +2,11 @@
 
 #include "fxmem/error.h"
 
+#include <algorithm>
 #include <array>
+#include <chrono>
+#include <cstdint>
+#include <random>
 #include <limits>
 
 namespace fxmem {
@@ -51,6 +55,18 @@ bool parse_graph_kind(std::string_view text, GraphKind& out) {
     return false;
 }
 
+std::uint64_t draw_name_hash_seed() noexcept {
+    std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    try {
+        std::random_device rd;
+        seed ^= (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    } catch (...) {
+        // No entropy source: the clock alone still differs from run to run.
+    }
+    seed ^= reinterpret_cast<std::uintptr_t>(&seed);  // address-space randomisation adds bits
+    return hash_name("fxmem", seed);
+}
+
 NodeId Graph::find(std::string_view node_name) const {
     return find_index(node_name, NameIndex::tag_of(node_name));
 }
@@ -73,9 +89,12 @@ StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, 
     } else {
         sparse_by_file_id_.emplace(file_id, id);
     }
-    std::uint32_t dev = 0;
-    while (dev < devices.size() && devices[dev] != device) ++dev;
-    if (dev == devices.size()) {
+    auto dev = static_cast<std::uint32_t>(devices.size());
+    const std::uint32_t known =
+        device_index_.insert(device, dev, [this](std::uint32_t i) { return std::string_view(devices[i]); });
+    if (known != NameIndex::npos) {
+        dev = known;
+    } else {
         devices.emplace_back(device);
         device_is_cpu.push_back(device.substr(0, device.find(':')) == "cpu" ? 1 : 0);
     }
@@ -105,17 +124,26 @@ StorageId GraphFile::find_storage(std::int64_t file_id) const {
     return it == sparse_by_file_id_.end() ? StorageId{} : it->second;
 }
 
+std::size_t GraphFile::longest_sparse_id_chain() const {
+    std::size_t longest = 0;
+    for (std::size_t b = 0; b < sparse_by_file_id_.bucket_count(); ++b)
+        longest = std::max(longest, sparse_by_file_id_.bucket_size(b));
+    return longest;
+}
+
 std::uint32_t GraphFile::intern_dtype(std::string_view dtype) {
-    for (std::uint32_t i = 0; i < dtypes.size(); ++i)
-        if (dtypes[i] == dtype) return i;
+    const auto next = static_cast<std::uint32_t>(dtypes.size());
+    const std::uint32_t known =
+        dtype_index_.insert(dtype, next, [this](std::uint32_t i) { return std::string_view(dtypes[i]); });
+    if (known != NameIndex::npos) return known;
     dtypes.emplace_back(dtype);
-    return static_cast<std::uint32_t>(dtypes.size() - 1);
+    return next;
 }
 
 int GraphFile::find_graph(std::string_view graph_name) const {
-    for (std::size_t i = 0; i < graphs.size(); ++i)
-        if (graphs[i].name == graph_name) return static_cast<int>(i);
-    return -1;
+    const std::uint32_t at =
+        graph_index_.find(graph_name, [this](std::uint32_t i) { return std::string_view(graphs[i].name); });
+    return at == NameIndex::npos ? -1 : static_cast<int>(at);
 }
 
 void GraphFile::add_pair(std::string_view forward, std::string_view backward) {
@@ -340,16 +368,23 @@ Graph& GraphBuilder::finish() {
     Graph& g = graph_;
     const std::size_t n = g.nodes.size();
 
-    // Output storages: each node's tensors' storages without repeats, O(tensors) with a stamp array.
-    std::vector<std::int32_t> seen(file_.storages.size(), -1);
+    // Output storages: each node's tensors' storages without repeats, O(tensors) with the file's
+    // stamp array (one stamp per node of the whole file; grown, never cleared, per graph).
+    std::vector<std::uint32_t>& stamp = file_.output_stamp_;
+    if (stamp.size() < file_.storages.size()) stamp.resize(file_.storages.size(), 0);
+    if (file_.next_stamp_ > std::numeric_limits<std::uint32_t>::max() - n - 1) {
+        std::fill(stamp.begin(), stamp.end(), 0);
+        file_.next_stamp_ = 0;
+    }
     g.output_storages.clear();
     for (std::size_t i = 0; i < n; ++i) {
         Node& node = g.nodes[i];
+        const std::uint32_t mark = ++file_.next_stamp_;
         node.outputs.begin = static_cast<std::uint32_t>(g.output_storages.size());
         for (std::uint32_t t = node.tensors.begin; t < node.tensors.end; ++t) {
             const StorageId s = g.tensors[t].storage;
-            if (seen[s.index()] != static_cast<std::int32_t>(i)) {
-                seen[s.index()] = static_cast<std::int32_t>(i);
+            if (stamp[s.index()] != mark) {
+                stamp[s.index()] = mark;
                 g.output_storages.push_back(s);
             }
         }
@@ -368,6 +403,8 @@ Graph& GraphBuilder::finish() {
     }
     for (std::size_t i = 0; i < n; ++i) g.nodes[i].users = {count[i], count[i + 1]};
 
+    const auto index = static_cast<std::uint32_t>(file_.graphs.size());
+    file_.graph_index_.insert(graph_.name, index, [this](std::uint32_t i) { return std::string_view(file_.graphs[i].name); });
     file_.graphs.push_back(std::move(graph_));
     graph_ = Graph{};
     listed_by_.clear();

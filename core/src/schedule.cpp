@@ -1,44 +1,9 @@
-// Schedules: legality (check_schedule) and scoring with MemoryTracker (score_schedule).
+// Schedules: scoring with MemoryTracker (score_schedule). Legality is in schedule_check.cpp.
 #include "fxmem/schedule.h"
 
 #include "estimator_checks.h"
 
 namespace fxmem {
-
-using detail::quote;
-
-std::vector<NodeId> original_order(const Graph& graph) {
-    std::vector<NodeId> order(graph.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = NodeId(static_cast<std::int32_t>(i));
-    return order;
-}
-
-void check_schedule(const Graph& graph, std::span<const NodeId> order) {
-    const std::string where = "schedule for graph " + quote(graph.name) + ": ";
-    const std::size_t n = graph.size();
-    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-    std::vector<std::size_t> position(n, kNone);
-    for (std::size_t p = 0; p < order.size(); ++p) {
-        const NodeId id = order[p];
-        if (!id.valid() || id.index() >= n)
-            throw Error(where + "position " + std::to_string(p) + " names unknown node id " + std::to_string(id.value));
-        if (position[id.index()] != kNone)
-            throw Error(where + "repeats node " + quote(graph.node(id).name) + " (positions " +
-                        std::to_string(position[id.index()]) + " and " + std::to_string(p) + ")");
-        position[id.index()] = p;
-    }
-    for (std::size_t i = 0; i < n; ++i)
-        if (position[i] == kNone) throw Error(where + "misses node " + quote(graph.nodes[i].name));
-    for (std::size_t p = 0; p < order.size(); ++p)
-        for (NodeId in : graph.inputs(order[p]))
-            if (position[in.index()] > p)
-                throw Error(where + "node " + quote(graph.node(order[p]).name) + " (position " + std::to_string(p) +
-                            ") comes before its input " + quote(graph.node(in).name) + " (position " +
-                            std::to_string(position[in.index()]) + ")");
-    if (n > 0 && graph.nodes.back().op == OpKind::Output && order.back().index() != n - 1)
-        throw Error(where + "must end with the output node " + quote(graph.nodes.back().name) + ", not " +
-                    quote(graph.node(order.back()).name));
-}
 
 ScheduleScore score_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                              std::span<const NodeId> order, const NodeMask& releasable, const StorageMask& counted) {

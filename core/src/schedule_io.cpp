@@ -8,10 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace fxmem {
 
@@ -123,12 +120,7 @@ Schedule parse_schedule(const GraphFile& file, std::string_view json, std::strin
 }
 
 Schedule load_schedule(const GraphFile& file, const std::string& path, std::string_view graph_name) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw Error(path + ": read error");
-    return parse_schedule(file, text.str(), path, graph_name);
+    return parse_schedule(file, read_regular_file(path), path, graph_name);
 }
 
 std::string schedule_to_json(const Graph& graph, std::span<const NodeId> order) {

@@ -11,6 +11,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._names import dynamo_input_infos
+from ._roles import FQN_META, INPUTS_META
 from ._serialize import build_document, check_writable, write_json_atomic
 from .errors import BackwardNotCapturedError, NothingCapturedError
 
@@ -29,12 +31,20 @@ def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
     return fx.GraphModule(gm, graph)
 
 
+def dynamo_context(gm: fx.GraphModule) -> dict[str, Any]:
+    """What the roles need from the graph Dynamo hands to the backend: each input's source,
+    and Dynamo's flat attribute names -> qualified names (for ParamAOTInput targets)."""
+    meta = getattr(gm, "meta", None) or {}
+    return {INPUTS_META: dynamo_input_infos(gm), FQN_META: dict(meta.get("dynamo_flat_name_to_original_fqn") or {})}
+
+
 class Region:
     """The graphs compiled for one call of the backend (one Dynamo graph)."""
 
     def __init__(self, index: int) -> None:
         self.index = index
         self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": []}
+        self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
 
     @property
     def prefix(self) -> str:
@@ -74,6 +84,9 @@ class FxmemBackend:
         inner: str | Callable[..., Any] = "inductor",
         reference: bool = False,
         producer: Mapping[str, Any] | None = None,
+        overlap: bool = False,
+        overlap_options: Mapping[str, Any] | None = None,
+        overlap_estimate: Callable[..., Any] | None = None,
     ) -> None:
         if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager"):
             raise ValueError(f"inner must be 'inductor', 'eager' or a compiler callable, got {inner!r}")
@@ -85,6 +98,12 @@ class FxmemBackend:
         self.inner = inner
         self.reference = reference
         self.producer = dict(producer or {})
+        self.overlap, self.overlap_options, self.overlap_estimate = overlap, overlap_options, overlap_estimate
+        if overlap:
+            from .overlap import pass_options
+
+            pass_options(overlap_options)  # a bad option fails now, not at the first capture
+        self._overlap_cache: dict[int, Any] = {}  # the pass runs once per captured graph
         self.regions: list[Region] = []
         self._lock = threading.RLock()
         self.__name__ = "fxmem_backend"
@@ -92,13 +111,16 @@ class FxmemBackend:
     # -- capture -----------------------------------------------------------------------------
     def _record(self, region: Region, kind: str, gm: fx.GraphModule) -> None:
         with self._lock:
-            region.graphs[kind].append(snapshot(gm))
+            copy = snapshot(gm)
+            copy.meta = {**getattr(gm, "meta", {}), **region.meta}
+            region.graphs[kind].append(copy)
             if self.path is not None:
                 write_json_atomic(self.path, self.document())
 
     def __call__(self, gm: fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable[..., Any]:
         with self._lock:
             region = Region(len(self.regions))
+            region.meta = dynamo_context(gm)
             self.regions.append(region)
         if self.inner == "inductor":
             return self._compile_inductor(region, gm, example_inputs)
@@ -173,7 +195,13 @@ class FxmemBackend:
             named = [(name, kind, gm.graph) for name, kind, gm in self.graphs()]
             producer = {"capture": "torch.compile backend", "inner": self.inner if isinstance(self.inner, str) else getattr(self.inner, "__name__", "callable")}
             producer.update(self.producer)
-            return build_document(named, self.pairs(), reference=self.reference, producer=producer)
+            doc = build_document(named, self.pairs(), reference=self.reference, producer=producer)
+            if self.overlap:
+                from .overlap import add_schedules
+
+                add_schedules(doc, [(name, gm) for name, _, gm in self.graphs()], estimate=self.overlap_estimate,
+                              options=self.overlap_options, cache=self._overlap_cache)
+            return doc
 
     def save(self, path: str | os.PathLike[str] | None = None, *, require_backward: bool = True) -> dict[str, Any]:
         """Write the file now (to ``path``, default the backend's path) and return the document.
@@ -200,6 +228,9 @@ def backend(
     reference: bool = False,
     *,
     producer: Mapping[str, Any] | None = None,
+    overlap: bool = False,
+    overlap_options: Mapping[str, Any] | None = None,
+    overlap_estimate: Callable[..., Any] | None = None,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
@@ -208,5 +239,12 @@ def backend(
     hands to its inner compiler, before post-grad passes), "eager" (AOTAutograd with the
     default partitioner, graphs run as they are), or a callable ``(gm, example_inputs) ->
     compiled`` used as fw/bw/inference compiler after capture.
+
+    ``overlap=True``: every captured graph that has collectives (``wait_tensor``) also gets the
+    node order of Inductor's ``schedule_overlap_bucketing`` as the schedule "inductor-overlap",
+    computed without a GPU (see fxmem_export.overlap; ``overlap_options`` are the pass's keyword
+    arguments, ``overlap_estimate(node, override_size) -> ms | None`` replaces the default
+    runtime estimate).
     """
-    return FxmemBackend(path, inner=inner, reference=reference, producer=producer)
+    return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
+                        overlap_options=overlap_options, overlap_estimate=overlap_estimate)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch.fx as fx
@@ -25,6 +25,9 @@ def save(
     inference: bool = False,
     reference: bool = False,
     producer: Mapping[str, Any] | None = None,
+    overlap: bool = False,
+    overlap_options: Mapping[str, Any] | None = None,
+    overlap_estimate: Callable[..., Any] | None = None,
 ) -> dict[str, Any]:
     """Write an fxmem file (format v1) for one compiled graph or one forward/backward pair.
 
@@ -33,9 +36,15 @@ def save(
     Graphs are named "forward" and "backward" (a pair is written when both are given), or
     "inference" (kind "inference") when ``inference=True``. With ``reference=True`` the file
     gets a "reference" block with what torch's memory_estimator computes on these graphs.
-    ``producer`` adds free-form keys to the "producer" object. The file is written atomically.
-    Returns the written document (a dict).
+    ``producer`` adds free-form keys to the "producer" object. With ``overlap=True`` every graph
+    that has collectives gets Inductor's overlap order as the schedule "inductor-overlap"
+    (``overlap_options``/``overlap_estimate``: see fxmem_export.overlap). The file is written
+    atomically. Returns the written document (a dict).
     """
+    if overlap:
+        from .overlap import pass_options
+
+        pass_options(overlap_options)  # a bad option fails before anything is written
     fwd = _graph_of(forward, "forward")
     if inference:
         if backward is not None:
@@ -49,5 +58,11 @@ def save(
             graphs.append(("backward", "backward", _graph_of(backward, "backward")))
             pairs.append(("forward", "backward"))
     doc = build_document(graphs, pairs, reference=reference, producer=producer)
+    if overlap:
+        from .overlap import add_schedules
+
+        originals = {"forward": forward, "inference": forward, "backward": backward}
+        add_schedules(doc, [(name, originals[name]) for name, _, _ in graphs],
+                      estimate=overlap_estimate, options=overlap_options)
     write_json_atomic(path, doc)
     return doc

@@ -13,10 +13,14 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._names import innermost_module
+from ._roles import storage_roles
 from .errors import ExportWriteError, MissingValError
 
 FORMAT_NAME = "fxmem"
 FORMAT_VERSION = 1
+# GraphModule meta key: class name of the model's root module (nodes outside any submodule).
+ROOT_TYPE_META = "fxmem_root_type"
 
 try:  # torch >= 2.10 (what torch/_inductor/fx_passes/memory_estimator.py uses)
     from torch.fx.experimental.symbolic_shapes import optimization_hint as _optimization_hint
@@ -107,13 +111,6 @@ def val_to_json(val: Any, registry: StorageRegistry) -> Any:
 
 def _node_meta(node: fx.Node) -> dict[str, Any]:
     meta: dict[str, Any] = {}
-    stack = node.meta.get("nn_module_stack")
-    if isinstance(stack, Mapping) and stack:
-        last = list(stack.values())[-1]
-        if isinstance(last, tuple) and len(last) >= 2:
-            meta["module"] = str(last[0])
-            module_type = last[1]
-            meta["module_type"] = getattr(module_type, "__qualname__", None) or str(module_type)
     if "original_aten" in node.meta and node.meta["original_aten"] is not None:
         meta["original_aten"] = str(node.meta["original_aten"])
     if isinstance(node.meta.get("seq_nr"), int):
@@ -148,8 +145,20 @@ def check_graph(graph: fx.Graph, name: str) -> None:
         )
 
 
+def _has_module_stacks(graph: fx.Graph) -> bool:
+    return any("nn_module_stack" in n.meta or "fwd_nn_module_stack" in n.meta for n in graph.nodes)
+
+
+def _root_type(graph: fx.Graph) -> str | None:
+    gm = getattr(graph, "owning_module", None)
+    return (getattr(gm, "meta", None) or {}).get(ROOT_TYPE_META)
+
+
 def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegistry) -> dict[str, Any]:
     check_graph(graph, name)
+    # Modules only for graphs traced with module stacks; there a node without one ran in the root.
+    modules = _has_module_stacks(graph)
+    root_type = _root_type(graph)
     nodes = []
     for node in graph.nodes:
         entry: dict[str, Any] = {
@@ -162,6 +171,13 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
         trace = node.meta.get("stack_trace")
         if isinstance(trace, str) and trace:
             entry["stack_trace"] = trace
+        if modules:
+            module = innermost_module(node, backward=(kind == "backward"))
+            if module is not None:  # None: a path in an unknown spelling, better nothing than it
+                entry["module"] = module[0]
+                module_type = module[1] or (root_type if module[0] == "" else None)
+                if module_type:
+                    entry["module_type"] = module_type
         meta = _node_meta(node)
         if meta:
             entry["meta"] = meta
@@ -191,6 +207,10 @@ def build_document(
         raise ValueError(f"graph names must be unique, got {names}")
     registry = StorageRegistry()
     out_graphs = [graph_to_json(g, name, kind, registry) for name, kind, g in graphs]
+    for sid, (role, label) in storage_roles([(kind, g) for _, kind, g in graphs], registry.id_of).items():
+        registry.entries[sid]["role"] = role
+        if label:
+            registry.entries[sid]["label"] = label
     doc: dict[str, Any] = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,

@@ -27,12 +27,21 @@ def load_schedule(schedule: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     else:
         where = os.fspath(schedule)
         try:
-            with open(where, encoding="utf-8") as f:
-                data = json.load(f)
+            with open(where, "rb") as f:
+                raw = f.read()
+            data = json.loads(raw.decode("utf-8"))  # decoded whole: the error's offset is the file's
         except OSError as e:
             raise ScheduleError(f"cannot read schedule {where!r}: {e.strerror or e}") from e
         except json.JSONDecodeError as e:
             raise ScheduleError(f"schedule {where!r} is not valid JSON: {e}") from e
+        except UnicodeDecodeError as e:
+            raise ScheduleError(
+                f"schedule {where!r} is not valid UTF-8 (byte {e.start}: {e.reason}); a schedule is a "
+                "JSON file in UTF-8 as fxmem saves it") from e
+        except RecursionError as e:
+            raise ScheduleError(
+                f"schedule {where!r} is nested too deeply to read; a schedule is "
+                "{\"graph\": NAME, \"order\": [node names]}") from e
     if not isinstance(data, dict):
         raise ScheduleError(f"{where}: a schedule must be a JSON object {{\"graph\": NAME, \"order\": [...]}}")
     order = data.get("order")

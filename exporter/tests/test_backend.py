@@ -132,4 +132,12 @@ def test_inductor_inner(tmp_path):
     assert doc["producer"]["inner"] == "inductor"
     # every storage is on the CPU here, so nothing is counted
     assert max(doc["reference"]["graphs"]["region0.forward"]["profile"]) == 0
+    # Inductor's AOTAutograd graphs carry the same descriptors and module stacks.
+    roles = {s.get("label"): s.get("role") for s in doc["storages"]}
+    params = [name for name, _ in model.named_parameters()]
+    assert params == ["0.weight", "1.weight"]
+    assert all(roles[p] == "parameter" and roles[f"grad of {p}"] == "gradient" for p in params)
+    assert roles["args[0]"] == "input"  # Dynamo traces nn.Sequential through _call_impl(*args)
+    modules = {n.get("module") for g in doc["graphs"] for n in g["nodes"]}
+    assert modules == {"", "0", "1"} and modules <= dict(model.named_modules()).keys()
     assert time.time() - t0 < 120

@@ -16,7 +16,7 @@ def test_list(capsys):
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
     assert [line.split()[0] for line in out.splitlines()] == examples.NAMES
-    assert set(examples.NAMES) == {"mlp", "cnn", "gpt", "multiout", "inplace", "dynamic"}
+    assert set(examples.NAMES) == {"mlp", "cnn", "gpt", "multiout", "inplace", "llama", "dynamic", "fsdp"}
 
 
 def test_export_one(tmp_path, capsys):

@@ -125,6 +125,27 @@ def test_rejects_unreadable_schedules(tmp_path):
         fxmem_export.apply_schedule(gm.graph, bad)
 
 
+@pytest.mark.parametrize("content, message", [
+    # invalid UTF-8 inside a node name (a Latin-1 byte), and at the very start
+    (b'{"graph": "g", "order": ["caf\xe9"]}', r"is not valid UTF-8 \(byte 29: invalid continuation"),
+    (b'\xff\xfe{}', r"is not valid UTF-8 \(byte 0"),
+    (b'{"graph": "g", "order": []' + b" " * 20_000 + b'}\x80', r"is not valid UTF-8 \(byte 20027"),
+    # nested deeper than Python's recursion limit, in a value and at the top
+    (b'{"graph": "g", "order": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply"),
+    (b"[" * 100_000, "nested too deeply"),
+])
+def test_rejects_bad_encoding_and_deep_nesting(tmp_path, content, message):
+    """Issue 11 item 16: the package's own error naming the file, the graph left alone."""
+    gm, names = linear_graph()
+    before = gm.code
+    bad = tmp_path / "hostile.json"
+    bad.write_bytes(content)
+    with pytest.raises(fxmem_export.ScheduleError, match=message) as info:
+        fxmem_export.apply_schedule(gm, bad)
+    assert str(bad) in str(info.value)
+    assert gm.code == before and [n.name for n in gm.graph.nodes] == names
+
+
 def test_keeps_in_place_writes_ordered(tmp_path):
     g = fx.Graph()
     x = g.placeholder("x")

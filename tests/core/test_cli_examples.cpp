@@ -70,6 +70,15 @@ TEST(CliExamples, ReproducePyTorchReferenceNumbers) {
             EXPECT_EQ(score["current"], numbers["tracker_current"]);
             ++checked;
         }
+        // Named schedules (the exporter's overlap=True): MemoryTracker on the stored order, by name.
+        for (const auto& named : ref.value("schedules", nlohmann::json::array())) {
+            SCOPED_TRACE(named["name"].get<std::string>() + " of " + named["graph"].get<std::string>());
+            const auto score = cli_json({"score", path, "--schedule", named["name"].get<std::string>(), "--graph",
+                                         named["graph"].get<std::string>(), "--json"});
+            EXPECT_EQ(score["peak"], named["tracker_peak"]);
+            EXPECT_EQ(score["current"], named["tracker_current"]);
+            ++checked;
+        }
         const auto& pairs = ref.contains("pairs") ? ref["pairs"] : nlohmann::json::array();
         for (std::size_t i = 0; i < pairs.size(); ++i) {
             // get_peak_memory as intended (PyTorch's own raises TypeError, see docs/format.md).

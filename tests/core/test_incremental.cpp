@@ -50,18 +50,18 @@ TEST(Incremental, RefusalsNameTheBlocker) {
     auto c = s.check_move(3, 1);  // v before its input a
     EXPECT_FALSE(c.ok);
     EXPECT_EQ(c.blocker, t.id("a"));
-    EXPECT_EQ(c.reason, "'v' must stay after its input 'a' (step 2)");
+    EXPECT_EQ(c.reason, "'v' must stay after its input 'a' (position 2)");
     c = s.check_move(5, 7);  // b after its user c
     EXPECT_FALSE(c.ok);
     EXPECT_EQ(c.blocker, t.id("c"));
-    EXPECT_EQ(c.reason, "'b' must stay before its user 'c' (step 6)");
+    EXPECT_EQ(c.reason, "'b' must stay before its user 'c' (position 6)");
     c = s.check_move(9, 2);
     EXPECT_EQ(c.reason, "the output node 'output' must stay last");
     c = s.check_move(8, 9);  // e has no users, but the output stays last
     EXPECT_EQ(c.blocker, t.id("output"));
-    EXPECT_EQ(c.reason, "'e' must stay before the output node 'output' (step 9)");
+    EXPECT_EQ(c.reason, "'e' must stay before the output node 'output' (position 9)");
     c = s.check_move(7, 9);  // d is a user of the output itself
-    EXPECT_EQ(c.reason, "'d' must stay before its user 'output' (step 9)");
+    EXPECT_EQ(c.reason, "'d' must stay before its user 'output' (position 9)");
     c = s.check_move(0, 10);
     EXPECT_EQ(c.reason, "position 10 is out of range (the schedule has 10 nodes)");
     // Placeholders and get_attr move within their range: w anywhere before its user b.
@@ -71,7 +71,7 @@ TEST(Incremental, RefusalsNameTheBlocker) {
         s.move(5, 7);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), "graph 'g1': cannot move: 'b' must stay before its user 'c' (step 6)");
+        EXPECT_EQ(std::string(e.what()), "graph 'g1': cannot move: 'b' must stay before its user 'c' (position 6)");
     }
     EXPECT_EQ(s.current(), before);
 }
@@ -93,10 +93,10 @@ TEST(Incremental, StorageOrderingBetweenUnrelatedNodes) {
     auto c = s.check_move(0, 2);
     EXPECT_FALSE(c.ok);
     EXPECT_EQ(c.blocker, g.find("c"));
-    EXPECT_EQ(c.reason, "'a' must stay before 'c' (step 2), which uses storage id 5 that it allocates");
+    EXPECT_EQ(c.reason, "'a' must stay before 'c' (position 2), which uses storage id 5 that it allocates");
     s.move(1, 0);  // b first is fine
     c = s.check_move(2, 0);
-    EXPECT_EQ(c.reason, "'c' must stay after 'a' (step 1), which allocates storage id 5 that it uses");
+    EXPECT_EQ(c.reason, "'c' must stay after 'a' (position 1), which allocates storage id 5 that it uses");
     // An initial order that breaks it is refused like the tracker refuses it.
     const std::vector<NodeId> bad = {g.find("b"), g.find("c"), g.find("a"), g.find("output")};
     EXPECT_THROW(score_schedule(f, g, a, bad, default_releasable(g), default_counted(f)), Error);

@@ -370,7 +370,7 @@ TEST(Io, LoadFileNamesThePath) {
         load_file(dir);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), dir + ": cannot read: it is a directory");
+        EXPECT_EQ(std::string(e.what()), dir + ": cannot read: it is a directory, not a regular file");
     }
     const std::string path = dir + "/rich.json";
     save_file(rich_file(), path);

@@ -2,13 +2,25 @@
 // file and the place, never a wrong number, a hang or a crash.
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
+#include "fxmem/incremental.h"
 #include "fxmem/io.h"
+#include "fxmem/liveset.h"
+#include "fxmem/name_index.h"
 #include "fxmem/schedule.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <iostream>
 #include <limits>
+#include <unordered_map>
 #include <string>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace fxmem;
 
@@ -25,6 +37,12 @@ std::string error_of(F&& f) {
         return e.what();
     }
     return {};
+}
+
+std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+    const std::size_t at = s.find(from);
+    if (at != std::string::npos) s.replace(at, from.size(), to);
+    return s;
 }
 
 } // namespace
@@ -78,4 +96,166 @@ TEST(IoHostile, ScheduleWithDuplicateKeysIsAnError) {
     // Unknown keys are ignored, repeated or not, as in graph files; so are keys of nested objects.
     EXPECT_NO_THROW(parse_schedule(
         file, R"({"note": 1, "note": 2, "x": {"graph": 1, "graph": 2}, "graph": "g", "order": )" + order + "}", "s.json"));
+}
+
+// Item 15: what is not a regular file is refused before it is read: a FIFO without a writer
+// blocked in open(), /dev/zero was read until memory ran out, a directory as a schedule gave a
+// JSON syntax error.
+TEST(IoHostile, FifoIsRefusedWithoutBlocking) {
+    const std::string fifo = ::testing::TempDir() + "fxmem_hostile_fifo_" + std::to_string(::getpid());
+    ::unlink(fifo.c_str());
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    auto result = std::async(std::launch::async, [&] { return error_of([&] { load_file(fifo); }); });
+    if (result.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+        ADD_FAILURE() << "load_file blocked on a FIFO";
+        const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // let the reader go
+        if (w >= 0) ::close(w);
+    }
+    EXPECT_EQ(result.get(), fifo + ": cannot read: it is a FIFO (named pipe), not a regular file");
+    ::unlink(fifo.c_str());
+}
+
+TEST(IoHostile, DevicesAndDirectoriesAreRefused) {
+    EXPECT_EQ(error_of([] { load_file("/dev/zero"); }), "/dev/zero: cannot read: it is a character device, not a regular file");
+    const std::string dir = ::testing::TempDir();
+    EXPECT_EQ(error_of([&] { load_file(dir); }), dir + ": cannot read: it is a directory, not a regular file");
+    const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
+    EXPECT_EQ(error_of([&] { load_schedule(file, dir); }), dir + ": cannot read: it is a directory, not a regular file");
+    EXPECT_EQ(error_of([&] { load_schedule(file, "/dev/zero"); }),
+              "/dev/zero: cannot read: it is a character device, not a regular file");
+}
+
+TEST(IoHostile, FileLargerThanMemoryIsTooLarge) {
+    // A sparse file larger than the machine's memory: refused up front, not read.
+    const std::string path = ::testing::TempDir() + "fxmem_hostile_huge_" + std::to_string(::getpid()) + ".json";
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    ASSERT_GT(pages, 0);
+    const auto size = static_cast<off_t>(pages) * page * 2;
+    {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ASSERT_GE(fd, 0);
+        const bool ok = ::ftruncate(fd, size) == 0;
+        ::close(fd);
+        if (!ok) {
+            ::unlink(path.c_str());
+            GTEST_SKIP() << "this file system cannot hold a sparse file of " << size << " bytes";
+        }
+    }
+    EXPECT_EQ(error_of([&] { load_file(path); }),
+              path + ": file too large for memory (" + std::to_string(size) + " bytes)");
+    ::unlink(path.c_str());
+}
+
+// Item 13: names crafted against the fixed, unkeyed hash all landed in one slot cluster, so each
+// insert probed every earlier name: 200k such node names took 30 s. The hash is seeded per process.
+TEST(IoHostile, NamesCraftedAgainstTheUnseededHashDoNotCollide) {
+    // 2000 names whose unseeded tags share their low 12 bits (a table of 2^12 slots or less).
+    std::vector<std::string> crafted;
+    for (std::uint64_t i = 0; crafted.size() < 2000; ++i) {
+        std::string name = "add_" + std::to_string(i);
+        if ((NameIndex::tag_with_seed(name, 0) & 0xFFF) == 0) crafted.push_back(std::move(name));
+    }
+    const auto name_of = [&](std::uint32_t i) { return std::string_view(crafted[i]); };
+    const std::uint64_t n = crafted.size();
+    NameIndex unseeded, seeded;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        unseeded.insert(crafted[i], NameIndex::tag_with_seed(crafted[i], 0), i, name_of);
+        seeded.insert(crafted[i], NameIndex::tag_of(crafted[i]), i, name_of);
+    }
+    EXPECT_GT(unseeded.insert_probes(), n * n / 4) << "the crafted names must collide without the seed";
+    EXPECT_LT(seeded.insert_probes(), 4 * n) << "with the seed they behave like random names";
+    for (std::uint32_t i = 0; i < n; ++i) ASSERT_EQ(seeded.find(crafted[i], name_of), i);
+    EXPECT_NE(name_hash_seed(), 0u);
+}
+
+namespace {
+
+// `graphs` one-node graphs (each an output node with one tensor), every tensor of its own dtype
+// and every storage on its own device: all three lists grow with the file.
+std::string many_names_file(int graphs) {
+    std::string t = R"({"format": "fxmem", "version": 1, "storages": [)";
+    for (int i = 0; i < graphs; ++i)
+        t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string(i) + R"(, "device": "cuda:)" +
+             std::to_string(i) + R"(", "nbytes": 4})";
+    t += R"(], "graphs": [)";
+    for (int i = 0; i < graphs; ++i)
+        t += (i ? ", " : "") + std::string(R"({"name": "g)") + std::to_string(i) +
+             R"(", "kind": "other", "nodes": [{"name": "output", "op": "output", "target": "output", "inputs": [], "val": {"storage": )" +
+             std::to_string(i) + R"(, "dtype": "dtype)" + std::to_string(i) +
+             R"(", "shape": [1], "stride": [1], "offset": 0}}]})";
+    return t + "]}";
+}
+
+} // namespace
+
+// 100k graphs took 87 s (find_graph scanned every graph, finish() allocated a storage-sized array
+// per graph), 100k dtypes 20 s, 40k devices 2.8 s. The work is now proportional to the file.
+TEST(IoHostile, ManyGraphsDtypesAndDevicesLoadInLinearWork) {
+    for (const int n : {10000, 40000}) {
+        const std::string text = many_names_file(n);
+        const auto start = std::chrono::steady_clock::now();
+        const GraphFile f = load_buffer(text, "many.json");
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        ASSERT_EQ(f.graphs.size(), static_cast<std::size_t>(n));
+        EXPECT_EQ(f.dtypes.size(), static_cast<std::size_t>(n));
+        EXPECT_EQ(f.devices.size(), static_cast<std::size_t>(n));
+        EXPECT_EQ(f.find_graph("g" + std::to_string(n - 1)), n - 1);
+        EXPECT_EQ(f.find_graph("g" + std::to_string(n)), -1);
+        EXPECT_EQ(f.graphs[7].outputs(NodeId(0)).size(), 1u);
+        EXPECT_EQ(f.graphs[7].outputs(NodeId(0))[0], StorageId(7));
+        // Three indexes of n names each: a few probes per insert (a scan would be n/2 per name).
+        EXPECT_LT(f.index_probes(), static_cast<std::uint64_t>(3 * 4 * n));
+        std::cout << "  " << n << " graphs, dtypes and devices (" << text.size() / 1000 << " kB): loaded in " << ms
+                  << " ms\n";
+    }
+}
+
+// Storage ids far apart go to a hash map; with the identity hash of std::hash<int64_t>, ids that
+// are multiples of the map's bucket count all chained in one bucket (200k of them: 27 s).
+TEST(IoHostile, StorageIdsCraftedAgainstTheIdentityHashSpread) {
+    constexpr int kN = 20000;
+    std::unordered_map<std::int64_t, int> probe;  // the bucket count an unseeded map ends with
+    for (int i = 0; i < kN; ++i) probe.emplace(i, i);
+    const auto step = static_cast<std::int64_t>(probe.bucket_count());
+    std::string t = R"({"format": "fxmem", "version": 1, "storages": [)";
+    for (int i = 0; i < kN; ++i)
+        t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string((i + 1) * step) + R"(, "device": "cuda:0", "nbytes": 4})";
+    t += R"(], "graphs": []})";
+    const GraphFile f = load_buffer(t, "ids.json");
+    ASSERT_EQ(f.storages.size(), static_cast<std::size_t>(kN));
+    EXPECT_EQ(f.find_storage(kN * step), StorageId(kN - 1));
+    EXPECT_LT(f.longest_sparse_id_chain(), 16u);  // unseeded: all kN in one bucket
+}
+
+// Item 10, the other sums: within one graph every sum is of distinct storages, which the loader
+// caps at 2^63-1, so a graph whose storages add up to exactly 2^63-1 is computed exactly by the
+// profile, MemoryTracker, the incremental scorer and the live-set profile (no overflow, no wrap).
+TEST(IoHostile, OneGraphAtTheByteLimitIsExactEverywhere) {
+    constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t kA = std::int64_t{1} << 62, kB = kMax - kA - 16;  // 16 + kA + kB = 2^63-1
+    const std::string text = R"({"format": "fxmem", "version": 1, "storages": [
+      {"id": 0, "device": "cuda:0", "nbytes": 16},
+      {"id": 1, "device": "cuda:0", "nbytes": )" + std::to_string(kA) + R"(},
+      {"id": 2, "device": "cuda:0", "nbytes": )" + std::to_string(kB) + R"(}],
+      "graphs": [{"name": "g", "kind": "inference", "nodes": [
+      {"name": "x", "op": "placeholder", "target": "x", "inputs": [], "val": {"storage": 0, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
+      {"name": "a", "op": "call_function", "target": "relu", "inputs": ["x"], "val": {"storage": 1, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
+      {"name": "b", "op": "call_function", "target": "relu", "inputs": ["x"], "val": {"storage": 2, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
+      {"name": "output", "op": "output", "target": "output", "inputs": ["a", "b"], "val": null}]}]})";
+    const GraphFile f = load_buffer(text, "limit.json");
+    ASSERT_EQ(f.total_bytes(), kMax);
+    const Graph& g = f.graphs[0];
+    const AliasInfo alias = build_alias_info(f, g);
+    const NodeMask releasable = default_releasable(g);
+    const StorageMask counted = default_counted(f);
+    const auto profile = build_memory_profile(f, g, alias, releasable, counted);
+    EXPECT_EQ(*std::max_element(profile.begin(), profile.end()), kMax);
+    EXPECT_EQ(score_schedule(f, g, alias, original_order(g), releasable, counted).peak, kMax);
+    EXPECT_EQ(IncrementalSchedule(f, g, alias, releasable, counted, original_order(g)).peak(), kMax);
+    const auto live_profile = LiveSetIndex(f, g, alias, releasable, counted).profile();
+    EXPECT_EQ(*std::max_element(live_profile.begin(), live_profile.end()), kMax);
+    // One byte more cannot even be loaded.
+    EXPECT_NE(error_of([&] { load_buffer(replace_first(text, std::to_string(kB), std::to_string(kB + 1)), "over.json"); })
+                  .find("the storages' sizes add up to more than 2^63-1 bytes"),
+              std::string::npos);
 }

@@ -14,6 +14,10 @@
 #include <synth.h>
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QCompleter>
+#include <QLineEdit>
+#include <QScrollBar>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -87,6 +91,9 @@ private slots:
     void openRefusesSchedulesThatDoNotFit();
     void resetIsUndoable();
     void selection();
+    void moveToCommands();
+    void dragAutoScrollStaysInTheLegalRange();
+    void autoScrollSpeedAndClamp();
     void moveTimeOn100kNodes();
 };
 
@@ -272,7 +279,7 @@ void TestScheduleEditor::altDownPressesMerge() {
     QCOMPARE(editor.order(), ids({0, 1, 3, 2, 4, 5}));
     QCOMPARE(view->currentIndex().row(), 3);
     QCOMPARE(editor.undoStack()->count(), 1);
-    QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Move 'b' to step 3"));
+    QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Move 'b' to position 3"));
     QCOMPARE(editor.profile(), kMovedProfile);
     // A plain Down moves the cursor, not the node; then c (row 2) one step up is its own command.
     QTest::keyClick(view, Qt::Key_Up);
@@ -430,6 +437,141 @@ void TestScheduleEditor::selection() {
     QCOMPARE(selected.front().front().value<fxmem::NodeId>(), fxmem::NodeId(0));
     editor.selectNode(fxmem::NodeId(99));  // not in the graph: ignored
     QCOMPARE(view->currentIndex().row(), 0);
+}
+
+void TestScheduleEditor::moveToCommands() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    QString why;
+    // c (node 3) just after a (node 1): position 2, one undo step.
+    QVERIFY(editor.moveNodeAfter(fxmem::NodeId(3), fxmem::NodeId(1), &why));
+    QCOMPARE(editor.order(), kMoved);
+    QCOMPARE(editor.undoStack()->count(), 1);
+    QCOMPARE(editor.currentNode(), fxmem::NodeId(3));  // the moved node stays selected
+    // b (node 2, now at position 3) just after x: refused, with check_move's reason (a? no: b's
+    // only input is x, so it may go to position 1). Then c after d: d uses c.
+    QVERIFY(!editor.moveNodeAfter(fxmem::NodeId(3), fxmem::NodeId(4), &why));
+    QVERIFY2(why.contains(QStringLiteral("'d'")) && why.contains(QStringLiteral("position")), qPrintable(why));
+    QVERIFY(text(editor, "scheduleStatus").contains(why));
+    QVERIFY(!editor.moveNodeAfter(fxmem::NodeId(3), fxmem::NodeId(3), &why));
+    QVERIFY(why.contains(QStringLiteral("itself")));
+    QCOMPARE(editor.undoStack()->count(), 1);
+    // Back by profile step: c to the step b has now (5, its "after allocations" point): position 3.
+    QVERIFY2(editor.moveNodeToProfileStep(fxmem::NodeId(3), 5, &why), qPrintable(why));
+    QCOMPARE(editor.order(), kOriginal);
+    // By position, refused: c (position 3) to position 1, before its input a.
+    QVERIFY(!editor.moveNodeToPosition(fxmem::NodeId(3), 1, &why));
+    QVERIFY2(why.contains(QStringLiteral("'a'")), qPrintable(why));
+    QCOMPARE(editor.undoStack()->count(), 2);
+
+    // The same through the dock's row: select c, choose "just after node", type a, Enter.
+    auto* kind = editor.findChild<QComboBox*>(QStringLiteral("moveKind"));
+    auto* target = editor.findChild<QLineEdit*>(QStringLiteral("moveTarget"));
+    QVERIFY(kind && target);
+    editor.selectNode(fxmem::NodeId(3));
+    kind->setCurrentIndex(2);
+    QVERIFY(target->completer());  // node names complete
+    target->setText(QStringLiteral("a"));
+    QTest::keyClick(target, Qt::Key_Return);
+    QCOMPARE(editor.order(), kMoved);
+    // A position that is not a number, and a refused one, are explained.
+    kind->setCurrentIndex(0);
+    target->setText(QStringLiteral("x1"));
+    QTest::keyClick(target, Qt::Key_Return);
+    QVERIFY(text(editor, "scheduleStatus").contains(QStringLiteral("not a position")));
+    target->setText(QStringLiteral("0"));
+    QTest::keyClick(target, Qt::Key_Return);
+    QVERIFY2(text(editor, "scheduleStatus").contains(QStringLiteral("'a'")), qPrintable(text(editor, "scheduleStatus")));
+    QCOMPARE(editor.order(), kMoved);
+    kind->setCurrentIndex(2);
+    target->setText(QStringLiteral("nope"));
+    QTest::keyClick(target, Qt::Key_Return);
+    QVERIFY(text(editor, "scheduleStatus").contains(QStringLiteral("'nope'")));
+}
+
+namespace {
+
+// x; chain c1..c150 from x; m = f(x) at position 1 whose only user u = f(m, c40) sits right after
+// c40. m may go to positions 1..41: its legal range ends 110 rows before the list's end.
+std::shared_ptr<const GraphAnalysis> longAnalysis() {
+    using fxmem::OpKind;
+    auto file = std::make_shared<fxmem::GraphFile>();
+    file->source = "long";
+    fxmem::GraphBuilder b(*file, "long", fxmem::GraphKind::Inference);
+    std::int64_t id = 0;
+    const auto storage = [&] { return file->add_storage(id++, "cuda:0", 64); };
+    b.add("x", OpKind::Placeholder, "x", {}, {storage()});
+    b.add("m", OpKind::CallFunction, "aten.relu.default", {"x"}, {storage()});
+    std::string previous = "x";
+    for (int i = 1; i <= 150; ++i) {
+        const std::string name = "c" + std::to_string(i);
+        b.add(name, OpKind::CallFunction, "aten.neg.default", {previous}, {storage()});
+        previous = name;
+        if (i == 40) b.add("u", OpKind::CallFunction, "aten.add.Tensor", {"m", "c40"}, {storage()});
+    }
+    b.add("output", OpKind::Output, "output", {previous, "u"}, {});
+    b.finish();
+    return GraphAnalysis::compute(file, 0);
+}
+
+} // namespace
+
+// Dragging m with the pointer held at the bottom edge scrolls the list, but not past m's legal
+// range (positions 1..41); a drop refused there leaves the list where it was.
+void TestScheduleEditor::dragAutoScrollStaysInTheLegalRange() {
+    ScheduleEditor editor;
+    editor.setAnalysis(longAnalysis());
+    editor.resize(640, 360);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* view = editor.findChild<ScheduleView*>();
+    auto* model = view->scheduleModel();
+    QCOMPARE(model->rowCount(), 154);
+    const auto range = model->schedule()->legal_range(1);
+    QCOMPARE(range.lo, std::size_t(1));
+    QCOMPARE(range.hi, std::size_t(41));
+    std::unique_ptr<QMimeData> mime(model->mimeData({model->index(1, 0)}));
+    QWidget* vp = view->viewport();
+    const QPoint edge(40, vp->height() - 3);
+    QCursor::setPos(vp->mapToGlobal(edge));  // Qt's own autoscroll reads the cursor
+    QDragEnterEvent enter(edge, Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(vp, &enter);
+    QDragMoveEvent hover(edge, Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(vp, &hover);
+    QTest::qWait(1500);
+    const int top = view->rowAt(0), bottom = view->rowAt(vp->height() - 1);
+    qInfo("after 1.5 s at the bottom edge: rows %d..%d visible", top, bottom);
+    QVERIFY2(top > 5, "the list scrolled towards the target");
+    QVERIFY2(top <= 41, "scrolled past the legal range");
+    // Drop below the legal range (the bottom row is past position 41 or the drop is refused):
+    // nothing moves and the list stays put.
+    const int before = view->verticalScrollBar()->value();
+    const QPoint low(40, vp->height() - 3);
+    QDropEvent drop(QPointF(low), Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(vp, &drop);
+    const bool moved = drop.isAccepted();
+    QTest::qWait(300);
+    if (!moved) {
+        QCOMPARE(view->verticalScrollBar()->value(), before);
+        QCOMPARE(editor.undoStack()->count(), 0);
+    }
+    QVERIFY(!model->dragSource());
+}
+
+void TestScheduleEditor::autoScrollSpeedAndClamp() {
+    QCOMPARE(ScheduleView::autoScrollRows(0, 40, 10), 0);
+    QCOMPARE(ScheduleView::autoScrollRows(1, 40, 10), 1);
+    QCOMPARE(ScheduleView::autoScrollRows(20, 40, 10), 3);    // 1 + 9 / 4 = 3.25
+    QCOMPARE(ScheduleView::autoScrollRows(40, 40, 10), 10);
+    QCOMPARE(ScheduleView::autoScrollRows(400, 40, 10), 10);  // beyond the edge: the fastest
+    // Range 100..120 in a 10-row view: the first visible row stays within 91..120.
+    QCOMPARE(ScheduleView::clampToRange(0, 100, 120, 10), 91);
+    QCOMPARE(ScheduleView::clampToRange(150, 100, 120, 10), 120);
+    QCOMPARE(ScheduleView::clampToRange(105, 100, 120, 10), 105);
+    QCOMPARE(ScheduleView::clampToRange(3, 0, 5, 10), 3);  // rows 3..12 show 3..5
+    QCOMPARE(ScheduleView::clampToRange(7, 0, 5, 10), 5);
 }
 
 // Not a timed assertion: prints how long one move takes on a 100k-node graph (the design target

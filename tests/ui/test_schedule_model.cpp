@@ -52,6 +52,7 @@ private slots:
     void illegalMovesAreRefused();
     void dropThroughMimeData();
     void setOrderKeepsPersistentIndexes();
+    void positionsAndProfileStepsAreBothShown();
     void randomMovesMatchScoreSchedule_data();
     void randomMovesMatchScoreSchedule();
 };
@@ -294,6 +295,39 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
         QCOMPARE(profile.size(), 1 + 2 * k);
     }
     QVERIFY(done >= 20);
+}
+
+// Graph g (test_schedule_graphs.h): x is a placeholder (step 0), a b c d are the profile's 4
+// nodes (steps 1, 3, 5, 7), the output sits on the last step 8. Moving c before b swaps the two
+// steps; positionOfProfileStep maps both points of a node (1 + 2k, 2 + 2k) back to its position.
+void TestScheduleModel::positionsAndProfileStepsAreBothShown() {
+    ScheduleModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setAnalysis(schedtest::smallAnalysis());
+    QCOMPARE(model.headerData(ScheduleModel::StepColumn, Qt::Horizontal).toString(), QStringLiteral("Pos"));
+    QCOMPARE(model.headerData(ScheduleModel::ProfileStepColumn, Qt::Horizontal).toString(), QStringLiteral("Step"));
+    QVERIFY(model.headerData(ScheduleModel::ProfileStepColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("timeline")));
+    const auto steps = [&] {
+        QStringList out;
+        for (int r = 0; r < model.rowCount(); ++r) out << model.index(r, ScheduleModel::ProfileStepColumn).data().toString();
+        return out.join(QLatin1Char(','));
+    };
+    QCOMPARE(steps(), QStringLiteral("0,1,3,5,7,8"));
+    QCOMPARE(model.index(3, 0).data(ScheduleModel::ProfileStepRole).toLongLong(), 5);
+    QCOMPARE(model.positionOfProfileStep(0), std::size_t(0));
+    QCOMPARE(model.positionOfProfileStep(1), std::size_t(1));
+    QCOMPARE(model.positionOfProfileStep(2), std::size_t(1));
+    QCOMPARE(model.positionOfProfileStep(5), std::size_t(3));
+    QCOMPARE(model.positionOfProfileStep(6), std::size_t(3));
+    QCOMPARE(model.positionOfProfileStep(7), std::size_t(4));
+    QCOMPARE(model.positionOfProfileStep(99), std::size_t(5));
+    QVERIFY(model.moveRows({}, 3, 1, {}, 2));  // c before b
+    QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
+    QCOMPARE(steps(), QStringLiteral("0,1,3,5,7,8"));
+    QCOMPARE(model.positionOfProfileStep(3), std::size_t(2));  // c now
+    // The same steps as the profile the timeline draws: c's allocation is at profile index 3.
+    QCOMPARE(model.profile()[3], kMovedProfile[3]);
+    QCOMPARE(model.index(2, ScheduleModel::NodeColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("profile step 3")), true);
 }
 
 QTEST_MAIN(TestScheduleModel)

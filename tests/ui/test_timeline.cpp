@@ -1,5 +1,6 @@
-// Timeline pieces: bucket-maximum downsampling (no peak lost), byte formatting in both unit
-// systems, and the plot's cursor and zoom clamping.
+// Timeline pieces: min/max downsampling (no peak and no free lost), byte formatting in both unit
+// systems, the plot's cursor and zoom clamping, section labels that never overprint, whole-step
+// tick labels, and exports with a title and legend but without the hover box.
 #include "timeline/downsample.h"
 #include "timeline/plotexport.h"
 #include "timeline/timelineplot.h"
@@ -12,7 +13,12 @@ class TestTimeline : public QObject {
     Q_OBJECT
 private slots:
     void smallRangesAreKeptAsIs();
-    void bucketsKeepTheirMaximum();
+    void bucketsKeepTheirMinimumAndMaximum();
+    void zoomedOutPlotKeepsFrees();
+    void sectionLabelsNeverOverprint();
+    void tinyProfilesHaveWholeStepTicks();
+    void exportHasTitleAndLegendButNoHoverBox();
+    void lowerBoundAndComparison();
     void formatsBytes();
     void cursorAndZoom();
     void exportsEveryFormat();
@@ -21,26 +27,184 @@ private slots:
 void TestTimeline::smallRangesAreKeptAsIs() {
     const std::vector<std::int64_t> v = {5, 1, 7, 3};
     QVector<double> keys, out;
-    downsampleMax(v, 1, 3, 10, keys, out);
+    downsampleMinMax(v, 1, 3, 10, keys, out);
     QCOMPARE(keys, (QVector<double>{1, 2, 3}));
     QCOMPARE(out, (QVector<double>{1, 7, 3}));
-    downsampleMax(v, 3, 1, 10, keys, out);  // empty range
+    downsampleMinMax(v, 3, 1, 10, keys, out);  // empty range
     QVERIFY(keys.isEmpty());
 }
 
-void TestTimeline::bucketsKeepTheirMaximum() {
-    // 12 values into 3 buckets of 4: maxima 9, 8, 6, plus the last point.
+void TestTimeline::bucketsKeepTheirMinimumAndMaximum() {
+    // 12 values into 3 buckets of 4, each giving its min and max at their own index, in index
+    // order: [1 9 2 3] -> (0: 1), (1: 9); [4 4 8 0] -> (6: 8), (7: 0); [6 5 1 2] -> (8: 6),
+    // (10: 1); plus the last point (11: 2).
     const std::vector<std::int64_t> v = {1, 9, 2, 3, 4, 4, 8, 0, 6, 5, 1, 2};
     QVector<double> keys, out;
-    downsampleMax(v, 0, 11, 3, keys, out);
-    QCOMPARE(keys, (QVector<double>{0, 4, 8, 11}));
-    QCOMPARE(out, (QVector<double>{9, 8, 6, 2}));
-    // A single spike in a long flat profile survives any bucket count.
+    downsampleMinMax(v, 0, 11, 3, keys, out);
+    QCOMPARE(keys, (QVector<double>{0, 1, 6, 7, 8, 10, 11}));
+    QCOMPARE(out, (QVector<double>{1, 9, 8, 0, 6, 1, 2}));
+    // A flat bucket gives one point.
+    const std::vector<std::int64_t> flat4 = {3, 3, 3, 3, 3, 3, 3, 3, 3};
+    downsampleMinMax(flat4, 0, 8, 3, keys, out);
+    QCOMPARE(keys, (QVector<double>{0, 3, 6, 8}));
+    // A single spike and a single dip in a long flat profile survive any bucket count; every
+    // key is a real index whose value is drawn.
     std::vector<std::int64_t> flat(100000, 10);
     flat[77777] = 1000;
-    downsampleMax(flat, 0, flat.size() - 1, 640, keys, out);
-    QVERIFY(keys.size() <= 641);
+    flat[33333] = 2;
+    downsampleMinMax(flat, 0, flat.size() - 1, 640, keys, out);
+    QVERIFY(keys.size() <= 2 * 640 + 1);
     QCOMPARE(*std::max_element(out.begin(), out.end()), 1000.0);
+    QCOMPARE(*std::min_element(out.begin(), out.end()), 2.0);
+    QVector<double> sampled;
+    sampleAt(flat, keys, sampled);
+    QCOMPARE(sampled, out);
+}
+
+// A synthetic profile: a staircase of allocations with one short free (a dip to 1 KiB) and one
+// short spike, 200k steps on an 800-pixel plot. Zoomed out, the drawn curve must still reach
+// down to the free and up to the spike.
+void TestTimeline::zoomedOutPlotKeepsFrees() {
+    std::vector<std::int64_t> profile(200000);
+    for (std::size_t i = 0; i < profile.size(); ++i) profile[i] = (std::int64_t(1) << 20) + std::int64_t(i % 1000) * 64;
+    profile[123457] = 1024;              // everything freed for one step
+    profile[54321] = std::int64_t(9) << 20;  // the peak
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile(profile, 54321);
+    const QSharedPointer<QCPGraphDataContainer> data = plot.graph(0)->data();
+    QVERIFY(data->size() < 4000);  // reduced to a few points per pixel
+    double lo = 1e300, hi = -1e300;
+    for (const QCPGraphData& d : *data) lo = std::min(lo, d.value), hi = std::max(hi, d.value);
+    QCOMPARE(hi, double(std::int64_t(9) << 20));
+    QCOMPARE(lo, 1024.0);
+}
+
+void TestTimeline::sectionLabelsNeverOverprint() {
+    // A joined pair whose forward is 4 steps of 1000: zoomed out, "forward" has 3 px of room.
+    std::vector<std::int64_t> profile(1000, 100);
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile(profile, 0, {{0, QStringLiteral("forward")}, {4, QStringLiteral("backward")}});
+    const auto labels = [&] {
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        std::vector<std::pair<QString, QRectF>> out;
+        for (int i = 0; i < plot.itemCount(); ++i) {
+            auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+            if (!t || !t->visible() || !(t->text() == QStringLiteral("forward") || t->text() == QStringLiteral("backward") ||
+                                         t->text().endsWith(QStringLiteral("…"))))
+                continue;
+            out.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
+        }
+        return out;
+    };
+    const auto noOverlap = [](const std::vector<std::pair<QString, QRectF>>& ls) {
+        for (std::size_t i = 0; i < ls.size(); ++i)
+            for (std::size_t j = i + 1; j < ls.size(); ++j)
+                if (ls[i].second.intersects(ls[j].second)) return false;
+        return true;
+    };
+    auto shown = labels();
+    QVERIFY(noOverlap(shown));
+    QVERIFY(std::any_of(shown.begin(), shown.end(), [](const auto& l) { return l.first == QStringLiteral("backward"); }));
+    // Zoomed in around the boundary: both whole, side by side.
+    plot.setXRange(-0.5, 9.5);
+    shown = labels();
+    QCOMPARE(shown.size(), std::size_t(2));
+    QVERIFY(noOverlap(shown));
+    // Zoomed into the backward alone: its label stays at the plot's left edge.
+    plot.setXRange(500, 600);
+    shown = labels();
+    QCOMPARE(shown.size(), std::size_t(1));
+    QCOMPARE(shown.front().first, QStringLiteral("backward"));
+    QVERIFY(shown.front().second.left() >= plot.axisRect()->rect().left());
+}
+
+void TestTimeline::tinyProfilesHaveWholeStepTicks() {
+    for (const std::vector<std::int64_t>& profile : {std::vector<std::int64_t>{0, 8}, std::vector<std::int64_t>{0, 8, 8}}) {
+        TimelinePlot plot;
+        plot.resize(800, 300);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setProfile(profile, 1);
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        const QVector<QString> labels = plot.xAxis->tickVectorLabels();
+        const QVector<double> ticks = plot.xAxis->tickVector();
+        QVERIFY(!labels.isEmpty());
+        QStringList seen;
+        for (int i = 0; i < labels.size(); ++i) {
+            QVERIFY2(!seen.contains(labels[i]), qPrintable(QStringList(labels.toList()).join(QStringLiteral(", "))));
+            seen << labels[i];
+            QCOMPARE(ticks[i], std::round(ticks[i]));
+            QVERIFY2(!labels[i].startsWith(QLatin1Char('-')), qPrintable(labels[i]));
+        }
+    }
+}
+
+void TestTimeline::exportHasTitleAndLegendButNoHoverBox() {
+    TimelinePlot plot;
+    plot.resize(640, 240);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
+    plot.setOverlay({100, 110, 110, 125, 120, 120, 120}, 3, QStringLiteral("edited peak 125 B"));
+    plot.setTitle(QStringLiteral("chain.json · chain"));
+    plot.setCursorStep(5);
+    QVERIFY(plot.cursorText().contains(QStringLiteral("step 5")));
+    QTemporaryDir dir;
+    QString error;
+    const QString path = dir.filePath(QStringLiteral("t.svg"));
+    QVERIFY2(PlotExport::save(plot, path, &error), qPrintable(error));
+    QFile svg(path);
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(svg.readAll());
+    QVERIFY(text.contains(QStringLiteral(">chain.json · chain<")));  // the title is drawn
+    QVERIFY(text.contains(QStringLiteral(">original order<")));      // the legend names both curves
+    QVERIFY(text.contains(QStringLiteral(">edited order<")));
+    QVERIFY2(!text.contains(QStringLiteral(">step 5<")), "the hover box was exported");
+    // On screen nothing changed: the cursor is back, no title row, no legend.
+    QVERIFY(plot.cursorText().contains(QStringLiteral("step 5")));
+    QVERIFY(!plot.exportMode());
+    QVERIFY(!plot.legend->visible());
+    QCOMPARE(plot.plotLayout()->rowCount(), 1);
+}
+
+void TestTimeline::lowerBoundAndComparison() {
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
+    const auto textItems = [&] {
+        QStringList out;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->visible()) out << t->text();
+        return out;
+    };
+    // The bound above the curve (a bound from another context) still fits in the y range.
+    plot.setLowerBound(200);
+    QVERIFY(textItems().contains(QStringLiteral("no order can go below 200 B")));
+    QVERIFY(plot.yAxis->range().upper > 200);
+    plot.setLowerBound(-1);
+    QVERIFY(!textItems().join(QLatin1Char('|')).contains(QStringLiteral("no order")));
+    // Two orders compared: both drawn, their peaks labelled, the legend names them.
+    plot.setComparison({QStringLiteral("A: original"), {100, 110, 110, 130, 120, 120, 120}, 3},
+                       {QStringLiteral("B: overlap"), {100, 140, 140, 150, 120, 120, 120}, 3});
+    QVERIFY(plot.hasComparison());
+    QVERIFY(plot.legend->visible());
+    const QStringList texts = textItems();
+    QVERIFY2(texts.contains(QStringLiteral("A: original peak 130 B · step 3")), qPrintable(texts.join(QLatin1Char('|'))));
+    QVERIFY(texts.contains(QStringLiteral("B: overlap peak 150 B · step 3")));
+    QVERIFY(plot.yAxis->range().upper > 150);
+    plot.setCursorStep(1);
+    QVERIFY(plot.cursorText().contains(QStringLiteral("B: overlap: 140 B")));
+    plot.clearComparison();
+    QVERIFY(!plot.hasComparison());
+    QVERIFY(!plot.legend->visible());
 }
 
 void TestTimeline::formatsBytes() {

@@ -1,5 +1,7 @@
 #include "graphview/graphview.h"
 
+#include "graphview/elide.h"
+
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -8,6 +10,8 @@
 #include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -17,7 +21,8 @@
 #include <limits>
 
 namespace {
-constexpr double kTopPad = 18;  // room for section labels
+constexpr double kTopPad = 18;  // room for the graph names of a joined pair
+constexpr std::uint32_t kMaxBandRows = 4;
 bool inProfile(fxmem::OpKind op) {
     return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
 }
@@ -28,6 +33,23 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumHeight(120);
+    hbar_ = new QScrollBar(Qt::Horizontal, this);
+    vbar_ = new QScrollBar(Qt::Vertical, this);
+    hbar_->hide();
+    vbar_->hide();
+    connect(hbar_, &QScrollBar::valueChanged, this, [this](int value) {
+        if (syncingBars_) return;
+        const double w = x1_ - x0_;
+        x0_ = value - 0.5;
+        x1_ = x0_ + w;
+        emitRange();
+    });
+    connect(vbar_, &QScrollBar::valueChanged, this, [this](int value) {
+        if (syncingBars_) return;
+        top_ = value;
+        clampVertical();
+        update();
+    });
 }
 
 const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
@@ -50,11 +72,43 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     drag_ = Drag::None;
     refusal_.clear();
     top_ = 0;
+    groups_.clear();
+    categories_.clear();
+    collectives_.clear();
+    highlight_.clear();
+    legendContent_ = {};
+    stripeDepth_ = bandRows_ = 0;
+    groupDepth_ = 0;
+    hbar_->setHidden(!scene_ || scene_->empty());
+    vbar_->setHidden(!scene_ || scene_->empty());
+    placeScrollBars();
     if (scene_) {
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
             matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
         }
+        std::uint32_t depths = 0;
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+            const fxmem::Graph& g = scene_->segments[s].analysis->graph();
+            categories_.push_back(fxmem::target_categories(g));
+            collectives_.push_back(findCollectives(g, categories_.back()));
+            for (std::size_t i = 0; i < g.size(); ++i) {
+                const fxmem::NodeId n(static_cast<std::int32_t>(i));
+                legendContent_.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, categories_.back())));
+                legendContent_.kinds.set(static_cast<std::size_t>(g.nodes[i].op));
+            }
+            auto groups = std::make_unique<ModuleGroups>(g, *scene_->segments[s].layout);
+            if (groups->depths() == 0) groups.reset();
+            if (groups) {
+                // Stripes at the depth of the model's repeated blocks (the layers), bands down to one
+                // level below them.
+                stripeDepth_ = std::max(stripeDepth_, groups->groupingDepth());
+                depths = std::max(depths, groups->depths());
+            }
+            groups_.push_back(std::move(groups));
+        }
+        highlight_.assign(scene_->segments.size(), ModuleGroups::npos);
+        bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
         fitted_ = true;
@@ -62,6 +116,7 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         x0_ = -0.5;
         x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
     }
+    syncScrollBars();
     update();
 }
 
@@ -83,6 +138,7 @@ void GraphView::setSchedule(std::vector<fxmem::NodeId> order, bool editable) {
     bool original = true;
     for (std::size_t p = 0; p < order_.size() && original; ++p) original = order_[p].index() == p;
     edited_ = original || order_.size() != g.size() ? nullptr : std::make_shared<const fxmem::GraphLayout>(g, order_);
+    if (!groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
     update();
 }
 
@@ -113,24 +169,23 @@ void GraphView::showRefusal(const QString& why) {
     update();
 }
 
-double GraphView::px(double globalStep) const {
-    return left_ + (globalStep - x0_) * (right_ - left_) / std::max(x1_ - x0_, 1e-9);
-}
-double GraphView::stepAt(double x) const { return x0_ + (x - left_) * (x1_ - x0_) / std::max(right_ - left_, 1); }
-double GraphView::py(double lane) const { return kTopPad + (lane - top_) * laneHeight_ + laneHeight_ / 2; }
-double GraphView::laneAt(double y) const { return (y - kTopPad) / laneHeight_ + top_ - 0.5; }
+double GraphView::px(double globalStep) const { return viewport().px(globalStep); }
+double GraphView::stepAt(double x) const { return viewport().stepAt(x); }
+double GraphView::py(double lane) const { return viewport().py(lane); }
+double GraphView::laneAt(double y) const { return viewport().laneAt(y); }
 
 void GraphView::setXRange(double lo, double hi) {
     if (lo == x0_ && hi == x1_) return;
     x0_ = lo;
     x1_ = hi;
     followNodes();
+    syncScrollBars();
     update();
 }
 
 void GraphView::followNodes() {
     if (!scene_ || drag_ == Drag::Pan) return;
-    const double visible = (height() - kTopPad) / laneHeight_;
+    const double visible = viewport().visibleLanes();
     std::int32_t topmost = std::numeric_limits<std::int32_t>::max();
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
@@ -138,6 +193,7 @@ void GraphView::followNodes() {
         const auto nodes = L.nodes_in(static_cast<std::int64_t>(std::ceil(x0_ - off)), static_cast<std::int64_t>(std::floor(x1_ - off)));
         if (nodes.size() > 50000) return;  // an overview: leave the scroll position alone
         for (fxmem::NodeId n : nodes) {
+            if (groups_[s] && groups_[s]->hidden(n)) continue;  // inside a collapsed module's box
             const std::int32_t lane = L.lane(n);
             if (lane >= top_ - 0.5 && lane <= top_ + visible - 1) return;  // something is in view
             topmost = std::min(topmost, lane);
@@ -177,6 +233,9 @@ QPointF GraphView::nodeCenter(NodeRef ref) const {
 
 void GraphView::centerOn(NodeRef ref) {
     if (!scene_ || !ref.valid()) return;
+    // A node inside collapsed modules: open them level by level down to it.
+    if (ModuleGroups* g = moduleGroupsOf(ref.segment))
+        while (g->hidden(ref.node)) g->expandOneLevel(g->collapsedRoot(g->tree().node_module(ref.node)));
     const double step = static_cast<double>(stepOf(ref));
     const double width = x1_ - x0_;
     if (step < x0_ + width * 0.05 || step > x1_ - width * 0.05) {
@@ -184,7 +243,7 @@ void GraphView::centerOn(NodeRef ref) {
         x1_ = step + width / 2;
         emitRange();
     }
-    const double visible = (height() - kTopPad) / laneHeight_;
+    const double visible = viewport().visibleLanes();
     const double lane = layoutOf(ref.segment).lane(ref.node);
     if (lane < top_ || lane > top_ + visible - 1) top_ = lane - visible / 2;
     clampVertical();
@@ -193,7 +252,50 @@ void GraphView::centerOn(NodeRef ref) {
 
 void GraphView::emitRange() {
     update();
+    syncScrollBars();
     emit xRangeChanged(x0_, x1_);
+}
+
+void GraphView::syncScrollBars() {
+    const bool on = scene_ && !scene_->empty();
+    if (hbar_->isHidden() == on) {
+        hbar_->setVisible(on);
+        vbar_->setVisible(on);
+        placeScrollBars();
+    }
+    if (!on) return;
+    syncingBars_ = true;
+    // Horizontal: in steps over the whole profile; vertical: in lanes.
+    const double steps = static_cast<double>(std::max<std::size_t>(scene_->profile.size(), 2));
+    const int page = std::max(1, static_cast<int>(std::lround(x1_ - x0_)));
+    hbar_->setRange(0, std::max(0, static_cast<int>(std::lround(steps)) - page));
+    hbar_->setPageStep(page);
+    hbar_->setSingleStep(std::max(1, page / 10));
+    hbar_->setValue(static_cast<int>(std::lround(x0_ + 0.5)));
+    const double visible = viewport().visibleLanes();
+    const int lanePage = std::max(1, static_cast<int>(visible));
+    vbar_->setRange(0, std::max(0, static_cast<int>(std::ceil(laneCount() - visible + 0.5))));
+    vbar_->setPageStep(lanePage);
+    vbar_->setSingleStep(std::max(1, lanePage / 10));
+    vbar_->setValue(static_cast<int>(std::lround(top_)));
+    syncingBars_ = false;
+}
+
+void GraphView::placeScrollBars() {
+    const int bw = vbar_->sizeHint().width(), bh = hbar_->sizeHint().height();
+    const int vw = !vbar_->isHidden() ? bw : 0;
+    hbar_->setGeometry(0, height() - bh, width() - vw, bh);
+    vbar_->setGeometry(width() - bw, 0, bw, height() - (!hbar_->isHidden() ? bh : 0));
+}
+
+void GraphView::resetZoom() {
+    if (!scene_ || scene_->empty()) return;
+    fitted_ = true;
+    laneHeight_ = std::min(24.0, fitLaneHeight());
+    top_ = 0;
+    x0_ = -0.5;
+    x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
+    emitRange();
 }
 
 std::int32_t GraphView::laneCount() const {
@@ -204,19 +306,21 @@ std::int32_t GraphView::laneCount() const {
 }
 
 double GraphView::fitLaneHeight() const {
-    return std::max(1e-3, static_cast<double>(height() - kTopPad - 6)) / laneCount();
+    return std::max(1e-3, viewport().height - viewport().topPad - 6) / laneCount();
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    placeScrollBars();
     if (fitted_ && scene_) laneHeight_ = std::min(24.0, fitLaneHeight());
     clampVertical();
 }
 
 void GraphView::clampVertical() {
     const std::int32_t lanes = laneCount();
-    const double visible = (height() - kTopPad) / laneHeight_;
+    const double visible = viewport().visibleLanes();
     top_ = std::clamp(top_, 0.0, std::max(0.0, lanes - visible + 0.5));
+    syncScrollBars();
 }
 
 GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
@@ -235,6 +339,7 @@ GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
         const double local = step - static_cast<double>(scene_->segments[s].offset);
         for (fxmem::NodeId n : L.nodes_in(static_cast<std::int64_t>(std::floor(local - halfWidthSteps)),
                                           static_cast<std::int64_t>(std::ceil(local + halfWidthSteps)))) {
+            if (groups_[s] && groups_[s]->hidden(n)) continue;
             const double dl = std::abs(static_cast<double>(L.lane(n)) - lane);
             const double ds = std::abs(static_cast<double>(L.step(n)) - local);
             if (dl > laneReach || ds > halfWidthSteps) continue;
@@ -247,6 +352,126 @@ GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
         }
     }
     return best;
+}
+
+GraphViewport GraphView::viewport() const {
+    GraphViewport v;
+    v.x0 = x0_;
+    v.x1 = x1_;
+    v.left = left_;
+    v.right = right_;
+    v.top = top_;
+    v.laneHeight = laneHeight_;
+    v.topPad = topPad();
+    v.width = width() - (!vbar_->isHidden() ? vbar_->width() : 0);
+    v.height = height() - (!hbar_->isHidden() ? hbar_->height() : 0);
+    return v;
+}
+
+PrepareInput GraphView::prepareInput() const {
+    PrepareInput in;
+    in.view = viewport();
+    in.selected = selected_;
+    in.hovered = hovered_;
+    in.font = font();
+    if (!scene_) return in;
+    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
+        const Segment& seg = scene_->segments[s];
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s],
+                               groups_[s].get(), highlight_[s], collectives_[s].empty() ? nullptr : &collectives_[s]});
+    }
+    in.bandRows = bandRows_;
+    in.bandTop = bandTop();
+    in.stripeDepth = stripeDepth_;
+    return in;
+}
+
+VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepareInput()); }
+
+QColor GraphView::nodeColor(NodeRef ref, const QPalette& pal) const {
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
+    if (colorMode_ == ColorMode::MemoryChange) {
+        const double d = static_cast<double>(seg.allocated[ref.node.index()] - seg.freed[ref.node.index()]);
+        return colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
+    }
+    const fxmem::Graph& g = seg.analysis->graph();
+    if (colorMode_ == ColorMode::OpCategory)
+        return colors::categoryColor(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]), pal);
+    return colors::opColor(g.node(ref.node).op, pal);
+}
+
+double GraphView::bandTop() const { return scene_ && scene_->joined() ? kTopPad : 3; }
+
+double GraphView::topPad() const {
+    if (bandRows_ == 0) return kTopPad;
+    return bandTop() + bandRows_ * PrepareInput::kBandRow + 4;
+}
+
+std::vector<LegendEntry> GraphView::legend() const {
+    if (!scene_ || scene_->empty()) return {};
+    return legendEntries(colorMode_, legendContent_, palette());
+}
+
+const ModuleGroups* GraphView::moduleGroups(int segment) const {
+    if (segment < 0 || static_cast<std::size_t>(segment) >= groups_.size()) return nullptr;
+    return groups_[static_cast<std::size_t>(segment)].get();
+}
+
+ModuleGroups* GraphView::moduleGroupsOf(int segment) {
+    if (segment < 0 || static_cast<std::size_t>(segment) >= groups_.size()) return nullptr;
+    return groups_[static_cast<std::size_t>(segment)].get();
+}
+
+void GraphView::setGroupDepth(int depth) {
+    groupDepth_ = std::max(depth, 0);
+    for (auto& g : groups_)
+        if (g) g->collapseDepth(static_cast<std::uint32_t>(groupDepth_));
+    if (groupDepth_ > 0) {
+        stripeDepth_ = static_cast<std::uint32_t>(groupDepth_);
+        std::uint32_t depths = 0;
+        for (auto& g : groups_)
+            if (g) depths = std::max(depths, g->depths());
+        stripeDepth_ = std::min(stripeDepth_, depths);
+        bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
+    }
+    update();
+}
+
+void GraphView::setModuleCollapsed(int segment, std::uint32_t module, bool collapsed) {
+    if (ModuleGroups* g = moduleGroupsOf(segment)) {
+        g->setCollapsed(module, collapsed);
+        update();
+    }
+}
+
+void GraphView::expandModule(int segment, std::uint32_t module) {
+    if (ModuleGroups* g = moduleGroupsOf(segment)) {
+        g->expandOneLevel(module);
+        update();
+    }
+}
+
+void GraphView::setHighlightedModule(int segment, std::uint32_t module) {
+    for (std::size_t s = 0; s < highlight_.size(); ++s)
+        highlight_[s] = static_cast<int>(s) == segment && groups_[s] && module < groups_[s]->tree().size() ? module : ModuleGroups::npos;
+    update();
+}
+
+void GraphView::setHighlightedModuleName(const QString& name) {
+    const std::string key = name.toStdString();
+    for (std::size_t s = 0; s < highlight_.size(); ++s)
+        highlight_[s] = name.isEmpty() || !groups_[s] ? ModuleGroups::npos : groups_[s]->tree().find(key);
+    update();
+}
+
+std::pair<int, std::uint32_t> GraphView::moduleAt(QPoint pos) const {
+    if (!scene_ || groups_.empty()) return {-1, ModuleGroups::npos};
+    const VisibleItems items = visibleItems();
+    for (const VisibleItems::Band& b : items.bands)
+        if (b.rect.adjusted(0, 0, 0, 1).contains(pos)) return {b.segment, b.module};
+    for (const VisibleItems::GroupBox& g : items.groups)
+        if (g.rect.contains(pos)) return {g.segment, g.module};
+    return {-1, ModuleGroups::npos};
 }
 
 void GraphView::paintEvent(QPaintEvent*) {
@@ -262,157 +487,187 @@ void GraphView::paintEvent(QPaintEvent*) {
                       "Files come from the fxmem exporter (fxmem_export)."));
         return;
     }
-    const double sx = (right_ - left_) / std::max(x1_ - x0_, 1e-9);  // pixels per step
-    const double nodeW = std::max(1.0, 1.6 * sx), nodeH = std::max(1.0, laneHeight_ * 0.7);
-    const double visibleLanes = (height() - kTopPad) / laneHeight_;
-    const auto laneLo = static_cast<std::int32_t>(std::floor(top_)) - 1;
-    const auto laneHi = static_cast<std::int32_t>(std::ceil(top_ + visibleLanes)) + 1;
+    const VisibleItems items = visibleItems();
+    paintedNodes_ = items.nodeCount();
     p.setClipRect(QRect(QPoint(0, 0), size()));
+    const double sx = viewport().pxPerStep();
+    const QColor liveCol = colors::live(pal);
 
-    // Peak and cursor columns first, under everything else.
+    // Layer 1: the peak column, under everything else.
     QColor peakCol = colors::peak(pal);
     peakCol.setAlphaF(0.25f);
     p.fillRect(QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
                peakCol);
 
-    const QColor wire = colors::mix(base, text, 0.22), liveCol = colors::live(pal);
-    std::vector<fxmem::NodeId> wires;
-    QVector<QLineF> plain, lit;
-    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-        const Segment& seg = scene_->segments[s];
-        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
-        const fxmem::Graph& g = seg.analysis->graph();
-        const auto off = static_cast<double>(seg.offset);
-        const auto lo = static_cast<std::int64_t>(std::floor(x0_ - off)) - 2;
-        const auto hi = static_cast<std::int64_t>(std::ceil(x1_ - off)) + 2;
-        const auto nodes = L.nodes_in(lo, hi);
-        const bool dense = sx < 1.2 || static_cast<double>(nodes.size()) > 3.0 * width();
-        const auto& live = liveMark_[s];
-        const auto& match = matchMark_[s];
+    // Layer 2: the model's blocks (layers) as alternating shades behind the lanes, a highlighted
+    // module tinted; graph dividers of a joined pair.
+    {
+        const double y0 = topPad() - 2;
+        QColor tint = pal.color(QPalette::Highlight);
+        tint.setAlphaF(0.16f);
+        const QColor shade = colors::mix(base, text, 0.05);
+        for (const VisibleItems::Stripe& st : items.stripes)
+            if (st.highlight || st.ordinal % 2 == 1) p.fillRect(QRectF(st.x0, y0, st.x1 - st.x0, height() - y0), st.highlight ? tint : shade);
+    }
+    p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
+    for (const VisibleItems::SegmentMark& m : items.segmentMarks)
+        if (m.segment > 0) p.drawLine(QPointF(m.x, 0), QPointF(m.x, height()));
 
-        if (scene_->joined()) {
-            p.setPen(colors::mix(base, text, 0.6));
-            p.drawText(QPointF(std::max(px(off) + 4, 4.0), 13), QString::fromStdString(g.name));
-            if (s > 0) {
-                p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
-                p.drawLine(QPointF(px(off - 0.5), 0), QPointF(px(off - 0.5), height()));
-            }
-        }
+    // Layer 3: wires, plain then live on top.
+    {
+        QVector<QLineF> plain, lit;
+        for (const VisibleItems::Wire& w : items.wires) (w.live ? lit : plain).push_back(w.line);
+        p.setRenderHint(QPainter::Antialiasing, sx > 4);
+        p.setPen(QPen(colors::mix(base, text, 0.22), 1));
+        p.drawLines(plain);
+        p.setPen(QPen(liveCol, 2));
+        p.drawLines(lit);
+    }
 
-        // Wires: horizontal along the producer's lane to its last user, then a short diagonal
-        // into each user on another lane. Only when zoomed in enough to tell them apart.
-        if (!dense && sx >= 0.6) {
-            wires.clear();
-            L.wires_crossing(lo, hi, wires);
-            if (wires.size() < 40000) {
-                plain.clear();
-                lit.clear();
-                for (fxmem::NodeId u : wires) {
-                    const std::int32_t lu = L.lane(u);
-                    auto& out = live[u.index()] ? lit : plain;
-                    const double yu = py(lu);
-                    if (lu >= laneLo && lu <= laneHi)
-                        out.push_back(QLineF(px(off + static_cast<double>(L.step(u))), yu,
-                                             px(off + static_cast<double>(std::min(L.wire_end(u), hi))), yu));
-                    for (fxmem::NodeId v : g.users(u)) {
-                        const std::int64_t sv = L.step(v);
-                        const std::int32_t lv = L.lane(v);
-                        if (sv < lo || sv > hi || lv == lu) continue;
-                        if ((lu < laneLo && lv < laneLo) || (lu > laneHi && lv > laneHi)) continue;
-                        const double xv = px(off + static_cast<double>(sv));
-                        out.push_back(QLineF(xv - nodeW * 1.1, yu, xv - nodeW * 0.5, py(lv)));
-                    }
-                }
-                p.setRenderHint(QPainter::Antialiasing, sx > 4);
-                p.setPen(QPen(wire, 1));
-                p.drawLines(plain);
-                p.setPen(QPen(liveCol, 2));
-                p.drawLines(lit);
-            }
-        }
-
-        // Nodes. Dense: written straight into an image, one dot per pixel, the first node wins
-        // and a live one overrides (O(visible nodes), one draw call, no overdraw). Tiny lanes
-        // share pixel rows: the overview of a graph with thousands of lanes.
+    // Layer 4: collectives in flight, over their wire; collapsed modules, over the wires they hide.
+    {
+        QColor flight = colors::categoryColor(fxmem::OpCategory::Collective, pal);
+        flight.setAlphaF(0.45f);
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(colors::categoryColor(fxmem::OpCategory::Collective, pal), 1));
+        p.setBrush(flight);
+        for (const VisibleItems::Span& sp : items.spans) p.drawRoundedRect(sp.rect, 2, 2);
+        p.setBrush(Qt::NoBrush);
         p.setRenderHint(QPainter::Antialiasing, false);
-        if (dense) {
-            const int w = width(), h = height();
-            QImage dots(w, h, QImage::Format_ARGB32_Premultiplied);
-            dots.fill(Qt::transparent);
-            const int rows = std::clamp(static_cast<int>(nodeH), 1, 3);
-            const QRgb liveRgb = liveCol.rgba();
-            std::array<QRgb, 6> opRgb{};
-            for (int k = 0; k < 6; ++k) opRgb[static_cast<std::size_t>(k)] = colors::opColor(static_cast<fxmem::OpKind>(k), pal).rgba();
-            for (fxmem::NodeId n : nodes) {
-                const std::int32_t lane = L.lane(n);
-                if (lane < laneLo || lane > laneHi) continue;
-                const int x = static_cast<int>(px(off + static_cast<double>(L.step(n))));
-                const int y = static_cast<int>(py(lane));
-                if (x < 0 || x >= w || y < 0 || y >= h) continue;
-                const bool isLive = live[n.index()] != 0;
-                auto* row = reinterpret_cast<QRgb*>(dots.scanLine(y));
-                if (row[x] != 0 && (!isLive || row[x] == liveRgb)) continue;
-                QRgb c = isLive ? liveRgb : opRgb[static_cast<std::size_t>(g.node(n).op)];
-                if (colorMode_ == ColorMode::MemoryChange && !isLive) {
-                    const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
-                    c = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal).rgba();
-                }
-                // A 2x`rows` dot (live ones 3 wide), clipped to the image.
-                for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
-                    if (y + dy < 0 || y + dy >= h) continue;
-                    auto* r = reinterpret_cast<QRgb*>(dots.scanLine(y + dy));
-                    for (int dx = 0; dx < (isLive ? 3 : 2) && x + dx < w; ++dx) r[x + dx] = c;
-                }
-                ++paintedNodes_;
-            }
-            p.drawImage(0, 0, dots);
-            continue;
+    }
+    for (const VisibleItems::GroupBox& gb : items.groups) {
+        p.setRenderHint(QPainter::Antialiasing, true);
+        p.setPen(QPen(gb.highlight ? pal.color(QPalette::Highlight) : colors::mix(base, text, 0.5), gb.highlight ? 2 : 1));
+        p.setBrush(colors::mix(base, text, 0.16));
+        p.drawRoundedRect(gb.rect, 3, 3);
+        p.setBrush(Qt::NoBrush);
+        // Marks for what it hides, as on boxes: live (inner), match (dashed), selected (outer).
+        if (gb.flags & VisibleItems::Live) {
+            p.setPen(QPen(liveCol, 2.5));
+            p.drawRoundedRect(gb.rect.adjusted(2, 2, -2, -2), 2, 2);
         }
-        QFont small = font();
-        small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), nodeH * 0.62)));
-        p.setFont(small);
-        const QFontMetrics fm(small);
-        for (fxmem::NodeId n : nodes) {
-            const std::int32_t lane = L.lane(n);
-            if (lane < laneLo || lane > laneHi) continue;
-            const NodeRef ref{static_cast<int>(s), n};
-            const double cx = px(off + static_cast<double>(L.step(n))), cy = py(lane);
-            const QRectF r(cx - nodeW / 2, cy - nodeH / 2, nodeW, nodeH);
-            const fxmem::Node& node = g.node(n);
-            QColor fill = colors::opColor(node.op, pal);
-            if (colorMode_ == ColorMode::MemoryChange) {
-                const double d = static_cast<double>(seg.allocated[n.index()] - seg.freed[n.index()]);
-                fill = colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
+        if (gb.flags & VisibleItems::Match) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
+            p.drawRoundedRect(gb.rect.adjusted(-3, -3, 3, 3), 4, 4);
+        }
+        if (gb.flags & VisibleItems::Selected) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 3));
+            p.drawRoundedRect(gb.rect.adjusted(-2, -2, 2, 2), 4, 4);
+        }
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
+
+    // Layer 5: dots, written straight into an image (one draw call, no overdraw).
+    p.setRenderHint(QPainter::Antialiasing, false);
+    if (!items.dots.empty()) {
+        const int w = width(), h = height();
+        QImage dots(w, h, QImage::Format_ARGB32_Premultiplied);
+        dots.fill(Qt::transparent);
+        const int rows = items.dotRows;
+        for (const VisibleItems::Dot& d : items.dots) {
+            const QRgb c = d.live ? liveCol.rgba() : d.highlight ? pal.color(QPalette::Highlight).rgba() : nodeColor(d.ref, pal).rgba();
+            // A 2x`rows` dot (live ones 3 wide), clipped to the image.
+            for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
+                if (d.y + dy < 0 || d.y + dy >= h) continue;
+                auto* r = reinterpret_cast<QRgb*>(dots.scanLine(d.y + dy));
+                for (int dx = 0; dx < (d.live ? 3 : 2) && d.x + dx < w; ++dx) r[d.x + dx] = c;
             }
-            p.fillRect(r, fill);
-            if (live[n.index()]) {
-                p.setPen(QPen(liveCol, 2.5));
-                p.drawRect(r.adjusted(-1.5, -1.5, 1.5, 1.5));
-            }
-            if (match[n.index()]) {
-                p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
-                p.drawRect(r.adjusted(-3, -3, 3, 3));
-            }
-            if (ref == selected_ || ref == hovered_) {
-                p.setPen(QPen(ref == selected_ ? pal.color(QPalette::Highlight) : text, ref == selected_ ? 3 : 1));
-                p.drawRect(r.adjusted(-2, -2, 2, 2));
-            }
-            if (nodeW >= 36 && nodeH >= 9) {
-                p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
-                p.drawText(r.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                           fm.elidedText(QString::fromStdString(node.name), Qt::ElideRight, static_cast<int>(nodeW - 5)));
-            }
-            ++paintedNodes_;
+        }
+        p.drawImage(0, 0, dots);
+    }
+
+    // Layer 6: boxes with their marks.
+    for (const VisibleItems::Box& b : items.boxes) {
+        p.fillRect(b.rect, nodeColor(b.ref, pal));
+        if (b.flags & VisibleItems::Live) {
+            p.setPen(QPen(liveCol, 2.5));
+            p.drawRect(b.rect.adjusted(-1.5, -1.5, 1.5, 1.5));
+        }
+        if (b.flags & VisibleItems::Highlight) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
+            p.drawRect(b.rect.adjusted(-1, -1, 1, 1));
+        }
+        if (b.flags & VisibleItems::Match) {
+            p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
+            p.drawRect(b.rect.adjusted(-3, -3, 3, 3));
+        }
+        if (b.flags & (VisibleItems::Selected | VisibleItems::Hovered)) {
+            const bool sel = b.flags & VisibleItems::Selected;
+            p.setPen(QPen(sel ? pal.color(QPalette::Highlight) : text, sel ? 3 : 1));
+            p.drawRect(b.rect.adjusted(-2, -2, 2, 2));
         }
     }
 
+    // Layer 7: the selected node's edges: inputs in one colour, users in another, as curves
+    // ending in an arrow.
+    if (!items.edges.empty()) {
+        p.setRenderHint(QPainter::Antialiasing, true);
+        const QColor inCol = colors::curve(pal), outCol = colors::edited(pal);
+        for (const VisibleItems::Edge& e : items.edges) {
+            // Far ends are clamped: the painter clips, but huge coordinates lose precision.
+            auto clampPt = [](QPointF q) { return QPointF(std::clamp(q.x(), -1e5, 1e5), std::clamp(q.y(), -1e5, 1e5)); };
+            const QPointF a = clampPt(e.from), b = clampPt(e.to);
+            const double bend = std::max(12.0, std::abs(b.x() - a.x()) / 3);
+            QPainterPath path(a);
+            path.cubicTo(a + QPointF(bend, 0), b - QPointF(bend, 0), b);
+            const QColor c = e.toUser ? outCol : inCol;
+            p.setPen(QPen(c, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawPath(path);
+            // The arrow at the consumer's end, pointing right (time flows right).
+            const double r = 5;
+            const QPointF tip = b - QPointF(items.nodeW / 2, 0);
+            p.setBrush(c);
+            p.setPen(Qt::NoPen);
+            p.drawPolygon(QPolygonF({tip, tip + QPointF(-r * 1.6, -r), tip + QPointF(-r * 1.6, r)}));
+            p.setBrush(Qt::NoBrush);
+        }
+        p.setRenderHint(QPainter::Antialiasing, false);
+    }
+
+    // Layer 8: the module bands, then every label.
+    for (const VisibleItems::Band& b : items.bands) {
+        QColor fill = colors::mix(base, text, b.ordinal % 2 ? 0.20 : 0.12);
+        if (b.highlight) fill = pal.color(QPalette::Highlight);
+        p.fillRect(b.rect, fill);
+        if (b.collapsed) {
+            p.setPen(QPen(colors::mix(base, text, 0.6), 1));
+            p.drawRect(b.rect.adjusted(0, 0, -1, -1));
+        }
+    }
+    QFont small = font();
+    small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), items.nodeH * 0.62)));
+    for (const VisibleItems::Label& l : items.labels) {
+        if (l.kind == VisibleItems::LabelKind::Node) {
+            p.setFont(small);
+            p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        } else if (l.kind == VisibleItems::LabelKind::Span) {
+            p.setFont(bandFont());
+            p.setPen(colors::categoryColor(fxmem::OpCategory::Collective, pal));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        } else if (l.kind == VisibleItems::LabelKind::Segment) {
+            p.setFont(font());
+            p.setPen(colors::mix(base, text, 0.6));
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        } else {
+            p.setFont(bandFont());
+            p.setPen(text);
+            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
+        }
+    }
+    p.setFont(font());
+
+    paintLegend(p, items);
+
+    // Layer 9: the cursor and a node being dragged.
     if (cursor_ >= 0) {
         p.setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
         const double x = px(static_cast<double>(cursor_));
         p.drawLine(QPointF(x, 0), QPointF(x, height()));
     }
-
     if (drag_ == Drag::Node && pressed_.valid()) {
+        const double nodeW = items.nodeW, nodeH = items.nodeH;
         QColor band = dragRange_.ok ? QColor(60, 180, 90) : colors::peak(pal);
         band.setAlphaF(0.18f);
         const double a = px(static_cast<double>(dragRange_.loStep) - 1), b = px(static_cast<double>(dragRange_.hiStep) + 1);
@@ -430,6 +685,42 @@ void GraphView::paintEvent(QPaintEvent*) {
     }
 }
 
+QFont GraphView::bandFont() const { return bandFontOf(font()); }
+
+void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
+    // One row at the bottom-left of the lanes, on a veil of the background, wrapping if needed.
+    const std::vector<LegendEntry> entries = legend();
+    if (entries.empty()) return;
+    const QPalette pal = palette();
+    const QFont f = bandFont();
+    const QFontMetricsF fm(f);
+    const double sw = 9, gap = 10, rowH = fm.height() + 4;
+    const GraphViewport v = viewport();
+    const double maxW = std::max(120.0, v.width - 8.0);
+    std::vector<std::pair<double, double>> pos;  // per entry: x, row
+    double x = 0, row = 0, widest = 0;
+    for (const LegendEntry& e : entries) {
+        const double w = sw + 4 + fm.horizontalAdvance(e.text);
+        if (x > 0 && x + w > maxW) x = 0, row += 1;
+        pos.push_back({x, row});
+        x += w + gap;
+        widest = std::max(widest, x - gap);
+    }
+    const double h = (row + 1) * rowH + 2;
+    const QRectF box(4, v.height - h - 3, widest + 8, h);
+    QColor veil = pal.color(QPalette::Base);
+    veil.setAlphaF(0.85f);
+    p.fillRect(box, veil);
+    p.setFont(f);
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const double ex = box.left() + 4 + pos[i].first, ey = box.top() + 1 + pos[i].second * rowH;
+        p.fillRect(QRectF(ex, ey + (rowH - sw) / 2, sw, sw), entries[i].color);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRectF(ex + sw + 4, ey, fm.horizontalAdvance(entries[i].text) + 2, rowH), Qt::AlignVCenter | Qt::AlignLeft, entries[i].text);
+    }
+    p.setFont(font());
+}
+
 GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     DragRange d;
     if (!editable_ || ref.segment != 0 || order_.empty()) {
@@ -439,7 +730,7 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     const fxmem::Graph& g = scene_->segments.front().analysis->graph();
     if (!inProfile(g.node(ref.node).op)) {
         d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
-                    .arg(QString::fromStdString(g.node(ref.node).name), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
+                    .arg(clippedName(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
         return d;
     }
     std::size_t lo = 0, hi = order_.size() - 1;
@@ -455,10 +746,10 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     d.ok = true;
     d.loStep = 1 + 2 * static_cast<std::int64_t>(k0);
     d.hiStep = 1 + 2 * static_cast<std::int64_t>(k1 - 1);
-    const QString name = QString::fromStdString(g.node(ref.node).name);
+    const QString name = clippedName(g.node(ref.node).name, 80);
     QStringList parts;
-    if (before.valid()) parts << tr("after its input '%1'").arg(QString::fromStdString(g.node(before).name));
-    if (after.valid()) parts << tr("before its user '%1'").arg(QString::fromStdString(g.node(after).name));
+    if (before.valid()) parts << tr("after its input '%1'").arg(clippedName(g.node(before).name, 80));
+    if (after.valid()) parts << tr("before its user '%1'").arg(clippedName(g.node(after).name, 80));
     d.why = parts.isEmpty() ? tr("'%1' can go anywhere").arg(name)
                             : tr("'%1' must stay %2").arg(name, parts.join(tr(" and ")));
     return d;
@@ -519,6 +810,17 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
         selected_ = pressed_;
         update();
         emit nodeClicked(pressed_);
+    } else if (drag_ == Drag::None && event->button() == Qt::LeftButton) {
+        // A band toggles its module; a collapsed box opens one level.
+        const auto [segment, module] = moduleAt(event->pos());
+        if (segment >= 0) {
+            ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
+            const bool inBand = event->pos().y() < topPad();
+            if (inBand) g.setCollapsed(module, !g.collapsed(module));
+            else g.expandOneLevel(module);
+            update();
+            emit moduleClicked(segment, module);
+        }
     } else if (drag_ == Drag::Node && pressed_.valid()) {
         drag_ = Drag::None;
         if (!dragRange_.ok) {
@@ -534,27 +836,50 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
-    const double steps = event->angleDelta().y() / 120.0;
+    const QPoint delta = event->angleDelta();
+    const QPointF at = event->position();
+    if (!scene_ || scene_->empty()) return;
     if (event->modifiers() & Qt::ControlModifier) {
-        // Down to the overview where every lane fits, up to large boxes.
-        laneHeight_ = std::clamp(laneHeight_ * std::pow(1.15, steps), std::min(2.0, fitLaneHeight()), 60.0);
-        fitted_ = laneHeight_ <= fitLaneHeight();
-        clampVertical();
-        update();
-    } else if (event->modifiers() & Qt::ShiftModifier || event->angleDelta().x() != 0) {
-        top_ -= (event->angleDelta().y() + event->angleDelta().x()) / 120.0 * 3;
-        clampVertical();
-        update();
-    } else if (scene_ && !scene_->empty()) {
-        // Zoom along x around the mouse, as the timeline does.
-        const double at = stepAt(event->position().x());
-        const double f = std::pow(0.8, steps);
-        x0_ = at - (at - x0_) * f;
-        x1_ = at + (x1_ - at) * f;
-        followNodes();
+        zoomLanes(std::pow(1.15, delta.y() / 120.0), at.y());
+    } else if (event->modifiers() & Qt::ShiftModifier) {
+        // Some platforms turn Shift+wheel into a horizontal delta: either way it scrolls lanes.
+        scrollLanes(-(delta.y() != 0 ? delta.y() : delta.x()) / 120.0);
+    } else if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
+        // A horizontal wheel or touchpad swipe pans time, a tenth of the view per notch.
+        const double d = -delta.x() / 120.0 * (x1_ - x0_) / 10;
+        x0_ += d;
+        x1_ += d;
         emitRange();
+    } else {
+        zoomTime(std::pow(0.8, delta.y() / 120.0), at.x());
     }
     event->accept();
+}
+
+void GraphView::zoomTime(double factor, double x) {
+    // The step under x stays under x, as in the timeline.
+    const double at = stepAt(x);
+    x0_ = at - (at - x0_) * factor;
+    x1_ = at + (x1_ - at) * factor;
+    followNodes();
+    emitRange();
+}
+
+void GraphView::zoomLanes(double factor, double y) {
+    // The lane under y stays under y: from the overview where every lane fits up to large boxes.
+    const double lane = laneAt(y);
+    laneHeight_ = std::clamp(laneHeight_ * factor, std::min(2.0, fitLaneHeight()), 60.0);
+    fitted_ = laneHeight_ <= fitLaneHeight();
+    top_ = lane + 0.5 - (y - viewport().topPad) / laneHeight_;
+    clampVertical();
+    update();
+}
+
+void GraphView::scrollLanes(double notches) {
+    // A notch moves a sixth of the visible lanes (at least one).
+    top_ += notches * std::max(1.0, viewport().visibleLanes() / 6);
+    clampVertical();
+    update();
 }
 
 void GraphView::keyPressEvent(QKeyEvent* event) {
@@ -562,8 +887,11 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
     switch (event->key()) {
     case Qt::Key_Left: x0_ -= w / 10, x1_ -= w / 10; emitRange(); return;
     case Qt::Key_Right: x0_ += w / 10, x1_ += w / 10; emitRange(); return;
-    case Qt::Key_Up: top_ -= 3; clampVertical(); update(); return;
-    case Qt::Key_Down: top_ += 3; clampVertical(); update(); return;
+    case Qt::Key_Up: scrollLanes(-1); return;
+    case Qt::Key_Down: scrollLanes(1); return;
+    case Qt::Key_PageUp: scrollLanes(-5); return;
+    case Qt::Key_PageDown: scrollLanes(5); return;
+    case Qt::Key_R: case Qt::Key_0: resetZoom(); return;
     case Qt::Key_Plus: case Qt::Key_Equal: x0_ += w / 5, x1_ -= w / 5; emitRange(); return;
     case Qt::Key_Minus: x0_ -= w / 4, x1_ += w / 4; emitRange(); return;
     default: QWidget::keyPressEvent(event);
@@ -572,22 +900,71 @@ void GraphView::keyPressEvent(QKeyEvent* event) {
 
 QString GraphView::tooltipFor(NodeRef ref) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
-    const fxmem::Node& n = seg.analysis->graph().node(ref.node);
-    QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code><br>step %4")
-                    .arg(QString::fromStdString(n.name).toHtmlEscaped(),
-                         QString::fromStdString(std::string(fxmem::to_string(n.op))),
-                         toQString(seg.analysis->graph().target(ref.node)).toHtmlEscaped())
-                    .arg(stepOf(ref));
-    if (seg.allocated[ref.node.index()]) t += tr("<br>allocates %1").arg(formatBytes(seg.allocated[ref.node.index()]));
-    if (seg.freed[ref.node.index()]) t += tr("<br>frees %1").arg(formatBytes(seg.freed[ref.node.index()]));
+    const fxmem::Graph& g = seg.analysis->graph();
+    const fxmem::Node& n = g.node(ref.node);
+    QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code>")
+                    .arg(clippedName(n.name, 120).toHtmlEscaped(), toQString(fxmem::to_string(n.op)),
+                         clippedName(g.target(ref.node), 120).toHtmlEscaped());
+    if (!categories_.empty())
+        t += QStringLiteral(" (%1)").arg(toQString(fxmem::to_string(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]))));
+    if (const fxmem::ModuleInfo* m = g.module(ref.node)) {
+        const QString name = m->name.empty() ? tr("(model)") : clippedName(m->name, 120).toHtmlEscaped();
+        t += tr("<br>module %1").arg(name);
+        if (!m->type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m->type, 60).toHtmlEscaped());
+    }
+    // Output tensors: dtype and shape, a few at most.
+    const auto tensors = g.node_tensors(ref.node);
+    QStringList shapes;
+    for (std::size_t i = 0; i < tensors.size() && i < 4; ++i) {
+        QStringList dims;
+        for (std::int64_t d : g.shape(tensors[i])) dims << QString::number(d);
+        shapes << QStringLiteral("%1[%2]").arg(clippedName(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
+    }
+    if (tensors.size() > 4) shapes << tr("… %1 more").arg(tensors.size() - 4);
+    if (!shapes.isEmpty()) t += QStringLiteral("<br>") + shapes.join(QStringLiteral(", "));
+    t += tr("<br>step %1").arg(stepOf(ref));
+    t += tr("<br>allocates %1, frees %2").arg(formatBytes(seg.allocated[ref.node.index()]), formatBytes(seg.freed[ref.node.index()]));
     return t;
+}
+
+QString GraphView::tooltipAt(QPoint pos) const {
+    if (!scene_) return {};
+    const auto [segment, module] = moduleAt(pos);
+    if (segment >= 0) {
+        const ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
+        const fxmem::ModuleTree::Module& m = g.tree()[module];
+        QString t = QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : clippedName(m.name, 120).toHtmlEscaped());
+        if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m.type, 60).toHtmlEscaped());
+        if (pos.y() < topPad()) {
+            t += g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse");
+        } else {
+            for (const VisibleItems::GroupBox& gb : visibleItems().groups)
+                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) t += tr("<br>%1 nodes").arg(gb.nodes);
+            t += tr("<br>Collapsed: click to open one level");
+        }
+        return t;
+    }
+    const NodeRef ref = nodeAt(pos);
+    if (ref.valid()) return tooltipFor(ref);
+    for (const VisibleItems::Span& sp : visibleItems().spans)
+        if (sp.rect.adjusted(0, -2, 0, 2).contains(pos)) {
+            const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(sp.start.segment)].analysis->graph();
+            const std::int64_t a = stepOf(sp.start), b = stepOf(sp.wait);
+            return tr("<b>%1</b> in flight from step %2 to %3 (%4 nodes run meanwhile)<br>started by %5, waited by %6")
+                .arg(clippedName(fxmem::short_op(g.target(sp.start.node)), 60).toHtmlEscaped())
+                .arg(a)
+                .arg(b)
+                .arg(std::max<std::int64_t>(0, (b - a) / 2 - 1))
+                .arg(clippedName(g.node(sp.start.node).name, 80).toHtmlEscaped(), clippedName(g.node(sp.wait.node).name, 80).toHtmlEscaped());
+        }
+    return {};
 }
 
 bool GraphView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && scene_) {
         auto* help = static_cast<QHelpEvent*>(event);
-        const NodeRef ref = nodeAt(help->pos());
-        if (ref.valid()) QToolTip::showText(help->globalPos(), tooltipFor(ref), this);
+        const QString tip = tooltipAt(help->pos());
+        if (!tip.isEmpty()) QToolTip::showText(help->globalPos(), tip, this);
         else QToolTip::hideText();
         return true;
     }

@@ -4,6 +4,10 @@
 // query; nodes under a pixel collapse into dots and wires are skipped when zoomed far out, so a
 // 100k-node graph stays smooth.
 #pragma once
+#include "graphview/colormode.h"
+#include "graphview/modulegroups.h"
+#include "graphview/viewport.h"
+#include "graphview/visibleitems.h"
 #include "loading/scene.h"
 
 #include <fxmem/layout.h>
@@ -14,10 +18,13 @@
 #include <memory>
 #include <vector>
 
+class QPainter;
+class QScrollBar;
+
 class GraphView : public QWidget {
     Q_OBJECT
 public:
-    enum class ColorMode { OpKind, MemoryChange };
+    using ColorMode = NodeColorMode;
     using NodeRef = ::NodeRef;
 
     explicit GraphView(QWidget* parent = nullptr);
@@ -28,16 +35,30 @@ public:
     void setSchedule(std::vector<fxmem::NodeId> order, bool editable);
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const { return colorMode_; }
+    // The legend of the current colour mode (only what the scene contains); painted at the bottom.
+    std::vector<LegendEntry> legend() const;
     // Storages live at the cursor: their allocators and wires are highlighted.
     void setLiveNodes(std::vector<NodeRef> nodes);
     void setSearchMatches(std::vector<NodeRef> matches);
     void showRefusal(const QString& why);
 
+    const std::shared_ptr<const Scene>& scene() const { return scene_; }
     NodeRef selectedNode() const { return selected_; }
     NodeRef nodeAt(QPoint pos) const;
     QPointF nodeCenter(NodeRef ref) const;   // widget coordinates
     std::int64_t stepOf(NodeRef ref) const;  // global step
     std::size_t lastPaintedNodes() const { return paintedNodes_; }
+    // A segment's module grouping; null when its graph names no modules.
+    const ModuleGroups* moduleGroups(int segment) const;
+    // The module band or collapsed module box at pos: {segment, tree index}, or {-1, npos}.
+    std::pair<int, std::uint32_t> moduleAt(QPoint pos) const;
+    int groupDepth() const { return groupDepth_; }
+    QString tooltipAt(QPoint pos) const;
+    QScrollBar* horizontalScrollBar() const { return hbar_; }
+    QScrollBar* verticalScrollBar() const { return vbar_; }
+    // The current mapping of steps and lanes to pixels, and what a paint would draw now.
+    GraphViewport viewport() const;
+    VisibleItems visibleItems() const;
 
 public slots:
     void setXRange(double lo, double hi);
@@ -45,12 +66,33 @@ public slots:
     void setPlotArea(int left, int right);
     void setCursorStep(std::int64_t step);
     void selectNode(NodeRef ref);
+    // Scrolls the node into view, opening the collapsed modules that hide it.
     void centerOn(NodeRef ref);
+    // The whole time axis and every lane in view (emits xRangeChanged).
+    void resetZoom();
+    // Zooms time by `factor` (< 1: in) keeping the step at widget x in place; lanes likewise at y.
+    void zoomTime(double factor, double x);
+    void zoomLanes(double factor, double y);
+    // Scrolls by `notches` sixths of the visible lanes (negative: up).
+    void scrollLanes(double notches);
+    // Collapses every module at `depth` (1 = top-level children of the model) to one box per run,
+    // in every graph of the scene; 0 expands everything. Depths follow the dotted names.
+    void setGroupDepth(int depth);
+    // Collapses or expands one module (tree index of fxmem::ModuleTree of that segment's graph).
+    void setModuleCollapsed(int segment, std::uint32_t module, bool collapsed);
+    // Opens a collapsed module one level: its child modules become the boxes.
+    void expandModule(int segment, std::uint32_t module);
+    // Outlines the nodes of a module and its descendants, and its bands (npos: none).
+    void setHighlightedModule(int segment, std::uint32_t module);
+    // The same by qualified name in every graph of the scene ("blocks.0.attn"; "" clears).
+    void setHighlightedModuleName(const QString& name);
 
 signals:
     void xRangeChanged(double lo, double hi);
     void nodeClicked(NodeRef ref);
     void nodeHovered(NodeRef ref);
+    // A module band or collapsed box was clicked (after the view collapsed or expanded it).
+    void moduleClicked(int segment, std::uint32_t module);
     // A node dropped at another place of the schedule (positions count every node).
     void moveRequested(std::size_t from, std::size_t to);
 
@@ -67,11 +109,15 @@ protected:
 
 private:
     const fxmem::GraphLayout& layoutOf(int segment) const;
+    PrepareInput prepareInput() const;
+    QColor nodeColor(NodeRef ref, const QPalette& palette) const;
     double px(double globalStep) const;
     double stepAt(double x) const;
     double py(double lane) const;
     double laneAt(double y) const;
     void emitRange();
+    void syncScrollBars();
+    void placeScrollBars();
     void clampVertical();
     std::int32_t laneCount() const;
     // The lane height at which every lane fits the view (an overview for graphs with many lanes).
@@ -94,7 +140,19 @@ private:
     std::vector<std::size_t> position_;          // per node: index in order_
     std::vector<std::size_t> profilePositions_;  // k -> index in order_ of the k-th profile node
     bool editable_ = false;
-    ColorMode colorMode_ = ColorMode::OpKind;
+    ColorMode colorMode_ = ColorMode::OpCategory;
+    std::vector<std::unique_ptr<ModuleGroups>> groups_;       // per segment; null without modules
+    std::vector<std::vector<fxmem::OpCategory>> categories_;  // per segment, per interned target
+    std::vector<std::vector<CollectivePair>> collectives_;    // per segment
+    std::vector<std::uint32_t> highlight_;                    // per segment: tree index or npos
+    LegendContent legendContent_;
+    std::uint32_t stripeDepth_ = 0, bandRows_ = 0;
+    int groupDepth_ = 0;
+    ModuleGroups* moduleGroupsOf(int segment);
+    double topPad() const;
+    double bandTop() const;
+    QFont bandFont() const;
+    void paintLegend(QPainter& p, const VisibleItems& items);
 
     double x0_ = 0, x1_ = 1;   // visible global steps
     int left_ = 60, right_ = 600;
@@ -117,4 +175,7 @@ private:
     DragRange dragRange_;
     double dragStep_ = 0;
     QString refusal_;
+    QScrollBar* hbar_ = nullptr;
+    QScrollBar* vbar_ = nullptr;
+    bool syncingBars_ = false;
 };

@@ -13,7 +13,7 @@ MoveNodeCommand::MoveNodeCommand(ScheduleModel* model, std::size_t from, std::si
 
 void MoveNodeCommand::updateText() {
     const QString name = QString::fromStdString(model_->analysis()->graph().node(node_).name);
-    setText(QCoreApplication::translate("ScheduleEditor", "Move '%1' to step %2").arg(name).arg(to_));
+    setText(QCoreApplication::translate("ScheduleEditor", "Move '%1' to position %2").arg(name).arg(to_));
 }
 
 void MoveNodeCommand::redo() { model_->moveNode(from_, to_); }

@@ -1,5 +1,6 @@
 #include "schedule/scheduleeditor.h"
 
+#include "schedule/optimizerjob.h"
 #include "schedule/schedulecommands.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
@@ -9,12 +10,23 @@
 #include <fxmem/error.h>
 #include <fxmem/schedule.h>
 
+#include <QComboBox>
+#include <QCompleter>
 #include <QCursor>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QTableView>
+#include <QSignalBlocker>
+#include <QStandardItemModel>
+#include <QStringListModel>
 #include <QEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFrame>
+#include <QHBoxLayout>
 #include <QGridLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -28,6 +40,21 @@
 #include <optional>
 
 struct ScheduleEditor::State {
+    struct Source {
+        QString name;
+        std::vector<fxmem::NodeId> order;  // empty for "Your edit" until there is one
+        bool isEdit = false;
+        QString source;  // where a stored schedule comes from (tooltip)
+    };
+    std::vector<Source> sources;  // original, named ones, your edit (last)
+    std::vector<fxmem::NodeId> userEdit;
+    bool applyingSource = false;  // a pick in progress: the new order is not the user's edit
+    int compareA = -1, compareB = -1;
+    std::shared_ptr<const OrderComparison> comparison;
+    CompareModel* compareModel = nullptr;
+    OptimizerJob* optimizer = nullptr;
+    std::int64_t lowerBound = -1;
+    std::vector<fxmem::MoveSuggestion> suggestions;
     QUndoStack* stack = nullptr;
     std::vector<QLabel*> captions;
     mutable std::optional<std::vector<std::int64_t>> profile;  // cached until the order changes
@@ -74,11 +101,11 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     strip->setFrameShape(QFrame::StyledPanel);
     auto* grid = new QGridLayout(strip);
     grid->setContentsMargins(8, 4, 8, 4);
-    grid->setHorizontalSpacing(18);
+    grid->setHorizontalSpacing(10);
     grid->setVerticalSpacing(0);
     originalLabel_ = addFigure(grid, 0, tr("Original peak"), QStringLiteral("1023 MiB"), d_->captions);
     editedLabel_ = addFigure(grid, 1, tr("Edited peak"), QStringLiteral("1023 MiB"), d_->captions);
-    changeLabel_ = addFigure(grid, 2, tr("Change"), QStringLiteral("-1023 MiB (-100.0 %)"), d_->captions);
+    changeLabel_ = addFigure(grid, 2, tr("Change"), QStringLiteral("-1023 MiB (-10.0 %)"), d_->captions);
     grid->setColumnStretch(3, 1);
     originalLabel_->setObjectName(QStringLiteral("originalPeak"));
     editedLabel_->setObjectName(QStringLiteral("editedPeak"));
@@ -97,7 +124,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     };
     undoButton_ = makeButton(tr("Undo"), QStyle::SP_ArrowBack, 4, Qt::ToolButtonIconOnly);
     redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5, Qt::ToolButtonIconOnly);
-    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonTextBesideIcon);
+    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonIconOnly);
     resetButton_->setToolTip(tr("Back to the graph's original order (undoable)"));
     connect(undoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::undo);
     connect(redoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::redo);
@@ -114,14 +141,52 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     statusLabel_ = new QLabel(this);
     statusLabel_->setObjectName(QStringLiteral("scheduleStatus"));
     statusLabel_->setWordWrap(true);
+    // A long node name must not widen the dock (issue 11 item 1): the label takes the width it
+    // is given and clips; the tooltip keeps the whole text.
+    statusLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     statusLabel_->setContentsMargins(4, 2, 4, 2);
+
+    // "Move to": the selected node to a position, a profile step, or just after a named node.
+    auto* moveRow = new QHBoxLayout;
+    moveRow->setContentsMargins(4, 0, 4, 0);
+    auto* moveCaption = new QLabel(tr("Move selected to"), this);
+    moveKind_ = new QComboBox(this);
+    moveKind_->setObjectName(QStringLiteral("moveKind"));
+    moveKind_->addItem(tr("position"));
+    moveKind_->addItem(tr("profile step"));
+    moveKind_->addItem(tr("just after node"));
+    moveKind_->setToolTip(tr("Position: in this order (the Pos column). Profile step: the timeline's numbering "
+                             "(the Step column). Just after node: type a node's name."));
+    moveTarget_ = new QLineEdit(this);
+    moveTarget_->setObjectName(QStringLiteral("moveTarget"));
+    moveTarget_->setClearButtonEnabled(true);
+    moveTarget_->setPlaceholderText(tr("number"));
+    moveButton_ = new QToolButton(this);
+    moveButton_->setText(tr("Move"));
+    moveButton_->setToolTip(tr("Move the selected node (Enter in the field does the same)"));
+    moveRow->addWidget(moveCaption);
+    moveRow->addWidget(moveKind_);
+    moveRow->addWidget(moveTarget_, 1);
+    moveRow->addWidget(moveButton_);
+    connect(moveButton_, &QToolButton::clicked, this, &ScheduleEditor::runMoveCommand);
+    connect(moveTarget_, &QLineEdit::returnPressed, this, &ScheduleEditor::runMoveCommand);
+    connect(moveKind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
+        moveTarget_->setPlaceholderText(kind == 2 ? tr("node name") : tr("number"));
+        updateMoveCompleter();
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addWidget(strip);
-    layout->addWidget(view_, 1);
+    buildSourceRow();
+    layout->addWidget(picker_->parentWidget());
+    layout->addWidget(optimizeRow_);
+    layout->addLayout(moveRow);
+    layout->addWidget(view_, 3);
+    layout->addWidget(comparePanel_, 2);
+    layout->addWidget(suggestionList_, 1);
     layout->addWidget(statusLabel_);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
@@ -135,7 +200,11 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
         const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
         const QString name = nodeName(model_, model_->schedule()->at(from));
         if (check.ok) {
-            showStatus(tr("Move '%1' to step %2 (it may go to steps %3–%4)").arg(name).arg(to).arg(range.lo).arg(range.hi),
+            showStatus(tr("Move '%1' to position %2 (it may go to positions %3–%4)")
+                           .arg(name)
+                           .arg(to)
+                           .arg(range.lo)
+                           .arg(range.hi),
                        false);
             QToolTip::hideText();
         } else {
@@ -157,11 +226,444 @@ ScheduleEditor::~ScheduleEditor() {
     d_->stack->clear();
 }
 
+void ScheduleEditor::buildSourceRow() {
+    auto* row = new QWidget(this);
+    auto* h = new QHBoxLayout(row);
+    h->setContentsMargins(4, 0, 4, 0);
+    picker_ = new QComboBox(row);
+    picker_->setObjectName(QStringLiteral("schedulePicker"));
+    picker_->setToolTip(tr("Which order to edit: the graph's original order, a schedule stored in the file, or your edit"));
+    picker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    picker_->setMinimumContentsLength(8);
+    compareButton_ = new QToolButton(row);
+    compareButton_->setText(tr("Compare"));
+    compareButton_->setCheckable(true);
+    compareButton_->setToolTip(tr("Overlay two orders on the timeline and list the nodes that moved"));
+    optimizeButton_ = new QToolButton(row);
+    optimizeButton_->setText(tr("Optimize"));
+    optimizeButton_->setToolTip(tr("Search an order with a lower peak (exact on small graphs); the result is one undoable edit"));
+    suggestButton_ = new QToolButton(row);
+    suggestButton_->setText(tr("Suggest"));
+    suggestButton_->setCheckable(true);
+    suggestButton_->setToolTip(tr("The single moves that lower the current peak most; click one to apply it"));
+    h->addWidget(new QLabel(tr("Schedule"), row));
+    h->addWidget(picker_, 1);
+    h->addWidget(compareButton_);
+    h->addWidget(optimizeButton_);
+    h->addWidget(suggestButton_);
+    connect(picker_, &QComboBox::activated, this, [this](int index) { pickSource(index); });
+
+    // Optimize progress: a bar and Cancel, shown while the worker runs.
+    optimizeRow_ = new QWidget(this);
+    auto* o = new QHBoxLayout(optimizeRow_);
+    o->setContentsMargins(4, 0, 4, 0);
+    optimizeProgress_ = new QProgressBar(optimizeRow_);
+    optimizeProgress_->setObjectName(QStringLiteral("optimizeProgress"));
+    optimizeProgress_->setRange(0, 1000);
+    auto* cancel = new QToolButton(optimizeRow_);
+    cancel->setObjectName(QStringLiteral("optimizeCancel"));
+    cancel->setText(tr("Cancel"));
+    cancel->setToolTip(tr("Stop the search; the order stays as it is"));
+    o->addWidget(optimizeProgress_, 1);
+    o->addWidget(cancel);
+    optimizeRow_->hide();
+    d_->optimizer = new OptimizerJob(this);
+    connect(optimizeButton_, &QToolButton::clicked, this, [this] { optimize(); });
+    connect(cancel, &QToolButton::clicked, this, &ScheduleEditor::cancelOptimize);
+    connect(d_->optimizer, &OptimizerJob::progress, this,
+            [this](double fraction, qint64 best, qint64 bound, const QString& phase) {
+                optimizeProgress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+                optimizeProgress_->setFormat(tr("%1: best %2, bound %3").arg(phase, formatBytes(std::int64_t(best)),
+                                                                           formatBytes(std::int64_t(bound))));
+            });
+    connect(d_->optimizer, &OptimizerJob::finished, this, &ScheduleEditor::onOptimizeFinished);
+    connect(d_->optimizer, &OptimizerJob::failed, this, [this](const QString& why) {
+        optimizeRow_->hide();
+        optimizeButton_->setEnabled(true);
+        showStatus(tr("Optimize failed: %1").arg(why), true);
+        emit optimizeFinished(false);
+    });
+
+    // Compare: A and B, and the moved nodes.
+    comparePanel_ = new QWidget(this);
+    auto* c = new QVBoxLayout(comparePanel_);
+    c->setContentsMargins(4, 0, 4, 0);
+    auto* pick = new QHBoxLayout;
+    compareA_ = new QComboBox(comparePanel_);
+    compareA_->setObjectName(QStringLiteral("compareA"));
+    compareB_ = new QComboBox(comparePanel_);
+    compareB_->setObjectName(QStringLiteral("compareB"));
+    for (QComboBox* box : {compareA_, compareB_}) {
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(8);
+    }
+    pick->addWidget(new QLabel(tr("A"), comparePanel_));
+    pick->addWidget(compareA_, 1);
+    pick->addWidget(new QLabel(tr("B"), comparePanel_));
+    pick->addWidget(compareB_, 1);
+    c->addLayout(pick);
+    d_->compareModel = new CompareModel(this);
+    compareView_ = new QTableView(comparePanel_);
+    compareView_->setObjectName(QStringLiteral("compareList"));
+    compareView_->setModel(d_->compareModel);
+    compareView_->verticalHeader()->hide();
+    compareView_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    compareView_->setSelectionMode(QAbstractItemView::SingleSelection);
+    compareView_->horizontalHeader()->setStretchLastSection(true);
+    compareView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    c->addWidget(compareView_);
+    comparePanel_->hide();
+    connect(compareButton_, &QToolButton::toggled, this, [this](bool on) {
+        if (!on) return clearComparison();
+        const int current = std::max(sourceIndex(), 0);
+        setComparison(0, current == 0 && d_->sources.size() > 2 ? 1 : current);
+    });
+    const auto onPick = [this] { setComparison(compareA_->currentIndex(), compareB_->currentIndex()); };
+    connect(compareA_, &QComboBox::activated, this, onPick);
+    connect(compareB_, &QComboBox::activated, this, onPick);
+    connect(compareView_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        const fxmem::NodeId node(index.data(CompareModel::NodeIdRole).toInt());
+        selectNode(node);
+        emit nodeSelected(node);
+    });
+
+    // Suggestions: one click applies one.
+    suggestionList_ = new QListWidget(this);
+    suggestionList_->setObjectName(QStringLiteral("suggestionList"));
+    suggestionList_->setToolTip(tr("Click a move to apply it (undoable)"));
+    suggestionList_->hide();
+    connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
+        suggestionList_->setVisible(on);
+        if (on) refreshSuggestions();
+    });
+    connect(suggestionList_, &QListWidget::itemClicked, this,
+            [this](QListWidgetItem* item) { applySuggestion(static_cast<std::size_t>(suggestionList_->row(item))); });
+}
+
+// ---- sources (the picker) ----
+
+void ScheduleEditor::rebuildSources() {
+    d_->sources.clear();
+    d_->userEdit.clear();
+    const auto& a = model_->analysis();
+    if (a) {
+        d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
+        // The name only: a schedule's `source` can be a long provenance line (the pass and its
+        // options), shown as the item's tooltip.
+        for (const fxmem::NamedSchedule& named : a->file().schedules)
+            if (static_cast<int>(named.graph) == a->graphIndex())
+                d_->sources.push_back({QString::fromStdString(named.name), named.order, false,
+                                       QString::fromStdString(named.source)});
+        d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
+    }
+    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+        const QSignalBlocker block(box);
+        box->clear();
+        for (const auto& src : d_->sources) {
+            box->addItem(src.name);
+            box->setItemData(box->count() - 1, src.source, Qt::ToolTipRole);
+        }
+    }
+    syncPicker();
+}
+
+QStringList ScheduleEditor::sourceNames() const {
+    QStringList out;
+    for (const auto& src : d_->sources) out << src.name;
+    return out;
+}
+
+int ScheduleEditor::sourceIndex() const {
+    if (!model_->schedule()) return -1;
+    const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
+    for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i)
+        if (d_->sources[i].order == now) return static_cast<int>(i);
+    return static_cast<int>(d_->sources.size()) - 1;  // your edit
+}
+
+void ScheduleEditor::syncPicker() {
+    const QSignalBlocker block(picker_);
+    picker_->setCurrentIndex(sourceIndex());
+    // "Your edit" can be picked only once there is one.
+    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+        if (auto* items = qobject_cast<QStandardItemModel*>(box->model()); items && box->count() > 0)
+            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!d_->userEdit.empty());
+    }
+    picker_->setEnabled(model_->schedule() != nullptr);
+    compareButton_->setEnabled(model_->schedule() != nullptr);
+    optimizeButton_->setEnabled(model_->schedule() != nullptr && !isOptimizing());
+    suggestButton_->setEnabled(model_->schedule() != nullptr);
+}
+
+bool ScheduleEditor::pickSource(int index) {
+    if (!model_->schedule() || index < 0 || index >= static_cast<int>(d_->sources.size())) return false;
+    const auto& src = d_->sources[static_cast<std::size_t>(index)];
+    const std::vector<fxmem::NodeId>& order = src.isEdit ? d_->userEdit : src.order;
+    if (order.empty()) {
+        syncPicker();
+        return false;
+    }
+    if (order == model_->schedule()->order()) return true;
+    d_->applyingSource = true;
+    d_->stack->push(new SetOrderCommand(model_, order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name))));
+    d_->applyingSource = false;
+    showStatus(tr("Now editing %1: peak %2").arg(src.name, formatBytes(peak())), false);
+    return true;
+}
+
+bool ScheduleEditor::pickSchedule(const QString& name) {
+    for (std::size_t i = 1; i + 1 < d_->sources.size(); ++i)
+        if (d_->sources[i].name == name) return pickSource(static_cast<int>(i));
+    return false;
+}
+
+// ---- compare ----
+
+void ScheduleEditor::setComparison(int a, int b) {
+    const int n = static_cast<int>(d_->sources.size());
+    if (!model_->schedule() || a < 0 || b < 0 || a >= n || b >= n) return clearComparison();
+    d_->compareA = a;
+    d_->compareB = b;
+    {
+        const QSignalBlocker blockA(compareA_), blockB(compareB_), blockButton(compareButton_);
+        compareA_->setCurrentIndex(a);
+        compareB_->setCurrentIndex(b);
+        compareButton_->setChecked(true);
+    }
+    comparePanel_->show();
+    updateComparison();
+}
+
+void ScheduleEditor::clearComparison() {
+    const bool had = d_->comparison != nullptr;
+    d_->compareA = d_->compareB = -1;
+    d_->comparison.reset();
+    d_->compareModel->setComparison(nullptr, nullptr);
+    {
+        const QSignalBlocker block(compareButton_);
+        compareButton_->setChecked(false);
+    }
+    comparePanel_->hide();
+    if (had) emit comparisonChanged();
+}
+
+std::shared_ptr<const OrderComparison> ScheduleEditor::comparison() const { return d_->comparison; }
+
+QString ScheduleEditor::comparisonName(int which) const {
+    const int i = which == 0 ? d_->compareA : d_->compareB;
+    if (i < 0 || i >= static_cast<int>(d_->sources.size())) return {};
+    return (which == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) % d_->sources[static_cast<std::size_t>(i)].name;
+}
+
+void ScheduleEditor::updateComparison() {
+    if (d_->compareA < 0 || !model_->schedule()) return;
+    const auto orderOf = [&](int i) -> std::vector<fxmem::NodeId> {
+        const auto& src = d_->sources[static_cast<std::size_t>(i)];
+        if (!src.isEdit) return src.order;
+        // "Your edit": the user's last order; the current order while it is the edit.
+        return d_->userEdit.empty() ? model_->schedule()->order() : d_->userEdit;
+    };
+    try {
+        d_->comparison = std::make_shared<const OrderComparison>(
+            compareOrders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
+    } catch (const fxmem::Error& e) {
+        d_->comparison.reset();
+        showStatus(tr("Cannot compare: %1").arg(QString::fromStdString(e.what())), true);
+    }
+    d_->compareModel->setComparison(model_->analysis(), d_->comparison);
+    if (d_->comparison)
+        showStatus(tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
+                       .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
+                            formatBytes(d_->comparison->peakB)),
+                   false);
+    emit comparisonChanged();
+}
+
+// ---- optimize ----
+
+void ScheduleEditor::optimize(double timeLimitSeconds) {
+    if (!model_->analysis() || isOptimizing()) return;
+    optimizeProgress_->setValue(0);
+    optimizeProgress_->setFormat(tr("starting…"));
+    optimizeRow_->show();
+    optimizeButton_->setEnabled(false);
+    showStatus(tr("Optimizing (at most %1 s)…").arg(timeLimitSeconds), false);
+    d_->optimizer->start(model_->analysis(), timeLimitSeconds);
+}
+
+void ScheduleEditor::cancelOptimize() { d_->optimizer->cancel(); }
+
+bool ScheduleEditor::isOptimizing() const { return d_->optimizer->isRunning(); }
+
+std::int64_t ScheduleEditor::lowerBound() const { return d_->lowerBound; }
+
+void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
+                                        std::shared_ptr<const GraphAnalysis> analysis) {
+    optimizeRow_->hide();
+    optimizeButton_->setEnabled(model_->schedule() != nullptr);
+    if (analysis != model_->analysis() || !model_->schedule()) {
+        emit optimizeFinished(false);
+        return;  // another graph is open now
+    }
+    d_->lowerBound = result->lower_bound;
+    emit lowerBoundChanged(result->lower_bound);
+    const QString bound = tr("no order can go below %1").arg(formatBytes(result->lower_bound));
+    if (result->cancelled) {
+        showStatus(tr("Optimize cancelled; the best order found so far (peak %1) was not applied; %2.")
+                       .arg(formatBytes(result->peak), bound),
+                   false);
+        emit optimizeFinished(false);
+        return;
+    }
+    const std::int64_t before = peak();
+    const bool better = result->peak < before && result->order != model_->schedule()->order();
+    if (better)
+        d_->stack->push(new SetOrderCommand(model_, result->order,
+                                            tr("Optimize: peak %1 → %2").arg(formatBytes(before), formatBytes(result->peak))));
+    const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
+    showStatus(better ? tr("Optimized: peak %1 → %2, %3; %4.").arg(formatBytes(before), formatBytes(result->peak), how, bound)
+                      : tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound),
+               false);
+    emit optimizeFinished(better);
+}
+
+// ---- suggestions ----
+
+std::vector<fxmem::MoveSuggestion> ScheduleEditor::suggestions() const { return d_->suggestions; }
+
+void ScheduleEditor::refreshSuggestions() {
+    d_->suggestions.clear();
+    if (model_->schedule()) d_->suggestions = fxmem::suggest_moves(*model_->schedule(), 5);
+    fillSuggestionList();
+}
+
+void ScheduleEditor::fillSuggestionList() {
+    suggestionList_->clear();
+    const std::int64_t now = peak();
+    for (const fxmem::MoveSuggestion& m : d_->suggestions)
+        suggestionList_->addItem(tr("Move '%1' from position %2 to %3: peak %4 → %5 (%6)")
+                                     .arg(nodeName(model_, m.node))
+                                     .arg(m.from)
+                                     .arg(m.to)
+                                     .arg(formatBytes(now), formatBytes(m.peak_after), formatDelta(m.peak_after - now, now)));
+    if (d_->suggestions.empty() && model_->schedule())
+        suggestionList_->addItem(tr("No single move near the peak lowers it."));
+}
+
+bool ScheduleEditor::applySuggestion(std::size_t index) {
+    if (index >= d_->suggestions.size()) return false;
+    const fxmem::MoveSuggestion m = d_->suggestions[index];
+    if (!model_->schedule() || m.from >= model_->size() || model_->schedule()->at(m.from) != m.node) return false;
+    const bool moved = move(m.from, m.to, nullptr, false);
+    if (moved) selectNode(m.node);
+    return moved;
+}
+
 void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
     d_->stack->clear();
     statusLabel_->clear();
+    if (isOptimizing()) cancelOptimize();
+    // Sources and comparison belong to the previous graph: drop them before the model changes.
+    clearComparison();
+    d_->sources.clear();
+    d_->userEdit.clear();
     model_->setAnalysis(std::move(analysis));
     view_->scrollToTop();
+    updateMoveCompleter();
+    d_->suggestions.clear();
+    fillSuggestionList();
+    if (d_->lowerBound >= 0) {
+        d_->lowerBound = -1;
+        emit lowerBoundChanged(-1);
+    }
+    rebuildSources();
+}
+
+void ScheduleEditor::updateMoveCompleter() {
+    // Node names complete only in "just after node" mode, built when that mode is chosen.
+    if (moveKind_->currentIndex() != 2 || !model_->analysis()) {
+        moveTarget_->setCompleter(nullptr);
+        return;
+    }
+    QStringList names;
+    const fxmem::Graph& g = model_->analysis()->graph();
+    names.reserve(static_cast<qsizetype>(g.size()));
+    for (std::size_t n = 0; n < g.size(); ++n)
+        names << QString::fromStdString(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
+    auto* completer = new QCompleter(names, moveTarget_);
+    completer->setCaseSensitivity(Qt::CaseSensitive);
+    completer->setFilterMode(Qt::MatchContains);
+    moveTarget_->setCompleter(completer);
+}
+
+fxmem::NodeId ScheduleEditor::currentNode() const {
+    const QModelIndex current = view_->currentIndex();
+    return current.isValid() ? fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()) : fxmem::NodeId();
+}
+
+void ScheduleEditor::runMoveCommand() {
+    const fxmem::NodeId node = currentNode();
+    if (!model_->schedule()) return;
+    if (!node.valid()) {
+        showStatus(tr("Select the node to move first."), true);
+        return;
+    }
+    const QString text = moveTarget_->text().trimmed();
+    bool ok = false;
+    switch (moveKind_->currentIndex()) {
+    case 0: {
+        const qulonglong position = text.toULongLong(&ok);
+        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(text).arg(model_->size() - 1), true);
+        moveNodeToPosition(node, static_cast<std::size_t>(position));
+        break;
+    }
+    case 1: {
+        const qlonglong step = text.toLongLong(&ok);
+        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(text).arg(model_->profileStep(model_->size() - 1)), true);
+        moveNodeToProfileStep(node, step);
+        break;
+    }
+    default: {
+        const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
+        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(text), true);
+        moveNodeAfter(node, after);
+        break;
+    }
+    }
+}
+
+bool ScheduleEditor::moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused) {
+    const fxmem::IncrementalSchedule* s = model_->schedule();
+    if (!s || !node.valid() || node.index() >= s->size()) {
+        if (whyRefused) *whyRefused = tr("no such node");
+        return false;
+    }
+    const std::size_t from = s->position_of(node);
+    const bool moved = move(from, position, whyRefused, false);
+    if (moved) selectNode(node);  // keep the moved node in view wherever it went
+    return moved;
+}
+
+bool ScheduleEditor::moveNodeToProfileStep(fxmem::NodeId node, std::int64_t step, QString* whyRefused) {
+    if (!model_->schedule()) return moveNodeToPosition(node, 0, whyRefused);
+    return moveNodeToPosition(node, model_->positionOfProfileStep(step), whyRefused);
+}
+
+bool ScheduleEditor::moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after, QString* whyRefused) {
+    const fxmem::IncrementalSchedule* s = model_->schedule();
+    if (!s || !node.valid() || !after.valid() || node.index() >= s->size() || after.index() >= s->size()) {
+        if (whyRefused) *whyRefused = tr("no such node");
+        return false;
+    }
+    if (node == after) {
+        const QString why = tr("'%1' cannot go after itself").arg(nodeName(model_, node));
+        if (whyRefused) *whyRefused = why;
+        showStatus(tr("Refused: %1").arg(why), true);
+        return false;
+    }
+    // Final position: where `after` ends up once the node has left its place, plus one.
+    const std::size_t from = s->position_of(node), pa = s->position_of(after);
+    return moveNodeToPosition(node, pa > from ? pa : pa + 1, whyRefused);
 }
 
 void ScheduleEditor::clear() { setAnalysis(nullptr); }
@@ -208,7 +710,7 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
     const fxmem::NodeId node = model_->schedule()->at(from);
     const std::int64_t before = peak();
     d_->stack->push(new MoveNodeCommand(model_, from, to, stepwise));
-    showStatus(tr("Moved '%1' from step %2 to %3: peak %4 → %5")
+    showStatus(tr("Moved '%1' from position %2 to %3: peak %4 → %5")
                    .arg(nodeName(model_, node))
                    .arg(from)
                    .arg(to)
@@ -283,7 +785,17 @@ void ScheduleEditor::selectNode(fxmem::NodeId node) {
 
 void ScheduleEditor::onOrderChanged() {
     d_->profile.reset();
+    // An order the user made (not a pick of a stored one) becomes "Your edit".
+    if (!d_->applyingSource && model_->schedule() && !d_->sources.empty()) {
+        const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
+        bool stored = false;
+        for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i) stored = stored || d_->sources[i].order == now;
+        if (!stored) d_->userEdit = now;
+    }
+    if (!d_->sources.empty()) syncPicker();
     updateSummary();
+    if (d_->comparison) updateComparison();
+    if (suggestionList_ && suggestionList_->isVisible()) refreshSuggestions();
     emit scheduleChanged();
 }
 
@@ -311,8 +823,9 @@ void ScheduleEditor::updateSummary() {
     editedLabel_->setText(formatBytes(edited));
     const fxmem::IncrementalSchedule* s = model_->schedule();
     editedLabel_->setToolTip(s->size() == 0 ? QString()
-                                            : tr("Reached at step %1 ('%2'): %3 bytes")
+                                            : tr("Reached at position %1, profile step %2 ('%3'): %4 bytes")
                                                   .arg(s->peak_position())
+                                                  .arg(model_->profileStep(s->peak_position()))
                                                   .arg(nodeName(model_, s->at(s->peak_position())))
                                                   .arg(edited));
     originalLabel_->setToolTip(tr("%1 bytes, in the graph's original order").arg(original));

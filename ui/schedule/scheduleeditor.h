@@ -4,8 +4,10 @@
 // stack. The main window docks it and reads profile()/peak() to overlay the edited curve.
 #pragma once
 #include "analysis/graphanalysis.h"
+#include "schedule/ordercompare.h"
 
 #include <fxmem/ids.h>
+#include <fxmem/optimize.h>
 
 #include <QString>
 #include <QWidget>
@@ -50,6 +52,14 @@ public:
     // Positions count every node. Pushes an undo command; on refusal returns false and, when
     // whyRefused is given, says which node blocks.
     bool moveNode(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
+    // "Move to" for long schedules (no long drag): `node` to a final position, to the position
+    // of the node at a profile step (the timeline's numbering), or just after another node.
+    // Refusals are check_move's reasons, shown in the status line as well.
+    bool moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused = nullptr);
+    bool moveNodeToProfileStep(fxmem::NodeId node, std::int64_t step, QString* whyRefused = nullptr);
+    bool moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after, QString* whyRefused = nullptr);
+    // The node of the current row (invalid without one).
+    fxmem::NodeId currentNode() const;
 
     // SCHED files (fxmem::save_schedule / load_schedule). Save marks the stack clean. Open is one
     // undoable command; on error nothing changes and `error` names the file and the problem.
@@ -58,9 +68,43 @@ public:
     // Back to the original order, undoable.
     void resetSchedule();
 
+    // The schedule picker (issue 10): the original order, each schedule the file names for this
+    // graph (GraphFile::schedules), and "Your edit" (the last order the user made, kept while
+    // another one is picked). Picking one is one undoable command. sourceIndex() follows the
+    // current order (-1 only without a graph).
+    QStringList sourceNames() const;
+    int sourceIndex() const;
+    bool pickSource(int index);
+    bool pickSchedule(const QString& name);  // a named schedule of the file
+
+    // Compare any two sources (indexes as in sourceNames()): both curves and the moved nodes
+    // (see ordercompare.h). The comparison follows edits while it is on; null when off.
+    void setComparison(int sourceA, int sourceB);
+    void clearComparison();
+    std::shared_ptr<const OrderComparison> comparison() const;
+    QString comparisonName(int which) const;  // 0: A, 1: B
+
+    // Optimize: fxmem::optimize_schedule on a worker with progress and Cancel. The result, when
+    // it lowers the peak and was not cancelled, becomes one undoable edit; lowerBound() then
+    // holds the optimizer's bound ("no order can go below").
+    void optimize(double timeLimitSeconds = 10);
+    void cancelOptimize();
+    bool isOptimizing() const;
+    std::int64_t lowerBound() const;  // -1 when not known
+    // Suggest moves: at the current peak, the few single moves that lower it most
+    // (fxmem::suggest_moves); applySuggestion(i) makes suggestion i one undoable move.
+    std::vector<fxmem::MoveSuggestion> suggestions() const;
+    void refreshSuggestions();
+    bool applySuggestion(std::size_t index);
+
 signals:
     void scheduleChanged();
     void nodeSelected(fxmem::NodeId node);
+    // For the timeline: the comparison (comparison(), comparisonName()) changed or ended.
+    void comparisonChanged();
+    // For the timeline: the optimizer's lower bound (bytes), or -1 when none is known.
+    void lowerBoundChanged(qint64 bytes);
+    void optimizeFinished(bool applied);
 
 public slots:
     void selectNode(fxmem::NodeId node);
@@ -80,10 +124,32 @@ private:
     QToolButton* undoButton_ = nullptr;
     QToolButton* redoButton_ = nullptr;
     QToolButton* resetButton_ = nullptr;
+    class QComboBox* picker_ = nullptr;
+    class QComboBox* compareA_ = nullptr;
+    class QComboBox* compareB_ = nullptr;
+    class QTableView* compareView_ = nullptr;
+    class QWidget* comparePanel_ = nullptr;
+    class QListWidget* suggestionList_ = nullptr;
+    class QWidget* optimizeRow_ = nullptr;
+    class QProgressBar* optimizeProgress_ = nullptr;
+    QToolButton* compareButton_ = nullptr;
+    QToolButton* optimizeButton_ = nullptr;
+    QToolButton* suggestButton_ = nullptr;
+    class QComboBox* moveKind_ = nullptr;
+    class QLineEdit* moveTarget_ = nullptr;
+    QToolButton* moveButton_ = nullptr;
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
     void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);
+    void runMoveCommand();  // the "Move to" row
+    void buildSourceRow();
+    void rebuildSources();
+    void syncPicker();
+    void updateComparison();
+    void onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result, std::shared_ptr<const GraphAnalysis> analysis);
+    void fillSuggestionList();
+    void updateMoveCompleter();
 };

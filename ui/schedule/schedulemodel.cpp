@@ -38,6 +38,7 @@ void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
     schedule_.reset();
     freshBytes_.clear();
     inProfile_.clear();
+    profileStep_.clear();
     dragSource_.reset();
     analysis_ = std::move(analysis);
     if (analysis_) {
@@ -57,6 +58,9 @@ void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
             for (fxmem::StorageId s : analysis_->alias().fresh_of(id))
                 if (analysis_->counted()[s.index()]) freshBytes_[n] += file.nbytes(s);
         }
+        // The output node sits on the profile's last step, 2K for K profile nodes (any order).
+        lastStep_ = 2 * std::count(inProfile_.begin(), inProfile_.end(), std::uint8_t(1));
+        updateProfileSteps(0, graph.size() == 0 ? 0 : graph.size() - 1);
     }
     updatePeakRow(false);
     endResetModel();
@@ -66,7 +70,7 @@ void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
 fxmem::IncrementalSchedule::MoveCheck ScheduleModel::checkMove(std::size_t from, std::size_t to) const {
     if (!schedule_) return {false, {}, "no graph is open"};
     if (from >= schedule_->size() || to >= schedule_->size())
-        return {false, {}, "step " + std::to_string(std::max(from, to)) + " is outside the schedule"};
+        return {false, {}, "position " + std::to_string(std::max(from, to)) + " is outside the schedule"};
     return schedule_->check_move(from, to);
 }
 
@@ -79,6 +83,7 @@ void ScheduleModel::moveNode(std::size_t from, std::size_t to) {
     const int f = static_cast<int>(from), t = static_cast<int>(to);
     beginMoveRows({}, f, f, {}, to > from ? t + 1 : t);
     schedule_->move(from, to);
+    updateProfileSteps(std::min(from, to), std::max(from, to));
     endMoveRows();
     // Only the nodes between from and to see a different set before them; memory after the
     // later of the two is unchanged because MemoryTracker's state depends on the set scheduled.
@@ -103,6 +108,7 @@ void ScheduleModel::setOrder(std::vector<fxmem::NodeId> order) {
         after.push_back(index(static_cast<int>(next->position_of(node)), i.column()));
     }
     schedule_ = std::move(next);
+    if (schedule_->size() > 0) updateProfileSteps(0, schedule_->size() - 1);
     changePersistentIndexList(before, after);
     updatePeakRow(false);
     emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
@@ -115,6 +121,54 @@ std::int64_t ScheduleModel::afterOrStart(std::size_t position) const {
 
 std::int64_t ScheduleModel::during(std::size_t position) const {
     return afterOrStart(position) + freshBytes_[schedule_->at(position).index()];
+}
+
+void ScheduleModel::updateProfileSteps(std::size_t lo, std::size_t hi) {
+    // Positions before lo keep their steps, so the count of profile nodes before lo is read off
+    // the last profile node before it; only [lo, hi] is rewritten (a move costs |from - to|).
+    const std::size_t n = schedule_->size();
+    profileStep_.resize(n, 0);
+    if (n == 0) return;
+    std::int64_t next = 1;  // the step the next profile node gets
+    for (std::size_t p = lo; p-- > 0;)
+        if (inProfile_[schedule_->at(p).index()]) {
+            next = profileStep_[p] + 2;
+            break;
+        }
+    for (std::size_t p = lo; p <= hi && p < n; ++p) {
+        const fxmem::NodeId node = schedule_->at(p);
+        if (inProfile_[node.index()]) {
+            profileStep_[p] = next;
+            next += 2;
+        } else {
+            profileStep_[p] = analysis_->graph().node(node).op == fxmem::OpKind::Output ? lastStep_ : 0;
+        }
+    }
+}
+
+std::int64_t ScheduleModel::profileStep(std::size_t position) const {
+    return position < profileStep_.size() ? profileStep_[position] : 0;
+}
+
+std::size_t ScheduleModel::positionOfProfileStep(std::int64_t step) const {
+    const std::size_t n = size();
+    if (n == 0 || step <= 0) return 0;
+    // Profile steps grow with the position among profile nodes: binary search on those.
+    std::size_t lo = 0, hi = n;  // first position whose profile node has a step >= the node's (1 + 2k)
+    const std::int64_t want = step - ((step - 1) % 2);  // the node's own "after allocations" step
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        // Non-profile positions take the step of the profile node before them (monotone).
+        std::int64_t s = 0;
+        for (std::size_t p = mid + 1; p-- > 0;)
+            if (inProfile_[schedule_->at(p).index()]) {
+                s = profileStep_[p];
+                break;
+            }
+        if (s < want) lo = mid + 1;
+        else hi = mid;
+    }
+    return std::min(lo, n - 1);
 }
 
 std::vector<std::int64_t> ScheduleModel::profile() const {
@@ -181,6 +235,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
         switch (col) {
         case StepColumn: return QString::number(position);
+        case ProfileStepColumn: return QString::number(profileStep(position));
         case NodeColumn: return QString::fromStdString(n.name);
         case TargetColumn:
             // call_function shows its target alone (the common case); other ops name themselves,
@@ -199,7 +254,8 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         QString tip = QStringLiteral("<b>%1</b> (%2)<br>after allocations: %3<br>after frees: %4")
                           .arg(QString::fromStdString(n.name).toHtmlEscaped(), opName(n.op),
                                formatBytes(during(position)), formatBytes(after()));
-        if (node.index() != position) tip += QStringLiteral("<br>originally at step %1").arg(node.index());
+        tip += QStringLiteral("<br>position %1 · profile step %2").arg(position).arg(profileStep(position));
+        if (node.index() != position) tip += QStringLiteral("<br>originally at position %1").arg(node.index());
         if (isPeak) tip += QStringLiteral("<br><b>peak of this order</b>");
         return tip;
     }
@@ -214,6 +270,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
     case SortRole:
         switch (col) {
         case StepColumn: return static_cast<qulonglong>(position);
+        case ProfileStepColumn: return static_cast<qlonglong>(profileStep(position));
         case NodeColumn: return QString::fromStdString(n.name);
         case TargetColumn: return toQString(target());
         case DuringColumn: return static_cast<qlonglong>(during(position));
@@ -228,6 +285,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
     case DuringRole: return static_cast<qlonglong>(during(position));
     case OriginalStepRole: return static_cast<qulonglong>(node.index());
     case IsPeakRole: return isPeak;
+    case ProfileStepRole: return static_cast<qlonglong>(profileStep(position));
     case LegalDropRole:
         if (!dragSource_) return {};
         return position >= dragRange_.lo && position <= dragRange_.hi;
@@ -242,23 +300,28 @@ QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int
                                                                 : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case StepColumn: return tr("Position in the edited schedule");
+        case StepColumn: return tr("Position in this order (what a move counts: 0 = first node, placeholders included)");
+        case ProfileStepColumn:
+            return tr("Profile step in this order: the step the timeline, the graph view and the node inspector show "
+                      "(1 + 2k for the k-th node with profile points)");
         case DuringColumn: return tr("Memory after the node's allocations, before its frees: where a peak is reached");
         case MemoryColumn: return tr("Memory live after the node ran and freed what it no longer needs");
         case DeltaColumn: return tr("Change of memory over the node");
         case OriginalStepColumn: return tr("Position in the graph's original order, when it moved");
+        case NodeColumn: return tr("Node name");
         default: return {};
         }
     }
     if (role != Qt::DisplayRole) return {};
     switch (section) {
-    case StepColumn: return tr("Step");
+    case StepColumn: return tr("Pos");
+    case ProfileStepColumn: return tr("Step");
     case NodeColumn: return tr("Node");
     case TargetColumn: return tr("Op / target");
     case DuringColumn: return tr("During");
     case MemoryColumn: return tr("After");
     case DeltaColumn: return tr("Change");
-    case OriginalStepColumn: return tr("Was");
+    case OriginalStepColumn: return tr("Was pos");
     default: return {};
     }
 }

@@ -19,14 +19,19 @@
 class ScheduleModel : public QAbstractTableModel {
     Q_OBJECT
 public:
+    // Two numberings, both labelled: the position in this order (what moves act on: 0 = first
+    // node, placeholders included) and the profile step that the timeline, the graph view and
+    // the node inspector show (1 + 2k for the k-th node with profile points, 0 for placeholders
+    // and get_attr, the last step for the output node).
     enum Column {
-        StepColumn,
+        StepColumn,         // position
+        ProfileStepColumn,  // profile step in this order
         NodeColumn,
         TargetColumn,
         DuringColumn,  // after the node's allocations, before its frees: where peaks happen
         MemoryColumn,  // after its frees
         DeltaColumn,
-        OriginalStepColumn,
+        OriginalStepColumn,  // position in the original order, when it moved
         ColumnCount
     };
     enum Roles {
@@ -37,6 +42,7 @@ public:
         DuringRole,                 // qlonglong: memory after its allocations, before its frees
         OriginalStepRole,           // qulonglong: position in the graph's original order
         IsPeakRole,                 // bool: the current order's peak is reached at this node
+        ProfileStepRole,            // qlonglong: the node's profile step in the current order
         LegalDropRole,              // QVariant(): no drag; else bool: the dragged node may go here
     };
     static constexpr const char* kMimeType = "application/x-fxmem-schedule-position";
@@ -62,6 +68,11 @@ public:
     std::vector<std::int64_t> profile() const;
     // Memory after the node at `position`'s allocations, before its frees.
     std::int64_t during(std::size_t position) const;
+    // The profile step of the node at `position` in the current order (see Column), and back:
+    // the position of the node whose profile points include `step` (0: the first position; past
+    // the end: the last), for "move to profile step N".
+    std::int64_t profileStep(std::size_t position) const;
+    std::size_t positionOfProfileStep(std::int64_t step) const;
 
     // How a drop asks for a move (ScheduleEditor routes it through its undo stack). Without a
     // handler a legal drop moves the row directly.
@@ -101,6 +112,9 @@ private:
     std::unique_ptr<fxmem::IncrementalSchedule> schedule_;
     std::vector<std::int64_t> freshBytes_;  // per NodeId: counted bytes it allocates (0 for placeholders)
     std::vector<std::uint8_t> inProfile_;   // per NodeId: has profile points (not placeholder/get_attr/output)
+    std::vector<std::int64_t> profileStep_; // per position, for the current order
+    std::int64_t lastStep_ = 0;             // the profile's last step (the output node's)
+    void updateProfileSteps(std::size_t lo, std::size_t hi);  // positions [lo, hi] after a change
     std::size_t peakRow_ = 0;
     bool hasPeakRow_ = false;
     std::optional<std::size_t> dragSource_;

@@ -9,6 +9,10 @@
 #include <QKeyEvent>
 #include <QMimeData>
 #include <QPainter>
+#include <QScrollBar>
+
+#include <algorithm>
+#include <cmath>
 
 ScheduleView::ScheduleView(QWidget* parent) : QTableView(parent) {
     setSelectionMode(SingleSelection);
@@ -30,6 +34,51 @@ ScheduleView::ScheduleView(QWidget* parent) : QTableView(parent) {
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     horizontalHeader()->setHighlightSections(false);
     setItemDelegate(new ScheduleDelegate(this));
+    dragScroll_.setInterval(40);
+    connect(&dragScroll_, &QTimer::timeout, this, &ScheduleView::onDragScrollTick);
+}
+
+int ScheduleView::autoScrollRows(int depth, int band, int maxRows) {
+    if (depth <= 0 || band <= 0) return 0;
+    const double t = std::min(1.0, static_cast<double>(depth) / band);
+    return std::max(1, static_cast<int>(std::lround(1 + (std::max(maxRows, 1) - 1) * t * t)));
+}
+
+int ScheduleView::clampToRange(int value, std::size_t lo, std::size_t hi, int visibleRows) {
+    const int first = std::max(0, static_cast<int>(lo) - std::max(visibleRows, 1) + 1);
+    return std::clamp(value, first, std::max(first, static_cast<int>(hi)));
+}
+
+void ScheduleView::updateDragScroll(const QPoint& pos) {
+    const int h = viewport()->height();
+    const int row = std::max(1, verticalHeader()->defaultSectionSize());
+    const int band = std::clamp(h / 6, 2 * row, 6 * row);
+    const int maxRows = std::max(1, h / row / 2);
+    int rows = 0;
+    if (pos.y() < band) rows = -autoScrollRows(band - pos.y(), band, maxRows);
+    else if (pos.y() > h - band) rows = autoScrollRows(pos.y() - (h - band), band, maxRows);
+    dragScrollRows_ = rows;
+    if (rows == 0) dragScroll_.stop();
+    else if (!dragScroll_.isActive()) dragScroll_.start();
+}
+
+void ScheduleView::onDragScrollTick() {
+    if (!model_ || !model_->dragSource() || dragScrollRows_ == 0) {
+        dragScroll_.stop();
+        return;
+    }
+    QScrollBar* bar = verticalScrollBar();
+    const auto range = model_->schedule()->legal_range(*model_->dragSource());
+    const int visible = std::max(1, viewport()->height() / std::max(1, verticalHeader()->defaultSectionSize()));
+    const int value = clampToRange(bar->value() + dragScrollRows_, range.lo, range.hi, visible);
+    if (value == bar->value()) return;
+    bar->setValue(value);
+    // The row under the pointer changed: refresh the indicator and the hover message as a move
+    // of the pointer would.
+    if (dragMime_) {
+        QDragMoveEvent again(dragPos_, Qt::MoveAction, dragMime_, Qt::LeftButton, Qt::NoModifier);
+        dragMoveEvent(&again);
+    }
 }
 
 void ScheduleView::setScheduleModel(ScheduleModel* model) {
@@ -39,7 +88,8 @@ void ScheduleView::setScheduleModel(ScheduleModel* model) {
     h->setSectionResizeMode(QHeaderView::Interactive);
     h->setStretchLastSection(false);
     const int digit = fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    h->resizeSection(ScheduleModel::StepColumn, digit * 8);
+    h->resizeSection(ScheduleModel::StepColumn, digit * 7);
+    h->resizeSection(ScheduleModel::ProfileStepColumn, digit * 7);
     h->resizeSection(ScheduleModel::NodeColumn, digit * 22);
     h->resizeSection(ScheduleModel::TargetColumn, digit * 24);
     h->resizeSection(ScheduleModel::DuringColumn, digit * 12);
@@ -89,6 +139,8 @@ void ScheduleView::dragEnterEvent(QDragEnterEvent* event) {
     }
     model_->setDragSource(*from);
     setState(DraggingState);
+    // Our own edge scrolling (bounded by the legal range) replaces the base class's.
+    setAutoScroll(false);
     event->setDropAction(Qt::MoveAction);
     event->accept();
 }
@@ -104,6 +156,9 @@ void ScheduleView::dragMoveEvent(QDragMoveEvent* event) {
     // canDropMimeData, which applies the same legality as check_move.
     QTableView::dragMoveEvent(event);
     const QPoint pos = event->position().toPoint();
+    dragPos_ = pos;
+    dragMime_ = event->mimeData();
+    updateDragScroll(pos);
     const auto insertRow = static_cast<std::size_t>(insertRowAt(pos));
     const std::size_t to = ScheduleModel::targetPosition(*from, insertRow);
     emit dragHovered(*from, to);
@@ -121,12 +176,16 @@ void ScheduleView::dragLeaveEvent(QDragLeaveEvent* event) {
 }
 
 void ScheduleView::dropEvent(QDropEvent* event) {
+    dragScroll_.stop();
+    const int scrolled = verticalScrollBar()->value();
     const std::optional<std::size_t> from = model_ ? model_->decodePosition(event->mimeData()) : std::nullopt;
+    bool moved = false;
     if (from) {
         const int insertRow = insertRowAt(event->position().toPoint());
         // The model routes the move to the editor, which checks it, explains a refusal and
         // pushes the undo command. A refused drop is ignored so the drag reports no move.
         if (model_->dropMimeData(event->mimeData(), Qt::MoveAction, insertRow, -1, {})) {
+            moved = true;
             event->setDropAction(Qt::MoveAction);
             event->accept();
         } else {
@@ -138,9 +197,15 @@ void ScheduleView::dropEvent(QDropEvent* event) {
     stopAutoScroll();
     setState(NoState);
     endDrag();
+    // A refused drop changes nothing, the view included: the user stays where they dropped.
+    if (!moved) verticalScrollBar()->setValue(scrolled);
 }
 
 void ScheduleView::endDrag() {
+    dragScroll_.stop();
+    dragScrollRows_ = 0;
+    dragMime_ = nullptr;
+    setAutoScroll(true);
     if (model_ && model_->dragSource()) {
         model_->setDragSource(std::nullopt);
         emit dragEnded();

@@ -1,6 +1,7 @@
 #include "timeline/plotexport.h"
 
 #include "timeline/qcp.h"
+#include "timeline/timelineplot.h"
 
 #include <QFileInfo>
 #include <QSvgGenerator>
@@ -19,7 +20,7 @@ bool saveSvg(QCustomPlot& plot, const QString& path) {
     svg.setFileName(path);
     svg.setSize(plot.size());
     svg.setViewBox(QRect(QPoint(0, 0), plot.size()));
-    svg.setTitle(QStringLiteral("fxmem memory timeline"));
+    svg.setTitle(QStringLiteral("fxmem memory timeline"));  // metadata; the drawn title is the plot's
     QCPPainter painter;
     if (!painter.begin(&svg)) return false;
     plot.toPainter(&painter, plot.width(), plot.height());
@@ -40,6 +41,13 @@ bool save(QCustomPlot& plot, const QString& path, QString* error) {
         return false;
     }
     if (!ok && error) *error = QObject::tr("Could not write %1.").arg(path);
+    return ok;
+}
+
+bool save(TimelinePlot& plot, const QString& path, QString* error) {
+    plot.setExportMode(true);
+    const bool ok = save(static_cast<QCustomPlot&>(plot), path, error);
+    plot.setExportMode(false);
     return ok;
 }
 

@@ -4,8 +4,11 @@
 #include <QString>
 
 class QCustomPlot;
+class TimelinePlot;
 
 namespace PlotExport {
 QString filters();  // for QFileDialog, PNG first
 bool save(QCustomPlot& plot, const QString& path, QString* error);
+// The timeline as a reader of the file needs it: its title and legend, without the hover cursor.
+bool save(TimelinePlot& plot, const QString& path, QString* error);
 } // namespace PlotExport

@@ -33,6 +33,32 @@ QColor opColor(fxmem::OpKind op, const QPalette& palette) {
     return palette.color(QPalette::Text);
 }
 
+QColor categoryColor(fxmem::OpCategory category, const QPalette& palette) {
+    using C = fxmem::OpCategory;
+    const bool dark = isDark(palette);
+    // Muted: low saturation, close to the background's contrast floor.
+    auto muted = [&](int hue) { return QColor::fromHsl(hue, 25, dark ? 135 : 150); };
+    switch (category) {
+    case C::Input: return themed(210, 160, palette);        // blue
+    case C::Output: return themed(0, 0, palette);           // grey
+    case C::Matmul: return themed(22, 220, palette);        // orange
+    case C::Attention: return themed(350, 200, palette);    // crimson
+    case C::Convolution: return themed(40, 200, palette);   // amber
+    case C::Norm: return themed(125, 150, palette);         // green
+    case C::Reduction: return themed(175, 160, palette);    // teal
+    case C::Elementwise: return themed(60, 120, palette);   // olive yellow
+    case C::View: return muted(210);                        // pale grey-blue: free
+    case C::Copy: return themed(330, 110, palette);         // pink
+    case C::Indexing: return themed(265, 120, palette);     // violet
+    case C::Creation: return themed(195, 110, palette);     // sky
+    case C::Random: return themed(95, 110, palette);        // lime
+    case C::Collective: return themed(295, 200, palette);   // magenta
+    case C::Wait: return themed(295, 90, palette);          // dim magenta
+    case C::Other: return muted(30);                        // grey-brown
+    }
+    return palette.color(QPalette::Text);
+}
+
 QColor deltaColor(double s, const QPalette& palette) {
     const QColor neutral = mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.35);
     const QColor grow = isDark(palette) ? QColor(255, 110, 90) : QColor(210, 40, 30);

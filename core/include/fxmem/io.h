@@ -17,6 +17,11 @@ using ProgressFn = std::function<bool(double fraction)>;
 GraphFile load_buffer(std::string_view json, std::string source, const ProgressFn& progress = {});
 GraphFile load_file(const std::string& path, const ProgressFn& progress = {});
 
+// The whole content of a regular file. Throws Error naming the path for anything else (a
+// directory, a FIFO, a device such as /dev/zero: refused before they are opened or read) and
+// "file too large for memory" when it cannot be held.
+std::string read_regular_file(const std::string& path);
+
 std::string to_json(const GraphFile& file);
 // Writes atomically (temporary file, then rename). Throws Error on failure.
 void save_file(const GraphFile& file, const std::string& path);

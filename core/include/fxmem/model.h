@@ -183,12 +183,41 @@ public:
     int find_graph(std::string_view graph_name) const;
     // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
     void add_pair(std::string_view forward, std::string_view backward);
+    // Slots visited while indexing graph names, dtypes and devices (NameIndex::insert_probes):
+    // the tests' work counter for files crafted against the indexes.
+    std::uint64_t index_probes() const {
+        return graph_index_.insert_probes() + dtype_index_.insert_probes() + device_index_.insert_probes();
+    }
+
+    // The most storage ids in one bucket of the map of sparse ids: the tests' work counter for
+    // ids crafted against an unseeded hash (std::hash<int64_t> is the identity).
+    std::size_t longest_sparse_id_chain() const;
 
 private:
+    friend class GraphBuilder;
+    // Seeded (name_hash_seed) so that ids chosen as multiples of the bucket count spread.
+    struct SeededIdHash {
+        std::size_t operator()(std::int64_t id) const noexcept {
+            std::uint64_t h = static_cast<std::uint64_t>(id) ^ name_hash_seed();
+            h ^= h >> 33;
+            h *= 0xFF51AFD7ED558CCDull;
+            h ^= h >> 33;
+            h *= 0xC4CEB9FE1A85EC53ull;
+            h ^= h >> 33;
+            return static_cast<std::size_t>(h);
+        }
+    };
+    // Name -> index into graphs, dtypes and devices, kept by GraphBuilder::finish, intern_dtype
+    // and add_storage (linear searches made a file with 100k graphs or dtypes quadratic).
+    NameIndex graph_index_, dtype_index_, device_index_;
+    // GraphBuilder::finish's per-storage stamps for "already listed by this node", shared by the
+    // file's graphs so that each graph costs O(its size), not O(storages).
+    std::vector<std::uint32_t> output_stamp_;
+    std::uint32_t next_stamp_ = 0;
     // File id -> StorageId. Exporters number storages 0, 1, 2...: those ids index a dense array;
     // an id far beyond the count so far goes to the map instead.
     std::vector<std::int32_t> dense_by_file_id_;
-    std::unordered_map<std::int64_t, StorageId> sparse_by_file_id_;
+    std::unordered_map<std::int64_t, StorageId, SeededIdHash> sparse_by_file_id_;
     std::int64_t total_bytes_ = 0;
 };
 

@@ -16,9 +16,11 @@ namespace fxmem {
 
 // 64-bit hash of a byte string: 8 bytes per multiply, then a full avalanche (the MurmurHash3
 // finalizer) so names that differ only in a trailing counter ("add_41", "add_42") spread evenly.
-inline std::uint64_t hash_name(std::string_view s) noexcept {
+// `seed` enters the state before the first byte: with a seed the file cannot know, names crafted
+// to collide in the table (a quadratic load) collide no more than random names do.
+inline std::uint64_t hash_name(std::string_view s, std::uint64_t seed = 0) noexcept {
     constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
-    std::uint64_t h = 0x243F6A8885A308D3ull ^ (s.size() * kMul);
+    std::uint64_t h = (0x243F6A8885A308D3ull ^ seed) ^ (s.size() * kMul);
     const char* p = s.data();
     std::size_t n = s.size();
     for (; n >= 8; p += 8, n -= 8) {
@@ -39,6 +41,13 @@ inline std::uint64_t hash_name(std::string_view s) noexcept {
     return h;
 }
 
+// The process's hash seed: random, drawn once on first use (tags never leave the process).
+std::uint64_t draw_name_hash_seed() noexcept;
+inline std::uint64_t name_hash_seed() noexcept {
+    static const std::uint64_t seed = draw_name_hash_seed();
+    return seed;
+}
+
 class NameIndex {
 public:
     static constexpr std::uint32_t npos = 0xFFFFFFFFu;
@@ -56,10 +65,16 @@ public:
     // The 32 bits of the name's hash that the slots keep. Callers that know a name well before
     // they look it up compute this early and prefetch() its slot, hiding the cache miss that
     // dominates lookups in tables larger than the cache.
-    static std::uint32_t tag_of(std::string_view name) {
-        const std::uint64_t h = hash_name(name);
+    static std::uint32_t tag_of(std::string_view name) { return tag_with_seed(name, name_hash_seed()); }
+    // The tag under another seed (tests craft colliding names with a known one).
+    static std::uint32_t tag_with_seed(std::string_view name, std::uint64_t seed) {
+        const std::uint64_t h = hash_name(name, seed);
         return static_cast<std::uint32_t>(h ^ (h >> 32));
     }
+    // Slots visited by the inserts so far: a work counter for the tests on crafted input (linear
+    // in the names for any input, quadratic if they all collided). find() counts nothing: it may
+    // run on several threads at once.
+    std::uint64_t insert_probes() const { return probes_; }
     void prefetch(std::uint32_t tag) const {
         if (!slots_.empty()) __builtin_prefetch(&slots_[tag & (slots_.size() - 1)]);
     }
@@ -90,6 +105,7 @@ public:
         if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = tag & mask;; i = (i + 1) & mask) {
+            ++probes_;
             Slot& s = slots_[i];
             if (s.position == npos) {
                 s = Slot{tag, position};
@@ -120,6 +136,7 @@ private:
 
     std::vector<Slot> slots_;  // a power of two long, at most half full
     std::size_t count_ = 0;
+    std::uint64_t probes_ = 0;
 };
 
 } // namespace fxmem

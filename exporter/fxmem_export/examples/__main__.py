@@ -36,7 +36,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     nodes = {g["name"]: len(g["nodes"]) for g in doc["graphs"]}
     print(f"wrote {args.output}: " + ", ".join(f"{k} {v} nodes" for k, v in nodes.items())
-          + f", {len(doc['storages'])} storages")
+          + f", {len(doc['storages'])} storages"
+          + "".join(f", schedule {s['name']!r} of {s['graph']}" for s in doc.get("schedules", [])))
     return 0
 
 

@@ -163,6 +163,12 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
             return MultiOut(), (torch.randn(32, 256),), {}
         if name == "inplace":
             return InPlace(), (torch.randn(32, 256),), {}
+        if name == "llama":
+            from .llama import Llama
+
+            tokens = torch.randint(0, 256, (2, 64))
+            targets = torch.randint(0, 256, (2, 64))
+            return Llama(), (tokens, targets), {}
         if name == "dynamic":
             x = torch.randn(48, 256)
             torch._dynamo.mark_dynamic(x, 0)
@@ -177,6 +183,8 @@ DESCRIPTIONS = {
     "SDPA attention, GELU, residuals, views and transposes, cross-entropy loss",
     "multiout": "split/chunk/unbind/topk/max(dim)/sort/cummax/layer_norm (multi-output ops), batch 32",
     "inplace": "in-place ops on activations, a view and buffers (step counter, EMA), batch 32",
+    "llama": "small Llama-style decoder (8 layers, dim 64, 4 heads, SwiGLU hidden 176, seq 64, vocab 256, "
+    "batch 2): RMSNorm, rotary embedding, causal SDPA, SwiGLU MLP, cross-entropy loss",
     "dynamic": "MLP with residual compiled with a dynamic batch size (symbolic nbytes, hint 48)",
 }
 NAMES = list(DESCRIPTIONS)

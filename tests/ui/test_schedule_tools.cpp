@@ -1,0 +1,332 @@
+// The schedule dock's tools for issue 10: the schedule picker (original, the file's named
+// schedules, your edit), Compare (both curves and the moved nodes, sorted by their effect on A's
+// peak, on a hand-made pair of orders), Optimize on a worker (the result is one undo step; Cancel
+// changes nothing) and Suggest moves (one click, one undoable move).
+#include "schedule/ordercompare.h"
+#include "schedule/scheduleeditor.h"
+#include "schedule/schedulemodel.h"
+#include "schedule/scheduleview.h"
+#include "schedule/timelinelink.h"
+#include "timeline/timelineplot.h"
+#include "test_schedule_graphs.h"
+
+#include <fxmem/optimize.h>
+#include <fxmem/schedule.h>
+
+#include <synth.h>
+
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+#include <QUndoStack>
+
+using schedtest::kMovedProfile;
+using schedtest::kOriginalProfile;
+
+namespace {
+
+std::vector<fxmem::NodeId> ids(std::initializer_list<int> values) {
+    std::vector<fxmem::NodeId> out;
+    for (int v : values) out.emplace_back(v);
+    return out;
+}
+
+const std::vector<fxmem::NodeId> kOriginal = ids({0, 1, 2, 3, 4, 5});
+const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5});  // c before b: peak 2110
+
+// Graph g with two stored schedules: "c-first" (kMoved) and "same" (the original order again).
+std::shared_ptr<const GraphAnalysis> withSchedules() {
+    auto file = schedtest::smallFile();
+    file->schedules.push_back({"c-first", 0, kMoved, "by hand"});
+    file->schedules.push_back({"other-graph", 1, fxmem::original_order(file->graphs[1]), ""});
+    return GraphAnalysis::compute(file, 0);
+}
+
+} // namespace
+
+class TestScheduleTools : public QObject {
+    Q_OBJECT
+private slots:
+    void pickerSwitchesToANamedSchedule();
+    void compareListOnAHandMadePair();
+    void compareInTheDock();
+    void optimizeIsOneUndoStep();
+    void optimizeCancelChangesNothing();
+    void suggestionsApplyWithOneClick();
+    void dockStaysNarrow();
+    void compareTimeOn100kNodes();
+    void linkedToTheTimeline();
+};
+
+// linkScheduleToTimeline: the dock's comparison and lower bound appear on the plot and go away
+// with them.
+void TestScheduleTools::linkedToTheTimeline() {
+    ScheduleEditor editor;
+    TimelinePlot timeline;
+    linkScheduleToTimeline(&editor, &timeline);
+    const auto analysis = withSchedules();
+    timeline.setProfile(analysis->profile(), analysis->peakStep());
+    editor.setAnalysis(analysis);
+    editor.setComparison(0, 1);
+    QVERIFY(timeline.hasComparison());
+    editor.clearComparison();
+    QVERIFY(!timeline.hasComparison());
+    QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
+    editor.optimize(5);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(timeline.lowerBound(), editor.lowerBound());
+    QVERIFY(timeline.lowerBound() >= 0);
+    editor.setAnalysis(analysis);  // a new graph: no bound known
+    QCOMPARE(timeline.lowerBound(), std::int64_t(-1));
+}
+
+// Not a timed assertion: prints how long a comparison of the original order with Inductor's BFS
+// order takes on a 100k-node graph (it is redone after each edit while shown) and checks it.
+void TestScheduleTools::compareTimeOn100kNodes() {
+    fxmem::synth::Options options;
+    options.nodes = 100000;
+    options.pair = false;
+    options.seed = 11;
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
+    const auto a = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
+    const std::vector<fxmem::NodeId> original = fxmem::original_order(a->graph());
+    const std::vector<fxmem::NodeId> bfs =
+        fxmem::inductor_bfs_order(a->file(), a->graph(), a->alias(), a->releasable(), a->counted());
+    QElapsedTimer timer;
+    timer.start();
+    const OrderComparison c = compareOrders(*a, original, bfs);
+    const double ms = double(timer.nsecsElapsed()) / 1e6;
+    std::size_t scored = 0;
+    for (const auto& m : c.moved) scored += m.effect.has_value();
+    qInfo("compare on %zu nodes: %.1f ms, %zu moved, %zu with an effect", a->graph().size(), ms, c.moved.size(), scored);
+    QCOMPARE(c.peakA, a->peak());
+    QCOMPARE(c.peakB, fxmem::score_schedule(a->file(), a->graph(), a->alias(), bfs, a->releasable(), a->counted()).peak);
+}
+
+// The dock must fit beside the graph on a 1366-pixel laptop screen with every tool open and a
+// schedule name far longer than the dock (issue 11 item 1).
+void TestScheduleTools::dockStaysNarrow() {
+    auto file = schedtest::smallFile();
+    file->schedules.push_back({std::string(300, 'n'), 0, kMoved, std::string(200, 's')});
+    ScheduleEditor editor;
+    editor.setAnalysis(GraphAnalysis::compute(file, 0));
+    editor.setComparison(0, 1);
+    editor.refreshSuggestions();
+    editor.findChild<QListWidget*>(QStringLiteral("suggestionList"))->show();
+    editor.resize(420, 700);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    qInfo("minimum size hint %d x %d", editor.minimumSizeHint().width(), editor.minimumSizeHint().height());
+    QVERIFY(editor.minimumSizeHint().width() <= 420);
+    QVERIFY(editor.minimumSizeHint().height() <= 600);
+    if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG"))
+        editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral("-tools.png"));
+}
+
+void TestScheduleTools::pickerSwitchesToANamedSchedule() {
+    ScheduleEditor editor;
+    editor.setAnalysis(withSchedules());
+    // Only the schedules of this graph, between the original and your edit.
+    QCOMPARE(editor.sourceNames(), (QStringList{QStringLiteral("Original order"), QStringLiteral("c-first"),
+                                                QStringLiteral("Your edit")}));
+    QCOMPARE(editor.sourceIndex(), 0);
+    auto* picker = editor.findChild<QComboBox*>(QStringLiteral("schedulePicker"));
+    QVERIFY(picker);
+    QCOMPARE(picker->count(), 3);
+    QCOMPARE(picker->itemData(1, Qt::ToolTipRole).toString(), QStringLiteral("by hand"));  // the source
+    QVERIFY(!editor.pickSource(2));  // no edit yet
+    // Pick the stored schedule: one undoable command, its numbers.
+    QVERIFY(editor.pickSchedule(QStringLiteral("c-first")));
+    QCOMPARE(editor.order(), kMoved);
+    QCOMPARE(editor.peak(), 2110);
+    QCOMPARE(editor.profile(), kMovedProfile);
+    QCOMPARE(editor.undoStack()->count(), 1);
+    QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Use schedule 'c-first'"));
+    QCOMPARE(picker->currentIndex(), 1);
+    // A move of the user's own: the picker says "Your edit", and keeps it while others are picked.
+    QVERIFY(editor.moveNode(3, 1));  // b (its only input is x) right after x: x b a c d output
+    QCOMPARE(picker->currentIndex(), 2);
+    const std::vector<fxmem::NodeId> mine = editor.order();
+    QVERIFY(mine != kMoved && mine != kOriginal);
+    QVERIFY(editor.pickSource(0));
+    QCOMPARE(editor.order(), kOriginal);
+    QCOMPARE(picker->currentIndex(), 0);
+    QVERIFY(editor.pickSource(2));
+    QCOMPARE(editor.order(), mine);
+    // Undo walks back through the picks.
+    editor.undoStack()->undo();
+    QCOMPARE(editor.order(), kOriginal);
+    editor.undoStack()->undo();
+    QCOMPARE(editor.order(), mine);
+    editor.undoStack()->undo();
+    QCOMPARE(editor.order(), kMoved);
+    QCOMPARE(picker->currentIndex(), 1);
+}
+
+// A = original (x a b c d output), B = c first (x a c b d output). One node moved: b (or c; the
+// longest common subsequence keeps c), from position 2 in A to 3 in B. Moving b alone in A to
+// just after c (its predecessor in B) gives B itself: A's peak 3100 -> 2110, effect -990.
+void TestScheduleTools::compareListOnAHandMadePair() {
+    const auto a = schedtest::smallAnalysis();
+    const OrderComparison c = compareOrders(*a, kOriginal, kMoved);
+    QCOMPARE(c.profileA, kOriginalProfile);
+    QCOMPARE(c.profileB, kMovedProfile);
+    QCOMPARE(c.peakA, 3100);
+    QCOMPARE(c.peakB, 2110);
+    QCOMPARE(c.peakStepA, std::size_t(3));
+    QCOMPARE(c.peakStepB, std::size_t(5));
+    QCOMPARE(c.moved.size(), std::size_t(1));
+    QCOMPARE(c.moved[0].node, fxmem::NodeId(2));  // b
+    QCOMPARE(c.moved[0].positionA, std::size_t(2));
+    QCOMPARE(c.moved[0].positionB, std::size_t(3));
+    QCOMPARE(c.moved[0].allocates, 2000);
+    QVERIFY(c.moved[0].effect.has_value());
+    QCOMPARE(*c.moved[0].effect, -990);
+    // The other way round the same move raises B's peak by 990.
+    const OrderComparison back = compareOrders(*a, kMoved, kOriginal);
+    QCOMPARE(back.moved.size(), std::size_t(1));
+    QCOMPARE(*back.moved[0].effect, 990);
+    // Equal orders: nothing moved.
+    QVERIFY(compareOrders(*a, kOriginal, kOriginal).moved.empty());
+    // Sorted by effect: a graph where two nodes move, one helping, one not. Graph "long"-like:
+    // x; p = big (1000) from x; q = small (10) from x; up = use(p); uq = use(q); output(up, uq).
+    auto file = std::make_shared<fxmem::GraphFile>();
+    file->source = "two";
+    using fxmem::OpKind;
+    {
+        const auto sx = file->add_storage(0, "cuda:0", 4), sp = file->add_storage(1, "cuda:0", 1000),
+                   sq = file->add_storage(2, "cuda:0", 10), su = file->add_storage(3, "cuda:0", 1),
+                   sv = file->add_storage(4, "cuda:0", 1);
+        fxmem::GraphBuilder g(*file, "two", fxmem::GraphKind::Inference);
+        g.add("x", OpKind::Placeholder, "x", {}, {sx});
+        g.add("p", OpKind::CallFunction, "aten.empty", {"x"}, {sp});
+        g.add("q", OpKind::CallFunction, "aten.empty", {"x"}, {sq});
+        g.add("up", OpKind::CallFunction, "aten.sum", {"p"}, {su});
+        g.add("uq", OpKind::CallFunction, "aten.sum", {"q"}, {sv});
+        g.add("output", OpKind::Output, "output", {"up", "uq"}, {});
+        g.finish();
+    }
+    const auto two = GraphAnalysis::compute(file, 0);
+    // A: x p q up uq; B: x q p up uq... B2: x p up q uq (up right after p: p is freed before q).
+    // A -> B2 moves up (before q): alone it lowers A's peak (1014 -> 1005), effect -9.
+    const OrderComparison t = compareOrders(*two, ids({0, 1, 2, 3, 4, 5}), ids({0, 1, 3, 2, 4, 5}));
+    QCOMPARE(t.peakA, 1014);  // x 4 + p 1000 + q 10 (x is freed after q, p after up)
+    QCOMPARE(t.peakB, 1005);  // x 4 + p 1000 + up 1, then p is freed before q
+    QCOMPARE(t.moved.size(), std::size_t(1));
+    QCOMPARE(t.moved[0].node, fxmem::NodeId(2));  // q moved after up (the LCS keeps up)
+    QCOMPARE(*t.moved[0].effect, -9);
+    // Two moved nodes, sorted by effect: A = x q p uq up, B = x p up q uq.
+    const OrderComparison u = compareOrders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}));
+    QVERIFY(u.moved.size() >= 2);
+    for (std::size_t i = 1; i < u.moved.size(); ++i) QVERIFY(*u.moved[i - 1].effect <= *u.moved[i].effect);
+    // Out of budget: the moved nodes are all listed, without an effect.
+    const OrderComparison none = compareOrders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}), 5000, 0);
+    QCOMPARE(none.moved.size(), u.moved.size());
+    for (const auto& m : none.moved) QVERIFY(!m.effect);
+}
+
+void TestScheduleTools::compareInTheDock() {
+    ScheduleEditor editor;
+    editor.setAnalysis(withSchedules());
+    QSignalSpy changed(&editor, &ScheduleEditor::comparisonChanged);
+    editor.setComparison(0, 1);
+    QCOMPARE(changed.count(), 1);
+    QVERIFY(editor.comparison());
+    QCOMPARE(editor.comparisonName(0), QStringLiteral("A: Original order"));
+    QCOMPARE(editor.comparisonName(1), QStringLiteral("B: c-first"));
+    auto* list = editor.findChild<QTableView*>(QStringLiteral("compareList"));
+    QVERIFY(list);
+    QCOMPARE(list->model()->rowCount(), 1);
+    QCOMPARE(list->model()->index(0, CompareModel::NodeColumn).data().toString(), QStringLiteral("b"));
+    QCOMPARE(list->model()->index(0, CompareModel::EffectColumn).data(CompareModel::EffectRole).toLongLong(), -990);
+    QCOMPARE(list->model()->index(0, CompareModel::EffectColumn).data().toString(), QStringLiteral("-990 B (-31.9 %)"));
+    // "Your edit" follows the edits while compared.
+    QVERIFY(editor.moveNode(3, 2));  // the user's own c-first: the same order as the stored one
+    editor.setComparison(0, 2);
+    QCOMPARE(editor.comparison()->peakB, 2110);
+    editor.clearComparison();
+    QVERIFY(!editor.comparison());
+    QCOMPARE(changed.count(), 4);  // set, the edit, set again, clear
+}
+
+void TestScheduleTools::optimizeIsOneUndoStep() {
+    ScheduleEditor editor;
+    const auto analysis = schedtest::smallAnalysis();
+    editor.setAnalysis(analysis);
+    QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
+    QSignalSpy bound(&editor, &ScheduleEditor::lowerBoundChanged);
+    editor.optimize(5);
+    QVERIFY(editor.isOptimizing());
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.front().front().toBool(), true);
+    QVERIFY(!editor.isOptimizing());
+    // One command; the new order is legal and its peak is the core's own score of it.
+    QCOMPARE(editor.undoStack()->count(), 1);
+    QVERIFY(editor.undoStack()->undoText().startsWith(QStringLiteral("Optimize: peak")));
+    const std::vector<fxmem::NodeId> best = editor.order();
+    const fxmem::ScheduleScore s =
+        fxmem::score_schedule(analysis->file(), analysis->graph(), analysis->alias(), best, analysis->releasable(), analysis->counted());
+    QCOMPARE(editor.peak(), s.peak);
+    QVERIFY(editor.peak() <= 2110);  // at least as good as c-first, found by hand
+    QCOMPARE(bound.count(), 1);
+    QVERIFY(editor.lowerBound() >= 0 && editor.lowerBound() <= editor.peak());
+    // Undone in one step, redone in one step.
+    editor.undoStack()->undo();
+    QCOMPARE(editor.order(), kOriginal);
+    QCOMPARE(editor.peak(), 3100);
+    QVERIFY(!editor.isModified());
+    editor.undoStack()->redo();
+    QCOMPARE(editor.order(), best);
+}
+
+void TestScheduleTools::optimizeCancelChangesNothing() {
+    fxmem::synth::Options options;
+    options.nodes = 3000;
+    options.pair = false;
+    options.seed = 3;
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
+    const auto analysis = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
+    ScheduleEditor editor;
+    editor.setAnalysis(analysis);
+    const std::vector<fxmem::NodeId> before = editor.order();
+    QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
+    editor.optimize(60);
+    // Cancel at once: the optimizer stops at its first progress check and the order stays.
+    editor.cancelOptimize();
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.front().front().toBool(), false);
+    QCOMPARE(editor.order(), before);
+    QCOMPARE(editor.undoStack()->count(), 0);
+    const QString status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"))->text();
+    QVERIFY2(status.contains(QStringLiteral("cancelled")), qPrintable(status));
+    QVERIFY(!editor.isOptimizing());
+}
+
+void TestScheduleTools::suggestionsApplyWithOneClick() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    editor.refreshSuggestions();
+    const auto suggestions = editor.suggestions();
+    QVERIFY(!suggestions.empty());
+    for (const auto& m : suggestions) QVERIFY(m.peak_after < 3100);
+    auto* list = editor.findChild<QListWidget*>(QStringLiteral("suggestionList"));
+    QVERIFY(list);
+    QCOMPARE(list->count(), int(suggestions.size()));
+    QVERIFY(list->item(0)->text().contains(QStringLiteral("→")));
+    list->show();
+    const QRect first = list->visualItemRect(list->item(0));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, first.center());
+    QCOMPARE(editor.peak(), suggestions[0].peak_after);
+    QCOMPARE(editor.undoStack()->count(), 1);
+    editor.undoStack()->undo();
+    QCOMPARE(editor.peak(), 3100);
+}
+
+QTEST_MAIN(TestScheduleTools)
+#include "test_schedule_tools.moc"

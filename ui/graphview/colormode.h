@@ -1,0 +1,28 @@
+// How the graph view colours its nodes, and the legend of each mode.
+#pragma once
+#include <fxmem/model.h>
+#include <fxmem/op_category.h>
+
+#include <QColor>
+#include <QPalette>
+#include <QString>
+
+#include <bitset>
+#include <vector>
+
+enum class NodeColorMode { OpCategory, OpKind, MemoryChange };
+
+struct LegendEntry {
+    QString text;
+    QColor color;
+};
+
+// What a scene contains, for a legend that lists only what is drawn.
+struct LegendContent {
+    std::bitset<fxmem::kOpCategoryCount> categories;
+    std::bitset<6> kinds;   // fxmem::OpKind values
+};
+
+// The legend of `mode`: the categories or op kinds present, in a fixed order; for memory change
+// the three ends of its scale.
+std::vector<LegendEntry> legendEntries(NodeColorMode mode, const LegendContent& content, const QPalette& palette);
