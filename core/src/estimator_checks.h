@@ -23,6 +23,9 @@ inline std::string storage_label(const GraphFile& file, StorageId s) {
     return "storage id " + std::to_string(file.storages[s.index()].file_id);
 }
 
+// The old name of fxmem::has_profile_points (fxmem/profile_steps.h), kept for callers not yet moved.
+inline bool is_profile_op(OpKind op) { return has_profile_points(op); }
+
 // Masks and alias info must have been made for this file and graph.
 inline void check_inputs(const GraphFile& file, const Graph& graph, const AliasInfo& alias, const NodeMask& releasable,
                          const StorageMask& counted, const char* who) {
