@@ -9,6 +9,9 @@
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "state/viewstate.h"
+#include "graphview/graphview.h"
+#include "timeline/timelinemodebar.h"
+#include "timeline/timelineplot.h"
 
 #include <fxmem/io.h>
 
@@ -29,6 +32,8 @@ private slots:
     void groupsAddUpToEveryStep();
     void selectingAModuleFiltersTheTable();
     void liveTableHasRoleAndModule();
+    void stackedTimelineFollowsTheModeBar();
+    void graphViewModuleClickSelectsIt();
 };
 
 namespace {
@@ -184,6 +189,53 @@ void TestBreakdown::liveTableHasRoleAndModule() {
     // The filter box searches them too.
     w->livePanel()->filterEdit()->setText(QStringLiteral("activation"));
     QTRY_COMPARE(w->liveProxy()->rowCount(), 1);
+}
+
+void TestBreakdown::stackedTimelineFollowsTheModeBar() {
+    auto w = openModules();
+    QVERIFY(w);
+    QCOMPARE(w->timelineModeBar()->mode(), TimelineModeBar::Mode::Total);  // 14 nodes: the plain curve
+    QVERIFY(!w->timeline()->isStacked());
+    auto bandsAddUp = [&] {
+        const auto& profile = w->timeline()->profile();
+        for (std::size_t k = 0; k < profile.size(); ++k) {
+            std::int64_t sum = 0;
+            for (const auto& b : w->timeline()->stackedBands()) sum += b.values[k];
+            if (sum != profile[k]) return false;
+        }
+        return true;
+    };
+    w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByRole);
+    QTRY_VERIFY(w->timeline()->isStacked());
+    QStringList names;
+    for (const auto& b : w->timeline()->stackedBands()) names << b.name;
+    QVERIFY2(names.contains(QStringLiteral("parameter")) && names.contains(QStringLiteral("activation")), qPrintable(names.join(u',')));
+    QVERIFY(bandsAddUp());
+    w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByModule);
+    QTRY_VERIFY(w->timeline()->stackedBands().front().name != QStringLiteral("parameter"));
+    QVERIFY(bandsAddUp());
+    w->timelineModeBar()->setMode(TimelineModeBar::Mode::Total);
+    QVERIFY(!w->timeline()->isStacked());
+    // The joined pair: bands over the joined profile (baseline included).
+    w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByRole);
+    QSignalSpy shown(w.get(), &MainWindow::sceneShown);
+    w->showGraph(-1, 0);
+    QTRY_COMPARE(shown.count(), 1);
+    QTRY_VERIFY(w->timeline()->isStacked() && w->timeline()->stackedBands().front().values.size() == w->timeline()->profile().size());
+    QVERIFY(bandsAddUp());
+}
+
+void TestBreakdown::graphViewModuleClickSelectsIt() {
+    auto w = openModules();
+    QVERIFY(w);
+    const fxmem::ModuleTree& tree = w->scene()->segments[0].attribution->tree();
+    emit w->graphView()->moduleClicked(0, tree.find("layers.1.fc"));
+    QCOMPARE(w->state()->selectedModule(), QStringLiteral("layers.1.fc"));
+    w->setCursorStep(5);
+    QCOMPARE(w->liveProxy()->rowCount(), 2);
+    emit w->graphView()->moduleClicked(0, fxmem::ModuleTree::kRoot);  // the whole graph: no filter
+    QVERIFY(w->state()->selectedModule().isNull());
+    QCOMPARE(w->liveProxy()->rowCount(), 5);
 }
 
 QTEST_MAIN(TestBreakdown)

@@ -10,7 +10,10 @@
 #include "panels/summarybar.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
+#include "jobs/jobtracker.h"
 #include "timeline/plotexport.h"
+#include "timeline/stackedbands.h"
+#include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/colors.h"
 #include "util/text.h"
@@ -130,7 +133,10 @@ void MainWindow::buildActions() {
     resetZoomAction_ = new QAction(themedIcon(QStringLiteral("zoom-original")), tr("Reset &Zoom"), this);
     resetZoomAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     resetZoomAction_->setToolTip(tr("Show the whole timeline (Ctrl+0; R in the plot)"));
-    connect(resetZoomAction_, &QAction::triggered, this, [this] { timeline_->resetZoom(); });
+    connect(resetZoomAction_, &QAction::triggered, this, [this] {
+        graphView_->resetZoom();  // every lane in view
+        timeline_->resetZoom();   // the whole time axis (the graph view follows)
+    });
 
     auto* units = new QActionGroup(this);
     binaryUnitsAction_ = new QAction(tr("&Binary (KiB, MiB, GiB)"), units);
@@ -221,7 +227,20 @@ void MainWindow::buildWidgets() {
     timeline_ = new TimelinePlot;
     timeline_->setMinimumHeight(160);
     splitter_->addWidget(graphView_);
-    splitter_->addWidget(timeline_);
+    // The timeline with its mode bar (total, stacked by role, stacked by module) above it.
+    auto* timelinePane = new QWidget;
+    auto* tl = new QVBoxLayout(timelinePane);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->setSpacing(0);
+    modeBar_ = new TimelineModeBar;
+    tl->addWidget(modeBar_);
+    tl->addWidget(timeline_, 1);
+    splitter_->addWidget(timelinePane);
+    bandJobs_ = new JobTracker(this);
+    connect(modeBar_, &TimelineModeBar::modeChanged, this, [this] { updateBands(); });
+    connect(bandJobs_, &JobTracker::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Stacked timeline: %1").arg(elided(message, 300)), 8000);
+    });
     splitter_->setStretchFactor(0, 3);
     splitter_->setStretchFactor(1, 2);
     layout->addWidget(splitter_, 1);
@@ -262,6 +281,20 @@ void MainWindow::buildWidgets() {
     connect(findBar_, &FindBar::matchesChanged, graphView_, [this](const std::vector<NodeRef>& m) { graphView_->setSearchMatches(m); });
     connect(findBar_, &FindBar::dismissed, graphView_, qOverload<>(&QWidget::setFocus));
     connect(state_, &ViewState::nodeSelected, this, &MainWindow::onNodeSelected);
+    // A module selected anywhere (breakdown tree, graph view) is outlined in the graph view.
+    connect(state_, &ViewState::moduleSelected, graphView_, [this](const QString& module) {
+        graphView_->setHighlightedModuleName(module.isNull() ? QString() : module);
+    });
+    connect(graphView_, &GraphView::moduleClicked, this, [this](int segment, std::uint32_t module) {
+        const auto& scene = state_->scene();
+        if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return;
+        const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
+        if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) {
+            state_->selectModule(QString());
+            return;
+        }
+        state_->selectModule(toQString(tree[module].name));
+    });
 
     // Right: the storages live at the cursor, then the inspector and the schedule dock.
     livePanel_ = new LiveStoragePanel(state_);
@@ -451,6 +484,21 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
         for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
     timeline_->setProfile(scene->profile, scene->peakStep, std::move(sections));
     if (single) graphView_->setSchedule(editor_->order(), true);
+    {
+        // Stacked by role by default for a real model that says (or lets us derive) what its
+        // storages are; the plain curve for small graphs.
+        std::uint32_t depth = 0;
+        bool modules = false;
+        for (const Segment& s : scene->segments) {
+            depth = std::max(depth, s.attribution->tree().max_depth());
+            modules = modules || s.attribution->tree().size() > 1;
+        }
+        const bool roles = scene->roles && scene->roles->source != fxmem::RoleSource::Derived;
+        modeBar_->setMaxDepth(static_cast<int>(depth));
+        const QSignalBlocker block(modeBar_);
+        if (newFile) modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
+        updateBands();
+    }
     phase("views");
     applyingScene_ = false;
     updateBanner();
@@ -464,6 +512,28 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     statusBar()->showMessage(tr("Loaded %1").arg(elided(QFileInfo(scene->path).fileName(), 80)), 4000);
     timeline_->setFocus();
     emit sceneShown();
+}
+
+void MainWindow::updateBands() {
+    const auto& scene = state_->scene();
+    const TimelineModeBar::Mode mode = modeBar_->mode();
+    if (!scene || scene->empty() || !scene->roles || mode == TimelineModeBar::Mode::Total) {
+        bandJobs_->cancel();
+        timeline_->clearStackedBands();
+        return;
+    }
+    // O(N + S + P * groups): off the GUI thread; a newer scene or mode supersedes it.
+    const fxmem::GroupBy by = mode == TimelineModeBar::Mode::ByRole ? fxmem::GroupBy::Role : fxmem::GroupBy::Module;
+    const auto depth = static_cast<std::uint32_t>(modeBar_->depth());
+    bandJobs_->start<std::vector<TimelinePlot::Band>>(
+        [scene, by, depth](JobContext& job) {
+            job.throwIfCancelled();
+            return std::make_shared<const std::vector<TimelinePlot::Band>>(StackedBands::forScene(*scene, *scene->roles, by, depth));
+        },
+        [this, scene](std::shared_ptr<const std::vector<TimelinePlot::Band>> bands) {
+            if (scene != state_->scene()) return;
+            timeline_->setStackedBands(*bands);
+        });
 }
 
 void MainWindow::updateBanner() {

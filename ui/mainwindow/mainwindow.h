@@ -21,6 +21,8 @@ class QSplitter;
 class QToolButton;
 class BreakdownPanel;
 class FindBar;
+class JobTracker;
+class TimelineModeBar;
 class LiveStorageModel;
 class LiveStoragePanel;
 class LiveStorageProxy;
@@ -48,6 +50,7 @@ public:
     ViewState* state() const { return state_; }
     SceneLoader* sceneLoader() const { return loader_; }
     TimelinePlot* timeline() const { return timeline_; }
+    TimelineModeBar* timelineModeBar() const { return modeBar_; }
     GraphView* graphView() const { return graphView_; }
     LiveStoragePanel* livePanel() const { return livePanel_; }
     LiveStorageModel* liveModel() const;
@@ -96,6 +99,7 @@ private:
     void updateStatus();
     void updateActions();
     void updateBanner();
+    void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
     void updateRecentMenu();
     void addRecent(const QString& path);
     void fillGraphCombo();
@@ -116,6 +120,8 @@ private:
     // Panels and widgets
     GraphView* graphView_ = nullptr;
     TimelinePlot* timeline_ = nullptr;
+    TimelineModeBar* modeBar_ = nullptr;
+    JobTracker* bandJobs_ = nullptr;
     QSplitter* splitter_ = nullptr;
     SummaryBar* summary_ = nullptr;
     QLabel* banner_ = nullptr;
