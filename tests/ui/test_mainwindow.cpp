@@ -59,6 +59,7 @@ private slots:
     void saveScheduleNeverDefaultsToTheExamples();
     void inspectorFollowsKeyboardScrubbing();
     void giantNamesAreElidedEverywhere();
+    void scheduleComparisonReachesTheTimeline();
 };
 
 namespace {
@@ -564,6 +565,23 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
     w.state()->selectNode({0, fxmem::NodeId(2)}, false);
     QVERIFY2(w.inspector()->toHtml().size() < 10 * limit, "inspector (the node itself)");
     QVERIFY(minimumOf(w).width() <= 1366);
+}
+
+void TestMainWindow::scheduleComparisonReachesTheTimeline() {
+    // reorder.json: original [4, 104, 104, 114, 114, 115, 15, 16, 6]; use_big after big:
+    // [4, 104, 104, 105, 5, 15, 15, 16, 6].
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
+    const QStringList sources = w.scheduleEditor()->sourceNames();
+    QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
+    w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1);  // the original and the edit
+    QTRY_VERIFY(w.timeline()->hasComparison());
+    w.scheduleEditor()->clearComparison();
+    QTRY_VERIFY(!w.timeline()->hasComparison());
+    QCOMPARE(w.timeline()->lowerBound(), -1);
 }
 
 QTEST_MAIN(TestMainWindow)

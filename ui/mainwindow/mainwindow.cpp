@@ -8,6 +8,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "jobs/jobtracker.h"
@@ -332,6 +333,17 @@ void MainWindow::buildWidgets() {
         if (scene() && !scene()->joined() && !scene()->empty()) state_->selectNode({0, n}, true);
     });
     connect(editor_->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    // The schedule dock's comparison of two orders and the optimizer's lower bound, on the timeline.
+    connect(editor_, &ScheduleEditor::comparisonChanged, this, [this] {
+        const std::shared_ptr<const OrderComparison> c = editor_->comparison();
+        if (!c) {
+            timeline_->clearComparison();
+            return;
+        }
+        timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
+                                 {editor_->comparisonName(1), c->profileB, c->peakStepB});
+    });
+    connect(editor_, &ScheduleEditor::lowerBoundChanged, timeline_, [this](qint64 bytes) { timeline_->setLowerBound(bytes); });
     connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(elided(message, 300)), 8000);
     });
@@ -471,6 +483,8 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*] — fxmem"));
 
     const bool single = !scene->empty() && !scene->joined();
+    timeline_->clearComparison();  // both belong to the previous graph's orders
+    timeline_->setLowerBound(-1);
     editor_->setAnalysis(single ? scene->segments.front().analysis : nullptr);
     editor_->setEnabled(single);
     phase("schedule editor");
