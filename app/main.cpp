@@ -17,17 +17,14 @@
 
 namespace {
 
-// The bundled example: beside the build tree (build/bin/../../resources/examples) or in the
-// source tree this binary was built from.
-QString defaultExample() {
-    const QString name = QStringLiteral("gpt.fxmem.json");
+// The bundled examples: beside the build tree (build/bin/../../resources/examples), installed
+// (bin/../share/fxmem/examples) or in the source tree this binary was built from.
+QString examplesDir() {
     const QStringList dirs = {QCoreApplication::applicationDirPath() + QStringLiteral("/../../resources/examples"),
                               QCoreApplication::applicationDirPath() + QStringLiteral("/../share/fxmem/examples"),
                               QStringLiteral(FXMEM_EXAMPLES_DIR)};
-    for (const QString& dir : dirs) {
-        const QFileInfo f(dir + QLatin1Char('/') + name);
-        if (f.isFile()) return f.canonicalFilePath();
-    }
+    for (const QString& dir : dirs)
+        if (QFileInfo(dir + QStringLiteral("/gpt.fxmem.json")).isFile()) return QFileInfo(dir).canonicalFilePath();
     return {};
 }
 
@@ -72,10 +69,12 @@ int main(int argc, char** argv) {
         QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
     }
 
+    const QString examples = examplesDir();
     QString path = parser.positionalArguments().value(0);
-    if (path.isEmpty()) path = defaultExample();
+    if (path.isEmpty() && !examples.isEmpty()) path = examples + QStringLiteral("/gpt.fxmem.json");
 
     MainWindow window([](const std::string& file, const LoadProgress& progress) { return fxmem::load_file(file, progress); });
+    window.setBundledExamplesDir(examples);
     if (shot) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1600, wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);

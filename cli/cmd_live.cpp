@@ -4,9 +4,11 @@
 #include "commands.h"
 #include "table.h"
 
+#include "fxmem/analysis.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
+#include "fxmem/profile_steps.h"
 #include "fxmem/schedule.h"
 #include "fxmem/units.h"
 
@@ -46,22 +48,26 @@ std::string reason_text(const Graph& g, const LiveStorage& s) {
 } // namespace
 
 int run_live(const Args& args, std::ostream& out) {
-    const GraphFile file = load_file(args.file);
+    const auto shared = std::make_shared<const GraphFile>(load_file(args.file));
+    const GraphFile& file = *shared;
     std::optional<Schedule> schedule;
     if (const auto path = args.value("--schedule")) schedule = resolve_schedule(file, *path, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
-    const AliasInfo alias = build_alias_info(file, graph);
-    const NodeMask releasable = default_releasable(graph);
-    const StorageMask counted = default_counted(file);
-    const std::span<const NodeId> order = schedule ? std::span<const NodeId>(schedule->order) : std::span<const NodeId>();
-    const LiveSetIndex index(file, graph, alias, releasable, counted, order);
+    // The graph on its own (default releasability); a schedule gets its own index over the same analysis.
+    const auto analysis = GraphAnalysis::compute(shared, static_cast<int>(&graph - file.graphs.data()),
+                                                 DeviceFilter::NonCpu, {}, PairContext::Standalone);
+    std::optional<LiveSetIndex> reordered;
+    if (schedule)
+        reordered.emplace(file, graph, analysis->alias(), analysis->releasable(), analysis->counted(), schedule->order);
+    const LiveSetIndex& index = reordered ? *reordered : analysis->live();
 
     const std::size_t step = chosen_step(file, graph, args, index.profile());
     const std::vector<LiveStorage> live = index.live_at(step);
     std::int64_t total = 0;
     for (const LiveStorage& s : live) total += s.nbytes;
     const NodeId at = index.node_at(step);
-    const char* phase = step == 0 ? "start" : step % 2 == 1 ? "after_alloc" : "after_free";
+    const StepPhase step_phase = phase_of(static_cast<std::int64_t>(step));
+    const char* phase = step_phase == StepPhase::Start ? "start" : step_phase == StepPhase::AfterAlloc ? "after_alloc" : "after_free";
     const auto name_or_null = [&](NodeId n) { return n.valid() ? nlohmann::json(graph.node(n).name) : nlohmann::json(); };
 
     if (args.has("--json")) {
@@ -91,7 +97,7 @@ int run_live(const Args& args, std::ostream& out) {
     }
     out << "graph '" << elide(graph.name) << "'" << (schedule ? " (schedule " + elide(*args.value("--schedule")) + ")" : std::string())
         << ", step " << step;
-    if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
+    if (at.valid()) out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
     out << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";
     std::size_t widest = 0;
     for (const LiveStorage& s : live) widest = std::max(widest, display_width(graph.node(s.allocator).name));

@@ -3,8 +3,9 @@
 #include "commands.h"
 #include "table.h"
 
-#include "fxmem/estimator.h"
+#include "fxmem/analysis.h"
 #include "fxmem/io.h"
+#include "fxmem/profile_steps.h"
 #include "fxmem/units.h"
 
 #include <nlohmann/json.hpp>
@@ -29,21 +30,27 @@ std::string csv_field(const std::string& s) {
 
 int run_profile(const Args& args, std::ostream& out) {
     if (args.has("--json") && args.has("--csv")) throw UsageError("profile: --json and --csv exclude each other");
-    const GraphFile file = load_file(args.file);
-    const Graph& graph = select_graph(file, args);
-    const AliasInfo alias = build_alias_info(file, graph);
-    const std::vector<std::int64_t> profile =
-        build_memory_profile(file, graph, alias, default_releasable(graph), default_counted(file));
-    const std::vector<NodeId> nodes = profile_nodes(graph);
-    const auto peak_at = std::max_element(profile.begin(), profile.end());
-    const std::int64_t peak = peak_at == profile.end() ? 0 : *peak_at;
+    const auto file = std::make_shared<const GraphFile>(load_file(args.file));
+    const Graph& graph = select_graph(*file, args);
+    // The graph on its own (default releasability), as build_memory_profile reports it.
+    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()), DeviceFilter::NonCpu,
+                                                 {}, PairContext::Standalone);
+    const std::vector<std::int64_t>& profile = analysis->profile();
+    const std::int64_t peak = analysis->peak();
 
     // The node and phase of profile index i.
     const auto node_of = [&](std::size_t i) -> const std::string& {
         static const std::string none;
-        return i == 0 ? none : graph.node(nodes[(i - 1) / 2]).name;
+        return i == 0 ? none : graph.node(analysis->live().node_at(i)).name;
     };
-    const auto phase_of = [](std::size_t i) { return i == 0 ? "start" : i % 2 == 1 ? "alloc" : "free"; };
+    const auto phase_of = [](std::size_t i) {
+        switch (fxmem::phase_of(static_cast<std::int64_t>(i))) {
+        case StepPhase::Start: return "start";
+        case StepPhase::AfterAlloc: return "alloc";
+        case StepPhase::AfterFree: return "free";
+        }
+        return "";
+    };
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
@@ -56,13 +63,14 @@ int run_profile(const Args& args, std::ostream& out) {
         for (std::size_t i = 0; i < profile.size(); ++i)
             out << i << ',' << csv_field(node_of(i)) << ',' << phase_of(i) << ',' << profile[i] << '\n';
     } else {
-        const auto peak_index = static_cast<std::size_t>(peak_at - profile.begin());
-        out << "graph '" << elide(graph.name) << "': " << nodes.size() << " profiled nodes, peak " << format_bytes(peak)
+        const std::size_t peak_index = analysis->peakStep();
+        const std::size_t running = profile.empty() ? 0 : running_position(static_cast<std::int64_t>(profile.size()));
+        out << "graph '" << elide(graph.name) << "': " << running << " profiled nodes, peak " << format_bytes(peak)
             << " (" << peak << " bytes) at step " << peak_index;
         if (peak_index > 0) out << ", " << phase_of(peak_index) << " of '" << elide(node_of(peak_index)) << "'";
         out << '\n';
         std::size_t widest = 0;
-        for (NodeId n : nodes) widest = std::max(widest, display_width(graph.node(n).name));
+        for (std::size_t i = 1; i < profile.size(); i += 2) widest = std::max(widest, display_width(node_of(i)));
         const std::size_t width = column_width("node", widest);
         out << std::setw(8) << "step" << "  ";
         put_cell(out, "node", width, false);

@@ -2,7 +2,7 @@
 // set of a step grouped by them. The owner rules are listed in fxmem/attribution.h.
 #include "fxmem/attribution.h"
 
-#include "estimator_checks.h"
+#include "fxmem/profile_steps.h"
 
 #include <algorithm>
 #include <array>
@@ -50,7 +50,7 @@ Attribution::Attribution(const GraphFile& file, std::size_t graph_index, const R
         if ((role == StorageRole::Parameter || role == StorageRole::Buffer) && !label.empty()) {
             const std::size_t dot = label.rfind('.');
             owner_[s] = dot == std::string_view::npos ? ModuleTree::kRoot : tree_.nearest(label.substr(0, dot));
-        } else if (a.valid() && detail::is_profile_op(graph.node(a).op)) {
+        } else if (a.valid() && has_profile_points(graph.node(a).op)) {
             owner_[s] = tree_.node_module(a);
         } else if (const std::uint32_t pg = roles.producer_graph[s]; a.valid() && pg != kNoGraph && pg != graph_index) {
             const Graph& other = file.graphs[pg];

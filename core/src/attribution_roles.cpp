@@ -3,7 +3,7 @@
 // role is then the first rule, in precedence order, whose bit is set.
 #include "fxmem/attribution.h"
 
-#include "estimator_checks.h"
+#include "fxmem/profile_steps.h"
 
 #include <array>
 #include <bit>
@@ -81,7 +81,7 @@ RoleAssignment resolve_roles(const GraphFile& file) {
                 // The first holder in this graph allocates it; a computing allocator is its producer.
                 if (seen_in[k] == g) continue;
                 seen_in[k] = g;
-                if (!detail::is_profile_op(node.op)) continue;
+                if (!has_profile_points(node.op)) continue;
                 computed_in[k] = g;
                 if (r.producer_graph[k] == kNoGraph) {
                     r.producer_graph[k] = g;

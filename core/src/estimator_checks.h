@@ -2,6 +2,7 @@
 #pragma once
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
+#include "fxmem/profile_steps.h"
 
 #include <string>
 
@@ -22,16 +23,12 @@ inline std::string storage_label(const GraphFile& file, StorageId s) {
     return "storage id " + std::to_string(file.storages[s.index()].file_id);
 }
 
-inline bool is_profile_op(OpKind op) {
-    return op != OpKind::Placeholder && op != OpKind::GetAttr && op != OpKind::Output;
-}
-
 // MemoryTracker's assertion that a running node uses only live counted storages, as a message
 // naming the file (when it has a name), the graph, the node and the storage.
 inline Error not_live_error(const Graph& graph, const AliasInfo& alias, const GraphFile& file, NodeId node, StorageId s) {
     const NodeId alloc = alias.allocator[s.index()];
-    return Error((file.source.empty() ? std::string() : file.source + ": ") + graph_where(graph) + ": node " + quote(graph.node(node).name) + " uses " + storage_label(file, s) +
-                 " (allocated by " + quote(graph.node(alloc).name) +
+    return Error((file.source.empty() ? std::string() : file.source + ": ") + graph_where(graph) + ": node " +
+                 quote(graph.node(node).name) + " uses " + storage_label(file, s) + " (allocated by " + quote(graph.node(alloc).name) +
                  ") which is not live: its allocator has not run yet or it was already freed");
 }
 

@@ -1,7 +1,6 @@
 // The policies PyTorch passes as callables (device_filter, is_releasable), evaluated once into masks.
 #include "fxmem/estimator.h"
-
-#include "estimator_checks.h"
+#include "fxmem/profile_steps.h"
 
 namespace fxmem {
 
@@ -31,7 +30,7 @@ std::vector<NodeId> profile_nodes(const Graph& graph) {
     std::vector<NodeId> out;
     out.reserve(graph.size());
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        if (detail::is_profile_op(graph.nodes[n].op)) out.emplace_back(static_cast<std::int32_t>(n));
+        if (has_profile_points(graph.nodes[n].op)) out.emplace_back(static_cast<std::int32_t>(n));
     }
     return out;
 }

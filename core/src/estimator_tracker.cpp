@@ -35,7 +35,7 @@ void MemoryTracker::schedule(NodeId node) {
     const Node& nd = graph_.node(node);
     if (scheduled_[node.index()])
         throw Error(detail::graph_where(graph_) + ": node " + detail::quote(nd.name) + " is scheduled twice");
-    const bool runs = detail::is_profile_op(nd.op);
+    const bool runs = has_profile_points(nd.op);
     // PyTorch asserts that every counted storage a node uses is live. We check before changing
     // anything, so a failed schedule() leaves the tracker as it was. (A node never uses a storage it
     // allocates itself: its inputs come earlier in graph order, so the allocator does too.)

@@ -45,12 +45,12 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
     // The tracker's invariant on the initial order (check_schedule does not know storages).
     for (std::size_t p = 0; p < n; ++p) {
         const NodeId u = order_[p];
-        if (!detail::is_profile_op(op(u))) continue;
+        if (!has_profile_points(op(u))) continue;
         for (StorageId s : alias_.uses_of(u)) {
             if (!counted_[s.index()]) continue;
             const NodeId a = alias_.allocator[s.index()];
             const OpKind aop = op(a);
-            if (aop == OpKind::Output || (detail::is_profile_op(aop) && position_[a.index()] > p))
+            if (aop == OpKind::Output || (has_profile_points(aop) && position_[a.index()] > p))
                 throw Error(detail::graph_where(graph_) + ": node " + quote(graph_.node(u).name) + " (position " +
                             std::to_string(p) + ") uses " + detail::storage_label(file_, s) +
                             " before its allocator " + quote(graph_.node(a).name) + " runs");
@@ -62,7 +62,7 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
     for (std::size_t i = 0; i < n; ++i) {
         const NodeId node(static_cast<std::int32_t>(i));
         const OpKind nop = op(node);
-        const bool runs = detail::is_profile_op(nop);
+        const bool runs = has_profile_points(nop);
         for (StorageId s : alias_.fresh_of(node)) {
             if (!counted_[s.index()]) continue;
             if (runs)
@@ -85,7 +85,7 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
         for (NodeId u : users)
             if (position_[u.index()] > position_[last.index()]) last = u;
         last_scheduled_[s] = last;
-        if (detail::is_profile_op(op(last))) free_of_[last.index()] += file_.nbytes(StorageId(static_cast<std::int32_t>(s)));
+        if (has_profile_points(op(last))) free_of_[last.index()] += file_.nbytes(StorageId(static_cast<std::int32_t>(s)));
     }
 
     while (leaves_ < n) leaves_ *= 2;
@@ -125,7 +125,7 @@ IncrementalSchedule::Bounds IncrementalSchedule::bounds(std::size_t position) co
         b.lo = b.hi = n - 1;
         return b;
     }
-    const bool runs = detail::is_profile_op(op(x));
+    const bool runs = has_profile_points(op(x));
     // Latest predecessor: inputs, then (for a node that runs) allocators of counted storages it uses.
     std::size_t lo = 0, hi = output_.valid() ? n - 1 : n;
     auto later = [&](NodeId p, StorageId via) {
@@ -140,7 +140,7 @@ IncrementalSchedule::Bounds IncrementalSchedule::bounds(std::size_t position) co
         for (StorageId s : alias_.uses_of(x)) {
             if (!counted_[s.index()]) continue;
             const NodeId a = alias_.allocator[s.index()];
-            if (detail::is_profile_op(op(a))) later(a, s);
+            if (has_profile_points(op(a))) later(a, s);
         }
     // Earliest successor: users, then (for a node that runs) nodes that run and use its storages.
     if (output_.valid()) b.after = output_;
@@ -156,7 +156,7 @@ IncrementalSchedule::Bounds IncrementalSchedule::bounds(std::size_t position) co
         for (StorageId s : alias_.fresh_of(x)) {
             if (!counted_[s.index()]) continue;
             for (NodeId u : alias_.users_of(s))
-                if (detail::is_profile_op(op(u))) earlier(u, s);
+                if (has_profile_points(op(u))) earlier(u, s);
         }
     b.lo = lo;
     b.hi = hi - 1;
@@ -241,8 +241,8 @@ void IncrementalSchedule::move(std::size_t from, std::size_t to) {
         }
         if (new_last == old_last) continue;
         const std::int64_t size = file_.nbytes(s);
-        if (detail::is_profile_op(op(old_last))) free_of_[old_last.index()] -= size;
-        if (detail::is_profile_op(op(new_last))) free_of_[new_last.index()] += size;
+        if (has_profile_points(op(old_last))) free_of_[old_last.index()] -= size;
+        if (has_profile_points(op(new_last))) free_of_[new_last.index()] += size;
         last_scheduled_[si] = new_last;
     }
     rebuild_positions(lo, hi);

@@ -1,12 +1,13 @@
 #include "fxmem/layout.h"
 
-#include "estimator_checks.h"
+#include "fxmem/profile_steps.h"
 
 #include <algorithm>
 
 namespace fxmem {
 
-GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
+GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order, const CancelCheck& cancelled) {
+    throw_if_cancelled(cancelled);
     const std::size_t n = graph.size();
     step_.assign(n, 0);
     wire_end_.assign(n, 0);
@@ -17,9 +18,9 @@ GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
     const bool custom = order.size() == n;
     for (std::size_t p = 0; p < n; ++p) {
         const std::size_t i = custom ? order[p].index() : p;
-        if (detail::is_profile_op(graph.nodes[i].op)) step_[i] = 1 + 2 * k++;
+        if (has_profile_points(graph.nodes[i].op)) step_[i] = alloc_step(k++);
     }
-    steps_ = 1 + 2 * k;
+    steps_ = profile_size(k);
     for (std::size_t i = 0; i < n; ++i)
         if (graph.nodes[i].op == OpKind::Output) step_[i] = steps_ - 1;
     for (std::size_t i = 0; i < n; ++i) {
@@ -47,6 +48,7 @@ GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
         }
     }
 
+    throw_if_cancelled(cancelled);
     // Greedy lanes in x order. A node takes over the lane of an input whose wire ends here (the
     // chain goes straight on), else a freed lane, else a new one. Wires are released after the
     // nodes of their last step are placed, so closed intervals never share a lane.
@@ -79,6 +81,7 @@ GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order) {
             if (!inherited[ending[p].index()]) free_lanes.push_back(lane_[ending[p].index()]);
     }
 
+    throw_if_cancelled(cancelled);
     // Max of wire_end over by_step_ in an implicit binary tree, for stabbing queries.
     while (leaves_ < n) leaves_ *= 2;
     max_end_.assign(2 * leaves_, -1);

@@ -55,13 +55,13 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
         // before they begin.
         for (std::uint32_t p = 0; p < n; ++p) {
             const NodeId v = order[p];
-            if (!detail::is_profile_op(graph.node(v).op)) continue;
+            if (!has_profile_points(graph.node(v).op)) continue;
             for (StorageId s : alias.uses_of(v)) {
                 if (!counted[s.index()]) continue;
                 const NodeId a = alias.allocator[s.index()];
                 const OpKind aop = graph.node(a).op;
                 const bool up_front = aop == OpKind::Placeholder || aop == OpKind::GetAttr;
-                if (!up_front && !(detail::is_profile_op(aop) && position_[a.index()] < p))
+                if (!up_front && !(has_profile_points(aop) && position_[a.index()] < p))
                     throw detail::not_live_error(graph, alias, file, v, s);
             }
         }
@@ -84,7 +84,7 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
     step_node_.push_back(NodeId{});
     for (std::size_t p = 0; p < n; ++p) {
         const NodeId node = reordered_ ? order[p] : NodeId(static_cast<std::int32_t>(p));
-        if (!detail::is_profile_op(graph.node(node).op)) continue;
+        if (!has_profile_points(graph.node(node).op)) continue;
         node_step_[node.index()] = step_node_.size();
         step_node_.push_back(node);
         step_node_.push_back(node);

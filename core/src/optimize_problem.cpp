@@ -29,7 +29,7 @@ OptProblem build_opt_problem(const GraphFile& file, const Graph& graph, const Al
         } else if (id != p.output) {
             p.index_of[i] = static_cast<std::int32_t>(p.nodes.size());
             p.nodes.push_back(id);
-            p.runs.push_back(is_profile_op(op) ? 1 : 0);
+            p.runs.push_back(has_profile_points(op) ? 1 : 0);
         }
     }
     const std::size_t K = p.nodes.size();

@@ -1,6 +1,7 @@
 // The live-storage table: model invariants, totals against the profile, rows worked by hand.
 #include "loading/scene.h"
 #include "models/livestoragemodel.h"
+#include "shell_fixtures.h"
 #include "ui_fixtures.h"
 
 #include <QAbstractItemModelTester>
@@ -14,6 +15,7 @@ private slots:
     void rowsAtThePeak();
     void joinedPairListsTheBaseline();
     void proxySortsAndFilters();
+    void namesSortNaturally();
 };
 
 namespace {
@@ -126,6 +128,27 @@ void TestLiveStorageModel::proxySortsAndFilters() {
     QCOMPARE(proxy.rowCount(), 1);
     proxy.setFilterText(QString());
     QCOMPARE(proxy.rowCount(), 3);
+}
+
+void TestLiveStorageModel::namesSortNaturally() {
+    // primals_10, primals_4, primals_2 (and add) all live after add allocates (step 1).
+    LiveStorageModel model;
+    LiveStorageProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setScene(sceneOf(shellfixtures::numbered()));
+    model.setStep(1);
+    QCOMPARE(model.rowCount(), 4);
+    proxy.sort(LiveStorageModel::AllocatorColumn, Qt::AscendingOrder);
+    QStringList names;
+    for (int r = 0; r < proxy.rowCount(); ++r) names << proxy.index(r, LiveStorageModel::AllocatorColumn).data().toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("add"), QStringLiteral("primals_2"), QStringLiteral("primals_4"),
+                                 QStringLiteral("primals_10")}));
+    proxy.sort(LiveStorageModel::AllocatorColumn, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, LiveStorageModel::AllocatorColumn).data().toString(), QStringLiteral("primals_10"));
+    // Sizes stay numeric: 10, 4, 2, 1.
+    proxy.sort(LiveStorageModel::SizeColumn, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(3, LiveStorageModel::AllocatorColumn).data().toString(), QStringLiteral("add"));
 }
 
 QTEST_MAIN(TestLiveStorageModel)

@@ -5,7 +5,11 @@
 #include "inspector/nodeinspector.h"
 #include "mainwindow/mainwindow.h"
 #include "models/livestoragemodel.h"
+#include "panels/livestoragepanel.h"
+#include "panels/schedulepanel.h"
 #include "schedule/scheduleeditor.h"
+#include "shell_fixtures.h"
+#include "state/viewstate.h"
 #include "timeline/timelineplot.h"
 #include "ui_fixtures.h"
 #include "util/units.h"
@@ -13,7 +17,17 @@
 #include <fxmem/io.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QComboBox>
+#include <QDir>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTableView>
+#include <QUndoStack>
+#include <QSet>
+#include <QTemporaryDir>
+#include <fxmem/schedule.h>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMimeData>
@@ -36,6 +50,16 @@ private slots:
     void editingABackwardMovesThePairPeak();
     void droppingAFileOpensIt();
     void bundledExampleThroughTheRealLoader();
+    // Issue 11
+    void fitsALaptopScreenAfterAnEdit();
+    void redoAnswersBothKeys();
+    void joinedPairScheduleTabSaysWhy();
+    void resetScheduleLeavesNothingUnsaved();
+    void liveFooterCountsWhatTheFilterShows();
+    void saveScheduleNeverDefaultsToTheExamples();
+    void inspectorFollowsKeyboardScrubbing();
+    void giantNamesAreElidedEverywhere();
+    void scheduleComparisonReachesTheTimeline();
 };
 
 namespace {
@@ -332,6 +356,232 @@ void TestMainWindow::bundledExampleThroughTheRealLoader() {
         w.setCursorStep(static_cast<std::int64_t>(k));
         QCOMPARE(w.liveModel()->totalBytes(), analysis->profile()[k]);
     }
+}
+
+namespace {
+// The window's smallest size: what its layout allows (dock, toolbar, status bar and central
+// widget minimums together).
+QSize minimumOf(MainWindow& w) {
+    QApplication::processEvents();
+    return w.minimumSizeHint().expandedTo(w.minimumSize());
+}
+// A legal move of the bundled example that changes the order: the first node that can go one step earlier.
+bool someEdit(ScheduleEditor* editor) {
+    const std::size_t n = editor->order().size();
+    for (std::size_t from = n / 2; from < n; ++from)
+        if (editor->moveNode(from, from - 1, nullptr)) return true;
+    return false;
+}
+} // namespace
+
+void TestMainWindow::fitsALaptopScreenAfterAnEdit() {
+    const QString path = QStringLiteral(FXMEM_EXAMPLES "/gpt.fxmem.json");
+    if (!QFileInfo::exists(path)) QSKIP("bundled example not present");
+    resetSettings();
+    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(openAndWait(w, path));
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QSize before = minimumOf(w);
+    QVERIFY2(before.width() <= 1366 && before.height() <= 768,
+             qPrintable(QStringLiteral("minimum %1x%2").arg(before.width()).arg(before.height())));
+    // An edit makes the summary line longer (edited peak, pair peak): the window must not widen.
+    QVERIFY(someEdit(w.scheduleEditor()));
+    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("Edited")));
+    QTRY_VERIFY(w.liveModel()->orderedLive() != nullptr);
+    const QSize after = minimumOf(w);
+    QVERIFY2(after.width() <= 1366 && after.height() <= 768,
+             qPrintable(QStringLiteral("minimum after an edit %1x%2").arg(after.width()).arg(after.height())));
+    QVERIFY2(w.width() <= 1366, qPrintable(QString::number(w.width())));
+    // The joined pair (the longest summary) as well.
+    const int pairs = static_cast<int>(w.scene()->file->pairs.size());
+    if (pairs > 0) {
+        w.scheduleEditor()->undoStack()->setClean();  // no "unsaved" question
+        QSignalSpy shown(&w, &MainWindow::sceneShown);
+        w.showGraph(-1, 0);
+        QTRY_COMPARE(shown.count(), 1);
+        const QSize joined = minimumOf(w);
+        QVERIFY2(joined.width() <= 1366 && joined.height() <= 768,
+                 qPrintable(QStringLiteral("minimum joined %1x%2").arg(joined.width()).arg(joined.height())));
+    }
+}
+
+void TestMainWindow::redoAnswersBothKeys() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    // Each key is bound once (a key bound twice is "ambiguous" and does nothing).
+    const QList<QKeySequence> keys = w.redoAction()->shortcuts();
+    QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
+    QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::Key_Y)));
+    QCOMPARE(QSet<QKeySequence>(keys.begin(), keys.end()).size(), keys.size());
+    QUndoStack* stack = w.scheduleEditor()->undoStack();
+    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
+    QCOMPARE(w.scheduleEditor()->peak(), 105);
+    for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}) {
+        stack->undo();
+        QCOMPARE(w.scheduleEditor()->peak(), 115);
+        QSignalSpy ambiguous(w.redoAction(), &QAction::triggered);
+        QTest::keySequence(&w, key);
+        QVERIFY2(ambiguous.count() == 1, qPrintable(key.toString()));
+        QCOMPARE(w.scheduleEditor()->peak(), 105);
+    }
+}
+
+void TestMainWindow::joinedPairScheduleTabSaysWhy() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
+    SchedulePanel* panel = w.schedulePanel();
+    QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.scheduleEditor()));
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    w.showGraph(-1, 0);
+    QTRY_COMPARE(shown.count(), 1);
+    QVERIFY(w.scene()->joined());
+    QVERIFY(panel->currentWidget() != w.scheduleEditor());
+    QVERIFY2(panel->messageLabel()->text().contains(QStringLiteral("joined")), qPrintable(panel->messageLabel()->text()));
+    QVERIFY(panel->forwardButton()->text().contains(QStringLiteral("fwd")));
+    QVERIFY(panel->backwardButton()->text().contains(QStringLiteral("bwd")));
+    panel->backwardButton()->click();
+    QTRY_COMPARE(shown.count(), 2);
+    QCOMPARE(w.scene()->title(), QStringLiteral("bwd"));
+    QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.scheduleEditor()));
+    QVERIFY(w.scheduleEditor()->isEnabled());
+    w.showGraph(-1, 0);
+    QTRY_COMPARE(shown.count(), 3);
+    panel->forwardButton()->click();
+    QTRY_COMPARE(shown.count(), 4);
+    QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
+}
+
+void TestMainWindow::resetScheduleLeavesNothingUnsaved() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
+    QVERIFY(w.isWindowModified());
+    QVERIFY(w.resetScheduleAction()->isEnabled());
+    w.resetScheduleAction()->trigger();
+    QCOMPARE(w.scheduleEditor()->order(), fxmem::original_order(w.scene()->segments[0].analysis->graph()));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(!w.scheduleEditor()->isModified());  // Open Schedule and Quit ask nothing
+    // Undoing the reset brings the edit back: unsaved again; redoing it: clean again.
+    w.scheduleEditor()->undoStack()->undo();
+    QVERIFY(w.isWindowModified());
+    w.scheduleEditor()->undoStack()->redo();
+    QVERIFY(!w.isWindowModified());
+}
+
+void TestMainWindow::liveFooterCountsWhatTheFilterShows() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    w.setCursorStep(3);  // primals_1 100, a 10, b 20
+    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>130 B</b> in 3 storages")), qPrintable(w.liveTotalLabel()->text()));
+    w.livePanel()->filterEdit()->setText(QStringLiteral("primals"));
+    QTRY_COMPARE(w.liveProxy()->rowCount(), 1);
+    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>100 B</b> in 1 storages shown, of 130 B in 3")),
+             qPrintable(w.liveTotalLabel()->text()));
+    w.setCursorStep(1);  // primals_1 100, a 10: the filter still applies
+    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>100 B</b> in 1 storages shown, of 110 B in 2")),
+             qPrintable(w.liveTotalLabel()->text()));
+}
+
+void TestMainWindow::saveScheduleNeverDefaultsToTheExamples() {
+    const QString path = QStringLiteral(FXMEM_EXAMPLES "/mlp.fxmem.json");
+    if (!QFileInfo::exists(path)) QSKIP("bundled example not present");
+    resetSettings();
+    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    w.setBundledExamplesDir(QStringLiteral(FXMEM_EXAMPLES));
+    w.show();
+    QVERIFY(openAndWait(w, path));
+    QCOMPARE(w.scheduleDir(), QDir::homePath());
+    // A file of the user's: its own folder.
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(path, dir.filePath(QStringLiteral("mine.fxmem.json"))));
+    QVERIFY(openAndWait(w, dir.filePath(QStringLiteral("mine.fxmem.json"))));
+    QCOMPARE(w.scheduleDir(), QFileInfo(dir.path()).absoluteFilePath());
+}
+
+void TestMainWindow::inspectorFollowsKeyboardScrubbing() {
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
+    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));  // the peak's node
+    w.timeline()->setFocus();
+    QTest::keyClick(w.timeline(), Qt::Key_Left);  // step 2: after a frees
+    QCOMPARE(w.timeline()->cursorStep(), 2);
+    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("a")}));
+    QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("aten.relu.default")));
+    QTest::keyClick(w.timeline(), Qt::Key_Right);
+    QTest::keyClick(w.timeline(), Qt::Key_Right);  // step 4: after b frees
+    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
+    // Hovering scrubs without taking the selection away.
+    const QRect area = w.timeline()->axisRect()->rect();
+    QTest::mouseMove(w.timeline(), QPoint(static_cast<int>(w.timeline()->xAxis->coordToPixel(1)), area.center().y()));
+    QTRY_COMPARE(w.timeline()->cursorStep(), 1);
+    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
+}
+
+void TestMainWindow::giantNamesAreElidedEverywhere() {
+    // A 20 MiB node (and graph) name: every view shows its head, never the whole name.
+    resetSettings();
+    MainWindow w(shellfixtures::loader());
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("giant.json")));
+    const int limit = 4000;
+    QVERIFY2(w.windowTitle().size() < limit, "title");
+    QVERIFY2(w.summaryLabel()->text().size() < limit, "summary");
+    QVERIFY2(w.liveHeaderLabel()->text().size() < limit, "live header");
+    QVERIFY2(w.timeline()->cursorText().size() < limit, "cursor label");
+    QVERIFY2(w.timeline()->peakText().size() < limit, "peak label");
+    for (int i = 0; i < w.graphCombo()->count(); ++i) QVERIFY2(w.graphCombo()->itemText(i).size() < limit, "graph combo");
+    QVERIFY2(w.statusBar()->findChildren<QLabel*>().size() > 0, "status");
+    for (QLabel* l : w.statusBar()->findChildren<QLabel*>()) QVERIFY2(l->text().size() < limit, "status bar");
+    w.setCursorStep(3);  // b allocated: its row names it
+    for (int r = 0; r < w.liveModel()->rowCount(); ++r)
+        for (int c = 0; c < LiveStorageModel::ColumnCount; ++c) {
+            const QModelIndex i = w.liveModel()->index(r, c);
+            QVERIFY(w.liveModel()->data(i).toString().size() < limit);
+            QVERIFY(w.liveModel()->data(i, Qt::ToolTipRole).toString().size() < limit);
+            QVERIFY(w.liveModel()->data(i, LiveStorageModel::FilterRole).toString().size() < 10 * limit);
+        }
+    w.setCursorStep(1);  // a's row: "needed by <giant>"
+    for (int r = 0; r < w.liveModel()->rowCount(); ++r)
+        QVERIFY(w.liveModel()->data(w.liveModel()->index(r, LiveStorageModel::ReasonColumn)).toString().size() < limit);
+    const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
+    w.state()->selectNode({0, g.find("a")}, false);
+    QVERIFY2(w.inspector()->toHtml().size() < 10 * limit, "inspector (users list)");
+    w.state()->selectNode({0, fxmem::NodeId(2)}, false);
+    QVERIFY2(w.inspector()->toHtml().size() < 10 * limit, "inspector (the node itself)");
+    QVERIFY(minimumOf(w).width() <= 1366);
+}
+
+void TestMainWindow::scheduleComparisonReachesTheTimeline() {
+    // reorder.json: original [4, 104, 104, 114, 114, 115, 15, 16, 6]; use_big after big:
+    // [4, 104, 104, 105, 5, 15, 15, 16, 6].
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
+    const QStringList sources = w.scheduleEditor()->sourceNames();
+    QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
+    w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1);  // the original and the edit
+    QTRY_VERIFY(w.timeline()->hasComparison());
+    w.scheduleEditor()->clearComparison();
+    QTRY_VERIFY(!w.timeline()->hasComparison());
+    QCOMPARE(w.timeline()->lowerBound(), -1);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,17 +1,15 @@
 // The live-set index of an edited schedule. After an edit the live table, the step names and the
 // graph view's highlights describe the edited order; building its LiveSetIndex is O(N+E), so it
-// runs on a worker thread and arrives as an immutable value (std::shared_ptr<const OrderedLive>).
-// Requests are debounced by the caller's pace: each request supersedes the previous one (a
-// generation number), and only the latest result is delivered, on the GUI thread.
+// runs on a worker thread (a JobTracker) and arrives as an immutable value
+// (std::shared_ptr<const OrderedLive>). Each request supersedes the previous one, and only the
+// latest result is delivered, on the GUI thread.
 #pragma once
 #include "analysis/graphanalysis.h"
 
 #include <fxmem/liveset.h>
 
 #include <QObject>
-#include <QThreadPool>
 
-#include <atomic>
 #include <memory>
 #include <span>
 #include <vector>
@@ -30,21 +28,14 @@ public:
 
     // Builds the index of `order` (a legal schedule of the analysis's graph) and emits ready().
     void request(std::shared_ptr<const GraphAnalysis> analysis, std::vector<fxmem::NodeId> order);
-    // Drops whatever is pending: nothing is delivered until the next request.
-    void cancel() {
-        ++*latest_;
-        pending_ = false;
-    }
-    bool pending() const { return pending_; }
+    // Stops whatever is pending: nothing is delivered until the next request.
+    void cancel();
+    bool pending() const;
 
 signals:
     void ready(std::shared_ptr<const OrderedLive> live);
     void failed(const QString& message);
 
 private:
-    QThreadPool pool_;
-    // The newest request's number: the worker skips superseded tasks, and the GUI thread drops
-    // their results.
-    std::shared_ptr<std::atomic<quint64>> latest_ = std::make_shared<std::atomic<quint64>>(0);
-    bool pending_ = false;
+    class JobTracker* jobs_ = nullptr;
 };

@@ -48,14 +48,15 @@ QString NodeInspector::html(NodeRef ref) const {
     const fxmem::Node& n = g.node(ref.node);
     const QPalette pal = palette();
     const QString dim = colors::mix(pal.color(QPalette::Base), pal.color(QPalette::Text), 0.6).name();
-    auto esc = [](std::string_view s) { return toQString(s).toHtmlEscaped(); };
+    // Names come from the file and may be huge: elided before they become QStrings.
+    auto esc = [](std::string_view s) { return elided(s).toHtmlEscaped(); };
     auto link = [&](fxmem::NodeId id) {
         return QStringLiteral("<a href=\"node:%1:%2\">%3</a>").arg(ref.segment).arg(id.value).arg(esc(g.node(id).name));
     };
     auto storageName = [&](fxmem::StorageId s) {
         return QStringLiteral("#%1 (%2, %3)")
             .arg(f.storages[s.index()].file_id)
-            .arg(formatBytes(f.nbytes(s)), QString::fromStdString(std::string(f.device(s))));
+            .arg(formatBytes(f.nbytes(s)), elided(f.device(s)));
     };
 
     QString h;
@@ -108,7 +109,7 @@ QString NodeInspector::html(NodeRef ref) const {
              .arg(storageList(a.alias().fresh_of(ref.node), false), storageList(a.alias().last_used_at(ref.node), true));
 
     if (const std::string_view trace = g.stack_trace(ref.node); !trace.empty())
-        h += tr("<p><b>stack trace</b></p><pre style='font-size:small'>%1</pre>").arg(esc(trace));
+        h += tr("<p><b>stack trace</b></p><pre style='font-size:small'>%1</pre>").arg(elided(trace, 64 * 1024).toHtmlEscaped());
     else
         h += tr("<p style='color:%1'>no stack trace recorded</p>").arg(dim);
     return h;

@@ -33,15 +33,20 @@ std::int64_t Scene::globalStep(int segment, fxmem::NodeId node) const {
 }
 
 namespace {
-Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis) {
+Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::RoleAssignment& roles,
+                    const fxmem::CancelCheck& cancelled) {
     Segment s;
     s.analysis = std::move(analysis);
-    s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph());
+    fxmem::throw_if_cancelled(cancelled);
+    s.attribution = std::make_shared<const fxmem::Attribution>(s.analysis->file(),
+                                                               static_cast<std::size_t>(s.analysis->graphIndex()), roles);
+    s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph(), std::span<const fxmem::NodeId>(), cancelled);
     const GraphAnalysis& a = *s.analysis;
     const std::size_t n = a.graph().size();
     s.allocated.assign(n, 0);
     s.freed.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
+        if (i % 4096 == 0) fxmem::throw_if_cancelled(cancelled);
         const fxmem::NodeId id(static_cast<std::int32_t>(i));
         if (a.graph().nodes[i].op == fxmem::OpKind::Output) continue;  // output frees nothing
         for (fxmem::StorageId st : a.alias().fresh_of(id))
@@ -55,7 +60,7 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis) {
 } // namespace
 
 std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
-                                        SceneRequest request) {
+                                        SceneRequest request, const fxmem::CancelCheck& cancelled) {
     auto scene = std::make_shared<Scene>();
     scene->file = file;
     scene->path = path;
@@ -65,10 +70,12 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
     if (request.graph >= graphs) request.graph = -1;
     if (request.graph < 0 && request.pair < 0 && graphs > 0) request.graph = 0;
     scene->request = request;
+    scene->roles = std::make_shared<const fxmem::RoleAssignment>(fxmem::resolve_roles(*file));
+    const fxmem::RoleAssignment& roles = *scene->roles;
     if (request.pair >= 0) {
-        GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, request.pair, request.filter);
-        Segment fwd = makeSegment(std::move(pa.forward));
-        Segment bwd = makeSegment(std::move(pa.backward));
+        GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, request.pair, request.filter, cancelled);
+        Segment fwd = makeSegment(std::move(pa.forward), roles, cancelled);
+        Segment bwd = makeSegment(std::move(pa.backward), roles, cancelled);
         bwd.offset = static_cast<std::int64_t>(fwd.analysis->profile().size());
         bwd.baseline = bwd.analysis->baseline();
         // The baseline counts non-CPU storages only, whatever the view's device filter (PyTorch).
@@ -78,7 +85,7 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
         scene->segments.push_back(std::move(fwd));
         scene->segments.push_back(std::move(bwd));
     } else if (request.graph >= 0) {
-        scene->segments.push_back(makeSegment(GraphAnalysis::compute(file, request.graph, request.filter)));
+        scene->segments.push_back(makeSegment(GraphAnalysis::compute(file, request.graph, request.filter, cancelled), roles, cancelled));
         scene->pairPeak = scene->segments.front().analysis->pairPeak();
     }
     for (const Segment& s : scene->segments)

@@ -4,6 +4,7 @@
 #pragma once
 #include "analysis/graphanalysis.h"
 
+#include <fxmem/attribution.h>
 #include <fxmem/layout.h>
 #include <fxmem/model.h>
 
@@ -38,6 +39,8 @@ struct Segment {
     std::vector<fxmem::StorageId> baselineStorages;  // the forward outputs that make the baseline
     // Per node, counted bytes it allocates and frees in the profile (for colouring by change).
     std::vector<std::int64_t> allocated, freed;
+    // Each storage's role and owner module, and this graph's module tree (issue 9).
+    std::shared_ptr<const fxmem::Attribution> attribution;
 };
 
 struct Scene {
@@ -49,6 +52,7 @@ struct Scene {
     std::int64_t peak = 0;
     std::size_t peakStep = 0;
     std::optional<fxmem::PeakMemory> pairPeak;
+    std::shared_ptr<const fxmem::RoleAssignment> roles;  // the file's storage roles, resolved once
 
     bool joined() const { return segments.size() > 1; }
     bool empty() const { return segments.empty(); }
@@ -64,6 +68,7 @@ struct Scene {
     std::int64_t globalStep(int segment, fxmem::NodeId node) const;
 };
 
-// Runs GraphAnalysis::compute and the layout for the requested view. Throws fxmem::Error.
+// Runs GraphAnalysis::compute and the layout for the requested view. Throws fxmem::Error, and
+// fxmem::Cancelled when `cancelled` answers true (polled inside the analysis and the layout).
 std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
-                                        SceneRequest request);
+                                        SceneRequest request, const fxmem::CancelCheck& cancelled = {});

@@ -1,12 +1,13 @@
-// Loads files and builds scenes on a worker thread. The file loader is injected (the app passes
-// fxmem::load_file; tests pass their own), so this library knows nothing of the file format.
-// Every request gets a generation number; only the latest request's results are delivered, so
-// a slow stale load can never overwrite a newer one. Signals are emitted on the GUI thread.
+// Loads files and builds scenes on a worker thread (a JobTracker). The file loader is injected
+// (the app passes fxmem::load_file; tests pass their own), so this library knows nothing of the
+// file format. The latest request wins: a newer one stops the running job (the loader through
+// its progress callback, the analysis and layout through their cancel checks) and only its
+// result is delivered. Signals are emitted on the GUI thread.
 #pragma once
+#include "jobs/jobtracker.h"
 #include "loading/scene.h"
 
 #include <QObject>
-#include <QThreadPool>
 
 #include <atomic>
 #include <functional>
@@ -22,7 +23,7 @@ class SceneLoader : public QObject {
     Q_OBJECT
 public:
     explicit SceneLoader(FileLoader loader, QObject* parent = nullptr);
-    ~SceneLoader() override;  // cancels and waits for the worker
+    ~SceneLoader() override;  // stops and waits for the worker (the tracker's destructor)
 
     // Reads `path` and builds the requested scene.
     void open(const QString& path, SceneRequest request = {});
@@ -30,8 +31,8 @@ public:
     void rebuild(std::shared_ptr<const fxmem::GraphFile> file, const QString& path, SceneRequest request);
     // Drops the running request (its result is never delivered) and emits cancelled().
     void cancel();
-    bool busy() const { return busy_; }
-    quint64 generation() const { return generation_; }
+    bool busy() const { return jobs_->busy(); }
+    quint64 generation() const { return jobs_->generation(); }
 
 signals:
     // Throttled (about every 50 ms); stage says what runs ("Reading", "Analysing").
@@ -42,12 +43,11 @@ signals:
     void busyChanged(bool busy);
 
 private:
-    struct Job;
-    void start(std::function<void(Job&)> work);
-    void setBusy(bool busy);
+    void start(const QString& path, std::shared_ptr<const fxmem::GraphFile> file, SceneRequest request);
     FileLoader loader_;
-    QThreadPool pool_;
-    quint64 generation_ = 0;
-    std::shared_ptr<std::atomic<bool>> cancelFlag_;
-    bool busy_ = false;
+    JobTracker* jobs_ = nullptr;
+    // The latest request's file, and whether it failed while reading (the message then names
+    // the file to open) rather than analysing.
+    QString path_;
+    std::shared_ptr<std::atomic<bool>> reading_;
 };

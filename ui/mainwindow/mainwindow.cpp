@@ -1,44 +1,48 @@
 #include "mainwindow/mainwindow.h"
 
-#include "timeline/plotexport.h"
-
+#include "export/profilecsv.h"
 #include "inspector/nodeinspector.h"
 #include "models/livestoragemodel.h"
+#include "panels/breakdownpanel.h"
+#include "panels/findbar.h"
+#include "panels/livestoragepanel.h"
+#include "panels/schedulepanel.h"
+#include "panels/summarybar.h"
+#include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
+#include "state/viewstate.h"
+#include "jobs/jobtracker.h"
+#include "timeline/plotexport.h"
+#include "timeline/stackedbands.h"
+#include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
-
-#include <fxmem/schedule.h>
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
-#include <QLineEdit>
 #include <QLoggingCategory>
-#include <QElapsedTimer>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSaveFile>
 #include <QSettings>
-#include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
-#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
@@ -54,12 +58,19 @@ QIcon themedIcon(const QString& name) {
     const QString bundled = QStringLiteral(":/icons/") % name % QStringLiteral(".svg");
     return QIcon::fromTheme(name, QFile::exists(bundled) ? QIcon(bundled) : QIcon());
 }
+// A label that never widens its window: elided text in, no minimum width of its own.
+QLabel* shrinkingLabel() {
+    auto* l = new QLabel;
+    l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    return l;
+}
 } // namespace
 
 MainWindow::MainWindow(FileLoader loader, QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(QStringLiteral("fxmem"));
     setAcceptDrops(true);
     loader_ = new SceneLoader(std::move(loader), this);
+    state_ = new ViewState(this);
     buildActions();
     buildWidgets();
     buildMenus();
@@ -79,10 +90,16 @@ MainWindow::MainWindow(FileLoader loader, QWidget* parent) : QMainWindow(parent)
     connect(loader_, &SceneLoader::cancelled, this,
             [this] { statusBar()->showMessage(tr("Loading cancelled; still showing the previous graph."), 5000); });
     updateActions();
-    updateSummary();
 }
 
 MainWindow::~MainWindow() = default;
+
+std::shared_ptr<const Scene> MainWindow::scene() const { return state_->scene(); }
+LiveStorageModel* MainWindow::liveModel() const { return livePanel_->model(); }
+LiveStorageProxy* MainWindow::liveProxy() const { return livePanel_->proxy(); }
+QLabel* MainWindow::summaryLabel() const { return summary_; }
+QLabel* MainWindow::liveTotalLabel() const { return livePanel_->footerLabel(); }
+QLabel* MainWindow::liveHeaderLabel() const { return livePanel_->headerLabel(); }
 
 void MainWindow::buildActions() {
     openAction_ = new QAction(themedIcon(QStringLiteral("document-open")), tr("&Open…"), this);
@@ -113,15 +130,14 @@ void MainWindow::buildActions() {
     connect(resetScheduleAction_, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
     findAction_ = new QAction(themedIcon(QStringLiteral("edit-find")), tr("&Find Node…"), this);
     findAction_->setShortcut(QKeySequence::Find);
-    connect(findAction_, &QAction::triggered, this, [this] {
-        findBar_->show();
-        findEdit_->setFocus();
-        findEdit_->selectAll();
-    });
+    connect(findAction_, &QAction::triggered, this, [this] { findBar_->activate(); });
     resetZoomAction_ = new QAction(themedIcon(QStringLiteral("zoom-original")), tr("Reset &Zoom"), this);
     resetZoomAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     resetZoomAction_->setToolTip(tr("Show the whole timeline (Ctrl+0; R in the plot)"));
-    connect(resetZoomAction_, &QAction::triggered, this, [this] { timeline_->resetZoom(); });
+    connect(resetZoomAction_, &QAction::triggered, this, [this] {
+        graphView_->resetZoom();  // every lane in view
+        timeline_->resetZoom();   // the whole time axis (the graph view follows)
+    });
 
     auto* units = new QActionGroup(this);
     binaryUnitsAction_ = new QAction(tr("&Binary (KiB, MiB, GiB)"), units);
@@ -133,15 +149,15 @@ void MainWindow::buildActions() {
             QSettings().setValue(QStringLiteral("units"), decimalUnitsAction_->isChecked() ? QStringLiteral("decimal")
                                                                                           : QStringLiteral("binary"));
             timeline_->applyPalette();
-            onCursor(timeline_->cursorStep());
-            updateSummary();
+            livePanel_->refresh();
+            summary_->refresh();
             updateStatus();
         });
     }
 }
 
 void MainWindow::buildWidgets() {
-    // Toolbar: what to show and how.
+    // Toolbar: what to show and how. Combos size to a few characters, not to the longest name.
     QToolBar* tb = addToolBar(tr("Main"));
     tb->setObjectName(QStringLiteral("mainToolbar"));
     tb->setMovable(false);
@@ -150,7 +166,8 @@ void MainWindow::buildWidgets() {
     tb->addSeparator();
     tb->addWidget(new QLabel(tr(" Graph ")));
     graphCombo_ = new QComboBox;
-    graphCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    graphCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    graphCombo_->setMinimumContentsLength(22);
     graphCombo_->setToolTip(tr("Graph of the file to show; a forward/backward pair can be shown joined"));
     tb->addWidget(graphCombo_);
     connect(graphCombo_, &QComboBox::activated, this, [this](int index) {
@@ -165,8 +182,8 @@ void MainWindow::buildWidgets() {
     tb->addWidget(deviceCombo_);
     connect(deviceCombo_, &QComboBox::activated, this, [this] {
         QSettings().setValue(QStringLiteral("deviceFilter"), deviceCombo_->currentIndex());
-        if (!scene_) return;
-        SceneRequest r = scene_->request;
+        if (!scene()) return;
+        SceneRequest r = scene()->request;
         r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
         requestScene(r);
     });
@@ -183,7 +200,7 @@ void MainWindow::buildWidgets() {
     tb->addAction(resetZoomAction_);
     tb->addAction(exportPlotAction_);
 
-    // Centre: banner, summary, graph view over the timeline.
+    // Centre: banner, summary, find bar, graph view over the timeline.
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -193,57 +210,15 @@ void MainWindow::buildWidgets() {
     banner_->setMargin(8);
     banner_->setVisible(false);
     banner_->setTextFormat(Qt::RichText);
+    banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(banner_, &QLabel::linkActivated, this, [this] {
         deviceCombo_->setCurrentIndex(1);
         emit deviceCombo_->activated(1);
     });
     layout->addWidget(banner_);
-    summary_ = new QLabel;
-    summary_->setTextFormat(Qt::RichText);
-    summary_->setMargin(8);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont headline = summary_->font();
-    headline.setPointSizeF(headline.pointSizeF() * 1.15);
-    summary_->setFont(headline);
+    summary_ = new SummaryBar(state_);
     layout->addWidget(summary_);
-
-    findBar_ = new QWidget;
-    auto* fl = new QHBoxLayout(findBar_);
-    fl->setContentsMargins(8, 2, 8, 2);
-    findEdit_ = new QLineEdit;
-    findEdit_->setPlaceholderText(tr("Find nodes by name or target (Enter: next, Shift+Enter: previous, Esc: close)"));
-    findEdit_->setClearButtonEnabled(true);
-    findCount_ = new QLabel;
-    auto* findClose = new QToolButton;
-    findClose->setText(QStringLiteral("✕"));
-    findClose->setAutoRaise(true);
-    fl->addWidget(new QLabel(tr("Find")));
-    fl->addWidget(findEdit_, 1);
-    fl->addWidget(findCount_);
-    fl->addWidget(findClose);
-    findBar_->setVisible(false);
-    findTimer_ = new QTimer(this);
-    findTimer_->setSingleShot(true);
-    findTimer_->setInterval(250);
-    connect(findEdit_, &QLineEdit::textChanged, findTimer_, qOverload<>(&QTimer::start));
-    connect(findTimer_, &QTimer::timeout, this, &MainWindow::runSearch);
-    connect(findEdit_, &QLineEdit::returnPressed, this, [this] {
-        if (findTimer_->isActive()) {
-            findTimer_->stop();
-            runSearch();
-        }
-        stepSearch(QApplication::keyboardModifiers() & Qt::ShiftModifier ? -1 : 1);
-    });
-    auto closeFind = [this] {
-        findBar_->hide();
-        findEdit_->clear();
-        graphView_->setSearchMatches({});
-        graphView_->setFocus();
-    };
-    connect(findClose, &QToolButton::clicked, this, closeFind);
-    auto* esc = new QShortcut(QKeySequence(Qt::Key_Escape), findEdit_);
-    esc->setContext(Qt::WidgetShortcut);
-    connect(esc, &QShortcut::activated, this, closeFind);
+    findBar_ = new FindBar(state_);
     layout->addWidget(findBar_);
 
     splitter_ = new QSplitter(Qt::Vertical);
@@ -253,26 +228,50 @@ void MainWindow::buildWidgets() {
     timeline_ = new TimelinePlot;
     timeline_->setMinimumHeight(160);
     splitter_->addWidget(graphView_);
-    splitter_->addWidget(timeline_);
+    // The timeline with its mode bar (total, stacked by role, stacked by module) above it.
+    auto* timelinePane = new QWidget;
+    auto* tl = new QVBoxLayout(timelinePane);
+    tl->setContentsMargins(0, 0, 0, 0);
+    tl->setSpacing(0);
+    modeBar_ = new TimelineModeBar;
+    tl->addWidget(modeBar_);
+    tl->addWidget(timeline_, 1);
+    splitter_->addWidget(timelinePane);
+    bandJobs_ = new JobTracker(this);
+    connect(modeBar_, &TimelineModeBar::modeChanged, this, [this] { updateBands(); });
+    connect(bandJobs_, &JobTracker::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Stacked timeline: %1").arg(elided(message, 300)), 8000);
+    });
     splitter_->setStretchFactor(0, 3);
     splitter_->setStretchFactor(1, 2);
     layout->addWidget(splitter_, 1);
     setCentralWidget(central);
 
-    timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return describeStep(step, edited); });
-    connect(timeline_, &TimelinePlot::cursorMoved, this, &MainWindow::onCursor);
+    // The graph view and the timeline predate the shared state: wired here, to it.
+    state_->setStepProvider([this](NodeRef ref) { return graphView_->stepOf(ref); });
+    timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return state_->describeStep(step, edited); });
+    timeline_->installEventFilter(this);
+    connect(timeline_, &TimelinePlot::cursorMoved, state_, &ViewState::setCursorStep);
+    connect(state_, &ViewState::cursorStepChanged, timeline_, &TimelinePlot::setCursorStep);
+    connect(state_, &ViewState::cursorStepChanged, graphView_, &GraphView::setCursorStep);
+    connect(state_, &ViewState::cursorStepChanged, this, [this](std::int64_t step) {
+        // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows.
+        if (!keyboardScrub_ || !scene()) return;
+        const Scene::Where w = scene()->locate(step);
+        if (w.segment < 0 || w.step == 0) return;
+        if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, false);
+    });
     connect(timeline_, &TimelinePlot::xRangeChanged, graphView_, &GraphView::setXRange);
     connect(timeline_, &TimelinePlot::plotAreaChanged, graphView_, &GraphView::setPlotArea);
     connect(graphView_, &GraphView::xRangeChanged, timeline_, &TimelinePlot::setXRange);
     connect(timeline_, &TimelinePlot::stepActivated, this, [this](std::int64_t step) {
-        if (!scene_) return;
-        const Scene::Where w = scene_->locate(step);
+        if (!scene()) return;
+        const Scene::Where w = scene()->locate(step);
         if (w.segment < 0 || w.step == 0) return;
-        const fxmem::NodeId n = nodeAt(w);
-        if (n.valid()) onNodeChosen({w.segment, n}, true);
+        if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, true);
     });
     connect(graphView_, &GraphView::nodeHovered, this, [this](NodeRef ref) { timeline_->setCursorStep(graphView_->stepOf(ref)); });
-    connect(graphView_, &GraphView::nodeClicked, this, [this](NodeRef ref) { onNodeChosen(ref, false); });
+    connect(graphView_, &GraphView::nodeClicked, this, [this](NodeRef ref) { state_->selectNode(ref, false); });
     connect(graphView_, &GraphView::moveRequested, this, [this](std::size_t from, std::size_t to) {
         QString why;
         if (!editor_->moveNode(from, to, &why)) {
@@ -280,95 +279,84 @@ void MainWindow::buildWidgets() {
             statusBar()->showMessage(why, 8000);
         }
     });
-
-    // Right: the storages live at the cursor, then the inspector and the schedule editor.
-    auto* livePanel = new QWidget;
-    auto* ll = new QVBoxLayout(livePanel);
-    ll->setContentsMargins(4, 4, 4, 4);
-    liveHeader_ = new QLabel;
-    liveHeader_->setTextFormat(Qt::RichText);
-    ll->addWidget(liveHeader_);
-    liveFilter_ = new QLineEdit;
-    liveFilter_->setPlaceholderText(tr("Filter by name, device, dtype, reason…"));
-    liveFilter_->setClearButtonEnabled(true);
-    ll->addWidget(liveFilter_);
-    liveModel_ = new LiveStorageModel(this);
-    liveProxy_ = new LiveStorageProxy(this);
-    liveProxy_->setSourceModel(liveModel_);
-    liveTable_ = new QTableView;
-    liveTable_->setModel(liveProxy_);
-    liveTable_->setSortingEnabled(true);
-    liveTable_->sortByColumn(LiveStorageModel::SizeColumn, Qt::DescendingOrder);
-    liveTable_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    liveTable_->setSelectionMode(QAbstractItemView::SingleSelection);
-    liveTable_->verticalHeader()->hide();
-    liveTable_->verticalHeader()->setDefaultSectionSize(liveTable_->fontMetrics().height() + 6);
-    liveTable_->horizontalHeader()->setStretchLastSection(true);
-    liveTable_->setAlternatingRowColors(true);
-    liveTable_->setWordWrap(false);
-    // Column widths from the first rows only: measuring tens of thousands of live rows would
-    // stall the GUI thread for half a second.
-    liveTable_->horizontalHeader()->setResizeContentsPrecision(64);
-    ll->addWidget(liveTable_, 1);
-    liveTotal_ = new QLabel;
-    liveTotal_->setTextFormat(Qt::RichText);
-    ll->addWidget(liveTotal_);
-    liveFilterTimer_ = new QTimer(this);
-    liveFilterTimer_->setSingleShot(true);
-    liveFilterTimer_->setInterval(300);  // debounce typing
-    connect(liveFilter_, &QLineEdit::textChanged, liveFilterTimer_, qOverload<>(&QTimer::start));
-    connect(liveFilterTimer_, &QTimer::timeout, this, [this] { liveProxy_->setFilterText(liveFilter_->text()); });
-    connect(liveTable_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-        const QModelIndex src = liveProxy_->mapToSource(index);
-        const int seg = liveModel_->data(src, LiveStorageModel::SegmentRole).toInt();
-        const fxmem::NodeId n(liveModel_->data(src, LiveStorageModel::AllocatorRole).toInt());
-        if (n.valid()) onNodeChosen({seg, n}, true);
+    connect(findBar_, &FindBar::matchesChanged, graphView_, [this](const std::vector<NodeRef>& m) { graphView_->setSearchMatches(m); });
+    connect(findBar_, &FindBar::dismissed, graphView_, qOverload<>(&QWidget::setFocus));
+    connect(state_, &ViewState::nodeSelected, this, &MainWindow::onNodeSelected);
+    // A module selected anywhere (breakdown tree, graph view) is outlined in the graph view.
+    connect(state_, &ViewState::moduleSelected, graphView_, [this](const QString& module) {
+        graphView_->setHighlightedModuleName(module.isNull() ? QString() : module);
+    });
+    connect(graphView_, &GraphView::moduleClicked, this, [this](int segment, std::uint32_t module) {
+        const auto& scene = state_->scene();
+        if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return;
+        const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
+        if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) {
+            state_->selectModule(QString());
+            return;
+        }
+        state_->selectModule(toQString(tree[module].name));
     });
 
+    // Right: the storages live at the cursor, then the inspector and the schedule dock.
+    livePanel_ = new LiveStoragePanel(state_);
+    connect(livePanel_, &LiveStoragePanel::rowsChanged, graphView_, [this] { graphView_->setLiveNodes(livePanel_->liveProducers()); });
     auto* liveDock = new QDockWidget(tr("Live storages"), this);
     liveDock->setObjectName(QStringLiteral("liveDock"));
-    liveDock->setWidget(livePanel);
+    liveDock->setWidget(livePanel_);
     addDockWidget(Qt::RightDockWidgetArea, liveDock);
     inspector_ = new NodeInspector;
-    inspector_->setStepOf([this](NodeRef ref) { return graphView_->stepOf(ref); });
+    inspector_->setStepOf([this](NodeRef ref) { return state_->stepOf(ref); });
     auto* inspectorDock = new QDockWidget(tr("Node"), this);
     inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
     editor_ = new ScheduleEditor;
-    orderedLive_ = new OrderedLiveBuilder(this);
-    connect(orderedLive_, &OrderedLiveBuilder::ready, this, [this](std::shared_ptr<const OrderedLive> live) {
-        if (!scene_ || scene_->joined() || scene_->empty() || live->analysis != scene_->segments.front().analysis) return;
-        liveModel_->setOrderedLive(std::move(live));
-        onCursor(timeline_->cursorStep());
-    });
-    connect(orderedLive_, &OrderedLiveBuilder::failed, this, [this](const QString& message) {
-        statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(message), 8000);
-        onCursor(timeline_->cursorStep());
-    });
+    schedulePanel_ = new SchedulePanel(state_, editor_);
+    connect(schedulePanel_, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
     auto* editorDock = new QDockWidget(tr("Schedule"), this);
     editorDock->setObjectName(QStringLiteral("scheduleDock"));
-    editorDock->setWidget(editor_);
+    editorDock->setWidget(schedulePanel_);
     addDockWidget(Qt::RightDockWidgetArea, editorDock);
     tabifyDockWidget(inspectorDock, editorDock);
+    breakdown_ = new BreakdownPanel(state_);
+    auto* breakdownDock = new QDockWidget(tr("Breakdown"), this);
+    breakdownDock->setObjectName(QStringLiteral("breakdownDock"));
+    breakdownDock->setWidget(breakdown_);
+    addDockWidget(Qt::RightDockWidgetArea, breakdownDock);
+    tabifyDockWidget(editorDock, breakdownDock);
     inspectorDock->raise();
-    resizeDocks({liveDock}, {620}, Qt::Horizontal);
-    resizeDocks({liveDock, inspectorDock}, {430, 330}, Qt::Vertical);
-    connect(inspector_, &NodeInspector::nodeActivated, this, [this](NodeRef ref) { onNodeChosen(ref, true); });
+    resizeDocks({liveDock}, {560}, Qt::Horizontal);
+    resizeDocks({liveDock, inspectorDock}, {400, 300}, Qt::Vertical);
+    connect(inspector_, &NodeInspector::nodeActivated, this, [this](NodeRef ref) { state_->selectNode(ref, true); });
     connect(editor_, &ScheduleEditor::scheduleChanged, this, &MainWindow::onScheduleChanged);
     connect(editor_, &ScheduleEditor::nodeSelected, this, [this](fxmem::NodeId n) {
-        if (scene_ && !scene_->joined() && !scene_->empty()) onNodeChosen({0, n}, true);
+        if (scene() && !scene()->joined() && !scene()->empty()) state_->selectNode({0, n}, true);
     });
     connect(editor_->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    // The schedule dock's comparison of two orders and the optimizer's lower bound, on the timeline.
+    connect(editor_, &ScheduleEditor::comparisonChanged, this, [this] {
+        const std::shared_ptr<const OrderComparison> c = editor_->comparison();
+        if (!c) {
+            timeline_->clearComparison();
+            return;
+        }
+        timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
+                                 {editor_->comparisonName(1), c->profileB, c->peakStepB});
+    });
+    connect(editor_, &ScheduleEditor::lowerBoundChanged, timeline_, [this](qint64 bytes) { timeline_->setLowerBound(bytes); });
+    connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(elided(message, 300)), 8000);
+    });
 
     undoAction_ = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
     undoAction_->setShortcut(QKeySequence::Undo);
+    // Both common redo keys, each bound once (binding one twice makes Qt call it ambiguous).
     redoAction_ = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redoAction_->setShortcuts({QKeySequence::Redo, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)});
+    redoAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
 
     // Status bar: file, then loading progress with Cancel.
-    statusFile_ = new QLabel;
-    statusBar()->addPermanentWidget(statusFile_);
+    statusFile_ = shrinkingLabel();
+    statusBar()->addPermanentWidget(statusFile_, 1);
     progress_ = new QProgressBar;
     progress_->setRange(0, 1000);
     progress_->setMaximumWidth(220);
@@ -380,7 +368,7 @@ void MainWindow::buildWidgets() {
     connect(cancelButton_, &QToolButton::clicked, loader_, &SceneLoader::cancel);
     statusBar()->addPermanentWidget(cancelButton_);
 
-    for (QDockWidget* d : {liveDock, inspectorDock, editorDock}) d->toggleViewAction()->setObjectName(d->objectName());
+    for (QDockWidget* d : {liveDock, inspectorDock, editorDock, breakdownDock}) d->toggleViewAction()->setObjectName(d->objectName());
 }
 
 void MainWindow::buildMenus() {
@@ -430,49 +418,53 @@ void MainWindow::restoreSettings() {
     (decimal ? decimalUnitsAction_ : binaryUnitsAction_)->setChecked(true);
     deviceCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("deviceFilter"), 0).toInt(), 0, 1));
     colorCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("colorMode"), 0).toInt(), 0, 1));
-    if (!restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray())) resize(1600, 1000);
+    scheduleDir_ = s.value(QStringLiteral("scheduleDir")).toString();
+    if (!restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray())) {
+        // A first start: most of the screen, never more than it.
+        const QSize avail = screen() ? screen()->availableSize() : QSize(1366, 768);
+        resize(std::min(1600, avail.width() * 9 / 10), std::min(1000, avail.height() * 9 / 10));
+    }
     restoreState(s.value(QStringLiteral("windowState")).toByteArray());
     if (!splitter_->restoreState(s.value(QStringLiteral("splitter")).toByteArray())) splitter_->setSizes({560, 340});
 }
 
 void MainWindow::showEmptyHint(const QString& hint) {
-    summary_->setText(hint);
+    summary_->showHint(hint);
     timeline_->clearProfile();
 }
 
 void MainWindow::openFile(const QString& path) {
     if (!maybeKeepSchedule()) return;
-    pendingPath_ = path;
     SceneRequest r;
     r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
-    statusBar()->showMessage(tr("Loading %1…").arg(QFileInfo(path).fileName()));
+    statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
     loader_->open(path, r);
 }
 
 void MainWindow::requestScene(SceneRequest request) {
-    if (!scene_) return;
+    if (!scene()) return;
     if (!maybeKeepSchedule()) {
         fillGraphCombo();  // back to what is shown
         return;
     }
-    loader_->rebuild(scene_->file, scene_->path, request);
+    loader_->rebuild(scene()->file, scene()->path, request);
 }
 
 void MainWindow::showGraph(int graph, int pair) {
-    if (!scene_) return;
-    SceneRequest r = scene_->request;
+    if (!scene()) return;
+    SceneRequest r = scene()->request;
     r.graph = pair >= 0 ? -1 : graph;
     r.pair = pair;
     requestScene(r);
 }
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message) {
-    statusBar()->showMessage(tr("Could not open %1").arg(QFileInfo(path).fileName()), 8000);
+    statusBar()->showMessage(tr("Could not open %1").arg(elided(QFileInfo(path).fileName(), 80)), 8000);
     // Not exec(): a nested event loop would stall scrubbing and tests; the window stays usable.
     auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot open file"),
-                                path.isEmpty() ? tr("The graph could not be analysed.") : tr("Cannot open %1").arg(path),
+                                path.isEmpty() ? tr("The graph could not be analysed.") : tr("Cannot open %1").arg(elided(path, 300)),
                                 QMessageBox::Ok, this);
-    box->setInformativeText(message);
+    box->setInformativeText(elided(message, 2000));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setWindowModality(Qt::WindowModal);
     box->open();
@@ -483,238 +475,270 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     Q_ASSERT(QThread::currentThread() == thread());
     QElapsedTimer clock;
     clock.start();
-    auto phase = [&](const char* what) {
-        qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart()));
-    };
-    const bool newFile = !scene_ || scene_->file != scene->file;
-    scene_ = std::move(scene);
+    auto phase = [&](const char* what) { qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart())); };
+    const bool newFile = !state_->scene() || state_->scene()->file != scene->file;
     applyingScene_ = true;
-    if (newFile) addRecent(scene_->path);
-    setWindowFilePath(scene_->path);
-    setWindowTitle(QFileInfo(scene_->path).fileName() % QStringLiteral("[*] — fxmem"));
-    fillGraphCombo();
-    deviceCombo_->setCurrentIndex(scene_->request.filter == DeviceFilter::All ? 1 : 0);
+    if (newFile) addRecent(scene->path);
+    setWindowFilePath(scene->path);
+    setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*] — fxmem"));
 
-    graphView_->setScene(scene_);
-    orderedLive_->cancel();
-    liveModel_->setScene(scene_);
-    inspector_->setScene(scene_);
-    std::vector<TimelinePlot::Marker> sections;
-    if (scene_->joined())
-        for (const Segment& s : scene_->segments)
-            sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
-    timeline_->setProfile(scene_->profile, scene_->peakStep, std::move(sections));
-    phase("views");
-
-    const bool single = !scene_->empty() && !scene_->joined();
-    editor_->setAnalysis(single ? scene_->segments.front().analysis : nullptr);
+    const bool single = !scene->empty() && !scene->joined();
+    timeline_->clearComparison();  // both belong to the previous graph's orders
+    timeline_->setLowerBound(-1);
+    editor_->setAnalysis(single ? scene->segments.front().analysis : nullptr);
     editor_->setEnabled(single);
     phase("schedule editor");
+    graphView_->setScene(scene);
+    inspector_->setScene(scene);
+    state_->setScene(scene);  // the panels follow
+    fillGraphCombo();
+    deviceCombo_->setCurrentIndex(scene->request.filter == DeviceFilter::All ? 1 : 0);
+    std::vector<TimelinePlot::Marker> sections;
+    if (scene->joined())
+        for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
+    timeline_->setProfile(scene->profile, scene->peakStep, std::move(sections));
     if (single) graphView_->setSchedule(editor_->order(), true);
-
-    bool counted = false;
-    for (const Segment& s : scene_->segments) counted = counted || s.analysis->hasCountedStorage();
-    banner_->setVisible(!scene_->empty() && !counted);
-    if (banner_->isVisible()) {
-        const QPalette pal = palette();
-        const QColor bg = colors::mix(pal.color(QPalette::Window), colors::live(pal), 0.3);
-        banner_->setStyleSheet(QStringLiteral("background:%1; color:%2").arg(bg.name(), pal.color(QPalette::WindowText).name()));
-        banner_->setText(scene_->request.filter == DeviceFilter::NonCpu
-                             ? tr("<b>This graph holds only CPU storages.</b> PyTorch's estimator counts non-CPU storages "
-                                  "only, so every number here is 0. <a href=\"all\">Count all devices</a>")
-                             : tr("<b>This graph allocates no storage.</b>"));
+    {
+        // Stacked by role by default for a real model that says (or lets us derive) what its
+        // storages are; the plain curve for small graphs.
+        std::uint32_t depth = 0;
+        bool modules = false;
+        for (const Segment& s : scene->segments) {
+            depth = std::max(depth, s.attribution->tree().max_depth());
+            modules = modules || s.attribution->tree().size() > 1;
+        }
+        const bool roles = scene->roles && scene->roles->source != fxmem::RoleSource::Derived;
+        modeBar_->setMaxDepth(static_cast<int>(depth));
+        const QSignalBlocker block(modeBar_);
+        if (newFile) modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
+        updateBands();
     }
+    phase("views");
     applyingScene_ = false;
-    updateSummary();
+    updateBanner();
     updateStatus();
     updateActions();
-    if (!findEdit_->text().isEmpty()) runSearch();
-    // Start where the question usually is: the peak.
-    // setCursorStep() reports a move through cursorMoved -> onCursor; fill the table here only
-    // when the cursor was already there (filling it twice cost a 27k-row reset at 100k nodes).
-    const std::int64_t before = timeline_->cursorStep();
-    timeline_->setCursorStep(static_cast<std::int64_t>(scene_->peakStep));
-    if (timeline_->cursorStep() == before) onCursor(before);
-    if (const Scene::Where w = scene_->locate(static_cast<std::int64_t>(scene_->peakStep)); w.segment >= 0 && w.step > 0)
-        onNodeChosen({w.segment, nodeAt(w)}, false);
-    liveTable_->resizeColumnsToContents();
+    // Start where the question usually is: the peak, and the node that makes it.
+    state_->setCursorStep(static_cast<std::int64_t>(scene->peakStep));
+    if (const Scene::Where w = scene->locate(static_cast<std::int64_t>(scene->peakStep)); w.segment >= 0 && w.step > 0)
+        state_->selectNode({w.segment, state_->nodeAt(w)}, false);
     phase("live table at the peak");
-    statusBar()->showMessage(tr("Loaded %1").arg(QFileInfo(scene_->path).fileName()), 4000);
+    statusBar()->showMessage(tr("Loaded %1").arg(elided(QFileInfo(scene->path).fileName(), 80)), 4000);
     timeline_->setFocus();
     emit sceneShown();
 }
 
+void MainWindow::updateBands() {
+    const auto& scene = state_->scene();
+    const TimelineModeBar::Mode mode = modeBar_->mode();
+    if (!scene || scene->empty() || !scene->roles || mode == TimelineModeBar::Mode::Total) {
+        bandJobs_->cancel();
+        timeline_->clearStackedBands();
+        return;
+    }
+    // O(N + S + P * groups): off the GUI thread; a newer scene or mode supersedes it.
+    const fxmem::GroupBy by = mode == TimelineModeBar::Mode::ByRole ? fxmem::GroupBy::Role : fxmem::GroupBy::Module;
+    const auto depth = static_cast<std::uint32_t>(modeBar_->depth());
+    bandJobs_->start<std::vector<TimelinePlot::Band>>(
+        [scene, by, depth](JobContext& job) {
+            job.throwIfCancelled();
+            return std::make_shared<const std::vector<TimelinePlot::Band>>(StackedBands::forScene(*scene, *scene->roles, by, depth));
+        },
+        [this, scene](std::shared_ptr<const std::vector<TimelinePlot::Band>> bands) {
+            if (scene != state_->scene()) return;
+            timeline_->setStackedBands(*bands);
+        });
+}
+
+void MainWindow::updateBanner() {
+    const auto& scene = state_->scene();
+    bool counted = false;
+    if (scene)
+        for (const Segment& s : scene->segments) counted = counted || s.analysis->hasCountedStorage();
+    banner_->setVisible(scene && !scene->empty() && !counted);
+    if (!banner_->isVisible()) return;
+    const QPalette pal = palette();
+    const QColor bg = colors::mix(pal.color(QPalette::Window), colors::live(pal), 0.3);
+    banner_->setStyleSheet(QStringLiteral("background:%1; color:%2").arg(bg.name(), pal.color(QPalette::WindowText).name()));
+    banner_->setText(scene->request.filter == DeviceFilter::NonCpu
+                         ? tr("<b>This graph holds only CPU storages.</b> PyTorch's estimator counts non-CPU storages "
+                              "only, so every number here is 0. <a href=\"all\">Count all devices</a>")
+                         : tr("<b>This graph allocates no storage.</b>"));
+}
+
 void MainWindow::fillGraphCombo() {
     graphCombo_->clear();
-    if (!scene_) return;
-    const fxmem::GraphFile& f = *scene_->file;
+    if (!scene()) return;
+    const fxmem::GraphFile& f = *scene()->file;
     for (std::size_t g = 0; g < f.graphs.size(); ++g)
         graphCombo_->addItem(tr("%1  (%2, %L3 nodes)")
-                                 .arg(QString::fromStdString(f.graphs[g].name),
-                                      QString::fromStdString(std::string(fxmem::to_string(f.graphs[g].kind))))
+                                 .arg(elided(f.graphs[g].name, 60), toQString(fxmem::to_string(f.graphs[g].kind)))
                                  .arg(f.graphs[g].size()),
                              QPoint(static_cast<int>(g), -1));
     for (std::size_t p = 0; p < f.pairs.size(); ++p)
         graphCombo_->addItem(tr("%1 + %2  (pair, joined)")
-                                 .arg(QString::fromStdString(f.graphs[f.pairs[p].forward].name),
-                                      QString::fromStdString(f.graphs[f.pairs[p].backward].name)),
+                                 .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
                              QPoint(-1, static_cast<int>(p)));
-    const QPoint current(scene_->request.pair >= 0 ? -1 : scene_->request.graph, scene_->request.pair);
+    const QPoint current(scene()->request.pair >= 0 ? -1 : scene()->request.graph, scene()->request.pair);
     graphCombo_->setCurrentIndex(std::max(0, graphCombo_->findData(current)));
 }
 
-fxmem::NodeId MainWindow::nodeAt(const Scene::Where& where, bool edited) const {
-    if (!scene_ || where.segment < 0) return {};
-    const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
-    const OrderedLive* ordered = edited ? liveModel_->orderedLive() : nullptr;
-    const fxmem::LiveSetIndex& index =
-        ordered && !scene_->joined() && ordered->analysis == seg.analysis ? ordered->index : seg.analysis->live();
-    const auto step = static_cast<std::size_t>(where.step);
-    return step < index.profile_size() ? index.node_at(step) : fxmem::NodeId{};
+void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == timeline_) {
+        switch (event->type()) {
+        case QEvent::KeyPress: keyboardScrub_ = true; break;
+        case QEvent::MouseMove:
+        case QEvent::Enter:
+        case QEvent::Leave:
+        case QEvent::Wheel:
+        case QEvent::MouseButtonPress: keyboardScrub_ = false; break;
+        default: break;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
-bool MainWindow::liveIsStale() const { return orderedLive_->pending(); }
-
-QString MainWindow::describeStep(std::int64_t step, bool edited) const {
-    if (!scene_) return {};
-    const Scene::Where w = scene_->locate(step);
-    if (w.segment < 0) return {};
-    const Segment& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
-    if (w.step == 0) return scene_->joined() ? tr("%1 start").arg(QString::fromStdString(seg.analysis->graph().name)) : tr("start");
-    const fxmem::NodeId n = nodeAt(w, edited);
-    if (!n.valid()) return {};
-    const QString phase = w.step % 2 == 1 ? tr("after alloc") : tr("after free");
-    return QString::fromStdString(seg.analysis->graph().node(n).name) % QStringLiteral(" (") % phase % QLatin1Char(')');
-}
-
-void MainWindow::setCursorStep(std::int64_t step) { timeline_->setCursorStep(step); }
-
-void MainWindow::onCursor(std::int64_t step) {
-    if (!scene_ || step < 0) return;
-    QElapsedTimer clock;
-    clock.start();
-    liveModel_->setStep(step);
-    qCDebug(lcTiming, "live rows at step %lld: %d in %lld ms", static_cast<long long>(step), liveModel_->rowCount(),
-            static_cast<long long>(clock.elapsed()));
-    graphView_->setCursorStep(step);
-    std::vector<NodeRef> producers;
-    producers.reserve(static_cast<std::size_t>(liveModel_->rowCount()));
-    for (int r = 0; r < liveModel_->rowCount(); ++r) producers.push_back({liveModel_->row(r).segment, liveModel_->row(r).allocator});
-    graphView_->setLiveNodes(std::move(producers));
-    // The live table describes the edited order once its index is ready: compare with that
-    // curve, the overlay (read in place: this runs on every cursor move).
-    const bool edited = liveModel_->orderedLive() && timeline_->hasOverlay();
-    const std::vector<std::int64_t>& curve = edited ? timeline_->overlay() : scene_->profile;
-    const std::int64_t plotted = static_cast<std::size_t>(step) < curve.size() ? curve[static_cast<std::size_t>(step)] : 0;
-    liveHeader_->setText(tr("<b>Step %1</b> · %2").arg(step).arg(describeStep(step).toHtmlEscaped()));
-    QString total = tr("<b>%1</b> in %L2 storages").arg(formatBytes(liveModel_->totalBytes())).arg(liveModel_->rowCount());
-    if (liveModel_->totalBytes() != plotted) total += tr(" <span style='color:red'>(plot: %1)</span>").arg(formatBytes(plotted));
-    if (liveIsStale())
-        total += tr("<br><i>Updating for the edited order…</i>");
-    else if (liveModel_->orderedLive())
-        total += tr("<br><i>Live storages of the edited order (the overlay curve).</i>");
-    liveTotal_->setText(total);
-}
-
-void MainWindow::onNodeChosen(NodeRef ref, bool center) {
-    if (!scene_ || !ref.valid()) return;
+void MainWindow::onNodeSelected(NodeRef ref, bool center) {
+    const auto& scene = state_->scene();
+    if (!scene || !ref.valid()) return;
     graphView_->selectNode(ref);
     if (center) graphView_->centerOn(ref);
     inspector_->showNode(ref);
-    if (!scene_->joined() && ref.segment == 0) {
+    if (!scene->joined() && ref.segment == 0) {
         const QSignalBlocker block(editor_);
         editor_->selectNode(ref.node);
     }
 }
 
-std::vector<std::int64_t> MainWindow::editedProfile() const {
-    if (!scene_ || scene_->joined() || scene_->empty() || !editor_->isEnabled()) return {};
-    return editor_->profile();
-}
-
 void MainWindow::onScheduleChanged() {
-    if (applyingScene_ || !scene_ || scene_->joined() || scene_->empty()) return;
+    const auto& scene = state_->scene();
+    if (applyingScene_ || !scene || scene->joined() || scene->empty()) return;
     std::vector<fxmem::NodeId> order = editor_->order();
     graphView_->setSchedule(order, true);
-    const auto& analysis = scene_->segments.front().analysis;
-    const bool changed = order != fxmem::original_order(analysis->graph());
-    if (changed) {
+    state_->setEditedOrder(std::move(order), editor_->profile());
+    if (state_->orderEdited()) {
         const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
-        timeline_->setOverlay(editor_->profile(), editor_->peakStep(),
+        timeline_->setOverlay(state_->editedProfile(), editor_->peakStep(),
                               tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
-        // The live table follows once the edited order's index is built (off this thread).
-        orderedLive_->request(analysis, std::move(order));
     } else {
         timeline_->clearOverlay();
-        orderedLive_->cancel();
-        liveModel_->setOrderedLive(nullptr);
     }
-    updateSummary();
     updateActions();
-    onCursor(timeline_->cursorStep());
     if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
 }
 
-void MainWindow::updateSummary() {
-    if (!scene_ || scene_->empty()) {
-        if (!scene_) return;
-        summary_->setText(tr("<b>%1</b> holds no graph.").arg(QFileInfo(scene_->path).fileName().toHtmlEscaped()));
-        return;
-    }
-    const QPalette pal = palette();
-    const QString dim = colors::mix(pal.color(QPalette::Window), pal.color(QPalette::WindowText), 0.6).name();
-    QString h = tr("<span>Peak <b style='color:%1'>%2</b></span> "
-                   "<span style='color:%3'>at step %4 · %5</span>")
-                    .arg(colors::peak(pal).name(), formatBytes(scene_->peak), dim)
-                    .arg(scene_->peakStep)
-                    .arg(describeStep(static_cast<std::int64_t>(scene_->peakStep), false).toHtmlEscaped());
-    if (timeline_->hasOverlay()) {
-        const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
-        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span>Edited <b style='color:%1'>%2</b></span> "
-                "<span style='color:%1'>%3</span>")
-                 .arg(colors::edited(pal).name(), formatBytes(edited), formatDelta(edited - original, original));
-    }
-    if (scene_->pairPeak) {
-        const fxmem::PeakMemory& pm = *scene_->pairPeak;
-        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;Pair peak <b>%1</b> <span style='color:%2'>(forward %3, backward %4 incl. "
-                "baseline %5)</span>")
-                 .arg(formatBytes(pm.peak), dim, formatBytes(pm.forward_peak), formatBytes(pm.backward_peak),
-                      formatBytes(pm.backward_baseline));
-        // An edited forward or backward moves the pair's peak too: get_peak_memory on the graph
-        // reordered (apply_schedule) profiles that order, whose peak is the editor's; the
-        // baseline does not depend on the order.
-        if (timeline_->hasOverlay() && !scene_->joined()) {
-            const bool backward = scene_->segments.front().analysis->isBackwardOfPair();
-            const std::int64_t editedPair = backward ? std::max(pm.forward_peak, pm.backward_baseline + editor_->peak())
-                                                     : std::max(editor_->peak(), pm.backward_peak);
-            h += tr(" <span style='color:%1'>→ edited <b>%2</b> %3</span>")
-                     .arg(colors::edited(pal).name(), formatBytes(editedPair), formatDelta(editedPair - pm.peak, pm.peak));
-        }
-    } else if (scene_->segments.front().analysis->isBackwardOfPair()) {
-        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;baseline %1").arg(formatBytes(scene_->segments.front().analysis->baseline()));
-    }
-    summary_->setText(h);
-}
-
 void MainWindow::updateStatus() {
-    if (!scene_) {
+    const auto& scene = state_->scene();
+    if (!scene) {
         statusFile_->clear();
         return;
     }
     statusFile_->setText(tr("%1 · %2 · %L3 nodes · peak %4")
-                             .arg(QFileInfo(scene_->path).fileName(), scene_->title())
-                             .arg(scene_->nodeCount())
-                             .arg(formatBytes(scene_->peak)));
+                             .arg(elided(QFileInfo(scene->path).fileName(), 60), elided(scene->title(), 60))
+                             .arg(scene->nodeCount())
+                             .arg(formatBytes(scene->peak)));
+    statusFile_->setToolTip(elided(scene->path, 1000));
 }
 
 void MainWindow::updateActions() {
-    const bool single = scene_ && !scene_->empty() && !scene_->joined();
+    const auto& scene = state_->scene();
+    const bool any = scene && !scene->empty();
+    const bool single = any && !scene->joined();
     saveScheduleAction_->setEnabled(single);
     openScheduleAction_->setEnabled(single);
-    resetScheduleAction_->setEnabled(single && timeline_->hasOverlay());
-    exportPlotAction_->setEnabled(scene_ && !scene_->empty());
-    exportCsvAction_->setEnabled(scene_ && !scene_->empty());
-    findAction_->setEnabled(scene_ && !scene_->empty());
+    resetScheduleAction_->setEnabled(single && state_->orderEdited());
+    exportPlotAction_->setEnabled(any);
+    exportCsvAction_->setEnabled(any);
+    findAction_->setEnabled(any);
+}
+
+bool MainWindow::maybeKeepSchedule() {
+    if (!editor_->isModified()) return true;
+    const auto answer = QMessageBox::warning(this, tr("Unsaved schedule"),
+                                             tr("The edited schedule has not been saved. Save it first?"),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) {
+        saveSchedule();
+        return !editor_->isModified();
+    }
+    return true;
+}
+
+QString MainWindow::scheduleDir() const {
+    if (!scheduleDir_.isEmpty() && QFileInfo(scheduleDir_).isDir()) return scheduleDir_;
+    const auto& scene = state_->scene();
+    if (scene && !scene->path.isEmpty()) {
+        const QFileInfo dir(QFileInfo(scene->path).absolutePath());
+        const bool bundled = !bundledDir_.isEmpty() && dir.canonicalFilePath() == QFileInfo(bundledDir_).canonicalFilePath();
+        if (dir.isDir() && dir.isWritable() && !bundled) return dir.absoluteFilePath();
+    }
+    return QDir::homePath();
+}
+
+void MainWindow::saveSchedule() {
+    const auto& scene = state_->scene();
+    if (!scene || scene->joined() || scene->empty()) return;
+    const QString suggested = scheduleDir() % QLatin1Char('/') % elided(scene->segments.front().analysis->graph().name, 60) %
+                              QStringLiteral(".schedule.json");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!editor_->saveSchedule(path, &error)) {
+        QMessageBox::critical(this, tr("Cannot save schedule"), elided(error, 2000));
+        return;
+    }
+    schedulePanel_->markSaved();
+    scheduleDir_ = QFileInfo(path).absolutePath();
+    QSettings().setValue(QStringLiteral("scheduleDir"), scheduleDir_);
+    statusBar()->showMessage(tr("Schedule saved to %1").arg(elided(path, 200)), 5000);
+}
+
+void MainWindow::openSchedule() {
+    const auto& scene = state_->scene();
+    if (!scene || scene->joined() || scene->empty() || !maybeKeepSchedule()) return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open schedule"), scheduleDir(),
+                                                      tr("Schedules (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!editor_->openSchedule(path, &error)) {
+        QMessageBox::critical(this, tr("Cannot open schedule"), elided(error, 2000));
+        return;
+    }
+    schedulePanel_->markSaved();
+    scheduleDir_ = QFileInfo(path).absolutePath();
+    QSettings().setValue(QStringLiteral("scheduleDir"), scheduleDir_);
+}
+
+void MainWindow::exportCsv() {
+    const auto& scene = state_->scene();
+    if (!scene) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export profile"), scheduleDir() % QStringLiteral("/profile.csv"),
+                                                      tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        QMessageBox::critical(this, tr("Export failed"), out.errorString());
+        return;
+    }
+    out.write(profileCsv(*scene, state_->editedProfile(), state_->editedOrder()));
+    if (!out.commit()) QMessageBox::critical(this, tr("Export failed"), out.errorString());
+    else statusBar()->showMessage(tr("Profile exported to %1").arg(elided(path, 200)), 5000);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!maybeKeepSchedule()) {
+        event->ignore();
+        return;
+    }
+    QSettings s;
+    s.setValue(QStringLiteral("geometry"), saveGeometry());
+    s.setValue(QStringLiteral("windowState"), saveState());
+    s.setValue(QStringLiteral("splitter"), splitter_->saveState());
+    loader_->cancel();
+    event->accept();
 }
 
 void MainWindow::addRecent(const QString& path) {
@@ -735,7 +759,7 @@ void MainWindow::updateRecentMenu() {
     const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
     for (int i = 0; i < recent.size(); ++i) {
         const QString path = recent[i];
-        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()));
+        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(elided(QFileInfo(path).fileName(), 80)));
         a->setToolTip(path);
         a->setStatusTip(path);
         connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
@@ -748,139 +772,17 @@ void MainWindow::updateRecentMenu() {
     clear->setEnabled(!recent.isEmpty());
 }
 
-void MainWindow::runSearch() {
-    matches_.clear();
-    matchIndex_ = -1;
-    const QString text = findEdit_->text().trimmed();
-    if (scene_ && !text.isEmpty()) {
-        const std::string needle = text.toLower().toStdString();
-        auto contains = [&needle](std::string_view hay) {
-            return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                               [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != hay.end();
-        };
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-            const fxmem::Graph& g = scene_->segments[s].analysis->graph();
-            for (std::size_t i = 0; i < g.size(); ++i)
-                if (contains(g.nodes[i].name) || contains(g.targets[g.nodes[i].target]))
-                    matches_.push_back({static_cast<int>(s), fxmem::NodeId(static_cast<std::int32_t>(i))});
-        }
-    }
-    graphView_->setSearchMatches(matches_);
-    findCount_->setText(text.isEmpty() ? QString() : matches_.empty() ? tr("no match") : tr("%L1 matches").arg(matches_.size()));
-}
-
-void MainWindow::stepSearch(int delta) {
-    if (matches_.empty()) return;
-    const int n = static_cast<int>(matches_.size());
-    matchIndex_ = ((matchIndex_ < 0 && delta < 0 ? 0 : matchIndex_ + delta) % n + n) % n;
-    const NodeRef ref = matches_[static_cast<std::size_t>(matchIndex_)];
-    onNodeChosen(ref, true);
-    timeline_->setCursorStep(graphView_->stepOf(ref));
-    findCount_->setText(tr("%L1 of %L2").arg(matchIndex_ + 1).arg(n));
-}
-
-bool MainWindow::maybeKeepSchedule() {
-    if (!editor_->isModified()) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved schedule"),
-                                             tr("The edited schedule has not been saved. Save it first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return false;
-    if (answer == QMessageBox::Save) {
-        saveSchedule();
-        return !editor_->isModified();
-    }
-    return true;
-}
-
-void MainWindow::saveSchedule() {
-    if (!scene_ || scene_->joined()) return;
-    const QString suggested = QFileInfo(scene_->path).absolutePath() % QLatin1Char('/') %
-                              QString::fromStdString(scene_->segments.front().analysis->graph().name) %
-                              QStringLiteral(".schedule.json");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!editor_->saveSchedule(path, &error)) QMessageBox::critical(this, tr("Cannot save schedule"), error);
-    else statusBar()->showMessage(tr("Schedule saved to %1").arg(path), 5000);
-}
-
-void MainWindow::openSchedule() {
-    if (!scene_ || scene_->joined() || !maybeKeepSchedule()) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open schedule"), QFileInfo(scene_->path).absolutePath(),
-                                                      tr("Schedules (*.json);;All files (*)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!editor_->openSchedule(path, &error)) QMessageBox::critical(this, tr("Cannot open schedule"), error);
-}
-
 void MainWindow::exportPlot() {
-    if (!scene_) return;
+    if (!scene()) return;
     QString selected;
-    const QString base = QFileInfo(scene_->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), base % QStringLiteral("-memory.png"),
+    const QString base = QFileInfo(scene()->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), scheduleDir() % QLatin1Char('/') % base % QStringLiteral("-memory.png"),
                                                       PlotExport::filters(), &selected);
     if (path.isEmpty()) return;
     QString error;
     const bool ok = PlotExport::save(*timeline_, path, &error);
     if (!ok) QMessageBox::critical(this, tr("Export failed"), error);
     else statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
-}
-
-void MainWindow::exportCsv() {
-    if (!scene_) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export profile"), QStringLiteral("profile.csv"), tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        QMessageBox::critical(this, tr("Export failed"), out.errorString());
-        return;
-    }
-    const std::vector<std::int64_t> edited = timeline_->hasOverlay() ? editedProfile() : std::vector<std::int64_t>{};
-    // With an edited schedule, its curve and the node it runs at each step (another node than the
-    // original order's at the same step).
-    QByteArray csv = edited.empty() ? "step,graph,node,phase,bytes\n" : "step,graph,node,phase,bytes,edited_bytes,edited_node\n";
-    std::vector<fxmem::NodeId> editedNodes;  // per edited profile index: two per running node
-    if (!edited.empty()) {
-        const fxmem::Graph& g = scene_->segments.front().analysis->graph();
-        editedNodes.emplace_back();
-        for (fxmem::NodeId n : editor_->order()) {
-            const fxmem::OpKind op = g.node(n).op;
-            if (op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr || op == fxmem::OpKind::Output) continue;
-            editedNodes.push_back(n);
-            editedNodes.push_back(n);
-        }
-    }
-    for (std::size_t i = 0; i < scene_->profile.size(); ++i) {
-        const Scene::Where w = scene_->locate(static_cast<std::int64_t>(i));
-        const Segment& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
-        const fxmem::NodeId n = w.step == 0 ? fxmem::NodeId{} : nodeAt(w, false);
-        csv += QByteArray::number(static_cast<qulonglong>(i)) + ',' + QByteArray::fromStdString(seg.analysis->graph().name) + ',' +
-               (n.valid() ? QByteArray::fromStdString(seg.analysis->graph().node(n).name) : QByteArray()) + ',' +
-               (w.step == 0 ? "start" : w.step % 2 == 1 ? "after_alloc" : "after_free") + ',' +
-               QByteArray::number(static_cast<qlonglong>(scene_->profile[i]));
-        if (!edited.empty() && i < edited.size()) {
-            const fxmem::NodeId e = i < editedNodes.size() ? editedNodes[i] : fxmem::NodeId{};
-            csv += ',' + QByteArray::number(static_cast<qlonglong>(edited[i])) + ',' +
-                   (e.valid() ? QByteArray::fromStdString(seg.analysis->graph().node(e).name) : QByteArray());
-        }
-        csv += '\n';
-    }
-    out.write(csv);
-    if (!out.commit()) QMessageBox::critical(this, tr("Export failed"), out.errorString());
-    else statusBar()->showMessage(tr("Profile exported to %1").arg(path), 5000);
-}
-
-void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!maybeKeepSchedule()) {
-        event->ignore();
-        return;
-    }
-    QSettings s;
-    s.setValue(QStringLiteral("geometry"), saveGeometry());
-    s.setValue(QStringLiteral("windowState"), saveState());
-    s.setValue(QStringLiteral("splitter"), splitter_->saveState());
-    loader_->cancel();
-    event->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -898,7 +800,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::changeEvent(QEvent* event) {
     QMainWindow::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
-        updateSummary();
-        if (scene_) onCursor(timeline_->cursorStep());
+        updateBanner();
+        livePanel_->refresh();
     }
 }

@@ -1,7 +1,9 @@
-// The fxmem main window: graph view above the memory timeline (same x axis), the storages live
-// at the cursor and the node inspector on the right, the schedule editor in a dock. Files are
-// read by the injected FileLoader on a worker thread; the window keeps what it shows until a
-// new scene is ready, and keeps it when a load fails.
+// The fxmem main window assembles the panels: the summary bar and the find bar over the graph view
+// and the memory timeline (same x axis); the live storages, the node inspector and the schedule
+// dock on the right. The panels wire themselves to one ViewState (scene, cursor step, selected
+// node and module, edited order); the window owns the actions, menus, toolbar, status bar and
+// files. Files are read by the injected FileLoader on a worker thread; the window keeps what it
+// shows until a new scene is ready, and keeps it when a load fails.
 #pragma once
 #include "graphview/graphview.h"
 #include "loading/sceneloader.h"
@@ -11,22 +13,25 @@
 #include <memory>
 
 class QAction;
-class QActionGroup;
 class QComboBox;
 class QLabel;
-class QLineEdit;
 class QMenu;
 class QProgressBar;
 class QSplitter;
-class QTableView;
-class QTimer;
 class QToolButton;
+class BreakdownPanel;
+class FindBar;
+class JobTracker;
+class TimelineModeBar;
 class LiveStorageModel;
+class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
-class OrderedLiveBuilder;
 class ScheduleEditor;
+class SchedulePanel;
+class SummaryBar;
 class TimelinePlot;
+class ViewState;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -38,24 +43,38 @@ public:
     void openFile(const QString& path);
     // What to say when no file could be opened at start-up.
     void showEmptyHint(const QString& hint);
+    // The folder of the bundled examples (read-only when installed): never offered for saving.
+    void setBundledExamplesDir(const QString& dir) { bundledDir_ = dir; }
 
-    std::shared_ptr<const Scene> scene() const { return scene_; }
+    std::shared_ptr<const Scene> scene() const;
+    ViewState* state() const { return state_; }
     SceneLoader* sceneLoader() const { return loader_; }
     TimelinePlot* timeline() const { return timeline_; }
+    TimelineModeBar* timelineModeBar() const { return modeBar_; }
     GraphView* graphView() const { return graphView_; }
-    LiveStorageModel* liveModel() const { return liveModel_; }
-    LiveStorageProxy* liveProxy() const { return liveProxy_; }
+    LiveStoragePanel* livePanel() const { return livePanel_; }
+    LiveStorageModel* liveModel() const;
+    LiveStorageProxy* liveProxy() const;
     NodeInspector* inspector() const { return inspector_; }
     ScheduleEditor* scheduleEditor() const { return editor_; }
-    QLabel* summaryLabel() const { return summary_; }
-    QLabel* liveTotalLabel() const { return liveTotal_; }
-    QLabel* liveHeaderLabel() const { return liveHeader_; }
+    SchedulePanel* schedulePanel() const { return schedulePanel_; }
+    FindBar* findBar() const { return findBar_; }
+    BreakdownPanel* breakdownPanel() const { return breakdown_; }
+    QLabel* summaryLabel() const;
+    QLabel* liveTotalLabel() const;
+    QLabel* liveHeaderLabel() const;
     QComboBox* graphCombo() const { return graphCombo_; }
+    QAction* undoAction() const { return undoAction_; }
+    QAction* redoAction() const { return redoAction_; }
+    QAction* resetScheduleAction() const { return resetScheduleAction_; }
 
     // Moves the timeline cursor (and everything that follows it) to a global step.
     void setCursorStep(std::int64_t step);
     // Chooses a graph (or, with pair >= 0, a joined pair) of the current file.
     void showGraph(int graph, int pair = -1);
+    // Where Save Schedule starts: the last schedule folder, else the graph file's folder unless
+    // it is the bundled examples' folder, else home.
+    QString scheduleDir() const;
 
 signals:
     void sceneShown();
@@ -66,6 +85,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildActions();
@@ -74,59 +94,43 @@ private:
     void restoreSettings();
     void onSceneReady(std::shared_ptr<const Scene> scene);
     void onLoadFailed(const QString& path, const QString& message);
-    void onCursor(std::int64_t step);
     void onScheduleChanged();
-    void onNodeChosen(NodeRef ref, bool center);
-    void updateSummary();
+    void onNodeSelected(NodeRef ref, bool center);
     void updateStatus();
     void updateActions();
+    void updateBanner();
+    void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
     void updateRecentMenu();
     void addRecent(const QString& path);
     void fillGraphCombo();
     void requestScene(SceneRequest request);
-    void runSearch();
-    void stepSearch(int delta);
     bool maybeKeepSchedule();  // false: the user cancelled
     void exportPlot();
     void exportCsv();
     void saveSchedule();
     void openSchedule();
-    // "name (after alloc)" for a global step; `edited`: in the edited schedule when the live
-    // table follows one, otherwise in the graph's own order.
-    QString describeStep(std::int64_t step, bool edited = true) const;
-    std::vector<std::int64_t> editedProfile() const;
-    // The node at a located step: in the edited schedule when the live table follows one.
-    fxmem::NodeId nodeAt(const Scene::Where& where, bool edited = true) const;
-    // Whether the edited schedule's live-set index is in use but not yet rebuilt after an edit.
-    bool liveIsStale() const;
 
     SceneLoader* loader_ = nullptr;
-    std::shared_ptr<const Scene> scene_;
-    QString pendingPath_;
-    std::vector<NodeRef> matches_;
-    int matchIndex_ = -1;
+    ViewState* state_ = nullptr;
+    QString bundledDir_;
+    QString scheduleDir_;         // where the last schedule was saved or opened
     bool applyingScene_ = false;
+    bool keyboardScrub_ = false;  // the timeline's cursor moves by key: the inspector follows
 
-    // Widgets
+    // Panels and widgets
     GraphView* graphView_ = nullptr;
     TimelinePlot* timeline_ = nullptr;
+    TimelineModeBar* modeBar_ = nullptr;
+    JobTracker* bandJobs_ = nullptr;
     QSplitter* splitter_ = nullptr;
-    QLabel* summary_ = nullptr;
+    SummaryBar* summary_ = nullptr;
     QLabel* banner_ = nullptr;
-    QWidget* findBar_ = nullptr;
-    QLineEdit* findEdit_ = nullptr;
-    QLabel* findCount_ = nullptr;
-    QTimer* findTimer_ = nullptr;
-    LiveStorageModel* liveModel_ = nullptr;
-    LiveStorageProxy* liveProxy_ = nullptr;
-    QTableView* liveTable_ = nullptr;
-    QLineEdit* liveFilter_ = nullptr;
-    QTimer* liveFilterTimer_ = nullptr;
-    QLabel* liveTotal_ = nullptr;
-    QLabel* liveHeader_ = nullptr;
+    FindBar* findBar_ = nullptr;
+    LiveStoragePanel* livePanel_ = nullptr;
     NodeInspector* inspector_ = nullptr;
     ScheduleEditor* editor_ = nullptr;
-    OrderedLiveBuilder* orderedLive_ = nullptr;  // builds the edited order's live-set index
+    SchedulePanel* schedulePanel_ = nullptr;
+    BreakdownPanel* breakdown_ = nullptr;
     QComboBox* graphCombo_ = nullptr;
     QComboBox* deviceCombo_ = nullptr;
     QComboBox* colorCombo_ = nullptr;

@@ -1,5 +1,7 @@
 #include "models/livestoragemodel.h"
 
+#include "util/natural.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QStringList>
@@ -70,8 +72,9 @@ QVariant LiveStorageModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         static const char* const names[ColumnCount] = {
-            QT_TR_NOOP("Size"),  QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Why live"),  QT_TR_NOOP("Shape"),
-            QT_TR_NOOP("Dtype"), QT_TR_NOOP("Device"),       QT_TR_NOOP("Last user"), QT_TR_NOOP("Storage"),
+            QT_TR_NOOP("Size"),  QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Role"),   QT_TR_NOOP("Module"),
+            QT_TR_NOOP("Why live"), QT_TR_NOOP("Shape"),     QT_TR_NOOP("Dtype"),  QT_TR_NOOP("Device"),
+            QT_TR_NOOP("Last user"), QT_TR_NOOP("Storage"),
         };
         return tr(names[section]);
     }
@@ -91,7 +94,7 @@ const fxmem::Tensor* LiveStorageModel::tensorOf(const Row& row) const {
 QString LiveStorageModel::reasonText(const Row& row) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(row.segment)];
     const fxmem::Graph& g = seg.analysis->graph();
-    auto name = [&](fxmem::NodeId n) { return QString::fromStdString(g.node(n).name); };
+    auto name = [&](fxmem::NodeId n) { return elided(g.node(n).name); };
     if (row.baseline) return tr("forward output saved for the backward");
     switch (row.reason) {
     case fxmem::LiveReason::WaitingForUse:
@@ -120,10 +123,10 @@ QString LiveStorageModel::text(const Row& row, int column) const {
     switch (column) {
     case StorageColumn: return QString::number(f.storages[row.storage.index()].file_id);
     case SizeColumn: return formatBytes(row.nbytes);
-    case DeviceColumn: return QString::fromStdString(std::string(f.device(row.storage)));
+    case DeviceColumn: return elided(f.device(row.storage));
     case DtypeColumn: {
         const fxmem::Tensor* t = tensorOf(row);
-        return t ? QString::fromStdString(f.dtypes[t->dtype]) : QString();
+        return t ? elided(f.dtypes[t->dtype]) : QString();
     }
     case ShapeColumn: {
         const fxmem::Tensor* t = tensorOf(row);
@@ -132,11 +135,21 @@ QString LiveStorageModel::text(const Row& row, int column) const {
         for (std::int64_t d : g.shape(*t)) dims << QString::number(d);
         return QLatin1Char('[') % dims.join(QStringLiteral(", ")) % QLatin1Char(']');
     }
-    case AllocatorColumn: return row.allocator.valid() ? QString::fromStdString(g.node(row.allocator).name) : QString();
-    case LastUserColumn: return row.lastUser.valid() ? QString::fromStdString(g.node(row.lastUser).name) : tr("—");
+    case AllocatorColumn: return row.allocator.valid() ? elided(g.node(row.allocator).name) : QString();
+    case LastUserColumn: return row.lastUser.valid() ? elided(g.node(row.lastUser).name) : tr("—");
     case ReasonColumn: return reasonText(row);
+    case RoleColumn: return toQString(fxmem::to_string(attribution(row.segment).role(row.storage)));
+    case ModuleColumn: {
+        const fxmem::Attribution& a = attribution(row.segment);
+        const std::string_view name = a.tree()[a.owner(row.storage)].name;
+        return name.empty() ? tr("(root)") : elided(name);
+    }
     }
     return {};
+}
+
+const fxmem::Attribution& LiveStorageModel::attribution(int segment) const {
+    return *scene_->segments[static_cast<std::size_t>(segment)].attribution;
 }
 
 QVariant LiveStorageModel::data(const QModelIndex& index, int role) const {
@@ -180,7 +193,31 @@ void LiveStorageProxy::setFilterText(const QString& text) {
     invalidateFilter();
 }
 
+void LiveStorageProxy::setModuleFilter(const QString& module) {
+    if (module_ == module && module_.isNull() == module.isNull()) return;
+    module_ = module;
+    resolveModule();
+    invalidateFilter();
+}
+
+void LiveStorageProxy::resolveModule() const {
+    moduleIndex_.clear();
+    resolvedFor_ = live_ ? live_->scene().get() : nullptr;
+    if (!resolvedFor_ || module_.isNull()) return;
+    const std::string name = module_.toStdString();
+    for (const Segment& s : live_->scene()->segments) moduleIndex_.push_back(s.attribution->tree().find(name));
+}
+
 bool LiveStorageProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+    if (!module_.isNull() && live_) {
+        // A new scene has other module trees: find the module in them once.
+        if (resolvedFor_ != live_->scene().get()) resolveModule();
+        const LiveStorageModel::Row& r = live_->row(sourceRow);
+        const auto seg = static_cast<std::size_t>(r.segment);
+        if (seg >= moduleIndex_.size() || moduleIndex_[seg] == fxmem::ModuleTree::npos) return false;
+        const fxmem::Attribution& a = live_->attribution(r.segment);
+        if (!a.tree().contains(moduleIndex_[seg], a.owner(r.storage))) return false;
+    }
     if (filter_.isEmpty()) return true;
     const QModelIndex i = sourceModel()->index(sourceRow, 0, sourceParent);
     return sourceModel()->data(i, LiveStorageModel::FilterRole).toString().contains(filter_, Qt::CaseInsensitive);
@@ -191,11 +228,26 @@ void LiveStorageProxy::setSourceModel(QAbstractItemModel* model) {
     QSortFilterProxyModel::setSourceModel(model);
 }
 
+std::string_view LiveStorageModel::nodeName(const Row& row, fxmem::NodeId node) const {
+    if (!node.valid()) return {};
+    return scene_->segments[static_cast<std::size_t>(row.segment)].analysis->graph().node(node).name;
+}
+
 bool LiveStorageProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const {
-    if (live_ && left.column() == LiveStorageModel::SizeColumn) {
-        const LiveStorageModel::Row &a = live_->row(left.row()), &b = live_->row(right.row());
+    if (!live_) return QSortFilterProxyModel::lessThan(left, right);
+    const LiveStorageModel::Row &a = live_->row(left.row()), &b = live_->row(right.row());
+    switch (left.column()) {
+    case LiveStorageModel::SizeColumn:
         // Ties by storage so that equal sizes keep a stable, meaningful order.
         return a.nbytes != b.nbytes ? a.nbytes < b.nbytes : a.storage.value > b.storage.value;
+    case LiveStorageModel::AllocatorColumn:
+        return naturalLess(live_->nodeName(a, a.allocator), live_->nodeName(b, b.allocator));
+    case LiveStorageModel::LastUserColumn:
+        return naturalLess(live_->nodeName(a, a.lastUser), live_->nodeName(b, b.lastUser));
+    case LiveStorageModel::StorageColumn: return QSortFilterProxyModel::lessThan(left, right);
+    default:
+        // Text columns: numbers inside (shapes, devices) by value.
+        return naturalLess(live_->data(left, LiveStorageModel::SortRole).toString(),
+                           live_->data(right, LiveStorageModel::SortRole).toString());
     }
-    return QSortFilterProxyModel::lessThan(left, right);
 }

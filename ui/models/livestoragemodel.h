@@ -17,8 +17,8 @@ class LiveStorageModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     // Most telling first: how big, who allocated it, why it is still there.
-    enum Column { SizeColumn, AllocatorColumn, ReasonColumn, ShapeColumn, DtypeColumn, DeviceColumn, LastUserColumn,
-                  StorageColumn, ColumnCount };
+    enum Column { SizeColumn, AllocatorColumn, RoleColumn, ModuleColumn, ReasonColumn, ShapeColumn, DtypeColumn,
+                  DeviceColumn, LastUserColumn, StorageColumn, ColumnCount };
     enum Roles {
         SortRole = Qt::UserRole,  // numbers for numeric columns, text otherwise
         BytesRole,                // qint64 size
@@ -57,6 +57,11 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     QString reasonText(const Row& row) const;
+    // The full name of a node of the row's graph (for sorting; views show elided text).
+    std::string_view nodeName(const Row& row, fxmem::NodeId node) const;
+    // The attribution of a scene segment (roles, owner modules, module tree).
+    const fxmem::Attribution& attribution(int segment) const;
+    const std::shared_ptr<const Scene>& scene() const { return scene_; }
 
 private:
     QString text(const Row& row, int column) const;
@@ -68,12 +73,17 @@ private:
     std::int64_t total_ = 0;
 };
 
-// Sorting by SortRole and a case-insensitive filter over every column.
+// Sorting (sizes by value, names and other text in natural order: primals_4 before primals_10),
+// a case-insensitive filter over every column, and a module filter: the storages owned by a
+// module or its submodules.
 class LiveStorageProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
     explicit LiveStorageProxy(QObject* parent = nullptr);
     void setFilterText(const QString& text);
+    // A module's qualified name ("" = the root, which owns everything); null: no module filter.
+    void setModuleFilter(const QString& module);
+    const QString& moduleFilter() const { return module_; }
     void setSourceModel(QAbstractItemModel* model) override;
 
 protected:
@@ -83,6 +93,10 @@ protected:
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
+    void resolveModule() const;  // the filter module's tree index in each segment of the scene
     QString filter_;
+    QString module_;
+    mutable std::vector<std::uint32_t> moduleIndex_;  // per scene segment; ModuleTree::npos when absent
+    mutable const Scene* resolvedFor_ = nullptr;
     const LiveStorageModel* live_ = nullptr;  // the source, cast once (lessThan runs n log n times)
 };

@@ -7,6 +7,7 @@
 // stay on one line. O(N + E) time and memory. A schedule other than graph order lays the
 // nodes out in that order (x follows the edited schedule's profile).
 #pragma once
+#include "fxmem/cancel.h"
 #include "fxmem/model.h"
 
 #include <cstdint>
@@ -18,7 +19,8 @@ namespace fxmem {
 class GraphLayout {
 public:
     // `order`: a legal schedule of every node (check_schedule); empty means graph order.
-    explicit GraphLayout(const Graph& graph, std::span<const NodeId> order = {});
+    // `cancelled` is polled between passes (fxmem::Cancelled).
+    explicit GraphLayout(const Graph& graph, std::span<const NodeId> order = {}, const CancelCheck& cancelled = {});
 
     std::int64_t steps() const { return steps_; }   // profile size (1 + 2K)
     std::int32_t lanes() const { return lanes_; }

@@ -1,0 +1,115 @@
+// JobTracker: results arrive on the GUI thread as shared_ptr<const T>, a newer job stops the
+// running one through its cancel check (the work stops, not just its delivery), cancel() delivers
+// nothing, and exceptions end a job the same way whatever runs it.
+#include "jobs/jobtracker.h"
+
+#include <fxmem/error.h>
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <atomic>
+#include <stdexcept>
+
+class TestJobTracker : public QObject {
+    Q_OBJECT
+private slots:
+    void deliversOnTheGuiThread();
+    void newerJobStopsTheRunningOne();
+    void cancelDeliversNothing();
+    void exceptionsBecomeFailed();
+};
+
+void TestJobTracker::deliversOnTheGuiThread() {
+    JobTracker jobs;
+    QThread* gui = QThread::currentThread();
+    std::atomic<QThread*> ranOn{nullptr};
+    std::shared_ptr<const int> got;
+    QThread* deliveredOn = nullptr;
+    QSignalSpy busy(&jobs, &JobTracker::busyChanged);
+    jobs.start<int>(
+        [&](JobContext&) {
+            ranOn = QThread::currentThread();
+            return std::make_shared<const int>(42);
+        },
+        [&](std::shared_ptr<const int> v) {
+            deliveredOn = QThread::currentThread();
+            got = std::move(v);
+        });
+    QVERIFY(jobs.busy());
+    QTRY_VERIFY(got != nullptr);
+    QCOMPARE(*got, 42);
+    QVERIFY(ranOn.load() != gui);
+    QCOMPARE(deliveredOn, gui);
+    QVERIFY(!jobs.busy());
+    QCOMPARE(busy.count(), 2);
+}
+
+void TestJobTracker::newerJobStopsTheRunningOne() {
+    JobTracker jobs;
+    std::atomic<bool> firstStarted{false}, firstSawStop{false};
+    std::vector<int> delivered;
+    jobs.start<int>(
+        [&](JobContext& job) {
+            firstStarted = true;
+            // Polls like the analysis does; without the stop it would run for a minute.
+            for (int i = 0; i < 60000 && !job.cancelled(); ++i) QThread::msleep(1);
+            firstSawStop = job.cancelled();
+            job.throwIfCancelled();
+            return std::make_shared<const int>(1);
+        },
+        [&](std::shared_ptr<const int> v) { delivered.push_back(*v); });
+    QTRY_VERIFY(firstStarted.load());
+    jobs.start<int>([](JobContext&) { return std::make_shared<const int>(2); },
+                    [&](std::shared_ptr<const int> v) { delivered.push_back(*v); });
+    QTRY_COMPARE(delivered.size(), std::size_t(1));
+    QCOMPARE(delivered.front(), 2);
+    QTRY_VERIFY(firstSawStop.load());
+    QTest::qWait(50);
+    QCOMPARE(delivered.size(), std::size_t(1));  // the first job's result never came
+}
+
+void TestJobTracker::cancelDeliversNothing() {
+    JobTracker jobs;
+    std::atomic<bool> started{false}, stopped{false};
+    bool delivered = false;
+    jobs.start<int>(
+        [&](JobContext& job) {
+            started = true;
+            const fxmem::CancelCheck check = job.cancelCheck();  // what core code receives
+            while (!check()) QThread::msleep(1);
+            stopped = true;
+            return std::make_shared<const int>(3);
+        },
+        [&](std::shared_ptr<const int>) { delivered = true; });
+    QTRY_VERIFY(started.load());
+    QVERIFY(jobs.cancel());
+    QVERIFY(!jobs.busy());
+    QTRY_VERIFY(stopped.load());
+    QTest::qWait(50);
+    QVERIFY(!delivered);
+    QVERIFY(!jobs.cancel());  // nothing runs any more
+}
+
+void TestJobTracker::exceptionsBecomeFailed() {
+    JobTracker jobs;
+    QSignalSpy failed(&jobs, &JobTracker::failed);
+    jobs.start<int>([](JobContext&) -> std::shared_ptr<const int> { throw fxmem::Error("g.json: graph 'g': broken"); },
+                    [](std::shared_ptr<const int>) {});
+    QTRY_COMPARE(failed.count(), 1);
+    QCOMPARE(failed.front().front().toString(), QStringLiteral("g.json: graph 'g': broken"));
+    QVERIFY(!jobs.busy());
+    jobs.start<int>([](JobContext&) -> std::shared_ptr<const int> { throw std::bad_alloc(); },
+                    [](std::shared_ptr<const int>) {});
+    QTRY_COMPARE(failed.count(), 2);
+    QCOMPARE(failed.back().front().toString(), QStringLiteral("std::bad_alloc"));
+    // Cancelled is silent.
+    jobs.start<int>([](JobContext&) -> std::shared_ptr<const int> { throw fxmem::Cancelled(); },
+                    [](std::shared_ptr<const int>) {});
+    QTRY_VERIFY(!jobs.busy());
+    QTest::qWait(50);
+    QCOMPARE(failed.count(), 2);
+}
+
+QTEST_MAIN(TestJobTracker)
+#include "test_jobtracker.moc"

@@ -1,0 +1,71 @@
+#include "jobs/jobtracker.h"
+
+#include <fxmem/error.h>
+
+void JobContext::post(std::function<void(JobTracker*)> f) const {
+    JobTracker* o = owner_.data();
+    if (!o) return;
+    const quint64 gen = generation_;
+    QMetaObject::invokeMethod(
+        o, [o, gen, f = std::move(f)] { if (o->generation_ == gen) f(o); }, Qt::QueuedConnection);
+}
+
+void JobContext::report(double fraction, const QString& stage, bool force) {
+    if (!force && sinceReport_.isValid() && sinceReport_.elapsed() < 50) return;
+    sinceReport_.restart();
+    post([fraction, stage](JobTracker* o) { emit o->progress(fraction, stage); });
+}
+
+JobTracker::JobTracker(QObject* parent, int threads) : QObject(parent) { pool_.setMaxThreadCount(threads); }
+
+JobTracker::~JobTracker() {
+    if (stop_) stop_->store(true);
+    pool_.waitForDone();
+}
+
+void JobTracker::setBusy(bool busy) {
+    if (busy_ == busy) return;
+    busy_ = busy;
+    emit busyChanged(busy);
+}
+
+void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> work) {
+    Q_ASSERT(QThread::currentThread() == thread());
+    if (stop_) stop_->store(true);
+    stop_ = std::make_shared<std::atomic<bool>>(false);
+    auto job = std::make_shared<JobContext>();
+    job->owner_ = this;
+    job->generation_ = ++generation_;
+    job->stop_ = stop_;
+    setBusy(true);
+    pool_.start([job, work = std::move(work)]() mutable {
+        try {
+            if (job->cancelled()) return;  // superseded while queued
+            std::function<void()> deliver = work(*job);
+            if (job->cancelled()) return;
+            job->post([deliver = std::move(deliver)](JobTracker* o) {
+                Q_ASSERT(QThread::currentThread() == o->thread());
+                o->setBusy(false);
+                deliver();
+            });
+        } catch (const fxmem::Cancelled&) {
+            // Usually cancel() or a newer job took over (then this post is stale and dropped);
+            // a job that gave up by itself is simply no longer busy.
+            job->post([](JobTracker* o) { o->setBusy(false); });
+        } catch (const std::exception& e) {
+            const QString message = QString::fromUtf8(e.what());
+            job->post([message](JobTracker* o) {
+                o->setBusy(false);
+                emit o->failed(message);
+            });
+        }
+    });
+}
+
+bool JobTracker::cancel() {
+    if (stop_) stop_->store(true);
+    ++generation_;  // whatever the worker still posts is stale now
+    const bool was = busy_;
+    setBusy(false);
+    return was;
+}

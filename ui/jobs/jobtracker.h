@@ -1,0 +1,83 @@
+// One background-job helper for the app's workers (the scene loader, the edited order's live-set
+// index). A job runs on the tracker's thread pool and receives a JobContext whose cancel check it
+// polls (core code takes it as a fxmem::CancelCheck), so Cancel stops the work instead of only
+// dropping its result. Every start() supersedes the previous job (a generation number): the
+// previous job is told to stop, and only the latest job's result is delivered, on the thread of
+// the tracker, as an immutable std::shared_ptr<const T>. Exceptions are caught in one place:
+// fxmem::Cancelled ends a job silently, any other std::exception becomes failed(message).
+#pragma once
+#include <fxmem/cancel.h>
+
+#include <QElapsedTimer>
+#include <QMetaObject>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QThread>
+#include <QThreadPool>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+class JobTracker;
+
+// What a running job sees. It never touches the tracker directly, only posts to it.
+class JobContext {
+public:
+    // True once a newer job started, cancel() was called or the tracker is being destroyed.
+    bool cancelled() const { return stop_->load(std::memory_order_relaxed); }
+    fxmem::CancelCheck cancelCheck() const {
+        return [stop = stop_] { return stop->load(std::memory_order_relaxed); };
+    }
+    void throwIfCancelled() const { fxmem::throw_if_cancelled(cancelCheck()); }
+    // Throttled to one report per 50 ms unless `force`; emitted as JobTracker::progress.
+    void report(double fraction, const QString& stage, bool force = false);
+
+private:
+    friend class JobTracker;
+    QPointer<JobTracker> owner_;
+    quint64 generation_ = 0;
+    std::shared_ptr<std::atomic<bool>> stop_;
+    QElapsedTimer sinceReport_;
+    // Runs `f` on the tracker's thread if this job is still the latest there.
+    void post(std::function<void(JobTracker*)> f) const;
+};
+
+class JobTracker : public QObject {
+    Q_OBJECT
+public:
+    // `threads`: 2 lets a new job start while a superseded one is still winding down.
+    explicit JobTracker(QObject* parent = nullptr, int threads = 2);
+    ~JobTracker() override;  // stops the running job and waits for the pool
+
+    // Runs `work` on the pool; `deliver` receives its result on this object's thread, unless a
+    // newer job started or cancel() was called meanwhile.
+    template <class T, class Work, class Deliver>
+    void start(Work work, Deliver deliver) {
+        startErased([work = std::move(work), deliver = std::move(deliver)](JobContext& job) mutable
+                    -> std::function<void()> {
+            std::shared_ptr<const T> result = work(job);
+            return [deliver = std::move(deliver), result = std::move(result)]() mutable { deliver(std::move(result)); };
+        });
+    }
+
+    // Stops the running job: nothing of it is delivered. Returns whether one was running.
+    bool cancel();
+    bool busy() const { return busy_; }
+    quint64 generation() const { return generation_; }
+
+signals:
+    void progress(double fraction, const QString& stage);
+    void failed(const QString& message);
+    void busyChanged(bool busy);
+
+private:
+    friend class JobContext;
+    void startErased(std::function<std::function<void()>(JobContext&)> work);
+    void setBusy(bool busy);
+    QThreadPool pool_;
+    quint64 generation_ = 0;
+    std::shared_ptr<std::atomic<bool>> stop_;
+    bool busy_ = false;
+};

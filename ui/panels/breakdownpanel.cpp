@@ -1,0 +1,135 @@
+#include "panels/breakdownpanel.h"
+
+#include "models/breakdownmodels.h"
+#include "state/viewstate.h"
+#include "util/units.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+BreakdownPanel::BreakdownPanel(ViewState* state, QWidget* parent) : QWidget(parent), state_(state) {
+    auto* l = new QVBoxLayout(this);
+    l->setContentsMargins(4, 4, 4, 4);
+    auto* top = new QHBoxLayout;
+    header_ = new QLabel;
+    header_->setTextFormat(Qt::RichText);
+    header_->setWordWrap(true);
+    header_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    clear_ = new QToolButton;
+    clear_->setText(tr("Clear"));
+    clear_->setToolTip(tr("Show every module's storages in the live table"));
+    clear_->setEnabled(false);
+    top->addWidget(header_, 1);
+    top->addWidget(clear_);
+    l->addLayout(top);
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setChildrenCollapsible(false);
+    roles_ = new RoleBreakdownModel(this);
+    roleProxy_ = new QSortFilterProxyModel(this);
+    roleProxy_->setSourceModel(roles_);
+    roleProxy_->setSortRole(RoleBreakdownModel::SortRole);
+    roleTable_ = new QTableView;
+    roleTable_->setModel(roleProxy_);
+    roleTable_->setSortingEnabled(true);
+    roleTable_->sortByColumn(RoleBreakdownModel::BytesColumn, Qt::DescendingOrder);
+    roleTable_->verticalHeader()->hide();
+    roleTable_->verticalHeader()->setDefaultSectionSize(roleTable_->fontMetrics().height() + 6);
+    roleTable_->horizontalHeader()->setStretchLastSection(true);
+    roleTable_->setSelectionMode(QAbstractItemView::NoSelection);
+    split->addWidget(roleTable_);
+
+    modules_ = new ModuleBreakdownModel(this);
+    moduleProxy_ = new BreakdownProxy(this);
+    moduleProxy_->setSourceModel(modules_);
+    tree_ = new QTreeView;
+    tree_->setModel(moduleProxy_);
+    tree_->setSortingEnabled(true);
+    tree_->sortByColumn(ModuleBreakdownModel::BytesColumn, Qt::DescendingOrder);
+    tree_->setUniformRowHeights(true);
+    tree_->setAlternatingRowColors(true);
+    tree_->setSelectionMode(QAbstractItemView::SingleSelection);
+    tree_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    tree_->header()->setStretchLastSection(false);
+    tree_->header()->setSectionResizeMode(ModuleBreakdownModel::ModuleColumn, QHeaderView::Stretch);
+    split->addWidget(tree_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    l->addWidget(split, 1);
+
+    connect(tree_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        if (selecting_ || !current.isValid()) return;
+        const QModelIndex src = moduleProxy_->mapToSource(current);
+        const bool root = modules_->data(src, ModuleBreakdownModel::ModuleIndexRole).toUInt() == 0;
+        state_->selectModule(root ? QString() : modules_->data(src, ModuleBreakdownModel::NameRole).toString());
+    });
+    connect(clear_, &QToolButton::clicked, this, [this] { state_->selectModule(QString()); });
+    connect(state_, &ViewState::moduleSelected, this, [this](const QString& module) {
+        clear_->setEnabled(!module.isNull());
+        selectInTree(module);
+    });
+    auto invalidate = [this] {
+        stale_ = true;
+        if (isVisible()) refresh();
+    };
+    connect(state_, &ViewState::sceneChanged, this, invalidate);
+    connect(state_, &ViewState::cursorStepChanged, this, invalidate);
+    connect(state_, &ViewState::orderedLiveChanged, this, invalidate);
+}
+
+void BreakdownPanel::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (stale_) refresh();
+}
+
+void BreakdownPanel::refresh() {
+    stale_ = false;
+    live_.clear();
+    const auto& scene = state_->scene();
+    const std::int64_t step = state_->cursorStep();
+    const Scene::Where w = scene ? scene->locate(step) : Scene::Where{};
+    if (w.segment < 0) {
+        roles_->setLive(nullptr, {});
+        modules_->setLive(nullptr, {});
+        header_->clear();
+        return;
+    }
+    const Segment& seg = scene->segments[static_cast<std::size_t>(w.segment)];
+    const OrderedLive* ordered = state_->orderedLive();
+    const bool edited = ordered && !scene->joined() && ordered->analysis == seg.analysis;
+    live_ = (edited ? ordered->index : seg.analysis->live()).live_at(w.step);
+    // A joined backward stands on the forward outputs it keeps (its baseline): they count too.
+    for (fxmem::StorageId s : seg.baselineStorages) {
+        fxmem::LiveStorage b;
+        b.storage = s;
+        b.nbytes = scene->file->nbytes(s);
+        b.reason = fxmem::LiveReason::GraphOutput;
+        live_.push_back(b);
+    }
+    roles_->setLive(seg.attribution.get(), live_);
+    modules_->setLive(seg.attribution, live_);
+    tree_->expandToDepth(1);
+    selectInTree(state_->selectedModule());
+    header_->setText(tr("<b>Step %1</b> · %2 in %L3 storages").arg(step).arg(formatBytes(roles_->total())).arg(live_.size()));
+}
+
+void BreakdownPanel::selectInTree(const QString& module) {
+    selecting_ = true;
+    const fxmem::Attribution* a = modules_->attribution();
+    const std::uint32_t m = module.isNull() || !a ? fxmem::ModuleTree::npos : a->tree().find(module.toStdString());
+    const QModelIndex i = m == fxmem::ModuleTree::npos ? QModelIndex() : moduleProxy_->mapFromSource(modules_->indexOf(m));
+    if (i.isValid()) {
+        tree_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        tree_->scrollTo(i);
+    } else {
+        tree_->selectionModel()->setCurrentIndex(QModelIndex(), QItemSelectionModel::Clear);
+    }
+    selecting_ = false;
+}

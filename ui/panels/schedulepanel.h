@@ -1,0 +1,43 @@
+// The Schedule dock's content: the schedule editor when one graph is shown, else a page that
+// says why there is nothing to reorder (a joined forward/backward pair is two graphs on one time
+// axis) with buttons that switch to the forward or the backward. It also keeps the editor's
+// "modified" state honest: the undo stack is marked clean whenever the order equals the last
+// saved, opened or original one (so Reset Schedule leaves nothing unsaved).
+#pragma once
+#include <fxmem/ids.h>
+
+#include <QStackedWidget>
+
+#include <vector>
+
+class QLabel;
+class QPushButton;
+class ScheduleEditor;
+class ViewState;
+
+class SchedulePanel : public QStackedWidget {
+    Q_OBJECT
+public:
+    SchedulePanel(ViewState* state, ScheduleEditor* editor, QWidget* parent = nullptr);
+    ScheduleEditor* editor() const { return editor_; }
+    QLabel* messageLabel() const { return message_; }
+    QPushButton* forwardButton() const { return forward_; }
+    QPushButton* backwardButton() const { return backward_; }
+    // The editor's current order is what is on disk now (after Save or Open Schedule).
+    void markSaved();
+
+signals:
+    // The user asked to show graph `graph` of the file (an index into GraphFile::graphs).
+    void graphRequested(int graph);
+
+private:
+    void onScene();
+    ViewState* state_;
+    ScheduleEditor* editor_;
+    QWidget* messagePage_ = nullptr;
+    QLabel* message_ = nullptr;
+    QPushButton* forward_ = nullptr;
+    QPushButton* backward_ = nullptr;
+    int forwardGraph_ = -1, backwardGraph_ = -1;
+    std::vector<fxmem::NodeId> cleanOrder_;
+};

@@ -1,0 +1,110 @@
+#include "state/viewstate.h"
+
+#include "util/text.h"
+
+#include <fxmem/profile_steps.h>
+#include <fxmem/schedule.h>
+
+ViewState::ViewState(QObject* parent) : QObject(parent), builder_(new OrderedLiveBuilder(this)) {
+    connect(builder_, &OrderedLiveBuilder::ready, this, [this](std::shared_ptr<const OrderedLive> live) {
+        if (!scene_ || scene_->joined() || scene_->empty() || order_.empty() ||
+            live->analysis != scene_->segments.front().analysis)
+            return;
+        ordered_ = std::move(live);
+        emit orderedLiveChanged();
+    });
+    connect(builder_, &OrderedLiveBuilder::failed, this, [this](const QString& message) {
+        emit orderedLiveFailed(message);
+        emit orderedLiveChanged();
+    });
+}
+
+ViewState::~ViewState() = default;
+
+bool ViewState::liveStale() const { return builder_->pending(); }
+
+void ViewState::setScene(std::shared_ptr<const Scene> scene) {
+    builder_->cancel();
+    scene_ = std::move(scene);
+    cursor_ = -1;
+    node_ = {};
+    module_ = QString();
+    order_.clear();
+    editedProfile_.clear();
+    ordered_.reset();
+    emit sceneChanged(scene_);
+}
+
+void ViewState::setCursorStep(std::int64_t step) {
+    if (step == cursor_) return;
+    cursor_ = step;
+    emit cursorStepChanged(step);
+}
+
+void ViewState::selectNode(NodeRef ref, bool center) {
+    if (!scene_ || !ref.valid()) return;
+    node_ = ref;
+    emit nodeSelected(ref, center);  // also when unchanged: "center" may be asked again
+}
+
+void ViewState::selectModule(const QString& module) {
+    if (module == module_ && module.isNull() == module_.isNull()) return;
+    module_ = module;
+    emit moduleSelected(module_);
+}
+
+void ViewState::setEditedOrder(std::vector<fxmem::NodeId> order, std::vector<std::int64_t> profile) {
+    if (!scene_ || scene_->joined() || scene_->empty()) return;
+    const auto& analysis = scene_->segments.front().analysis;
+    if (order.empty() || order == fxmem::original_order(analysis->graph())) {
+        builder_->cancel();
+        const bool was = !order_.empty();
+        order_.clear();
+        editedProfile_.clear();
+        ordered_.reset();
+        if (was) emit orderChanged();
+        emit orderedLiveChanged();
+        return;
+    }
+    order_ = std::move(order);
+    editedProfile_ = std::move(profile);
+    // The live table follows once the edited order's index is built (off this thread); until
+    // then the previous index answers and liveStale() says so.
+    builder_->request(analysis, order_);
+    emit orderChanged();
+}
+
+fxmem::NodeId ViewState::nodeAt(const Scene::Where& where, bool edited) const {
+    if (!scene_ || where.segment < 0) return {};
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
+    const OrderedLive* ordered = edited ? ordered_.get() : nullptr;
+    const fxmem::LiveSetIndex& index =
+        ordered && !scene_->joined() && ordered->analysis == seg.analysis ? ordered->index : seg.analysis->live();
+    return where.step < index.profile_size() ? index.node_at(where.step) : fxmem::NodeId{};
+}
+
+QString ViewState::describeStep(std::int64_t step, bool edited) const {
+    if (!scene_) return {};
+    const Scene::Where w = scene_->locate(step);
+    if (w.segment < 0) return {};
+    const Segment& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
+    const auto phase = fxmem::phase_of(static_cast<std::int64_t>(w.step));
+    if (phase == fxmem::StepPhase::Start)
+        return scene_->joined() ? tr("%1 start").arg(elided(seg.analysis->graph().name)) : tr("start");
+    const fxmem::NodeId n = nodeAt(w, edited);
+    if (!n.valid()) return {};
+    const QString what = phase == fxmem::StepPhase::AfterAlloc ? tr("after alloc") : tr("after free");
+    return elided(seg.analysis->graph().node(n).name) % QStringLiteral(" (") % what % QLatin1Char(')');
+}
+
+std::int64_t ViewState::plottedAt(std::int64_t step) const {
+    if (!scene_ || step < 0) return 0;
+    const bool edited = ordered_ && !editedProfile_.empty();
+    const std::vector<std::int64_t>& curve = edited ? editedProfile_ : scene_->profile;
+    return static_cast<std::size_t>(step) < curve.size() ? curve[static_cast<std::size_t>(step)] : 0;
+}
+
+std::int64_t ViewState::stepOf(NodeRef ref) const {
+    if (!scene_ || !ref.valid()) return -1;
+    return stepOf_ ? stepOf_(ref) : scene_->globalStep(ref.segment, ref.node);
+}

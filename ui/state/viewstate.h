@@ -1,0 +1,81 @@
+// The state the panels share: the scene, the cursor step, the selected node and module, and the
+// current schedule of a single graph (with its live-set index, built off the GUI thread). Panels
+// and views wire themselves to it instead of to each other; the main window only assembles them.
+// Setters emit their signal only when the value changes, so two-way wiring does not loop.
+#pragma once
+#include "analysis/orderedlive.h"
+#include "loading/scene.h"
+
+#include <QObject>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+class OrderedLiveBuilder;
+
+class ViewState : public QObject {
+    Q_OBJECT
+public:
+    explicit ViewState(QObject* parent = nullptr);
+    ~ViewState() override;
+
+    const std::shared_ptr<const Scene>& scene() const { return scene_; }
+    std::int64_t cursorStep() const { return cursor_; }
+    NodeRef selectedNode() const { return node_; }
+    // The selected module's qualified name ("" is the root module); null when none is selected.
+    const QString& selectedModule() const { return module_; }
+
+    // The single graph's current schedule: empty when it is the graph's own order.
+    const std::vector<fxmem::NodeId>& editedOrder() const { return order_; }
+    const std::vector<std::int64_t>& editedProfile() const { return editedProfile_; }
+    bool orderEdited() const { return !order_.empty(); }
+    // The edited order's live-set index once built; nullptr before, or without an edit.
+    const OrderedLive* orderedLive() const { return ordered_.get(); }
+    const std::shared_ptr<const OrderedLive>& sharedOrderedLive() const { return ordered_; }
+    // An edit whose live-set index is still being built.
+    bool liveStale() const;
+
+    // The node of a located step: in the edited order when its index is in use (`edited`).
+    fxmem::NodeId nodeAt(const Scene::Where& where, bool edited = true) const;
+    // "name (after alloc)" for a global step, names elided; `edited` as for nodeAt.
+    QString describeStep(std::int64_t step, bool edited = true) const;
+    // The bytes plotted at a step: the edited curve once the live table follows it, else the scene's.
+    std::int64_t plottedAt(std::int64_t step) const;
+    // Where a node runs now (the graph view knows the edited layout); the original step without a provider.
+    std::int64_t stepOf(NodeRef ref) const;
+    void setStepProvider(std::function<std::int64_t(NodeRef)> provider) { stepOf_ = std::move(provider); }
+
+public slots:
+    void setScene(std::shared_ptr<const Scene> scene);
+    void setCursorStep(std::int64_t step);
+    // `center`: the views should bring the node into view.
+    void selectNode(NodeRef ref, bool center = false);
+    void selectModule(const QString& module);
+    // The editor's order and its MemoryTracker curve; an order equal to the graph's own clears the edit.
+    void setEditedOrder(std::vector<fxmem::NodeId> order, std::vector<std::int64_t> profile);
+
+signals:
+    void sceneChanged(const std::shared_ptr<const Scene>& scene);
+    void cursorStepChanged(std::int64_t step);
+    void nodeSelected(NodeRef ref, bool center);
+    void moduleSelected(const QString& module);
+    // The edited order changed (or went back to the graph's own); its live index follows later.
+    void orderChanged();
+    // The live-set index of the edited order arrived, or was dropped: step answers may differ now.
+    void orderedLiveChanged();
+    void orderedLiveFailed(const QString& message);
+
+private:
+    std::shared_ptr<const Scene> scene_;
+    std::int64_t cursor_ = -1;
+    NodeRef node_;
+    QString module_;
+    std::vector<fxmem::NodeId> order_;
+    std::vector<std::int64_t> editedProfile_;
+    std::shared_ptr<const OrderedLive> ordered_;
+    OrderedLiveBuilder* builder_ = nullptr;
+    std::function<std::int64_t(NodeRef)> stepOf_;
+};
