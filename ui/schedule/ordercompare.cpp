@@ -1,5 +1,6 @@
 #include "schedule/ordercompare.h"
 
+#include "util/text.h"
 #include "util/units.h"
 
 #include <fxmem/incremental.h>
@@ -152,7 +153,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NodeColumn: return QString::fromStdString(analysis_->graph().node(m.node).name);
+        case NodeColumn: return elided(analysis_->graph().node(m.node).name);
         case PositionAColumn: return QString::number(m.positionA);
         case PositionBColumn: return QString::number(m.positionB);
         case AllocatesColumn: return formatBytes(m.allocates);

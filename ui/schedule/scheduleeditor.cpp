@@ -5,6 +5,7 @@
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
 #include "util/colors.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <fxmem/error.h>
@@ -63,8 +64,11 @@ struct ScheduleEditor::State {
 
 namespace {
 
+// Core's messages quote node names whole: show their head only (a name may be 100 MB).
+QString messageText(std::string_view message) { return elided(message, 4 * kMaxShownNameBytes); }
+
 QString nodeName(const ScheduleModel* model, fxmem::NodeId node) {
-    return QString::fromStdString(model->analysis()->graph().node(node).name);
+    return elided(model->analysis()->graph().node(node).name);
 }
 
 // A caption over a value, the value in fixed-width digits.
@@ -208,7 +212,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
                        false);
             QToolTip::hideText();
         } else {
-            const QString why = QString::fromStdString(check.reason);
+            const QString why = messageText(check.reason);
             showStatus(why, true);
             QToolTip::showText(QCursor::pos(), why, view_);
         }
@@ -352,8 +356,7 @@ void ScheduleEditor::rebuildSources() {
         // options), shown as the item's tooltip.
         for (const fxmem::NamedSchedule& named : a->file().schedules)
             if (static_cast<int>(named.graph) == a->graphIndex())
-                d_->sources.push_back({QString::fromStdString(named.name), named.order, false,
-                                       QString::fromStdString(named.source)});
+                d_->sources.push_back({elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
         d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
     }
     for (QComboBox* box : {picker_, compareA_, compareB_}) {
@@ -468,7 +471,7 @@ void ScheduleEditor::updateComparison() {
             compareOrders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
     } catch (const fxmem::Error& e) {
         d_->comparison.reset();
-        showStatus(tr("Cannot compare: %1").arg(QString::fromStdString(e.what())), true);
+        showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
     }
     d_->compareModel->setComparison(model_->analysis(), d_->comparison);
     if (d_->comparison)
@@ -589,7 +592,7 @@ void ScheduleEditor::updateMoveCompleter() {
     const fxmem::Graph& g = model_->analysis()->graph();
     names.reserve(static_cast<qsizetype>(g.size()));
     for (std::size_t n = 0; n < g.size(); ++n)
-        names << QString::fromStdString(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
+        names << elided(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
     auto* completer = new QCompleter(names, moveTarget_);
     completer->setCaseSensitivity(Qt::CaseSensitive);
     completer->setFilterMode(Qt::MatchContains);
@@ -613,19 +616,19 @@ void ScheduleEditor::runMoveCommand() {
     switch (moveKind_->currentIndex()) {
     case 0: {
         const qulonglong position = text.toULongLong(&ok);
-        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(text).arg(model_->size() - 1), true);
+        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
         moveNodeToPosition(node, static_cast<std::size_t>(position));
         break;
     }
     case 1: {
         const qlonglong step = text.toLongLong(&ok);
-        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(text).arg(model_->profileStep(model_->size() - 1)), true);
+        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(elided(text)).arg(model_->profileStep(model_->size() - 1)), true);
         moveNodeToProfileStep(node, step);
         break;
     }
     default: {
         const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
-        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(text), true);
+        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(elided(text)), true);
         moveNodeAfter(node, after);
         break;
     }
@@ -700,7 +703,7 @@ bool ScheduleEditor::moveNode(std::size_t from, std::size_t to, QString* whyRefu
 bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise) {
     const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
     if (!check.ok) {
-        const QString why = QString::fromStdString(check.reason);
+        const QString why = messageText(check.reason);
         if (whyRefused) *whyRefused = why;
         showStatus(tr("Refused: %1").arg(why), true);
         return false;
@@ -728,7 +731,7 @@ bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
         fxmem::save_schedule(model_->analysis()->graph(), model_->schedule()->order(),
                              QFile::encodeName(path).toStdString());
     } catch (const fxmem::Error& e) {
-        if (error) *error = QString::fromStdString(e.what());
+        if (error) *error = messageText(e.what());
         return false;
     }
     d_->stack->setClean();
@@ -751,7 +754,7 @@ bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
                                a->file().graphs[static_cast<std::size_t>(schedule.graph)].name + "', not '" +
                                a->graph().name + "'");
     } catch (const fxmem::Error& e) {
-        const QString why = QString::fromStdString(e.what());
+        const QString why = messageText(e.what());
         if (error) *error = why;
         showStatus(tr("Could not open the schedule: %1").arg(why), true);
         return false;

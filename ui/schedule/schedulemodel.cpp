@@ -236,13 +236,13 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case StepColumn: return QString::number(position);
         case ProfileStepColumn: return QString::number(profileStep(position));
-        case NodeColumn: return QString::fromStdString(n.name);
+        case NodeColumn: return elided(n.name);
         case TargetColumn:
             // call_function shows its target alone (the common case); other ops name themselves,
             // with their target when it says more than the op ("output output").
-            if (n.op == fxmem::OpKind::CallFunction && !target().empty()) return toQString(target());
+            if (n.op == fxmem::OpKind::CallFunction && !target().empty()) return elided(target());
             if (target().empty() || target() == fxmem::to_string(n.op)) return opName(n.op);
-            return QString(opName(n.op) % QLatin1Char(' ') % toQString(target()));
+            return QString(opName(n.op) % QLatin1Char(' ') % elided(target()));
         case DuringColumn: return formatBytes(during(position));
         case MemoryColumn: return formatBytes(after());
         case DeltaColumn: return delta() == 0 ? QString() : formatDelta(delta(), 0);
@@ -252,7 +252,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole: {
         QString tip = QStringLiteral("<b>%1</b> (%2)<br>after allocations: %3<br>after frees: %4")
-                          .arg(QString::fromStdString(n.name).toHtmlEscaped(), opName(n.op),
+                          .arg(elided(n.name).toHtmlEscaped(), opName(n.op),
                                formatBytes(during(position)), formatBytes(after()));
         tip += QStringLiteral("<br>position %1 · profile step %2").arg(position).arg(profileStep(position));
         if (node.index() != position) tip += QStringLiteral("<br>originally at position %1").arg(node.index());
@@ -271,8 +271,8 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case StepColumn: return static_cast<qulonglong>(position);
         case ProfileStepColumn: return static_cast<qlonglong>(profileStep(position));
-        case NodeColumn: return QString::fromStdString(n.name);
-        case TargetColumn: return toQString(target());
+        case NodeColumn: return elided(n.name);
+        case TargetColumn: return elided(target());
         case DuringColumn: return static_cast<qlonglong>(during(position));
         case MemoryColumn: return static_cast<qlonglong>(after());
         case DeltaColumn: return static_cast<qlonglong>(delta());
