@@ -6,6 +6,8 @@
 #include "util/text.h"
 #include "util/units.h"
 
+#include <fxmem/profile_steps.h>
+
 #include <QHelpEvent>
 #include <QImage>
 #include <QMouseEvent>
@@ -23,9 +25,6 @@
 namespace {
 constexpr double kTopPad = 18;  // room for the graph names of a joined pair
 constexpr std::uint32_t kMaxBandRows = 4;
-bool inProfile(fxmem::OpKind op) {
-    return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
-}
 } // namespace
 
 GraphView::GraphView(QWidget* parent) : QWidget(parent) {
@@ -132,7 +131,7 @@ void GraphView::setSchedule(std::vector<fxmem::NodeId> order, bool editable) {
     profilePositions_.clear();
     for (std::size_t p = 0; p < order_.size(); ++p) {
         position_[order_[p].index()] = p;
-        if (inProfile(g.node(order_[p]).op)) profilePositions_.push_back(p);
+        if (fxmem::has_profile_points(g.node(order_[p]).op)) profilePositions_.push_back(p);
     }
     // Graph order needs no second layout.
     bool original = true;
@@ -728,7 +727,7 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
         return d;
     }
     const fxmem::Graph& g = scene_->segments.front().analysis->graph();
-    if (!inProfile(g.node(ref.node).op)) {
+    if (!fxmem::has_profile_points(g.node(ref.node).op)) {
         d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
                     .arg(elided(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
         return d;
@@ -744,8 +743,8 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     auto k1 = static_cast<std::size_t>(std::upper_bound(profilePositions_.begin(), profilePositions_.end(), hi) - profilePositions_.begin());
     if (k1 == 0) k1 = 1;
     d.ok = true;
-    d.loStep = 1 + 2 * static_cast<std::int64_t>(k0);
-    d.hiStep = 1 + 2 * static_cast<std::int64_t>(k1 - 1);
+    d.loStep = fxmem::alloc_step(k0);
+    d.hiStep = fxmem::alloc_step(k1 - 1);
     const QString name = elided(g.node(ref.node).name, 80);
     QStringList parts;
     if (before.valid()) parts << tr("after its input '%1'").arg(elided(g.node(before).name, 80));
