@@ -649,6 +649,18 @@ void TestGraphView::everyColourModeHasALegend() {
         for (const LegendEntry& e : view.legend()) seen.insert(e.color.rgb());
         QCOMPARE(seen.size(), static_cast<qsizetype>(view.legend().size()));
     }
+    // A chooser built from kNodeColorModes starts on the view's default (the main window's combo
+    // offered only op kind and memory change, showing "By op kind" over op-category colours).
+    QCOMPARE(kNodeColorModes.front(), GraphView().colorMode());
+    QSet<QString> labels;
+    QSet<int> modes;
+    for (NodeColorMode m : kNodeColorModes) {
+        labels.insert(colorModeName(m));
+        modes.insert(static_cast<int>(m));
+    }
+    QCOMPARE(labels.size(), qsizetype(kNodeColorModes.size()));
+    QCOMPARE(modes.size(), qsizetype(kNodeColorModes.size()));
+    QCOMPARE(colorModeName(NodeColorMode::OpCategory), QStringLiteral("By op category"));
 }
 
 void TestGraphView::selectedNodeEdges() {
