@@ -16,6 +16,7 @@
 #include <synth.h>
 
 #include <QComboBox>
+#include <QHeaderView>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QListWidget>
@@ -58,6 +59,8 @@ private slots:
     void optimizeCancelChangesNothing();
     void suggestionsApplyWithOneClick();
     void dockStaysNarrow();
+    void memoryColumnsInViewOnALaptopDock();
+    void sameOrdersAndOptimalOrdersSaySo();
     void compareTimeOn100kNodes();
     void linkedToTheTimeline();
 };
@@ -125,6 +128,48 @@ void TestScheduleTools::dockStaysNarrow() {
     QVERIFY(editor.minimumSizeHint().height() <= 600);
     if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG"))
         editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral("-tools.png"));
+}
+
+// At 1366x768 the dock is about 550 px wide: the columns a move changes (During, After, Change)
+// come right after the node's name and are in view without scrolling sideways; the op/target,
+// the widest text, comes last.
+void TestScheduleTools::memoryColumnsInViewOnALaptopDock() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.resize(550, 500);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* view = editor.findChild<ScheduleView*>();
+    QVERIFY(view);
+    const QHeaderView* h = view->horizontalHeader();
+    QCOMPARE(h->visualIndex(ScheduleModel::DuringColumn), h->visualIndex(ScheduleModel::NodeColumn) + 1);
+    QCOMPARE(h->visualIndex(ScheduleModel::TargetColumn), int(ScheduleModel::ColumnCount) - 1);
+    for (int c : {int(ScheduleModel::DuringColumn), int(ScheduleModel::MemoryColumn), int(ScheduleModel::DeltaColumn)}) {
+        const int right = h->sectionViewportPosition(c) + h->sectionSize(c);
+        QVERIFY2(right <= view->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3 px").arg(c).arg(right).arg(view->viewport()->width())));
+    }
+}
+
+// Comparing an order with itself says so (instead of "0 node(s) moved"); optimizing an order that
+// is already optimal says that, not "no order found".
+void TestScheduleTools::sameOrdersAndOptimalOrdersSaySo() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());  // no named schedules: original and your edit
+    auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
+    QVERIFY(status);
+    editor.setComparison(0, 1);
+    QVERIFY2(status->text().contains(QStringLiteral("same order")), qPrintable(status->text()));
+    editor.clearComparison();
+    QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
+    editor.optimize(5);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(editor.peak(), 2110);  // the optimum of graph g
+    editor.optimize(5);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.last().front().toBool(), false);
+    QVERIFY2(status->text().contains(QStringLiteral("already optimal")), qPrintable(status->text()));
+    QCOMPARE(editor.undoStack()->count(), 1);
 }
 
 void TestScheduleTools::pickerSwitchesToANamedSchedule() {

@@ -474,7 +474,11 @@ void ScheduleEditor::updateComparison() {
         showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
     }
     d_->compareModel->setComparison(model_->analysis(), d_->comparison);
-    if (d_->comparison)
+    if (d_->comparison && d_->comparison->moved.empty() && d_->comparison->profileA == d_->comparison->profileB)
+        showStatus(tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
+                       .arg(comparisonName(0), comparisonName(1)),
+                   false);
+    else if (d_->comparison)
         showStatus(tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
                        .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
                             formatBytes(d_->comparison->peakB)),
@@ -524,9 +528,12 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
         d_->stack->push(new SetOrderCommand(model_, result->order,
                                             tr("Optimize: peak %1 → %2").arg(formatBytes(before), formatBytes(result->peak))));
     const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
-    showStatus(better ? tr("Optimized: peak %1 → %2, %3; %4.").arg(formatBytes(before), formatBytes(result->peak), how, bound)
-                      : tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound),
-               false);
+    if (better)
+        showStatus(tr("Optimized: peak %1 → %2, %3; %4.").arg(formatBytes(before), formatBytes(result->peak), how, bound), false);
+    else if (before <= result->lower_bound)
+        showStatus(tr("This order is already optimal: no order can go below its peak %1.").arg(formatBytes(before)), false);
+    else
+        showStatus(tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound), false);
     emit optimizeFinished(better);
 }
 
