@@ -526,10 +526,13 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     const bool better = result->peak < before && result->order != model_->schedule()->order();
     if (better)
         d_->stack->push(new SetOrderCommand(model_, result->order,
-                                            tr("Optimize: peak %1 → %2").arg(formatBytes(before), formatBytes(result->peak))));
+                                            tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before))));
     const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
     if (better)
-        showStatus(tr("Optimized: peak %1 → %2, %3; %4.").arg(formatBytes(before), formatBytes(result->peak), how, bound), false);
+        // The change spelled out: on a large peak both ends can round to the same "113 GiB".
+        showStatus(tr("Optimized: peak %1 → %2 (%3), %4; %5.")
+                       .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before), how, bound),
+                   false);
     else if (before <= result->lower_bound)
         showStatus(tr("This order is already optimal: no order can go below its peak %1.").arg(formatBytes(before)), false);
     else
