@@ -59,6 +59,7 @@ private slots:
     void optimizeIsOneUndoStep();
     void optimizeCancelChangesNothing();
     void suggestionsApplyWithOneClick();
+    void suggestionListFitsItsLines();
     void dockStaysNarrow();
     void memoryColumnsInViewOnALaptopDock();
     void sameOrdersAndOptimalOrdersSaySo();
@@ -352,6 +353,27 @@ void TestScheduleTools::optimizeCancelChangesNothing() {
     const QString status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"))->text();
     QVERIFY2(status.contains(QStringLiteral("cancelled")), qPrintable(status));
     QVERIFY(!editor.isOptimizing());
+}
+
+// The suggestion list is as tall as its lines: "no move lowers it" takes one row, not the
+// schedule's.
+void TestScheduleTools::suggestionListFitsItsLines() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.resize(550, 700);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* list = editor.findChild<QListWidget*>(QStringLiteral("suggestionList"));
+    editor.refreshSuggestions();
+    list->show();
+    const int row = list->sizeHintForRow(0);
+    QVERIFY(list->count() >= 1);
+    QCOMPARE(list->height(), std::min(list->count(), 5) * row + 2 * list->frameWidth());
+    // Apply the best move until none is left: one line.
+    for (int i = 0; i < 10 && !editor.suggestions().empty(); ++i) QVERIFY(editor.applySuggestion(0));
+    editor.refreshSuggestions();
+    QCOMPARE(list->count(), 1);
+    QCOMPARE(list->height(), row + 2 * list->frameWidth());
 }
 
 void TestScheduleTools::suggestionsApplyWithOneClick() {

@@ -335,6 +335,9 @@ void ScheduleEditor::buildSourceRow() {
     suggestionList_ = new QListWidget(this);
     suggestionList_->setObjectName(QStringLiteral("suggestionList"));
     suggestionList_->setToolTip(tr("Click a move to apply it (undoable)"));
+    // One line per move, elided in the middle (the numbers at the end stay): no sideways scrolling.
+    suggestionList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    suggestionList_->setTextElideMode(Qt::ElideMiddle);
     suggestionList_->hide();
     connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
         suggestionList_->setVisible(on);
@@ -561,6 +564,10 @@ void ScheduleEditor::fillSuggestionList() {
                                      .arg(formatBytes(now), formatBytes(m.peak_after), formatDelta(m.peak_after - now, now)));
     if (d_->suggestions.empty() && model_->schedule())
         suggestionList_->addItem(tr("No single move near the peak lowers it."));
+    // As tall as its lines (5 at most): a one-line answer must not take the schedule's rows.
+    const int rows = std::clamp(suggestionList_->count(), 1, 5);
+    const int row = suggestionList_->count() > 0 ? suggestionList_->sizeHintForRow(0) : suggestionList_->fontMetrics().height();
+    suggestionList_->setFixedHeight(rows * row + 2 * suggestionList_->frameWidth());
 }
 
 bool ScheduleEditor::applySuggestion(std::size_t index) {
