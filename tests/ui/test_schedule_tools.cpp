@@ -20,6 +20,7 @@
 #include <QHeaderView>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QTableView>
@@ -60,6 +61,7 @@ private slots:
     void optimizeCancelChangesNothing();
     void suggestionsApplyWithOneClick();
     void suggestionListFitsItsLines();
+    void moveToSaysWhereANodeMayGo();
     void dockStaysNarrow();
     void memoryColumnsInViewOnALaptopDock();
     void sameOrdersAndOptimalOrdersSaySo();
@@ -374,6 +376,30 @@ void TestScheduleTools::suggestionListFitsItsLines() {
     editor.refreshSuggestions();
     QCOMPARE(list->count(), 1);
     QCOMPARE(list->height(), row + 2 * list->frameWidth());
+}
+
+// Move-to: a refusal names where the node may go; changing the mode clears the field.
+void TestScheduleTools::moveToSaysWhereANodeMayGo() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
+    // c (position 3) uses a (position 1) and is used by d (position 4): positions 2..3.
+    QString why;
+    QVERIFY(!editor.moveNodeToPosition(fxmem::NodeId(3), 0, &why));
+    QVERIFY2(status->text().endsWith(QStringLiteral("it may go to positions 2–3.")), qPrintable(status->text()));
+    QVERIFY(!why.contains(QStringLiteral("may go")));  // the reason itself stays the core's
+    QComboBox* kind = nullptr;
+    for (QComboBox* box : editor.findChildren<QComboBox*>())
+        if (box->findText(QStringLiteral("just after node")) >= 0) kind = box;
+    QVERIFY(kind);
+    QLineEdit* field = nullptr;
+    for (QLineEdit* line : editor.findChildren<QLineEdit*>())
+        if (line->placeholderText() == QStringLiteral("number")) field = line;
+    QVERIFY(field);
+    field->setText(QStringLiteral("100"));
+    kind->setCurrentIndex(kind->findText(QStringLiteral("just after node")));
+    QVERIFY(field->text().isEmpty());
+    QCOMPARE(field->placeholderText(), QStringLiteral("node name"));
 }
 
 void TestScheduleTools::suggestionsApplyWithOneClick() {

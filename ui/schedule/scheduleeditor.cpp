@@ -176,6 +176,9 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     connect(moveButton_, &QToolButton::clicked, this, &ScheduleEditor::runMoveCommand);
     connect(moveTarget_, &QLineEdit::returnPressed, this, &ScheduleEditor::runMoveCommand);
     connect(moveKind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
+        // A number typed for one mode means nothing in another (and a name typed after it
+        // would read "100view_3").
+        moveTarget_->clear();
         moveTarget_->setPlaceholderText(kind == 2 ? tr("node name") : tr("number"));
         updateMoveCompleter();
     });
@@ -722,7 +725,13 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
     if (!check.ok) {
         const QString why = messageText(check.reason);
         if (whyRefused) *whyRefused = why;
-        showStatus(tr("Refused: %1").arg(why), true);
+        // Where it may go instead, so the next try need not be a guess.
+        if (from < model_->size() && model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
+            const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
+            showStatus(tr("Refused: %1; it may go to positions %2–%3.").arg(why).arg(range.lo).arg(range.hi), true);
+        } else {
+            showStatus(tr("Refused: %1").arg(why), true);
+        }
         return false;
     }
     if (whyRefused) whyRefused->clear();
