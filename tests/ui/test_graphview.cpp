@@ -434,6 +434,16 @@ void TestGraphView::hugeNameInTheView() {
     const VisibleItems items = view.visibleItems();
     QVERIFY(!items.labels.empty());
     for (const auto& l : items.labels) QVERIFY2(l.text.size() < 300, qPrintable(QString::number(l.text.size())));
+    // Hover tooltips of every node: the name's head only.
+    int tips = 0;
+    for (std::int32_t n = 0; n < 8; ++n) {
+        const QPoint at = view.nodeCenter({0, fxmem::NodeId(n)}).toPoint();
+        if (!view.rect().contains(at)) continue;
+        const QString tip = view.tooltipAt(at);
+        tips += !tip.isEmpty();
+        QVERIFY2(tip.size() < 1000, qPrintable(QString::number(tip.size())));
+    }
+    QVERIFY(tips > 0);
     QVERIFY(!view.grab().isNull());
 }
 
