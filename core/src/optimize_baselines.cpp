@@ -11,6 +11,7 @@
 
 namespace fxmem {
 
+using detail::CancelPoll;
 using detail::OptProblem;
 
 namespace {
@@ -51,7 +52,7 @@ private:
 
 } // namespace
 
-std::vector<NodeId> detail::lpmf_order(const OptProblem& p) {
+std::vector<NodeId> detail::lpmf_order(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     std::vector<std::uint32_t> indegree(K);
     std::vector<std::int64_t> memory_to_free(K, 0);
@@ -68,6 +69,7 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p) {
     std::int64_t memory_gap = max_memory - live_memory;
 
     for (std::size_t k = 0; k < K; ++k) {
+        if (poll.stop(1 + p.uses_of(k).size() + p.outs_of(k).size())) return {};
         // 1. a buffer read by this node is last used by this node
         for (std::uint32_t b : p.uses_of(k))
             if (outdegree[b] == 1) memory_to_free[k] += p.size[b];
@@ -103,6 +105,7 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p) {
     std::vector<std::uint32_t> schedule;
     schedule.reserve(K);
     for (std::size_t left = nodes_to_schedule.size(); left > 0; --left) {
+        if (poll.stop()) return {};
         const std::size_t split = static_cast<std::size_t>(
             std::upper_bound(by_size.begin(), by_size.end(), memory_gap,
                              [&](std::int64_t gap, std::uint32_t k) { return gap < p.alloc[k]; }) -
@@ -126,6 +129,7 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p) {
                 enter(succ);
                 ++left;
             }
+        poll.stop(p.succs_of(selected).size() + p.uses_of(selected).size());
         for (std::uint32_t b : p.uses_of(selected))
             if (--outdegree[b] == 1)
                 for (std::uint32_t succ : p.users_of(b)) {
@@ -136,7 +140,7 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p) {
     return p.full_order(schedule);
 }
 
-std::vector<NodeId> detail::bfs_order(const OptProblem& p) {
+std::vector<NodeId> detail::bfs_order(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     struct NodeWithPriority {
         std::vector<std::uint32_t> priority;  // sorted execution orders of the predecessors
@@ -162,6 +166,7 @@ std::vector<NodeId> detail::bfs_order(const OptProblem& p) {
     std::vector<std::uint32_t> schedule;
     schedule.reserve(K);
     while (!nodes_to_schedule.empty()) {
+        if (poll.stop(1 + nodes_to_schedule.top().priority.size())) return {};
         const std::uint32_t selected = nodes_to_schedule.top().node;
         nodes_to_schedule.pop();
         order[selected] = static_cast<std::uint32_t>(schedule.size());
@@ -172,10 +177,11 @@ std::vector<NodeId> detail::bfs_order(const OptProblem& p) {
     return p.full_order(schedule);
 }
 
-std::vector<NodeId> detail::dfs_order(const OptProblem& p) {
+std::vector<NodeId> detail::dfs_order(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     std::vector<std::int64_t> size_with_reads(K);
     for (std::size_t k = 0; k < K; ++k) {
+        if (poll.stop(1 + p.uses_of(k).size())) return {};
         size_with_reads[k] = p.alloc[k];
         for (std::uint32_t b : p.uses_of(k)) size_with_reads[k] += p.size[b];
     }
@@ -184,8 +190,10 @@ std::vector<NodeId> detail::dfs_order(const OptProblem& p) {
     };
     // The dependencies of every node, sorted once as visit() sorts them.
     std::vector<std::uint32_t> deps(p.preds.begin(), p.preds.end());
-    for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t k = 0; k < K; ++k) {
+        if (poll.stop(1 + p.preds_of(k).size())) return {};
         std::sort(deps.begin() + p.pred_begin[k], deps.begin() + p.pred_begin[k + 1], by_priority);
+    }
 
     std::vector<std::uint8_t> seen(K, 0);
     std::vector<std::uint32_t> result;
@@ -198,6 +206,7 @@ std::vector<NodeId> detail::dfs_order(const OptProblem& p) {
         seen[root] = 1;
         stack.emplace_back(root, p.pred_begin[root]);
         while (!stack.empty()) {
+            if (poll.stop()) return;
             auto& [n, next] = stack.back();
             if (next < p.pred_begin[n + 1]) {
                 const std::uint32_t dep = deps[next++];
@@ -214,23 +223,29 @@ std::vector<NodeId> detail::dfs_order(const OptProblem& p) {
     std::vector<std::uint32_t> all(K);
     for (std::size_t k = 0; k < K; ++k) all[k] = static_cast<std::uint32_t>(k);
     std::sort(all.begin(), all.end(), by_priority);
-    for (std::uint32_t k : all) visit(k);
+    for (std::uint32_t k : all) {
+        visit(k);
+        if (poll.stopped()) return {};
+    }
     return p.full_order(result);
 }
 
 std::vector<NodeId> inductor_lpmf_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                         const NodeMask& releasable, const StorageMask& counted) {
-    return detail::lpmf_order(detail::build_opt_problem(file, graph, alias, releasable, counted));
+    detail::CancelPoll never;
+    return detail::lpmf_order(detail::build_opt_problem(file, graph, alias, releasable, counted), never);
 }
 
 std::vector<NodeId> inductor_bfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                        const NodeMask& releasable, const StorageMask& counted) {
-    return detail::bfs_order(detail::build_opt_problem(file, graph, alias, releasable, counted));
+    detail::CancelPoll never;
+    return detail::bfs_order(detail::build_opt_problem(file, graph, alias, releasable, counted), never);
 }
 
 std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                                        const NodeMask& releasable, const StorageMask& counted) {
-    return detail::dfs_order(detail::build_opt_problem(file, graph, alias, releasable, counted));
+    detail::CancelPoll never;
+    return detail::dfs_order(detail::build_opt_problem(file, graph, alias, releasable, counted), never);
 }
 
 } // namespace fxmem

@@ -12,6 +12,7 @@ namespace fxmem {
 
 namespace {
 
+using detail::CancelPoll;
 using detail::OptProblem;
 
 std::int64_t end_memory(const OptProblem& p) {
@@ -24,18 +25,20 @@ std::int64_t end_memory(const OptProblem& p) {
 
 // Per running node v, the sum over buffers b with (b's allocator is v, an ancestor of v, or the
 // prefix) and (b is pinned, or v or a descendant of v uses b).
-std::int64_t bitset_bound(const OptProblem& p) {
+std::int64_t bitset_bound(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     const std::size_t W = (K + 63) / 64;
     std::vector<std::uint64_t> anc(K * W, 0);  // strict ancestors; graph order is topological
     auto row = [&](std::size_t k) { return anc.data() + k * W; };
-    for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t k = 0; k < K; ++k) {
+        if (poll.stop(1 + p.preds_of(k).size() * W)) return 0;
         for (std::uint32_t j : p.preds_of(k)) {
             std::uint64_t* r = row(k);
             const std::uint64_t* q = row(j);
             for (std::size_t w = 0; w < W; ++w) r[w] |= q[w];
             r[j / 64] |= std::uint64_t{1} << (j % 64);
         }
+    }
     auto is_anc = [&](std::size_t a, std::size_t v) { return (row(v)[a / 64] >> (a % 64)) & 1; };
 
     std::vector<std::int64_t> total(K, 0);
@@ -43,6 +46,7 @@ std::int64_t bitset_bound(const OptProblem& p) {
     for (std::size_t b = 0; b < p.size.size(); ++b) {
         const std::int32_t a = p.allocator[b];
         const std::size_t from = a < 0 ? 0 : static_cast<std::size_t>(a);
+        if (poll.stop(K - from + (1 + p.users_of(b).size()) * W)) return 0;
         if (!p.freeable[b]) {
             for (std::size_t v = from; v < K; ++v)
                 if (a < 0 || v == from || is_anc(from, v)) total[v] += p.size[b];
@@ -71,7 +75,7 @@ std::int64_t bitset_bound(const OptProblem& p) {
 // O(N + E): per running node v, disjoint parts of what is live while it runs: its allocations, the
 // buffers it uses, the pinned prefix buffers it does not use, and the pinned buffers allocated
 // along its heaviest chain of ancestors less the pinned ones it uses (they may be on the chain).
-std::int64_t chain_bound(const OptProblem& p) {
+std::int64_t chain_bound(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     std::int64_t prefix_pinned = 0;
     std::vector<std::int64_t> pinned_alloc(K, 0);
@@ -85,6 +89,7 @@ std::int64_t chain_bound(const OptProblem& p) {
     std::vector<std::int64_t> chain(K, 0);  // pinned bytes along the heaviest chain ending at k (inclusive)
     std::int64_t best = 0;
     for (std::size_t v = 0; v < K; ++v) {
+        if (poll.stop(1 + p.preds_of(v).size() + p.uses_of(v).size())) return 0;
         std::int64_t before = 0;
         for (std::uint32_t j : p.preds_of(v)) before = std::max(before, chain[j]);
         chain[v] = before + pinned_alloc[v];
@@ -106,7 +111,7 @@ std::int64_t chain_bound(const OptProblem& p) {
 // been allocated, and the freeable buffers it uses are still live (it is one of their users). So
 // the peak is at least every pinned byte plus the least, over such w, of the freeable bytes w uses.
 // O(N + E).
-std::int64_t last_node_bound(const OptProblem& p) {
+std::int64_t last_node_bound(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     std::int64_t pinned = 0;
     for (std::size_t b = 0; b < p.size.size(); ++b)
@@ -114,6 +119,7 @@ std::int64_t last_node_bound(const OptProblem& p) {
     std::vector<std::uint8_t> running_below(K, 0);  // a descendant runs; graph order is topological
     std::int64_t least = INT64_MAX;
     for (std::size_t k = K; k-- > 0;) {
+        if (poll.stop(1 + p.succs_of(k).size() + p.uses_of(k).size())) return 0;
         for (std::uint32_t u : p.succs_of(k))
             if (p.runs[u] || running_below[u]) running_below[k] = 1;
         if (!p.runs[k] || running_below[k]) continue;
@@ -127,15 +133,18 @@ std::int64_t last_node_bound(const OptProblem& p) {
 
 } // namespace
 
-std::int64_t detail::lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes) {
-    const std::int64_t nodes = p.size_k() <= ancestor_sets_max_nodes ? bitset_bound(p) : chain_bound(p);
-    return std::max({p.start, end_memory(p), nodes, last_node_bound(p)});
+std::int64_t detail::lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes, CancelPoll& poll) {
+    // Each part is a valid bound by itself; a part cut short by a cancel counts as 0.
+    const std::int64_t nodes = p.size_k() <= ancestor_sets_max_nodes ? bitset_bound(p, poll) : chain_bound(p, poll);
+    const std::int64_t last = last_node_bound(p, poll);
+    return std::max({p.start, end_memory(p), nodes, last});
 }
 
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                               const NodeMask& releasable, const StorageMask& counted,
                               std::size_t ancestor_sets_max_nodes) {
-    return detail::lower_bound(detail::build_opt_problem(file, graph, alias, releasable, counted), ancestor_sets_max_nodes);
+    detail::CancelPoll never;
+    return detail::lower_bound(detail::build_opt_problem(file, graph, alias, releasable, counted), ancestor_sets_max_nodes, never);
 }
 
 } // namespace fxmem

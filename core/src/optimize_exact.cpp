@@ -64,6 +64,8 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
                   const std::function<bool()>& keep_going) {
     ExactResult out;
     const std::size_t K = p.size_k();
+    // Asked inside the loops (a level can hold up to max_states sets, each tried with K nodes).
+    detail::CancelPoll poll(keep_going ? CancelCheck([&keep_going] { return !keep_going(); }) : CancelCheck{});
     std::vector<Key<W>> pred(K);
     for (std::size_t k = 0; k < K; ++k)
         for (std::uint32_t j : p.preds_of(k)) pred[k].set(j);
@@ -105,6 +107,10 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
         index.clear();
         for (std::uint32_t i = 0; i < cur.size(); ++i) {
             const State<W>& s = cur[i];
+            if (poll.stop(K)) {
+                out.states = states;
+                return out;
+            }
             for (std::size_t v = 0; v < K; ++v) {
                 if (s.key.has(v) || !s.key.covers(pred[v])) continue;
                 const std::int64_t f = std::max(s.f, s.mem + p.alloc[v]);
@@ -130,7 +136,7 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
                 // f at the bound: it has no successors and is dropped before the next level.
                 const bool dead = to_come(key, pinned) >= upper_bound;
                 next.push_back(State<W>{key, dead ? upper_bound : f, mem, pinned, i, static_cast<std::uint32_t>(v)});
-                if (++states > max_states || ((states & 4095) == 0 && keep_going && !keep_going())) {
+                if (++states > max_states || poll.stop(K)) {
                     out.states = states;
                     return out;
                 }

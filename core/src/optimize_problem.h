@@ -12,6 +12,7 @@
 //  - predecessors of a scheduler node: its inputs and, for a node that runs, the allocators of the
 //    counted storages it uses (IncrementalSchedule's tracker invariant), among scheduler nodes.
 #pragma once
+#include "fxmem/cancel.h"
 #include "fxmem/estimator.h"
 #include "fxmem/optimize.h"
 
@@ -58,11 +59,37 @@ struct OptProblem {
 OptProblem build_opt_problem(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                              const NodeMask& releasable, const StorageMask& counted);
 
+// Asks a cancel check once per kCancelPollWork steps of work (optimize.h); once it said stop, it
+// stays stopped and is not asked again. An empty check never stops.
+class CancelPoll {
+public:
+    CancelPoll() = default;
+    explicit CancelPoll(CancelCheck check) : check_(std::move(check)) {}
+    bool stop(std::uint64_t work = 1) {
+        if (stopped_) return true;
+        if (!check_) return false;
+        work_ += work;
+        if (work_ < kCancelPollWork) return false;
+        work_ = 0;
+        stopped_ = check_();
+        return stopped_;
+    }
+    bool stopped() const { return stopped_; }
+
+private:
+    CancelCheck check_;
+    std::uint64_t work_ = 0;
+    bool stopped_ = false;
+};
+
 // The public functions of optimize.h on a problem built once (optimize_schedule needs them all).
-std::vector<NodeId> lpmf_order(const OptProblem& p);
-std::vector<NodeId> bfs_order(const OptProblem& p);
-std::vector<NodeId> dfs_order(const OptProblem& p);
-std::int64_t lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes);
+// The baselines return an empty order when `poll` stopped them; the lower bound then returns the
+// cheap bound max(start, end memory), still valid.
+std::vector<NodeId> lpmf_order(const OptProblem& p, CancelPoll& poll);
+std::vector<NodeId> bfs_order(const OptProblem& p, CancelPoll& poll);
+std::vector<NodeId> dfs_order(const OptProblem& p, CancelPoll& poll);
+std::int64_t lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes, CancelPoll& poll);
+// keep_going is asked once per kCancelPollWork steps (a step: one candidate node of one set).
 ExactResult exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states, std::int64_t upper_bound,
                   const std::function<bool()>& keep_going);
 

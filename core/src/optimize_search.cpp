@@ -263,6 +263,14 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         r.cancelled = true;
         return false;
     };
+    // The caller's cancel flag (cheap, unthrottled); sticky like a progress that said stop.
+    auto cancelled = [&] {
+        if (!r.cancelled && options.cancelled && options.cancelled()) r.cancelled = true;
+        return r.cancelled;
+    };
+    OptimizeProgress::Phase phase = OptimizeProgress::Phase::Baselines;
+    // Inside the long phases: the cancel flag, and progress (throttled) now and then.
+    detail::CancelPoll poll([&] { return cancelled() || !report(phase, r.peak, false); });
 
     auto score = [&](const std::vector<NodeId>& order) {
         return score_schedule(file, graph, alias, order, releasable, counted).peak;
@@ -271,8 +279,10 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     r.original_peak = r.peak = score(r.order);
     r.method = "original";
     const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
-    r.lower_bound = detail::lower_bound(problem, kAncestorSetsMaxNodes);
+    r.lower_bound = detail::lower_bound(problem, kAncestorSetsMaxNodes, poll);  // valid even when cut short
+    if (poll.stopped() || cancelled() || !report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
     auto consider = [&](std::vector<NodeId> order, std::int64_t& slot, const char* method) {
+        if (poll.stopped()) return false;  // cut short: no order
         check_schedule(graph, order);
         slot = score(order);
         if (slot < r.peak) {
@@ -280,14 +290,12 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
             r.order = std::move(order);
             r.method = method;
         }
+        return !cancelled();
     };
-    // Each baseline costs up to about a second at 1M nodes: a cancel is honoured between them.
-    if (!report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
-    consider(detail::lpmf_order(problem), r.lpmf_peak, "lpmf");
-    if (!report(OptimizeProgress::Phase::Baselines, r.peak, false)) return r;
-    consider(detail::bfs_order(problem), r.bfs_peak, "bfs");
-    if (!report(OptimizeProgress::Phase::Baselines, r.peak, false)) return r;
-    consider(detail::dfs_order(problem), r.dfs_peak, "dfs");
+    // Each baseline costs up to about a second at 1M nodes: the poll stops them inside.
+    if (!consider(detail::lpmf_order(problem, poll), r.lpmf_peak, "lpmf")) return r;
+    if (!consider(detail::bfs_order(problem, poll), r.bfs_peak, "bfs")) return r;
+    if (!consider(detail::dfs_order(problem, poll), r.dfs_peak, "dfs")) return r;
 
     auto finish = [&] {
         if (r.exact) r.lower_bound = r.peak;
@@ -302,11 +310,12 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
 
     // The local search first: on small graphs it gets 30 % of the time (it usually stops much
     // earlier) and hands the exact search a tight bound to prune with.
+    phase = OptimizeProgress::Phase::Search;
     if (!report(OptimizeProgress::Phase::Search, r.peak, true)) return r;
     {
         IncrementalSchedule schedule(file, graph, alias, releasable, counted, r.order);
         const std::function<bool(std::int64_t)> tick = [&](std::int64_t best) {
-            return report(OptimizeProgress::Phase::Search, best, false);
+            return !cancelled() && report(OptimizeProgress::Phase::Search, best, false);
         };
         const auto search_deadline = try_exact ? started + (deadline - started) * 3 / 10 : deadline;
         Search search(schedule, graph, problem, options.seed, r.lower_bound, search_deadline, tick);
@@ -322,9 +331,10 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         r.exact = true;
         return finish();
     }
+    phase = OptimizeProgress::Phase::Exact;
     if (try_exact && report(OptimizeProgress::Phase::Exact, r.peak, true)) {
         const std::function<bool()> keep_going = [&] {
-            return Clock::now() < deadline && report(OptimizeProgress::Phase::Exact, r.peak, false);
+            return Clock::now() < deadline && !cancelled() && report(OptimizeProgress::Phase::Exact, r.peak, false);
         };
         ExactResult e = detail::exact(problem, options.exact_max_nodes, options.exact_max_states, r.peak, keep_going);
         if (e.complete) {

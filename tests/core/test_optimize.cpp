@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -316,9 +317,10 @@ void check_result(const Fixture& s, const OptimizeResult& r, const std::string& 
     EXPECT_EQ(s.score(r.order), r.peak);
     EXPECT_EQ(r.original_peak, s.score(original_order(s.graph)));
     EXPECT_LE(r.peak, r.original_peak);
-    EXPECT_LE(r.peak, r.lpmf_peak);
-    EXPECT_LE(r.peak, r.bfs_peak);
-    EXPECT_LE(r.peak, r.dfs_peak);
+    for (const std::int64_t baseline : {r.lpmf_peak, r.bfs_peak, r.dfs_peak}) {
+        if (baseline == -1) EXPECT_TRUE(r.cancelled);  // -1: cancelled before it was computed
+        else EXPECT_LE(r.peak, baseline);
+    }
     EXPECT_LE(r.lower_bound, r.peak);
 }
 
@@ -494,6 +496,104 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
     EXPECT_EQ(first.lpmf_peak, -1);
     EXPECT_EQ(first.bfs_peak, -1);
     EXPECT_EQ(first.dfs_peak, -1);
+}
+
+// Cancel lands inside the long phases (the lower bound, each baseline, the search), not only
+// between them: the cancel check is asked once per kCancelPollWork steps of work, so the work done
+// after a cancel is bounded by that many steps. Counted in polls, not timed (the time is printed).
+TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
+    testing::RandomGraphs gen(17);
+    GraphFile file;
+    testing::RandomGraphOptions o;
+    o.nodes = 100000;
+    o.rogue = 0;
+    const Graph& g = gen.make(file, "big", o);
+    const Fixture s(file, g);
+    using Phase = OptimizeProgress::Phase;
+    using Clock = std::chrono::steady_clock;
+
+    // Not cancelled: how often each phase asks.
+    Phase phase = Phase::Baselines;
+    std::map<Phase, std::size_t> polls;
+    OptimizeOptions opt;
+    opt.time_limit_s = 0.3;
+    opt.exact_max_nodes = 0;
+    opt.progress = [&](const OptimizeProgress& p) {
+        phase = p.phase;
+        return true;
+    };
+    opt.cancelled = [&] {
+        ++polls[phase];
+        return false;
+    };
+    auto t0 = Clock::now();
+    const OptimizeResult full = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
+    std::cout << "100k nodes, not cancelled: " << std::chrono::duration<double>(Clock::now() - t0).count() << " s, "
+              << polls[Phase::Baselines] << " polls in the bound and baselines, " << polls[Phase::Search]
+              << " in the search\n";
+    EXPECT_FALSE(full.cancelled);
+    check_result(s, full, "not cancelled");
+    // Each baseline picks every scheduler node (more than half the nodes here): one poll at least
+    // per kCancelPollWork of them.
+    const std::size_t per_baseline = g.size() / 2 / kCancelPollWork;
+    ASSERT_GE(per_baseline, 10u);
+    EXPECT_GE(polls[Phase::Baselines], 3 * per_baseline);
+    EXPECT_GE(polls[Phase::Search], 1u);
+
+    // Cancelled at the j-th poll: the check is not asked again, the result is a legal order no
+    // worse than the original, and the baselines not finished report -1.
+    const std::size_t total = polls[Phase::Baselines];
+    for (const std::size_t j : {std::size_t(1), total / 3, 2 * total / 3, total + 1}) {
+        SCOPED_TRACE("cancel at poll " + std::to_string(j));
+        std::size_t calls = 0;
+        Clock::time_point cancelled_at{};
+        opt.progress = {};
+        opt.time_limit_s = 30;
+        opt.cancelled = [&] {
+            if (++calls < j) return false;
+            if (calls == j) cancelled_at = Clock::now();
+            return true;
+        };
+        const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
+        const double after_ms = std::chrono::duration<double, std::milli>(Clock::now() - cancelled_at).count();
+        std::cout << "cancel at poll " << j << " of " << total << ": returned " << after_ms << " ms later (lpmf "
+                  << r.lpmf_peak << ", bfs " << r.bfs_peak << ", dfs " << r.dfs_peak << ")\n";
+        EXPECT_TRUE(r.cancelled);
+        EXPECT_EQ(calls, j);  // asked once per poll until it said stop, never after
+        check_result(s, r, "cancelled");
+        EXPECT_LE(r.peak, r.original_peak);
+        if (j == 1) {
+            EXPECT_EQ(r.order, original_order(g));
+            EXPECT_EQ(r.lpmf_peak, -1);  // inside the lower bound: no baseline ran
+        }
+        if (j <= total) {
+            EXPECT_EQ(r.dfs_peak, -1);  // dfs, the last baseline, was cut short or never ran
+        } else {
+            EXPECT_NE(r.dfs_peak, -1);  // in the search: all three done
+        }
+    }
+}
+
+TEST(Optimize, ExactSearchStopsWithinAPollOfWork) {
+    // A wide graph: many sets of scheduled nodes. keep_going says stop at its first question.
+    testing::RandomGraphs gen(23);
+    GraphFile file;
+    testing::RandomGraphOptions o;
+    o.nodes = 60;
+    o.rogue = 0;
+    o.max_inputs = 1;
+    const Graph& g = gen.make(file, "wide", o);
+    const Fixture s(file, g);
+    std::size_t asked = 0;
+    const ExactResult stopped = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000,
+                                               INT64_MAX, [&] { ++asked; return false; });
+    const ExactResult done = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000);
+    std::cout << "exact search: " << done.states << " sets in all, " << stopped.states << " when stopped at the first question\n";
+    ASSERT_GT(done.states, 2 * kCancelPollWork);
+    EXPECT_FALSE(stopped.complete);
+    EXPECT_EQ(asked, 1u);
+    // Each set tried costs one step per node: the first question comes within kCancelPollWork steps.
+    EXPECT_LE(stopped.states, kCancelPollWork);
 }
 
 TEST(Optimize, DegenerateGraphs) {

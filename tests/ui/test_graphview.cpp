@@ -306,12 +306,13 @@ void TestGraphView::hugeNamesAreElidedCheaply() {
     QVERIFY(shown.size() < 200);
     QVERIFY(shown.endsWith(QChar(0x2026)));
     QVERIFY(fm.horizontalAdvance(shown) <= 120.5);
-    // Cut on a code point boundary: "é" is never split.
+    // elided() (util/text.h, shared by every view) cuts on a code point boundary: "é" (2 bytes)
+    // is never split, 11 bytes keep 5 of them.
     std::string accents;
     for (int i = 0; i < 100; ++i) accents += "\xc3\xa9";
-    const QString clipped = clippedName(accents, 10);
-    QCOMPARE(clipped, QString(10, QChar(0xe9)) + QChar(0x2026));
-    QCOMPARE(clippedName("short", 10), QStringLiteral("short"));
+    QCOMPARE(elided(accents, 11), QString(5, QChar(0xe9)) + QChar(0x2026));
+    QCOMPARE(elided(accents, 10), QString(5, QChar(0xe9)) + QChar(0x2026));
+    QCOMPARE(elided(std::string_view("short"), 10), QStringLiteral("short"));
 }
 
 void TestGraphView::ctrlWheelZoomsLanesAtTheMouse() {
@@ -433,6 +434,16 @@ void TestGraphView::hugeNameInTheView() {
     const VisibleItems items = view.visibleItems();
     QVERIFY(!items.labels.empty());
     for (const auto& l : items.labels) QVERIFY2(l.text.size() < 300, qPrintable(QString::number(l.text.size())));
+    // Hover tooltips of every node: the name's head only.
+    int tips = 0;
+    for (std::int32_t n = 0; n < 8; ++n) {
+        const QPoint at = view.nodeCenter({0, fxmem::NodeId(n)}).toPoint();
+        if (!view.rect().contains(at)) continue;
+        const QString tip = view.tooltipAt(at);
+        tips += !tip.isEmpty();
+        QVERIFY2(tip.size() < 1000, qPrintable(QString::number(tip.size())));
+    }
+    QVERIFY(tips > 0);
     QVERIFY(!view.grab().isNull());
 }
 
@@ -648,6 +659,18 @@ void TestGraphView::everyColourModeHasALegend() {
         for (const LegendEntry& e : view.legend()) seen.insert(e.color.rgb());
         QCOMPARE(seen.size(), static_cast<qsizetype>(view.legend().size()));
     }
+    // A chooser built from kNodeColorModes starts on the view's default (the main window's combo
+    // offered only op kind and memory change, showing "By op kind" over op-category colours).
+    QCOMPARE(kNodeColorModes.front(), GraphView().colorMode());
+    QSet<QString> labels;
+    QSet<int> modes;
+    for (NodeColorMode m : kNodeColorModes) {
+        labels.insert(colorModeName(m));
+        modes.insert(static_cast<int>(m));
+    }
+    QCOMPARE(labels.size(), qsizetype(kNodeColorModes.size()));
+    QCOMPARE(modes.size(), qsizetype(kNodeColorModes.size()));
+    QCOMPARE(colorModeName(NodeColorMode::OpCategory), QStringLiteral("By op category"));
 }
 
 void TestGraphView::selectedNodeEdges() {

@@ -2,6 +2,7 @@
 // running one through its cancel check (the work stops, not just its delivery), cancel() delivers
 // nothing, and exceptions end a job the same way whatever runs it.
 #include "jobs/jobtracker.h"
+#include "util/text.h"
 
 #include <fxmem/error.h>
 
@@ -109,6 +110,14 @@ void TestJobTracker::exceptionsBecomeFailed() {
     QTRY_VERIFY(!jobs.busy());
     QTest::qWait(50);
     QCOMPARE(failed.count(), 2);
+    // A message quoting a huge node name (a hostile file) comes out elided, not 16 MiB long.
+    jobs.start<int>([](JobContext&) -> std::shared_ptr<const int> {
+        throw fxmem::Error("g.json: node '" + std::string(16u << 20, 'n') + "': broken");
+    }, [](std::shared_ptr<const int>) {});
+    QTRY_COMPARE(failed.count(), 3);
+    const QString shown = failed.back().front().toString();
+    QVERIFY2(shown.size() <= 4 * qsizetype(kMaxShownNameBytes) + 1, qPrintable(QString::number(shown.size())));
+    QVERIFY(shown.startsWith(QStringLiteral("g.json: node 'nnn")));
 }
 
 QTEST_MAIN(TestJobTracker)

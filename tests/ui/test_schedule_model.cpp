@@ -5,6 +5,7 @@
 #include "test_schedule_graphs.h"
 
 #include <fxmem/error.h>
+#include <fxmem/profile_steps.h>
 #include <fxmem/schedule.h>
 
 #include <synth.h>
@@ -287,12 +288,16 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
         for (std::size_t p = 0; p < order.size(); ++p) {
             QCOMPARE(bytesAt(model, static_cast<int>(p)), score.current[p]);
             const fxmem::OpKind op = analysis->graph().node(order[p]).op;
-            if (op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr || op == fxmem::OpKind::Output)
-                continue;
-            QCOMPARE(profile[2 + 2 * k], score.current[p]);
+            if (!fxmem::has_profile_points(op)) continue;
+            QCOMPARE(profile[static_cast<std::size_t>(fxmem::free_step(k))], score.current[p]);
+            // Core's one step numbering (profile_steps.h), after moves too, both ways.
+            QCOMPARE(model.profileStep(p), fxmem::alloc_step(k));
+            QCOMPARE(model.positionOfProfileStep(fxmem::alloc_step(k)), p);
+            QCOMPARE(model.positionOfProfileStep(fxmem::free_step(k)), p);
             ++k;
         }
-        QCOMPARE(profile.size(), 1 + 2 * k);
+        QCOMPARE(static_cast<std::int64_t>(profile.size()), fxmem::profile_size(k));
+        QCOMPARE(model.profileStep(order.size() - 1), fxmem::profile_size(k) - 1);  // the output node
     }
     QVERIFY(done >= 20);
 }

@@ -9,6 +9,7 @@
 #include "schedule/timelinelink.h"
 #include "timeline/timelineplot.h"
 #include "test_schedule_graphs.h"
+#include "util/units.h"
 
 #include <fxmem/optimize.h>
 #include <fxmem/schedule.h>
@@ -16,8 +17,10 @@
 #include <synth.h>
 
 #include <QComboBox>
+#include <QHeaderView>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSignalSpy>
 #include <QTableView>
@@ -57,7 +60,11 @@ private slots:
     void optimizeIsOneUndoStep();
     void optimizeCancelChangesNothing();
     void suggestionsApplyWithOneClick();
+    void suggestionListFitsItsLines();
+    void moveToSaysWhereANodeMayGo();
     void dockStaysNarrow();
+    void memoryColumnsInViewOnALaptopDock();
+    void sameOrdersAndOptimalOrdersSaySo();
     void compareTimeOn100kNodes();
     void linkedToTheTimeline();
 };
@@ -125,6 +132,48 @@ void TestScheduleTools::dockStaysNarrow() {
     QVERIFY(editor.minimumSizeHint().height() <= 600);
     if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG"))
         editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral("-tools.png"));
+}
+
+// At 1366x768 the dock is about 550 px wide: the columns a move changes (During, After, Change)
+// come right after the node's name and are in view without scrolling sideways; the op/target,
+// the widest text, comes last.
+void TestScheduleTools::memoryColumnsInViewOnALaptopDock() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.resize(550, 500);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* view = editor.findChild<ScheduleView*>();
+    QVERIFY(view);
+    const QHeaderView* h = view->horizontalHeader();
+    QCOMPARE(h->visualIndex(ScheduleModel::DuringColumn), h->visualIndex(ScheduleModel::NodeColumn) + 1);
+    QCOMPARE(h->visualIndex(ScheduleModel::TargetColumn), int(ScheduleModel::ColumnCount) - 1);
+    for (int c : {int(ScheduleModel::DuringColumn), int(ScheduleModel::MemoryColumn), int(ScheduleModel::DeltaColumn)}) {
+        const int right = h->sectionViewportPosition(c) + h->sectionSize(c);
+        QVERIFY2(right <= view->viewport()->width(),
+                 qPrintable(QStringLiteral("column %1 ends at %2 of %3 px").arg(c).arg(right).arg(view->viewport()->width())));
+    }
+}
+
+// Comparing an order with itself says so (instead of "0 node(s) moved"); optimizing an order that
+// is already optimal says that, not "no order found".
+void TestScheduleTools::sameOrdersAndOptimalOrdersSaySo() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());  // no named schedules: original and your edit
+    auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
+    QVERIFY(status);
+    editor.setComparison(0, 1);
+    QVERIFY2(status->text().contains(QStringLiteral("same order")), qPrintable(status->text()));
+    editor.clearComparison();
+    QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
+    editor.optimize(5);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(editor.peak(), 2110);  // the optimum of graph g
+    editor.optimize(5);
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.last().front().toBool(), false);
+    QVERIFY2(status->text().contains(QStringLiteral("already optimal")), qPrintable(status->text()));
+    QCOMPARE(editor.undoStack()->count(), 1);
 }
 
 void TestScheduleTools::pickerSwitchesToANamedSchedule() {
@@ -272,6 +321,8 @@ void TestScheduleTools::optimizeIsOneUndoStep() {
         fxmem::score_schedule(analysis->file(), analysis->graph(), analysis->alias(), best, analysis->releasable(), analysis->counted());
     QCOMPARE(editor.peak(), s.peak);
     QVERIFY(editor.peak() <= 2110);  // at least as good as c-first, found by hand
+    // The change spelled out (both ends of a large peak can round alike).
+    QVERIFY2(editor.undoStack()->undoText().contains(formatDelta(s.peak - 3100, 3100)), qPrintable(editor.undoStack()->undoText()));
     QCOMPARE(bound.count(), 1);
     QVERIFY(editor.lowerBound() >= 0 && editor.lowerBound() <= editor.peak());
     // Undone in one step, redone in one step.
@@ -304,6 +355,51 @@ void TestScheduleTools::optimizeCancelChangesNothing() {
     const QString status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"))->text();
     QVERIFY2(status.contains(QStringLiteral("cancelled")), qPrintable(status));
     QVERIFY(!editor.isOptimizing());
+}
+
+// The suggestion list is as tall as its lines: "no move lowers it" takes one row, not the
+// schedule's.
+void TestScheduleTools::suggestionListFitsItsLines() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.resize(550, 700);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* list = editor.findChild<QListWidget*>(QStringLiteral("suggestionList"));
+    editor.refreshSuggestions();
+    list->show();
+    const int row = list->sizeHintForRow(0);
+    QVERIFY(list->count() >= 1);
+    QCOMPARE(list->height(), std::min(list->count(), 5) * row + 2 * list->frameWidth());
+    // Apply the best move until none is left: one line.
+    for (int i = 0; i < 10 && !editor.suggestions().empty(); ++i) QVERIFY(editor.applySuggestion(0));
+    editor.refreshSuggestions();
+    QCOMPARE(list->count(), 1);
+    QCOMPARE(list->height(), row + 2 * list->frameWidth());
+}
+
+// Move-to: a refusal names where the node may go; changing the mode clears the field.
+void TestScheduleTools::moveToSaysWhereANodeMayGo() {
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
+    // c (position 3) uses a (position 1) and is used by d (position 4): positions 2..3.
+    QString why;
+    QVERIFY(!editor.moveNodeToPosition(fxmem::NodeId(3), 0, &why));
+    QVERIFY2(status->text().endsWith(QStringLiteral("it may go to positions 2–3.")), qPrintable(status->text()));
+    QVERIFY(!why.contains(QStringLiteral("may go")));  // the reason itself stays the core's
+    QComboBox* kind = nullptr;
+    for (QComboBox* box : editor.findChildren<QComboBox*>())
+        if (box->findText(QStringLiteral("just after node")) >= 0) kind = box;
+    QVERIFY(kind);
+    QLineEdit* field = nullptr;
+    for (QLineEdit* line : editor.findChildren<QLineEdit*>())
+        if (line->placeholderText() == QStringLiteral("number")) field = line;
+    QVERIFY(field);
+    field->setText(QStringLiteral("100"));
+    kind->setCurrentIndex(kind->findText(QStringLiteral("just after node")));
+    QVERIFY(field->text().isEmpty());
+    QCOMPARE(field->placeholderText(), QStringLiteral("node name"));
 }
 
 void TestScheduleTools::suggestionsApplyWithOneClick() {

@@ -5,6 +5,15 @@
 
 #include <QCoreApplication>
 
+QString colorModeName(NodeColorMode mode) {
+    switch (mode) {
+    case NodeColorMode::OpCategory: return QCoreApplication::translate("GraphView", "By op category");
+    case NodeColorMode::OpKind: return QCoreApplication::translate("GraphView", "By op kind");
+    case NodeColorMode::MemoryChange: return QCoreApplication::translate("GraphView", "By memory change");
+    }
+    return {};
+}
+
 std::vector<LegendEntry> legendEntries(NodeColorMode mode, const LegendContent& content, const QPalette& palette) {
     std::vector<LegendEntry> out;
     switch (mode) {

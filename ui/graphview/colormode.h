@@ -7,10 +7,17 @@
 #include <QPalette>
 #include <QString>
 
+#include <array>
 #include <bitset>
 #include <vector>
 
 enum class NodeColorMode { OpCategory, OpKind, MemoryChange };
+
+// Every mode in the order a chooser lists them, the graph view's default (OpCategory) first; a
+// chooser builds its items from this list and colorModeName() so it cannot disagree with the view.
+inline constexpr std::array<NodeColorMode, 3> kNodeColorModes = {NodeColorMode::OpCategory, NodeColorMode::OpKind,
+                                                                 NodeColorMode::MemoryChange};
+QString colorModeName(NodeColorMode mode);  // "By op category", …
 
 struct LegendEntry {
     QString text;

@@ -6,6 +6,8 @@
 #include "util/text.h"
 #include "util/units.h"
 
+#include <fxmem/profile_steps.h>
+
 #include <QHelpEvent>
 #include <QImage>
 #include <QMouseEvent>
@@ -23,9 +25,6 @@
 namespace {
 constexpr double kTopPad = 18;  // room for the graph names of a joined pair
 constexpr std::uint32_t kMaxBandRows = 4;
-bool inProfile(fxmem::OpKind op) {
-    return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
-}
 } // namespace
 
 GraphView::GraphView(QWidget* parent) : QWidget(parent) {
@@ -132,7 +131,7 @@ void GraphView::setSchedule(std::vector<fxmem::NodeId> order, bool editable) {
     profilePositions_.clear();
     for (std::size_t p = 0; p < order_.size(); ++p) {
         position_[order_[p].index()] = p;
-        if (inProfile(g.node(order_[p]).op)) profilePositions_.push_back(p);
+        if (fxmem::has_profile_points(g.node(order_[p]).op)) profilePositions_.push_back(p);
     }
     // Graph order needs no second layout.
     bool original = true;
@@ -728,9 +727,9 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
         return d;
     }
     const fxmem::Graph& g = scene_->segments.front().analysis->graph();
-    if (!inProfile(g.node(ref.node).op)) {
+    if (!fxmem::has_profile_points(g.node(ref.node).op)) {
         d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
-                    .arg(clippedName(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
+                    .arg(elided(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
         return d;
     }
     std::size_t lo = 0, hi = order_.size() - 1;
@@ -744,12 +743,12 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
     auto k1 = static_cast<std::size_t>(std::upper_bound(profilePositions_.begin(), profilePositions_.end(), hi) - profilePositions_.begin());
     if (k1 == 0) k1 = 1;
     d.ok = true;
-    d.loStep = 1 + 2 * static_cast<std::int64_t>(k0);
-    d.hiStep = 1 + 2 * static_cast<std::int64_t>(k1 - 1);
-    const QString name = clippedName(g.node(ref.node).name, 80);
+    d.loStep = fxmem::alloc_step(k0);
+    d.hiStep = fxmem::alloc_step(k1 - 1);
+    const QString name = elided(g.node(ref.node).name, 80);
     QStringList parts;
-    if (before.valid()) parts << tr("after its input '%1'").arg(clippedName(g.node(before).name, 80));
-    if (after.valid()) parts << tr("before its user '%1'").arg(clippedName(g.node(after).name, 80));
+    if (before.valid()) parts << tr("after its input '%1'").arg(elided(g.node(before).name, 80));
+    if (after.valid()) parts << tr("before its user '%1'").arg(elided(g.node(after).name, 80));
     d.why = parts.isEmpty() ? tr("'%1' can go anywhere").arg(name)
                             : tr("'%1' must stay %2").arg(name, parts.join(tr(" and ")));
     return d;
@@ -903,14 +902,14 @@ QString GraphView::tooltipFor(NodeRef ref) const {
     const fxmem::Graph& g = seg.analysis->graph();
     const fxmem::Node& n = g.node(ref.node);
     QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code>")
-                    .arg(clippedName(n.name, 120).toHtmlEscaped(), toQString(fxmem::to_string(n.op)),
-                         clippedName(g.target(ref.node), 120).toHtmlEscaped());
+                    .arg(elided(n.name, 120).toHtmlEscaped(), toQString(fxmem::to_string(n.op)),
+                         elided(g.target(ref.node), 120).toHtmlEscaped());
     if (!categories_.empty())
         t += QStringLiteral(" (%1)").arg(toQString(fxmem::to_string(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]))));
     if (const fxmem::ModuleInfo* m = g.module(ref.node)) {
-        const QString name = m->name.empty() ? tr("(model)") : clippedName(m->name, 120).toHtmlEscaped();
+        const QString name = m->name.empty() ? tr("(model)") : elided(m->name, 120).toHtmlEscaped();
         t += tr("<br>module %1").arg(name);
-        if (!m->type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m->type, 60).toHtmlEscaped());
+        if (!m->type.empty()) t += QStringLiteral(" <i>%1</i>").arg(elided(m->type, 60).toHtmlEscaped());
     }
     // Output tensors: dtype and shape, a few at most.
     const auto tensors = g.node_tensors(ref.node);
@@ -918,7 +917,7 @@ QString GraphView::tooltipFor(NodeRef ref) const {
     for (std::size_t i = 0; i < tensors.size() && i < 4; ++i) {
         QStringList dims;
         for (std::int64_t d : g.shape(tensors[i])) dims << QString::number(d);
-        shapes << QStringLiteral("%1[%2]").arg(clippedName(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
+        shapes << QStringLiteral("%1[%2]").arg(elided(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
     }
     if (tensors.size() > 4) shapes << tr("… %1 more").arg(tensors.size() - 4);
     if (!shapes.isEmpty()) t += QStringLiteral("<br>") + shapes.join(QStringLiteral(", "));
@@ -933,8 +932,8 @@ QString GraphView::tooltipAt(QPoint pos) const {
     if (segment >= 0) {
         const ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
         const fxmem::ModuleTree::Module& m = g.tree()[module];
-        QString t = QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : clippedName(m.name, 120).toHtmlEscaped());
-        if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(clippedName(m.type, 60).toHtmlEscaped());
+        QString t = QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : elided(m.name, 120).toHtmlEscaped());
+        if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(elided(m.type, 60).toHtmlEscaped());
         if (pos.y() < topPad()) {
             t += g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse");
         } else {
@@ -951,11 +950,11 @@ QString GraphView::tooltipAt(QPoint pos) const {
             const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(sp.start.segment)].analysis->graph();
             const std::int64_t a = stepOf(sp.start), b = stepOf(sp.wait);
             return tr("<b>%1</b> in flight from step %2 to %3 (%4 nodes run meanwhile)<br>started by %5, waited by %6")
-                .arg(clippedName(fxmem::short_op(g.target(sp.start.node)), 60).toHtmlEscaped())
+                .arg(elided(fxmem::short_op(g.target(sp.start.node)), 60).toHtmlEscaped())
                 .arg(a)
                 .arg(b)
                 .arg(std::max<std::int64_t>(0, (b - a) / 2 - 1))
-                .arg(clippedName(g.node(sp.start.node).name, 80).toHtmlEscaped(), clippedName(g.node(sp.wait.node).name, 80).toHtmlEscaped());
+                .arg(elided(g.node(sp.start.node).name, 80).toHtmlEscaped(), elided(g.node(sp.wait.node).name, 80).toHtmlEscaped());
         }
     return {};
 }

@@ -59,7 +59,7 @@ QString nodeLabel(const fxmem::Graph& g, fxmem::NodeId n, const QFontMetricsF& f
     // FX names most nodes after their op ("mul_12", "view_3"): the op adds nothing then.
     const std::string_view shortOp = fxmem::short_op(g.target(n));
     if (std::string_view(node.name).starts_with(shortOp)) return elidedName(node.name, fm, width);
-    const QString op = QStringLiteral(" \u00b7 ") + clippedName(shortOp, 40);
+    const QString op = QStringLiteral(" \u00b7 ") + elided(shortOp, 40);
     const double opWidth = fm.horizontalAdvance(op);
     if (width - opWidth >= fm.averageCharWidth() * 4) return elidedName(node.name, fm, width - opWidth) + op;
     return elidedName(node.name, fm, width);
@@ -122,8 +122,8 @@ void addModuleItems(const PrepareInput& in, std::size_t s, std::int64_t lo, std:
 
 QString moduleCaption(const fxmem::ModuleTree& tree, std::uint32_t m, const QFontMetricsF& fm, double width) {
     const fxmem::ModuleTree::Module& mod = tree[m];
-    const QString type = mod.type.empty() ? QString() : QStringLiteral("  ") + clippedName(mod.type, 60);
-    const QString full = clippedName(mod.name, 200);
+    const QString type = mod.type.empty() ? QString() : QStringLiteral("  ") + elided(mod.type, 60);
+    const QString full = elided(mod.name, 200);
     if (fm.horizontalAdvance(full + type) <= width) return full + type;
     if (fm.horizontalAdvance(full) <= width) return full;
     // The last component tells siblings apart ("0", "attn").
@@ -245,7 +245,7 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         const QRectF r = sp.rect.intersected(QRectF(0, 0, w, h)).adjusted(out.nodeW / 2 + 3, 0, -out.nodeW / 2 - 3, 0);
         if (r.width() < 60 || out.nodeH < 9) continue;
         const SegmentInput& seg = in.segments[static_cast<std::size_t>(sp.start.segment)];
-        const QString text = clippedName(fxmem::short_op(seg.graph->target(sp.start.node)), 60) + QStringLiteral(" in flight");
+        const QString text = elided(fxmem::short_op(seg.graph->target(sp.start.node)), 60) + QStringLiteral(" in flight");
         const QRectF line(r.left(), r.top() - bandFm.height() - 1, r.width(), bandFm.height());
         out.labels.push_back({line, bandFm.elidedText(text, Qt::ElideRight, line.width()), VisibleItems::LabelKind::Span});
     }

@@ -1,5 +1,7 @@
 #include "jobs/jobtracker.h"
 
+#include "util/text.h"
+
 #include <fxmem/error.h>
 
 void JobContext::post(std::function<void(JobTracker*)> f) const {
@@ -53,7 +55,8 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
             // a job that gave up by itself is simply no longer busy.
             job->post([](JobTracker* o) { o->setBusy(false); });
         } catch (const std::exception& e) {
-            const QString message = QString::fromUtf8(e.what());
+            // Core messages quote names whole, and a name may be 100 MB: show the head only.
+            const QString message = elided(std::string_view(e.what()), 4 * kMaxShownNameBytes);
             job->post([message](JobTracker* o) {
                 o->setBusy(false);
                 emit o->failed(message);

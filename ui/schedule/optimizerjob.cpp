@@ -1,29 +1,21 @@
 #include "schedule/optimizerjob.h"
 
-#include <QCoreApplication>
+#include "jobs/jobtracker.h"
+
 #include <QPointer>
-#include <QThreadPool>
 
-#include <exception>
-
-// What the worker and the job share: the cancel flag, and whether anyone still wants the result.
-struct OptimizerJob::Shared {
-    std::atomic<bool> cancel{false};
-    std::atomic<bool> wanted{true};
-};
-
-OptimizerJob::OptimizerJob(QObject* parent) : QObject(parent) {}
-
-OptimizerJob::~OptimizerJob() {
-    if (current_) {
-        current_->wanted = false;
-        current_->cancel = true;
-    }
+OptimizerJob::OptimizerJob(QObject* parent) : QObject(parent), tracker_(new JobTracker(this, 2)) {
+    connect(tracker_, &JobTracker::failed, this, &OptimizerJob::failed);
 }
+
+// The tracker (a child) stops the running job and waits for it in its destructor.
+OptimizerJob::~OptimizerJob() = default;
 
 void OptimizerJob::cancel() {
-    if (current_) current_->cancel = true;
+    if (finishEarly_) finishEarly_->store(true);
 }
+
+bool OptimizerJob::isRunning() const { return tracker_->busy(); }
 
 namespace {
 QString phaseName(fxmem::OptimizeProgress::Phase phase) {
@@ -38,43 +30,38 @@ QString phaseName(fxmem::OptimizeProgress::Phase phase) {
 } // namespace
 
 void OptimizerJob::start(std::shared_ptr<const GraphAnalysis> analysis, double timeLimitSeconds) {
-    if (current_) {
-        current_->wanted = false;
-        current_->cancel = true;
-    }
-    auto shared = std::make_shared<Shared>();
-    current_ = shared;
-    running_ = true;
+    auto finishEarly = std::make_shared<std::atomic<bool>>(false);
+    finishEarly_ = finishEarly;
     QPointer<OptimizerJob> self(this);
-    QThreadPool::globalInstance()->start([self, shared, analysis = std::move(analysis), timeLimitSeconds] {
-        fxmem::OptimizeOptions options;
-        options.time_limit_s = timeLimitSeconds;
-        options.progress = [&](const fxmem::OptimizeProgress& p) {
-            if (shared->wanted) {
+    JobTracker* tracker = tracker_;
+    const quint64 generation = tracker->generation() + 1;  // the one start() below takes
+    tracker_->start<fxmem::OptimizeResult>(
+        [self, tracker, generation, finishEarly, analysis, timeLimitSeconds](JobContext& job) {
+            fxmem::OptimizeOptions options;
+            options.time_limit_s = timeLimitSeconds;
+            // Asked inside every phase: superseded (the tracker's flag) or the user's Cancel.
+            options.cancelled = [check = job.cancelCheck(), finishEarly] { return check() || finishEarly->load(); };
+            options.progress = [&job, self, tracker, generation](const fxmem::OptimizeProgress& p) {
+                if (job.cancelled()) return false;
                 const double fraction = p.fraction;
                 const auto best = static_cast<qint64>(p.best_peak), bound = static_cast<qint64>(p.lower_bound);
                 const QString phase = phaseName(p.phase);
-                // qApp as the context: `self` is only looked at on the GUI thread.
-                QMetaObject::invokeMethod(QCoreApplication::instance(), [self, shared, fraction, best, bound, phase] {
-                    if (self && shared->wanted) emit self->progress(fraction, best, bound, phase);
-                });
-            }
-            return !shared->cancel.load();
-        };
-        std::shared_ptr<const fxmem::OptimizeResult> result;
-        QString error;
-        try {
-            result = std::make_shared<const fxmem::OptimizeResult>(fxmem::optimize_schedule(
+                // Posted to the tracker's thread; dropped once a newer job started there.
+                QMetaObject::invokeMethod(
+                    tracker,
+                    [self, tracker, generation, fraction, best, bound, phase] {
+                        if (self && tracker->generation() == generation) emit self->progress(fraction, best, bound, phase);
+                    },
+                    Qt::QueuedConnection);
+                return true;
+            };
+            auto result = std::make_shared<const fxmem::OptimizeResult>(fxmem::optimize_schedule(
                 analysis->file(), analysis->graph(), analysis->alias(), analysis->releasable(), analysis->counted(), options));
-        } catch (const std::exception& e) {
-            error = QString::fromUtf8(e.what());
-        }
-        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, shared, result, analysis, error] {
-            if (!self || !shared->wanted || self->current_ != shared) return;
-            self->running_ = false;
-            self->current_.reset();
-            if (result) emit self->finished(result, analysis);
-            else emit self->failed(error);
+            // Superseded: nothing to deliver (the tracker drops it anyway).
+            job.throwIfCancelled();
+            return result;
+        },
+        [self, analysis](std::shared_ptr<const fxmem::OptimizeResult> result) {
+            if (self) emit self->finished(std::move(result), analysis);
         });
-    });
 }

@@ -1,8 +1,11 @@
-// Runs fxmem::optimize_schedule for one graph on a worker thread (QThreadPool), with progress and
-// Cancel. Progress and the result come back on the GUI thread as signals; the result crosses as
-// std::shared_ptr<const fxmem::OptimizeResult>. Cancel makes the optimizer stop at its next
-// progress check and return the best order found so far (result.cancelled = true); a job whose
-// owner is gone, or that was superseded by a newer start(), delivers nothing.
+// Runs fxmem::optimize_schedule for one graph on the app's JobTracker (ui/jobs), with progress and
+// Cancel. The job hands its cancel check to the optimizer, which asks it inside every phase (the
+// bound, each baseline, the searches), so a stop lands within a bounded amount of work. Two ways
+// to stop: cancel() (the user's Cancel) makes the optimizer return the best order found so far and
+// finished() still comes (result.cancelled = true); a newer start() or the job's destruction
+// supersedes the run through the tracker and nothing of it is delivered (the destructor waits
+// for the worker, which stops at its next poll). The result crosses threads as
+// std::shared_ptr<const fxmem::OptimizeResult>.
 #pragma once
 #include "analysis/graphanalysis.h"
 
@@ -14,6 +17,8 @@
 #include <atomic>
 #include <memory>
 
+class JobTracker;
+
 class OptimizerJob : public QObject {
     Q_OBJECT
 public:
@@ -21,10 +26,11 @@ public:
     ~OptimizerJob() override;
 
     // Starts on the analysis' graph in its original order's context (releasable, counted).
-    // A running job is cancelled and its result dropped.
+    // A running job is superseded (its result dropped).
     void start(std::shared_ptr<const GraphAnalysis> analysis, double timeLimitSeconds = 10);
     void cancel();  // the running job returns its best so far (finished() still comes)
-    bool isRunning() const { return running_; }
+    bool isRunning() const;
+    JobTracker* tracker() const { return tracker_; }
 
 signals:
     void progress(double fraction, qint64 bestPeak, qint64 lowerBound, const QString& phase);
@@ -32,9 +38,10 @@ signals:
     void failed(const QString& message);
 
 private:
-    struct Shared;
-    std::shared_ptr<Shared> current_;
-    bool running_ = false;
+    JobTracker* tracker_;
+    // The user's Cancel for the current run: stop early but deliver (the tracker's own cancel
+    // drops the result, which is what superseding wants).
+    std::shared_ptr<std::atomic<bool>> finishEarly_;
 };
 
 Q_DECLARE_METATYPE(std::shared_ptr<const fxmem::OptimizeResult>)

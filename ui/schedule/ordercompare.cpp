@@ -1,16 +1,14 @@
 #include "schedule/ordercompare.h"
 
+#include "util/text.h"
 #include "util/units.h"
 
 #include <fxmem/incremental.h>
+#include <fxmem/profile_steps.h>
 
 #include <algorithm>
 
 namespace {
-
-bool inProfile(fxmem::OpKind op) {
-    return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
-}
 
 // Counted bytes each node allocates when it runs (0 for placeholders, get_attr and output).
 std::vector<std::int64_t> freshBytes(const GraphAnalysis& a) {
@@ -18,7 +16,7 @@ std::vector<std::int64_t> freshBytes(const GraphAnalysis& a) {
     std::vector<std::int64_t> out(g.size(), 0);
     for (std::size_t n = 0; n < g.size(); ++n) {
         const fxmem::NodeId id(static_cast<std::int32_t>(n));
-        if (!inProfile(g.node(id).op)) continue;
+        if (!fxmem::has_profile_points(g.node(id).op)) continue;
         for (fxmem::StorageId s : a.alias().fresh_of(id))
             if (a.counted()[s.index()]) out[n] += a.file().nbytes(s);
     }
@@ -34,7 +32,7 @@ std::vector<std::int64_t> profileOf(const GraphAnalysis& a, const fxmem::Increme
     std::int64_t previous = s.start();
     for (std::size_t p = 0; p < after.size(); ++p) {
         const fxmem::NodeId node = s.at(p);
-        if (inProfile(a.graph().node(node).op)) {
+        if (fxmem::has_profile_points(a.graph().node(node).op)) {
             out.push_back(previous + fresh[node.index()]);
             out.push_back(after[p]);
         }
@@ -152,7 +150,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case NodeColumn: return QString::fromStdString(analysis_->graph().node(m.node).name);
+        case NodeColumn: return elided(analysis_->graph().node(m.node).name);
         case PositionAColumn: return QString::number(m.positionA);
         case PositionBColumn: return QString::number(m.positionB);
         case AllocatesColumn: return formatBytes(m.allocates);

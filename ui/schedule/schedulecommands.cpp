@@ -1,6 +1,7 @@
 #include "schedule/schedulecommands.h"
 
 #include "schedule/schedulemodel.h"
+#include "util/text.h"
 
 #include <fxmem/schedule.h>
 
@@ -12,7 +13,7 @@ MoveNodeCommand::MoveNodeCommand(ScheduleModel* model, std::size_t from, std::si
 }
 
 void MoveNodeCommand::updateText() {
-    const QString name = QString::fromStdString(model_->analysis()->graph().node(node_).name);
+    const QString name = elided(model_->analysis()->graph().node(node_).name);
     setText(QCoreApplication::translate("ScheduleEditor", "Move '%1' to position %2").arg(name).arg(to_));
 }
 

@@ -5,6 +5,7 @@
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
 #include "util/colors.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <fxmem/error.h>
@@ -63,8 +64,11 @@ struct ScheduleEditor::State {
 
 namespace {
 
+// Core's messages quote node names whole: show their head only (a name may be 100 MB).
+QString messageText(std::string_view message) { return elided(message, 4 * kMaxShownNameBytes); }
+
 QString nodeName(const ScheduleModel* model, fxmem::NodeId node) {
-    return QString::fromStdString(model->analysis()->graph().node(node).name);
+    return elided(model->analysis()->graph().node(node).name);
 }
 
 // A caption over a value, the value in fixed-width digits.
@@ -172,6 +176,9 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     connect(moveButton_, &QToolButton::clicked, this, &ScheduleEditor::runMoveCommand);
     connect(moveTarget_, &QLineEdit::returnPressed, this, &ScheduleEditor::runMoveCommand);
     connect(moveKind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
+        // A number typed for one mode means nothing in another (and a name typed after it
+        // would read "100view_3").
+        moveTarget_->clear();
         moveTarget_->setPlaceholderText(kind == 2 ? tr("node name") : tr("number"));
         updateMoveCompleter();
     });
@@ -208,7 +215,7 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
                        false);
             QToolTip::hideText();
         } else {
-            const QString why = QString::fromStdString(check.reason);
+            const QString why = messageText(check.reason);
             showStatus(why, true);
             QToolTip::showText(QCursor::pos(), why, view_);
         }
@@ -331,6 +338,9 @@ void ScheduleEditor::buildSourceRow() {
     suggestionList_ = new QListWidget(this);
     suggestionList_->setObjectName(QStringLiteral("suggestionList"));
     suggestionList_->setToolTip(tr("Click a move to apply it (undoable)"));
+    // One line per move, elided in the middle (the numbers at the end stay): no sideways scrolling.
+    suggestionList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    suggestionList_->setTextElideMode(Qt::ElideMiddle);
     suggestionList_->hide();
     connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
         suggestionList_->setVisible(on);
@@ -352,8 +362,7 @@ void ScheduleEditor::rebuildSources() {
         // options), shown as the item's tooltip.
         for (const fxmem::NamedSchedule& named : a->file().schedules)
             if (static_cast<int>(named.graph) == a->graphIndex())
-                d_->sources.push_back({QString::fromStdString(named.name), named.order, false,
-                                       QString::fromStdString(named.source)});
+                d_->sources.push_back({elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
         d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
     }
     for (QComboBox* box : {picker_, compareA_, compareB_}) {
@@ -468,10 +477,14 @@ void ScheduleEditor::updateComparison() {
             compareOrders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
     } catch (const fxmem::Error& e) {
         d_->comparison.reset();
-        showStatus(tr("Cannot compare: %1").arg(QString::fromStdString(e.what())), true);
+        showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
     }
     d_->compareModel->setComparison(model_->analysis(), d_->comparison);
-    if (d_->comparison)
+    if (d_->comparison && d_->comparison->moved.empty() && d_->comparison->profileA == d_->comparison->profileB)
+        showStatus(tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
+                       .arg(comparisonName(0), comparisonName(1)),
+                   false);
+    else if (d_->comparison)
         showStatus(tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
                        .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
                             formatBytes(d_->comparison->peakB)),
@@ -519,11 +532,17 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     const bool better = result->peak < before && result->order != model_->schedule()->order();
     if (better)
         d_->stack->push(new SetOrderCommand(model_, result->order,
-                                            tr("Optimize: peak %1 → %2").arg(formatBytes(before), formatBytes(result->peak))));
+                                            tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before))));
     const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
-    showStatus(better ? tr("Optimized: peak %1 → %2, %3; %4.").arg(formatBytes(before), formatBytes(result->peak), how, bound)
-                      : tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound),
-               false);
+    if (better)
+        // The change spelled out: on a large peak both ends can round to the same "113 GiB".
+        showStatus(tr("Optimized: peak %1 → %2 (%3), %4; %5.")
+                       .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before), how, bound),
+                   false);
+    else if (before <= result->lower_bound)
+        showStatus(tr("This order is already optimal: no order can go below its peak %1.").arg(formatBytes(before)), false);
+    else
+        showStatus(tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound), false);
     emit optimizeFinished(better);
 }
 
@@ -548,6 +567,10 @@ void ScheduleEditor::fillSuggestionList() {
                                      .arg(formatBytes(now), formatBytes(m.peak_after), formatDelta(m.peak_after - now, now)));
     if (d_->suggestions.empty() && model_->schedule())
         suggestionList_->addItem(tr("No single move near the peak lowers it."));
+    // As tall as its lines (5 at most): a one-line answer must not take the schedule's rows.
+    const int rows = std::clamp(suggestionList_->count(), 1, 5);
+    const int row = suggestionList_->count() > 0 ? suggestionList_->sizeHintForRow(0) : suggestionList_->fontMetrics().height();
+    suggestionList_->setFixedHeight(rows * row + 2 * suggestionList_->frameWidth());
 }
 
 bool ScheduleEditor::applySuggestion(std::size_t index) {
@@ -589,7 +612,7 @@ void ScheduleEditor::updateMoveCompleter() {
     const fxmem::Graph& g = model_->analysis()->graph();
     names.reserve(static_cast<qsizetype>(g.size()));
     for (std::size_t n = 0; n < g.size(); ++n)
-        names << QString::fromStdString(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
+        names << elided(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
     auto* completer = new QCompleter(names, moveTarget_);
     completer->setCaseSensitivity(Qt::CaseSensitive);
     completer->setFilterMode(Qt::MatchContains);
@@ -613,19 +636,19 @@ void ScheduleEditor::runMoveCommand() {
     switch (moveKind_->currentIndex()) {
     case 0: {
         const qulonglong position = text.toULongLong(&ok);
-        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(text).arg(model_->size() - 1), true);
+        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
         moveNodeToPosition(node, static_cast<std::size_t>(position));
         break;
     }
     case 1: {
         const qlonglong step = text.toLongLong(&ok);
-        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(text).arg(model_->profileStep(model_->size() - 1)), true);
+        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(elided(text)).arg(model_->profileStep(model_->size() - 1)), true);
         moveNodeToProfileStep(node, step);
         break;
     }
     default: {
         const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
-        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(text), true);
+        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(elided(text)), true);
         moveNodeAfter(node, after);
         break;
     }
@@ -700,9 +723,15 @@ bool ScheduleEditor::moveNode(std::size_t from, std::size_t to, QString* whyRefu
 bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise) {
     const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
     if (!check.ok) {
-        const QString why = QString::fromStdString(check.reason);
+        const QString why = messageText(check.reason);
         if (whyRefused) *whyRefused = why;
-        showStatus(tr("Refused: %1").arg(why), true);
+        // Where it may go instead, so the next try need not be a guess.
+        if (from < model_->size() && model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
+            const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
+            showStatus(tr("Refused: %1; it may go to positions %2–%3.").arg(why).arg(range.lo).arg(range.hi), true);
+        } else {
+            showStatus(tr("Refused: %1").arg(why), true);
+        }
         return false;
     }
     if (whyRefused) whyRefused->clear();
@@ -728,7 +757,7 @@ bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
         fxmem::save_schedule(model_->analysis()->graph(), model_->schedule()->order(),
                              QFile::encodeName(path).toStdString());
     } catch (const fxmem::Error& e) {
-        if (error) *error = QString::fromStdString(e.what());
+        if (error) *error = messageText(e.what());
         return false;
     }
     d_->stack->setClean();
@@ -751,7 +780,7 @@ bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
                                a->file().graphs[static_cast<std::size_t>(schedule.graph)].name + "', not '" +
                                a->graph().name + "'");
     } catch (const fxmem::Error& e) {
-        const QString why = QString::fromStdString(e.what());
+        const QString why = messageText(e.what());
         if (error) *error = why;
         showStatus(tr("Could not open the schedule: %1").arg(why), true);
         return false;

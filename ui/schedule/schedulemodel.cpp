@@ -4,6 +4,7 @@
 #include "util/units.h"
 
 #include <fxmem/error.h>
+#include <fxmem/profile_steps.h>
 #include <fxmem/schedule.h>
 
 #include <QFontDatabase>
@@ -13,10 +14,6 @@
 #include <algorithm>
 
 namespace {
-
-bool inProfile(fxmem::OpKind op) {
-    return op != fxmem::OpKind::Placeholder && op != fxmem::OpKind::GetAttr && op != fxmem::OpKind::Output;
-}
 
 QString opName(fxmem::OpKind op) {
     const std::string_view name = fxmem::to_string(op);
@@ -53,13 +50,14 @@ void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
         inProfile_.assign(graph.size(), 0);
         for (std::size_t n = 0; n < graph.size(); ++n) {
             const fxmem::NodeId id(static_cast<std::int32_t>(n));
-            if (!inProfile(graph.node(id).op)) continue;
+            if (!fxmem::has_profile_points(graph.node(id).op)) continue;
             inProfile_[n] = 1;
             for (fxmem::StorageId s : analysis_->alias().fresh_of(id))
                 if (analysis_->counted()[s.index()]) freshBytes_[n] += file.nbytes(s);
         }
-        // The output node sits on the profile's last step, 2K for K profile nodes (any order).
-        lastStep_ = 2 * std::count(inProfile_.begin(), inProfile_.end(), std::uint8_t(1));
+        // The output node sits on the profile's last step (any order).
+        const auto running = static_cast<std::size_t>(std::count(inProfile_.begin(), inProfile_.end(), std::uint8_t(1)));
+        lastStep_ = fxmem::profile_size(running) - 1;
         updateProfileSteps(0, graph.size() == 0 ? 0 : graph.size() - 1);
     }
     updatePeakRow(false);
@@ -129,17 +127,16 @@ void ScheduleModel::updateProfileSteps(std::size_t lo, std::size_t hi) {
     const std::size_t n = schedule_->size();
     profileStep_.resize(n, 0);
     if (n == 0) return;
-    std::int64_t next = 1;  // the step the next profile node gets
+    std::size_t k = 0;  // running position of the next profile node
     for (std::size_t p = lo; p-- > 0;)
         if (inProfile_[schedule_->at(p).index()]) {
-            next = profileStep_[p] + 2;
+            k = fxmem::running_position(profileStep_[p]) + 1;
             break;
         }
     for (std::size_t p = lo; p <= hi && p < n; ++p) {
         const fxmem::NodeId node = schedule_->at(p);
         if (inProfile_[node.index()]) {
-            profileStep_[p] = next;
-            next += 2;
+            profileStep_[p] = fxmem::alloc_step(k++);
         } else {
             profileStep_[p] = analysis_->graph().node(node).op == fxmem::OpKind::Output ? lastStep_ : 0;
         }
@@ -154,8 +151,8 @@ std::size_t ScheduleModel::positionOfProfileStep(std::int64_t step) const {
     const std::size_t n = size();
     if (n == 0 || step <= 0) return 0;
     // Profile steps grow with the position among profile nodes: binary search on those.
-    std::size_t lo = 0, hi = n;  // first position whose profile node has a step >= the node's (1 + 2k)
-    const std::int64_t want = step - ((step - 1) % 2);  // the node's own "after allocations" step
+    std::size_t lo = 0, hi = n;  // first position whose profile node has a step >= the node's alloc step
+    const std::int64_t want = fxmem::alloc_step(fxmem::running_position(step));
     while (lo < hi) {
         const std::size_t mid = (lo + hi) / 2;
         // Non-profile positions take the step of the profile node before them (monotone).
@@ -236,13 +233,13 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case StepColumn: return QString::number(position);
         case ProfileStepColumn: return QString::number(profileStep(position));
-        case NodeColumn: return QString::fromStdString(n.name);
+        case NodeColumn: return elided(n.name);
         case TargetColumn:
             // call_function shows its target alone (the common case); other ops name themselves,
             // with their target when it says more than the op ("output output").
-            if (n.op == fxmem::OpKind::CallFunction && !target().empty()) return toQString(target());
+            if (n.op == fxmem::OpKind::CallFunction && !target().empty()) return elided(target());
             if (target().empty() || target() == fxmem::to_string(n.op)) return opName(n.op);
-            return QString(opName(n.op) % QLatin1Char(' ') % toQString(target()));
+            return QString(opName(n.op) % QLatin1Char(' ') % elided(target()));
         case DuringColumn: return formatBytes(during(position));
         case MemoryColumn: return formatBytes(after());
         case DeltaColumn: return delta() == 0 ? QString() : formatDelta(delta(), 0);
@@ -252,7 +249,7 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         return {};
     case Qt::ToolTipRole: {
         QString tip = QStringLiteral("<b>%1</b> (%2)<br>after allocations: %3<br>after frees: %4")
-                          .arg(QString::fromStdString(n.name).toHtmlEscaped(), opName(n.op),
+                          .arg(elided(n.name).toHtmlEscaped(), opName(n.op),
                                formatBytes(during(position)), formatBytes(after()));
         tip += QStringLiteral("<br>position %1 · profile step %2").arg(position).arg(profileStep(position));
         if (node.index() != position) tip += QStringLiteral("<br>originally at position %1").arg(node.index());
@@ -271,8 +268,8 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         switch (col) {
         case StepColumn: return static_cast<qulonglong>(position);
         case ProfileStepColumn: return static_cast<qlonglong>(profileStep(position));
-        case NodeColumn: return QString::fromStdString(n.name);
-        case TargetColumn: return toQString(target());
+        case NodeColumn: return elided(n.name);
+        case TargetColumn: return elided(target());
         case DuringColumn: return static_cast<qlonglong>(during(position));
         case MemoryColumn: return static_cast<qlonglong>(after());
         case DeltaColumn: return static_cast<qlonglong>(delta());

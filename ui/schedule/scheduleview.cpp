@@ -90,13 +90,16 @@ void ScheduleView::setScheduleModel(ScheduleModel* model) {
     const int digit = fontMetrics().horizontalAdvance(QLatin1Char('0'));
     h->resizeSection(ScheduleModel::StepColumn, digit * 7);
     h->resizeSection(ScheduleModel::ProfileStepColumn, digit * 7);
-    h->resizeSection(ScheduleModel::NodeColumn, digit * 22);
+    h->resizeSection(ScheduleModel::NodeColumn, digit * 20);
     h->resizeSection(ScheduleModel::TargetColumn, digit * 24);
-    h->resizeSection(ScheduleModel::DuringColumn, digit * 12);
-    h->resizeSection(ScheduleModel::MemoryColumn, digit * 12);
-    h->resizeSection(ScheduleModel::DeltaColumn, digit * 12);
+    h->resizeSection(ScheduleModel::DuringColumn, digit * 11);
+    h->resizeSection(ScheduleModel::MemoryColumn, digit * 11);
+    h->resizeSection(ScheduleModel::DeltaColumn, digit * 11);
     h->resizeSection(ScheduleModel::OriginalStepColumn, digit * 7);
-    h->setSectionResizeMode(ScheduleModel::TargetColumn, QHeaderView::Stretch);
+    // The memory columns right after the node name, the op/target (the widest text) last: on a
+    // laptop-width dock what a move changes stays in view without scrolling sideways.
+    h->moveSection(h->visualIndex(ScheduleModel::TargetColumn), ScheduleModel::ColumnCount - 1);
+    h->setStretchLastSection(true);
 }
 
 int ScheduleView::insertRowAt(const QPoint& viewportPos) const {

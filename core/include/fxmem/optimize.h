@@ -23,6 +23,7 @@
 //    bytes the output node uses. config.size_threshold_for_succ_based_strategy is 0 (its default),
 //    so that branch is not transcribed.
 #pragma once
+#include "fxmem/cancel.h"
 #include "fxmem/estimator.h"
 
 #include <cstdint>
@@ -79,7 +80,16 @@ struct OptimizeOptions {
     // Called now and then (at most every ~50 ms, and once per phase); return false to cancel:
     // optimize_schedule then returns the best order found so far with cancelled = true.
     std::function<bool(const OptimizeProgress&)> progress;
+    // A cheap "stop now?" (a job's cancel flag), asked inside every phase at least once per
+    // kCancelPollWork steps of work (the lower bound, each baseline, the local search, the exact
+    // search): once it says true, optimize_schedule returns the best order found so far with
+    // cancelled = true, without asking again. progress returning false does the same.
+    CancelCheck cancelled;
 };
+
+// Steps of work between two polls of OptimizeOptions::cancelled (a step: a node picked or
+// visited, an edge, a buffer, a 64-bit word of a node set).
+inline constexpr std::uint64_t kCancelPollWork = 4096;
 
 struct OptimizeResult {
     std::int64_t original_peak = 0;   // the graph's own order
@@ -104,7 +114,7 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
 // Exact optimum by dynamic programming over the sets of scheduled nodes (memory after a set does
 // not depend on the order inside it under MemoryTracker semantics). complete = false when the
 // graph has more than `max_nodes` (or 512) nodes besides placeholders, get_attr and the output,
-// when the sets kept pass `max_states`, or when `keep_going` (polled every 4096 sets) says stop.
+// when the sets kept pass `max_states`, or when `keep_going` (asked once per kCancelPollWork candidate nodes tried) says stop.
 // `upper_bound`, when given, prunes every partial order that cannot beat it; complete without
 // improved then means "nothing beats upper_bound": it is the optimum.
 struct ExactResult {
