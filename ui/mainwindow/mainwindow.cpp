@@ -189,12 +189,16 @@ void MainWindow::buildWidgets() {
     });
     tb->addWidget(new QLabel(tr("  Colour ")));
     colorCombo_ = new QComboBox;
-    colorCombo_->addItem(tr("By op kind"));
-    colorCombo_->addItem(tr("By memory change"));
+    colorCombo_->setObjectName(QStringLiteral("colorCombo"));
+    // The graph view's modes, its default (op category) first.
+    colorCombo_->addItem(tr("By op category"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpCategory)));
+    colorCombo_->addItem(tr("By op kind"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpKind)));
+    colorCombo_->addItem(tr("By memory change"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::MemoryChange)));
+    colorCombo_->setToolTip(tr("How the graph view colours its nodes (the legend under it says what each colour means)"));
     tb->addWidget(colorCombo_);
     connect(colorCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        graphView_->setColorMode(i == 1 ? GraphView::ColorMode::MemoryChange : GraphView::ColorMode::OpKind);
-        QSettings().setValue(QStringLiteral("colorMode"), i);
+        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->itemData(i).toInt()));
+        QSettings().setValue(QStringLiteral("nodeColorMode"), colorCombo_->itemData(i).toInt());
     });
     tb->addSeparator();
     tb->addAction(resetZoomAction_);
@@ -250,13 +254,12 @@ void MainWindow::buildWidgets() {
     // The graph view and the timeline predate the shared state: wired here, to it.
     state_->setStepProvider([this](NodeRef ref) { return graphView_->stepOf(ref); });
     timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return state_->describeStep(step, edited); });
-    timeline_->installEventFilter(this);
     connect(timeline_, &TimelinePlot::cursorMoved, state_, &ViewState::setCursorStep);
     connect(state_, &ViewState::cursorStepChanged, timeline_, &TimelinePlot::setCursorStep);
     connect(state_, &ViewState::cursorStepChanged, graphView_, &GraphView::setCursorStep);
-    connect(state_, &ViewState::cursorStepChanged, this, [this](std::int64_t step) {
-        // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows.
-        if (!keyboardScrub_ || !scene()) return;
+    // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows; hovering does not.
+    connect(timeline_, &TimelinePlot::steppedByKey, this, [this](std::int64_t step) {
+        if (!scene()) return;
         const Scene::Where w = scene()->locate(step);
         if (w.segment < 0 || w.step == 0) return;
         if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, false);
@@ -417,7 +420,12 @@ void MainWindow::restoreSettings() {
     setByteUnits(decimal ? ByteUnits::Decimal : ByteUnits::Binary);
     (decimal ? decimalUnitsAction_ : binaryUnitsAction_)->setChecked(true);
     deviceCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("deviceFilter"), 0).toInt(), 0, 1));
-    colorCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("colorMode"), 0).toInt(), 0, 1));
+    {
+        // "nodeColorMode" holds the mode itself (the old "colorMode" held a combo index).
+        const int i = colorCombo_->findData(s.value(QStringLiteral("nodeColorMode"), static_cast<int>(GraphView::ColorMode::OpCategory)).toInt());
+        colorCombo_->setCurrentIndex(std::max(i, 0));
+        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->currentData().toInt()));
+    }
     scheduleDir_ = s.value(QStringLiteral("scheduleDir")).toString();
     if (!restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray())) {
         // A first start: most of the screen, never more than it.
@@ -497,6 +505,8 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     if (scene->joined())
         for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
     timeline_->setProfile(scene->profile, scene->peakStep, std::move(sections));
+    // Exported plots say what they show: the file and the graph (or pair).
+    timeline_->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") % elided(scene->title(), 80));
     if (single) graphView_->setSchedule(editor_->order(), true);
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
@@ -584,21 +594,6 @@ void MainWindow::fillGraphCombo() {
 }
 
 void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }
-
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == timeline_) {
-        switch (event->type()) {
-        case QEvent::KeyPress: keyboardScrub_ = true; break;
-        case QEvent::MouseMove:
-        case QEvent::Enter:
-        case QEvent::Leave:
-        case QEvent::Wheel:
-        case QEvent::MouseButtonPress: keyboardScrub_ = false; break;
-        default: break;
-        }
-    }
-    return QMainWindow::eventFilter(watched, event);
-}
 
 void MainWindow::onNodeSelected(NodeRef ref, bool center) {
     const auto& scene = state_->scene();

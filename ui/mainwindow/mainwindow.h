@@ -85,7 +85,6 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void changeEvent(QEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildActions();
@@ -115,7 +114,6 @@ private:
     QString bundledDir_;
     QString scheduleDir_;         // where the last schedule was saved or opened
     bool applyingScene_ = false;
-    bool keyboardScrub_ = false;  // the timeline's cursor moves by key: the inspector follows
 
     // Panels and widgets
     GraphView* graphView_ = nullptr;

@@ -474,6 +474,7 @@ void TimelinePlot::keyPressEvent(QKeyEvent* event) {
     default: return QCustomPlot::keyPressEvent(event);
     }
     setCursorStep(to);
+    emit steppedByKey(cursor_);
     // Keep the cursor in view when stepping past an edge.
     const QCPRange r = xAxis->range();
     if (static_cast<double>(cursor_) < r.lower) setXRange(static_cast<double>(cursor_) - 0.5, static_cast<double>(cursor_) - 0.5 + r.size());
