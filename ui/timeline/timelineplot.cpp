@@ -343,14 +343,38 @@ void TimelinePlot::layoutSections() {
     // while its section starts off-screen, elided (or hidden) when the section is narrower than
     // the label, so two labels never overprint at any zoom.
     const QRect area = axisRect()->rect();
+    // Nor over the peak's label, which can reach the top row on a short plot: a section label
+    // ends before it, or hides when the peak label covers its start.
+    QRectF peakBox;
+    if (peakLabel_->visible() && !peakLabel_->text().isEmpty()) {
+        const QFontMetrics pfm(peakLabel_->font());
+        const QMargins pp = peakLabel_->padding();
+        peakBox.setSize(QSizeF(pfm.horizontalAdvance(peakLabel_->text()) + pp.left() + pp.right(), pfm.height() + pp.top() + pp.bottom()));
+        const QPointF at = peakLabel_->position->pixelPosition();
+        const Qt::Alignment a = peakLabel_->positionAlignment();
+        if (a & Qt::AlignLeft) peakBox.moveLeft(at.x());
+        else if (a & Qt::AlignRight) peakBox.moveRight(at.x());
+        else peakBox.moveLeft(at.x() - peakBox.width() / 2);
+        if (a & Qt::AlignTop) peakBox.moveTop(at.y());
+        else peakBox.moveBottom(at.y());
+    }
     for (std::size_t i = 0; i < sections_.size(); ++i) {
         QCPItemText* label = sectionLabels_[i];
         const double start = xAxis->coordToPixel(static_cast<double>(sections_[i].step) - 0.5);
         const double end = i + 1 < sections_.size() ? xAxis->coordToPixel(static_cast<double>(sections_[i + 1].step) - 0.5)
                                                      : static_cast<double>(area.right());
-        const double left = std::max(start, static_cast<double>(area.left()));
-        const double right = std::min(end, static_cast<double>(area.right()));
+        double left = std::max(start, static_cast<double>(area.left()));
+        double right = std::min(end, static_cast<double>(area.right()));
         const QMargins pad = label->padding();
+        const double top = area.top() + 0.02 * area.height();
+        if (!peakBox.isNull() && peakBox.top() < top + QFontMetrics(label->font()).height() + pad.top() + pad.bottom() &&
+            peakBox.bottom() > top && peakBox.right() > left && peakBox.left() < right) {
+            // Before the peak label if the whole name fits there, else after it if there is more room.
+            const double need = QFontMetrics(label->font()).horizontalAdvance(sections_[i].label) + pad.left() + pad.right() + 2;
+            const double before = peakBox.left() - 4 - left, after = right - (peakBox.right() + 4);
+            if (before >= need || before >= after) right = std::max(left, peakBox.left() - 4);
+            else left = peakBox.right() + 4;
+        }
         const int room = static_cast<int>(right - left) - pad.left() - pad.right() - 2;
         const QFontMetrics fm(label->font());
         const QString text = room > 0 ? fm.elidedText(sections_[i].label, Qt::ElideRight, room) : QString();
