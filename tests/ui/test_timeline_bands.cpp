@@ -126,7 +126,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     QCOMPARE(firstMismatch(byModule, profile), std::int64_t(-1));
     QVERIFY(band(byModule, QStringLiteral("l1")));
     QVERIFY(band(byModule, QStringLiteral("l2")));
-    QVERIFY(band(byModule, QStringLiteral("(no module)")));
+    QVERIFY(band(byModule, QStringLiteral("(root)")));
     QCOMPARE(band(byModule, QStringLiteral("l2"))->values[5], 20 + 4);  // c allocated: b and c
     // Depth 2 splits l2.act off l2.
     const auto deep = StackedBands::byModule(analysis->live(), attribution, 2);
