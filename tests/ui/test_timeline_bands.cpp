@@ -97,6 +97,7 @@ private slots:
     void joinedPairWithBaselineAddsUp();
     void largeGraphDownsampledConsistently();
     void modeBar();
+    void cursorBoxNamesFiveBandsOrFourAndTheRest();
 };
 
 void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
@@ -235,6 +236,31 @@ void TestTimelineBands::modeBar() {
     QCOMPARE(TimelineModeBar::defaultFor(100, true), TimelineModeBar::Mode::Total);
     QCOMPARE(TimelineModeBar::defaultFor(5000, true), TimelineModeBar::Mode::ByRole);
     QCOMPARE(TimelineModeBar::defaultFor(5000, false), TimelineModeBar::Mode::Total);
+}
+
+void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
+    // Hand-made bands of 1..n bytes at one step: the box lists them largest first; with five it
+    // names the fifth instead of "1 more", with six the four largest and "2 more".
+    for (std::size_t n : {std::size_t(5), std::size_t(6)}) {
+        std::vector<TimelinePlot::Band> bands;
+        std::int64_t total = 0;
+        for (std::size_t b = 1; b <= n; ++b) {
+            bands.push_back({QStringLiteral("g%1").arg(b), QColor(Qt::gray), {static_cast<std::int64_t>(b)}});
+            total += static_cast<std::int64_t>(b);
+        }
+        TimelinePlot plot;
+        plot.resize(800, 300);
+        plot.setProfile({total}, 0);
+        plot.setStackedBands(bands);
+        plot.setCursorStep(0);
+        const QString text = plot.cursorText();
+        QVERIFY2(text.contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)), qPrintable(text));
+        if (n == 5) {
+            QVERIFY2(text.contains(QStringLiteral("g1 1 B")) && !text.contains(QStringLiteral("more")), qPrintable(text));
+        } else {
+            QVERIFY2(!text.contains(QStringLiteral("g2 2 B")) && text.contains(QStringLiteral("2 more")), qPrintable(text));
+        }
+    }
 }
 
 QTEST_MAIN(TestTimelineBands)

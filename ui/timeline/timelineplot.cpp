@@ -466,9 +466,11 @@ void TimelinePlot::updateCursorItems() {
         for (std::size_t b = 0; b < bands_.size(); ++b)
             if (const std::int64_t v = bands_[b].values[static_cast<std::size_t>(cursor_)]; v > 0) held.emplace_back(v, b);
         std::sort(held.begin(), held.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-        for (std::size_t i = 0; i < std::min<std::size_t>(held.size(), 4); ++i)
+        // Four lines and "N more"; a fifth band takes the line "1 more" would.
+        const std::size_t shown = held.size() <= 5 ? held.size() : 4;
+        for (std::size_t i = 0; i < shown; ++i)
             text += QStringLiteral("\n  ") % bands_[held[i].second].name % QStringLiteral(" ") % formatBytes(held[i].first);
-        if (held.size() > 4) text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - 4));
+        if (held.size() > shown) text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - shown));
     }
     cursorLabel_->setText(text);
     const QCPRange r = xAxis->range();
