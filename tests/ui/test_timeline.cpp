@@ -17,6 +17,7 @@ private slots:
     void zoomedOutPlotKeepsFrees();
     void sectionLabelsNeverOverprint();
     void sectionLabelsGiveWayToThePeakLabel();
+    void peakLabelHiddenWhenThePeakIsOutOfView();
     void tinyProfilesHaveWholeStepTicks();
     void exportHasTitleAndLegendButNoHoverBox();
     void lowerBoundAndComparison();
@@ -153,6 +154,29 @@ void TestTimeline::sectionLabelsGiveWayToThePeakLabel() {
         const QRectF box(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
         QVERIFY2(!box.intersects(peakBox), qPrintable(QStringLiteral("'%1' overprints the peak label").arg(t->text())));
     }
+}
+
+void TestTimeline::peakLabelHiddenWhenThePeakIsOutOfView() {
+    // Zoomed to steps 100..300 of a profile peaking at 900, the peak label (anchored at 900)
+    // would be drawn cut off at the plot's right edge.
+    std::vector<std::int64_t> profile(1000);
+    for (std::size_t i = 0; i < profile.size(); ++i) profile[i] = static_cast<std::int64_t>(i);
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile(profile, 999);
+    const auto peakLabelVisible = [&] {
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().startsWith(QStringLiteral("peak ")))
+                return t->visible();
+        return false;
+    };
+    QVERIFY(peakLabelVisible());
+    plot.setXRange(100, 300);
+    QVERIFY(!peakLabelVisible());
+    plot.resetZoom();
+    QVERIFY(peakLabelVisible());
 }
 
 void TestTimeline::tinyProfilesHaveWholeStepTicks() {

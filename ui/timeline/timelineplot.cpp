@@ -396,7 +396,8 @@ void TimelinePlot::updatePeakItems() {
         const double rel = (static_cast<double>(step) - r.lower) / std::max(r.size(), 1.0);
         const Qt::Alignment h = rel < 0.3 ? Qt::AlignLeft : rel > 0.7 ? Qt::AlignRight : Qt::AlignHCenter;
         label->setPositionAlignment(h | (below ? Qt::AlignTop : Qt::AlignBottom));
-        label->setVisible(true);
+        // Zoomed away from the peak: no label cut off at the plot's edge.
+        label->setVisible(static_cast<double>(step) >= r.lower && static_cast<double>(step) <= r.upper);
     };
     const std::int64_t peak = profile_[peakStep_];
     const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_), false) : QString();
@@ -406,7 +407,7 @@ void TimelinePlot::updatePeakItems() {
     peakLabel_->position->setPixelPosition(peakLabel_->position->pixelPosition() + QPointF(0, -8));
     // While two orders are compared their own peak labels say it; a third label would cover them.
     peakDot_->setVisible(!hasComparison());
-    peakLabel_->setVisible(!hasComparison());
+    peakLabel_->setVisible(peakLabel_->visible() && !hasComparison());
     if (!overlay_.empty()) {
         const std::int64_t edited = overlay_[overlayPeakStep_];
         // The edited label sits below its dot unless that would cover the original's peak label.
