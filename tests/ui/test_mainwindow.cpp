@@ -562,6 +562,11 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
             QVERIFY(w.liveModel()->data(i, Qt::ToolTipRole).toString().size() < limit);
             QVERIFY(w.liveModel()->data(i, LiveStorageModel::FilterRole).toString().size() < 10 * limit);
         }
+    // The giant name's column does not push the others out of the dock.
+    auto* table = w.livePanel()->findChild<QTableView*>();
+    QVERIFY(table);
+    for (int c = 0; c + 1 < LiveStorageModel::ColumnCount; ++c)
+        QVERIFY2(table->columnWidth(c) <= 400, qPrintable(QStringLiteral("column %1: %2 px").arg(c).arg(table->columnWidth(c))));
     w.setCursorStep(1);  // a's row: "needed by <giant>"
     for (int r = 0; r < w.liveModel()->rowCount(); ++r)
         QVERIFY(w.liveModel()->data(w.liveModel()->index(r, LiveStorageModel::ReasonColumn)).toString().size() < limit);
