@@ -64,6 +64,26 @@ QLabel* shrinkingLabel() {
     l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     return l;
 }
+// The module depth that shows a model's layers: the shallowest with six modules or more in one
+// graph (the rule the graph view's layer shading follows), else the deepest. For a decoder,
+// "layers.0" … rather than "layers" holding everything.
+int layerDepth(const Scene& scene) {
+    std::uint32_t deepest = 1;
+    std::vector<std::size_t> count;
+    std::uint32_t best = 0;
+    for (const Segment& s : scene.segments) {
+        const fxmem::ModuleTree& tree = s.attribution->tree();
+        deepest = std::max(deepest, tree.max_depth());
+        count.assign(tree.max_depth() + 1, 0);
+        for (std::uint32_t m = 0; m < tree.size(); ++m) ++count[tree[m].depth];
+        for (std::uint32_t d = 1; d < count.size(); ++d)
+            if (count[d] >= 6) {
+                best = best == 0 ? d : std::min(best, d);
+                break;
+            }
+    }
+    return static_cast<int>(best == 0 ? deepest : best);
+}
 } // namespace
 
 MainWindow::MainWindow(FileLoader loader, QWidget* parent) : QMainWindow(parent) {
@@ -520,7 +540,10 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
         const bool roles = scene->roles && scene->roles->source != fxmem::RoleSource::Derived;
         modeBar_->setMaxDepth(static_cast<int>(depth));
         const QSignalBlocker block(modeBar_);
-        if (newFile) modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
+        if (newFile) {
+            modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
+            modeBar_->setDepth(layerDepth(*scene));
+        }
         updateBands();
     }
     phase("views");
