@@ -163,7 +163,19 @@ int main(int argc, char** argv) {
         }
         if (parser.isSet(collapse)) window.graphView()->setGroupDepth(parser.value(collapse).toInt());
         if (parser.isSet(step)) window.setCursorStep(parser.value(step).toLongLong());
-        if (parser.isSet(selectModule)) window.state()->selectModule(parser.value(selectModule));
+        if (parser.isSet(selectModule)) {
+            const std::string wanted = parser.value(selectModule).toStdString();
+            bool known = false;
+            for (const Segment& seg : window.scene()->segments)
+                for (std::uint32_t m = 0; m < seg.attribution->tree().size() && !known; ++m)
+                    known = seg.attribution->tree()[m].name == wanted;
+            if (!known) {
+                fail(QStringLiteral("%1: the shown graph has no module named '%2'").arg(path, parser.value(selectModule)));
+                if (shot) QCoreApplication::exit(2);
+                return;
+            }
+            window.state()->selectModule(parser.value(selectModule));
+        }
         if (parser.isSet(compare)) {
             const int b = static_cast<int>(window.scheduleEditor()->sourceNames().indexOf(parser.value(compare)));
             if (b < 0) {
