@@ -77,9 +77,12 @@ int main(int argc, char** argv) {
     const QCommandLineOption compare(QStringLiteral("compare"),
                                      QStringLiteral("Compare the original order with the file's schedule NAME (Schedule tab)."),
                                      QStringLiteral("NAME"));
+    const QCommandLineOption useSchedule(QStringLiteral("schedule"),
+                                         QStringLiteral("Show the graph in the file's schedule NAME (an undoable edit)."),
+                                         QStringLiteral("NAME"));
     const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Put the timeline cursor at profile step K."),
                                   QStringLiteral("K"));
-    parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, compare, step});
+    parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
     if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
@@ -175,6 +178,12 @@ int main(int argc, char** argv) {
                 return;
             }
             window.state()->selectModule(parser.value(selectModule));
+        }
+        if (parser.isSet(useSchedule) && !window.scheduleEditor()->pickSchedule(parser.value(useSchedule))) {
+            fail(QStringLiteral("%1: the shown graph has no schedule named '%2' (it has: %3)")
+                     .arg(path, parser.value(useSchedule), window.scheduleEditor()->sourceNames().join(QStringLiteral(", "))));
+            if (shot) QCoreApplication::exit(2);
+            return;
         }
         if (parser.isSet(compare)) {
             const int b = static_cast<int>(window.scheduleEditor()->sourceNames().indexOf(parser.value(compare)));

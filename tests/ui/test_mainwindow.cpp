@@ -588,10 +588,13 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
     QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
     const QStringList sources = w.scheduleEditor()->sourceNames();
     QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
+    QVERIFY(w.timeline()->hasOverlay());
     w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1);  // the original and the edit
     QTRY_VERIFY(w.timeline()->hasComparison());
+    QVERIFY(!w.timeline()->hasOverlay());  // the comparison's B curve is the edit: not drawn twice
     w.scheduleEditor()->clearComparison();
     QTRY_VERIFY(!w.timeline()->hasComparison());
+    QVERIFY(w.timeline()->hasOverlay());
     QCOMPARE(w.timeline()->lowerBound(), -1);
 }
 

@@ -359,12 +359,11 @@ void MainWindow::buildWidgets() {
     // The schedule dock's comparison of two orders and the optimizer's lower bound, on the timeline.
     connect(editor_, &ScheduleEditor::comparisonChanged, this, [this] {
         const std::shared_ptr<const OrderComparison> c = editor_->comparison();
-        if (!c) {
-            timeline_->clearComparison();
-            return;
-        }
-        timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
-                                 {editor_->comparisonName(1), c->profileB, c->peakStepB});
+        if (!c) timeline_->clearComparison();
+        else
+            timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
+                                     {editor_->comparisonName(1), c->profileB, c->peakStepB});
+        if (!applyingScene_) updateOverlay();  // hidden while compared, back afterwards
     });
     connect(editor_, &ScheduleEditor::lowerBoundChanged, timeline_, [this](qint64 bytes) { timeline_->setLowerBound(bytes); });
     connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
@@ -636,15 +635,20 @@ void MainWindow::onScheduleChanged() {
     std::vector<fxmem::NodeId> order = editor_->order();
     graphView_->setSchedule(order, true);
     state_->setEditedOrder(std::move(order), editor_->profile());
-    if (state_->orderEdited()) {
+    updateOverlay();
+    updateActions();
+    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
+}
+
+void MainWindow::updateOverlay() {
+    // While two orders are compared, their curves say it all: the edited overlay would repeat one.
+    if (state_->orderEdited() && !editor_->comparison()) {
         const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
         timeline_->setOverlay(state_->editedProfile(), editor_->peakStep(),
                               tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
     } else {
         timeline_->clearOverlay();
     }
-    updateActions();
-    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
 }
 
 void MainWindow::updateStatus() {

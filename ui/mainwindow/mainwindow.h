@@ -95,6 +95,7 @@ private:
     void onLoadFailed(const QString& path, const QString& message);
     void onScheduleChanged();
     void onNodeSelected(NodeRef ref, bool center);
+    void updateOverlay();  // the edited order's curve on the timeline
     void updateStatus();
     void updateActions();
     void updateBanner();
