@@ -250,6 +250,8 @@ void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
         }
         TimelinePlot plot;
         plot.resize(800, 300);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
         plot.setProfile({total}, 0);
         plot.setStackedBands(bands);
         plot.setCursorStep(0);
@@ -260,6 +262,13 @@ void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
         } else {
             QVERIFY2(!text.contains(QStringLiteral("g2 2 B")) && text.contains(QStringLiteral("2 more")), qPrintable(text));
         }
+        // On a short plot (a laptop's timeline) fewer lines: the box covers at most about half of it.
+        plot.resize(800, 150);  // the resize redoes the box
+        QTRY_VERIFY(plot.axisRect()->height() < 120);
+        const int lines = static_cast<int>(plot.cursorText().count(QLatin1Char('\n'))) + 1;
+        QVERIFY2(lines < 2 + static_cast<int>(n), qPrintable(plot.cursorText()));  // fewer than at 300 px
+        QVERIFY2(plot.cursorText().contains(QStringLiteral("more")), qPrintable(plot.cursorText()));
+        QVERIFY2(plot.cursorText().contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)), qPrintable(plot.cursorText()));  // the largest stays
     }
 }
 

@@ -467,8 +467,14 @@ void TimelinePlot::updateCursorItems() {
         for (std::size_t b = 0; b < bands_.size(); ++b)
             if (const std::int64_t v = bands_[b].values[static_cast<std::size_t>(cursor_)]; v > 0) held.emplace_back(v, b);
         std::sort(held.begin(), held.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-        // Four lines and "N more"; a fifth band takes the line "1 more" would.
-        const std::size_t shown = held.size() <= 5 ? held.size() : 4;
+        // At most five lines (four and "N more"; a fifth band takes the line "1 more" would), and
+        // fewer on a short plot, so that the box covers at most about half of it.
+        const int lineHeight = std::max(1, QFontMetrics(cursorLabel_->font()).lineSpacing());
+        const auto header = static_cast<int>(text.count(QLatin1Char('\n'))) + 1;
+        // The largest band and "N more" at least.
+        const int room = axisRect()->height() * 55 / 100 / lineHeight - header;
+        const auto lines = static_cast<std::size_t>(std::clamp(room, 2, 5));
+        const std::size_t shown = held.size() <= lines ? held.size() : lines - 1;
         for (std::size_t i = 0; i < shown; ++i)
             text += QStringLiteral("\n  ") % bands_[held[i].second].name % QStringLiteral(" ") % formatBytes(held[i].first);
         if (held.size() > shown) text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - shown));
