@@ -13,7 +13,7 @@ shot() {  # NAME FILE OPTIONS...
     for theme in light dark; do
         suffix=; [ "$theme" = dark ] && suffix=-dark
         "$fxmem" --screenshot "docs/$name$suffix.png" --size 1600x1000 --theme "$theme" "$@" "$file" >/dev/null
-        convert "docs/$name$suffix.png" -dither None -colors 256 "PNG8:docs/$name$suffix.png"
+        convert "docs/$name$suffix.png" -strip -dither None -colors 256 "PNG8:docs/$name$suffix.png"
     done
 }
 shot llama-stacked-role "$ex/llama.fxmem.json" --pair 0 --timeline-mode role
@@ -25,6 +25,6 @@ for theme in light dark; do
     suffix=; [ "$theme" = dark ] && suffix=-dark
     "$fxmem" --screenshot "docs/screenshot$suffix.png" --size 1600x1000 --theme "$theme" "$ex/gpt.fxmem.json" >/dev/null
     "$fxmem" --screenshot "docs/screenshot-1366$suffix.png" --size 1366x768 --theme "$theme" "$ex/gpt.fxmem.json" >/dev/null
-    convert "docs/screenshot$suffix.png" -dither None -colors 256 "PNG8:docs/screenshot$suffix.png"
-    convert "docs/screenshot-1366$suffix.png" -dither None -colors 256 "PNG8:docs/screenshot-1366$suffix.png"
+    convert "docs/screenshot$suffix.png" -strip -dither None -colors 256 "PNG8:docs/screenshot$suffix.png"
+    convert "docs/screenshot-1366$suffix.png" -strip -dither None -colors 256 "PNG8:docs/screenshot-1366$suffix.png"
 done
