@@ -1,6 +1,11 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
+#include "graphview/graphview.h"
 #include "mainwindow/mainwindow.h"
+#include "schedule/scheduleeditor.h"
+#include "state/viewstate.h"
+#include "timeline/timelinemodebar.h"
+#include "timeline/timelineplot.h"
 #include "util/theme.h"
 
 #include <fxmem/io.h>
@@ -8,12 +13,15 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 namespace {
 
@@ -54,8 +62,45 @@ int main(int argc, char** argv) {
     const QCommandLineOption theme(QStringLiteral("theme"),
                                    QStringLiteral("Use the Fusion style with a dark or light palette instead of the system's."),
                                    QStringLiteral("dark|light"));
-    parser.addOptions({screenshot, graph, pair, size, theme});
+    // What a screenshot (or a start) shows besides the defaults: docs/ images are made with these.
+    const QCommandLineOption timelineMode(QStringLiteral("timeline-mode"), QStringLiteral("Timeline: total, role or module."),
+                                          QStringLiteral("MODE"));
+    const QCommandLineOption depth(QStringLiteral("depth"), QStringLiteral("Module depth of --timeline-mode module."), QStringLiteral("D"));
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the node, schedule or breakdown tab."),
+                                 QStringLiteral("TAB"));
+    const QCommandLineOption selectModule(QStringLiteral("select-module"),
+                                          QStringLiteral("Select the module NAME (breakdown tree, graph view, live table)."),
+                                          QStringLiteral("NAME"));
+    const QCommandLineOption collapse(QStringLiteral("collapse-depth"),
+                                      QStringLiteral("Collapse the graph view's modules at depth D (0: all expanded)."),
+                                      QStringLiteral("D"));
+    const QCommandLineOption compare(QStringLiteral("compare"),
+                                     QStringLiteral("Compare the original order with the file's schedule NAME (Schedule tab)."),
+                                     QStringLiteral("NAME"));
+    const QCommandLineOption useSchedule(QStringLiteral("schedule"),
+                                         QStringLiteral("Show the graph in the file's schedule NAME (an undoable edit)."),
+                                         QStringLiteral("NAME"));
+    const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Put the timeline cursor at profile step K."),
+                                  QStringLiteral("K"));
+    parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
     parser.process(app);
+    const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
+    if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
+        fail(QStringLiteral("unknown timeline mode '%1' (expected total, role or module)").arg(parser.value(timelineMode)));
+        return 2;
+    }
+    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown")};
+    if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
+        fail(QStringLiteral("unknown tab '%1' (expected node, schedule or breakdown)").arg(parser.value(tab)));
+        return 2;
+    }
+    for (const QCommandLineOption* o : {&depth, &collapse, &step}) {
+        bool ok = false;
+        if (parser.isSet(*o) && (parser.value(*o).toLongLong(&ok) < 0 || !ok)) {
+            fail(QStringLiteral("--%1 expects a number >= 0, not '%2'").arg(o->names().first(), parser.value(*o)));
+            return 2;
+        }
+    }
     if (parser.isSet(theme) && !applyTheme(parser.value(theme))) {
         fail(QStringLiteral("unknown theme '%1' (expected dark or light)").arg(parser.value(theme)));
         return 2;
@@ -93,6 +138,7 @@ int main(int argc, char** argv) {
 
     // Choosing a graph is a second request once the file is in.
     bool chosen = !parser.isSet(graph) && !parser.isSet(pair);
+    bool applied = false;
     QObject::connect(&window, &MainWindow::sceneShown, &window, [&] {
         if (!chosen) {
             chosen = true;
@@ -110,18 +156,72 @@ int main(int argc, char** argv) {
             window.showGraph(g);
             return;
         }
-        if (!shot) return;
-        // Let queued replots and layouts settle, then render.
-        QTimer::singleShot(300, &window, [&] {
-            const QString out = parser.value(screenshot);
-            if (!window.grab().save(out)) {
-                fail(QStringLiteral("cannot write %1").arg(out));
-                QCoreApplication::exit(1);
+        // The view options, once, when the chosen graph is shown.
+        if (applied) return;
+        applied = true;
+        if (parser.isSet(timelineMode)) {
+            const int m = modes.indexOf(parser.value(timelineMode));
+            if (parser.isSet(depth)) window.timelineModeBar()->setDepth(parser.value(depth).toInt());
+            window.timelineModeBar()->setMode(static_cast<TimelineModeBar::Mode>(m));
+        }
+        if (parser.isSet(collapse)) window.graphView()->setGroupDepth(parser.value(collapse).toInt());
+        if (parser.isSet(step)) window.setCursorStep(parser.value(step).toLongLong());
+        if (parser.isSet(selectModule)) {
+            const std::string wanted = parser.value(selectModule).toStdString();
+            bool known = false;
+            for (const Segment& seg : window.scene()->segments)
+                for (std::uint32_t m = 0; m < seg.attribution->tree().size() && !known; ++m)
+                    known = seg.attribution->tree()[m].name == wanted;
+            if (!known) {
+                fail(QStringLiteral("%1: the shown graph has no module named '%2'").arg(path, parser.value(selectModule)));
+                if (shot) QCoreApplication::exit(2);
                 return;
             }
-            std::printf("%s\n", qPrintable(out));
-            QCoreApplication::exit(0);
+            window.state()->selectModule(parser.value(selectModule));
+        }
+        if (parser.isSet(useSchedule) && !window.scheduleEditor()->pickSchedule(parser.value(useSchedule))) {
+            fail(QStringLiteral("%1: the shown graph has no schedule named '%2' (it has: %3)")
+                     .arg(path, parser.value(useSchedule), window.scheduleEditor()->sourceNames().join(QStringLiteral(", "))));
+            if (shot) QCoreApplication::exit(2);
+            return;
+        }
+        if (parser.isSet(compare)) {
+            const int b = static_cast<int>(window.scheduleEditor()->sourceNames().indexOf(parser.value(compare)));
+            if (b < 0) {
+                fail(QStringLiteral("%1: the shown graph has no schedule named '%2' (it has: %3)")
+                         .arg(path, parser.value(compare), window.scheduleEditor()->sourceNames().join(QStringLiteral(", "))));
+                if (shot) QCoreApplication::exit(2);
+                return;
+            }
+            window.scheduleEditor()->setComparison(0, b);
+        }
+        if (parser.isSet(tab)) {
+            const char* docks[] = {"inspectorDock", "scheduleDock", "breakdownDock"};
+            if (auto* d = window.findChild<QDockWidget*>(QLatin1String(docks[tabs.indexOf(parser.value(tab))]))) d->raise();
+        }
+        if (!shot) return;
+        // Wait for what is computed off the GUI thread (stacked bands, comparison), then let
+        // queued replots and layouts settle, and render.
+        auto settled = std::make_shared<QElapsedTimer>();
+        settled->start();
+        auto* poll = new QTimer(&window);
+        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
+            const bool bands = window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
+            const bool compared = !parser.isSet(compare) || window.timeline()->hasComparison();
+            if (!(bands && compared) && settled->elapsed() < 20000) return;
+            poll->stop();
+            QTimer::singleShot(300, &window, [&] {
+                const QString out = parser.value(screenshot);
+                if (!window.grab().save(out)) {
+                    fail(QStringLiteral("cannot write %1").arg(out));
+                    QCoreApplication::exit(1);
+                    return;
+                }
+                std::printf("%s\n", qPrintable(out));
+                QCoreApplication::exit(0);
+            });
         });
+        poll->start(50);
     });
     if (shot) {
         QObject::connect(&window, &MainWindow::loadFailed, &window, [&](const QString& message) {

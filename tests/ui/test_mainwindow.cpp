@@ -10,6 +10,7 @@
 #include "schedule/scheduleeditor.h"
 #include "shell_fixtures.h"
 #include "state/viewstate.h"
+#include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "ui_fixtures.h"
 #include "util/units.h"
@@ -20,6 +21,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QStatusBar>
@@ -60,6 +62,9 @@ private slots:
     void inspectorFollowsKeyboardScrubbing();
     void giantNamesAreElidedEverywhere();
     void scheduleComparisonReachesTheTimeline();
+    void fitsALaptopScreenInEveryState();
+    void colourComboMatchesTheGraphView();
+    void editedPairPeakOverflowIsAnError();
 };
 
 namespace {
@@ -336,6 +341,7 @@ void TestMainWindow::droppingAFileOpensIt() {
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->path, QStringLiteral("/nowhere/pair.json"));
     QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
+    QCOMPARE(w.timeline()->exportTitle(), QStringLiteral("pair.json · fwd"));  // exported plots say what they show
     delete mime;
 }
 
@@ -556,6 +562,11 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
             QVERIFY(w.liveModel()->data(i, Qt::ToolTipRole).toString().size() < limit);
             QVERIFY(w.liveModel()->data(i, LiveStorageModel::FilterRole).toString().size() < 10 * limit);
         }
+    // The giant name's column does not push the others out of the dock.
+    auto* table = w.livePanel()->findChild<QTableView*>();
+    QVERIFY(table);
+    for (int c = 0; c + 1 < LiveStorageModel::ColumnCount; ++c)
+        QVERIFY2(table->columnWidth(c) <= 400, qPrintable(QStringLiteral("column %1: %2 px").arg(c).arg(table->columnWidth(c))));
     w.setCursorStep(1);  // a's row: "needed by <giant>"
     for (int r = 0; r < w.liveModel()->rowCount(); ++r)
         QVERIFY(w.liveModel()->data(w.liveModel()->index(r, LiveStorageModel::ReasonColumn)).toString().size() < limit);
@@ -577,11 +588,165 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
     QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
     const QStringList sources = w.scheduleEditor()->sourceNames();
     QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
+    QVERIFY(w.timeline()->hasOverlay());
     w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1);  // the original and the edit
     QTRY_VERIFY(w.timeline()->hasComparison());
+    QVERIFY(!w.timeline()->hasOverlay());  // the comparison's B curve is the edit: not drawn twice
     w.scheduleEditor()->clearComparison();
     QTRY_VERIFY(!w.timeline()->hasComparison());
+    QVERIFY(w.timeline()->hasOverlay());
     QCOMPARE(w.timeline()->lowerBound(), -1);
+}
+
+namespace {
+void requireFits(MainWindow& w, const char* state) {
+    const QSize m = minimumOf(w);
+    QVERIFY2(m.width() <= 1366 && m.height() <= 768,
+             qPrintable(QStringLiteral("minimum in state '%1': %2x%3").arg(QLatin1String(state)).arg(m.width()).arg(m.height())));
+    QVERIFY2(w.width() <= 1366 && w.height() <= 768,
+             qPrintable(QStringLiteral("size in state '%1': %2x%3").arg(QLatin1String(state)).arg(w.width()).arg(w.height())));
+}
+QDockWidget* dock(MainWindow& w, const char* name) { return w.findChild<QDockWidget*>(QLatin1String(name)); }
+} // namespace
+
+void TestMainWindow::fitsALaptopScreenInEveryState() {
+    // The bundled llama (long module names, 8 layers) and fsdp (a named schedule): stacked
+    // timeline by role and by module, the breakdown tab with a module selected, the schedule
+    // dock with every tool open, and the joined pair: the window never outgrows 1366x768.
+    const QString llama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
+    const QString fsdp = QStringLiteral(FXMEM_EXAMPLES "/fsdp.fxmem.json");
+    if (!QFileInfo::exists(llama) || !QFileInfo::exists(fsdp)) QSKIP("bundled examples not present");
+    resetSettings();
+    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(openAndWait(w, llama));
+    requireFits(w, "llama opened");
+    // Stacked by role is the default for a real model.
+    QCOMPARE(w.timelineModeBar()->mode(), TimelineModeBar::Mode::ByRole);
+    QTRY_VERIFY(w.timeline()->isStacked());
+    requireFits(w, "stacked by role");
+    // By module, the depth that shows the decoder's 8 layers (not "layers" holding everything).
+    QCOMPARE(w.timelineModeBar()->depth(), 2);
+    w.timelineModeBar()->setMode(TimelineModeBar::Mode::ByModule);
+    QTRY_VERIFY(std::any_of(w.timeline()->stackedBands().begin(), w.timeline()->stackedBands().end(),
+                        [](const TimelinePlot::Band& b) { return b.name == QStringLiteral("layers.7"); }));
+    requireFits(w, "stacked by module, depth 2");
+    // The breakdown tab, a module selected (its tree expanded to it).
+    dock(w, "breakdownDock")->raise();
+    w.state()->selectModule(QStringLiteral("layers.3.attention"));
+    QTest::qWait(50);
+    requireFits(w, "breakdown with a module selected");
+    // The schedule dock with compare, suggestions and the optimizer's bound.
+    dock(w, "scheduleDock")->raise();
+    QVERIFY(someEdit(w.scheduleEditor()));
+    w.scheduleEditor()->setComparison(0, static_cast<int>(w.scheduleEditor()->sourceNames().size()) - 1);
+    QTRY_VERIFY(w.timeline()->hasComparison());
+    w.scheduleEditor()->refreshSuggestions();
+    QSignalSpy optimized(w.scheduleEditor(), &ScheduleEditor::optimizeFinished);
+    w.scheduleEditor()->optimize(0.5);
+    QTRY_VERIFY_WITH_TIMEOUT(optimized.count() > 0, 20000);
+    requireFits(w, "schedule tools open");
+    // The joined pair, stacked by role.
+    w.scheduleEditor()->undoStack()->setClean();
+    {
+        QSignalSpy shown(&w, &MainWindow::sceneShown);
+        w.showGraph(-1, 0);
+        QTRY_COMPARE(shown.count(), 1);
+    }
+    QVERIFY(w.scene()->joined());
+    w.timelineModeBar()->setMode(TimelineModeBar::Mode::ByRole);
+    QTRY_VERIFY(w.timeline()->isStacked());
+    requireFits(w, "joined pair");
+    // fsdp: its Inductor overlap order compared with the original.
+    w.scheduleEditor()->undoStack()->setClean();
+    QVERIFY(openAndWait(w, fsdp));
+    QVERIFY(w.scheduleEditor()->sourceNames().contains(QStringLiteral("inductor-overlap")));
+    w.scheduleEditor()->setComparison(0, static_cast<int>(w.scheduleEditor()->sourceNames().indexOf(QStringLiteral("inductor-overlap"))));
+    QTRY_VERIFY(w.timeline()->hasComparison());
+    requireFits(w, "fsdp comparison");
+}
+
+void TestMainWindow::colourComboMatchesTheGraphView() {
+    // The graph view opens coloured by op category: the combo says so, and each item sets its mode.
+    resetSettings();
+    MainWindow w(fixtures::fakeLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    auto* combo = w.findChild<QComboBox*>(QStringLiteral("colorCombo"));
+    QVERIFY(combo);
+    QCOMPARE(combo->currentText(), QStringLiteral("By op category"));
+    QCOMPARE(w.graphView()->colorMode(), GraphView::ColorMode::OpCategory);
+    combo->setCurrentIndex(combo->findText(QStringLiteral("By memory change")));
+    QCOMPARE(w.graphView()->colorMode(), GraphView::ColorMode::MemoryChange);
+    combo->setCurrentIndex(combo->findText(QStringLiteral("By op kind")));
+    QCOMPARE(w.graphView()->colorMode(), GraphView::ColorMode::OpKind);
+    // The choice is remembered by the next window.
+    MainWindow again(fixtures::fakeLoader());
+    QCOMPARE(again.graphView()->colorMode(), GraphView::ColorMode::OpKind);
+    QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("colorCombo"))->currentText(), QStringLiteral("By op kind"));
+}
+
+namespace {
+// A hostile pair (the loader caps only the sum of distinct storages): the forward output f2
+// (3*2^60 bytes, the backward's baseline) is allocated again by the backward's `re`. Original
+// backward: big (2^62) freed before re: pair peak 3*2^60 + 2^62 + 16. Running `re` before
+// `use_big` keeps both live: 3*2^60 + (2^62 + 3*2^60 + 15) > 2^63 - 1.
+constexpr std::int64_t kE60 = std::int64_t(1) << 60;
+fxmem::GraphFile overflowingPair() {
+    using namespace fxmem;
+    GraphFile f;
+    f.source = "overflow.json";
+    const StorageId p = f.add_storage(0, "cuda:0", 100), f1 = f.add_storage(1, "cuda:0", 10),
+                    f2 = f.add_storage(2, "cuda:0", 3 * kE60), t = f.add_storage(3, "cuda:0", 5),
+                    big = f.add_storage(4, "cuda:0", 4 * kE60), ub = f.add_storage(5, "cuda:0", 1),
+                    ur = f.add_storage(6, "cuda:0", 1);
+    {
+        GraphBuilder g(f, "fwd", GraphKind::Forward);
+        g.add("primals_1", OpKind::Placeholder, "primals_1", {}, {p});
+        g.add("f1", OpKind::CallFunction, "aten.relu.default", {"primals_1"}, {f1});
+        g.add("f2", OpKind::CallFunction, "aten.relu.default", {"f1"}, {f2});
+        g.add("output", OpKind::Output, "output", {"f1", "f2"}, {});
+        g.finish();
+    }
+    {
+        GraphBuilder g(f, "bwd", GraphKind::Backward);
+        g.add("tangents_1", OpKind::Placeholder, "tangents_1", {}, {t});
+        g.add("saved_f1", OpKind::Placeholder, "saved_f1", {}, {f1});
+        g.add("big", OpKind::CallFunction, "aten.empty", {"tangents_1"}, {big});
+        g.add("use_big", OpKind::CallFunction, "aten.sum", {"big"}, {ub});
+        g.add("re", OpKind::CallFunction, "aten.empty", {"saved_f1"}, {f2});
+        g.add("use_re", OpKind::CallFunction, "aten.sum", {"re"}, {ur});
+        g.add("output", OpKind::Output, "output", {"use_big", "use_re"}, {});
+        g.finish();
+    }
+    f.add_pair("fwd", "bwd");
+    return f;
+}
+} // namespace
+
+void TestMainWindow::editedPairPeakOverflowIsAnError() {
+    resetSettings();
+    MainWindow w([](const std::string&, const LoadProgress&) { return overflowingPair(); });
+    w.show();
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    QVERIFY2(openAndWait(w, QStringLiteral("overflow.json")), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    w.showGraph(1);
+    QTRY_COMPARE(shown.count(), 1);
+    QCOMPARE(w.scene()->pairPeak->peak, 7 * kE60 + 16);
+    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));  // re before use_big
+    QCOMPARE(w.scheduleEditor()->peak(), 7 * kE60 + 15);
+    const QString text = w.summaryLabel()->text();
+    QVERIFY2(text.contains(QStringLiteral("→ edited: <b>overflow</b>")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("EiB -")) && !text.contains(QStringLiteral("<b>-")), qPrintable(text));
+    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("more than 2^63-1 bytes")), qPrintable(w.summaryLabel()->toolTip()));
+    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("overflow.json")), qPrintable(w.summaryLabel()->toolTip()));
+    // Undo: the pair peak alone, no error left behind.
+    w.scheduleEditor()->undoStack()->undo();
+    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("overflow</b>")));
+    QVERIFY(w.summaryLabel()->toolTip().isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)

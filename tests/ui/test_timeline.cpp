@@ -16,6 +16,8 @@ private slots:
     void bucketsKeepTheirMinimumAndMaximum();
     void zoomedOutPlotKeepsFrees();
     void sectionLabelsNeverOverprint();
+    void sectionLabelsGiveWayToThePeakLabel();
+    void peakLabelHiddenWhenThePeakIsOutOfView();
     void tinyProfilesHaveWholeStepTicks();
     void exportHasTitleAndLegendButNoHoverBox();
     void lowerBoundAndComparison();
@@ -122,6 +124,59 @@ void TestTimeline::sectionLabelsNeverOverprint() {
     QCOMPARE(shown.size(), std::size_t(1));
     QCOMPARE(shown.front().first, QStringLiteral("backward"));
     QVERIFY(shown.front().second.left() >= plot.axisRect()->rect().left());
+}
+
+void TestTimeline::sectionLabelsGiveWayToThePeakLabel() {
+    // The llama pair on a laptop: a short plot, the peak just after the forward/backward boundary,
+    // so the peak's label reaches the top row where "backward" sits.
+    std::vector<std::int64_t> profile(4000);
+    for (std::size_t i = 0; i < profile.size(); ++i)
+        profile[i] = 1000 + static_cast<std::int64_t>(i < 1700 ? i : 3400 - i);
+    TimelinePlot plot;
+    plot.resize(700, 170);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile(profile, 1700, {{0, QStringLiteral("forward")}, {1690, QStringLiteral("backward")}});
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    QCPItemText* peak = nullptr;
+    std::vector<QCPItemText*> sections;
+    for (int i = 0; i < plot.itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+        if (!t || !t->visible()) continue;
+        if (t->text().startsWith(QStringLiteral("peak "))) peak = t;
+        else if (t->text() == QStringLiteral("forward") || t->text().startsWith(QStringLiteral("back")) || t->text().startsWith(QStringLiteral("b")))
+            sections.push_back(t);
+    }
+    QVERIFY(peak);
+    QVERIFY(!sections.empty());  // "forward" at least keeps its place
+    const QRectF peakBox(peak->topLeft->pixelPosition(), peak->bottomRight->pixelPosition());
+    for (QCPItemText* t : sections) {
+        const QRectF box(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
+        QVERIFY2(!box.intersects(peakBox), qPrintable(QStringLiteral("'%1' overprints the peak label").arg(t->text())));
+    }
+}
+
+void TestTimeline::peakLabelHiddenWhenThePeakIsOutOfView() {
+    // Zoomed to steps 100..300 of a profile peaking at 900, the peak label (anchored at 900)
+    // would be drawn cut off at the plot's right edge.
+    std::vector<std::int64_t> profile(1000);
+    for (std::size_t i = 0; i < profile.size(); ++i) profile[i] = static_cast<std::int64_t>(i);
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile(profile, 999);
+    const auto peakLabelVisible = [&] {
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().startsWith(QStringLiteral("peak ")))
+                return t->visible();
+        return false;
+    };
+    QVERIFY(peakLabelVisible());
+    plot.setXRange(100, 300);
+    QVERIFY(!peakLabelVisible());
+    plot.resetZoom();
+    QVERIFY(peakLabelVisible());
 }
 
 void TestTimeline::tinyProfilesHaveWholeStepTicks() {

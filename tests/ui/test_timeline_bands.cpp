@@ -97,6 +97,7 @@ private slots:
     void joinedPairWithBaselineAddsUp();
     void largeGraphDownsampledConsistently();
     void modeBar();
+    void cursorBoxNamesFiveBandsOrFourAndTheRest();
 };
 
 void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
@@ -126,7 +127,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     QCOMPARE(firstMismatch(byModule, profile), std::int64_t(-1));
     QVERIFY(band(byModule, QStringLiteral("l1")));
     QVERIFY(band(byModule, QStringLiteral("l2")));
-    QVERIFY(band(byModule, QStringLiteral("(no module)")));
+    QVERIFY(band(byModule, QStringLiteral("(root)")));
     QCOMPARE(band(byModule, QStringLiteral("l2"))->values[5], 20 + 4);  // c allocated: b and c
     // Depth 2 splits l2.act off l2.
     const auto deep = StackedBands::byModule(analysis->live(), attribution, 2);
@@ -235,6 +236,40 @@ void TestTimelineBands::modeBar() {
     QCOMPARE(TimelineModeBar::defaultFor(100, true), TimelineModeBar::Mode::Total);
     QCOMPARE(TimelineModeBar::defaultFor(5000, true), TimelineModeBar::Mode::ByRole);
     QCOMPARE(TimelineModeBar::defaultFor(5000, false), TimelineModeBar::Mode::Total);
+}
+
+void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
+    // Hand-made bands of 1..n bytes at one step: the box lists them largest first; with five it
+    // names the fifth instead of "1 more", with six the four largest and "2 more".
+    for (std::size_t n : {std::size_t(5), std::size_t(6)}) {
+        std::vector<TimelinePlot::Band> bands;
+        std::int64_t total = 0;
+        for (std::size_t b = 1; b <= n; ++b) {
+            bands.push_back({QStringLiteral("g%1").arg(b), QColor(Qt::gray), {static_cast<std::int64_t>(b)}});
+            total += static_cast<std::int64_t>(b);
+        }
+        TimelinePlot plot;
+        plot.resize(800, 300);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        plot.setProfile({total}, 0);
+        plot.setStackedBands(bands);
+        plot.setCursorStep(0);
+        const QString text = plot.cursorText();
+        QVERIFY2(text.contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)), qPrintable(text));
+        if (n == 5) {
+            QVERIFY2(text.contains(QStringLiteral("g1 1 B")) && !text.contains(QStringLiteral("more")), qPrintable(text));
+        } else {
+            QVERIFY2(!text.contains(QStringLiteral("g2 2 B")) && text.contains(QStringLiteral("2 more")), qPrintable(text));
+        }
+        // On a short plot (a laptop's timeline) fewer lines: the box covers at most about half of it.
+        plot.resize(800, 150);  // the resize redoes the box
+        QTRY_VERIFY(plot.axisRect()->height() < 120);
+        const int lines = static_cast<int>(plot.cursorText().count(QLatin1Char('\n'))) + 1;
+        QVERIFY2(lines < 2 + static_cast<int>(n), qPrintable(plot.cursorText()));  // fewer than at 300 px
+        QVERIFY2(plot.cursorText().contains(QStringLiteral("more")), qPrintable(plot.cursorText()));
+        QVERIFY2(plot.cursorText().contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)), qPrintable(plot.cursorText()));  // the largest stays
+    }
 }
 
 QTEST_MAIN(TestTimelineBands)

@@ -64,6 +64,26 @@ QLabel* shrinkingLabel() {
     l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     return l;
 }
+// The module depth that shows a model's layers: the shallowest with six modules or more in one
+// graph (the rule the graph view's layer shading follows), else the deepest. For a decoder,
+// "layers.0" … rather than "layers" holding everything.
+int layerDepth(const Scene& scene) {
+    std::uint32_t deepest = 1;
+    std::vector<std::size_t> count;
+    std::uint32_t best = 0;
+    for (const Segment& s : scene.segments) {
+        const fxmem::ModuleTree& tree = s.attribution->tree();
+        deepest = std::max(deepest, tree.max_depth());
+        count.assign(tree.max_depth() + 1, 0);
+        for (std::uint32_t m = 0; m < tree.size(); ++m) ++count[tree[m].depth];
+        for (std::uint32_t d = 1; d < count.size(); ++d)
+            if (count[d] >= 6) {
+                best = best == 0 ? d : std::min(best, d);
+                break;
+            }
+    }
+    return static_cast<int>(best == 0 ? deepest : best);
+}
 } // namespace
 
 MainWindow::MainWindow(FileLoader loader, QWidget* parent) : QMainWindow(parent) {
@@ -189,12 +209,16 @@ void MainWindow::buildWidgets() {
     });
     tb->addWidget(new QLabel(tr("  Colour ")));
     colorCombo_ = new QComboBox;
-    colorCombo_->addItem(tr("By op kind"));
-    colorCombo_->addItem(tr("By memory change"));
+    colorCombo_->setObjectName(QStringLiteral("colorCombo"));
+    // The graph view's modes, its default (op category) first.
+    colorCombo_->addItem(tr("By op category"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpCategory)));
+    colorCombo_->addItem(tr("By op kind"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpKind)));
+    colorCombo_->addItem(tr("By memory change"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::MemoryChange)));
+    colorCombo_->setToolTip(tr("How the graph view colours its nodes (the legend under it says what each colour means)"));
     tb->addWidget(colorCombo_);
     connect(colorCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        graphView_->setColorMode(i == 1 ? GraphView::ColorMode::MemoryChange : GraphView::ColorMode::OpKind);
-        QSettings().setValue(QStringLiteral("colorMode"), i);
+        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->itemData(i).toInt()));
+        QSettings().setValue(QStringLiteral("nodeColorMode"), colorCombo_->itemData(i).toInt());
     });
     tb->addSeparator();
     tb->addAction(resetZoomAction_);
@@ -250,13 +274,12 @@ void MainWindow::buildWidgets() {
     // The graph view and the timeline predate the shared state: wired here, to it.
     state_->setStepProvider([this](NodeRef ref) { return graphView_->stepOf(ref); });
     timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return state_->describeStep(step, edited); });
-    timeline_->installEventFilter(this);
     connect(timeline_, &TimelinePlot::cursorMoved, state_, &ViewState::setCursorStep);
     connect(state_, &ViewState::cursorStepChanged, timeline_, &TimelinePlot::setCursorStep);
     connect(state_, &ViewState::cursorStepChanged, graphView_, &GraphView::setCursorStep);
-    connect(state_, &ViewState::cursorStepChanged, this, [this](std::int64_t step) {
-        // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows.
-        if (!keyboardScrub_ || !scene()) return;
+    // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows; hovering does not.
+    connect(timeline_, &TimelinePlot::steppedByKey, this, [this](std::int64_t step) {
+        if (!scene()) return;
         const Scene::Where w = scene()->locate(step);
         if (w.segment < 0 || w.step == 0) return;
         if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, false);
@@ -336,12 +359,11 @@ void MainWindow::buildWidgets() {
     // The schedule dock's comparison of two orders and the optimizer's lower bound, on the timeline.
     connect(editor_, &ScheduleEditor::comparisonChanged, this, [this] {
         const std::shared_ptr<const OrderComparison> c = editor_->comparison();
-        if (!c) {
-            timeline_->clearComparison();
-            return;
-        }
-        timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
-                                 {editor_->comparisonName(1), c->profileB, c->peakStepB});
+        if (!c) timeline_->clearComparison();
+        else
+            timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
+                                     {editor_->comparisonName(1), c->profileB, c->peakStepB});
+        if (!applyingScene_) updateOverlay();  // hidden while compared, back afterwards
     });
     connect(editor_, &ScheduleEditor::lowerBoundChanged, timeline_, [this](qint64 bytes) { timeline_->setLowerBound(bytes); });
     connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
@@ -417,7 +439,12 @@ void MainWindow::restoreSettings() {
     setByteUnits(decimal ? ByteUnits::Decimal : ByteUnits::Binary);
     (decimal ? decimalUnitsAction_ : binaryUnitsAction_)->setChecked(true);
     deviceCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("deviceFilter"), 0).toInt(), 0, 1));
-    colorCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("colorMode"), 0).toInt(), 0, 1));
+    {
+        // "nodeColorMode" holds the mode itself (the old "colorMode" held a combo index).
+        const int i = colorCombo_->findData(s.value(QStringLiteral("nodeColorMode"), static_cast<int>(GraphView::ColorMode::OpCategory)).toInt());
+        colorCombo_->setCurrentIndex(std::max(i, 0));
+        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->currentData().toInt()));
+    }
     scheduleDir_ = s.value(QStringLiteral("scheduleDir")).toString();
     if (!restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray())) {
         // A first start: most of the screen, never more than it.
@@ -497,6 +524,8 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     if (scene->joined())
         for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
     timeline_->setProfile(scene->profile, scene->peakStep, std::move(sections));
+    // Exported plots say what they show: the file and the graph (or pair).
+    timeline_->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") % elided(scene->title(), 80));
     if (single) graphView_->setSchedule(editor_->order(), true);
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
@@ -510,7 +539,10 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
         const bool roles = scene->roles && scene->roles->source != fxmem::RoleSource::Derived;
         modeBar_->setMaxDepth(static_cast<int>(depth));
         const QSignalBlocker block(modeBar_);
-        if (newFile) modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
+        if (newFile) {
+            modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
+            modeBar_->setDepth(layerDepth(*scene));
+        }
         updateBands();
     }
     phase("views");
@@ -585,21 +617,6 @@ void MainWindow::fillGraphCombo() {
 
 void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }
 
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == timeline_) {
-        switch (event->type()) {
-        case QEvent::KeyPress: keyboardScrub_ = true; break;
-        case QEvent::MouseMove:
-        case QEvent::Enter:
-        case QEvent::Leave:
-        case QEvent::Wheel:
-        case QEvent::MouseButtonPress: keyboardScrub_ = false; break;
-        default: break;
-        }
-    }
-    return QMainWindow::eventFilter(watched, event);
-}
-
 void MainWindow::onNodeSelected(NodeRef ref, bool center) {
     const auto& scene = state_->scene();
     if (!scene || !ref.valid()) return;
@@ -618,15 +635,20 @@ void MainWindow::onScheduleChanged() {
     std::vector<fxmem::NodeId> order = editor_->order();
     graphView_->setSchedule(order, true);
     state_->setEditedOrder(std::move(order), editor_->profile());
-    if (state_->orderEdited()) {
+    updateOverlay();
+    updateActions();
+    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
+}
+
+void MainWindow::updateOverlay() {
+    // While two orders are compared, their curves say it all: the edited overlay would repeat one.
+    if (state_->orderEdited() && !editor_->comparison()) {
         const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
         timeline_->setOverlay(state_->editedProfile(), editor_->peakStep(),
                               tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
     } else {
         timeline_->clearOverlay();
     }
-    updateActions();
-    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
 }
 
 void MainWindow::updateStatus() {

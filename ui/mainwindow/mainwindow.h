@@ -85,7 +85,6 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void changeEvent(QEvent* event) override;
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void buildActions();
@@ -96,6 +95,7 @@ private:
     void onLoadFailed(const QString& path, const QString& message);
     void onScheduleChanged();
     void onNodeSelected(NodeRef ref, bool center);
+    void updateOverlay();  // the edited order's curve on the timeline
     void updateStatus();
     void updateActions();
     void updateBanner();
@@ -115,7 +115,6 @@ private:
     QString bundledDir_;
     QString scheduleDir_;         // where the last schedule was saved or opened
     bool applyingScene_ = false;
-    bool keyboardScrub_ = false;  // the timeline's cursor moves by key: the inspector follows
 
     // Panels and widgets
     GraphView* graphView_ = nullptr;

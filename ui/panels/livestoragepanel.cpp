@@ -91,6 +91,11 @@ void LiveStoragePanel::refresh() {
             model_->rowCount(), static_cast<long long>(clock.elapsed()));
     if (!resizedOnce_ && model_->rowCount() > 0) {
         table_->resizeColumnsToContents();
+        // A long name (elided to 160 characters, or a deep module path) must not push the other
+        // columns out of the dock: wider text is elided in the middle, whole in the tooltip.
+        const int cap = table_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 30;
+        for (int c = 0; c + 1 < model_->columnCount(); ++c)
+            if (table_->columnWidth(c) > cap) table_->setColumnWidth(c, cap);
         resizedOnce_ = true;
     }
     updateHeader();

@@ -5,6 +5,9 @@
 #include "util/text.h"
 #include "util/units.h"
 
+#include <fxmem/error.h>
+#include <fxmem/estimator.h>
+
 #include <QEvent>
 #include <QFileInfo>
 
@@ -42,6 +45,7 @@ void SummaryBar::refresh() {
         setText(tr("<b>%1</b> holds no graph.").arg(elided(QFileInfo(scene->path).fileName()).toHtmlEscaped()));
         return;
     }
+    setToolTip(QString());
     const QPalette pal = palette();
     const QString dim = colors::mix(pal.color(QPalette::Window), pal.color(QPalette::WindowText), 0.6).name();
     QString h = tr("<span>Peak <b style='color:%1'>%2</b></span> "
@@ -69,10 +73,26 @@ void SummaryBar::refresh() {
         // baseline does not depend on the order.
         if (state_->orderEdited() && !scene->joined()) {
             const bool backward = first.isBackwardOfPair();
-            const std::int64_t editedPair = backward ? std::max(pm.forward_peak, pm.backward_baseline + editedPeak)
-                                                     : std::max(editedPeak, pm.backward_peak);
-            h += tr(" <span style='color:%1'>→ edited <b>%2</b> %3</span>")
-                     .arg(colors::edited(pal).name(), formatBytes(editedPair), formatDelta(editedPair - pm.peak, pm.peak));
+            const fxmem::GraphFile& file = *scene->file;
+            const int p = first.pairIndex();
+            try {
+                // The baseline plus the edited backward's peak can exceed 2^63-1 on a hostile
+                // file: core's checked sum says so instead of a wrapped, negative number.
+                const std::int64_t editedBackward =
+                    !backward || p < 0 ? pm.backward_peak
+                                       : fxmem::pair_backward_peak(file, file.graphs[file.pairs[static_cast<std::size_t>(p)].forward],
+                                                                   file.graphs[file.pairs[static_cast<std::size_t>(p)].backward],
+                                                                   pm.backward_baseline, editedPeak);
+                const std::int64_t editedPair = backward ? std::max(pm.forward_peak, editedBackward)
+                                                         : std::max(editedPeak, pm.backward_peak);
+                h += tr(" <span style='color:%1'>→ edited <b>%2</b> %3</span>")
+                         .arg(colors::edited(pal).name(), formatBytes(editedPair), formatDelta(editedPair - pm.peak, pm.peak));
+            } catch (const fxmem::Error& e) {
+                h += tr(" <span style='color:%1'>→ edited: <b>overflow</b></span>").arg(colors::peak(pal).name());
+                setToolTip(elided(QString::fromUtf8(e.what()), 2000));
+                setText(h);
+                return;
+            }
         }
     } else if (first.isBackwardOfPair()) {
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;baseline %1").arg(formatBytes(first.baseline()));

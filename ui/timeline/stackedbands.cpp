@@ -27,7 +27,8 @@ const QColor kModuleColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x
                                  QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F)};
 const QColor kOtherColour(0xBA, 0xB0, 0xAC);
 
-QString moduleName(std::string_view key) { return key.empty() ? QObject::tr("(no module)") : toQString(key); }
+// The root module as the live table and `fxmem-cli breakdown` name it.
+QString moduleName(std::string_view key) { return key.empty() ? QObject::tr("(root)") : toQString(key); }
 
 // Column g of a row-major P x groups table.
 std::vector<std::int64_t> column(const std::vector<std::int64_t>& table, std::size_t groups, std::size_t g) {

@@ -9,7 +9,7 @@
 // (Okabe-Ito, readable by colour-blind users). Bands run bottom to top in that order:
 // long-lived parameters at the bottom, temporaries on top. Bands that are zero at every step are
 // left out. Module bands: the `top` modules with the largest maximum, biggest at the bottom,
-// then "other" (grey) on top; the root module (storages no module owns) is "(no module)".
+// then "other" (grey) on top; the root module (storages no module owns) is "(root)", as in the live table and `fxmem-cli breakdown`.
 #pragma once
 #include "loading/scene.h"
 #include "timeline/timelineplot.h"

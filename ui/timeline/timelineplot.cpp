@@ -343,14 +343,38 @@ void TimelinePlot::layoutSections() {
     // while its section starts off-screen, elided (or hidden) when the section is narrower than
     // the label, so two labels never overprint at any zoom.
     const QRect area = axisRect()->rect();
+    // Nor over the peak's label, which can reach the top row on a short plot: a section label
+    // ends before it, or hides when the peak label covers its start.
+    QRectF peakBox;
+    if (peakLabel_->visible() && !peakLabel_->text().isEmpty()) {
+        const QFontMetrics pfm(peakLabel_->font());
+        const QMargins pp = peakLabel_->padding();
+        peakBox.setSize(QSizeF(pfm.horizontalAdvance(peakLabel_->text()) + pp.left() + pp.right(), pfm.height() + pp.top() + pp.bottom()));
+        const QPointF at = peakLabel_->position->pixelPosition();
+        const Qt::Alignment a = peakLabel_->positionAlignment();
+        if (a & Qt::AlignLeft) peakBox.moveLeft(at.x());
+        else if (a & Qt::AlignRight) peakBox.moveRight(at.x());
+        else peakBox.moveLeft(at.x() - peakBox.width() / 2);
+        if (a & Qt::AlignTop) peakBox.moveTop(at.y());
+        else peakBox.moveBottom(at.y());
+    }
     for (std::size_t i = 0; i < sections_.size(); ++i) {
         QCPItemText* label = sectionLabels_[i];
         const double start = xAxis->coordToPixel(static_cast<double>(sections_[i].step) - 0.5);
         const double end = i + 1 < sections_.size() ? xAxis->coordToPixel(static_cast<double>(sections_[i + 1].step) - 0.5)
                                                      : static_cast<double>(area.right());
-        const double left = std::max(start, static_cast<double>(area.left()));
-        const double right = std::min(end, static_cast<double>(area.right()));
+        double left = std::max(start, static_cast<double>(area.left()));
+        double right = std::min(end, static_cast<double>(area.right()));
         const QMargins pad = label->padding();
+        const double top = area.top() + 0.02 * area.height();
+        if (!peakBox.isNull() && peakBox.top() < top + QFontMetrics(label->font()).height() + pad.top() + pad.bottom() &&
+            peakBox.bottom() > top && peakBox.right() > left && peakBox.left() < right) {
+            // Before the peak label if the whole name fits there, else after it if there is more room.
+            const double need = QFontMetrics(label->font()).horizontalAdvance(sections_[i].label) + pad.left() + pad.right() + 2;
+            const double before = peakBox.left() - 4 - left, after = right - (peakBox.right() + 4);
+            if (before >= need || before >= after) right = std::max(left, peakBox.left() - 4);
+            else left = peakBox.right() + 4;
+        }
         const int room = static_cast<int>(right - left) - pad.left() - pad.right() - 2;
         const QFontMetrics fm(label->font());
         const QString text = room > 0 ? fm.elidedText(sections_[i].label, Qt::ElideRight, room) : QString();
@@ -372,7 +396,8 @@ void TimelinePlot::updatePeakItems() {
         const double rel = (static_cast<double>(step) - r.lower) / std::max(r.size(), 1.0);
         const Qt::Alignment h = rel < 0.3 ? Qt::AlignLeft : rel > 0.7 ? Qt::AlignRight : Qt::AlignHCenter;
         label->setPositionAlignment(h | (below ? Qt::AlignTop : Qt::AlignBottom));
-        label->setVisible(true);
+        // Zoomed away from the peak: no label cut off at the plot's edge.
+        label->setVisible(static_cast<double>(step) >= r.lower && static_cast<double>(step) <= r.upper);
     };
     const std::int64_t peak = profile_[peakStep_];
     const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_), false) : QString();
@@ -382,7 +407,7 @@ void TimelinePlot::updatePeakItems() {
     peakLabel_->position->setPixelPosition(peakLabel_->position->pixelPosition() + QPointF(0, -8));
     // While two orders are compared their own peak labels say it; a third label would cover them.
     peakDot_->setVisible(!hasComparison());
-    peakLabel_->setVisible(!hasComparison());
+    peakLabel_->setVisible(peakLabel_->visible() && !hasComparison());
     if (!overlay_.empty()) {
         const std::int64_t edited = overlay_[overlayPeakStep_];
         // The edited label sits below its dot unless that would cover the original's peak label.
@@ -442,9 +467,17 @@ void TimelinePlot::updateCursorItems() {
         for (std::size_t b = 0; b < bands_.size(); ++b)
             if (const std::int64_t v = bands_[b].values[static_cast<std::size_t>(cursor_)]; v > 0) held.emplace_back(v, b);
         std::sort(held.begin(), held.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-        for (std::size_t i = 0; i < std::min<std::size_t>(held.size(), 4); ++i)
+        // At most five lines (four and "N more"; a fifth band takes the line "1 more" would), and
+        // fewer on a short plot, so that the box covers at most about half of it.
+        const int lineHeight = std::max(1, QFontMetrics(cursorLabel_->font()).lineSpacing());
+        const auto header = static_cast<int>(text.count(QLatin1Char('\n'))) + 1;
+        // The largest band and "N more" at least.
+        const int room = axisRect()->height() * 55 / 100 / lineHeight - header;
+        const auto lines = static_cast<std::size_t>(std::clamp(room, 2, 5));
+        const std::size_t shown = held.size() <= lines ? held.size() : lines - 1;
+        for (std::size_t i = 0; i < shown; ++i)
             text += QStringLiteral("\n  ") % bands_[held[i].second].name % QStringLiteral(" ") % formatBytes(held[i].first);
-        if (held.size() > 4) text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - 4));
+        if (held.size() > shown) text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - shown));
     }
     cursorLabel_->setText(text);
     const QCPRange r = xAxis->range();
@@ -474,6 +507,7 @@ void TimelinePlot::keyPressEvent(QKeyEvent* event) {
     default: return QCustomPlot::keyPressEvent(event);
     }
     setCursorStep(to);
+    emit steppedByKey(cursor_);
     // Keep the cursor in view when stepping past an edge.
     const QCPRange r = xAxis->range();
     if (static_cast<double>(cursor_) < r.lower) setXRange(static_cast<double>(cursor_) - 0.5, static_cast<double>(cursor_) - 0.5 + r.size());

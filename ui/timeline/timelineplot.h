@@ -84,6 +84,9 @@ public slots:
 signals:
     void cursorMoved(std::int64_t step);
     void stepActivated(std::int64_t step);  // a click
+    // The cursor was moved by a key (←/→, PgUp/PgDn, Home/End, P): the user walks node by node,
+    // so views that show "the node at the cursor" may follow (hovering does not select).
+    void steppedByKey(std::int64_t step);
     void xRangeChanged(double lo, double hi);
     // The plot area's left and right edges in widget pixels (for aligning the graph view).
     void plotAreaChanged(int left, int right);

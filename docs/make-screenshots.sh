@@ -1,0 +1,30 @@
+#!/bin/sh
+# Retakes the docs/ screenshots of the bundled llama and fsdp examples, light and dark, with the
+# app's own offscreen renderer (fxmem --screenshot), reduced to 256 colours to stay small.
+# Usage: docs/make-screenshots.sh [BUILD_DIR]   (needs ImageMagick's convert)
+set -eu
+cd "$(dirname "$0")/.."
+fxmem="${1:-build}/bin/fxmem"
+ex=resources/examples
+export QT_QPA_PLATFORM=offscreen
+shot() {  # NAME FILE OPTIONS...
+    name=$1 file=$2
+    shift 2
+    for theme in light dark; do
+        suffix=; [ "$theme" = dark ] && suffix=-dark
+        "$fxmem" --screenshot "docs/$name$suffix.png" --size 1600x1000 --theme "$theme" "$@" "$file" >/dev/null
+        convert "docs/$name$suffix.png" -strip -dither None -colors 256 "PNG8:docs/$name$suffix.png"
+    done
+}
+shot llama-stacked-role "$ex/llama.fxmem.json" --pair 0 --timeline-mode role
+shot llama-breakdown "$ex/llama.fxmem.json" --tab breakdown --select-module layers.3 --timeline-mode module --depth 2
+shot llama-modules "$ex/llama.fxmem.json" --collapse-depth 3 --timeline-mode module --depth 2
+shot fsdp-compare "$ex/fsdp.fxmem.json" --graph backward --tab schedule --schedule inductor-overlap --compare inductor-overlap
+# The README's first pictures: the bundled GPT example as it opens, at 1600x1000 and on a laptop.
+for theme in light dark; do
+    suffix=; [ "$theme" = dark ] && suffix=-dark
+    "$fxmem" --screenshot "docs/screenshot$suffix.png" --size 1600x1000 --theme "$theme" "$ex/gpt.fxmem.json" >/dev/null
+    "$fxmem" --screenshot "docs/screenshot-1366$suffix.png" --size 1366x768 --theme "$theme" "$ex/gpt.fxmem.json" >/dev/null
+    convert "docs/screenshot$suffix.png" -strip -dither None -colors 256 "PNG8:docs/screenshot$suffix.png"
+    convert "docs/screenshot-1366$suffix.png" -strip -dither None -colors 256 "PNG8:docs/screenshot-1366$suffix.png"
+done
