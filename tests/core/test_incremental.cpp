@@ -197,3 +197,28 @@ TEST(Incremental, RandomMovesMatchFullRescore) {
     EXPECT_GT(accepted, 1000);
     EXPECT_GT(refused, 1000);
 }
+
+// A refusal is built on every drag-over: a 1 MiB node name is cut to its head and tail, on UTF-8
+// boundaries, instead of being copied whole into each message.
+TEST(Incremental, RefusalCutsHugeNames) {
+    GraphFile file;
+    const StorageId s0 = file.add_storage(0, "cuda:0", 16);
+    const StorageId s1 = file.add_storage(1, "cuda:0", 16);
+    std::string huge = "é" + std::string(1 << 20, 'x') + "tail_end";  // 2-byte 'é' first
+    huge[119] = '\xc3';  // a 2-byte character straddling the 120-byte cut: the cut moves before it
+    huge[120] = '\xa9';
+    GraphBuilder b(file, "g", GraphKind::Other);
+    b.add("p", OpKind::Placeholder, "p", {}, {s0});
+    b.add(huge, OpKind::CallFunction, "aten.relu.default", {"p"}, {s1});
+    b.add("output", OpKind::Output, "output", {huge}, {});
+    const Graph& g = b.finish();
+    const AliasInfo a = build_alias_info(file, g);
+    IncrementalSchedule s(file, g, a, default_releasable(g), default_counted(file), original_order(g));
+    const auto c = s.check_move(1, 0);  // the huge node before its input
+    ASSERT_FALSE(c.ok);
+    EXPECT_LT(c.reason.size(), 1000u);
+    EXPECT_NE(c.reason.find("'" + huge.substr(0, 119) + "\u2026"), std::string::npos) << c.reason.substr(0, 300);
+    EXPECT_NE(c.reason.find(huge.substr(huge.size() - 60) + "'"), std::string::npos);
+    // Short names are quoted whole.
+    EXPECT_NE(c.reason.find("'p'"), std::string::npos);
+}
