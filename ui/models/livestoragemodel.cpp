@@ -1,5 +1,7 @@
 #include "models/livestoragemodel.h"
 
+#include "analysis/liveatstep.h"
+
 #include "util/natural.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -23,41 +25,29 @@ void LiveStorageModel::setStep(std::int64_t globalStep) {
     rows_.clear();
     total_ = 0;
     step_ = globalStep;
-    const Scene::Where where = scene_ ? scene_->locate(globalStep) : Scene::Where{};
-    if (where.segment >= 0) {
-        const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
-        const bool edited = ordered_ && !scene_->joined() && ordered_->analysis == seg.analysis;
-        const auto live = (edited ? ordered_->index : seg.analysis->live()).live_at(where.step);
-        rows_.reserve(live.size() + seg.baselineStorages.size());
-        for (const fxmem::LiveStorage& s : live) {
+    if (scene_) {
+        const LiveAtStep at = liveAtStep(*scene_, ordered_.get(), globalStep);
+        const std::int64_t offset =
+            at.where.segment < 0 ? 0 : scene_->segments[static_cast<std::size_t>(at.where.segment)].offset;
+        rows_.reserve(at.live.size());
+        for (std::size_t i = 0; i < at.live.size(); ++i) {
+            const fxmem::LiveStorage& s = at.live[i];
+            // A joined backward stands on the forward outputs it keeps: they are listed too (as
+            // forward storages), so the total matches the plot (profile + baseline).
+            const bool baseline = i >= at.baselineBegin;
             Row r;
             r.storage = s.storage;
             r.nbytes = s.nbytes;
-            r.segment = where.segment;
+            r.segment = baseline ? 0 : at.where.segment;
             r.allocator = s.allocator;
             r.lastUser = s.last_user;
             r.nextUser = s.next_user;
-            r.freeStep = s.free_step < 0 ? -1 : s.free_step + seg.offset;
+            r.freeStep = s.free_step < 0 ? -1 : s.free_step + offset;
             r.reason = s.reason;
+            r.baseline = baseline;
             rows_.push_back(r);
+            total_ += r.nbytes;
         }
-        // A joined backward stands on the forward outputs it keeps: list them, so the total
-        // matches the plot (profile + baseline).
-        if (!seg.baselineStorages.empty()) {
-            const GraphAnalysis& fwd = *scene_->segments.front().analysis;
-            for (fxmem::StorageId s : seg.baselineStorages) {
-                Row r;
-                r.storage = s;
-                r.nbytes = scene_->file->nbytes(s);
-                r.segment = 0;
-                r.allocator = fwd.alias().allocator[s.index()];
-                r.lastUser = fwd.alias().last_user[s.index()];
-                r.reason = fxmem::LiveReason::GraphOutput;
-                r.baseline = true;
-                rows_.push_back(r);
-            }
-        }
-        for (const Row& r : rows_) total_ += r.nbytes;
     }
     endResetModel();
 }

@@ -1,5 +1,6 @@
 #include "panels/breakdownpanel.h"
 
+#include "analysis/liveatstep.h"
 #include "models/breakdownmodels.h"
 #include "state/viewstate.h"
 #include "util/units.h"
@@ -94,25 +95,16 @@ void BreakdownPanel::refresh() {
     live_.clear();
     const auto& scene = state_->scene();
     const std::int64_t step = state_->cursorStep();
-    const Scene::Where w = scene ? scene->locate(step) : Scene::Where{};
-    if (w.segment < 0) {
+    LiveAtStep at = scene ? liveAtStep(*scene, state_->orderedLive(), step) : LiveAtStep{};
+    if (at.where.segment < 0) {
         roles_->setLive(nullptr, {});
         modules_->setLive(nullptr, {});
         header_->clear();
         return;
     }
-    const Segment& seg = scene->segments[static_cast<std::size_t>(w.segment)];
-    const OrderedLive* ordered = state_->orderedLive();
-    const bool edited = ordered && !scene->joined() && ordered->analysis == seg.analysis;
-    live_ = (edited ? ordered->index : seg.analysis->live()).live_at(w.step);
-    // A joined backward stands on the forward outputs it keeps (its baseline): they count too.
-    for (fxmem::StorageId s : seg.baselineStorages) {
-        fxmem::LiveStorage b;
-        b.storage = s;
-        b.nbytes = scene->file->nbytes(s);
-        b.reason = fxmem::LiveReason::GraphOutput;
-        live_.push_back(b);
-    }
+    const Segment& seg = scene->segments[static_cast<std::size_t>(at.where.segment)];
+    // A joined backward's baseline storages (the forward outputs it keeps) count too.
+    live_ = std::move(at.live);
     roles_->setLive(seg.attribution.get(), live_);
     modules_->setLive(seg.attribution, live_);
     tree_->expandToDepth(1);
