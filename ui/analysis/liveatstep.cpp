@@ -1,12 +1,16 @@
 #include "analysis/liveatstep.h"
 
+const fxmem::LiveSetIndex& shownIndex(const Scene& scene, const Segment& segment, const OrderedLive* ordered) {
+    return ordered && !scene.joined() && ordered->analysis == segment.analysis ? ordered->index
+                                                                                : segment.analysis->live();
+}
+
 LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64_t globalStep) {
     LiveAtStep out;
     out.where = scene.locate(globalStep);
     if (out.where.segment < 0) return out;
     const Segment& seg = scene.segments[static_cast<std::size_t>(out.where.segment)];
-    const bool edited = ordered && !scene.joined() && ordered->analysis == seg.analysis;
-    out.live = (edited ? ordered->index : seg.analysis->live()).live_at(out.where.step);
+    out.live = shownIndex(scene, seg, ordered).live_at(out.where.step);
     out.baselineBegin = out.live.size();
     if (seg.baselineStorages.empty()) return out;
     const fxmem::AliasInfo& fwd = scene.segments.front().analysis->alias();

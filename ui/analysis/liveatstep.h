@@ -10,13 +10,16 @@
 #include <cstdint>
 #include <vector>
 
+// The live-set index a segment is shown in: the edited order's when `ordered` describes that
+// segment of a single-graph scene (a joined pair is never edited), else the graph's own order.
+const fxmem::LiveSetIndex& shownIndex(const Scene& scene, const Segment& segment, const OrderedLive* ordered);
+
 struct LiveAtStep {
     Scene::Where where;                    // segment -1: outside every segment (live is empty)
     std::vector<fxmem::LiveStorage> live;  // largest first, then the baseline storages
     std::size_t baselineBegin = 0;         // live[baselineBegin, end) hold the baseline
 };
 
-// `ordered`, when it describes that segment of a single-graph scene, gives the edited order's
-// live set; otherwise the graph's own order. Baseline entries carry the forward's allocator and
+// The live set comes from shownIndex(scene, segment, ordered). Baseline entries carry the forward's allocator and
 // last user and LiveReason::GraphOutput. O(log N + live).
 LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64_t globalStep);

@@ -1,5 +1,7 @@
 #include "state/viewstate.h"
 
+#include "analysis/liveatstep.h"
+
 #include "util/text.h"
 
 #include <fxmem/profile_steps.h>
@@ -77,9 +79,7 @@ void ViewState::setEditedOrder(std::vector<fxmem::NodeId> order, std::vector<std
 fxmem::NodeId ViewState::nodeAt(const Scene::Where& where, bool edited) const {
     if (!scene_ || where.segment < 0) return {};
     const Segment& seg = scene_->segments[static_cast<std::size_t>(where.segment)];
-    const OrderedLive* ordered = edited ? ordered_.get() : nullptr;
-    const fxmem::LiveSetIndex& index =
-        ordered && !scene_->joined() && ordered->analysis == seg.analysis ? ordered->index : seg.analysis->live();
+    const fxmem::LiveSetIndex& index = shownIndex(*scene_, seg, edited ? ordered_.get() : nullptr);
     return where.step < index.profile_size() ? index.node_at(where.step) : fxmem::NodeId{};
 }
 
