@@ -82,6 +82,16 @@ std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair);
 
 // ---- search ----
 
+// The partition a plan is measured against: the file's budget-1.0 pair of this joint, else its
+// first pair, else every forward value a backward-phase node reads saved (no recompute).
+struct RematBaseline {
+    std::vector<NodeId> saved;
+    std::int64_t flops = 0;   // the pair's node FLOPs (the simulated partition's without a pair)
+    int pair = -1;            // index into file.pairs, -1 without one
+    std::string source;       // "budget=1.0.forward / budget=1.0.backward", or a description
+};
+RematBaseline remat_baseline(const JointGraph& joint);
+
 struct RematOptions {
     // At most one limit applies: extra FLOPs over the baseline partition (absolute or in percent
     // of the baseline's FLOPs), or the lowest FLOPs whose peak is at most target_peak.
@@ -126,7 +136,8 @@ RematResult search_remat(const JointGraph& joint, const RematOptions& options = 
 struct RematPlan {
     std::string joint;                    // the joint graph's name
     std::vector<std::string> saved, recomputed, order;
-    std::int64_t peak = -1, extra_flops = -1;  // as predicted when written (-1: not given)
+    std::int64_t peak = -1;                          // as predicted when written (-1: not given)
+    std::int64_t extra_flops = INT64_MIN;            // likewise (INT64_MIN: not given)
 };
 
 std::string plan_to_json(const RematPlan& plan);
