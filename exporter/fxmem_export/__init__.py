@@ -21,6 +21,7 @@ from .errors import (
     ScheduleError,
 )
 from .schedule import apply_schedule
+from .sweep import sweep
 
 __all__ = [
     "FORMAT_VERSION",
@@ -34,4 +35,5 @@ __all__ = [
     "apply_schedule",
     "backend",
     "save",
+    "sweep",
 ]
