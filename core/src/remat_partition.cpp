@@ -206,6 +206,23 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
     return p;
 }
 
+std::vector<NodeId> unstable_saved(const JointGraph& j, const Partition& p) {
+    const Graph& g = j.g();
+    std::vector<std::uint8_t> there(g.size(), 0);  // available in the backward
+    for (NodeId x : p.saved) there[x.index()] = 1;
+    for (NodeId x : p.backward) there[x.index()] = 1;
+    for (NodeId t : j.tangents) there[t.index()] = 1;
+    std::vector<NodeId> out;
+    for (NodeId x : p.saved) {
+        const bool free = j.getitem[x.index()] || j.view[x.index()] || !j.forward[x.index()];
+        if (!free || g.node(x).op != OpKind::CallFunction) continue;
+        bool all = true;
+        for (NodeId in : g.inputs(x)) all = all && (there[in.index()] || j.free_to_save[in.index()]);
+        if (all) out.push_back(x);
+    }
+    return out;
+}
+
 namespace {
 
 // Copies node `src` of the joint into `b` as `op` (a placeholder keeps its name as target).

@@ -33,10 +33,23 @@ public:
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
     bool out_of_time() const { return elapsed() >= o_.time_limit_s || (o_.cancelled && o_.cancelled()); }
 
-    std::optional<State> evaluate(std::span<const NodeId> saved) {
+    std::optional<State> evaluate(std::span<const NodeId> saved, bool canonical = true) {
         State s;
         try {
             s.partition = simulate_partition(j_, saved);
+            // What the partitioner would recompute anyway leaves the saved set (a few rounds at most).
+            for (int round = 0; canonical && round < 8; ++round) {
+                const std::vector<NodeId> drop = unstable_saved(j_, s.partition);
+                if (drop.empty()) break;
+                std::vector<NodeId> kept;
+                for (NodeId x : s.partition.saved)
+                    if (std::find(drop.begin(), drop.end(), x) == drop.end()) kept.push_back(x);
+                for (NodeId x : drop)
+                    for (NodeId in : j_.g().inputs(x))
+                        if (j_.free_to_save[in.index()]) kept.push_back(in);
+                s.partition = simulate_partition(j_, kept);
+            }
+            if (canonical && !unstable_saved(j_, s.partition).empty()) return std::nullopt;
             s.peak = score_partition(j_, s.partition);
         } catch (const Error&) {
             return std::nullopt;  // a move that leaves the backward uncomputable
@@ -205,10 +218,13 @@ RematResult Search::run() {
     if (o_.max_extra_percent >= 0)
         limit_ = static_cast<std::int64_t>(static_cast<double>(baseline_flops_) * o_.max_extra_percent / 100.0);
 
-    std::optional<State> base = evaluate(base_saved);
+    // The baseline as PyTorch made it (the guard below), and as a plan apply_remat reproduces.
+    std::optional<State> base = evaluate(base_saved, false);
     if (!base) throw Error(file.source + ": graph '" + j_.g().name + "': the baseline partition cannot be simulated");
     r.baseline_peak = base->peak.peak;
     State best = *base;
+    if (!unstable_saved(j_, base->partition).empty())
+        if (std::optional<State> c = evaluate(base_saved)) best = *c;
     const auto consider = [&](const State& s) {
         if (choice(s) < choice(best)) best = s;
     };

@@ -30,6 +30,9 @@ struct JointGraph {
     std::vector<std::uint8_t> forward;     // per node: phase forward (a required forward node)
     std::vector<std::uint8_t> mutating;    // per node: an in-place aten op (kept by dead-code removal; forward ones stay there)
     std::vector<std::uint8_t> getitem, copy;  // operator.getitem; aten.copy_.default
+    std::vector<std::uint8_t> view;        // the partitioner's view ops (get_default_op_list().view_ops)
+    std::vector<std::uint8_t> free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
+                                            // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
     std::vector<std::uint8_t> symbolic;    // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
     std::vector<std::int64_t> flops;       // per node, 0 where the file gives none
 
@@ -70,6 +73,14 @@ struct SimulatedPair {
 SimulatedPair materialize_partition(const JointGraph& joint, const Partition& partition, const std::string& forward_name,
                                     const std::string& backward_name, std::span<const NodeId> backward_order = {},
                                     bool full = false);
+
+// The saved values PyTorch's min-cut partitioner would not save when the joint graph carries
+// the tags fxmem_export.apply_remat writes: a getitem, a view op or a node the forward outputs do
+// not need can never be banned from recompute, so the partitioner recomputes it in the backward
+// as soon as all its inputs are there (saved, or computed in the backward), or are parameters and
+// buffers it saves for free (which then join the saved set). Empty when the saved
+// set is stable; search_remat drops these until it is, so every plan it returns is reproducible.
+std::vector<NodeId> unstable_saved(const JointGraph& joint, const Partition& partition);
 
 // analyze_pair on the materialized pair (default device filter).
 PeakMemory score_partition(const JointGraph& joint, const Partition& partition,
