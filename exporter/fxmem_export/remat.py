@@ -153,6 +153,35 @@ def reorder_backward(gm: fx.GraphModule, data: Mapping[str, Any], source: str = 
     return gm
 
 
+def check_computable(graph: fx.Graph, data: Mapping[str, Any], num_fwd_outputs: int, source: str = "<plan>") -> None:
+    """Raise RematPlanError when the plan's saved values and the tangents cannot compute a gradient
+    (the backward would need a forward value that is neither saved nor recomputable from them)."""
+    from torch.utils import _pytree as pytree
+
+    out = next(iter(graph.find_nodes(op="output")))
+    outputs = pytree.arg_tree_leaves(*out.args)[num_fwd_outputs:]
+    inputs = set(data["saved"])
+    valid: dict[fx.Node, bool] = {}
+    for node in graph.nodes:
+        if node.name in inputs or _is_tangent(node) or node.op == "get_attr":
+            valid[node] = True
+        elif node.op == "placeholder":
+            valid[node] = False
+        elif node.op != "output":
+            valid[node] = all(valid[i] for i in node.all_input_nodes)
+    for o in outputs:
+        if isinstance(o, fx.Node) and not valid[o]:
+            lack = o
+            while lack.op != "placeholder":
+                bad = [i for i in lack.all_input_nodes if not valid[i]]
+                if not bad:
+                    break
+                lack = bad[0]
+            raise RematPlanError(
+                f"{source}: the saved values leave the backward unable to compute {o.name!r}: it needs "
+                f"{lack.name!r}, which is neither saved nor computable from saved values")
+
+
 def remat_partition_fn(inner: Callable[..., Any], plan: str | os.PathLike[str] | Mapping[str, Any]) -> Callable[..., Any]:
     """Wrap a partition function (the backend's min-cut one): tag the joint graph per the plan,
     partition, check that the backward saves exactly the plan's values, reorder the backward."""
@@ -160,6 +189,8 @@ def remat_partition_fn(inner: Callable[..., Any], plan: str | os.PathLike[str] |
 
     def partition(joint_module: fx.GraphModule, joint_inputs: Any, **kwargs: Any) -> Any:
         tag_joint_graph(joint_module.graph, data, source)
+        if "num_fwd_outputs" in kwargs:
+            check_computable(joint_module.graph, data, kwargs["num_fwd_outputs"], source)
         fw, bw = inner(joint_module, joint_inputs, **kwargs)
         got = [n.name for n in bw.graph.find_nodes(op="placeholder") if not _is_tangent(n)]
         if set(got) != set(data["saved"]):
