@@ -31,7 +31,11 @@ public:
     }
 
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-    bool out_of_time() const { return elapsed() >= o_.time_limit_s || (o_.cancelled && o_.cancelled()); }
+    // Stops one partition's scoring early, so the whole search ends within the limit.
+    bool out_of_time() const {
+        const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
+        return elapsed() + per >= o_.time_limit_s || (o_.cancelled && o_.cancelled());
+    }
 
     std::optional<State> evaluate(std::span<const NodeId> saved, bool canonical = true) {
         State s;
@@ -65,6 +69,7 @@ public:
                     s.saved_bytes += j_.file->nbytes(st);
                 }
         points_.push_back({s.peak.peak, s.extra});
+        if (canonical && (!best_ || choice(s) < choice(*best_))) best_ = s;  // any partition scored may be the plan
         return s;
     }
 
@@ -177,6 +182,7 @@ private:
     std::int64_t baseline_flops_ = 0, limit_ = -1;
     std::size_t evaluations_ = 0;
     std::vector<FrontierPoint> points_;
+    std::optional<State> best_;
 };
 
 std::vector<FrontierPoint> pareto(std::vector<FrontierPoint> pts) {
@@ -279,6 +285,7 @@ RematResult Search::run() {
             break;
         }
     }
+    if (best_ && choice(*best_) < choice(best)) best = *best_;
     if (best.peak.peak > base->peak.peak) best = *base;  // never above the baseline
 
     // The backward order: the reorder optimizer on the chosen backward, kept when it lowers the peak.
