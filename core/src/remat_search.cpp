@@ -27,6 +27,7 @@ class Search {
 public:
     Search(const JointGraph& j, const RematOptions& o) : j_(j), o_(o), start_(Clock::now()) {
         counted_ = default_counted(*j.file);
+        deadline_ = o.optimize_order ? 0.8 * o.time_limit_s : o.time_limit_s;
         stamp_.assign(j.file->storages.size(), 0);
     }
 
@@ -34,7 +35,7 @@ public:
     // Stops one partition's scoring early, so the whole search ends within the limit.
     bool out_of_time() const {
         const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
-        return elapsed() + per >= o_.time_limit_s || (o_.cancelled && o_.cancelled());
+        return elapsed() + 2 * per >= deadline_ || (o_.cancelled && o_.cancelled());
     }
 
     std::optional<State> evaluate(std::span<const NodeId> saved, bool canonical = true) {
@@ -183,6 +184,7 @@ private:
     std::size_t evaluations_ = 0;
     std::vector<FrontierPoint> points_;
     std::optional<State> best_;
+    double deadline_ = 0;  // for the saved-set search; the order optimizer gets the rest
 };
 
 std::vector<FrontierPoint> pareto(std::vector<FrontierPoint> pts) {
@@ -289,13 +291,15 @@ RematResult Search::run() {
     if (best.peak.peak > base->peak.peak) best = *base;  // never above the baseline
 
     // The backward order: the reorder optimizer on the chosen backward, kept when it lowers the peak.
-    const double left = o_.time_limit_s - elapsed();
-    if (o_.optimize_order && left > 0 && !(o_.cancelled && o_.cancelled())) {
+    // The order optimizer needs a few scorings of the backward beyond its own limit.
+    const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
+    const double left = o_.time_limit_s - elapsed() - 4 * per;
+    if (o_.optimize_order && left > 0.05 && !(o_.cancelled && o_.cancelled())) {
         const SimulatedPair pair = materialize_partition(j_, best.partition, "forward", "backward");
         const StorageMask counted = default_counted(pair.file);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), counted);
         OptimizeOptions oo;
-        oo.time_limit_s = std::min(left, std::max(0.5, 0.25 * o_.time_limit_s));
+        oo.time_limit_s = std::min(left, std::max(0.5, 0.2 * o_.time_limit_s));
         oo.cancelled = o_.cancelled;
         const OptimizeResult opt = optimize_schedule(pair.file, pair.backward(), a.backward_alias, a.backward_releasable, counted, oo);
         // Backward graph node k is, in joint ids: saved values, tangents, the backward, the output.
