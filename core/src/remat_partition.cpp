@@ -289,20 +289,28 @@ void add_output(GraphBuilder& b, std::span<const NodeId> a, std::span<const Node
 
 } // namespace
 
+GraphFile storage_template(const JointGraph& j) {
+    const GraphFile& src = *j.file;
+    GraphFile f;
+    f.source = src.source;
+    for (std::size_t i = 0; i < src.storages.size(); ++i) {
+        const Storage& s = src.storages[i];
+        const StorageId id = f.add_storage(s.file_id, src.devices[s.device], s.nbytes);
+        if (s.role != StorageRole::Unknown || s.label != 0) f.set_role(id, s.role, src.label(StorageId(static_cast<std::int32_t>(i))));
+    }
+    return f;
+}
+
 SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, const std::string& forward_name,
-                                    const std::string& backward_name, std::span<const NodeId> backward_order, bool full) {
+                                    const std::string& backward_name, std::span<const NodeId> backward_order, bool full,
+                                    const GraphFile* storages) {
     const GraphFile& src = *j.file;
     const Graph& g = j.g();
     SimulatedPair out;
     GraphFile& f = out.file;
-    f.source = src.source;
     // The same storages in the same order, so StorageIds carry over.
-    for (std::size_t i = 0; i < src.storages.size(); ++i) {
-        const Storage& s = src.storages[i];
-        const StorageId id = f.add_storage(s.file_id, src.devices[s.device], s.nbytes);
-        if (full && (s.role != StorageRole::Unknown || s.label != 0))
-            f.set_role(id, s.role, src.label(StorageId(static_cast<std::int32_t>(i))));
-    }
+    if (storages) f = *storages;
+    else f = storage_template(j);
     std::vector<NodeId> map(g.size());
     std::vector<std::uint8_t> seen(g.size(), 0);
     {
@@ -323,8 +331,9 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
     return out;
 }
 
-PeakMemory score_partition(const JointGraph& j, const Partition& p, std::span<const NodeId> backward_order) {
-    const SimulatedPair pair = materialize_partition(j, p, "forward", "backward", backward_order, false);
+PeakMemory score_partition(const JointGraph& j, const Partition& p, std::span<const NodeId> backward_order,
+                           const GraphFile* storages) {
+    const SimulatedPair pair = materialize_partition(j, p, "forward", "backward", backward_order, false, storages);
     return analyze_pair(pair.file, pair.forward(), pair.backward(), default_counted(pair.file)).peak;
 }
 

@@ -27,6 +27,7 @@ class Search {
 public:
     Search(const JointGraph& j, const RematOptions& o) : j_(j), o_(o), start_(Clock::now()) {
         counted_ = default_counted(*j.file);
+        storages_ = storage_template(j);
         deadline_ = o.optimize_order ? 0.8 * o.time_limit_s : o.time_limit_s;
         stamp_.assign(j.file->storages.size(), 0);
     }
@@ -55,7 +56,7 @@ public:
                 s.partition = simulate_partition(j_, kept);
             }
             if (canonical && !unstable_saved(j_, s.partition).empty()) return std::nullopt;
-            s.peak = score_partition(j_, s.partition);
+            s.peak = score_partition(j_, s.partition, {}, &storages_);
         } catch (const Error&) {
             return std::nullopt;  // a move that leaves the backward uncomputable
         }
@@ -100,7 +101,7 @@ public:
     // gave no improving move.
     std::vector<NodeId> candidates(const State& s, bool wide) {
         const Graph& g = j_.g();
-        const SimulatedPair pair = materialize_partition(j_, s.partition, "forward", "backward");
+        const SimulatedPair pair = materialize_partition(j_, s.partition, "forward", "backward", {}, false, &storages_);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), default_counted(pair.file));
         const bool in_forward = a.peak.forward_peak >= a.peak.backward_peak;
         const auto& prof = in_forward ? a.forward_profile : a.backward_profile;
@@ -184,7 +185,8 @@ private:
     std::size_t evaluations_ = 0;
     std::vector<FrontierPoint> points_;
     std::optional<State> best_;
-    double deadline_ = 0;  // for the saved-set search; the order optimizer gets the rest
+    double deadline_ = 0;
+    GraphFile storages_;  // storage_template: copied per partition scored  // for the saved-set search; the order optimizer gets the rest
 };
 
 std::vector<FrontierPoint> pareto(std::vector<FrontierPoint> pts) {
@@ -295,7 +297,7 @@ RematResult Search::run() {
     const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
     const double left = o_.time_limit_s - elapsed() - 4 * per;
     if (o_.optimize_order && left > 0.05 && !(o_.cancelled && o_.cancelled())) {
-        const SimulatedPair pair = materialize_partition(j_, best.partition, "forward", "backward");
+        const SimulatedPair pair = materialize_partition(j_, best.partition, "forward", "backward", {}, false, &storages_);
         const StorageMask counted = default_counted(pair.file);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), counted);
         OptimizeOptions oo;
@@ -313,7 +315,7 @@ RematResult Search::run() {
             if (op != OpKind::Placeholder && op != OpKind::Output) order.push_back(joint_of[k.index()]);
         }
         if (order != best.partition.backward) {
-            const PeakMemory p = score_partition(j_, best.partition, order);
+            const PeakMemory p = score_partition(j_, best.partition, order, &storages_);
             ++evaluations_;
             if (p.peak < best.peak.peak) {
                 best.peak = p;

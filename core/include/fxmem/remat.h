@@ -70,9 +70,13 @@ struct SimulatedPair {
     const Graph& forward() const { return file.graphs[0]; }
     const Graph& backward() const { return file.graphs[1]; }
 };
+// `storages`, when given, is storage_template(joint): copied instead of adding the storages one
+// by one (the search materializes thousands of partitions).
 SimulatedPair materialize_partition(const JointGraph& joint, const Partition& partition, const std::string& forward_name,
                                     const std::string& backward_name, std::span<const NodeId> backward_order = {},
-                                    bool full = false);
+                                    bool full = false, const GraphFile* storages = nullptr);
+// A GraphFile with the joint's storages (same StorageIds, roles and labels) and no graphs.
+GraphFile storage_template(const JointGraph& joint);
 
 // The saved values PyTorch's min-cut partitioner would not save when the joint graph carries
 // the tags fxmem_export.apply_remat writes: a getitem, a view op or a node the forward outputs do
@@ -84,7 +88,7 @@ std::vector<NodeId> unstable_saved(const JointGraph& joint, const Partition& par
 
 // analyze_pair on the materialized pair (default device filter).
 PeakMemory score_partition(const JointGraph& joint, const Partition& partition,
-                           std::span<const NodeId> backward_order = {});
+                           std::span<const NodeId> backward_order = {}, const GraphFile* storages = nullptr);
 
 // The saved values of an existing pair of the file, as joint node ids: the backward's
 // placeholders that are not tangents, found by name in the joint. Throws Error naming the pair
