@@ -170,6 +170,32 @@ public:
         return next;
     }
 
+    // The saved set after the first k moves together: each move's removals from and additions
+    // to `s.saved`, applied at once.
+    template <class Moves>
+    std::vector<NodeId> compose(const State& s, const Moves& moves, std::size_t k) {
+        const std::size_t n = j_.g().size();
+        std::vector<std::int8_t> delta(n, 0);  // -1: some move drops it, +1: some move adds it
+        std::vector<std::uint8_t> in_s(n, 0), in_move(n, 0);
+        for (NodeId x : s.saved) in_s[x.index()] = 1;
+        for (std::size_t m = 0; m < k && m < moves.size(); ++m) {
+            const std::vector<NodeId>& next = moves[m].second;
+            for (NodeId x : next) in_move[x.index()] = 1;
+            for (NodeId x : s.saved)
+                if (!in_move[x.index()]) delta[x.index()] = -1;
+            for (NodeId x : next) {
+                if (!in_s[x.index()]) delta[x.index()] = 1;
+                in_move[x.index()] = 0;
+            }
+        }
+        std::vector<NodeId> out;
+        for (NodeId x : s.saved)
+            if (delta[x.index()] != -1) out.push_back(x);
+        for (std::size_t i = 0; i < n; ++i)
+            if (delta[i] == 1) out.push_back(NodeId(static_cast<std::int32_t>(i)));
+        return out;
+    }
+
     RematResult run();
 
 private:
@@ -255,10 +281,15 @@ RematResult Search::run() {
     bool wide = false;
     while (!out_of_time()) {
         if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
+        const double step_start = elapsed();
         std::optional<State> step;
+        using Key = decltype(key(cur));
+        std::vector<std::pair<Key, std::vector<NodeId>>> improving;  // moves that help on their own
         const auto attempt = [&](const std::vector<NodeId>& saved) {
             std::optional<State> next = evaluate(saved);
-            if (next && (!step || key(*next) < key(*step))) step = std::move(next);
+            if (!next) return;
+            if (key(*next) < key(cur)) improving.push_back({key(*next), saved});
+            if (!step || key(*next) < key(*step)) step = std::move(next);
         };
         for (NodeId x : candidates(cur, wide)) {
             if (out_of_time()) break;
@@ -277,6 +308,21 @@ RematResult Search::run() {
                 for (NodeId in : j_.g().inputs(y))
                     if (j_.computable[in.index()]) two.push_back(in);
                 attempt(two);
+            }
+        }
+        // Large graphs repeat themselves (layers): the best k helpful moves together, k halving
+        // from all of them, often beat the best one alone at the cost of a few scorings.
+        // Only when one move per step cannot get through them in the time left.
+        const double step_s = elapsed() - step_start;
+        const double steps_left = step_s > 0 ? (deadline_ - elapsed()) / step_s : 1e9;
+        if (improving.size() >= 2 && static_cast<double>(improving.size()) > steps_left && !out_of_time()) {
+            std::sort(improving.begin(), improving.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+            for (std::size_t k = improving.size(); k >= 2 && !out_of_time(); k /= 2) {
+                std::optional<State> merged = evaluate(compose(cur, improving, k));
+                if (merged && key(*merged) < key(*step)) {
+                    step = std::move(merged);
+                    break;
+                }
             }
         }
         if (step && key(*step) < key(cur)) {
