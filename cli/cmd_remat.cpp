@@ -20,6 +20,7 @@
 namespace fxmem::cli {
 
 nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector<BudgetRow>& rows);
+std::string budget_text(double budget);
 
 namespace {
 
@@ -148,7 +149,8 @@ int run_remat(const Args& args, std::ostream& out) {
     if (!rows.empty()) {
         std::vector<std::vector<std::string>> table = {{"PyTorch budget", "pair peak", "extra FLOPs"}};
         for (const BudgetRow& b : rows)
-            table.push_back({std::to_string(b.budget).substr(0, 4), format_bytes(b.peak.peak), std::to_string(b.extra_flops)});
+            table.push_back({budget_text(b.budget), format_bytes(b.peak.peak),
+                             std::to_string(b.extra_flops) + " (" + percent(b.extra_flops, r.baseline_flops) + ")"});
         write_table(out, table, {true, true, true});
     }
     return 0;

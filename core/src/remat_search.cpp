@@ -277,64 +277,70 @@ RematResult Search::run() {
     }
     // Greedy: the best single recompute among the saved values live at the peak, while it helps;
     // when none does, every saved value, and chains of two (x and an input it made saved).
-    State cur = best;
-    bool wide = false;
-    while (!out_of_time()) {
-        if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
-        const double step_start = elapsed();
-        std::optional<State> step;
-        using Key = decltype(key(cur));
-        std::vector<std::pair<Key, std::vector<NodeId>>> improving;  // moves that help on their own
-        const auto attempt = [&](const std::vector<NodeId>& saved) {
-            std::optional<State> next = evaluate(saved);
-            if (!next) return;
-            if (key(*next) < key(cur)) improving.push_back({key(*next), saved});
-            if (!step || key(*next) < key(*step)) step = std::move(next);
-        };
-        for (NodeId x : candidates(cur, wide)) {
-            if (out_of_time()) break;
-            const std::vector<NodeId> one = recompute_move(cur, x);
-            attempt(one);
-            attempt(deep_move(cur, x));
-            if (!wide) continue;
-            for (NodeId y : j_.g().inputs(x)) {
+    const auto climb = [&](State cur) {
+        bool wide = false;
+        while (!out_of_time()) {
+            if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
+            const double step_start = elapsed();
+            std::optional<State> step;
+            using Key = decltype(key(cur));
+            std::vector<std::pair<Key, std::vector<NodeId>>> improving;  // moves that help on their own
+            const auto attempt = [&](const std::vector<NodeId>& saved) {
+                std::optional<State> next = evaluate(saved);
+                if (!next) return;
+                if (key(*next) < key(cur)) improving.push_back({key(*next), saved});
+                if (!step || key(*next) < key(*step)) step = std::move(next);
+            };
+            for (NodeId x : candidates(cur, wide)) {
                 if (out_of_time()) break;
-                if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
-                    std::find(cur.saved.begin(), cur.saved.end(), y) != cur.saved.end())
-                    continue;
-                std::vector<NodeId> two;
-                for (NodeId z : one)
-                    if (z != y) two.push_back(z);
-                for (NodeId in : j_.g().inputs(y))
-                    if (j_.computable[in.index()]) two.push_back(in);
-                attempt(two);
-            }
-        }
-        // Large graphs repeat themselves (layers): the best k helpful moves together, k halving
-        // from all of them, often beat the best one alone at the cost of a few scorings.
-        // Only when one move per step cannot get through them in the time left.
-        const double step_s = elapsed() - step_start;
-        const double steps_left = step_s > 0 ? (deadline_ - elapsed()) / step_s : 1e9;
-        if (improving.size() >= 2 && static_cast<double>(improving.size()) > steps_left && !out_of_time()) {
-            std::sort(improving.begin(), improving.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-            for (std::size_t k = improving.size(); k >= 2 && !out_of_time(); k /= 2) {
-                std::optional<State> merged = evaluate(compose(cur, improving, k));
-                if (merged && key(*merged) < key(*step)) {
-                    step = std::move(merged);
-                    break;
+                const std::vector<NodeId> one = recompute_move(cur, x);
+                attempt(one);
+                attempt(deep_move(cur, x));
+                if (!wide) continue;
+                for (NodeId y : j_.g().inputs(x)) {
+                    if (out_of_time()) break;
+                    if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
+                        std::find(cur.saved.begin(), cur.saved.end(), y) != cur.saved.end())
+                        continue;
+                    std::vector<NodeId> two;
+                    for (NodeId z : one)
+                        if (z != y) two.push_back(z);
+                    for (NodeId in : j_.g().inputs(y))
+                        if (j_.computable[in.index()]) two.push_back(in);
+                    attempt(two);
                 }
             }
+            // Large graphs repeat themselves (layers): the best k helpful moves together, k halving
+            // from all of them, often beat the best one alone at the cost of a few scorings.
+            // Only when one move per step cannot get through them in the time left.
+            const double step_s = elapsed() - step_start;
+            const double steps_left = step_s > 0 ? (deadline_ - elapsed()) / step_s : 1e9;
+            if (improving.size() >= 2 && static_cast<double>(improving.size()) > steps_left && !out_of_time()) {
+                std::sort(improving.begin(), improving.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                for (std::size_t k = improving.size(); k >= 2 && !out_of_time(); k /= 2) {
+                    std::optional<State> merged = evaluate(compose(cur, improving, k));
+                    if (merged && key(*merged) < key(*step)) {
+                        step = std::move(merged);
+                        break;
+                    }
+                }
+            }
+            if (step && key(*step) < key(cur)) {
+                cur = std::move(*step);
+                consider(cur);
+                wide = false;
+            } else if (!wide) {
+                wide = true;
+            } else {
+                break;
+            }
         }
-        if (step && key(*step) < key(cur)) {
-            cur = std::move(*step);
-            consider(cur);
-            wide = false;
-        } else if (!wide) {
-            wide = true;
-        } else {
-            break;
-        }
-    }
+    };
+    // From the best start (often a budget point), then from the baseline: PyTorch's best point
+    // can be a local optimum the baseline's path goes around.
+    climb(best);
+    if (!out_of_time() && base->saved != best.saved)
+        if (std::optional<State> b = evaluate(base->saved)) climb(*b);
     if (best_ && choice(*best_) < choice(best)) best = *best_;
     if (best.peak.peak > base->peak.peak) best = *base;  // never above the baseline
 
