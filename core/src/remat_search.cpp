@@ -291,6 +291,8 @@ RematResult Search::run() {
                 if (key(*next) < key(cur)) improving.push_back({key(*next), saved});
                 if (!step || key(*next) < key(*step)) step = std::move(next);
             };
+            std::vector<std::uint8_t> is_saved(j_.g().size(), 0);
+            for (NodeId x : cur.saved) is_saved[x.index()] = 1;
             for (NodeId x : candidates(cur, wide)) {
                 if (out_of_time()) break;
                 const std::vector<NodeId> one = recompute_move(cur, x);
@@ -300,7 +302,7 @@ RematResult Search::run() {
                 for (NodeId y : j_.g().inputs(x)) {
                     if (out_of_time()) break;
                     if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
-                        std::find(cur.saved.begin(), cur.saved.end(), y) != cur.saved.end())
+                        is_saved[y.index()])
                         continue;
                     std::vector<NodeId> two;
                     for (NodeId z : one)
