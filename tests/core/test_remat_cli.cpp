@@ -206,3 +206,50 @@ TEST(RematSearch, RecomputingAChainLowersThePeakWithinTheLimitAndNeverAboveTheBa
     // g2 are never live with more than two others (hand-checked in the comments of the review).
     EXPECT_LE(r.peak.peak, 508);
 }
+
+// Two budget points of the hand-made joint (tests/data/good/joint_sweep.json): budget 0.5 saves mm
+// instead of relu, so its backward recomputes relu (64 FLOPs) before cos; the same 1096-byte peak
+// (now at step 7: expand, relu, cos, then mul's allocation) and the same 320 saved bytes
+// (primals_2 64 + mm 256). It is dominated by budget 1.0 (same peak, fewer FLOPs): not Pareto.
+TEST(RematCli, BudgetRowsMarkTheDominatedPoint) {
+    const auto run = cli({"budgets", kData + "/good/joint_sweep.json", "--json"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const auto rows = run.json()["rows"];
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[1]["budget"], 0.5);
+    EXPECT_EQ(rows[1]["peak"], 1096);
+    EXPECT_EQ(rows[1]["step"], 7);
+    EXPECT_EQ(rows[1]["node"], "mul");
+    EXPECT_EQ(rows[1]["saved_bytes"], 320);
+    EXPECT_EQ(rows[1]["extra_flops"], 64);
+    EXPECT_EQ(rows[0]["pareto"], true);
+    EXPECT_EQ(rows[1]["pareto"], false);
+    EXPECT_EQ(rows[0]["lowest"], true);
+    EXPECT_EQ(rows[1]["lowest"], false);
+    // The simulation rebuilds the hand-written 0.5 pair from its saved set, and the frontier of
+    // remat dominates both points.
+    const GraphFile f = load_file(kData + "/good/joint_sweep.json");
+    const JointGraph j = analyze_joint(f, 0);
+    const Partition p = simulate_partition(j, saved_of_pair(j, f.pairs[1]));
+    const SimulatedPair sim = materialize_partition(j, p, "f", "b");
+    for (int side = 0; side < 2; ++side) {
+        const Graph& want = f.graphs[side ? f.pairs[1].backward : f.pairs[1].forward];
+        const Graph& got = side ? sim.backward() : sim.forward();
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const NodeId id(static_cast<std::int32_t>(i));
+            EXPECT_EQ(got.node(id).name, want.node(id).name) << i;
+            ASSERT_EQ(got.inputs(id).size(), want.inputs(id).size()) << i;
+            for (std::size_t k = 0; k < got.inputs(id).size(); ++k)
+                EXPECT_EQ(got.node(got.inputs(id)[k]).name, want.node(want.inputs(id)[k]).name);
+        }
+    }
+    const auto remat = cli({"remat", kData + "/good/joint_sweep.json", "--time-limit", "5", "--json"});
+    ASSERT_EQ(remat.status, 0) << remat.err;
+    for (const auto& row : rows) {
+        bool dominated = false;
+        for (const auto& pt : remat.json()["frontier"])
+            dominated = dominated || (pt["peak"] <= row["peak"] && pt["extra_flops"] <= row["extra_flops"]);
+        EXPECT_TRUE(dominated) << row.dump();
+    }
+}
