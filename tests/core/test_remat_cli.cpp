@@ -246,9 +246,10 @@ TEST(RematCli, BudgetRowsMarkTheDominatedPoint) {
     }
     const auto remat = cli({"remat", kData + "/good/joint_sweep.json", "--time-limit", "5", "--json"});
     ASSERT_EQ(remat.status, 0) << remat.err;
+    const auto frontier = remat.json()["frontier"];
     for (const auto& row : rows) {
         bool dominated = false;
-        for (const auto& pt : remat.json()["frontier"])
+        for (const auto& pt : frontier)
             dominated = dominated || (pt["peak"] <= row["peak"] && pt["extra_flops"] <= row["extra_flops"]);
         EXPECT_TRUE(dominated) << row.dump();
     }
