@@ -301,6 +301,119 @@ GraphFile storage_template(const JointGraph& j) {
     return f;
 }
 
+namespace {
+
+// What the estimator reads, copied straight from the joint on dense ids: names, ops, targets
+// (the joint's table, plus saved values' names as placeholder targets), inputs, vals, output
+// storages; users derived as GraphBuilder::finish does. No name is hashed: the graph has no
+// name index (Graph::find finds nothing), which the scoring never asks for.
+class LeanGraph {
+public:
+    LeanGraph(const Graph& joint, std::string name, GraphKind kind) : j_(joint) {
+        g_.name = std::move(name);
+        g_.kind = kind;
+        g_.targets = joint.targets;
+    }
+
+    void copy(NodeId src, bool as_placeholder, std::vector<NodeId>& map) {
+        const Node& from = j_.node(src);
+        Node n;
+        n.name = from.name;
+        n.op = as_placeholder ? OpKind::Placeholder : from.op;
+        if (as_placeholder && from.op != OpKind::Placeholder) {
+            n.target = static_cast<std::uint32_t>(g_.targets.size());
+            g_.targets.push_back(from.name);
+        } else {
+            n.target = from.op == OpKind::Placeholder && as_placeholder && j_.target(src) != from.name
+                           ? push_target(from.name)
+                           : from.target;
+        }
+        n.inputs.begin = static_cast<std::uint32_t>(g_.input_ids.size());
+        if (!as_placeholder)
+            for (NodeId in : j_.inputs(src)) g_.input_ids.push_back(map[in.index()]);
+        n.inputs.end = static_cast<std::uint32_t>(g_.input_ids.size());
+        n.val.begin = static_cast<std::uint32_t>(g_.val_tokens.size());
+        n.tensors.begin = static_cast<std::uint32_t>(g_.tensors.size());
+        for (ValToken t : j_.val(src)) {
+            if (t.kind == ValToken::Kind::Tensor) {
+                Tensor tn = j_.tensors[t.payload];
+                const auto dims = static_cast<std::uint32_t>(g_.dims.size());
+                g_.dims.insert(g_.dims.end(), j_.dims.begin() + tn.dims_begin, j_.dims.begin() + tn.dims_begin + 2 * tn.rank);
+                tn.dims_begin = dims;
+                t.payload = static_cast<std::uint32_t>(g_.tensors.size());
+                g_.tensors.push_back(tn);
+            } else if (t.kind == ValToken::Kind::Other) {
+                g_.others.push_back(j_.others[t.payload]);
+                t.payload = static_cast<std::uint32_t>(g_.others.size() - 1);
+            }
+            g_.val_tokens.push_back(t);
+        }
+        n.val.end = static_cast<std::uint32_t>(g_.val_tokens.size());
+        n.tensors.end = static_cast<std::uint32_t>(g_.tensors.size());
+        n.outputs.begin = static_cast<std::uint32_t>(g_.output_storages.size());
+        for (StorageId st : j_.outputs(src)) g_.output_storages.push_back(st);
+        n.outputs.end = static_cast<std::uint32_t>(g_.output_storages.size());
+        map[src.index()] = NodeId(static_cast<std::int32_t>(g_.nodes.size()));
+        g_.nodes.push_back(std::move(n));
+    }
+
+    // The output node over `inputs` (already mapped, each once), val null.
+    void output(const std::vector<NodeId>& inputs) {
+        Node n;
+        n.name = "output";
+        n.op = OpKind::Output;
+        n.target = push_target("output");
+        n.inputs.begin = static_cast<std::uint32_t>(g_.input_ids.size());
+        g_.input_ids.insert(g_.input_ids.end(), inputs.begin(), inputs.end());
+        n.inputs.end = static_cast<std::uint32_t>(g_.input_ids.size());
+        n.val.begin = static_cast<std::uint32_t>(g_.val_tokens.size());
+        g_.val_tokens.push_back({ValToken::Kind::Null, 0});
+        n.val.end = n.val.begin + 1;
+        n.tensors = {static_cast<std::uint32_t>(g_.tensors.size()), static_cast<std::uint32_t>(g_.tensors.size())};
+        n.outputs = {static_cast<std::uint32_t>(g_.output_storages.size()), static_cast<std::uint32_t>(g_.output_storages.size())};
+        g_.nodes.push_back(std::move(n));
+    }
+
+    Graph finish() {
+        const std::size_t n = g_.nodes.size();
+        std::vector<std::uint32_t> count(n + 1, 0);
+        for (NodeId in : g_.input_ids) ++count[in.index() + 1];
+        for (std::size_t i = 0; i < n; ++i) count[i + 1] += count[i];
+        g_.user_ids.assign(g_.input_ids.size(), NodeId{});
+        std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::uint32_t k = g_.nodes[i].inputs.begin; k < g_.nodes[i].inputs.end; ++k)
+                g_.user_ids[fill[g_.input_ids[k].index()]++] = NodeId(static_cast<std::int32_t>(i));
+        for (std::size_t i = 0; i < n; ++i) g_.nodes[i].users = {count[i], count[i + 1]};
+        return std::move(g_);
+    }
+
+private:
+    std::uint32_t push_target(std::string_view t) {
+        g_.targets.emplace_back(t);
+        return static_cast<std::uint32_t>(g_.targets.size() - 1);
+    }
+    const Graph& j_;
+    Graph g_;
+};
+
+// The output node's inputs: `a` then `c`, mapped, each once.
+std::vector<NodeId> mapped_once(std::span<const NodeId> a, std::span<const NodeId> c, const std::vector<NodeId>& map,
+                                std::vector<std::uint8_t>& seen) {
+    std::vector<NodeId> out;
+    for (auto list : {a, c})
+        for (NodeId x : list)
+            if (!seen[x.index()]) {
+                seen[x.index()] = 1;
+                out.push_back(map[x.index()]);
+            }
+    for (auto list : {a, c})
+        for (NodeId x : list) seen[x.index()] = 0;
+    return out;
+}
+
+} // namespace
+
 SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, const std::string& forward_name,
                                     const std::string& backward_name, std::span<const NodeId> backward_order, bool full,
                                     const GraphFile* storages) {
@@ -313,6 +426,20 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
     else f = storage_template(j);
     std::vector<NodeId> map(g.size());
     std::vector<std::uint8_t> seen(g.size(), 0);
+    if (!full) {
+        const std::span<const NodeId> order = backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order;
+        LeanGraph fw(g, forward_name, GraphKind::Forward);
+        for (NodeId x : p.forward) fw.copy(x, g.node(x).op == OpKind::Placeholder, map);
+        fw.output(mapped_once(j.fwd_outputs, p.saved, map, seen));
+        f.graphs.push_back(fw.finish());
+        LeanGraph bw(g, backward_name, GraphKind::Backward);
+        for (NodeId x : p.saved) bw.copy(x, true, map);
+        for (NodeId t : j.tangents) bw.copy(t, true, map);
+        for (NodeId x : order) bw.copy(x, false, map);
+        bw.output(mapped_once(j.bwd_outputs, {}, map, seen));
+        f.graphs.push_back(bw.finish());
+        return out;
+    }
     {
         GraphBuilder b(f, forward_name, GraphKind::Forward);
         for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, full);

@@ -162,3 +162,25 @@ TEST(Remat, SavedSetsThatCannotWorkAreErrorsNamingTheNode) {
     EXPECT_NE(error_of([&] { simulate_partition(j, ids(j.g(), {"primals_2", "output"})); }).find("node 'output': the output node cannot be saved"),
               std::string::npos);
 }
+
+// The search scores partitions through the lean copy (no name index); files and views get the
+// full one (GraphBuilder). Both must give the estimator the same graphs.
+TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
+    const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/joint_sweep.json");
+    const JointGraph j = analyze_joint(f, 0);
+    for (const auto& saved : std::vector<std::vector<NodeId>>{ids(j.g(), {"primals_2", "relu"}), ids(j.g(), {"primals_2", "mm"}),
+                                                              ids(j.g(), {"primals_2", "primals_1"}),
+                                                              ids(j.g(), {"primals_2", "relu", "cos", "sin"})}) {
+        const Partition p = simulate_partition(j, saved);
+        const SimulatedPair lean = materialize_partition(j, p, "f", "b", {}, false);
+        const SimulatedPair full = materialize_partition(j, p, "f", "b", {}, true);
+        EXPECT_EQ(shape_of(lean.forward()), shape_of(full.forward()));
+        EXPECT_EQ(shape_of(lean.backward()), shape_of(full.backward()));
+        const auto a = analyze_pair(lean.file, lean.forward(), lean.backward(), default_counted(lean.file));
+        const auto b = analyze_pair(full.file, full.forward(), full.backward(), default_counted(full.file));
+        EXPECT_EQ(a.forward_profile, b.forward_profile);
+        EXPECT_EQ(a.backward_profile, b.backward_profile);
+        EXPECT_EQ(a.peak.peak, b.peak.peak);
+        EXPECT_TRUE(full.backward().find("tangents_1").valid());  // the full copy has its name index
+    }
+}
