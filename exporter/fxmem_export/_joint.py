@@ -98,3 +98,18 @@ def num_fwd_outputs_of(graph: fx.Graph) -> int | None:
     gm = getattr(graph, "owning_module", None)
     value = (getattr(gm, "meta", None) or {}).get(NUM_FWD_META)
     return value if isinstance(value, int) else None
+
+
+def attach_joint(joint: Any, num_fwd_outputs: int | None) -> fx.Graph:
+    """The graph of a joint GraphModule for ``save(joint=...)``, with ``num_fwd_outputs`` put on
+    the module (or the value the backend recorded there)."""
+    if not isinstance(joint, fx.GraphModule):
+        raise TypeError(f"joint must be a torch.fx.GraphModule, got {type(joint).__name__}")
+    if num_fwd_outputs is not None:
+        if isinstance(num_fwd_outputs, bool) or not isinstance(num_fwd_outputs, int) or num_fwd_outputs < 0:
+            raise ValueError(f"num_fwd_outputs must be an integer >= 0, got {num_fwd_outputs!r}")
+        joint.meta[NUM_FWD_META] = num_fwd_outputs
+    elif num_fwd_outputs_of(joint.graph) is None:
+        raise ValueError("save(joint=...): pass num_fwd_outputs (the partitioner's argument: how many of the "
+                         "joint output's first values are forward outputs)")
+    return joint.graph
