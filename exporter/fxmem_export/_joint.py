@@ -88,6 +88,17 @@ def forward_nodes(graph: fx.Graph, num_fwd_outputs: int) -> set[fx.Node]:
     return {n for n in computable if n.op == "placeholder"} | needed
 
 
+def distinct_forward_outputs(graph: fx.Graph, num_fwd_outputs: int) -> int:
+    """How many of the output node's ``inputs`` in the file (``all_input_nodes``: each node once,
+    non-nodes skipped) are forward outputs: the distinct nodes among the first
+    ``num_fwd_outputs`` outputs. It equals ``num_fwd_outputs`` unless a forward output is None,
+    not a node, or repeated; the file's ``num_fwd_outputs`` is this count, so that a reader
+    splits the output node's inputs at it."""
+    outputs = [n for n in graph.nodes if n.op == "output"]
+    flat = torch.utils._pytree.arg_tree_leaves(*outputs[0].args) if outputs else []
+    return len(dict.fromkeys(n for n in flat[:num_fwd_outputs] if isinstance(n, fx.Node)))
+
+
 def phases(graph: fx.Graph, num_fwd_outputs: int) -> dict[str, str]:
     """{node name: "forward" | "backward"} for every node of a joint graph."""
     fwd = forward_nodes(graph, num_fwd_outputs)
