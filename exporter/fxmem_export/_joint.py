@@ -116,6 +116,8 @@ def attach_joint(joint: Any, num_fwd_outputs: int | None) -> fx.Graph:
     the module (or the value the backend recorded there)."""
     if not isinstance(joint, fx.GraphModule):
         raise TypeError(f"joint must be a torch.fx.GraphModule, got {type(joint).__name__}")
+    if joint.graph.owning_module is not joint:  # a graph shared by modules: the reader needs this one
+        joint = copy_graph_module(joint)
     if num_fwd_outputs is not None:
         if isinstance(num_fwd_outputs, bool) or not isinstance(num_fwd_outputs, int) or num_fwd_outputs < 0:
             raise ValueError(f"num_fwd_outputs must be an integer >= 0, got {num_fwd_outputs!r}")

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 
 import pytest
 import torch
@@ -156,3 +158,26 @@ def test_joint_flag(tmp_path):
         fxmem_export.backend(tmp_path / "x.json", inner="eager", joint=True)
     with pytest.raises(ValueError, match="'partition'"):
         fxmem_export.backend(tmp_path / "x.json", inner="partitions")
+
+
+def test_save_with_joint(tmp_path):
+    be, doc, _, _ = capture("cnn", tmp_path)
+    graphs = {n: gm for n, _, gm in be.graphs()}
+    fw, bw, joint = graphs["region0.forward"], graphs["region0.backward"], graphs["region0.joint"]
+    saved = fxmem_export.save(tmp_path / "s.json", fw, bw, joint=joint)  # num_fwd_outputs the backend recorded
+    assert saved["pairs"] == [{"forward": "forward", "backward": "backward", "joint": "joint"}]
+    by_name = {g["name"]: g for g in saved["graphs"]}
+    assert by_name["joint"]["nodes"] == next(g for g in doc["graphs"] if g["name"] == "region0.joint")["nodes"]
+    assert by_name["joint"]["num_fwd_outputs"] == 7
+    bare = torch.fx.GraphModule(joint, copy.deepcopy(joint.graph))  # a joint the backend did not capture
+    with pytest.raises(ValueError, match="pass num_fwd_outputs"):
+        fxmem_export.save(tmp_path / "x.json", fw, bw, joint=bare)
+    with pytest.raises(ValueError, match="num_fwd_outputs must be an integer"):
+        fxmem_export.save(tmp_path / "x.json", fw, bw, joint=bare, num_fwd_outputs=-1)
+    with pytest.raises(TypeError, match="joint must be a torch.fx.GraphModule"):
+        fxmem_export.save(tmp_path / "x.json", fw, bw, joint=joint.graph)
+    with pytest.raises(ValueError, match="inference=True"):
+        fxmem_export.save(tmp_path / "x.json", fw, inference=True, joint=joint)
+    assert not (tmp_path / "x.json").exists()
+    fxmem_export.save(tmp_path / "y.json", fw, bw, joint=bare, num_fwd_outputs=7)
+    assert json.loads((tmp_path / "y.json").read_text())["graphs"][2]["nodes"] == by_name["joint"]["nodes"]
