@@ -67,9 +67,19 @@ public:
         return {within ? 0 : 1, s.peak.peak, s.saved_bytes, s.extra};
     }
 
+    // What the result is chosen by: the same without saved bytes (a plateau of the peak is
+    // crossed for progress, but the plan returned is the cheapest at its peak).
+    std::tuple<int, std::int64_t, std::int64_t> choice(const State& s) const {
+        const auto [a, b, c, d] = key(s);
+        if (o_.target_peak >= 0 && a == 0) return {a, b, c};
+        return {a, b, d};
+    }
+
     // Saved values live at the pair's peak, largest first: the forward's (every saved value
     // allocated before its peak node stays to the end) or the backward's (last used at or after it).
-    std::vector<NodeId> candidates(const State& s) {
+    // `wide`: every saved value that is not a primal, in any order of size, when the narrow set
+    // gave no improving move.
+    std::vector<NodeId> candidates(const State& s, bool wide) {
         const Graph& g = j_.g();
         const SimulatedPair pair = materialize_partition(j_, s.partition, "forward", "backward");
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), default_counted(pair.file));
@@ -94,14 +104,14 @@ public:
                 for (NodeId u : g.users(x)) last = std::max(last, pos[u.index()]);
                 if (last >= 0 && static_cast<std::size_t>(last) < at) live = false;
             }
-            if (!live) continue;
+            if (!live && !wide) continue;
             std::int64_t bytes = 0;
             for (StorageId st : g.outputs(x)) bytes += counted_[st.index()] ? j_.file->nbytes(st) : 0;
             c.push_back({bytes, x});
         }
         std::stable_sort(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         std::vector<NodeId> out;
-        for (std::size_t i = 0; i < c.size() && i < kMaxCandidates; ++i) out.push_back(c[i].second);
+        for (std::size_t i = 0; i < c.size() && (wide || i < kMaxCandidates); ++i) out.push_back(c[i].second);
         return out;
     }
 
@@ -115,6 +125,31 @@ public:
         return next;
     }
 
+    // Recompute x with everything it needs that is not saved, back to the saved values and the
+    // primals (which become saved): what checkpointing a region does.
+    std::vector<NodeId> deep_move(const State& s, NodeId x) {
+        const Graph& g = j_.g();
+        ++round_;
+        if (mark_.size() < g.size()) mark_.assign(g.size(), 0);
+        for (NodeId y : s.saved) mark_[y.index()] = round_;
+        std::vector<NodeId> next;
+        for (NodeId y : s.saved)
+            if (y != x) next.push_back(y);
+        std::vector<NodeId> stack(g.inputs(x).begin(), g.inputs(x).end());
+        while (!stack.empty()) {
+            const NodeId y = stack.back();
+            stack.pop_back();
+            if (mark_[y.index()] == round_) continue;
+            mark_[y.index()] = round_;
+            if (g.node(y).op == OpKind::Placeholder) {
+                if (j_.computable[y.index()]) next.push_back(y);
+                continue;
+            }
+            for (NodeId in : g.inputs(y)) stack.push_back(in);
+        }
+        return next;
+    }
+
     RematResult run();
 
 private:
@@ -125,6 +160,7 @@ private:
     StorageMask counted_;
     std::vector<std::uint32_t> stamp_;
     std::uint32_t round_ = 0;
+    std::vector<std::uint32_t> mark_;
     std::int64_t baseline_flops_ = 0, limit_ = -1;
     std::size_t evaluations_ = 0;
     std::vector<FrontierPoint> points_;
@@ -174,7 +210,7 @@ RematResult Search::run() {
     r.baseline_peak = base->peak.peak;
     State best = *base;
     const auto consider = [&](const State& s) {
-        if (key(s) < key(best)) best = s;
+        if (choice(s) < choice(best)) best = s;
     };
     // PyTorch's own points: every other pair of this joint.
     for (std::size_t i = 0; i < file.pairs.size() && !out_of_time(); ++i) {
@@ -187,19 +223,45 @@ RematResult Search::run() {
         }
         if (std::optional<State> s = evaluate(saved)) consider(*s);
     }
-    // Greedy: the best single recompute among the saved values live at the peak, while it helps.
+    // Greedy: the best single recompute among the saved values live at the peak, while it helps;
+    // when none does, every saved value, and chains of two (x and an input it made saved).
     State cur = best;
+    bool wide = false;
     while (!out_of_time()) {
         if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
         std::optional<State> step;
-        for (NodeId x : candidates(cur)) {
-            if (out_of_time()) break;
-            std::optional<State> next = evaluate(recompute_move(cur, x));
+        const auto attempt = [&](const std::vector<NodeId>& saved) {
+            std::optional<State> next = evaluate(saved);
             if (next && (!step || key(*next) < key(*step))) step = std::move(next);
+        };
+        for (NodeId x : candidates(cur, wide)) {
+            if (out_of_time()) break;
+            const std::vector<NodeId> one = recompute_move(cur, x);
+            attempt(one);
+            attempt(deep_move(cur, x));
+            if (!wide) continue;
+            for (NodeId y : j_.g().inputs(x)) {
+                if (out_of_time()) break;
+                if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
+                    std::find(cur.saved.begin(), cur.saved.end(), y) != cur.saved.end())
+                    continue;
+                std::vector<NodeId> two;
+                for (NodeId z : one)
+                    if (z != y) two.push_back(z);
+                for (NodeId in : j_.g().inputs(y))
+                    if (j_.computable[in.index()]) two.push_back(in);
+                attempt(two);
+            }
         }
-        if (!step || !(key(*step) < key(cur))) break;
-        cur = std::move(*step);
-        consider(cur);
+        if (step && key(*step) < key(cur)) {
+            cur = std::move(*step);
+            consider(cur);
+            wide = false;
+        } else if (!wide) {
+            wide = true;
+        } else {
+            break;
+        }
     }
     if (best.peak.peak > base->peak.peak) best = *base;  // never above the baseline
 
