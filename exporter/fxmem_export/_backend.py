@@ -224,7 +224,8 @@ class FxmemBackend:
             if self.overlap:
                 from .overlap import add_schedules
 
-                add_schedules(doc, [(name, gm) for name, _, gm in self.graphs()], estimate=self.overlap_estimate,
+                add_schedules(doc, [(name, gm) for name, kind, gm in self.graphs() if kind != "joint"],
+                              estimate=self.overlap_estimate,
                               options=self.overlap_options, cache=self._overlap_cache)
             return doc
 

@@ -88,6 +88,17 @@ def forward_nodes(graph: fx.Graph, num_fwd_outputs: int) -> set[fx.Node]:
     return {n for n in computable if n.op == "placeholder"} | needed
 
 
+def distinct_forward_outputs(graph: fx.Graph, num_fwd_outputs: int) -> int:
+    """How many of the output node's ``inputs`` in the file (``all_input_nodes``: each node once,
+    non-nodes skipped) are forward outputs: the distinct nodes among the first
+    ``num_fwd_outputs`` outputs. It equals ``num_fwd_outputs`` unless a forward output is None,
+    not a node, or repeated; the file's ``num_fwd_outputs`` is this count, so that a reader
+    splits the output node's inputs at it."""
+    outputs = [n for n in graph.nodes if n.op == "output"]
+    flat = torch.utils._pytree.arg_tree_leaves(*outputs[0].args) if outputs else []
+    return len(dict.fromkeys(n for n in flat[:num_fwd_outputs] if isinstance(n, fx.Node)))
+
+
 def phases(graph: fx.Graph, num_fwd_outputs: int) -> dict[str, str]:
     """{node name: "forward" | "backward"} for every node of a joint graph."""
     fwd = forward_nodes(graph, num_fwd_outputs)
@@ -98,3 +109,20 @@ def num_fwd_outputs_of(graph: fx.Graph) -> int | None:
     gm = getattr(graph, "owning_module", None)
     value = (getattr(gm, "meta", None) or {}).get(NUM_FWD_META)
     return value if isinstance(value, int) else None
+
+
+def attach_joint(joint: Any, num_fwd_outputs: int | None) -> fx.Graph:
+    """The graph of a joint GraphModule for ``save(joint=...)``, with ``num_fwd_outputs`` put on
+    the module (or the value the backend recorded there)."""
+    if not isinstance(joint, fx.GraphModule):
+        raise TypeError(f"joint must be a torch.fx.GraphModule, got {type(joint).__name__}")
+    if joint.graph.owning_module is not joint:  # a graph shared by modules: the reader needs this one
+        joint = copy_graph_module(joint)
+    if num_fwd_outputs is not None:
+        if isinstance(num_fwd_outputs, bool) or not isinstance(num_fwd_outputs, int) or num_fwd_outputs < 0:
+            raise ValueError(f"num_fwd_outputs must be an integer >= 0, got {num_fwd_outputs!r}")
+        joint.meta[NUM_FWD_META] = num_fwd_outputs
+    elif num_fwd_outputs_of(joint.graph) is None:
+        raise ValueError("save(joint=...): pass num_fwd_outputs (the partitioner's argument: how many of the "
+                         "joint output's first values are forward outputs)")
+    return joint.graph

@@ -198,14 +198,14 @@ def _graph_extras(graph: fx.Graph, name: str, kind: str, flops: Any) -> dict[str
     """Per-node FLOPs (forward, backward and joint graphs) and, for a joint graph, its
     num_fwd_outputs and each node's phase: {"num_fwd_outputs", "phase", "flops"}."""
     from ._flops import FlopCounter
-    from ._joint import num_fwd_outputs_of, phases
+    from ._joint import distinct_forward_outputs, num_fwd_outputs_of, phases
 
     extra: dict[str, Any] = {}
     if kind == "joint":
         nfo = num_fwd_outputs_of(graph)
         if nfo is None:
             raise ValueError(f"joint graph {name!r}: its GraphModule has no num_fwd_outputs")
-        extra["num_fwd_outputs"] = nfo
+        extra["num_fwd_outputs"] = distinct_forward_outputs(graph, nfo)  # splits the output node's inputs
         extra["phase"] = phases(graph, nfo)
     if kind in ("forward", "backward", "joint"):
         extra["flops"] = (flops or FlopCounter()).graph(graph)

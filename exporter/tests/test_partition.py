@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 
 import pytest
 import torch
@@ -156,3 +158,68 @@ def test_joint_flag(tmp_path):
         fxmem_export.backend(tmp_path / "x.json", inner="eager", joint=True)
     with pytest.raises(ValueError, match="'partition'"):
         fxmem_export.backend(tmp_path / "x.json", inner="partitions")
+
+
+def test_save_with_joint(tmp_path):
+    be, doc, _, _ = capture("cnn", tmp_path)
+    graphs = {n: gm for n, _, gm in be.graphs()}
+    fw, bw, joint = graphs["region0.forward"], graphs["region0.backward"], graphs["region0.joint"]
+    saved = fxmem_export.save(tmp_path / "s.json", fw, bw, joint=joint)  # num_fwd_outputs the backend recorded
+    assert saved["pairs"] == [{"forward": "forward", "backward": "backward", "joint": "joint"}]
+    by_name = {g["name"]: g for g in saved["graphs"]}
+    assert by_name["joint"]["nodes"] == next(g for g in doc["graphs"] if g["name"] == "region0.joint")["nodes"]
+    assert by_name["joint"]["num_fwd_outputs"] == 7
+    bare = torch.fx.GraphModule(joint, copy.deepcopy(joint.graph))  # a joint the backend did not capture
+    with pytest.raises(ValueError, match="pass num_fwd_outputs"):
+        fxmem_export.save(tmp_path / "x.json", fw, bw, joint=bare)
+    with pytest.raises(ValueError, match="num_fwd_outputs must be an integer"):
+        fxmem_export.save(tmp_path / "x.json", fw, bw, joint=bare, num_fwd_outputs=-1)
+    with pytest.raises(TypeError, match="joint must be a torch.fx.GraphModule"):
+        fxmem_export.save(tmp_path / "x.json", fw, bw, joint=joint.graph)
+    with pytest.raises(ValueError, match="inference=True"):
+        fxmem_export.save(tmp_path / "x.json", fw, inference=True, joint=joint)
+    assert not (tmp_path / "x.json").exists()
+    fxmem_export.save(tmp_path / "y.json", fw, bw, joint=bare, num_fwd_outputs=7)
+    assert json.loads((tmp_path / "y.json").read_text())["graphs"][2]["nodes"] == by_name["joint"]["nodes"]
+
+
+class TwoRegions(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(16, 32), nn.Linear(32, 8)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return self.b(h).tanh()
+
+
+def test_each_region_has_its_joint(tmp_path, cli):
+    with torch.device("meta"):
+        model, x = TwoRegions(), torch.randn(4, 16)
+    be = fxmem_export.backend(tmp_path / "r.json", inner="partition")
+    out = torch.compile(model, backend=be)(x)
+    doc = json.loads((tmp_path / "r.json").read_text())
+    # after the forward: both joints (partitioned at the forward compile) and both forwards
+    assert sorted(g["name"] for g in doc["graphs"]) == [
+        "region0.forward", "region0.joint", "region1.forward", "region1.joint"]
+    assert "pairs" not in doc
+    out.sum().backward()
+    doc = be.save()
+    assert doc["pairs"] == [
+        {"forward": f"region{i}.forward", "backward": f"region{i}.backward", "joint": f"region{i}.joint"} for i in (0, 1)]
+    graphs = {n: gm for n, _, gm in be.graphs()}
+    for i in (0, 1):
+        joint = {n.name for n in graphs[f"region{i}.joint"].graph.nodes}
+        for kind in ("forward", "backward"):
+            assert {n.name for n in graphs[f"region{i}.{kind}"].graph.nodes} <= joint
+    # fxmem-cli reads the joint graphs, and scores each pair as PyTorch does
+    from conftest import run_cli
+    from fxmem_export.reference import intended_peak_memory
+
+    info = run_cli(cli, "info", str(tmp_path / "r.json"), "--json")
+    assert sorted((g["name"], g["kind"]) for g in info["graphs"]) == sorted(
+        (n, n.split(".")[1]) for n in graphs)
+    for i in (0, 1):
+        got = run_cli(cli, "peak", str(tmp_path / "r.json"), "--pair", str(i), "--json")
+        assert got == intended_peak_memory(graphs[f"region{i}.forward"].graph, graphs[f"region{i}.backward"].graph)

@@ -127,3 +127,37 @@ def test_no_gradient_is_an_error(tmp_path):
     model.requires_grad_(False)
     with pytest.raises(ValueError, match="no joint graph"):
         fxmem_export.sweep(model, inputs, tmp_path / "x.json")
+
+
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_cli_budgets_rows_are_pytorchs_numbers(tmp_path, cli, name):
+    """fxmem-cli budgets: each row's pair peak is PyTorch's build_memory_profile on that budget's
+    pair (forward outputs carried into the backward), its extra FLOPs the FlopCounterMode
+    difference to the budget-1.0 pair, and the Pareto/lowest marks follow from those numbers."""
+    from conftest import run_cli
+    from fxmem_export.reference import intended_peak_memory
+    from fxmem_export.sweep import write_sweep
+
+    model, inputs = small(name)
+    sw = partition_sweep(model, inputs, BUDGETS)
+    path = tmp_path / "sweep.fxmem.json"
+    write_sweep(path, sw)
+    graphs = {n: gm for n, _, gm in sw.graphs}
+    rows = run_cli(cli, "budgets", str(path), "--json")["rows"]
+    assert [r["budget"] for r in rows] == list(BUDGETS)
+    flops = {b: flops_by_running(graphs[f"budget={b!r}.forward"]) + flops_by_running(graphs[f"budget={b!r}.backward"])
+             for b in BUDGETS}
+    for r in rows:
+        b = r["budget"]
+        fw, bw = graphs[f"budget={b!r}.forward"], graphs[f"budget={b!r}.backward"]
+        assert r["peak"] == intended_peak_memory(fw.graph, bw.graph)["peak"], b
+        assert r["extra_flops"] == flops[b] - flops[1.0], b
+        assert (r["forward"], r["backward"]) == (f"budget={b!r}.forward", f"budget={b!r}.backward")
+    points = [(r["peak"], r["extra_flops"]) for r in rows]
+    for r, (p, f) in zip(rows, points):
+        dominated = any(q <= p and g <= f and (q, g) != (p, f) for q, g in points)
+        assert r["pareto"] == (not dominated), r
+    # one row is marked lowest: the lowest peak, at the fewest extra FLOPs among those
+    lowest = [r for r in rows if r["lowest"]]
+    assert len(lowest) == 1 and (lowest[0]["peak"], lowest[0]["extra_flops"]) == min(points)
+    assert len({p for p, _ in points}) >= 2  # the budgets make different pairs here
