@@ -133,6 +133,13 @@ int main(int argc, char** argv) {
                     std::printf("%lld bytes at %+.1f %%\n", static_cast<long long>(dom->peak),
                                 100.0 * static_cast<double>(dom->extra_flops) / static_cast<double>(sr.baseline_flops));
             }
+            // Within half of per-layer checkpointing's +26.8 % FLOPs.
+            RematOptions half = so;
+            half.max_extra_percent = 13.4;
+            const RematResult hr = search_remat(sj, half);
+            std::printf("  within +13.4 %% FLOPs: %lld bytes (%.3f MB) at %+.1f %%%s\n", static_cast<long long>(hr.peak.peak),
+                        hr.peak.peak / 1e6, 100.0 * static_cast<double>(hr.extra_flops) / static_cast<double>(hr.baseline_flops),
+                        hr.peak.peak <= 4'170'000 ? ", at or below per-layer checkpointing's 4.17 MB" : "");
             // The lowest frontier point at or below a peak, for the per-layer-checkpoint comparison.
             for (const FrontierPoint& p : sr.frontier)
                 if (p.peak <= 4'170'000) {

@@ -254,3 +254,36 @@ TEST(RematCli, BudgetRowsMarkTheDominatedPoint) {
         EXPECT_TRUE(dominated) << row.dump();
     }
 }
+
+// The bundled llama sweep (resources/examples/llama_sweep.fxmem.json, fxmem_export.sweep): the
+// issue's table, and the search's frontier dominating every budget point even with a 1 s limit
+// (PyTorch's points are scored before any move; each is rebuilt exactly by the simulation).
+TEST(RematLlama, BudgetTableAndFrontierDominance) {
+    const std::string path = kData + "/../../resources/examples/llama_sweep.fxmem.json";
+    const GraphFile f = load_file(path);
+    const std::vector<BudgetRow> rows = budget_rows(f);
+    ASSERT_EQ(rows.size(), 11u);
+    // Pair peaks in bytes (the MB, rounded): 1.0 7.49, 0.6 5.34, 0.0 8.83.
+    EXPECT_EQ(rows[0].budget, 1.0);
+    EXPECT_EQ(rows[0].peak.peak, 7486728);
+    EXPECT_EQ(rows[4].budget, 0.6);
+    EXPECT_EQ(rows[4].peak.peak, 5335816);
+    EXPECT_TRUE(rows[4].lowest);
+    EXPECT_EQ(rows[10].peak.peak, 8829704);
+    EXPECT_EQ(rows[10].extra_flops * 1000 / rows[0].flops, 333);  // +33.3 %
+    const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
+    for (const BudgetRow& row : rows) {
+        const Partition p = simulate_partition(j, saved_of_pair(j, f.pairs[row.pair]));
+        EXPECT_EQ(score_partition(j, p).peak, row.peak.peak) << row.budget;
+        EXPECT_EQ(p.flops, row.flops) << row.budget;
+    }
+    RematOptions o;
+    o.time_limit_s = 1;
+    const RematResult r = search_remat(j, o);
+    EXPECT_LE(r.peak.peak, rows[4].peak.peak);
+    for (const BudgetRow& row : rows) {
+        bool dominated = false;
+        for (const FrontierPoint& pt : r.frontier) dominated = dominated || (pt.peak <= row.peak.peak && pt.extra_flops <= row.extra_flops);
+        EXPECT_TRUE(dominated) << row.budget;
+    }
+}
