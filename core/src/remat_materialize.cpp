@@ -209,11 +209,17 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
     else f = storage_template(j);
     std::vector<NodeId> map(g.size());
     std::vector<std::uint8_t> seen(g.size(), 0);
+    // The forward returns fwd_outputs + saved_values + saved_sym_nodes: sym values last there
+    // (first among the backward's placeholders).
+    std::vector<NodeId> saved_out;
+    for (int sym = 0; sym < 2; ++sym)
+        for (NodeId x : p.saved)
+            if (j.symbolic[x.index()] == sym) saved_out.push_back(x);
     if (!full) {
         const std::span<const NodeId> order = backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order;
         LeanGraph fw(g, forward_name, GraphKind::Forward);
         for (NodeId x : p.forward) fw.copy(x, g.node(x).op == OpKind::Placeholder, map);
-        fw.output(mapped_once(j.fwd_outputs, p.saved, map, seen));
+        fw.output(mapped_once(j.fwd_outputs, saved_out, map, seen));
         f.graphs.push_back(fw.finish());
         LeanGraph bw(g, backward_name, GraphKind::Backward);
         for (NodeId x : p.saved) bw.copy(x, true, map);
@@ -226,7 +232,7 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
     {
         GraphBuilder b(f, forward_name, GraphKind::Forward);
         for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, full);
-        add_output(b, j.fwd_outputs, p.saved, map, seen);
+        add_output(b, j.fwd_outputs, saved_out, map, seen);
         b.finish();
     }
     {
