@@ -15,7 +15,7 @@ import torch.nn as nn
 
 import fxmem_export
 from fxmem_export.examples.llama import Llama
-from fxmem_export.examples.models import CNN, GPT
+from fxmem_export.examples.models import CNN, GPT, Dynamic
 from fxmem_export.reference import intended_peak_memory
 from fxmem_export.remat import RematPlanError, apply_remat, load_plan, tag_joint_graph
 
@@ -42,6 +42,10 @@ def small(name: str):
             return GPT(vocab=64, d=32, heads=2, layers=1, ctx=16), (torch.randint(0, 64, (2, 16)), torch.randint(0, 64, (2, 16)))
         if name == "cnn":
             return CNN().train(), (torch.randn(2, 3, 8, 8),)
+        if name == "dynamic":
+            x = torch.randn(12, 64)
+            torch._dynamo.mark_dynamic(x, 0)
+            return Dynamic(d=64), (x,)
         return BNNet().train(), (torch.randn(8, 32),)
 
 
@@ -56,7 +60,7 @@ def capture(name: str, path, **kw) -> fxmem_export.FxmemBackend:
     torch._dynamo.reset()
     model, inputs = small(name)
     be = fxmem_export.backend(path, inner="partition", **kw)
-    out = torch.compile(model, backend=be, fullgraph=True)(*inputs)
+    out = torch.compile(model, backend=be, fullgraph=True, dynamic=(name == "dynamic") or None)(*inputs)
     (out if out.dim() == 0 else out.float().sum()).backward()
     be.save()
     return be
@@ -75,7 +79,7 @@ def plan_for(cli, path, tmp_path, *extra: str) -> tuple[dict, dict]:
     return json.loads(run.stdout), json.loads(plan_path.read_text())
 
 
-@pytest.mark.parametrize("name", ["llama", "gpt", "cnn", "bn"])
+@pytest.mark.parametrize("name", ["llama", "gpt", "cnn", "bn", "dynamic"])
 def test_pytorch_partition_under_the_plan_has_fxmems_peak(name, cli, tmp_path):
     before = tmp_path / "before.fxmem.json"
     capture(name, before)
