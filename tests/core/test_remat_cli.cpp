@@ -272,6 +272,12 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
     EXPECT_EQ(rows[10].peak.peak, 8829704);
     EXPECT_EQ(rows[10].extra_flops * 1000 / rows[0].flops, 333);  // +33.3 %
     const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
+    {
+        // The phases fxmem derives equal the ones the exporter wrote (PyTorch's classify_nodes).
+        GraphFile bare = load_file(path);
+        bare.graphs[static_cast<std::size_t>(bare.find_graph("joint"))].node_phases.clear();
+        EXPECT_EQ(analyze_joint(bare, static_cast<std::uint32_t>(bare.find_graph("joint"))).forward, j.forward);
+    }
     for (const BudgetRow& row : rows) {
         const Partition p = simulate_partition(j, saved_of_pair(j, f.pairs[row.pair]));
         EXPECT_EQ(score_partition(j, p).peak, row.peak.peak) << row.budget;
