@@ -115,6 +115,18 @@ TEST(RematCli, RematJsonAndPlanScoring) {
     ASSERT_EQ(scored.status, 0) << scored.err;
     EXPECT_EQ(scored.json()["peak"], j["peak"]);
     EXPECT_EQ(scored.json()["order"], j["order"]);
+    EXPECT_EQ(j["reproducible"], true);
+    // A hand-made plan saving cos and relu: cos (a node the forward outputs do not need) has
+    // relu there, so PyTorch's partitioner would recompute it rather than save it.
+    const std::string hand = fxmem_test::scratch_dir() + "/hand.json";
+    {
+        std::ofstream out(hand);
+        out << R"({"format": "fxmem-remat", "version": 1, "joint": "joint", "saved": ["primals_2", "relu", "cos"]})";
+    }
+    const auto unstable = cli({"remat", kJoint, "--plan", hand, "--json"});
+    ASSERT_EQ(unstable.status, 0) << unstable.err;
+    EXPECT_EQ(unstable.json()["reproducible"], false);
+    EXPECT_NE(cli({"remat", kJoint, "--plan", hand}).out.find("note: PyTorch's partitioner would recompute 'cos'"), std::string::npos);
     // Usage: two limits, a limit with --plan, a non-number.
     EXPECT_EQ(cli({"remat", kJoint, "--max-extra-flops", "1", "--target-peak", "5"}).status, 2);
     EXPECT_EQ(cli({"remat", kJoint, "--plan", plan, "--max-extra-percent", "5"}).status, 2);
