@@ -206,6 +206,34 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
     return p;
 }
 
+std::vector<NodeId> recompute_in_backward(const JointGraph& j, std::span<const NodeId> saved, NodeId x) {
+    const Graph& g = j.g();
+    const auto at = [&] { return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": "; };
+    if (std::find(saved.begin(), saved.end(), x) == saved.end()) throw Error(at() + "not saved, so there is nothing to recompute");
+    if (g.node(x).op == OpKind::Placeholder)
+        throw Error(at() + "a primal (an input of the forward) cannot be recomputed, only saved");
+    if (j.mutating[x.index()] && j.forward[x.index()])
+        throw Error(at() + "an in-place op the forward must run cannot be recomputed in the backward");
+    std::vector<NodeId> out;
+    for (NodeId y : saved)
+        if (y != x) out.push_back(y);
+    for (NodeId in : g.inputs(x))
+        if (j.computable[in.index()]) out.push_back(in);
+    simulate_partition(j, out);  // throws, naming what the backward would lack
+    return out;
+}
+
+std::vector<NodeId> save_in_forward(const JointGraph& j, std::span<const NodeId> saved, NodeId x) {
+    const Graph& g = j.g();
+    const auto at = [&] { return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": "; };
+    if (std::find(saved.begin(), saved.end(), x) != saved.end()) throw Error(at() + "already saved");
+    if (x == j.output) throw Error(at() + "the output node cannot be saved");
+    if (!j.computable[x.index()]) throw Error(at() + "cannot be saved: the forward cannot compute it (it needs a tangent)");
+    std::vector<NodeId> out(saved.begin(), saved.end());
+    out.push_back(x);
+    return out;
+}
+
 std::vector<NodeId> unstable_saved(const JointGraph& j, const Partition& p) {
     const Graph& g = j.g();
     std::vector<std::uint8_t> there(g.size(), 0);  // available in the backward

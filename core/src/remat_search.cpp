@@ -135,7 +135,8 @@ public:
         return out;
     }
 
-    // Recompute x: save what it reads instead (computable inputs not saved yet).
+    // Recompute x: save what it reads instead (recompute_in_backward without its checks: the
+    // scoring refuses what does not work).
     std::vector<NodeId> recompute_move(const State& s, NodeId x) const {
         std::vector<NodeId> next;
         for (NodeId y : s.saved)

@@ -184,3 +184,25 @@ TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
         EXPECT_TRUE(full.backward().find("tangents_1").valid());  // the full copy has its name index
     }
 }
+
+// The Recompute view's single edits: recompute relu (mm joins the saved set; the pair is then
+// the one of RecomputedNodeGoesWhereTheAutogradOrderNeedsIt), save it back, and the refusals.
+TEST(Remat, SingleEditsAndTheirRefusals) {
+    const GraphFile f = load_file(kJoint);
+    const JointGraph j = analyze_joint(f, 0);
+    const Graph& g = j.g();
+    const std::vector<NodeId> base = ids(g, {"primals_2", "relu"});
+    const std::vector<NodeId> recomputed = recompute_in_backward(j, base, g.find("relu"));
+    const Partition p = simulate_partition(j, recomputed);
+    EXPECT_EQ(names(g, p.saved), (std::vector<std::string>{"primals_2", "mm"}));
+    EXPECT_EQ(names(g, p.recomputed), (std::vector<std::string>{"relu"}));
+    EXPECT_EQ(p.flops, 2384 + 64);
+    const std::vector<NodeId> back = save_in_forward(j, p.saved, g.find("relu"));
+    EXPECT_EQ(simulate_partition(j, back).saved, simulate_partition(j, base).saved);  // mm is no longer read
+    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("primals_2")); })
+                  .find("node 'primals_2': a primal (an input of the forward) cannot be recomputed, only saved"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("sin")); }).find("node 'sin': not saved"), std::string::npos);
+    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("relu")); }).find("node 'relu': already saved"), std::string::npos);
+    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("mul")); }).find("node 'mul': cannot be saved"), std::string::npos);
+}

@@ -95,6 +95,17 @@ PeakMemory score_partition(const JointGraph& joint, const Partition& partition,
 // and the node when a name is not in the joint.
 std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair);
 
+// ---- single edits (the Recompute view's "Recompute in backward" / "Save") ----
+
+// `saved` with x recomputed in the backward: x leaves the saved set and the values it reads
+// (those the forward computes) join it. Throws Error with the reason when refused: x is not
+// saved, x is a primal (a forward input: only saved, never recomputed), x is an in-place op the
+// forward must run, or the result leaves a gradient uncomputable.
+std::vector<NodeId> recompute_in_backward(const JointGraph& joint, std::span<const NodeId> saved, NodeId x);
+// `saved` with x saved by the forward. Throws Error with the reason when refused: x is already
+// saved, needs a tangent, or is the output node.
+std::vector<NodeId> save_in_forward(const JointGraph& joint, std::span<const NodeId> saved, NodeId x);
+
 // ---- search ----
 
 // The partition a plan is measured against: the file's budget-1.0 pair of this joint, else its
