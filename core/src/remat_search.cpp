@@ -265,8 +265,9 @@ RematResult Search::run() {
     const auto consider = [&](const State& s) {
         if (choice(s) < choice(best)) best = s;
     };
-    // PyTorch's own points: every other pair of this joint.
-    for (std::size_t i = 0; i < file.pairs.size() && !out_of_time(); ++i) {
+    // PyTorch's own points: every other pair of this joint, whatever the time (a few scorings),
+    // so that the frontier dominates each of them.
+    for (std::size_t i = 0; i < file.pairs.size() && !(o_.cancelled && o_.cancelled()); ++i) {
         if (file.pairs[i].joint != static_cast<std::int32_t>(j_.graph) || static_cast<int>(i) == base_pair) continue;
         std::vector<NodeId> saved;
         try {
