@@ -16,8 +16,6 @@
 
 namespace fxmem::cli {
 
-namespace {
-
 // Python's repr of the budget as the exporter names the pairs ("1.0", "0.6").
 std::string budget_text(double b) {
     char buf[64];
@@ -26,6 +24,8 @@ std::string budget_text(double b) {
     if (s.find_first_of(".e") == std::string::npos) s += ".0";
     return s;
 }
+
+namespace {
 
 std::string signed_percent(std::int64_t extra, std::int64_t base) {
     if (base <= 0) return "";

@@ -20,6 +20,7 @@
 namespace fxmem::cli {
 
 nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector<BudgetRow>& rows);
+std::string budget_text(double budget);
 
 namespace {
 
@@ -105,6 +106,9 @@ int run_remat(const Args& args, std::ostream& out) {
     }
     if (const auto path = args.value("-o")) write_file_atomically(*path, plan_to_json(make_plan(joint, r)));
     const std::vector<BudgetRow> rows = budget_rows(file);
+    // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's
+    // partition under the plan would differ from the one scored here.
+    const std::vector<NodeId> unstable = unstable_saved(joint, r.partition);
 
     const auto names = [&](const std::vector<NodeId>& v) {
         auto a = nlohmann::ordered_json::array();
@@ -127,6 +131,7 @@ int run_remat(const Args& args, std::ostream& out) {
         for (const FrontierPoint& p : r.frontier) frontier.push_back({{"peak", p.peak}, {"extra_flops", p.extra_flops}});
         if (!rows.empty()) j["pytorch"] = budget_rows_json(file, rows);
         j["met_limit"] = r.met_limit;
+        j["reproducible"] = unstable.empty();
         j["evaluations"] = r.evaluations;
         out << j.dump() << '\n';
         return 0;
@@ -139,6 +144,10 @@ int run_remat(const Args& args, std::ostream& out) {
     out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size() << " nodes; forward peak "
         << format_bytes(r.peak.forward_peak) << ", backward peak " << format_bytes(r.peak.backward_peak) << '\n';
     if (const auto path = args.value("-o")) out << "written to " << *path << '\n';
+    if (!unstable.empty())
+        out << "note: PyTorch's partitioner would recompute '" << elide(g.node(unstable[0]).name) << "'"
+            << (unstable.size() > 1 ? " and " + std::to_string(unstable.size() - 1) + " more saved values" : std::string())
+            << " instead of saving it (apply_remat cannot force it; docs/estimator.md, \"Reproducible plans\")\n";
     if (!plan_path) {
         std::vector<std::vector<std::string>> table = {{"frontier peak", "extra FLOPs"}};
         for (const FrontierPoint& p : r.frontier)
@@ -148,7 +157,8 @@ int run_remat(const Args& args, std::ostream& out) {
     if (!rows.empty()) {
         std::vector<std::vector<std::string>> table = {{"PyTorch budget", "pair peak", "extra FLOPs"}};
         for (const BudgetRow& b : rows)
-            table.push_back({std::to_string(b.budget).substr(0, 4), format_bytes(b.peak.peak), std::to_string(b.extra_flops)});
+            table.push_back({budget_text(b.budget), format_bytes(b.peak.peak),
+                             std::to_string(b.extra_flops) + " (" + percent(b.extra_flops, r.baseline_flops) + ")"});
         write_table(out, table, {true, true, true});
     }
     return 0;

@@ -19,6 +19,17 @@ bool is_mutating(std::string_view target) {
     return op.size() > 1 && op.back() == '_' && !op.starts_with("__");
 }
 
+// get_default_op_list().view_ops: recomputable_view_ops, by overload packet.
+bool is_view_op(std::string_view target) {
+    if (target.starts_with("prims.broadcast_in_dim.")) return true;
+    if (!target.starts_with("aten.")) return false;
+    std::string_view op = target.substr(5);
+    op = op.substr(0, op.find('.'));
+    for (std::string_view v : {"squeeze", "unsqueeze", "alias", "view", "slice", "t", "expand", "as_strided", "permute", "select", "split"})
+        if (op == v) return true;
+    return false;
+}
+
 } // namespace
 
 JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
@@ -46,6 +57,8 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     j.mutating.assign(n, 0);
     j.getitem.assign(n, 0);
     j.copy.assign(n, 0);
+    j.view.assign(n, 0);
+    j.free_to_save.assign(n, 0);
     j.symbolic.assign(n, 0);
     j.flops.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -56,6 +69,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
         j.getitem[i] = nd.op == OpKind::CallFunction && target == "operator.getitem";
         j.copy[i] = nd.op == OpKind::CallFunction && target == "aten.copy_.default";
         j.mutating[i] = nd.op == OpKind::CallFunction && is_mutating(target);
+        j.view[i] = nd.op == OpKind::CallFunction && is_view_op(target);
         const auto val = g.val(id);
         j.symbolic[i] = val.size() == 1 && val[0].kind == ValToken::Kind::Other;
         switch (nd.op) {
@@ -68,6 +82,12 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
                               target.find("bwd_base_offset") != std::string_view::npos;
             if (tangent) j.tangents.push_back(id);
             else if (!seed) j.primals.push_back(id);
+            if (!tangent && !seed) {
+                bool param = !g.outputs(id).empty();
+                for (StorageId st : g.outputs(id))
+                    param = param && (file.role(st) == StorageRole::Parameter || file.role(st) == StorageRole::Buffer);
+                j.free_to_save[i] = param;
+            }
             j.computable[i] = !tangent && !seed;
             break;
         }

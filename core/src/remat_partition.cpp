@@ -206,109 +206,49 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
     return p;
 }
 
-namespace {
-
-// Copies node `src` of the joint into `b` as `op` (a placeholder keeps its name as target).
-NodeId copy_node(GraphBuilder& b, const GraphFile& file, const Graph& g, NodeId src, OpKind op, const std::vector<NodeId>& map,
-                 bool full) {
-    const Node& nd = g.node(src);
-    const NodeId id = b.begin_node(nd.name, op, op == OpKind::Placeholder ? std::string_view(nd.name) : g.target(src));
-    if (op != OpKind::Placeholder)
-        for (NodeId in : g.inputs(src)) b.add_input(map[in.index()]);
-    // The val in preorder; a list's payload is its child count.
-    std::vector<std::uint32_t> left;  // children still to come in each open list
-    const auto element_done = [&] {
-        while (!left.empty() && --left.back() == 0) {
-            b.val_end_list();
-            left.pop_back();
-        }
-    };
-    for (const ValToken& t : g.val(src)) {
-        switch (t.kind) {
-        case ValToken::Kind::Null: b.val_null(); element_done(); break;
-        case ValToken::Kind::Other: b.val_other(g.others[t.payload]); element_done(); break;
-        case ValToken::Kind::Tensor: {
-            const Tensor& tn = g.tensors[t.payload];
-            b.val_tensor(tn.storage, file.dtypes[tn.dtype], g.shape(tn), g.stride(tn), tn.offset);
-            element_done();
-            break;
-        }
-        case ValToken::Kind::List:
-            b.val_begin_list();
-            if (t.payload == 0) {
-                b.val_end_list();
-                element_done();
-            } else {
-                left.push_back(t.payload);
-            }
-            break;
-        }
-    }
-    if (full) {
-        if (const auto trace = g.stack_trace(src); !trace.empty()) b.set_stack_trace(trace);
-        if (const auto meta = g.meta_json(src); !meta.empty()) b.set_meta_json(meta);
-        if (const ModuleInfo* m = g.module(src)) b.set_module(m->name, m->type);
-        if (g.flops(src) >= 0 && op != OpKind::Placeholder) b.set_flops(g.flops(src));
-    }
-    b.end_node();
-    return id;
-}
-
-// The output node: `inputs` once each, in order (all_input_nodes); its val is left null, which
-// the estimator never reads (the output node allocates nothing).
-void add_output(GraphBuilder& b, std::span<const NodeId> a, std::span<const NodeId> c, const std::vector<NodeId>& map,
-                std::vector<std::uint8_t>& seen) {
-    b.begin_node("output", OpKind::Output, "output");
-    for (auto list : {a, c})
-        for (NodeId x : list)
-            if (!seen[x.index()]) {
-                seen[x.index()] = 1;
-                b.add_input(map[x.index()]);
-            }
-    for (auto list : {a, c})
-        for (NodeId x : list) seen[x.index()] = 0;
-    b.end_node();
-}
-
-} // namespace
-
-SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, const std::string& forward_name,
-                                    const std::string& backward_name, std::span<const NodeId> backward_order, bool full) {
-    const GraphFile& src = *j.file;
+std::vector<NodeId> recompute_in_backward(const JointGraph& j, std::span<const NodeId> saved, NodeId x) {
     const Graph& g = j.g();
-    SimulatedPair out;
-    GraphFile& f = out.file;
-    f.source = src.source;
-    // The same storages in the same order, so StorageIds carry over.
-    for (std::size_t i = 0; i < src.storages.size(); ++i) {
-        const Storage& s = src.storages[i];
-        const StorageId id = f.add_storage(s.file_id, src.devices[s.device], s.nbytes);
-        if (full && (s.role != StorageRole::Unknown || s.label != 0))
-            f.set_role(id, s.role, src.label(StorageId(static_cast<std::int32_t>(i))));
-    }
-    std::vector<NodeId> map(g.size());
-    std::vector<std::uint8_t> seen(g.size(), 0);
-    {
-        GraphBuilder b(f, forward_name, GraphKind::Forward);
-        for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, full);
-        add_output(b, j.fwd_outputs, p.saved, map, seen);
-        b.finish();
-    }
-    {
-        GraphBuilder b(f, backward_name, GraphKind::Backward);
-        for (NodeId x : p.saved) map[x.index()] = copy_node(b, src, g, x, OpKind::Placeholder, map, full);
-        for (NodeId t : j.tangents) map[t.index()] = copy_node(b, src, g, t, OpKind::Placeholder, map, full);
-        for (NodeId x : backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order)
-            map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, full);
-        add_output(b, j.bwd_outputs, {}, map, seen);
-        b.finish();
-    }
+    const auto at = [&] { return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": "; };
+    if (std::find(saved.begin(), saved.end(), x) == saved.end()) throw Error(at() + "not saved, so there is nothing to recompute");
+    if (g.node(x).op == OpKind::Placeholder)
+        throw Error(at() + "a primal (an input of the forward) cannot be recomputed, only saved");
+    if (j.mutating[x.index()] && j.forward[x.index()])
+        throw Error(at() + "an in-place op the forward must run cannot be recomputed in the backward");
+    std::vector<NodeId> out;
+    for (NodeId y : saved)
+        if (y != x) out.push_back(y);
+    for (NodeId in : g.inputs(x))
+        if (j.computable[in.index()]) out.push_back(in);
+    simulate_partition(j, out);  // throws, naming what the backward would lack
     return out;
 }
 
-PeakMemory score_partition(const JointGraph& j, const Partition& p, std::span<const NodeId> backward_order) {
-    const SimulatedPair pair = materialize_partition(j, p, "forward", "backward", backward_order, false);
-    return analyze_pair(pair.file, pair.forward(), pair.backward(), default_counted(pair.file)).peak;
+std::vector<NodeId> save_in_forward(const JointGraph& j, std::span<const NodeId> saved, NodeId x) {
+    const Graph& g = j.g();
+    const auto at = [&] { return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": "; };
+    if (std::find(saved.begin(), saved.end(), x) != saved.end()) throw Error(at() + "already saved");
+    if (x == j.output) throw Error(at() + "the output node cannot be saved");
+    if (!j.computable[x.index()]) throw Error(at() + "cannot be saved: the forward cannot compute it (it needs a tangent)");
+    std::vector<NodeId> out(saved.begin(), saved.end());
+    out.push_back(x);
+    return out;
+}
+
+std::vector<NodeId> unstable_saved(const JointGraph& j, const Partition& p) {
+    const Graph& g = j.g();
+    std::vector<std::uint8_t> there(g.size(), 0);  // available in the backward
+    for (NodeId x : p.saved) there[x.index()] = 1;
+    for (NodeId x : p.backward) there[x.index()] = 1;
+    for (NodeId t : j.tangents) there[t.index()] = 1;
+    std::vector<NodeId> out;
+    for (NodeId x : p.saved) {
+        const bool free = j.getitem[x.index()] || j.view[x.index()] || !j.forward[x.index()];
+        if (!free || g.node(x).op != OpKind::CallFunction) continue;
+        bool all = true;
+        for (NodeId in : g.inputs(x)) all = all && (there[in.index()] || j.free_to_save[in.index()]);
+        if (all) out.push_back(x);
+    }
+    return out;
 }
 
 } // namespace fxmem

@@ -27,17 +27,36 @@ class Search {
 public:
     Search(const JointGraph& j, const RematOptions& o) : j_(j), o_(o), start_(Clock::now()) {
         counted_ = default_counted(*j.file);
+        storages_ = storage_template(j);
+        deadline_ = o.optimize_order ? 0.8 * o.time_limit_s : o.time_limit_s;
         stamp_.assign(j.file->storages.size(), 0);
     }
 
     double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
-    bool out_of_time() const { return elapsed() >= o_.time_limit_s || (o_.cancelled && o_.cancelled()); }
+    // Stops one partition's scoring early, so the whole search ends within the limit.
+    bool out_of_time() const {
+        const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
+        return elapsed() + 2 * per >= deadline_ || (o_.cancelled && o_.cancelled());
+    }
 
-    std::optional<State> evaluate(std::span<const NodeId> saved) {
+    std::optional<State> evaluate(std::span<const NodeId> saved, bool canonical = true) {
         State s;
         try {
             s.partition = simulate_partition(j_, saved);
-            s.peak = score_partition(j_, s.partition);
+            // What the partitioner would recompute anyway leaves the saved set (a few rounds at most).
+            for (int round = 0; canonical && round < 8; ++round) {
+                const std::vector<NodeId> drop = unstable_saved(j_, s.partition);
+                if (drop.empty()) break;
+                std::vector<NodeId> kept;
+                for (NodeId x : s.partition.saved)
+                    if (std::find(drop.begin(), drop.end(), x) == drop.end()) kept.push_back(x);
+                for (NodeId x : drop)
+                    for (NodeId in : j_.g().inputs(x))
+                        if (j_.free_to_save[in.index()]) kept.push_back(in);
+                s.partition = simulate_partition(j_, kept);
+            }
+            if (canonical && !unstable_saved(j_, s.partition).empty()) return std::nullopt;
+            s.peak = score_partition(j_, s.partition, {}, &storages_);
         } catch (const Error&) {
             return std::nullopt;  // a move that leaves the backward uncomputable
         }
@@ -52,6 +71,7 @@ public:
                     s.saved_bytes += j_.file->nbytes(st);
                 }
         points_.push_back({s.peak.peak, s.extra});
+        if (canonical && (!best_ || choice(s) < choice(*best_))) best_ = s;  // any partition scored may be the plan
         return s;
     }
 
@@ -81,7 +101,7 @@ public:
     // gave no improving move.
     std::vector<NodeId> candidates(const State& s, bool wide) {
         const Graph& g = j_.g();
-        const SimulatedPair pair = materialize_partition(j_, s.partition, "forward", "backward");
+        const SimulatedPair pair = materialize_partition(j_, s.partition, "forward", "backward", {}, false, &storages_);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), default_counted(pair.file));
         const bool in_forward = a.peak.forward_peak >= a.peak.backward_peak;
         const auto& prof = in_forward ? a.forward_profile : a.backward_profile;
@@ -115,7 +135,8 @@ public:
         return out;
     }
 
-    // Recompute x: save what it reads instead (computable inputs not saved yet).
+    // Recompute x: save what it reads instead (recompute_in_backward without its checks: the
+    // scoring refuses what does not work).
     std::vector<NodeId> recompute_move(const State& s, NodeId x) const {
         std::vector<NodeId> next;
         for (NodeId y : s.saved)
@@ -150,6 +171,32 @@ public:
         return next;
     }
 
+    // The saved set after the first k moves together: each move's removals from and additions
+    // to `s.saved`, applied at once.
+    template <class Moves>
+    std::vector<NodeId> compose(const State& s, const Moves& moves, std::size_t k) {
+        const std::size_t n = j_.g().size();
+        std::vector<std::int8_t> delta(n, 0);  // -1: some move drops it, +1: some move adds it
+        std::vector<std::uint8_t> in_s(n, 0), in_move(n, 0);
+        for (NodeId x : s.saved) in_s[x.index()] = 1;
+        for (std::size_t m = 0; m < k && m < moves.size(); ++m) {
+            const std::vector<NodeId>& next = moves[m].second;
+            for (NodeId x : next) in_move[x.index()] = 1;
+            for (NodeId x : s.saved)
+                if (!in_move[x.index()]) delta[x.index()] = -1;
+            for (NodeId x : next) {
+                if (!in_s[x.index()]) delta[x.index()] = 1;
+                in_move[x.index()] = 0;
+            }
+        }
+        std::vector<NodeId> out;
+        for (NodeId x : s.saved)
+            if (delta[x.index()] != -1) out.push_back(x);
+        for (std::size_t i = 0; i < n; ++i)
+            if (delta[i] == 1) out.push_back(NodeId(static_cast<std::int32_t>(i)));
+        return out;
+    }
+
     RematResult run();
 
 private:
@@ -164,6 +211,9 @@ private:
     std::int64_t baseline_flops_ = 0, limit_ = -1;
     std::size_t evaluations_ = 0;
     std::vector<FrontierPoint> points_;
+    std::optional<State> best_;
+    double deadline_ = 0;
+    GraphFile storages_;  // storage_template: copied per partition scored  // for the saved-set search; the order optimizer gets the rest
 };
 
 std::vector<FrontierPoint> pareto(std::vector<FrontierPoint> pts) {
@@ -205,15 +255,19 @@ RematResult Search::run() {
     if (o_.max_extra_percent >= 0)
         limit_ = static_cast<std::int64_t>(static_cast<double>(baseline_flops_) * o_.max_extra_percent / 100.0);
 
-    std::optional<State> base = evaluate(base_saved);
+    // The baseline as PyTorch made it (the guard below), and as a plan apply_remat reproduces.
+    std::optional<State> base = evaluate(base_saved, false);
     if (!base) throw Error(file.source + ": graph '" + j_.g().name + "': the baseline partition cannot be simulated");
     r.baseline_peak = base->peak.peak;
     State best = *base;
+    if (!unstable_saved(j_, base->partition).empty())
+        if (std::optional<State> c = evaluate(base_saved)) best = *c;
     const auto consider = [&](const State& s) {
         if (choice(s) < choice(best)) best = s;
     };
-    // PyTorch's own points: every other pair of this joint.
-    for (std::size_t i = 0; i < file.pairs.size() && !out_of_time(); ++i) {
+    // PyTorch's own points: every other pair of this joint, whatever the time (a few scorings),
+    // so that the frontier dominates each of them.
+    for (std::size_t i = 0; i < file.pairs.size() && !(o_.cancelled && o_.cancelled()); ++i) {
         if (file.pairs[i].joint != static_cast<std::int32_t>(j_.graph) || static_cast<int>(i) == base_pair) continue;
         std::vector<NodeId> saved;
         try {
@@ -225,54 +279,85 @@ RematResult Search::run() {
     }
     // Greedy: the best single recompute among the saved values live at the peak, while it helps;
     // when none does, every saved value, and chains of two (x and an input it made saved).
-    State cur = best;
-    bool wide = false;
-    while (!out_of_time()) {
-        if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
-        std::optional<State> step;
-        const auto attempt = [&](const std::vector<NodeId>& saved) {
-            std::optional<State> next = evaluate(saved);
-            if (next && (!step || key(*next) < key(*step))) step = std::move(next);
-        };
-        for (NodeId x : candidates(cur, wide)) {
-            if (out_of_time()) break;
-            const std::vector<NodeId> one = recompute_move(cur, x);
-            attempt(one);
-            attempt(deep_move(cur, x));
-            if (!wide) continue;
-            for (NodeId y : j_.g().inputs(x)) {
+    const auto climb = [&](State cur) {
+        bool wide = false;
+        while (!out_of_time()) {
+            if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
+            const double step_start = elapsed();
+            std::optional<State> step;
+            using Key = decltype(key(cur));
+            std::vector<std::pair<Key, std::vector<NodeId>>> improving;  // moves that help on their own
+            const auto attempt = [&](const std::vector<NodeId>& saved) {
+                std::optional<State> next = evaluate(saved);
+                if (!next) return;
+                if (key(*next) < key(cur)) improving.push_back({key(*next), saved});
+                if (!step || key(*next) < key(*step)) step = std::move(next);
+            };
+            std::vector<std::uint8_t> is_saved(j_.g().size(), 0);
+            for (NodeId x : cur.saved) is_saved[x.index()] = 1;
+            for (NodeId x : candidates(cur, wide)) {
                 if (out_of_time()) break;
-                if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
-                    std::find(cur.saved.begin(), cur.saved.end(), y) != cur.saved.end())
-                    continue;
-                std::vector<NodeId> two;
-                for (NodeId z : one)
-                    if (z != y) two.push_back(z);
-                for (NodeId in : j_.g().inputs(y))
-                    if (j_.computable[in.index()]) two.push_back(in);
-                attempt(two);
+                const std::vector<NodeId> one = recompute_move(cur, x);
+                attempt(one);
+                attempt(deep_move(cur, x));
+                if (!wide) continue;
+                for (NodeId y : j_.g().inputs(x)) {
+                    if (out_of_time()) break;
+                    if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
+                        is_saved[y.index()])
+                        continue;
+                    std::vector<NodeId> two;
+                    for (NodeId z : one)
+                        if (z != y) two.push_back(z);
+                    for (NodeId in : j_.g().inputs(y))
+                        if (j_.computable[in.index()]) two.push_back(in);
+                    attempt(two);
+                }
+            }
+            // Large graphs repeat themselves (layers): the best k helpful moves together, k halving
+            // from all of them, often beat the best one alone at the cost of a few scorings.
+            // Only when one move per step cannot get through them in the time left.
+            const double step_s = elapsed() - step_start;
+            const double steps_left = step_s > 0 ? (deadline_ - elapsed()) / step_s : 1e9;
+            if (improving.size() >= 2 && static_cast<double>(improving.size()) > steps_left && !out_of_time()) {
+                std::sort(improving.begin(), improving.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                for (std::size_t k = improving.size(); k >= 2 && !out_of_time(); k /= 2) {
+                    std::optional<State> merged = evaluate(compose(cur, improving, k));
+                    if (merged && key(*merged) < key(*step)) {
+                        step = std::move(merged);
+                        break;
+                    }
+                }
+            }
+            if (step && key(*step) < key(cur)) {
+                cur = std::move(*step);
+                consider(cur);
+                wide = false;
+            } else if (!wide) {
+                wide = true;
+            } else {
+                break;
             }
         }
-        if (step && key(*step) < key(cur)) {
-            cur = std::move(*step);
-            consider(cur);
-            wide = false;
-        } else if (!wide) {
-            wide = true;
-        } else {
-            break;
-        }
-    }
+    };
+    // From the best start (often a budget point), then from the baseline: PyTorch's best point
+    // can be a local optimum the baseline's path goes around.
+    climb(best);
+    if (!out_of_time() && base->saved != best.saved)
+        if (std::optional<State> b = evaluate(base->saved)) climb(*b);
+    if (best_ && choice(*best_) < choice(best)) best = *best_;
     if (best.peak.peak > base->peak.peak) best = *base;  // never above the baseline
 
     // The backward order: the reorder optimizer on the chosen backward, kept when it lowers the peak.
-    const double left = o_.time_limit_s - elapsed();
-    if (o_.optimize_order && left > 0 && !(o_.cancelled && o_.cancelled())) {
-        const SimulatedPair pair = materialize_partition(j_, best.partition, "forward", "backward");
+    // The order optimizer needs a few scorings of the backward beyond its own limit.
+    const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
+    const double left = o_.time_limit_s - elapsed() - 4 * per;
+    if (o_.optimize_order && left > 0.05 && !(o_.cancelled && o_.cancelled())) {
+        const SimulatedPair pair = materialize_partition(j_, best.partition, "forward", "backward", {}, false, &storages_);
         const StorageMask counted = default_counted(pair.file);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), counted);
         OptimizeOptions oo;
-        oo.time_limit_s = std::min(left, std::max(0.5, 0.25 * o_.time_limit_s));
+        oo.time_limit_s = std::min(left, std::max(0.5, 0.2 * o_.time_limit_s));
         oo.cancelled = o_.cancelled;
         const OptimizeResult opt = optimize_schedule(pair.file, pair.backward(), a.backward_alias, a.backward_releasable, counted, oo);
         // Backward graph node k is, in joint ids: saved values, tangents, the backward, the output.
@@ -286,7 +371,7 @@ RematResult Search::run() {
             if (op != OpKind::Placeholder && op != OpKind::Output) order.push_back(joint_of[k.index()]);
         }
         if (order != best.partition.backward) {
-            const PeakMemory p = score_partition(j_, best.partition, order);
+            const PeakMemory p = score_partition(j_, best.partition, order, &storages_);
             ++evaluations_;
             if (p.peak < best.peak.peak) {
                 best.peak = p;

@@ -21,6 +21,7 @@ from .errors import (
     NothingCapturedError,
     ScheduleError,
 )
+from .remat import RematPlanError, apply_remat
 from .schedule import apply_schedule
 from .sweep import sweep
 
@@ -32,7 +33,9 @@ __all__ = [
     "FxmemExportError",
     "MissingValError",
     "NothingCapturedError",
+    "RematPlanError",
     "ScheduleError",
+    "apply_remat",
     "apply_schedule",
     "backend",
     "save",

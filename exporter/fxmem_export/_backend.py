@@ -91,6 +91,7 @@ class FxmemBackend:
         overlap_options: Mapping[str, Any] | None = None,
         overlap_estimate: Callable[..., Any] | None = None,
         joint: bool | None = None,
+        remat: Any = None,
     ) -> None:
         if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager", "partition"):
             raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
@@ -105,6 +106,13 @@ class FxmemBackend:
         if self.joint and inner != "partition":
             raise ValueError("joint=True needs inner='partition' (the joint graph is what the min-cut partitioner cuts)")
         self.reference = reference
+        if remat is not None and inner != "partition":
+            raise ValueError("remat=PLAN needs inner='partition' (the plan tags the joint graph the min-cut partitioner cuts)")
+        if remat is not None:
+            from .remat import load_plan
+
+            load_plan(remat)  # a malformed plan fails now
+        self.remat = remat
         self.producer = dict(producer or {})
         self.overlap, self.overlap_options, self.overlap_estimate = overlap, overlap_options, overlap_estimate
         if overlap:
@@ -154,6 +162,10 @@ class FxmemBackend:
             from ._partition import partition_fn_for
 
             extra["partition_fn"] = partition_fn_for(self, region)
+            if self.remat is not None:
+                from .remat import remat_partition_fn
+
+                extra["partition_fn"] = remat_partition_fn(extra["partition_fn"], self.remat)
         return aot_autograd(
             fw_compiler=make("forward"), bw_compiler=make("backward"), inference_compiler=make("inference"), **extra
         )(gm, example_inputs)
@@ -246,6 +258,7 @@ def backend(
     overlap_options: Mapping[str, Any] | None = None,
     overlap_estimate: Callable[..., Any] | None = None,
     joint: bool | None = None,
+    remat: Any = None,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
@@ -261,6 +274,10 @@ def backend(
     (graph ``regionN.joint``, kind "joint"; the pair's "joint" key). Default: on for
     ``inner="partition"``, which alone allows it.
 
+    ``remat``: a recompute plan (``fxmem-cli remat -o PLAN.json``; a path or its mapping), with
+    ``inner="partition"``: the joint graph is tagged per the plan (fxmem_export.remat) before the
+    min-cut partition, and the backward is put in the plan's order.
+
     ``overlap=True``: every captured graph that has collectives (``wait_tensor``) also gets the
     node order of Inductor's ``schedule_overlap_bucketing`` as the schedule "inductor-overlap",
     computed without a GPU (see fxmem_export.overlap; ``overlap_options`` are the pass's keyword
@@ -268,4 +285,4 @@ def backend(
     runtime estimate).
     """
     return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
-                        overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint)
+                        overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat)

@@ -162,3 +162,47 @@ TEST(Remat, SavedSetsThatCannotWorkAreErrorsNamingTheNode) {
     EXPECT_NE(error_of([&] { simulate_partition(j, ids(j.g(), {"primals_2", "output"})); }).find("node 'output': the output node cannot be saved"),
               std::string::npos);
 }
+
+// The search scores partitions through the lean copy (no name index); files and views get the
+// full one (GraphBuilder). Both must give the estimator the same graphs.
+TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
+    const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/joint_sweep.json");
+    const JointGraph j = analyze_joint(f, 0);
+    for (const auto& saved : std::vector<std::vector<NodeId>>{ids(j.g(), {"primals_2", "relu"}), ids(j.g(), {"primals_2", "mm"}),
+                                                              ids(j.g(), {"primals_2", "primals_1"}),
+                                                              ids(j.g(), {"primals_2", "relu", "cos", "sin"})}) {
+        const Partition p = simulate_partition(j, saved);
+        const SimulatedPair lean = materialize_partition(j, p, "f", "b", {}, false);
+        const SimulatedPair full = materialize_partition(j, p, "f", "b", {}, true);
+        EXPECT_EQ(shape_of(lean.forward()), shape_of(full.forward()));
+        EXPECT_EQ(shape_of(lean.backward()), shape_of(full.backward()));
+        const auto a = analyze_pair(lean.file, lean.forward(), lean.backward(), default_counted(lean.file));
+        const auto b = analyze_pair(full.file, full.forward(), full.backward(), default_counted(full.file));
+        EXPECT_EQ(a.forward_profile, b.forward_profile);
+        EXPECT_EQ(a.backward_profile, b.backward_profile);
+        EXPECT_EQ(a.peak.peak, b.peak.peak);
+        EXPECT_TRUE(full.backward().find("tangents_1").valid());  // the full copy has its name index
+    }
+}
+
+// The Recompute view's single edits: recompute relu (mm joins the saved set; the pair is then
+// the one of RecomputedNodeGoesWhereTheAutogradOrderNeedsIt), save it back, and the refusals.
+TEST(Remat, SingleEditsAndTheirRefusals) {
+    const GraphFile f = load_file(kJoint);
+    const JointGraph j = analyze_joint(f, 0);
+    const Graph& g = j.g();
+    const std::vector<NodeId> base = ids(g, {"primals_2", "relu"});
+    const std::vector<NodeId> recomputed = recompute_in_backward(j, base, g.find("relu"));
+    const Partition p = simulate_partition(j, recomputed);
+    EXPECT_EQ(names(g, p.saved), (std::vector<std::string>{"primals_2", "mm"}));
+    EXPECT_EQ(names(g, p.recomputed), (std::vector<std::string>{"relu"}));
+    EXPECT_EQ(p.flops, 2384 + 64);
+    const std::vector<NodeId> back = save_in_forward(j, p.saved, g.find("relu"));
+    EXPECT_EQ(simulate_partition(j, back).saved, simulate_partition(j, base).saved);  // mm is no longer read
+    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("primals_2")); })
+                  .find("node 'primals_2': a primal (an input of the forward) cannot be recomputed, only saved"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("sin")); }).find("node 'sin': not saved"), std::string::npos);
+    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("relu")); }).find("node 'relu': already saved"), std::string::npos);
+    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("mul")); }).find("node 'mul': cannot be saved"), std::string::npos);
+}

@@ -30,6 +30,9 @@ struct JointGraph {
     std::vector<std::uint8_t> forward;     // per node: phase forward (a required forward node)
     std::vector<std::uint8_t> mutating;    // per node: an in-place aten op (kept by dead-code removal; forward ones stay there)
     std::vector<std::uint8_t> getitem, copy;  // operator.getitem; aten.copy_.default
+    std::vector<std::uint8_t> view;        // the partitioner's view ops (get_default_op_list().view_ops)
+    std::vector<std::uint8_t> free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
+                                            // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
     std::vector<std::uint8_t> symbolic;    // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
     std::vector<std::int64_t> flops;       // per node, 0 where the file gives none
 
@@ -67,18 +70,41 @@ struct SimulatedPair {
     const Graph& forward() const { return file.graphs[0]; }
     const Graph& backward() const { return file.graphs[1]; }
 };
+// `storages`, when given, is storage_template(joint): copied instead of adding the storages one
+// by one (the search materializes thousands of partitions).
 SimulatedPair materialize_partition(const JointGraph& joint, const Partition& partition, const std::string& forward_name,
                                     const std::string& backward_name, std::span<const NodeId> backward_order = {},
-                                    bool full = false);
+                                    bool full = false, const GraphFile* storages = nullptr);
+// A GraphFile with the joint's storages (same StorageIds, roles and labels) and no graphs.
+GraphFile storage_template(const JointGraph& joint);
+
+// The saved values PyTorch's min-cut partitioner would not save when the joint graph carries
+// the tags fxmem_export.apply_remat writes: a getitem, a view op or a node the forward outputs do
+// not need can never be banned from recompute, so the partitioner recomputes it in the backward
+// as soon as all its inputs are there (saved, or computed in the backward), or are parameters and
+// buffers it saves for free (which then join the saved set). Empty when the saved
+// set is stable; search_remat drops these until it is, so every plan it returns is reproducible.
+std::vector<NodeId> unstable_saved(const JointGraph& joint, const Partition& partition);
 
 // analyze_pair on the materialized pair (default device filter).
 PeakMemory score_partition(const JointGraph& joint, const Partition& partition,
-                           std::span<const NodeId> backward_order = {});
+                           std::span<const NodeId> backward_order = {}, const GraphFile* storages = nullptr);
 
 // The saved values of an existing pair of the file, as joint node ids: the backward's
 // placeholders that are not tangents, found by name in the joint. Throws Error naming the pair
 // and the node when a name is not in the joint.
 std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair);
+
+// ---- single edits (the Recompute view's "Recompute in backward" / "Save") ----
+
+// `saved` with x recomputed in the backward: x leaves the saved set and the values it reads
+// (those the forward computes) join it. Throws Error with the reason when refused: x is not
+// saved, x is a primal (a forward input: only saved, never recomputed), x is an in-place op the
+// forward must run, or the result leaves a gradient uncomputable.
+std::vector<NodeId> recompute_in_backward(const JointGraph& joint, std::span<const NodeId> saved, NodeId x);
+// `saved` with x saved by the forward. Throws Error with the reason when refused: x is already
+// saved, needs a tangent, or is the output node.
+std::vector<NodeId> save_in_forward(const JointGraph& joint, std::span<const NodeId> saved, NodeId x);
 
 // ---- search ----
 
