@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <vector>
 
 namespace {
@@ -47,6 +48,7 @@ class PaintTimer : public QObject {
 public:
     std::array<qint64, BucketCount> ns{};
     int paints = 0;
+    std::map<QString, qint64> byClass;  // whole run: "panel / widget class" -> ns
     void reset() {
         ns.fill(0);
         paints = 0;
@@ -59,7 +61,9 @@ protected:
         QElapsedTimer t;
         t.start();
         QCoreApplication::sendEvent(o, e);
-        ns[bucketOf(o)] += t.nsecsElapsed();
+        const qint64 took = t.nsecsElapsed();
+        ns[bucketOf(o)] += took;
+        byClass[QLatin1String(kBucketNames[bucketOf(o)]) + QStringLiteral(" / ") + QLatin1String(o->metaObject()->className())] += took;
         inside_ = false;
         ++paints;
         return true;
@@ -182,11 +186,16 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
             continue;
         }
         visited.push_back(state->cursorStep());
-        if (i < options.warmup) continue;
+        if (i < options.warmup) {
+            pt.byClass.clear();  // only measured steps count
+            continue;
+        }
         handlers.ms.push_back(static_cast<double>(t1 - t0) / 1e6);
         totalMs.ms.push_back(static_cast<double>((t2 < 0 ? t1 : t2) - t0) / 1e6);
         for (int b = 0; b < BucketCount; ++b) paint[static_cast<std::size_t>(b)].ms.push_back(static_cast<double>(pt.ns[static_cast<std::size_t>(b)]) / 1e6);
     }
+
+    const std::map<QString, qint64> firstPassByClass = pt.byClass;
 
     // Pass 2: the same steps, the handlers split: the timeline alone (its signals blocked), then
     // what the shared state's change runs (live set, live table, breakdown, graph view marks).
@@ -236,6 +245,14 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     out += statsLine(totalMs);
     out += statsLine(handlers);
     for (const Series& s : paint) out += statsLine(s);
+    // Which widgets the paint time goes to (first pass, mean per step), the largest first.
+    std::vector<std::pair<qint64, QString>> classes;
+    for (const auto& [name, ns] : firstPassByClass) classes.emplace_back(ns, name);
+    std::sort(classes.rbegin(), classes.rend());
+    out += QStringLiteral("paint by widget class, mean ms per step:");
+    for (std::size_t i = 0; i < std::min<std::size_t>(classes.size(), 8); ++i)
+        out += QStringLiteral(" %1 %2;").arg(classes[i].second).arg(static_cast<double>(classes[i].first) / 1e6 / std::max<double>(1, static_cast<double>(totalMs.ms.size())), 0, 'f', 2);
+    out += QLatin1Char('\n');
     out += QStringLiteral("second pass, the same steps set directly (no input event):\n");
     out += statsLine(total2);
     out += statsLine(tlMs);
