@@ -16,7 +16,7 @@ constexpr std::size_t kMaxWires = 40000;
 
 bool hiddenNode(const SegmentInput& seg, fxmem::NodeId n) { return seg.groups && seg.groups->hidden(n); }
 
-void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, std::int64_t hi, std::int32_t laneLo,
+void addWires(const SegmentInput& seg, int segment, const GraphViewport& v, std::int64_t lo, std::int64_t hi, std::int32_t laneLo,
               std::int32_t laneHi, double nodeW, VisibleItems& out) {
     const fxmem::GraphLayout& L = *seg.layout;
     const fxmem::Graph& g = *seg.graph;
@@ -31,6 +31,7 @@ void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, 
     for (fxmem::NodeId u : crossing) {
         const std::int32_t lu = L.lane(u);
         const bool live = seg.live && (*seg.live)[u.index()];
+        const NodeRef producer{segment, u};
         const double yu = v.py(lu);
         bool leaves = !hiddenNode(seg, u);
         if (!leaves)
@@ -39,14 +40,14 @@ void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, 
         if (lu >= laneLo && lu <= laneHi)
             out.wires.push_back({QLineF(v.px(off + static_cast<double>(L.step(u))), yu,
                                         v.px(off + static_cast<double>(std::min(L.wire_end(u), hi))), yu),
-                                 live});
+                                 live, producer});
         for (fxmem::NodeId w : g.users(u)) {
             const std::int64_t sw = L.step(w);
             const std::int32_t lw = L.lane(w);
             if (sw < lo || sw > hi || lw == lu || hiddenNode(seg, w)) continue;
             if ((lu < laneLo && lw < laneLo) || (lu > laneHi && lw > laneHi)) continue;
             const double xw = v.px(off + static_cast<double>(sw));
-            out.wires.push_back({QLineF(xw - nodeW * 1.1, yu, xw - nodeW * 0.5, v.py(lw)), live});
+            out.wires.push_back({QLineF(xw - nodeW * 1.1, yu, xw - nodeW * 0.5, v.py(lw)), live, producer});
         }
     }
 }
@@ -185,7 +186,7 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
             for (fxmem::NodeId u : seg.graph->inputs(sel)) out.edges.push_back({at(u), at(sel), false});
             for (fxmem::NodeId u : seg.graph->users(sel)) out.edges.push_back({at(sel), at(u), true});
         }
-        if (!dense && sx >= 0.6) addWires(seg, v, lo, hi, laneLo, laneHi, out.nodeW, out);
+        if (!dense && sx >= 0.6) addWires(seg, static_cast<int>(s), v, lo, hi, laneLo, laneHi, out.nodeW, out);
 
         if (dense) {
             // One dot per pixel: a graph with thousands of lanes becomes an overview.
@@ -199,6 +200,8 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                 const bool live = seg.live && (*seg.live)[n.index()];
                 std::int32_t& at = dotAt[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
                 const NodeRef ref{static_cast<int>(s), n};
+                out.dotNodes.push_back({static_cast<std::uint32_t>(at == 0 ? out.dots.size() : static_cast<std::size_t>(at - 1)), ref,
+                                        inModule(seg, n)});
                 if (at == 0) {
                     out.dots.push_back({x, y, ref, live, inModule(seg, n)});
                     at = static_cast<std::int32_t>(out.dots.size());
@@ -268,4 +271,32 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                               VisibleItems::LabelKind::Group});
     }
     return out;
+}
+
+bool refreshLiveMarks(VisibleItems& items, const PrepareInput& in) {
+    if (!items.groups.empty()) return false;
+    auto live = [&](const NodeRef& r) {
+        const std::vector<std::uint8_t>* marks = in.segments[static_cast<std::size_t>(r.segment)].live;
+        return marks && (*marks)[r.node.index()] != 0;
+    };
+    for (VisibleItems::Wire& w : items.wires) w.live = live(w.producer);
+    for (VisibleItems::Box& b : items.boxes)
+        b.flags = static_cast<std::uint8_t>(live(b.ref) ? b.flags | VisibleItems::Live : b.flags & ~VisibleItems::Live);
+    // The dots: the same choice as prepareVisibleItems, replayed in the same order.
+    std::vector<std::uint8_t> placed(items.dots.size(), 0);
+    for (const VisibleItems::DotNode& c : items.dotNodes) {
+        VisibleItems::Dot& d = items.dots[c.dot];
+        const bool isLive = live(c.ref);
+        if (!placed[c.dot]) {
+            placed[c.dot] = 1;
+            d.ref = c.ref;
+            d.live = isLive;
+            d.highlight = c.highlight;
+        } else if (isLive && !d.live) {
+            d.ref = c.ref;
+            d.live = true;
+            d.highlight = c.highlight;
+        }
+    }
+    return true;
 }
