@@ -277,10 +277,23 @@ void TestGraphView::liveMarksRefreshLikeAPrepare() {
     const auto steps = static_cast<double>(layout.steps());
     for (const PrepareInput& in : std::vector<PrepareInput>{input(-0.5, steps, 40, 0.5), input(100, 130, 900, 3)}) {
         mark(3);
-        VisibleItems items = prepareVisibleItems(in);
+        PrepareInput before = in;
+        before.selected = {0, g.find("d_3")};
+        before.hovered = {0, g.find("p_9")};
+        VisibleItems items = prepareVisibleItems(before);
         mark(5);
-        QVERIFY(refreshLiveMarks(items, in));
-        const VisibleItems expected = prepareVisibleItems(in);
+        PrepareInput now = in;
+        now.selected = {0, g.find("d_120")};  // in the close-up's range
+        now.hovered = {0, g.find("p_57")};  // a box of the close-up
+        QVERIFY(refreshMarks(items, now));
+        const VisibleItems expected = prepareVisibleItems(now);
+        QCOMPARE(items.edges.size(), expected.edges.size());
+        QCOMPARE(items.edges.size(), std::size_t(2));  // d_120's input p_120 and its user sum
+        for (std::size_t i = 0; i < items.edges.size(); ++i) {
+            QCOMPARE(items.edges[i].from, expected.edges[i].from);
+            QCOMPARE(items.edges[i].to, expected.edges[i].to);
+            QCOMPARE(items.edges[i].toUser, expected.edges[i].toUser);
+        }
         QCOMPARE(items.dots.size(), expected.dots.size());
         QCOMPARE(items.boxes.size(), expected.boxes.size());
         QCOMPARE(items.wires.size(), expected.wires.size());
@@ -338,6 +351,7 @@ void TestGraphView::cursorStepReusesPreparedItems() {
     image = view.grab().toImage();
     view.setLiveNodes(liveEvery(7));
     view.setCursorStep(45);
+    view.selectNode({0, g.find("d_20")});  // a key step selects the node at the cursor
     image = view.grab().toImage();
     QCOMPARE(view.preparedCount(), prepared);
     // ... and the picture equals one drawn from scratch.
@@ -350,6 +364,7 @@ void TestGraphView::cursorStepReusesPreparedItems() {
     fresh.setXRange(20, 70);
     fresh.setLiveNodes(liveEvery(7));
     fresh.setCursorStep(45);
+    fresh.selectNode({0, g.find("d_20")});
     QCOMPARE(image, fresh.grab().toImage());
     // A zoom prepares them again.
     view.setXRange(10, 80);

@@ -399,16 +399,13 @@ bool GraphView::ItemsKey::operator==(const ItemsKey& o) const {
     const GraphViewport& a = view;
     const GraphViewport& b = o.view;
     return a.x0 == b.x0 && a.x1 == b.x1 && a.left == b.left && a.right == b.right && a.top == b.top && a.laneHeight == b.laneHeight &&
-           a.topPad == b.topPad && a.width == b.width && a.height == b.height && selected == o.selected && hovered == o.hovered &&
-           font == o.font && scene == o.scene && layouts == o.layouts && highlight == o.highlight && bandRows == o.bandRows &&
+           a.topPad == b.topPad && a.width == b.width && a.height == b.height && font == o.font && scene == o.scene && layouts == o.layouts && highlight == o.highlight && bandRows == o.bandRows &&
            stripeDepth == o.stripeDepth && matches == o.matches;
 }
 
 GraphView::ItemsKey GraphView::itemsKey() const {
     ItemsKey k;
     k.view = viewport();
-    k.selected = selected_;
-    k.hovered = hovered_;
     k.font = font();
     k.scene = scene_.get();
     if (scene_)
@@ -426,7 +423,8 @@ const VisibleItems& GraphView::paintItems() {
     for (const auto& g : groups_) reusable &= !(g && g->anyCollapsed());
     ItemsKey key = itemsKey();
     if (reusable && itemsValid_ && key == itemsKey_) {
-        if (itemsLiveGen_ != liveGen_ && !refreshLiveMarks(items_, prepareInput())) {
+        const bool marks = itemsLiveGen_ != liveGen_ || itemsSelected_ != selected_ || itemsHovered_ != hovered_;
+        if (marks && !refreshMarks(items_, prepareInput())) {
             items_ = visibleItems();
             ++preparedCount_;
         }
@@ -437,6 +435,8 @@ const VisibleItems& GraphView::paintItems() {
     itemsValid_ = reusable;
     itemsKey_ = std::move(key);
     itemsLiveGen_ = liveGen_;
+    itemsSelected_ = selected_;
+    itemsHovered_ = hovered_;
     return items_;
 }
 

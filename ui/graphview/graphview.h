@@ -164,12 +164,11 @@ private:
     bool fitted_ = true;        // lanes follow the view's height until the user zooms them
     std::int64_t cursor_ = -1;
 
-    // Painting caches. A cursor step changes only the live marks: the prepared items are kept
-    // while everything else they depend on is unchanged (the key), and only their live marks are
-    // brought up to date; node colours are worked out once per node, colour mode and palette.
+    // Painting caches. A cursor step changes only the live marks (a key step also the selection):
+    // the prepared items are kept while everything else they depend on is unchanged (the key),
+    // and only those marks are brought up to date; node colours are worked out once per node, colour mode and palette.
     struct ItemsKey {
         GraphViewport view;
-        NodeRef selected, hovered;
         QFont font;
         const Scene* scene = nullptr;
         std::vector<const fxmem::GraphLayout*> layouts;
@@ -188,6 +187,7 @@ private:
     bool itemsValid_ = false;
     std::size_t preparedCount_ = 0;
     std::uint64_t liveGen_ = 0, itemsLiveGen_ = 0, matchGen_ = 0;
+    NodeRef itemsSelected_, itemsHovered_;  // the marks items_ carries
     std::vector<std::vector<QRgb>> colors_;  // per segment, per node; 0: not worked out yet
     qint64 colorsPalette_ = 0;
     ColorMode colorsMode_ = ColorMode::OpCategory;

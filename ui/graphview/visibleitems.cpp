@@ -66,6 +66,19 @@ QString nodeLabel(const fxmem::Graph& g, fxmem::NodeId n, const QFontMetricsF& f
     return elidedName(node.name, fm, width);
 }
 
+// The selected node's inputs and users, wherever they are (the painter clips).
+void addEdges(const PrepareInput& in, std::size_t s, VisibleItems& out) {
+    if (in.selected.segment != static_cast<int>(s) || !in.selected.node.valid()) return;
+    const SegmentInput& seg = in.segments[s];
+    const fxmem::GraphLayout& L = *seg.layout;
+    const GraphViewport& v = in.view;
+    const auto off = static_cast<double>(seg.offset);
+    const fxmem::NodeId sel = in.selected.node;
+    auto at = [&](fxmem::NodeId n) { return QPointF(v.px(off + static_cast<double>(L.step(n))), v.py(L.lane(n))); };
+    for (fxmem::NodeId u : seg.graph->inputs(sel)) out.edges.push_back({at(u), at(sel), false});
+    for (fxmem::NodeId u : seg.graph->users(sel)) out.edges.push_back({at(sel), at(u), true});
+}
+
 bool inModule(const SegmentInput& seg, fxmem::NodeId n) {
     return seg.groups && seg.highlight != ModuleGroups::npos && seg.groups->tree().contains(seg.highlight, seg.groups->tree().node_module(n));
 }
@@ -179,13 +192,7 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                                      {static_cast<int>(s), c.wait}});
             }
         }
-        // The selected node's inputs and users, wherever they are (the painter clips).
-        if (in.selected.segment == static_cast<int>(s) && in.selected.node.valid()) {
-            const fxmem::NodeId sel = in.selected.node;
-            auto at = [&](fxmem::NodeId n) { return QPointF(v.px(off + static_cast<double>(L.step(n))), v.py(L.lane(n))); };
-            for (fxmem::NodeId u : seg.graph->inputs(sel)) out.edges.push_back({at(u), at(sel), false});
-            for (fxmem::NodeId u : seg.graph->users(sel)) out.edges.push_back({at(sel), at(u), true});
-        }
+        addEdges(in, s, out);
         if (!dense && sx >= 0.6) addWires(seg, static_cast<int>(s), v, lo, hi, laneLo, laneHi, out.nodeW, out);
 
         if (dense) {
@@ -273,15 +280,22 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
     return out;
 }
 
-bool refreshLiveMarks(VisibleItems& items, const PrepareInput& in) {
+bool refreshMarks(VisibleItems& items, const PrepareInput& in) {
     if (!items.groups.empty()) return false;
+    items.edges.clear();
+    for (std::size_t s = 0; s < in.segments.size(); ++s) addEdges(in, s, items);
     auto live = [&](const NodeRef& r) {
         const std::vector<std::uint8_t>* marks = in.segments[static_cast<std::size_t>(r.segment)].live;
         return marks && (*marks)[r.node.index()] != 0;
     };
     for (VisibleItems::Wire& w : items.wires) w.live = live(w.producer);
-    for (VisibleItems::Box& b : items.boxes)
-        b.flags = static_cast<std::uint8_t>(live(b.ref) ? b.flags | VisibleItems::Live : b.flags & ~VisibleItems::Live);
+    for (VisibleItems::Box& b : items.boxes) {
+        std::uint8_t f = b.flags & ~(VisibleItems::Live | VisibleItems::Selected | VisibleItems::Hovered);
+        if (live(b.ref)) f |= VisibleItems::Live;
+        if (b.ref == in.selected) f |= VisibleItems::Selected;
+        if (b.ref == in.hovered) f |= VisibleItems::Hovered;
+        b.flags = f;
+    }
     // The dots: the same choice as prepareVisibleItems, replayed in the same order.
     std::vector<std::uint8_t> placed(items.dots.size(), 0);
     for (const VisibleItems::DotNode& c : items.dotNodes) {

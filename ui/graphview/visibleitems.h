@@ -139,11 +139,11 @@ struct VisibleItems {
 };
 
 VisibleItems prepareVisibleItems(const PrepareInput& in);
-// Brings the live marks of prepared items up to date with the live marks of `in` (the cursor
-// moved; nothing else changed): wires, boxes and dots come out as prepareVisibleItems(in) would
-// make them. Returns false when it cannot (collapsed modules summarise their nodes' marks):
-// prepare again then. O(items).
-bool refreshLiveMarks(VisibleItems& items, const PrepareInput& in);
+// Brings the marks that follow the cursor up to date with `in` (live marks, the selected and the
+// hovered node; the viewport and everything else unchanged): wires, boxes, dots and the
+// selection's edges come out as prepareVisibleItems(in) would make them. Returns false when it
+// cannot (collapsed modules summarise their nodes' marks): prepare again then. O(items).
+bool refreshMarks(VisibleItems& items, const PrepareInput& in);
 // The smaller font of module bands, group boxes and span labels (measured and drawn alike).
 QFont bandFontOf(const QFont& font);
 // A module's caption for `width` pixels: "name  Type", else "name", else its last component elided.
