@@ -7,6 +7,8 @@
  *   xscrub key   X  Y  STEPS RX RY RW RH       (a click at X,Y for focus, then STEPS Right keys)
  *   xscrub drag  X0 X1 Y STEPS RX RY RW RH     (press at X0,Y, STEPS moves to X1, release: each
  *                                               move, then the drop, until the region changes)
+ *   xscrub release RX RY RW RH                   (releases button 1, held by another tool, e.g. an
+ *                                               xdotool drag in a list: the drop until the region changes)
  * A step that changes nothing within 500 ms counts as 500 ms. 40 ms of quiet between steps. */
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
@@ -42,6 +44,26 @@ static int same(const XImage* a, const XImage* b) {
 }
 
 int main(int argc, char** argv) {
+    if (argc == 6 && strcmp(argv[1], "release") == 0) {
+        Display* d = XOpenDisplay(NULL);
+        if (!d) return 1;
+        const int rx = atoi(argv[2]), ry = atoi(argv[3]), rw = atoi(argv[4]), rh = atoi(argv[5]);
+        XImage* before = grab(d, rx, ry, rw, rh);
+        XTestFakeButtonEvent(d, 1, False, CurrentTime);
+        XFlush(d);
+        const double t0 = now_ms();
+        double t = 0;
+        for (;;) {
+            XImage* img = grab(d, rx, ry, rw, rh);
+            t = now_ms() - t0;
+            const int changed = img && before && !same(before, img);
+            if (img) XDestroyImage(img);
+            if (changed || t > 2000) break;
+        }
+        printf("release: first change of region %dx%d+%d+%d after %.1f ms\n", rw, rh, rx, ry, t);
+        XCloseDisplay(d);
+        return 0;
+    }
     const int drag = argc == 10 && strcmp(argv[1], "drag") == 0;
     const int hover = drag || (argc == 10 && strcmp(argv[1], "hover") == 0);
     const int key = argc == 9 && strcmp(argv[1], "key") == 0;
