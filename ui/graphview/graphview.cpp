@@ -226,7 +226,7 @@ void GraphView::updateLanes() {
 
 void GraphView::selectNode(NodeRef ref) {
     selected_ = ref;
-    update();
+    updateLanes();  // a key step selects the node at the cursor: the scroll bars stay as they are
 }
 
 std::int64_t GraphView::stepOf(NodeRef ref) const {
