@@ -287,4 +287,20 @@ std::vector<std::int64_t> IncrementalSchedule::current() const {
     return out;
 }
 
+std::vector<std::int64_t> IncrementalSchedule::profile() const {
+    std::vector<std::int64_t> out;
+    out.reserve(1 + 2 * order_.size());
+    out.push_back(start_);
+    std::int64_t memory = start_;
+    for (std::size_t p = 0; p < order_.size(); ++p) {
+        const NodeId node = order_[p];
+        const std::int64_t before = memory;
+        memory += tree_sum_[leaves_ + p];
+        if (!has_profile_points(op(node))) continue;
+        out.push_back(before + alloc_of_[node.index()]);
+        out.push_back(memory);
+    }
+    return out;
+}
+
 } // namespace fxmem

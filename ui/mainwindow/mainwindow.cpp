@@ -8,12 +8,14 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "mainwindow/sidepanelwidth.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "jobs/jobtracker.h"
 #include "timeline/plotexport.h"
 #include "timeline/stackedbands.h"
+#include "timeline/timelinebinding.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/colors.h"
@@ -63,26 +65,6 @@ QLabel* shrinkingLabel() {
     auto* l = new QLabel;
     l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     return l;
-}
-// The module depth that shows a model's layers: the shallowest with six modules or more in one
-// graph (the rule the graph view's layer shading follows), else the deepest. For a decoder,
-// "layers.0" … rather than "layers" holding everything.
-int layerDepth(const Scene& scene) {
-    std::uint32_t deepest = 1;
-    std::vector<std::size_t> count;
-    std::uint32_t best = 0;
-    for (const Segment& s : scene.segments) {
-        const fxmem::ModuleTree& tree = s.attribution->tree();
-        deepest = std::max(deepest, tree.max_depth());
-        count.assign(tree.max_depth() + 1, 0);
-        for (std::uint32_t m = 0; m < tree.size(); ++m) ++count[tree[m].depth];
-        for (std::uint32_t d = 1; d < count.size(); ++d)
-            if (count[d] >= 6) {
-                best = best == 0 ? d : std::min(best, d);
-                break;
-            }
-    }
-    return static_cast<int>(best == 0 ? deepest : best);
 }
 } // namespace
 
@@ -271,30 +253,11 @@ void MainWindow::buildWidgets() {
     layout->addWidget(splitter_, 1);
     setCentralWidget(central);
 
-    // The graph view and the timeline predate the shared state: wired here, to it.
-    state_->setStepProvider([this](NodeRef ref) { return graphView_->stepOf(ref); });
-    timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return state_->describeStep(step, edited); });
-    connect(timeline_, &TimelinePlot::cursorMoved, state_, &ViewState::setCursorStep);
-    connect(state_, &ViewState::cursorStepChanged, timeline_, &TimelinePlot::setCursorStep);
-    connect(state_, &ViewState::cursorStepChanged, graphView_, &GraphView::setCursorStep);
-    // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows; hovering does not.
-    connect(timeline_, &TimelinePlot::steppedByKey, this, [this](std::int64_t step) {
-        if (!scene()) return;
-        const Scene::Where w = scene()->locate(step);
-        if (w.segment < 0 || w.step == 0) return;
-        if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, false);
-    });
+    graphView_->setState(state_);
     connect(timeline_, &TimelinePlot::xRangeChanged, graphView_, &GraphView::setXRange);
     connect(timeline_, &TimelinePlot::plotAreaChanged, graphView_, &GraphView::setPlotArea);
     connect(graphView_, &GraphView::xRangeChanged, timeline_, &TimelinePlot::setXRange);
-    connect(timeline_, &TimelinePlot::stepActivated, this, [this](std::int64_t step) {
-        if (!scene()) return;
-        const Scene::Where w = scene()->locate(step);
-        if (w.segment < 0 || w.step == 0) return;
-        if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, true);
-    });
     connect(graphView_, &GraphView::nodeHovered, this, [this](NodeRef ref) { timeline_->setCursorStep(graphView_->stepOf(ref)); });
-    connect(graphView_, &GraphView::nodeClicked, this, [this](NodeRef ref) { state_->selectNode(ref, false); });
     connect(graphView_, &GraphView::moveRequested, this, [this](std::size_t from, std::size_t to) {
         QString why;
         if (!editor_->moveNode(from, to, &why)) {
@@ -304,21 +267,6 @@ void MainWindow::buildWidgets() {
     });
     connect(findBar_, &FindBar::matchesChanged, graphView_, [this](const std::vector<NodeRef>& m) { graphView_->setSearchMatches(m); });
     connect(findBar_, &FindBar::dismissed, graphView_, qOverload<>(&QWidget::setFocus));
-    connect(state_, &ViewState::nodeSelected, this, &MainWindow::onNodeSelected);
-    // A module selected anywhere (breakdown tree, graph view) is outlined in the graph view.
-    connect(state_, &ViewState::moduleSelected, graphView_, [this](const QString& module) {
-        graphView_->setHighlightedModuleName(module.isNull() ? QString() : module);
-    });
-    connect(graphView_, &GraphView::moduleClicked, this, [this](int segment, std::uint32_t module) {
-        const auto& scene = state_->scene();
-        if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return;
-        const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
-        if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) {
-            state_->selectModule(QString());
-            return;
-        }
-        state_->selectModule(toQString(tree[module].name));
-    });
 
     // Right: the storages live at the cursor, then the inspector and the schedule dock.
     livePanel_ = new LiveStoragePanel(state_);
@@ -328,12 +276,12 @@ void MainWindow::buildWidgets() {
     liveDock->setWidget(livePanel_);
     addDockWidget(Qt::RightDockWidgetArea, liveDock);
     inspector_ = new NodeInspector;
-    inspector_->setStepOf([this](NodeRef ref) { return state_->stepOf(ref); });
+    inspector_->setState(state_);
     auto* inspectorDock = new QDockWidget(tr("Node"), this);
     inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
     inspectorDock->setWidget(inspector_);
     addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    editor_ = new ScheduleEditor;
+    editor_ = new ScheduleEditor(state_->schedule());
     schedulePanel_ = new SchedulePanel(state_, editor_);
     connect(schedulePanel_, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
     auto* editorDock = new QDockWidget(tr("Schedule"), this);
@@ -348,24 +296,12 @@ void MainWindow::buildWidgets() {
     addDockWidget(Qt::RightDockWidgetArea, breakdownDock);
     tabifyDockWidget(editorDock, breakdownDock);
     inspectorDock->raise();
-    resizeDocks({liveDock}, {560}, Qt::Horizontal);
+    sideWidth_ = new SidePanelWidth(this, liveDock);
     resizeDocks({liveDock, inspectorDock}, {400, 300}, Qt::Vertical);
-    connect(inspector_, &NodeInspector::nodeActivated, this, [this](NodeRef ref) { state_->selectNode(ref, true); });
-    connect(editor_, &ScheduleEditor::scheduleChanged, this, &MainWindow::onScheduleChanged);
-    connect(editor_, &ScheduleEditor::nodeSelected, this, [this](fxmem::NodeId n) {
-        if (scene() && !scene()->joined() && !scene()->empty()) state_->selectNode({0, n}, true);
-    });
+    connect(state_, &ViewState::orderChanged, this, &MainWindow::onScheduleChanged);
+    editor_->setState(state_);
+    bindTimeline(timeline_, state_, editor_);
     connect(editor_->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
-    // The schedule dock's comparison of two orders and the optimizer's lower bound, on the timeline.
-    connect(editor_, &ScheduleEditor::comparisonChanged, this, [this] {
-        const std::shared_ptr<const OrderComparison> c = editor_->comparison();
-        if (!c) timeline_->clearComparison();
-        else
-            timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
-                                     {editor_->comparisonName(1), c->profileB, c->peakStepB});
-        if (!applyingScene_) updateOverlay();  // hidden while compared, back afterwards
-    });
-    connect(editor_, &ScheduleEditor::lowerBoundChanged, timeline_, [this](qint64 bytes) { timeline_->setLowerBound(bytes); });
     connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(elided(message, 300)), 8000);
     });
@@ -510,23 +446,10 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*] — fxmem"));
 
     const bool single = !scene->empty() && !scene->joined();
-    timeline_->clearComparison();  // both belong to the previous graph's orders
-    timeline_->setLowerBound(-1);
-    editor_->setAnalysis(single ? scene->segments.front().analysis : nullptr);
     editor_->setEnabled(single);
-    phase("schedule editor");
-    graphView_->setScene(scene);
-    inspector_->setScene(scene);
-    state_->setScene(scene);  // the panels follow
+    state_->setScene(scene);  // the schedule, the views and the panels follow
     fillGraphCombo();
     deviceCombo_->setCurrentIndex(scene->request.filter == DeviceFilter::All ? 1 : 0);
-    std::vector<TimelinePlot::Marker> sections;
-    if (scene->joined())
-        for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
-    timeline_->setProfile(scene->profile, scene->peakStep, std::move(sections));
-    // Exported plots say what they show: the file and the graph (or pair).
-    timeline_->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") % elided(scene->title(), 80));
-    if (single) graphView_->setSchedule(editor_->order(), true);
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
         // storages are; the plain curve for small graphs.
@@ -541,7 +464,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
         const QSignalBlocker block(modeBar_);
         if (newFile) {
             modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
-            modeBar_->setDepth(layerDepth(*scene));
+            modeBar_->setDepth(static_cast<int>(std::max(1u, scene->layerDepth())));
         }
         updateBands();
     }
@@ -617,38 +540,8 @@ void MainWindow::fillGraphCombo() {
 
 void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }
 
-void MainWindow::onNodeSelected(NodeRef ref, bool center) {
-    const auto& scene = state_->scene();
-    if (!scene || !ref.valid()) return;
-    graphView_->selectNode(ref);
-    if (center) graphView_->centerOn(ref);
-    inspector_->showNode(ref);
-    if (!scene->joined() && ref.segment == 0) {
-        const QSignalBlocker block(editor_);
-        editor_->selectNode(ref.node);
-    }
-}
-
 void MainWindow::onScheduleChanged() {
-    const auto& scene = state_->scene();
-    if (applyingScene_ || !scene || scene->joined() || scene->empty()) return;
-    std::vector<fxmem::NodeId> order = editor_->order();
-    graphView_->setSchedule(order, true);
-    state_->setEditedOrder(std::move(order), editor_->profile());
-    updateOverlay();
-    updateActions();
-    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
-}
-
-void MainWindow::updateOverlay() {
-    // While two orders are compared, their curves say it all: the edited overlay would repeat one.
-    if (state_->orderEdited() && !editor_->comparison()) {
-        const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
-        timeline_->setOverlay(state_->editedProfile(), editor_->peakStep(),
-                              tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
-    } else {
-        timeline_->clearOverlay();
-    }
+    if (!applyingScene_) updateActions();
 }
 
 void MainWindow::updateStatus() {
@@ -712,7 +605,6 @@ void MainWindow::saveSchedule() {
         QMessageBox::critical(this, tr("Cannot save schedule"), elided(error, 2000));
         return;
     }
-    schedulePanel_->markSaved();
     scheduleDir_ = QFileInfo(path).absolutePath();
     QSettings().setValue(QStringLiteral("scheduleDir"), scheduleDir_);
     statusBar()->showMessage(tr("Schedule saved to %1").arg(elided(path, 200)), 5000);
@@ -729,7 +621,6 @@ void MainWindow::openSchedule() {
         QMessageBox::critical(this, tr("Cannot open schedule"), elided(error, 2000));
         return;
     }
-    schedulePanel_->markSaved();
     scheduleDir_ = QFileInfo(path).absolutePath();
     QSettings().setValue(QStringLiteral("scheduleDir"), scheduleDir_);
 }

@@ -28,6 +28,7 @@ class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
 class ScheduleEditor;
+class SidePanelWidth;
 class SchedulePanel;
 class SummaryBar;
 class TimelinePlot;
@@ -67,6 +68,7 @@ public:
     QAction* undoAction() const { return undoAction_; }
     QAction* redoAction() const { return redoAction_; }
     QAction* resetScheduleAction() const { return resetScheduleAction_; }
+    SidePanelWidth* sidePanelWidth() const { return sideWidth_; }
 
     // Moves the timeline cursor (and everything that follows it) to a global step.
     void setCursorStep(std::int64_t step);
@@ -94,8 +96,6 @@ private:
     void onSceneReady(std::shared_ptr<const Scene> scene);
     void onLoadFailed(const QString& path, const QString& message);
     void onScheduleChanged();
-    void onNodeSelected(NodeRef ref, bool center);
-    void updateOverlay();  // the edited order's curve on the timeline
     void updateStatus();
     void updateActions();
     void updateBanner();
@@ -136,6 +136,7 @@ private:
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
     QLabel* statusFile_ = nullptr;
+    class SidePanelWidth* sideWidth_ = nullptr;
 
     // Actions
     QAction* openAction_ = nullptr;

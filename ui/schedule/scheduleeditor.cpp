@@ -1,9 +1,10 @@
 #include "schedule/scheduleeditor.h"
 
 #include "schedule/optimizerjob.h"
-#include "schedule/schedulecommands.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
+#include "state/editedschedule.h"
+#include "state/viewstate.h"
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -20,6 +21,7 @@
 #include <QProgressBar>
 #include <QTableView>
 #include <QSignalBlocker>
+#include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QStringListModel>
 #include <QEvent>
@@ -48,17 +50,13 @@ struct ScheduleEditor::State {
         QString source;  // where a stored schedule comes from (tooltip)
     };
     std::vector<Source> sources;  // original, named ones, your edit (last)
-    std::vector<fxmem::NodeId> userEdit;
-    bool applyingSource = false;  // a pick in progress: the new order is not the user's edit
     int compareA = -1, compareB = -1;
     std::shared_ptr<const OrderComparison> comparison;
     CompareModel* compareModel = nullptr;
     OptimizerJob* optimizer = nullptr;
     std::int64_t lowerBound = -1;
     std::vector<fxmem::MoveSuggestion> suggestions;
-    QUndoStack* stack = nullptr;
     std::vector<QLabel*> captions;
-    mutable std::optional<std::vector<std::int64_t>> profile;  // cached until the order changes
     bool selecting = false;  // selectNode() in progress: do not echo nodeSelected
 };
 
@@ -93,9 +91,11 @@ QLabel* addFigure(QGridLayout* grid, int column, const QString& caption, const Q
 
 } // namespace
 
-ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_unique<State>()) {
-    d_->stack = new QUndoStack(this);
-    model_ = new ScheduleModel(this);
+ScheduleEditor::ScheduleEditor(QWidget* parent) : ScheduleEditor(nullptr, parent) {}
+
+ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
+    : QWidget(parent), d_(std::make_unique<State>()), edited_(schedule ? schedule : new EditedSchedule(this)) {
+    model_ = new ScheduleModel(edited_, this);
     view_ = new ScheduleView(this);
     view_->setObjectName(QStringLiteral("scheduleView"));
     view_->setScheduleModel(model_);
@@ -130,14 +130,14 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5, Qt::ToolButtonIconOnly);
     resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonIconOnly);
     resetButton_->setToolTip(tr("Back to the graph's original order (undoable)"));
-    connect(undoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::undo);
-    connect(redoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::redo);
+    connect(undoButton_, &QToolButton::clicked, edited_->undoStack(), &QUndoStack::undo);
+    connect(redoButton_, &QToolButton::clicked, edited_->undoStack(), &QUndoStack::redo);
     connect(resetButton_, &QToolButton::clicked, this, &ScheduleEditor::resetSchedule);
-    connect(d_->stack, &QUndoStack::canUndoChanged, undoButton_, &QWidget::setEnabled);
-    connect(d_->stack, &QUndoStack::canRedoChanged, redoButton_, &QWidget::setEnabled);
-    connect(d_->stack, &QUndoStack::undoTextChanged, undoButton_,
+    connect(edited_->undoStack(), &QUndoStack::canUndoChanged, undoButton_, &QWidget::setEnabled);
+    connect(edited_->undoStack(), &QUndoStack::canRedoChanged, redoButton_, &QWidget::setEnabled);
+    connect(edited_->undoStack(), &QUndoStack::undoTextChanged, undoButton_,
             [this](const QString& t) { undoButton_->setToolTip(t.isEmpty() ? tr("Undo") : tr("Undo %1").arg(t)); });
-    connect(d_->stack, &QUndoStack::redoTextChanged, redoButton_,
+    connect(edited_->undoStack(), &QUndoStack::redoTextChanged, redoButton_,
             [this](const QString& t) { redoButton_->setToolTip(t.isEmpty() ? tr("Redo") : tr("Redo %1").arg(t)); });
     undoButton_->setEnabled(false);
     redoButton_->setEnabled(false);
@@ -197,6 +197,14 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     layout->addWidget(statusLabel_);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
+    // A new graph: what belonged to the previous one goes before the rows change.
+    connect(edited_, &EditedSchedule::analysisAboutToChange, this, [this] {
+        statusLabel_->clear();
+        if (isOptimizing()) cancelOptimize();
+        clearComparison();
+        d_->sources.clear();
+    });
+    connect(edited_, &EditedSchedule::analysisChanged, this, &ScheduleEditor::onAnalysisChanged);
     connect(model_, &ScheduleModel::orderChanged, this, &ScheduleEditor::onOrderChanged);
     connect(view_, &ScheduleView::stepRequested, this, [this](std::size_t from, int delta) {
         if ((delta < 0 && from == 0) || (delta > 0 && from + 1 >= model_->size())) return;
@@ -228,9 +236,18 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     applyPalette();
 }
 
-ScheduleEditor::~ScheduleEditor() {
-    // Commands point at the model; drop them before the model goes.
-    d_->stack->clear();
+ScheduleEditor::~ScheduleEditor() = default;
+
+void ScheduleEditor::setState(ViewState* state) {
+    const auto single = [state] { return state->scene() && !state->scene()->joined() && !state->scene()->empty(); };
+    connect(state, &ViewState::nodeSelected, this, [this, single](NodeRef ref) {
+        if (!single() || ref.segment != 0) return;
+        const QSignalBlocker block(this);
+        selectNode(ref.node);
+    });
+    connect(this, &ScheduleEditor::nodeSelected, state, [state, single](fxmem::NodeId n) {
+        if (single()) state->selectNode({0, n}, true);
+    });
 }
 
 void ScheduleEditor::buildSourceRow() {
@@ -312,7 +329,13 @@ void ScheduleEditor::buildSourceRow() {
     d_->compareModel = new CompareModel(this);
     compareView_ = new QTableView(comparePanel_);
     compareView_->setObjectName(QStringLiteral("compareList"));
-    compareView_->setModel(d_->compareModel);
+    // Sortable by any column; opens with the moves that change A's peak most on top.
+    auto* compareSort = new QSortFilterProxyModel(this);
+    compareSort->setSourceModel(d_->compareModel);
+    compareSort->setSortRole(CompareModel::SortRole);
+    compareView_->setModel(compareSort);
+    compareView_->setSortingEnabled(true);
+    compareView_->sortByColumn(CompareModel::EffectColumn, Qt::DescendingOrder);
     compareView_->verticalHeader()->hide();
     compareView_->setSelectionBehavior(QAbstractItemView::SelectRows);
     compareView_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -354,7 +377,6 @@ void ScheduleEditor::buildSourceRow() {
 
 void ScheduleEditor::rebuildSources() {
     d_->sources.clear();
-    d_->userEdit.clear();
     const auto& a = model_->analysis();
     if (a) {
         d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
@@ -396,7 +418,7 @@ void ScheduleEditor::syncPicker() {
     // "Your edit" can be picked only once there is one.
     for (QComboBox* box : {picker_, compareA_, compareB_}) {
         if (auto* items = qobject_cast<QStandardItemModel*>(box->model()); items && box->count() > 0)
-            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!d_->userEdit.empty());
+            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!edited_->userEdit().empty());
     }
     picker_->setEnabled(model_->schedule() != nullptr);
     compareButton_->setEnabled(model_->schedule() != nullptr);
@@ -407,15 +429,13 @@ void ScheduleEditor::syncPicker() {
 bool ScheduleEditor::pickSource(int index) {
     if (!model_->schedule() || index < 0 || index >= static_cast<int>(d_->sources.size())) return false;
     const auto& src = d_->sources[static_cast<std::size_t>(index)];
-    const std::vector<fxmem::NodeId>& order = src.isEdit ? d_->userEdit : src.order;
+    const std::vector<fxmem::NodeId> order = src.isEdit ? edited_->userEdit() : src.order;
     if (order.empty()) {
         syncPicker();
         return false;
     }
     if (order == model_->schedule()->order()) return true;
-    d_->applyingSource = true;
-    d_->stack->push(new SetOrderCommand(model_, order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name))));
-    d_->applyingSource = false;
+    edited_->replaceOrder(order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)), false);
     showStatus(tr("Now editing %1: peak %2").arg(src.name, formatBytes(peak())), false);
     return true;
 }
@@ -470,11 +490,11 @@ void ScheduleEditor::updateComparison() {
         const auto& src = d_->sources[static_cast<std::size_t>(i)];
         if (!src.isEdit) return src.order;
         // "Your edit": the user's last order; the current order while it is the edit.
-        return d_->userEdit.empty() ? model_->schedule()->order() : d_->userEdit;
+        return edited_->userEdit().empty() ? model_->schedule()->order() : edited_->userEdit();
     };
     try {
         d_->comparison = std::make_shared<const OrderComparison>(
-            compareOrders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
+            fxmem::compare_orders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
     } catch (const fxmem::Error& e) {
         d_->comparison.reset();
         showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
@@ -531,8 +551,9 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     const std::int64_t before = peak();
     const bool better = result->peak < before && result->order != model_->schedule()->order();
     if (better)
-        d_->stack->push(new SetOrderCommand(model_, result->order,
-                                            tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before))));
+        edited_->replaceOrder(result->order,
+                              tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before)),
+                              true);
     const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
     if (better)
         // The change spelled out: on a large peak both ends can round to the same "113 GiB".
@@ -582,15 +603,9 @@ bool ScheduleEditor::applySuggestion(std::size_t index) {
     return moved;
 }
 
-void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
-    d_->stack->clear();
-    statusLabel_->clear();
-    if (isOptimizing()) cancelOptimize();
-    // Sources and comparison belong to the previous graph: drop them before the model changes.
-    clearComparison();
-    d_->sources.clear();
-    d_->userEdit.clear();
-    model_->setAnalysis(std::move(analysis));
+void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) { edited_->setAnalysis(std::move(analysis)); }
+
+void ScheduleEditor::onAnalysisChanged() {
     view_->scrollToTop();
     updateMoveCompleter();
     d_->suggestions.clear();
@@ -693,28 +708,19 @@ void ScheduleEditor::clear() { setAnalysis(nullptr); }
 
 std::shared_ptr<const GraphAnalysis> ScheduleEditor::analysis() const { return model_->analysis(); }
 
-QUndoStack* ScheduleEditor::undoStack() const { return d_->stack; }
+QUndoStack* ScheduleEditor::undoStack() const { return edited_->undoStack(); }
 
-bool ScheduleEditor::isModified() const { return !d_->stack->isClean(); }
+bool ScheduleEditor::isModified() const { return edited_->isModified(); }
 
-std::int64_t ScheduleEditor::peak() const { return model_->schedule() ? model_->schedule()->peak() : 0; }
+std::int64_t ScheduleEditor::peak() const { return edited_->peak(); }
 
-std::int64_t ScheduleEditor::originalPeak() const { return model_->analysis() ? model_->analysis()->peak() : 0; }
+std::int64_t ScheduleEditor::originalPeak() const { return edited_->originalPeak(); }
 
-std::vector<std::int64_t> ScheduleEditor::profile() const {
-    if (!d_->profile) d_->profile = model_->profile();
-    return *d_->profile;
-}
+std::vector<std::int64_t> ScheduleEditor::profile() const { return edited_->profile(); }
 
-std::size_t ScheduleEditor::peakStep() const {
-    if (!d_->profile) d_->profile = model_->profile();
-    const auto& p = *d_->profile;
-    return p.empty() ? 0 : static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
-}
+std::size_t ScheduleEditor::peakStep() const { return edited_->peakStep(); }
 
-std::vector<fxmem::NodeId> ScheduleEditor::order() const {
-    return model_->schedule() ? model_->schedule()->order() : std::vector<fxmem::NodeId>{};
-}
+std::vector<fxmem::NodeId> ScheduleEditor::order() const { return edited_->order(); }
 
 bool ScheduleEditor::moveNode(std::size_t from, std::size_t to, QString* whyRefused) {
     return move(from, to, whyRefused, false);
@@ -738,7 +744,7 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
     if (from == to) return true;
     const fxmem::NodeId node = model_->schedule()->at(from);
     const std::int64_t before = peak();
-    d_->stack->push(new MoveNodeCommand(model_, from, to, stepwise));
+    edited_->move(from, to, stepwise);
     showStatus(tr("Moved '%1' from position %2 to %3: peak %4 → %5")
                    .arg(nodeName(model_, node))
                    .arg(from)
@@ -760,7 +766,7 @@ bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
         if (error) *error = messageText(e.what());
         return false;
     }
-    d_->stack->setClean();
+    edited_->markSaved();
     showStatus(tr("Saved schedule to %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
@@ -785,9 +791,8 @@ bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
         showStatus(tr("Could not open the schedule: %1").arg(why), true);
         return false;
     }
-    if (schedule.order != model_->schedule()->order())
-        d_->stack->push(new OpenScheduleCommand(model_, std::move(schedule.order), QFileInfo(path).fileName()));
-    d_->stack->setClean();
+    edited_->replaceOrder(std::move(schedule.order), tr("Open schedule '%1'").arg(QFileInfo(path).fileName()), true);
+    edited_->markSaved();
     showStatus(tr("Opened schedule %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
@@ -798,7 +803,7 @@ void ScheduleEditor::resetSchedule() {
         showStatus(tr("The schedule already is the graph's original order."), false);
         return;
     }
-    d_->stack->push(new ResetScheduleCommand(model_));
+    edited_->resetToOriginal();
     showStatus(tr("Back to the original order."), false);
 }
 
@@ -813,14 +818,6 @@ void ScheduleEditor::selectNode(fxmem::NodeId node) {
 }
 
 void ScheduleEditor::onOrderChanged() {
-    d_->profile.reset();
-    // An order the user made (not a pick of a stored one) becomes "Your edit".
-    if (!d_->applyingSource && model_->schedule() && !d_->sources.empty()) {
-        const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
-        bool stored = false;
-        for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i) stored = stored || d_->sources[i].order == now;
-        if (!stored) d_->userEdit = now;
-    }
     if (!d_->sources.empty()) syncPicker();
     updateSummary();
     if (d_->comparison) updateComparison();

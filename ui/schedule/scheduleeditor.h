@@ -1,7 +1,7 @@
 // The schedule editor: a list of one graph's nodes in schedule order that the user reorders by
 // drag and drop or Alt+Up/Alt+Down. Only moves that keep every dependency are accepted; each
-// accepted move is re-scored incrementally under MemoryTracker semantics and pushed on an undo
-// stack. The main window docks it and reads profile()/peak() to overlay the edited curve.
+// accepted move is re-scored incrementally under MemoryTracker semantics and pushed on the undo
+// stack of the EditedSchedule it edits (the app's one, shared through ViewState).
 #pragma once
 #include "analysis/graphanalysis.h"
 #include "schedule/ordercompare.h"
@@ -17,6 +17,8 @@
 #include <memory>
 #include <vector>
 
+class EditedSchedule;
+class ViewState;
 class QEvent;
 class QLabel;
 class QUndoStack;
@@ -27,8 +29,14 @@ class ScheduleView;
 class ScheduleEditor : public QWidget {
     Q_OBJECT
 public:
+    // Edits `schedule`; without one, a schedule of its own (tests).
     explicit ScheduleEditor(QWidget* parent = nullptr);
+    explicit ScheduleEditor(EditedSchedule* schedule, QWidget* parent = nullptr);
     ~ScheduleEditor() override;
+    EditedSchedule* editedSchedule() const { return edited_; }
+    // Follows the shared state's selected node (without echoing it back) and selects the node of
+    // a clicked row there; the state's schedule must be the one this editor edits.
+    void setState(ViewState* state);
 
     // Resets to the graph's original order and clears the undo stack. nullptr is clear().
     void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis);
@@ -115,6 +123,7 @@ protected:
 private:
     struct State;
     std::unique_ptr<State> d_;
+    EditedSchedule* edited_;
     ScheduleModel* model_ = nullptr;
     ScheduleView* view_ = nullptr;
     QLabel* originalLabel_ = nullptr;
@@ -141,6 +150,7 @@ private:
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
+    void onAnalysisChanged();
     void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);

@@ -46,6 +46,12 @@ public:
     std::size_t peak_position() const;                 // first position where the peak is reached
     std::int64_t after(std::size_t position) const;    // memory after the node at `position`
     std::vector<std::int64_t> current() const;         // memory after each position, O(N)
+    // The current order's memory in build_memory_profile's layout (what the timeline draws): the
+    // start, then for each node that runs, memory after its allocations and after its frees
+    // (1 + 2K points for K running nodes). O(N).
+    std::vector<std::int64_t> profile() const;
+    // Counted bytes `node` allocates when it runs (0 for placeholders, get_attr and the output).
+    std::int64_t alloc_of(NodeId node) const { return alloc_of_[node.index()]; }
 
 private:
     // Per node: counted bytes it allocates when it runs, and bytes it frees as the last-scheduled
