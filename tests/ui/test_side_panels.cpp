@@ -1,5 +1,6 @@
 // The side panels share the window's width with the views in proportion, and remember the share
 // the user dragged them to: at 1920 px the live table got a fixed 560 px, so "Why live" was cut.
+#include "mainwindow/appsettings.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/sidepanelwidth.h"
 
@@ -62,7 +63,7 @@ void TestSidePanels::sharesWidthInProportionAndRemembersIt() {
         QVERIFY2(near(dock->width(), dragged * 1600), qPrintable(QString::number(dock->width())));
     }
     // ... and remembered by the next window.
-    QCOMPARE(QSettings().value(QLatin1String(SidePanelWidth::kSettingsKey)).toDouble(), dragged);
+    QCOMPARE(AppSettings::sidePanelFraction(), dragged);
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));

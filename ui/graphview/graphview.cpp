@@ -850,7 +850,12 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
         } else {
             const std::size_t from = schedule_->positionOf(pressed_.node);
             const std::size_t to = targetPosition(dragStep_);
-            if (to != from) emit moveRequested(from, to);
+            if (to == from) {
+            } else if (event->modifiers() & Qt::ShiftModifier) {
+                emit moveWithInputsRequested(from, to);
+            } else {
+                emit moveRequested(from, to);
+            }
         }
     }
     drag_ = Drag::None;

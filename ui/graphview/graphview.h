@@ -106,6 +106,8 @@ signals:
     void moduleClicked(int segment, std::uint32_t module);
     // A node dropped at another place of the schedule (positions count every node).
     void moveRequested(std::size_t from, std::size_t to);
+    // The same dropped with Shift held: move the node with its single-use view inputs.
+    void moveWithInputsRequested(std::size_t from, std::size_t to);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -1,15 +1,16 @@
 #include "mainwindow/sidepanelwidth.h"
 
+#include "mainwindow/appsettings.h"
+
 #include <QDockWidget>
 #include <QEvent>
 #include <QMainWindow>
-#include <QSettings>
 
 #include <algorithm>
 #include <cmath>
 
 SidePanelWidth::SidePanelWidth(QMainWindow* window, QDockWidget* dock) : QObject(window), window_(window), dock_(dock) {
-    const double saved = QSettings().value(QLatin1String(kSettingsKey), kDefaultFraction).toDouble();
+    const double saved = AppSettings::sidePanelFraction();
     fraction_ = saved > 0.05 && saved < 0.95 ? saved : kDefaultFraction;
     window_->installEventFilter(this);
     dock_->installEventFilter(this);
@@ -30,7 +31,7 @@ bool SidePanelWidth::eventFilter(QObject* watched, QEvent* event) {
         const int target = static_cast<int>(std::lround(fraction_ * window_->width()));
         if (std::abs(dock_->width() - target) > 8 && dock_->width() > dock_->minimumSizeHint().width() + 2) {
             fraction_ = std::clamp(static_cast<double>(dock_->width()) / window_->width(), 0.1, 0.9);
-            QSettings().setValue(QLatin1String(kSettingsKey), fraction_);
+            AppSettings::setSidePanelFraction(fraction_);
         }
     }
     return false;

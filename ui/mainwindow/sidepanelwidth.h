@@ -1,6 +1,6 @@
 // The right-hand docks share the window's width with the views in proportion: the dock keeps
-// the fraction of the window's width last chosen by dragging its edge (remembered in QSettings
-// as "sidePanelFraction"), so a wide screen gives the live table and the node panel room instead
+// the fraction of the window's width last chosen by dragging its edge (remembered:
+// AppSettings::sidePanelFraction), so a wide screen gives the live table and the node panel room instead
 // of a fixed 560 px that cuts "Why live".
 #pragma once
 #include <QObject>
@@ -12,7 +12,6 @@ class SidePanelWidth : public QObject {
     Q_OBJECT
 public:
     static constexpr double kDefaultFraction = 0.36;
-    static constexpr const char* kSettingsKey = "sidePanelFraction";
 
     SidePanelWidth(QMainWindow* window, QDockWidget* dock);
     double fraction() const { return fraction_; }

@@ -1,8 +1,11 @@
 #include "schedule/scheduleeditor.h"
 
+#include "schedule/comparepanel.h"
+#include "schedule/movetorow.h"
 #include "schedule/optimizerjob.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
+#include "schedule/suggestionlist.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
 #include "util/colors.h"
@@ -13,15 +16,10 @@
 #include <fxmem/schedule.h>
 
 #include <QComboBox>
-#include <QCompleter>
 #include <QCursor>
-#include <QHeaderView>
 #include <QLineEdit>
-#include <QListWidget>
 #include <QProgressBar>
-#include <QTableView>
 #include <QSignalBlocker>
-#include <QSortFilterProxyModel>
 #include <QStandardItemModel>
 #include <QStringListModel>
 #include <QEvent>
@@ -52,7 +50,6 @@ struct ScheduleEditor::State {
     std::vector<Source> sources;  // original, named ones, your edit (last)
     int compareA = -1, compareB = -1;
     std::shared_ptr<const OrderComparison> comparison;
-    CompareModel* compareModel = nullptr;
     OptimizerJob* optimizer = nullptr;
     std::int64_t lowerBound = -1;
     std::vector<fxmem::MoveSuggestion> suggestions;
@@ -152,36 +149,8 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     statusLabel_->setContentsMargins(4, 2, 4, 2);
 
     // "Move to": the selected node to a position, a profile step, or just after a named node.
-    auto* moveRow = new QHBoxLayout;
-    moveRow->setContentsMargins(4, 0, 4, 0);
-    auto* moveCaption = new QLabel(tr("Move selected to"), this);
-    moveKind_ = new QComboBox(this);
-    moveKind_->setObjectName(QStringLiteral("moveKind"));
-    moveKind_->addItem(tr("position"));
-    moveKind_->addItem(tr("profile step"));
-    moveKind_->addItem(tr("just after node"));
-    moveKind_->setToolTip(tr("Position: in this order (the Pos column). Profile step: the timeline's numbering "
-                             "(the Step column). Just after node: type a node's name."));
-    moveTarget_ = new QLineEdit(this);
-    moveTarget_->setObjectName(QStringLiteral("moveTarget"));
-    moveTarget_->setClearButtonEnabled(true);
-    moveTarget_->setPlaceholderText(tr("number"));
-    moveButton_ = new QToolButton(this);
-    moveButton_->setText(tr("Move"));
-    moveButton_->setToolTip(tr("Move the selected node (Enter in the field does the same)"));
-    moveRow->addWidget(moveCaption);
-    moveRow->addWidget(moveKind_);
-    moveRow->addWidget(moveTarget_, 1);
-    moveRow->addWidget(moveButton_);
-    connect(moveButton_, &QToolButton::clicked, this, &ScheduleEditor::runMoveCommand);
-    connect(moveTarget_, &QLineEdit::returnPressed, this, &ScheduleEditor::runMoveCommand);
-    connect(moveKind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
-        // A number typed for one mode means nothing in another (and a name typed after it
-        // would read "100view_3").
-        moveTarget_->clear();
-        moveTarget_->setPlaceholderText(kind == 2 ? tr("node name") : tr("number"));
-        updateMoveCompleter();
-    });
+    moveRow_ = new MoveToRow(this);
+    connect(moveRow_, &MoveToRow::moveRequested, this, &ScheduleEditor::runMoveCommand);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -190,11 +159,18 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     buildSourceRow();
     layout->addWidget(picker_->parentWidget());
     layout->addWidget(optimizeRow_);
-    layout->addLayout(moveRow);
+    layout->addWidget(moveRow_);
     layout->addWidget(view_, 3);
     layout->addWidget(comparePanel_, 2);
     layout->addWidget(suggestionList_, 1);
-    layout->addWidget(statusLabel_);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->setContentsMargins(0, 0, 4, 0);
+    statusRow->addWidget(statusLabel_, 1);
+    moveWithButton_ = new QToolButton(this);
+    moveWithButton_->setObjectName(QStringLiteral("moveWithInputs"));
+    moveWithButton_->hide();
+    statusRow->addWidget(moveWithButton_);
+    layout->addLayout(statusRow);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
     // A new graph: what belonged to the previous one goes before the rows change.
@@ -309,68 +285,27 @@ void ScheduleEditor::buildSourceRow() {
     });
 
     // Compare: A and B, and the moved nodes.
-    comparePanel_ = new QWidget(this);
-    auto* c = new QVBoxLayout(comparePanel_);
-    c->setContentsMargins(4, 0, 4, 0);
-    auto* pick = new QHBoxLayout;
-    compareA_ = new QComboBox(comparePanel_);
-    compareA_->setObjectName(QStringLiteral("compareA"));
-    compareB_ = new QComboBox(comparePanel_);
-    compareB_->setObjectName(QStringLiteral("compareB"));
-    for (QComboBox* box : {compareA_, compareB_}) {
-        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(8);
-    }
-    pick->addWidget(new QLabel(tr("A"), comparePanel_));
-    pick->addWidget(compareA_, 1);
-    pick->addWidget(new QLabel(tr("B"), comparePanel_));
-    pick->addWidget(compareB_, 1);
-    c->addLayout(pick);
-    d_->compareModel = new CompareModel(this);
-    compareView_ = new QTableView(comparePanel_);
-    compareView_->setObjectName(QStringLiteral("compareList"));
-    // Sortable by any column; opens with the moves that change A's peak most on top.
-    auto* compareSort = new QSortFilterProxyModel(this);
-    compareSort->setSourceModel(d_->compareModel);
-    compareSort->setSortRole(CompareModel::SortRole);
-    compareView_->setModel(compareSort);
-    compareView_->setSortingEnabled(true);
-    compareView_->sortByColumn(CompareModel::EffectColumn, Qt::DescendingOrder);
-    compareView_->verticalHeader()->hide();
-    compareView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    compareView_->setSelectionMode(QAbstractItemView::SingleSelection);
-    compareView_->horizontalHeader()->setStretchLastSection(true);
-    compareView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    c->addWidget(compareView_);
+    comparePanel_ = new ComparePanel(this);
     comparePanel_->hide();
     connect(compareButton_, &QToolButton::toggled, this, [this](bool on) {
         if (!on) return clearComparison();
         const int current = std::max(sourceIndex(), 0);
         setComparison(0, current == 0 && d_->sources.size() > 2 ? 1 : current);
     });
-    const auto onPick = [this] { setComparison(compareA_->currentIndex(), compareB_->currentIndex()); };
-    connect(compareA_, &QComboBox::activated, this, onPick);
-    connect(compareB_, &QComboBox::activated, this, onPick);
-    connect(compareView_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-        const fxmem::NodeId node(index.data(CompareModel::NodeIdRole).toInt());
+    connect(comparePanel_, &ComparePanel::pairPicked, this, &ScheduleEditor::setComparison);
+    connect(comparePanel_, &ComparePanel::nodeClicked, this, [this](fxmem::NodeId node) {
         selectNode(node);
         emit nodeSelected(node);
     });
 
     // Suggestions: one click applies one.
-    suggestionList_ = new QListWidget(this);
-    suggestionList_->setObjectName(QStringLiteral("suggestionList"));
-    suggestionList_->setToolTip(tr("Click a move to apply it (undoable)"));
-    // One line per move, elided in the middle (the numbers at the end stay): no sideways scrolling.
-    suggestionList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    suggestionList_->setTextElideMode(Qt::ElideMiddle);
+    suggestionList_ = new SuggestionList(this);
     suggestionList_->hide();
     connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
         suggestionList_->setVisible(on);
         if (on) refreshSuggestions();
     });
-    connect(suggestionList_, &QListWidget::itemClicked, this,
-            [this](QListWidgetItem* item) { applySuggestion(static_cast<std::size_t>(suggestionList_->row(item))); });
+    connect(suggestionList_, &SuggestionList::suggestionClicked, this, &ScheduleEditor::applySuggestion);
 }
 
 // ---- sources (the picker) ----
@@ -387,7 +322,7 @@ void ScheduleEditor::rebuildSources() {
                 d_->sources.push_back({elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
         d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
     }
-    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+    for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
         const QSignalBlocker block(box);
         box->clear();
         for (const auto& src : d_->sources) {
@@ -416,7 +351,7 @@ void ScheduleEditor::syncPicker() {
     const QSignalBlocker block(picker_);
     picker_->setCurrentIndex(sourceIndex());
     // "Your edit" can be picked only once there is one.
-    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+    for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
         if (auto* items = qobject_cast<QStandardItemModel*>(box->model()); items && box->count() > 0)
             if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!edited_->userEdit().empty());
     }
@@ -454,9 +389,8 @@ void ScheduleEditor::setComparison(int a, int b) {
     d_->compareA = a;
     d_->compareB = b;
     {
-        const QSignalBlocker blockA(compareA_), blockB(compareB_), blockButton(compareButton_);
-        compareA_->setCurrentIndex(a);
-        compareB_->setCurrentIndex(b);
+        const QSignalBlocker blockButton(compareButton_);
+        comparePanel_->setPair(a, b);
         compareButton_->setChecked(true);
     }
     comparePanel_->show();
@@ -467,7 +401,7 @@ void ScheduleEditor::clearComparison() {
     const bool had = d_->comparison != nullptr;
     d_->compareA = d_->compareB = -1;
     d_->comparison.reset();
-    d_->compareModel->setComparison(nullptr, nullptr);
+    comparePanel_->setComparison(nullptr, nullptr);
     {
         const QSignalBlocker block(compareButton_);
         compareButton_->setChecked(false);
@@ -499,7 +433,7 @@ void ScheduleEditor::updateComparison() {
         d_->comparison.reset();
         showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
     }
-    d_->compareModel->setComparison(model_->analysis(), d_->comparison);
+    comparePanel_->setComparison(model_->analysis(), d_->comparison);
     if (d_->comparison && d_->comparison->moved.empty() && d_->comparison->profileA == d_->comparison->profileB)
         showStatus(tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
                        .arg(comparisonName(0), comparisonName(1)),
@@ -578,20 +512,7 @@ void ScheduleEditor::refreshSuggestions() {
 }
 
 void ScheduleEditor::fillSuggestionList() {
-    suggestionList_->clear();
-    const std::int64_t now = peak();
-    for (const fxmem::MoveSuggestion& m : d_->suggestions)
-        suggestionList_->addItem(tr("Move '%1' from position %2 to %3: peak %4 → %5 (%6)")
-                                     .arg(nodeName(model_, m.node))
-                                     .arg(m.from)
-                                     .arg(m.to)
-                                     .arg(formatBytes(now), formatBytes(m.peak_after), formatDelta(m.peak_after - now, now)));
-    if (d_->suggestions.empty() && model_->schedule())
-        suggestionList_->addItem(tr("No single move near the peak lowers it."));
-    // As tall as its lines (5 at most): a one-line answer must not take the schedule's rows.
-    const int rows = std::clamp(suggestionList_->count(), 1, 5);
-    const int row = suggestionList_->count() > 0 ? suggestionList_->sizeHintForRow(0) : suggestionList_->fontMetrics().height();
-    suggestionList_->setFixedHeight(rows * row + 2 * suggestionList_->frameWidth());
+    suggestionList_->showMoves(d_->suggestions, model_->analysis() ? &model_->analysis()->graph() : nullptr, peak());
 }
 
 bool ScheduleEditor::applySuggestion(std::size_t index) {
@@ -607,7 +528,7 @@ void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) 
 
 void ScheduleEditor::onAnalysisChanged() {
     view_->scrollToTop();
-    updateMoveCompleter();
+    moveRow_->setGraph(model_->analysis() ? &model_->analysis()->graph() : nullptr);
     d_->suggestions.clear();
     fillSuggestionList();
     if (d_->lowerBound >= 0) {
@@ -617,51 +538,33 @@ void ScheduleEditor::onAnalysisChanged() {
     rebuildSources();
 }
 
-void ScheduleEditor::updateMoveCompleter() {
-    // Node names complete only in "just after node" mode, built when that mode is chosen.
-    if (moveKind_->currentIndex() != 2 || !model_->analysis()) {
-        moveTarget_->setCompleter(nullptr);
-        return;
-    }
-    QStringList names;
-    const fxmem::Graph& g = model_->analysis()->graph();
-    names.reserve(static_cast<qsizetype>(g.size()));
-    for (std::size_t n = 0; n < g.size(); ++n)
-        names << elided(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
-    auto* completer = new QCompleter(names, moveTarget_);
-    completer->setCaseSensitivity(Qt::CaseSensitive);
-    completer->setFilterMode(Qt::MatchContains);
-    moveTarget_->setCompleter(completer);
-}
-
 fxmem::NodeId ScheduleEditor::currentNode() const {
     const QModelIndex current = view_->currentIndex();
     return current.isValid() ? fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()) : fxmem::NodeId();
 }
 
-void ScheduleEditor::runMoveCommand() {
+void ScheduleEditor::runMoveCommand(MoveToRow::Kind kind, const QString& text) {
     const fxmem::NodeId node = currentNode();
     if (!model_->schedule()) return;
     if (!node.valid()) {
         showStatus(tr("Select the node to move first."), true);
         return;
     }
-    const QString text = moveTarget_->text().trimmed();
     bool ok = false;
-    switch (moveKind_->currentIndex()) {
-    case 0: {
+    switch (kind) {
+    case MoveToRow::Kind::Position: {
         const qulonglong position = text.toULongLong(&ok);
         if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
         moveNodeToPosition(node, static_cast<std::size_t>(position));
         break;
     }
-    case 1: {
+    case MoveToRow::Kind::ProfileStep: {
         const qlonglong step = text.toLongLong(&ok);
         if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(elided(text)).arg(model_->profileStep(model_->size() - 1)), true);
         moveNodeToProfileStep(node, step);
         break;
     }
-    default: {
+    case MoveToRow::Kind::AfterNode: {
         const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
         if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(elided(text)), true);
         moveNodeAfter(node, after);
@@ -726,10 +629,42 @@ bool ScheduleEditor::moveNode(std::size_t from, std::size_t to, QString* whyRefu
     return move(from, to, whyRefused, false);
 }
 
+bool ScheduleEditor::moveNodeWithInputs(std::size_t from, std::size_t to, QString* whyRefused) {
+    if (!model_->schedule() || from >= model_->size()) return move(from, to, whyRefused, false);
+    const fxmem::NodeId node = model_->schedule()->at(from);
+    const std::int64_t before = peak();
+    fxmem::IncrementalSchedule::MoveCheck check;
+    if (!edited_->moveWithInputs(from, to, &check)) {
+        const QString why = messageText(check.reason);
+        if (whyRefused) *whyRefused = why;
+        showStatus(tr("Refused: %1").arg(why), true);
+        return false;
+    }
+    if (whyRefused) whyRefused->clear();
+    showStatus(tr("Moved '%1' with its inputs to position %2: peak %3 → %4")
+                   .arg(nodeName(model_, node))
+                   .arg(model_->schedule()->position_of(node))
+                   .arg(formatBytes(before), formatBytes(peak())),
+               false);
+    selectNode(node);
+    return true;
+}
+
 bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise) {
     const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
     if (!check.ok) {
-        const QString why = messageText(check.reason);
+        QString why = messageText(check.reason);
+        // Pinned by its own single-use views: offer to take them along.
+        const std::vector<fxmem::NodeId> with = edited_->companionsToOffer(from, to);
+        if (!with.empty()) {
+            QStringList names;
+            for (fxmem::NodeId n : with) names << QLatin1Char('\'') % nodeName(model_, n) % QLatin1Char('\'');
+            const QString offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
+            why += QStringLiteral("; ") % offer;
+            moveWithButton_->setText(offer.left(1).toUpper() % offer.mid(1));
+            disconnect(moveWithButton_, &QToolButton::clicked, this, nullptr);
+            connect(moveWithButton_, &QToolButton::clicked, this, [this, from, to] { moveNodeWithInputs(from, to); });
+        }
         if (whyRefused) *whyRefused = why;
         // Where it may go instead, so the next try need not be a guess.
         if (from < model_->size() && model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
@@ -738,6 +673,7 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         } else {
             showStatus(tr("Refused: %1").arg(why), true);
         }
+        moveWithButton_->setVisible(!with.empty());
         return false;
     }
     if (whyRefused) whyRefused->clear();
@@ -864,6 +800,8 @@ void ScheduleEditor::updateSummary() {
 }
 
 void ScheduleEditor::showStatus(const QString& text, bool refusal) {
+    // An offer belongs to the refusal that made it (move() shows it again right after this).
+    moveWithButton_->hide();
     statusLabel_->setText(text);
     statusLabel_->setToolTip(text);
     QPalette p = palette();

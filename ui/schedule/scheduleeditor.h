@@ -4,6 +4,7 @@
 // stack of the EditedSchedule it edits (the app's one, shared through ViewState).
 #pragma once
 #include "analysis/graphanalysis.h"
+#include "schedule/movetorow.h"
 #include "schedule/ordercompare.h"
 
 #include <fxmem/ids.h>
@@ -60,6 +61,9 @@ public:
     // Positions count every node. Pushes an undo command; on refusal returns false and, when
     // whyRefused is given, says which node blocks.
     bool moveNode(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
+    // The same with the node's single-use view inputs (one undo step). A refused single move that
+    // only they block says so ("move with 't_25'") and shows a button that does this.
+    bool moveNodeWithInputs(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
     // "Move to" for long schedules (no long drag): `node` to a final position, to the position
     // of the node at a profile step (the timeline's numbering), or just after another node.
     // Refusals are check_move's reasons, shown in the status line as well.
@@ -134,19 +138,15 @@ private:
     QToolButton* redoButton_ = nullptr;
     QToolButton* resetButton_ = nullptr;
     class QComboBox* picker_ = nullptr;
-    class QComboBox* compareA_ = nullptr;
-    class QComboBox* compareB_ = nullptr;
-    class QTableView* compareView_ = nullptr;
-    class QWidget* comparePanel_ = nullptr;
-    class QListWidget* suggestionList_ = nullptr;
+    class ComparePanel* comparePanel_ = nullptr;
+    class SuggestionList* suggestionList_ = nullptr;
     class QWidget* optimizeRow_ = nullptr;
     class QProgressBar* optimizeProgress_ = nullptr;
     QToolButton* compareButton_ = nullptr;
     QToolButton* optimizeButton_ = nullptr;
     QToolButton* suggestButton_ = nullptr;
-    class QComboBox* moveKind_ = nullptr;
-    class QLineEdit* moveTarget_ = nullptr;
-    QToolButton* moveButton_ = nullptr;
+    MoveToRow* moveRow_ = nullptr;
+    QToolButton* moveWithButton_ = nullptr;  // the refusal's offer: move with the view inputs
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
@@ -154,12 +154,11 @@ private:
     void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);
-    void runMoveCommand();  // the "Move to" row
+    void runMoveCommand(MoveToRow::Kind kind, const QString& text);  // the "Move to" row
     void buildSourceRow();
     void rebuildSources();
     void syncPicker();
     void updateComparison();
     void onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result, std::shared_ptr<const GraphAnalysis> analysis);
     void fillSuggestionList();
-    void updateMoveCompleter();
 };

@@ -1,6 +1,7 @@
 #include "state/editedschedule.h"
 
 #include "schedule/schedulecommands.h"
+#include "util/text.h"
 
 #include <fxmem/error.h>
 #include <fxmem/profile_steps.h>
@@ -146,6 +147,32 @@ bool EditedSchedule::move(std::size_t from, std::size_t to, bool stepwise) {
     if (!checkMove(from, to).ok) return false;
     if (from != to) stack_->push(new MoveNodeCommand(this, from, to, stepwise));
     return true;
+}
+
+bool EditedSchedule::moveWithInputs(std::size_t from, std::size_t to, fxmem::IncrementalSchedule::MoveCheck* check) {
+    fxmem::IncrementalSchedule::MoveCheck result;
+    const std::vector<fxmem::IncrementalSchedule::Step> steps =
+        schedule_ ? schedule_->plan_move_with(from, to, &result) : std::vector<fxmem::IncrementalSchedule::Step>{};
+    if (!schedule_) result.reason = "no graph is open";
+    if (check) *check = result;
+    if (!result.ok) return false;
+    if (steps.empty()) return true;
+    const QString name = elided(analysis_->graph().node(schedule_->at(from)).name);
+    stack_->beginMacro(tr("Move '%1' with its inputs to position %2").arg(name).arg(steps.back().to));
+    for (const fxmem::IncrementalSchedule::Step& st : steps) stack_->push(new MoveNodeCommand(this, st.from, st.to, false));
+    stack_->endMacro();
+    return true;
+}
+
+std::vector<fxmem::NodeId> EditedSchedule::companionsToOffer(std::size_t from, std::size_t to) const {
+    if (!schedule_ || from >= size() || to >= size()) return {};
+    const fxmem::IncrementalSchedule::MoveCheck alone = schedule_->check_move(from, to);
+    if (alone.ok) return {};
+    std::vector<fxmem::NodeId> with = schedule_->companions(from);
+    if (std::find(with.begin(), with.end(), alone.blocker) == with.end()) return {};
+    fxmem::IncrementalSchedule::MoveCheck together;
+    schedule_->plan_move_with(from, to, &together);
+    return together.ok ? with : std::vector<fxmem::NodeId>{};
 }
 
 void EditedSchedule::replaceOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade) {

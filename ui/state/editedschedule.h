@@ -65,6 +65,12 @@ public:
     // `stepwise` moves of one node (Alt+Up/Down) merge into one undo step.
     QUndoStack* undoStack() const { return stack_; }
     bool move(std::size_t from, std::size_t to, bool stepwise = false);
+    // The node at `from` to `to` with its single-use view inputs (IncrementalSchedule::
+    // companions), as one undo step; false, and the refusal in `check`, when that is illegal too.
+    bool moveWithInputs(std::size_t from, std::size_t to, fxmem::IncrementalSchedule::MoveCheck* check = nullptr);
+    // The inputs that would travel with the node at `from` when the single move to `to` is
+    // refused only because of them (empty: no such offer).
+    std::vector<fxmem::NodeId> companionsToOffer(std::size_t from, std::size_t to) const;
     // A whole order (must be legal, else fxmem::Error and nothing changes). `userMade`: it becomes
     // "Your edit" when it is none of the stored orders; a pick of a stored one is not.
     void replaceOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade);

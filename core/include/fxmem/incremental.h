@@ -41,6 +41,20 @@ public:
     // illegal, leaving the schedule unchanged.
     void move(std::size_t from, std::size_t to);
 
+    // The inputs that can travel with the node at `position`: view-like ops (view, reshape, t,
+    // transpose, permute, expand, ... : OpCategory::View) that run, whose only user it is, and
+    // theirs in turn; in schedule order. A matmul pinned by its own transpose moves with it.
+    std::vector<NodeId> companions(std::size_t position) const;
+    // The single moves that take the node at `from` to `to` with its companions, so that they
+    // land together, companions first in their order: moving up, the first companion goes to `to`
+    // and the node right after the last; moving down, the node goes to `to` and the companions
+    // right before it. Each step's positions are those of the order the steps before it left.
+    // Empty, with the refusal in `check`, when a step is illegal. O(N) (tried on a copy).
+    struct Step {
+        std::size_t from = 0, to = 0;
+    };
+    std::vector<Step> plan_move_with(std::size_t from, std::size_t to, MoveCheck* check = nullptr) const;
+
     std::int64_t start() const { return start_; }      // memory before the first node
     std::int64_t peak() const;                         // MemoryTracker peak of the current order
     std::size_t peak_position() const;                 // first position where the peak is reached
