@@ -2,7 +2,7 @@
 
 #include "schedule/comparepanel.h"
 #include "schedule/movetorow.h"
-#include "schedule/optimizerjob.h"
+#include "schedule/optimizebar.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
 #include "schedule/suggestionlist.h"
@@ -18,7 +18,6 @@
 #include <QComboBox>
 #include <QCursor>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QStringListModel>
@@ -50,7 +49,6 @@ struct ScheduleEditor::State {
     std::vector<Source> sources;  // original, named ones, your edit (last)
     int compareA = -1, compareB = -1;
     std::shared_ptr<const OrderComparison> comparison;
-    OptimizerJob* optimizer = nullptr;
     std::int64_t lowerBound = -1;
     std::vector<fxmem::MoveSuggestion> suggestions;
     std::vector<QLabel*> captions;
@@ -254,31 +252,10 @@ void ScheduleEditor::buildSourceRow() {
     connect(picker_, &QComboBox::activated, this, [this](int index) { pickSource(index); });
 
     // Optimize progress: a bar and Cancel, shown while the worker runs.
-    optimizeRow_ = new QWidget(this);
-    auto* o = new QHBoxLayout(optimizeRow_);
-    o->setContentsMargins(4, 0, 4, 0);
-    optimizeProgress_ = new QProgressBar(optimizeRow_);
-    optimizeProgress_->setObjectName(QStringLiteral("optimizeProgress"));
-    optimizeProgress_->setRange(0, 1000);
-    auto* cancel = new QToolButton(optimizeRow_);
-    cancel->setObjectName(QStringLiteral("optimizeCancel"));
-    cancel->setText(tr("Cancel"));
-    cancel->setToolTip(tr("Stop the search; the order stays as it is"));
-    o->addWidget(optimizeProgress_, 1);
-    o->addWidget(cancel);
-    optimizeRow_->hide();
-    d_->optimizer = new OptimizerJob(this);
+    optimizeRow_ = new OptimizeBar(this);
     connect(optimizeButton_, &QToolButton::clicked, this, [this] { optimize(); });
-    connect(cancel, &QToolButton::clicked, this, &ScheduleEditor::cancelOptimize);
-    connect(d_->optimizer, &OptimizerJob::progress, this,
-            [this](double fraction, qint64 best, qint64 bound, const QString& phase) {
-                optimizeProgress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
-                optimizeProgress_->setFormat(tr("%1: best %2, bound %3").arg(phase, formatBytes(std::int64_t(best)),
-                                                                           formatBytes(std::int64_t(bound))));
-            });
-    connect(d_->optimizer, &OptimizerJob::finished, this, &ScheduleEditor::onOptimizeFinished);
-    connect(d_->optimizer, &OptimizerJob::failed, this, [this](const QString& why) {
-        optimizeRow_->hide();
+    connect(optimizeRow_, &OptimizeBar::finished, this, &ScheduleEditor::onOptimizeFinished);
+    connect(optimizeRow_, &OptimizeBar::failed, this, [this](const QString& why) {
         optimizeButton_->setEnabled(true);
         showStatus(tr("Optimize failed: %1").arg(why), true);
         emit optimizeFinished(false);
@@ -450,23 +427,19 @@ void ScheduleEditor::updateComparison() {
 
 void ScheduleEditor::optimize(double timeLimitSeconds) {
     if (!model_->analysis() || isOptimizing()) return;
-    optimizeProgress_->setValue(0);
-    optimizeProgress_->setFormat(tr("starting…"));
-    optimizeRow_->show();
     optimizeButton_->setEnabled(false);
     showStatus(tr("Optimizing (at most %1 s)…").arg(timeLimitSeconds), false);
-    d_->optimizer->start(model_->analysis(), timeLimitSeconds);
+    optimizeRow_->start(model_->analysis(), timeLimitSeconds);
 }
 
-void ScheduleEditor::cancelOptimize() { d_->optimizer->cancel(); }
+void ScheduleEditor::cancelOptimize() { optimizeRow_->cancel(); }
 
-bool ScheduleEditor::isOptimizing() const { return d_->optimizer->isRunning(); }
+bool ScheduleEditor::isOptimizing() const { return optimizeRow_->isRunning(); }
 
 std::int64_t ScheduleEditor::lowerBound() const { return d_->lowerBound; }
 
 void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
                                         std::shared_ptr<const GraphAnalysis> analysis) {
-    optimizeRow_->hide();
     optimizeButton_->setEnabled(model_->schedule() != nullptr);
     if (analysis != model_->analysis() || !model_->schedule()) {
         emit optimizeFinished(false);

@@ -140,8 +140,7 @@ private:
     class QComboBox* picker_ = nullptr;
     class ComparePanel* comparePanel_ = nullptr;
     class SuggestionList* suggestionList_ = nullptr;
-    class QWidget* optimizeRow_ = nullptr;
-    class QProgressBar* optimizeProgress_ = nullptr;
+    class OptimizeBar* optimizeRow_ = nullptr;
     QToolButton* compareButton_ = nullptr;
     QToolButton* optimizeButton_ = nullptr;
     QToolButton* suggestButton_ = nullptr;
