@@ -1,3 +1,6 @@
+// Over 400 lines because it is the remaining wiring: loading and showing a scene, the stacked
+// bands job, the banner and status, schedule files and exports. Actions and menus are in
+// MainActions, the docks in DockLayout, the toolbar in MainToolbar, settings in AppSettings.
 #include "mainwindow/mainwindow.h"
 
 #include "export/profilecsv.h"
@@ -11,6 +14,7 @@
 #include "mainwindow/appsettings.h"
 #include "mainwindow/docklayout.h"
 #include "mainwindow/mainactions.h"
+#include "mainwindow/maintoolbar.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
@@ -97,6 +101,7 @@ LiveStorageProxy* MainWindow::liveProxy() const { return livePanel_->proxy(); }
 QLabel* MainWindow::summaryLabel() const { return summary_; }
 QAction* MainWindow::undoAction() const { return actions_->undo; }
 SidePanelWidth* MainWindow::sidePanelWidth() const { return docks_->sideWidth(); }
+QComboBox* MainWindow::graphCombo() const { return toolbar_->graphCombo(); }
 QAction* MainWindow::redoAction() const { return actions_->redo; }
 QAction* MainWindow::resetScheduleAction() const { return actions_->resetSchedule; }
 QLabel* MainWindow::liveTotalLabel() const { return livePanel_->footerLabel(); }
@@ -124,52 +129,16 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::buildWidgets() {
-    // Toolbar: what to show and how. Combos size to a few characters, not to the longest name.
-    QToolBar* tb = addToolBar(tr("Main"));
-    tb->setObjectName(QStringLiteral("mainToolbar"));
-    tb->setMovable(false);
-    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    tb->addAction(actions_->open);
-    tb->addSeparator();
-    tb->addWidget(new QLabel(tr(" Graph ")));
-    graphCombo_ = new QComboBox;
-    graphCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    graphCombo_->setMinimumContentsLength(22);
-    graphCombo_->setToolTip(tr("Graph of the file to show; a forward/backward pair can be shown joined"));
-    tb->addWidget(graphCombo_);
-    connect(graphCombo_, &QComboBox::activated, this, [this](int index) {
-        const QPoint choice = graphCombo_->itemData(index).toPoint();
-        showGraph(choice.x(), choice.y());
-    });
-    tb->addWidget(new QLabel(tr("  Devices ")));
-    deviceCombo_ = new QComboBox;
-    deviceCombo_->addItem(tr("Non-CPU (as PyTorch)"));
-    deviceCombo_->addItem(tr("All devices"));
-    deviceCombo_->setToolTip(tr("Which storages count: PyTorch's estimator ignores CPU storages"));
-    tb->addWidget(deviceCombo_);
-    connect(deviceCombo_, &QComboBox::activated, this, [this] {
-        AppSettings::setDeviceFilter(deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu);
+    toolbar_ = new MainToolbar(actions_, this);
+    addToolBar(toolbar_);
+    connect(toolbar_, &MainToolbar::graphChosen, this, &MainWindow::showGraph);
+    connect(toolbar_, &MainToolbar::deviceFilterChosen, this, [this](DeviceFilter filter) {
         if (!scene()) return;
         SceneRequest r = scene()->request;
-        r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
+        r.filter = filter;
         requestScene(r);
     });
-    tb->addWidget(new QLabel(tr("  Colour ")));
-    colorCombo_ = new QComboBox;
-    colorCombo_->setObjectName(QStringLiteral("colorCombo"));
-    // The graph view's modes, its default (op category) first.
-    colorCombo_->addItem(tr("By op category"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpCategory)));
-    colorCombo_->addItem(tr("By op kind"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpKind)));
-    colorCombo_->addItem(tr("By memory change"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::MemoryChange)));
-    colorCombo_->setToolTip(tr("How the graph view colours its nodes (the legend under it says what each colour means)"));
-    tb->addWidget(colorCombo_);
-    connect(colorCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->itemData(i).toInt()));
-        AppSettings::setNodeColorMode(static_cast<NodeColorMode>(colorCombo_->itemData(i).toInt()));
-    });
-    tb->addSeparator();
-    tb->addAction(actions_->resetZoom);
-    tb->addAction(actions_->exportPlot);
+    connect(toolbar_, &MainToolbar::colorModeChosen, this, [this](NodeColorMode mode) { graphView_->setColorMode(mode); });
 
     // Centre: banner, summary, find bar, graph view over the timeline.
     auto* central = new QWidget;
@@ -183,8 +152,12 @@ void MainWindow::buildWidgets() {
     banner_->setTextFormat(Qt::RichText);
     banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(banner_, &QLabel::linkActivated, this, [this] {
-        deviceCombo_->setCurrentIndex(1);
-        emit deviceCombo_->activated(1);
+        toolbar_->setDeviceFilter(DeviceFilter::All);
+        AppSettings::setDeviceFilter(DeviceFilter::All);
+        if (!scene()) return;
+        SceneRequest r = scene()->request;
+        r.filter = DeviceFilter::All;
+        requestScene(r);
     });
     layout->addWidget(banner_);
     summary_ = new SummaryBar(state_);
@@ -274,9 +247,7 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::restoreSettings() {
-    deviceCombo_->setCurrentIndex(AppSettings::deviceFilter() == DeviceFilter::All ? 1 : 0);
-    colorCombo_->setCurrentIndex(std::max(colorCombo_->findData(static_cast<int>(AppSettings::nodeColorMode())), 0));
-    graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->currentData().toInt()));
+    graphView_->setColorMode(toolbar_->colorMode());
     scheduleDir_ = AppSettings::scheduleDir();
     const AppSettings::Layout saved = AppSettings::layout();
     if (!restoreGeometry(saved.geometry)) {
@@ -296,7 +267,7 @@ void MainWindow::showEmptyHint(const QString& hint) {
 void MainWindow::openFile(const QString& path) {
     if (!maybeKeepSchedule()) return;
     SceneRequest r;
-    r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
+    r.filter = toolbar_->deviceFilter();
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
     loader_->open(path, r);
 }
@@ -304,7 +275,7 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::requestScene(SceneRequest request) {
     if (!scene()) return;
     if (!maybeKeepSchedule()) {
-        fillGraphCombo();  // back to what is shown
+        toolbar_->showScene(scene().get());  // back to what is shown
         return;
     }
     loader_->rebuild(scene()->file, scene()->path, request);
@@ -345,8 +316,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     const bool single = !scene->empty() && !scene->joined();
     editor_->setEnabled(single);
     state_->setScene(scene);  // the schedule, the views and the panels follow
-    fillGraphCombo();
-    deviceCombo_->setCurrentIndex(scene->request.filter == DeviceFilter::All ? 1 : 0);
+    toolbar_->showScene(scene.get());
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
         // storages are; the plain curve for small graphs.
@@ -416,23 +386,6 @@ void MainWindow::updateBanner() {
                          ? tr("<b>This graph holds only CPU storages.</b> PyTorch's estimator counts non-CPU storages "
                               "only, so every number here is 0. <a href=\"all\">Count all devices</a>")
                          : tr("<b>This graph allocates no storage.</b>"));
-}
-
-void MainWindow::fillGraphCombo() {
-    graphCombo_->clear();
-    if (!scene()) return;
-    const fxmem::GraphFile& f = *scene()->file;
-    for (std::size_t g = 0; g < f.graphs.size(); ++g)
-        graphCombo_->addItem(tr("%1  (%2, %L3 nodes)")
-                                 .arg(elided(f.graphs[g].name, 60), toQString(fxmem::to_string(f.graphs[g].kind)))
-                                 .arg(f.graphs[g].size()),
-                             QPoint(static_cast<int>(g), -1));
-    for (std::size_t p = 0; p < f.pairs.size(); ++p)
-        graphCombo_->addItem(tr("%1 + %2  (pair, joined)")
-                                 .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
-                             QPoint(-1, static_cast<int>(p)));
-    const QPoint current(scene()->request.pair >= 0 ? -1 : scene()->request.graph, scene()->request.pair);
-    graphCombo_->setCurrentIndex(std::max(0, graphCombo_->findData(current)));
 }
 
 void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }

@@ -27,6 +27,7 @@ class TimelineModeBar;
 class DockLayout;
 class LiveStorageModel;
 class MainActions;
+class MainToolbar;
 class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
@@ -67,7 +68,7 @@ public:
     QLabel* summaryLabel() const;
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
-    QComboBox* graphCombo() const { return graphCombo_; }
+    QComboBox* graphCombo() const;
     MainActions* actions() const { return actions_; }
     QAction* undoAction() const;
     QAction* redoAction() const;
@@ -107,7 +108,6 @@ private:
     void updateActions();
     void updateBanner();
     void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
-    void fillGraphCombo();
     void requestScene(SceneRequest request);
     bool maybeKeepSchedule();  // false: the user cancelled
     void exportPlot();
@@ -136,9 +136,7 @@ private:
     ScheduleEditor* editor_ = nullptr;
     SchedulePanel* schedulePanel_ = nullptr;
     BreakdownPanel* breakdown_ = nullptr;
-    QComboBox* graphCombo_ = nullptr;
-    QComboBox* deviceCombo_ = nullptr;
-    QComboBox* colorCombo_ = nullptr;
+    MainToolbar* toolbar_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
     QLabel* statusFile_ = nullptr;
