@@ -1,9 +1,8 @@
 // Over 400 lines because it is the remaining wiring: loading and showing a scene, the stacked
-// bands job, the banner and status, schedule files and exports. Actions and menus are in
-// MainActions, the docks in DockLayout, the toolbar in MainToolbar, settings in AppSettings.
+// bands job, the banner and the status bar. Actions and menus are in MainActions, schedule
+// files and exports in FileCommands, the docks in DockLayout, the toolbar in MainToolbar.
 #include "mainwindow/mainwindow.h"
 
-#include "export/profilecsv.h"
 #include "inspector/nodeinspector.h"
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
@@ -13,13 +12,13 @@
 #include "panels/summarybar.h"
 #include "mainwindow/appsettings.h"
 #include "mainwindow/docklayout.h"
+#include "mainwindow/filecommands.h"
 #include "mainwindow/mainactions.h"
 #include "mainwindow/maintoolbar.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "jobs/jobtracker.h"
-#include "timeline/plotexport.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelinebinding.h"
 #include "timeline/timelinemodebar.h"
@@ -38,7 +37,6 @@
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLoggingCategory>
@@ -46,7 +44,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -102,6 +99,8 @@ QLabel* MainWindow::summaryLabel() const { return summary_; }
 QAction* MainWindow::undoAction() const { return actions_->undo; }
 SidePanelWidth* MainWindow::sidePanelWidth() const { return docks_->sideWidth(); }
 QComboBox* MainWindow::graphCombo() const { return toolbar_->graphCombo(); }
+void MainWindow::setBundledExamplesDir(const QString& dir) { files_->setBundledExamplesDir(dir); }
+QString MainWindow::scheduleDir() const { return files_->scheduleDir(); }
 QAction* MainWindow::redoAction() const { return actions_->redo; }
 QAction* MainWindow::resetScheduleAction() const { return actions_->resetSchedule; }
 QLabel* MainWindow::liveTotalLabel() const { return livePanel_->footerLabel(); }
@@ -110,10 +109,6 @@ QLabel* MainWindow::liveHeaderLabel() const { return livePanel_->headerLabel(); 
 void MainWindow::buildActions() {
     actions_ = new MainActions(this, state_->schedule()->undoStack());
     connect(actions_, &MainActions::openRequested, this, &MainWindow::openFile);
-    connect(actions_->saveSchedule, &QAction::triggered, this, &MainWindow::saveSchedule);
-    connect(actions_->openSchedule, &QAction::triggered, this, &MainWindow::openSchedule);
-    connect(actions_->exportPlot, &QAction::triggered, this, &MainWindow::exportPlot);
-    connect(actions_->exportCsv, &QAction::triggered, this, &MainWindow::exportCsv);
     connect(actions_->resetSchedule, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
     connect(actions_->find, &QAction::triggered, this, [this] { findBar_->activate(); });
     connect(actions_->resetZoom, &QAction::triggered, this, [this] {
@@ -219,6 +214,11 @@ void MainWindow::buildWidgets() {
     connect(schedulePanel_, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
     breakdown_ = new BreakdownPanel(state_);
     docks_ = new DockLayout(this, livePanel_, inspector_, schedulePanel_, breakdown_);
+    files_ = new FileCommands(this, state_, editor_, timeline_);
+    connect(actions_->saveSchedule, &QAction::triggered, files_, &FileCommands::saveSchedule);
+    connect(actions_->openSchedule, &QAction::triggered, files_, &FileCommands::openSchedule);
+    connect(actions_->exportPlot, &QAction::triggered, files_, &FileCommands::exportPlot);
+    connect(actions_->exportCsv, &QAction::triggered, files_, &FileCommands::exportCsv);
     connect(state_, &ViewState::orderChanged, this, &MainWindow::onScheduleChanged);
     editor_->setState(state_);
     bindTimeline(timeline_, state_, editor_);
@@ -248,7 +248,6 @@ void MainWindow::buildMenus() {
 
 void MainWindow::restoreSettings() {
     graphView_->setColorMode(toolbar_->colorMode());
-    scheduleDir_ = AppSettings::scheduleDir();
     const AppSettings::Layout saved = AppSettings::layout();
     if (!restoreGeometry(saved.geometry)) {
         // A first start: most of the screen, never more than it.
@@ -265,7 +264,7 @@ void MainWindow::showEmptyHint(const QString& hint) {
 }
 
 void MainWindow::openFile(const QString& path) {
-    if (!maybeKeepSchedule()) return;
+    if (!files_->maybeKeepSchedule()) return;
     SceneRequest r;
     r.filter = toolbar_->deviceFilter();
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
@@ -274,7 +273,7 @@ void MainWindow::openFile(const QString& path) {
 
 void MainWindow::requestScene(SceneRequest request) {
     if (!scene()) return;
-    if (!maybeKeepSchedule()) {
+    if (!files_->maybeKeepSchedule()) {
         toolbar_->showScene(scene().get());  // back to what is shown
         return;
     }
@@ -443,99 +442,14 @@ void MainWindow::updateActions() {
     actions_->update(any, any && !scene->joined(), state_->orderEdited());
 }
 
-bool MainWindow::maybeKeepSchedule() {
-    if (!editor_->isModified()) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved schedule"),
-                                             tr("The edited schedule has not been saved. Save it first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return false;
-    if (answer == QMessageBox::Save) {
-        saveSchedule();
-        return !editor_->isModified();
-    }
-    return true;
-}
-
-QString MainWindow::scheduleDir() const {
-    if (!scheduleDir_.isEmpty() && QFileInfo(scheduleDir_).isDir()) return scheduleDir_;
-    const auto& scene = state_->scene();
-    if (scene && !scene->path.isEmpty()) {
-        const QFileInfo dir(QFileInfo(scene->path).absolutePath());
-        const bool bundled = !bundledDir_.isEmpty() && dir.canonicalFilePath() == QFileInfo(bundledDir_).canonicalFilePath();
-        if (dir.isDir() && dir.isWritable() && !bundled) return dir.absoluteFilePath();
-    }
-    return QDir::homePath();
-}
-
-void MainWindow::saveSchedule() {
-    const auto& scene = state_->scene();
-    if (!scene || scene->joined() || scene->empty()) return;
-    const QString suggested = scheduleDir() % QLatin1Char('/') % elided(scene->segments.front().analysis->graph().name, 60) %
-                              QStringLiteral(".schedule.json");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!editor_->saveSchedule(path, &error)) {
-        QMessageBox::critical(this, tr("Cannot save schedule"), elided(error, 2000));
-        return;
-    }
-    scheduleDir_ = QFileInfo(path).absolutePath();
-    AppSettings::setScheduleDir(scheduleDir_);
-    statusBar()->showMessage(tr("Schedule saved to %1").arg(elided(path, 200)), 5000);
-}
-
-void MainWindow::openSchedule() {
-    const auto& scene = state_->scene();
-    if (!scene || scene->joined() || scene->empty() || !maybeKeepSchedule()) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open schedule"), scheduleDir(),
-                                                      tr("Schedules (*.json);;All files (*)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!editor_->openSchedule(path, &error)) {
-        QMessageBox::critical(this, tr("Cannot open schedule"), elided(error, 2000));
-        return;
-    }
-    scheduleDir_ = QFileInfo(path).absolutePath();
-    AppSettings::setScheduleDir(scheduleDir_);
-}
-
-void MainWindow::exportCsv() {
-    const auto& scene = state_->scene();
-    if (!scene) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export profile"), scheduleDir() % QStringLiteral("/profile.csv"),
-                                                      tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        QMessageBox::critical(this, tr("Export failed"), out.errorString());
-        return;
-    }
-    out.write(profileCsv(*scene, state_->editedProfile(), state_->editedOrder()));
-    if (!out.commit()) QMessageBox::critical(this, tr("Export failed"), out.errorString());
-    else statusBar()->showMessage(tr("Profile exported to %1").arg(elided(path, 200)), 5000);
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!maybeKeepSchedule()) {
+    if (!files_->maybeKeepSchedule()) {
         event->ignore();
         return;
     }
     AppSettings::setLayout({saveGeometry(), saveState(), splitter_->saveState()});
     loader_->cancel();
     event->accept();
-}
-
-void MainWindow::exportPlot() {
-    if (!scene()) return;
-    QString selected;
-    const QString base = QFileInfo(scene()->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), scheduleDir() % QLatin1Char('/') % base % QStringLiteral("-memory.png"),
-                                                      PlotExport::filters(), &selected);
-    if (path.isEmpty()) return;
-    QString error;
-    const bool ok = PlotExport::save(*timeline_, path, &error);
-    if (!ok) QMessageBox::critical(this, tr("Export failed"), error);
-    else statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -49,7 +49,7 @@ public:
     // What to say when no file could be opened at start-up.
     void showEmptyHint(const QString& hint);
     // The folder of the bundled examples (read-only when installed): never offered for saving.
-    void setBundledExamplesDir(const QString& dir) { bundledDir_ = dir; }
+    void setBundledExamplesDir(const QString& dir);
 
     std::shared_ptr<const Scene> scene() const;
     ViewState* state() const { return state_; }
@@ -109,16 +109,9 @@ private:
     void updateBanner();
     void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
     void requestScene(SceneRequest request);
-    bool maybeKeepSchedule();  // false: the user cancelled
-    void exportPlot();
-    void exportCsv();
-    void saveSchedule();
-    void openSchedule();
 
     SceneLoader* loader_ = nullptr;
     ViewState* state_ = nullptr;
-    QString bundledDir_;
-    QString scheduleDir_;         // where the last schedule was saved or opened
     bool applyingScene_ = false;
 
     // Panels and widgets
@@ -129,6 +122,7 @@ private:
     QSplitter* splitter_ = nullptr;
     SummaryBar* summary_ = nullptr;
     DockLayout* docks_ = nullptr;
+    class FileCommands* files_ = nullptr;
     QLabel* banner_ = nullptr;
     FindBar* findBar_ = nullptr;
     LiveStoragePanel* livePanel_ = nullptr;
