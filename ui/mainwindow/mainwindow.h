@@ -7,6 +7,7 @@
 #pragma once
 #include "graphview/graphview.h"
 #include "loading/sceneloader.h"
+#include "mainwindow/viewoptions.h"
 
 #include <QMainWindow>
 
@@ -23,11 +24,15 @@ class BreakdownPanel;
 class FindBar;
 class JobTracker;
 class TimelineModeBar;
+class DockLayout;
 class LiveStorageModel;
+class MainActions;
+class MainToolbar;
 class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
 class ScheduleEditor;
+class SidePanelWidth;
 class SchedulePanel;
 class SummaryBar;
 class TimelinePlot;
@@ -44,7 +49,7 @@ public:
     // What to say when no file could be opened at start-up.
     void showEmptyHint(const QString& hint);
     // The folder of the bundled examples (read-only when installed): never offered for saving.
-    void setBundledExamplesDir(const QString& dir) { bundledDir_ = dir; }
+    void setBundledExamplesDir(const QString& dir);
 
     std::shared_ptr<const Scene> scene() const;
     ViewState* state() const { return state_; }
@@ -63,11 +68,16 @@ public:
     QLabel* summaryLabel() const;
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
-    QComboBox* graphCombo() const { return graphCombo_; }
-    QAction* undoAction() const { return undoAction_; }
-    QAction* redoAction() const { return redoAction_; }
-    QAction* resetScheduleAction() const { return resetScheduleAction_; }
+    QComboBox* graphCombo() const;
+    MainActions* actions() const { return actions_; }
+    QAction* undoAction() const;
+    QAction* redoAction() const;
+    QAction* resetScheduleAction() const;
+    SidePanelWidth* sidePanelWidth() const;
 
+    // Sets the views as `options` say, on the graph shown now. Returns what could not be done
+    // (a module or schedule the graph does not have), empty when all was.
+    QString applyViewOptions(const ViewOptions& options);
     // Moves the timeline cursor (and everything that follows it) to a global step.
     void setCursorStep(std::int64_t step);
     // Chooses a graph (or, with pair >= 0, a joined pair) of the current file.
@@ -94,26 +104,14 @@ private:
     void onSceneReady(std::shared_ptr<const Scene> scene);
     void onLoadFailed(const QString& path, const QString& message);
     void onScheduleChanged();
-    void onNodeSelected(NodeRef ref, bool center);
-    void updateOverlay();  // the edited order's curve on the timeline
     void updateStatus();
     void updateActions();
     void updateBanner();
     void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
-    void updateRecentMenu();
-    void addRecent(const QString& path);
-    void fillGraphCombo();
     void requestScene(SceneRequest request);
-    bool maybeKeepSchedule();  // false: the user cancelled
-    void exportPlot();
-    void exportCsv();
-    void saveSchedule();
-    void openSchedule();
 
     SceneLoader* loader_ = nullptr;
     ViewState* state_ = nullptr;
-    QString bundledDir_;
-    QString scheduleDir_;         // where the last schedule was saved or opened
     bool applyingScene_ = false;
 
     // Panels and widgets
@@ -123,6 +121,8 @@ private:
     JobTracker* bandJobs_ = nullptr;
     QSplitter* splitter_ = nullptr;
     SummaryBar* summary_ = nullptr;
+    DockLayout* docks_ = nullptr;
+    class FileCommands* files_ = nullptr;
     QLabel* banner_ = nullptr;
     FindBar* findBar_ = nullptr;
     LiveStoragePanel* livePanel_ = nullptr;
@@ -130,26 +130,10 @@ private:
     ScheduleEditor* editor_ = nullptr;
     SchedulePanel* schedulePanel_ = nullptr;
     BreakdownPanel* breakdown_ = nullptr;
-    QComboBox* graphCombo_ = nullptr;
-    QComboBox* deviceCombo_ = nullptr;
-    QComboBox* colorCombo_ = nullptr;
+    MainToolbar* toolbar_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
     QLabel* statusFile_ = nullptr;
 
-    // Actions
-    QAction* openAction_ = nullptr;
-    QMenu* recentMenu_ = nullptr;
-    QAction* saveScheduleAction_ = nullptr;
-    QAction* openScheduleAction_ = nullptr;
-    QAction* exportPlotAction_ = nullptr;
-    QAction* exportCsvAction_ = nullptr;
-    QAction* quitAction_ = nullptr;
-    QAction* undoAction_ = nullptr;
-    QAction* redoAction_ = nullptr;
-    QAction* resetScheduleAction_ = nullptr;
-    QAction* findAction_ = nullptr;
-    QAction* resetZoomAction_ = nullptr;
-    QAction* binaryUnitsAction_ = nullptr;
-    QAction* decimalUnitsAction_ = nullptr;
+    MainActions* actions_ = nullptr;
 };
