@@ -26,6 +26,7 @@ _RANK = {r: i for i, r in enumerate(PRIORITY)}
 # Meta keys the backend puts on the GraphModules it captures (see _backend.snapshot).
 INPUTS_META = "fxmem_dynamo_inputs"  # list[InputInfo], one per Dynamo graph input
 FQN_META = "fxmem_fqn_map"  # Dynamo's flat attribute name -> original qualified name
+PREFIX_META = "fxmem_module_prefix"  # "blocks.1.": the region ran in that submodule (_step.py)
 
 
 def has_descriptors(graph: fx.Graph) -> bool:
@@ -43,10 +44,11 @@ class _Context:
         meta = getattr(gm, "meta", None) or {}
         self.inputs: Sequence[InputInfo] = meta.get(INPUTS_META) or ()
         self.fqn: Mapping[str, str] = meta.get(FQN_META) or {}
+        self.prefix: str = meta.get(PREFIX_META) or ""
 
     def _target(self, target: str) -> str:
         name = self.fqn.get(target, target)
-        return qualified_name(name) or name
+        return self.prefix + (qualified_name(name) or name)
 
     def input(self, desc: Any) -> tuple[str, str | None]:
         if isinstance(desc, _d.ParamAOTInput):
@@ -56,6 +58,8 @@ class _Context:
         if isinstance(desc, _d.PlainAOTInput):
             if 0 <= desc.idx < len(self.inputs):
                 info = self.inputs[desc.idx]
+                if info.role in ("parameter", "buffer") and info.label:
+                    return info.role, self.prefix + info.label
                 return info.role, info.label
             return "input", None
         if isinstance(desc, _d.TangentAOTInput):
