@@ -46,8 +46,8 @@ int run_optimize(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);
     const AliasInfo alias = build_alias_info(file, graph);
-    const OptimizeResult r =
-        optimize_schedule(file, graph, alias, default_releasable(graph), default_counted(file), options);
+    const StorageMask counted = devices_counted(file, args);
+    const OptimizeResult r = optimize_schedule(file, graph, alias, default_releasable(graph), counted, options);
     if (const auto path = args.value("-o")) save_schedule(graph, r.order, *path);
 
     if (args.has("--json")) {
@@ -69,6 +69,7 @@ int run_optimize(const Args& args, std::ostream& out) {
                        : r.method == "bfs"    ? "Inductor's bfs order"
                        : r.method == "dfs"    ? "Inductor's dfs order"
                                               : "the original order (nothing better was found)";
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "', " << graph.size() << " nodes\n";
     out << "original order:     " << bytes(r.original_peak) << '\n';
     out << "Inductor lpmf:      " << bytes(r.lpmf_peak) << '\n';

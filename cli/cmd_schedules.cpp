@@ -16,7 +16,7 @@ namespace fxmem::cli {
 
 int run_schedules(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
-    const StorageMask counted = default_counted(file);
+    const StorageMask counted = devices_counted(file, args);
 
     // Graph by graph (a stable sort of the schedules by graph), one alias scratch for the whole
     // file: memory O(file), and each graph costs its own size (a file may hold many graphs).

@@ -22,7 +22,7 @@ int run_score(const Args& args, std::ostream& out) {
     const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
     const AliasInfo alias = build_alias_info(file, graph);
     const NodeMask releasable = default_releasable(graph);
-    const StorageMask counted = default_counted(file);
+    const StorageMask counted = devices_counted(file, args);
     const ScheduleScore score = score_schedule(file, graph, alias, schedule.order, releasable, counted);
 
     if (args.has("--json")) {
@@ -33,6 +33,7 @@ int run_score(const Args& args, std::ostream& out) {
         return 0;
     }
     const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "', schedule " << elide(*schedule_path) << ": peak " << format_bytes(score.peak) << " ("
         << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
         << original.peak << " bytes)\n";

@@ -41,7 +41,13 @@ commands:
       an order with a lower peak (exact on small graphs, else the best found within S seconds,
       default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
 
+  --whole-step (peak, profile, breakdown, live)
+      the file's step (every graph in the order it ran in one training iteration) on one
+      timeline, with what each graph inherits: parameters once, optimizer state, saved
+      activations until their backward, gradients until the optimizer (docs/estimator.md)
+
 options:
+  --devices nonCPU|all   which storages count: non-CPU ones (default, as PyTorch) or all
   -h, --help    show this help
   --version     show the version
 
@@ -55,13 +61,16 @@ struct Command {
     int (*run)(const Args&, std::ostream&);
 };
 
-constexpr OptionSpec kInfo[] = {{"--json", false}};
-constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}};
-constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
-constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
-constexpr OptionSpec kSchedules[] = {{"--json", false}};
-constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false}};
-constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false}};
+constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
+constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false},
+                                   {"--devices", true}};
+constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}};
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}, {"--devices", true}};
+constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}};
+constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false},
+                                {"--whole-step", false}, {"--devices", true}};
+constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false},
+                                     {"--whole-step", false}, {"--devices", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},

@@ -16,8 +16,9 @@ namespace {
 constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",    "call_function",
                                                      "call_method", "call_module", "output"};
 constexpr std::array<std::string_view, 4> kKindNames = {"forward", "backward", "inference", "other"};
-constexpr std::array<std::string_view, 9> kRoleNames = {"",           "parameter", "buffer",   "input",    "activation",
-                                                       "output",     "tangent",   "gradient", "temporary"};
+constexpr std::array<std::string_view, 11> kRoleNames = {"",          "parameter",       "buffer",  "input",
+                                                        "activation", "output",          "tangent", "gradient",
+                                                        "temporary",  "optimizer_state", "unsharded_parameter"};
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 

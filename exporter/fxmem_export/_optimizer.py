@@ -125,6 +125,16 @@ def state_tensors(optimizer: torch.optim.Optimizer) -> list[StateTensor]:
     return out
 
 
+def names_in(model: Any) -> Callable[[torch.Tensor], str | None]:
+    """Parameter -> its qualified name in ``model`` (None: no names)."""
+    if model is None:
+        return lambda p: None
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    names = {id(p): n for n, p in model.named_parameters(remove_duplicate=False)}
+    return lambda p: names.get(id(p))
+
+
 def add_optimizer_state(doc: dict[str, Any], optimizer: torch.optim.Optimizer,
                         name_of: Callable[[torch.Tensor], str | None]) -> None:
     """Append the optimizer's state to ``doc["storages"]`` (role ``optimizer_state``), and a

@@ -28,6 +28,8 @@ def save(
     overlap: bool = False,
     overlap_options: Mapping[str, Any] | None = None,
     overlap_estimate: Callable[..., Any] | None = None,
+    optimizer: Any = None,
+    model: Any = None,
 ) -> dict[str, Any]:
     """Write an fxmem file (format v1) for one compiled graph or one forward/backward pair.
 
@@ -38,8 +40,11 @@ def save(
     gets a "reference" block with what torch's memory_estimator computes on these graphs.
     ``producer`` adds free-form keys to the "producer" object. With ``overlap=True`` every graph
     that has collectives gets Inductor's overlap order as the schedule "inductor-overlap"
-    (``overlap_options``/``overlap_estimate``: see fxmem_export.overlap). The file is written
-    atomically. Returns the written document (a dict).
+    (``overlap_options``/``overlap_estimate``: see fxmem_export.overlap). ``optimizer``: a
+    torch.optim optimizer whose state (exp_avg, ...) is written as storages of role
+    ``optimizer_state``, labelled with the parameters' names in ``model`` (an nn.Module) when
+    given, else ``param_groups[g][i]``. The file is written atomically. Returns the written
+    document (a dict).
     """
     if overlap:
         from .overlap import pass_options
@@ -58,6 +63,10 @@ def save(
             graphs.append(("backward", "backward", _graph_of(backward, "backward")))
             pairs.append(("forward", "backward"))
     doc = build_document(graphs, pairs, reference=reference, producer=producer)
+    if optimizer is not None:
+        from ._optimizer import add_optimizer_state, names_in
+
+        add_optimizer_state(doc, optimizer, names_in(model))
     if overlap:
         from .overlap import add_schedules
 

@@ -22,7 +22,7 @@
 
 namespace fxmem {
 
-inline constexpr std::size_t kStorageRoleCount = 9;  // StorageRole values, Unknown included
+inline constexpr std::size_t kStorageRoleCount = 11;  // StorageRole values, Unknown included
 inline constexpr std::uint32_t kNoGraph = 0xffffffffu;
 
 // How the roles of a file were obtained: all given by the file, none (all derived), or some.

@@ -177,8 +177,9 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
             return model, (idx, targets), {}
         if name in ("gpt_break", "gpt_adam"):
             model = GPTBreak(layers=3) if name == "gpt_break" else GPT()
-            idx = torch.randint(0, 1024, (4, 128))
-            targets = torch.randint(0, 1024, (4, 128))
+            batch = 8 if name == "gpt_break" else 4
+            idx = torch.randint(0, 1024, (batch, 128))
+            targets = torch.randint(0, 1024, (batch, 128))
             return model, (idx, targets), {}
         if name == "multiout":
             return MultiOut(), (torch.randn(32, 256),), {}

@@ -15,8 +15,8 @@ from .._backend import FxmemBackend
 from .models import build
 
 DESCRIPTIONS = {
-    "gpt_break": "the small GPT with 3 layers and a graph break after block 0 (two compiled regions) "
-    "trained with AdamW: forward regions, backward regions in autograd order, optimizer state",
+    "gpt_break": "the small GPT with 3 layers, batch 8, and a graph break after block 0 (two compiled "
+    "regions) trained with AdamW: forward regions, backward regions in autograd order, optimizer state",
     "gpt_adam": "the small GPT (fullgraph) trained with torch.optim.Adam: one region plus the "
     "optimizer's state (exp_avg, exp_avg_sq, step per parameter)",
 }
