@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py=${FXMEM_PYTHON:-.venv/bin/python}
-if [ $# -eq 0 ]; then set -- gpt cnn mlp multiout inplace llama dynamic fsdp; fi
+if [ $# -eq 0 ]; then set -- gpt cnn mlp multiout inplace llama dynamic fsdp gpt_break gpt_adam; fi
 for name in "$@"; do
   "$py" -m fxmem_export.examples "$name" -o "resources/examples/$name.fxmem.json" --with-reference
 done
