@@ -90,6 +90,9 @@ public:
     std::uint32_t find(std::string_view name) const;
     // The deepest module whose name is `name` or a dotted prefix of it; the root at worst.
     std::uint32_t nearest(std::string_view name) const;
+    // The module named `name`, added with its missing ancestors when no node runs in it (a
+    // parameter's module that a parent's functional call uses: MultiheadAttention's out_proj).
+    std::uint32_t add(std::string_view name) { return intern(name); }
 
 private:
     std::vector<Module> modules_;
