@@ -30,7 +30,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         const std::size_t graph_index = file.schedules[by_graph[k]].graph;
         const Graph& g = file.graphs[graph_index];
         build_alias_info(file, g, alias);
-        const NodeMask releasable = default_releasable(g);
+        const NodeMask releasable = score_context(file, g, args).releasable;
         const std::int64_t original = score_schedule(file, g, alias, original_order(g), releasable, counted).peak;
         for (; k < by_graph.size() && file.schedules[by_graph[k]].graph == graph_index; ++k) {
             const std::size_t i = by_graph[k];

@@ -20,6 +20,17 @@ int run_live(const Args& args, std::ostream& out);
 int run_schedules(const Args& args, std::ostream& out);
 int run_breakdown(const Args& args, std::ostream& out);
 int run_optimize(const Args& args, std::ostream& out);
+// How a graph is scored (cli/backward_context.cpp): the backward of a pair in its pair (the
+// pair's do-not-delete inputs; the baseline stated beside), unless --standalone.
+struct ScoreContext {
+    NodeMask releasable;
+    bool in_pair = false;
+    std::size_t pair = 0;
+    std::int64_t baseline = 0;
+};
+ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args& args);
+std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c);  // "" outside a pair
+
 // --whole-step of peak, profile, breakdown and live (cli/cmd_step.cpp).
 int run_whole_step(const Args& args, std::ostream& out);
 // --devices nonCPU (default) | all: which storages count (UsageError on anything else).
@@ -28,7 +39,7 @@ DeviceFilter device_filter(const Args& args);
 // A first line for human-readable output when every storage is on the CPU and none counts; "" otherwise.
 std::string cpu_only_note(const GraphFile& file, const StorageMask& counted);
 inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true}, {"--json", false},
-                                                  {"--devices", true}};
+                                                  {"--devices", true}, {"--standalone", false}};
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.

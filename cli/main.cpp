@@ -48,6 +48,9 @@ commands:
 
 options:
   --devices nonCPU|all   which storages count: non-CPU ones (default, as PyTorch) or all
+  --standalone  (score, schedules, optimize) score a pair's backward graph alone, with
+                PyTorch's MemoryTracker defaults; by default it is scored in its pair (its
+                primal and tangent inputs are never freed; the baseline is stated beside)
   -h, --help    show this help
   --version     show the version
 
@@ -65,8 +68,9 @@ constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
 constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false},
                                    {"--devices", true}};
 constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}};
-constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}, {"--devices", true}};
-constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}};
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}, {"--devices", true},
+                                 {"--standalone", false}};
+constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};
 constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false},
                                 {"--whole-step", false}, {"--devices", true}};
 constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false},
