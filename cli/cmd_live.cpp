@@ -49,6 +49,7 @@ std::string reason_text(const Graph& g, const LiveStorage& s) {
 
 int run_live(const Args& args, std::ostream& out) {
     if (args.has("--whole-step")) return run_whole_step(args, out);
+    if (args.has("--pair")) return run_pair_view(args, out);
     const auto shared = std::make_shared<const GraphFile>(load_file(args.file));
     const GraphFile& file = *shared;
     std::optional<Schedule> schedule;

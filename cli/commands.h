@@ -31,6 +31,8 @@ struct ScoreContext {
 ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args& args);
 std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c);  // "" outside a pair
 
+// breakdown/live --pair FWD,BWD: the app's joined view (cli/pair_view.cpp).
+int run_pair_view(const Args& args, std::ostream& out);
 // --whole-step of peak, profile, breakdown and live (cli/cmd_step.cpp).
 int run_whole_step(const Args& args, std::ostream& out);
 // --devices nonCPU (default) | all: which storages count (UsageError on anything else).

@@ -41,6 +41,10 @@ commands:
       an order with a lower peak (exact on small graphs, else the best found within S seconds,
       default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
 
+  --pair FWD,BWD (breakdown, live)
+      the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
+      scored in its pair with the forward's baseline live on top; --step K indexes the joined
+      timeline, --schedule SCHED reorders one of the two graphs (breakdown takes --schedule too)
   --whole-step (peak, profile, breakdown, live)
       the file's step (every graph in the order it ran in one training iteration) on one
       timeline, with what each graph inherits: parameters once, optimizer state, saved
@@ -72,9 +76,9 @@ constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--js
                                  {"--standalone", false}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};
 constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false},
-                                {"--whole-step", false}, {"--devices", true}};
+                                {"--whole-step", false}, {"--devices", true}, {"--pair", true}};
 constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false},
-                                     {"--whole-step", false}, {"--devices", true}};
+                                     {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},

@@ -50,3 +50,32 @@ def test_a_saved_backward_schedule_scores_the_same_in_the_cli_and_in_torch(name:
     assert torch_peak(pair_rule) == in_pair["peak"]
     assert torch_peak(None) == alone["peak"]
     print(f"{name}: in its pair {in_pair['peak']} B (+ baseline {baseline} B), alone {alone['peak']} B")
+
+
+def test_breakdown_and_live_of_a_pair_are_the_joined_view(cli: Path) -> None:
+    path = str(Path(__file__).resolve().parents[2] / "resources" / "examples" / "llama.fxmem.json")
+    peak = _cli(cli, "peak", path)
+    fwd_profile = _cli(cli, "profile", path, "--graph", "forward")["profile"]
+    at_peak = _cli(cli, "breakdown", path, "--pair", "forward,backward")
+    assert at_peak["total"] == peak["peak"] == sum(g["bytes"] for g in at_peak["groups"])
+    assert at_peak["graph"] == "backward" and at_peak["baseline"] == peak["backward_baseline"]
+    joined_name = _cli(cli, "live", path, "--pair", "forward + backward")
+    assert joined_name["total"] == peak["peak"] == sum(s["nbytes"] for s in joined_name["storages"])
+    for step in (0, len(fwd_profile) // 2, len(fwd_profile) - 1):  # forward steps: the forward's own profile
+        b = _cli(cli, "breakdown", path, "--pair", "forward,backward", "--step", str(step))
+        assert b["graph"] == "forward" and b["total"] == fwd_profile[step]
+    first_bwd = _cli(cli, "breakdown", path, "--pair", "forward,backward", "--step", str(len(fwd_profile)))
+    assert first_bwd["graph"] == "backward" and first_bwd["graph_step"] == 0
+    r = subprocess.run([str(cli), "breakdown", path, "--pair", "forward"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--pair must be FWD,BWD" in r.stderr
+    r = subprocess.run([str(cli), "breakdown", path, "--pair", "forward,nope"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no pair 'forward' -> 'nope'" in r.stderr
+
+
+def test_breakdown_with_a_schedule_is_that_order(tmp_path: Path, cli: Path) -> None:
+    path = str(Path(__file__).resolve().parents[2] / "resources" / "examples" / "gpt.fxmem.json")
+    sched = tmp_path / "f.sched.json"
+    _cli(cli, "optimize", path, "--graph", "forward", "--time-limit", "1", "-o", str(sched))
+    score = _cli(cli, "score", path, "--schedule", str(sched))
+    b = _cli(cli, "breakdown", path, "--schedule", str(sched))
+    assert b["total"] == score["peak"] == sum(g["bytes"] for g in b["groups"])
