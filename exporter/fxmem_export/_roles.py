@@ -20,7 +20,8 @@ except ImportError:  # pragma: no cover - torch without descriptors: no roles ar
 # When a storage qualifies for several roles, the first in this list wins: what the storage
 # *is* (a parameter, an input) before what the graph does with it; saved for backward before
 # returned; a gradient before the tangent it may alias.
-PRIORITY = ("parameter", "buffer", "input", "activation", "gradient", "tangent", "output", "temporary")
+PRIORITY = ("parameter", "buffer", "input", "unsharded_parameter", "activation", "gradient", "tangent", "output",
+            "temporary", "optimizer_state")
 _RANK = {r: i for i, r in enumerate(PRIORITY)}
 
 # Meta keys the backend puts on the GraphModules it captures (see _backend.snapshot).
@@ -154,7 +155,47 @@ def storage_roles(graphs: Sequence[tuple[str, fx.Graph]], id_of: Callable[[torch
                 continue
             for sid in _storages(arg.meta.get("val"), id_of):
                 offer(sid, *decided)
+        _collectives(graph, id_of, best, offer)
         for node in graph.nodes:
             for sid in _storages(node.meta.get("val"), id_of):
                 offer(sid, "temporary", None)
     return best
+
+
+_ALL_GATHER = "all_gather_into_tensor"
+_REDUCE_SCATTER = "reduce_scatter_tensor"
+
+
+def _collective(node: fx.Node) -> str | None:
+    name = getattr(node.target, "__name__", "") or str(node.target)
+    if node.op != "call_function":
+        return None
+    if _ALL_GATHER in name:
+        return _ALL_GATHER
+    if _REDUCE_SCATTER in name:
+        return _REDUCE_SCATTER
+    return None
+
+
+def _collectives(graph: fx.Graph, id_of: Callable[[torch.Tensor], int], best: Mapping[int, tuple[str, str | None]],
+                 offer: Callable[[int, str, str | None], None]) -> None:
+    """FSDP's collectives, as FSDPMemTracker names them: a parameter shard all-gathered (and the
+    wait_tensor that completes it) is an ``unsharded_parameter``; a gradient reduce-scattered is a
+    ``gradient``."""
+    kind_of: dict[fx.Node, tuple[str, str | None]] = {}
+    for node in graph.nodes:
+        kind = _collective(node)
+        if kind is None and "wait_tensor" in str(node.target) and node.all_input_nodes:
+            src = node.all_input_nodes[0]
+            if src in kind_of:
+                kind_of[node] = kind_of[src]
+        elif kind == _ALL_GATHER and node.all_input_nodes:
+            shard = [best.get(sid) for sid in _storages(node.all_input_nodes[0].meta.get("val"), id_of)]
+            if shard and shard[0] is not None and shard[0][0] == "parameter":
+                label = shard[0][1]
+                kind_of[node] = ("unsharded_parameter", f"unsharded {label}" if label else None)
+        elif kind == _REDUCE_SCATTER:
+            kind_of[node] = ("gradient", None)
+    for node, (role, label) in kind_of.items():
+        for sid in _storages(node.meta.get("val"), id_of):
+            offer(sid, role, label)
