@@ -200,8 +200,8 @@ void MainWindow::buildWidgets() {
     deviceCombo_->addItem(tr("All devices"));
     deviceCombo_->setToolTip(tr("Which storages count: PyTorch's estimator ignores CPU storages"));
     tb->addWidget(deviceCombo_);
+    // The choice is per file: not saved, and every file opens counting as PyTorch does.
     connect(deviceCombo_, &QComboBox::activated, this, [this] {
-        QSettings().setValue(QStringLiteral("deviceFilter"), deviceCombo_->currentIndex());
         if (!scene()) return;
         SceneRequest r = scene()->request;
         r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
@@ -438,7 +438,8 @@ void MainWindow::restoreSettings() {
     const bool decimal = s.value(QStringLiteral("units")).toString() == QLatin1String("decimal");
     setByteUnits(decimal ? ByteUnits::Decimal : ByteUnits::Binary);
     (decimal ? decimalUnitsAction_ : binaryUnitsAction_)->setChecked(true);
-    deviceCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("deviceFilter"), 0).toInt(), 0, 1));
+    s.remove(QStringLiteral("deviceFilter"));  // older versions kept the device choice across sessions
+    deviceCombo_->setCurrentIndex(0);
     {
         // "nodeColorMode" holds the mode itself (the old "colorMode" held a combo index).
         const int i = colorCombo_->findData(s.value(QStringLiteral("nodeColorMode"), static_cast<int>(GraphView::ColorMode::OpCategory)).toInt());
@@ -463,7 +464,7 @@ void MainWindow::showEmptyHint(const QString& hint) {
 void MainWindow::openFile(const QString& path) {
     if (!maybeKeepSchedule()) return;
     SceneRequest r;
-    r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
+    r.filter = DeviceFilter::NonCpu;  // per file: a new file starts as PyTorch counts
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
     loader_->open(path, r);
 }
