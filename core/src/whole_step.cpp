@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace fxmem {
 
@@ -26,6 +27,8 @@ struct GraphFacts {
     std::int64_t saved = 0;                      // a paired forward: what its backward's placeholders keep
     std::int64_t outputs = 0;                    // a paired forward: outputs no backward placeholder holds
     std::vector<StorageId> param_grads;          // a backward: gradients labelled "grad of <name>"
+    std::vector<StorageId> held_state;           // optimizer state its placeholders hold (a compiled opt.step)
+    std::vector<StorageId> held_grads;           // gradients "grad of <name>" its placeholders hold
 };
 
 std::int64_t bytes(const GraphFile& file, const StorageMask& counted, StorageId s) {
@@ -97,8 +100,12 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         if (f.done) return f;
         f.done = true;
         const Graph& g = file.graphs[gi];
-        for (StorageId s : placeholder_storages(g, stamp, ++mark))
-            if (is_persistent_role(roles.role[s.index()])) f.persistent.push_back(s);
+        for (StorageId s : placeholder_storages(g, stamp, ++mark)) {
+            const StorageRole r = roles.role[s.index()];
+            if (is_persistent_role(r)) f.persistent.push_back(s);
+            if (r == StorageRole::OptimizerState) f.held_state.push_back(s);
+            if (r == StorageRole::Gradient && file.label(s).starts_with("grad of ")) f.held_grads.push_back(s);
+        }
         if (forward_of[gi] != kNone) {  // a paired backward: the pair's releasability
             const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[forward_of[gi]], g);
             const AliasInfo ba = build_alias_info(file, g);
@@ -143,11 +150,19 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         entry_keys[e].erase(std::unique(entry_keys[e].begin(), entry_keys[e].end()), entry_keys[e].end());
     }
     WholeStep out;
+    // Optimizer state: one key per label (the exporter writes each state tensor once beside the
+    // graphs, and a compiled opt.step holds it again as an input).
+    std::unordered_map<std::string, std::int64_t> state_bytes;
+    const auto state_key = [&](StorageId s) {
+        const std::string_view label = file.label(s);
+        return label.empty() ? "#" + std::to_string(s.value) : std::string(label);
+    };
     for (std::size_t s = 0; s < S; ++s) {
         const StorageId id(static_cast<std::int32_t>(s));
-        if (roles.role[s] == StorageRole::OptimizerState || file.role(id) == StorageRole::OptimizerState)
-            out.optimizer_state += bytes(file, counted, id);
-        else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
+        if (roles.role[s] == StorageRole::OptimizerState) {
+            const auto [it, fresh] = state_bytes.try_emplace(state_key(id), bytes(file, counted, id));
+            if (fresh) out.optimizer_state += it->second;
+        } else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
             key(std::string_view{}, id);  // a parameter no graph holds (exporter: known to the optimizer)
     }
     for (std::int64_t b : key_bytes) out.parameters += b;
@@ -163,6 +178,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::int64_t, std::uint32_t>> pending;  // (fwd graph, call) -> (saved, entry)
     std::int64_t pending_saved = 0, held_outputs = 0, grads = 0;
     std::vector<std::uint8_t> grad_done;  // per key
+    std::vector<std::int64_t> grad_bytes;  // per key: the carried gradient's size
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
         const GraphFacts& f = graph_facts(en.graph);
@@ -181,9 +197,24 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         std::int64_t held = 0;
         for (std::uint32_t k : entry_keys[e]) held += key_bytes[k];
         seg.carry.parameters = out.parameters - held;
-        seg.carry.optimizer_state = out.optimizer_state;
+        // State and gradients a graph holds as inputs (a compiled optimizer step) are its own.
+        std::int64_t held_state = 0, held_grads = 0;
+        {
+            std::unordered_set<std::string> seen;
+            for (StorageId s : f.held_state) {
+                std::string k = state_key(s);
+                if (const auto it = state_bytes.find(k); it != state_bytes.end() && seen.insert(std::move(k)).second)
+                    held_state += it->second;
+            }
+            for (StorageId s : f.held_grads) {
+                const auto it = key_ids.find(key_of(en.module_prefix, file.label(s).substr(8)));
+                if (it != key_ids.end() && it->second < grad_done.size() && grad_done[it->second])
+                    held_grads += grad_bytes[it->second];
+            }
+        }
+        seg.carry.optimizer_state = out.optimizer_state - held_state;
         seg.carry.saved = pending_saved;
-        seg.carry.gradients = grads;
+        seg.carry.gradients = grads - held_grads;
         seg.carry.outputs = held_outputs;
         const std::int64_t carry = seg.carry.total();
         for (std::int64_t v : f.profile) out.timeline.push_back(carry + v);
@@ -202,7 +233,9 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (grad_done.size() < key_bytes.size()) grad_done.resize(key_bytes.size(), 0);
             if (grad_done[it->second]) continue;
             grad_done[it->second] = 1;
-            grads += bytes(file, counted, s);
+            if (grad_bytes.size() < key_bytes.size()) grad_bytes.resize(key_bytes.size(), 0);
+            grad_bytes[it->second] = bytes(file, counted, s);
+            grads += grad_bytes[it->second];
         }
     }
     for (const auto& [k, v] : pending) out.missing_backward.push_back(v.second);

@@ -109,6 +109,7 @@ class FxmemBackend:
         self.regions: list[Region] = []
         self.step = StepRecorder()  # the order the graphs ran in (_step.py)
         self.optimizer = optimizer  # its state goes in the file (_optimizer.py)
+        self.step.optimizer = optimizer
         self._warned_cpu = False
         self._lock = threading.RLock()
         self.__name__ = "fxmem_backend"
@@ -132,6 +133,7 @@ class FxmemBackend:
         with self._lock:
             region = Region(len(self.regions))
             region.meta = dynamo_context(gm)
+            region.meta["fxmem_attr_roles"] = self.step.attribute_roles(gm)  # a compiled opt.step's tensors
             self.regions.append(region)
         if self.inner == "inductor":
             return self.step.wrap(self._compile_inductor(region, gm, example_inputs), region)

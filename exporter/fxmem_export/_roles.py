@@ -20,14 +20,15 @@ except ImportError:  # pragma: no cover - torch without descriptors: no roles ar
 # When a storage qualifies for several roles, the first in this list wins: what the storage
 # *is* (a parameter, an input) before what the graph does with it; saved for backward before
 # returned; a gradient before the tangent it may alias.
-PRIORITY = ("parameter", "buffer", "input", "unsharded_parameter", "activation", "gradient", "tangent", "output",
-            "temporary", "optimizer_state")
+PRIORITY = ("parameter", "buffer", "optimizer_state", "input", "unsharded_parameter", "activation", "gradient",
+            "tangent", "output", "temporary")
 _RANK = {r: i for i, r in enumerate(PRIORITY)}
 
 # Meta keys the backend puts on the GraphModules it captures (see _backend.snapshot).
 INPUTS_META = "fxmem_dynamo_inputs"  # list[InputInfo], one per Dynamo graph input
 FQN_META = "fxmem_fqn_map"  # Dynamo's flat attribute name -> original qualified name
 PREFIX_META = "fxmem_module_prefix"  # "blocks.1.": the region ran in that submodule (_step.py)
+ATTR_ROLES_META = "fxmem_attr_roles"  # Dynamo's attribute name -> (role, label), found at run time (_step.py)
 
 
 def has_descriptors(graph: fx.Graph) -> bool:
@@ -46,12 +47,15 @@ class _Context:
         self.inputs: Sequence[InputInfo] = meta.get(INPUTS_META) or ()
         self.fqn: Mapping[str, str] = meta.get(FQN_META) or {}
         self.prefix: str = meta.get(PREFIX_META) or ""
+        self.attr_roles: Mapping[str, tuple[str, str]] = meta.get(ATTR_ROLES_META) or {}
 
     def _target(self, target: str) -> str:
         name = self.fqn.get(target, target)
         return self.prefix + (qualified_name(name) or name)
 
     def input(self, desc: Any) -> tuple[str, str | None]:
+        if isinstance(desc, (_d.ParamAOTInput, _d.BufferAOTInput)) and desc.target in self.attr_roles:
+            return self.attr_roles[desc.target]
         if isinstance(desc, _d.ParamAOTInput):
             return "parameter", self._target(desc.target)
         if isinstance(desc, _d.BufferAOTInput):

@@ -66,6 +66,7 @@ class StepRecorder:
         self._current = _Step()
         self._root: weakref.ref[torch.nn.Module] | None = None
         self._names: dict[int, str] = {}  # id(parameter or buffer) -> name from the root
+        self.optimizer: Any = None  # the backend's optimizer=: names its gradients and state
 
     # -- names ---------------------------------------------------------------------------------
     def _learn_root(self) -> None:
@@ -103,6 +104,61 @@ class StepRecorder:
                 return full[: len(full) - len(info.label)]
         return ""
 
+    def _identify(self, args: Sequence[Any], infos: list[Any]) -> None:
+        """Name the inputs of a region by what they are at run time: a compiled optimizer step
+        gets the parameters (Dynamo's source is ``param_groups[0]['params'][3]``), their
+        gradients and the optimizer's state as arguments. Replaces the region's InputInfo in
+        place (the captured graphs share the list)."""
+        from ._names import InputInfo
+
+        extra = self._optimizer_tensors()
+        for i, (arg, info) in enumerate(zip(args, infos)):
+            if info.role in ("parameter", "buffer") and info.label and self._names.get(id(arg)) is not None:
+                full = self._names[id(arg)]
+                if full == info.label or full.endswith("." + info.label):
+                    continue  # a module's own name: the prefix machinery qualifies it
+                infos[i] = InputInfo(info.role, full)
+            elif id(arg) in self._names:
+                infos[i] = InputInfo("parameter", self._names[id(arg)])
+            elif id(arg) in extra:
+                infos[i] = InputInfo(*extra[id(arg)])
+
+    def _optimizer_tensors(self) -> dict[int, tuple[str, str]]:
+        """id(tensor) -> (role, label) for the optimizer's parameters' gradients and state."""
+        extra: dict[int, tuple[str, str]] = {}
+        opt = self.optimizer
+        if opt is None:
+            return extra
+        for group in opt.param_groups:
+            for p in group["params"]:
+                name = self._names.get(id(p))
+                if name is None:
+                    continue
+                if p.grad is not None:
+                    extra[id(p.grad)] = ("gradient", f"grad of {name}")
+                for key, value in opt.state.get(p, {}).items():
+                    if isinstance(value, torch.Tensor):
+                        extra[id(value)] = ("optimizer_state", f"{name} {key}")
+        return extra
+
+    def attribute_roles(self, gm: Any) -> dict[str, tuple[str, str]]:
+        """Dynamo's flat attribute name -> (role, label) for the tensors Dynamo installed on the
+        graph module that are the model's parameters or the optimizer's state (a compiled
+        ``opt.step`` reads them as attributes: ``self___param_groups_0__params___0``)."""
+        self._learn_root()
+        extra = self._optimizer_tensors()
+        out: dict[str, tuple[str, str]] = {}
+        try:
+            named = list(gm.named_parameters(remove_duplicate=False)) + list(gm.named_buffers(remove_duplicate=False))
+        except Exception:  # pragma: no cover - a graph module without the usual attributes
+            return out
+        for attr, t in named:
+            if id(t) in extra:
+                out[attr] = extra[id(t)]
+            elif id(t) in self._names and self.optimizer is not None and attr.startswith("self___param_groups"):
+                out[attr] = ("parameter", self._names[id(t)])
+        return out
+
     # -- recording -----------------------------------------------------------------------------
     def wrap(self, compiled: Callable[..., Any], region: Any) -> Callable[..., Any]:
         """``compiled`` (what the backend returns to Dynamo for ``region``) wrapped so that every
@@ -112,6 +168,9 @@ class StepRecorder:
         def run(*args: Any, **kwargs: Any) -> Any:
             infos = region.meta.get("fxmem_dynamo_inputs") or ()
             recorder._learn_root()
+            if not region.meta.get("fxmem_identified"):
+                region.meta["fxmem_identified"] = True
+                recorder._identify(args, infos)
             prefix = recorder._prefix(args, infos)
             grad = torch.is_grad_enabled()
             out = compiled(*args, **kwargs)

@@ -108,3 +108,44 @@ def test_whole_step_beside_memtracker(tmp_path: Path, cli: Path) -> None:
         steps = 4 * sum(1 for _ in model.parameters())
         assert ours["optimizer_state"] == opt_bytes - steps
         assert peak[str(_MemRefType.PARAM)] == params
+
+
+def test_a_compiled_optimizer_step_runs_last_and_holds_its_own_inputs(tmp_path: Path, cli: Path) -> None:
+    """torch.compile(opt.step) with the same backend: its graph is the step's last entry; its
+    inputs are named by what they are (parameters, their gradients, the optimizer's state), so
+    the whole step counts each once (nothing of them is carried into it)."""
+    torch._dynamo.reset()
+    with torch.device("meta"):
+        model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+        x = torch.randn(4, 16)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    be = fxmem_export.backend(None, inner="eager", optimizer=opt)
+    compiled, step = torch.compile(model, backend=be), torch.compile(opt.step, backend=be)
+    for _ in range(2):
+        compiled(x).sum().backward()
+        step()
+        opt.zero_grad()
+    path = tmp_path / "opt.fxmem.json"
+    doc = be.save(path)
+    torch._dynamo.reset()
+    assert [e["graph"] for e in doc["step"]] == ["region0.forward", "region0.backward", "region1.inference"]
+    by_id = {s["id"]: s for s in doc["storages"]}
+    graph = next(g for g in doc["graphs"] if g["name"] == "region1.inference")
+    inputs = {(by_id[n["val"]["storage"]].get("role"), by_id[n["val"]["storage"]].get("label"))
+              for n in graph["nodes"] if n["op"] == "placeholder" and isinstance(n["val"], dict)}
+    names = [n for n, _ in model.named_parameters()]
+    assert {("parameter", n) for n in names} <= inputs
+    assert {("gradient", f"grad of {n}") for n in names} <= inputs
+    assert {("optimizer_state", f"{n} {k}") for n in names for k in ("step", "exp_avg", "exp_avg_sq")} <= inputs
+    out = json.loads(subprocess.run([str(cli), "peak", str(path), "--whole-step", "--json"], capture_output=True,
+                                    text=True, check=True).stdout)
+    params = sum(p.numel() * p.element_size() for p in model.parameters())
+    assert out["parameters"] == params and out["optimizer_state"] == 2 * params  # exp_avg, exp_avg_sq (step: CPU)
+    b = json.loads(subprocess.run([str(cli), "breakdown", str(path), "--whole-step", "--step",
+                                   str(out["entries"][2]["begin"]), "--json"], capture_output=True, text=True,
+                                  check=True).stdout)
+    carry = {c["key"]: c["bytes"] for c in b["carry"]}
+    assert carry["parameters and buffers (outside the graph)"] == 0
+    assert carry["optimizer state"] == 0 and carry["parameter gradients (earlier backwards)"] == 0
+    # Its start is parameters + gradients + state, all its own inputs.
+    assert b["total"] - sum(carry.values()) == params + params + 2 * params
