@@ -91,7 +91,7 @@ def test_whole_step_beside_memtracker(tmp_path: Path, cli: Path) -> None:
     """fxmem's whole step (compiled graphs) and MemTracker's eager step differ by design (eager
     keeps other activations, and MemTracker's peak is during the optimizer step); the roles both
     know agree: parameters and optimizer state to the byte."""
-    for name in MODELS:
+    for name in MODELS + ["multiout", "inplace", "llama"]:
         make = OPTIMIZERS["Adam"]
         opt_bytes, peak = _memtracker(name, make)
         model, _ = _export(name, make, tmp_path / f"{name}.fxmem.json")
