@@ -53,6 +53,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         out << j.dump(2) << '\n';
         return 0;
     }
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << file.source << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
         << '\n';
     if (file.schedules.empty()) return 0;

@@ -192,7 +192,10 @@ def test_cpu_only_capture_warns_and_the_cli_says_why_it_reads_zero(tmp_path: Pat
     assert len(messages) == 1 and "on the CPU" in messages[0] and "torch.device('meta')" in messages[0]
     path = tmp_path / "cpu.fxmem.json"
     be.save(path)
-    for command in (["peak"], ["peak", "--whole-step"], ["breakdown", "--graph", "region0.forward"], ["info"]):
+    for command in (["peak"], ["peak", "--whole-step"], ["breakdown", "--graph", "region0.forward"], ["info"],
+                    ["profile", "--graph", "region0.backward"], ["live", "--graph", "region0.forward"],
+                    ["optimize", "--graph", "region0.forward", "--time-limit", "0"], ["schedules"],
+                    ["breakdown", "--pair", "region0.forward,region0.backward"]):
         r = subprocess.run([str(cli), command[0], str(path), *command[1:]], capture_output=True, text=True, check=True)
         first = r.stdout.splitlines()[0]
         assert first.startswith("note: every storage of") and "so the result is 0 B" in first, (command, r.stdout)
