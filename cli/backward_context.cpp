@@ -28,9 +28,11 @@ ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args
 
 std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c) {
     if (!c.in_pair) return {};
-    return "backward of pair " + std::to_string(c.pair) + " ('" + file.graphs[file.pairs[c.pair].forward].name + "' -> '" +
-           graph.name + "'), scored in its pair as the app and get_peak_memory do: its primal and tangent inputs are "
-           "never freed, and the forward leaves " + std::to_string(c.baseline) +
+    return "backward of pair " + std::to_string(c.pair) + " ('" + file.graphs[file.pairs[c.pair].forward].name +
+           "' -> '" + graph.name +
+           "'), scored in its pair as the app and get_peak_memory do: its primal and tangent inputs are "
+           "never freed, and the forward leaves " +
+           std::to_string(c.baseline) +
            " bytes alive on top (the baseline, not included in the peaks below); --standalone scores the graph alone "
            "(PyTorch's MemoryTracker defaults)";
 }

@@ -36,7 +36,7 @@ std::string cpu_only_note(const GraphFile& file, const StorageMask& counted) {
         if (file.nbytes(id) == 0) continue;
         if (!file.is_cpu(id)) return {};
         any = true;
-        if (counted[s]) return {};  // --devices all: they count
+        if (counted[s]) return {}; // --devices all: they count
     }
     if (!any) return {};
     return "note: every storage of " + file.source +
@@ -57,8 +57,8 @@ Point chosen_point(const GraphFile& file, const WholeStep& ws, const Args& args)
     if (const auto text = args.value("--step")) {
         p.timeline = parse_index("--step", *text);
         if (p.timeline >= ws.timeline.size())
-            throw Error(file.source + ": --step " + std::to_string(p.timeline) + " is beyond the whole step (steps 0 to " +
-                        std::to_string(ws.timeline.size() - 1) + ")");
+            throw Error(file.source + ": --step " + std::to_string(p.timeline) +
+                        " is beyond the whole step (steps 0 to " + std::to_string(ws.timeline.size() - 1) + ")");
     }
     p.at = step_point(ws, p.timeline);
     return p;
@@ -116,9 +116,12 @@ int run_whole_step(const Args& args, std::ostream& out) {
             j["optimizer_state"] = ws.optimizer_state;
             nlohmann::ordered_json entries = nlohmann::ordered_json::array();
             for (const StepSegment& s : ws.segments)
-                entries.push_back({{"graph", file.graphs[s.graph].name}, {"call", file.step[s.entry].call},
-                                   {"module_prefix", file.step[s.entry].module_prefix}, {"begin", s.begin},
-                                   {"carry", s.carry.total()}, {"peak", s.peak}});
+                entries.push_back({{"graph", file.graphs[s.graph].name},
+                                   {"call", file.step[s.entry].call},
+                                   {"module_prefix", file.step[s.entry].module_prefix},
+                                   {"begin", s.begin},
+                                   {"carry", s.carry.total()},
+                                   {"peak", s.peak}});
             j["entries"] = std::move(entries);
             nlohmann::ordered_json missing = nlohmann::ordered_json::array();
             for (std::uint32_t e : ws.missing_backward) missing.push_back(step_entry_name(file, file.step[e]));
@@ -128,8 +131,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
         }
         out << "whole step of " << file.step.size() << " graph runs: peak " << format_bytes(ws.peak) << " (" << ws.peak
             << " bytes) at step " << ws.peak_index << ", in " << step_entry_name(file, file.step[at.entry]) << '\n';
-        out << "parameters and buffers: " << format_bytes(ws.parameters) << ", optimizer state: "
-            << format_bytes(ws.optimizer_state) << '\n';
+        out << "parameters and buffers: " << format_bytes(ws.parameters)
+            << ", optimizer state: " << format_bytes(ws.optimizer_state) << '\n';
         std::vector<std::vector<std::string>> rows = {{"#", "graph", "carried in", "peak"}};
         for (const StepSegment& s : ws.segments)
             rows.push_back({std::to_string(s.entry), step_entry_name(file, file.step[s.entry]),
@@ -147,7 +150,9 @@ int run_whole_step(const Args& args, std::ostream& out) {
             j["timeline"] = ws.timeline;
             nlohmann::ordered_json segs = nlohmann::ordered_json::array();
             for (const StepSegment& s : ws.segments)
-                segs.push_back({{"graph", file.graphs[s.graph].name}, {"call", file.step[s.entry].call}, {"begin", s.begin},
+                segs.push_back({{"graph", file.graphs[s.graph].name},
+                                {"call", file.step[s.entry].call},
+                                {"begin", s.begin},
                                 {"length", s.length}});
             j["segments"] = std::move(segs);
             out << j.dump() << '\n';
@@ -226,8 +231,10 @@ int run_whole_step(const Args& args, std::ostream& out) {
         j["carry"] = std::move(c);
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const LiveStorage& l : live)
-            rows.push_back({{"storage", file.storages[l.storage.index()].file_id}, {"bytes", l.nbytes},
-                            {"role", std::string(to_string(file.role(l.storage)))}, {"label", std::string(file.label(l.storage))}});
+            rows.push_back({{"storage", file.storages[l.storage.index()].file_id},
+                            {"bytes", l.nbytes},
+                            {"role", std::string(to_string(file.role(l.storage)))},
+                            {"label", std::string(file.label(l.storage))}});
         j["storages"] = std::move(rows);
         out << j.dump() << '\n';
         return 0;

@@ -35,8 +35,8 @@ std::size_t find_pair(const GraphFile& file, const std::string& text) {
     }
     for (std::size_t k = 0; k < file.pairs.size(); ++k)
         if (file.graphs[file.pairs[k].forward].name == fwd && file.graphs[file.pairs[k].backward].name == bwd) return k;
-    throw Error(file.source + ": no pair '" + fwd + "' -> '" + bwd + "' (the file has " + std::to_string(file.pairs.size()) +
-                (file.pairs.size() == 1 ? " pair)" : " pairs)"));
+    throw Error(file.source + ": no pair '" + fwd + "' -> '" + bwd + "' (the file has " +
+                std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
 }
 
 struct Part {
@@ -45,7 +45,7 @@ struct Part {
     AliasInfo alias;
     NodeMask releasable;
     std::unique_ptr<LiveSetIndex> index;
-    std::vector<StorageId> baseline;  // counted forward outputs kept alive (the backward only)
+    std::vector<StorageId> baseline; // counted forward outputs kept alive (the backward only)
     std::int64_t baseline_bytes = 0;
     std::size_t offset = 0;
     std::vector<std::int64_t> profile;
@@ -63,8 +63,9 @@ int run_pair_view(const Args& args, std::ostream& out) {
     const std::uint32_t graphs[2] = {file.pairs[k].forward, file.pairs[k].backward};
     const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[graphs[0]], file.graphs[graphs[1]]);
     if (schedule && schedule->graph != static_cast<int>(graphs[0]) && schedule->graph != static_cast<int>(graphs[1]))
-        throw Error(file.source + ": --schedule is for graph '" + file.graphs[static_cast<std::size_t>(schedule->graph)].name +
-                    "', which is not in pair " + std::to_string(k));
+        throw Error(file.source + ": --schedule is for graph '" +
+                    file.graphs[static_cast<std::size_t>(schedule->graph)].name + "', which is not in pair " +
+                    std::to_string(k));
     std::vector<std::int64_t> joined;
     for (int i = 0; i < 2; ++i) {
         Part& p = parts[i];
@@ -74,7 +75,8 @@ int run_pair_view(const Args& args, std::ostream& out) {
         p.releasable = i == 0 ? default_releasable(*p.graph) : backward_releasable(*p.graph, inter);
         const bool reordered = schedule && schedule->graph == static_cast<int>(graphs[i]);
         p.index = std::make_unique<LiveSetIndex>(file, *p.graph, p.alias, p.releasable, counted,
-                                                 reordered ? std::span<const NodeId>(schedule->order) : std::span<const NodeId>());
+                                                 reordered ? std::span<const NodeId>(schedule->order)
+                                                           : std::span<const NodeId>());
         if (i == 1)
             for (StorageId s : inter.baseline_storages)
                 if (counted[s.index()]) {
@@ -106,11 +108,10 @@ int run_pair_view(const Args& args, std::ostream& out) {
         live.push_back(b);
     }
     const std::int64_t total = joined[step];
-    const std::string head = "pair " + std::to_string(k) + " ('" + parts[0].graph->name + " + " + parts[1].graph->name +
-                             "', joined), step " + std::to_string(step) + " = '" + part.graph->name + "' step " +
-                             std::to_string(local) + (part.baseline_bytes ? ", with the forward's baseline of " +
-                                                                               format_bytes(part.baseline_bytes)
-                                                                         : std::string());
+    const std::string head =
+        "pair " + std::to_string(k) + " ('" + parts[0].graph->name + " + " + parts[1].graph->name +
+        "', joined), step " + std::to_string(step) + " = '" + part.graph->name + "' step " + std::to_string(local) +
+        (part.baseline_bytes ? ", with the forward's baseline of " + format_bytes(part.baseline_bytes) : std::string());
     if (args.command == "breakdown") {
         GroupBy by = GroupBy::Role;
         if (const auto text = args.value("--by"); text && !parse_group_by(*text, by))
@@ -158,7 +159,8 @@ int run_pair_view(const Args& args, std::ostream& out) {
         j["total"] = total;
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const LiveStorage& s : live)
-            rows.push_back({{"id", file.storages[s.storage.index()].file_id}, {"nbytes", s.nbytes},
+            rows.push_back({{"id", file.storages[s.storage.index()].file_id},
+                            {"nbytes", s.nbytes},
                             {"baseline", &s >= live.data() + (live.size() - part.baseline.size())}});
         j["storages"] = std::move(rows);
         out << j.dump() << '\n';

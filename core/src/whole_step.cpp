@@ -22,13 +22,13 @@ bool is_persistent_role(StorageRole r) { return r == StorageRole::Parameter || r
 // What one graph contributes, computed once per graph however often the step runs it.
 struct GraphFacts {
     bool done = false;
-    std::vector<std::int64_t> profile;           // PyTorch's profile (a paired backward: do-not-delete)
-    std::vector<StorageId> persistent;           // parameter/buffer storages its placeholders hold
-    std::int64_t saved = 0;                      // a paired forward: what its backward's placeholders keep
-    std::int64_t outputs = 0;                    // a paired forward: outputs no backward placeholder holds
-    std::vector<StorageId> param_grads;          // a backward: gradients labelled "grad of <name>"
-    std::vector<StorageId> held_state;           // optimizer state its placeholders hold (a compiled opt.step)
-    std::vector<StorageId> held_grads;           // gradients "grad of <name>" its placeholders hold
+    std::vector<std::int64_t> profile;  // PyTorch's profile (a paired backward: do-not-delete)
+    std::vector<StorageId> persistent;  // parameter/buffer storages its placeholders hold
+    std::int64_t saved = 0;             // a paired forward: what its backward's placeholders keep
+    std::int64_t outputs = 0;           // a paired forward: outputs no backward placeholder holds
+    std::vector<StorageId> param_grads; // a backward: gradients labelled "grad of <name>"
+    std::vector<StorageId> held_state;  // optimizer state its placeholders hold (a compiled opt.step)
+    std::vector<StorageId> held_grads;  // gradients "grad of <name>" its placeholders hold
 };
 
 std::int64_t bytes(const GraphFile& file, const StorageMask& counted, StorageId s) {
@@ -106,7 +106,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (r == StorageRole::OptimizerState) f.held_state.push_back(s);
             if (r == StorageRole::Gradient && file.label(s).starts_with("grad of ")) f.held_grads.push_back(s);
         }
-        if (forward_of[gi] != kNone) {  // a paired backward: the pair's releasability
+        if (forward_of[gi] != kNone) { // a paired backward: the pair's releasability
             const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[forward_of[gi]], g);
             const AliasInfo ba = build_alias_info(file, g);
             f.profile = build_memory_profile(file, g, ba, backward_releasable(g, inter), counted);
@@ -117,7 +117,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             const AliasInfo a = build_alias_info(file, g);
             f.profile = build_memory_profile(file, g, a, default_releasable(g), counted);
             if (backward_of[gi] != kNone) {
-                placeholder_storages(file.graphs[backward_of[gi]], stamp, ++mark);  // stamps them with mark
+                placeholder_storages(file.graphs[backward_of[gi]], stamp, ++mark); // stamps them with mark
                 const std::uint32_t held_mark = mark;
                 for (StorageId s : output_node_uses(g, a)) {
                     if (stamp[s.index()] == held_mark) {
@@ -163,7 +163,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             const auto [it, fresh] = state_bytes.try_emplace(state_key(id), bytes(file, counted, id));
             if (fresh) out.optimizer_state += it->second;
         } else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
-            key(std::string_view{}, id);  // a parameter no graph holds (exporter: known to the optimizer)
+            key(std::string_view{}, id); // a parameter no graph holds (exporter: known to the optimizer)
     }
     for (std::int64_t b : key_bytes) out.parameters += b;
 
@@ -175,14 +175,15 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         if (backward_of[file.step[e].graph] != kNone) loss_entry = e;
     }
 
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::int64_t, std::uint32_t>> pending;  // (fwd graph, call) -> (saved, entry)
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::int64_t, std::uint32_t>>
+        pending; // (fwd graph, call) -> (saved, entry)
     std::int64_t pending_saved = 0, held_outputs = 0, grads = 0;
     std::vector<std::uint8_t> grad_done;  // per key
-    std::vector<std::int64_t> grad_bytes;  // per key: the carried gradient's size
+    std::vector<std::int64_t> grad_bytes; // per key: the carried gradient's size
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
         const GraphFacts& f = graph_facts(en.graph);
-        if (forward_of[en.graph] != kNone) {  // its own saved activations are its placeholders now
+        if (forward_of[en.graph] != kNone) { // its own saved activations are its placeholders now
             const auto it = pending.find({forward_of[en.graph], en.call});
             if (it != pending.end()) {
                 pending_saved -= it->second.first;
@@ -227,9 +228,9 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (e == loss_entry) held_outputs += f.outputs;
         }
         for (StorageId s : f.param_grads) {
-            const std::string_view label = file.label(s).substr(8);  // after "grad of "
+            const std::string_view label = file.label(s).substr(8); // after "grad of "
             const auto it = key_ids.find(key_of(en.module_prefix, label));
-            if (it == key_ids.end()) continue;  // an input's gradient: the next backward's tangent
+            if (it == key_ids.end()) continue; // an input's gradient: the next backward's tangent
             if (grad_done.size() < key_bytes.size()) grad_done.resize(key_bytes.size(), 0);
             if (grad_done[it->second]) continue;
             grad_done[it->second] = 1;

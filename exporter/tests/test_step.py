@@ -205,3 +205,9 @@ def test_cpu_only_capture_warns_and_the_cli_says_why_it_reads_zero(tmp_path: Pat
     r = subprocess.run([str(cli), "peak", str(path), "--devices", "gpu"], capture_output=True, text=True)
     assert r.returncode == 2 and "--devices must be" in r.stderr
     torch._dynamo.reset()
+
+
+def test_whole_step_of_a_file_without_a_step_is_an_error(cli: Path) -> None:
+    path = Path(__file__).resolve().parents[2] / "resources" / "examples" / "mlp.fxmem.json"
+    r = subprocess.run([str(cli), "peak", str(path), "--whole-step"], capture_output=True, text=True)
+    assert r.returncode == 1 and 'the file has no "step"' in r.stderr

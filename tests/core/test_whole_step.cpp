@@ -19,7 +19,8 @@ using namespace fxmem;
 namespace {
 
 std::string t(int storage) {
-    return R"({"storage": )" + std::to_string(storage) + R"(, "dtype": "float32", "shape": [1], "stride": [1], "offset": 0})";
+    return R"({"storage": )" + std::to_string(storage) +
+           R"(, "dtype": "float32", "shape": [1], "stride": [1], "offset": 0})";
 }
 
 std::string node(const std::string& name, const std::string& op, const std::string& inputs, const std::string& val) {
@@ -82,7 +83,8 @@ const std::string kStep =
 } // namespace
 
 TEST(WholeStep, ReaderFastAndNlohmannAgreeAndTheWriterKeepsIt) {
-    const std::string text = file_text(R"([{"graph": "f0", "call": 0, "module_prefix": "enc"}, {"graph": "b0", "call": 3}])");
+    const std::string text =
+        file_text(R"([{"graph": "f0", "call": 0, "module_prefix": "enc"}, {"graph": "b0", "call": 3}])");
     const std::optional<GraphFile> fast = load_buffer_fast(text, "s.json", {});
     ASSERT_TRUE(fast.has_value());
     const GraphFile slow = load_buffer_nlohmann(text, "s.json", {});
@@ -113,7 +115,8 @@ TEST(WholeStep, ReaderRejectsABadStep) {
         return std::string("no error");
     };
     EXPECT_NE(message(R"([{"graph": "nope", "call": 0}])").find("step[0]: unknown graph 'nope'"), std::string::npos);
-    EXPECT_NE(message(R"([{"graph": "f0", "call": -1}])").find("'call' must be an integer >= 0, got -1"), std::string::npos);
+    EXPECT_NE(message(R"([{"graph": "f0", "call": -1}])").find("'call' must be an integer >= 0, got -1"),
+              std::string::npos);
     EXPECT_NE(message(R"([{"graph": "f0"}])").find("step[0]: missing 'call'"), std::string::npos);
     EXPECT_NE(message(R"([{"graph": "f0", "call": 0, "call": 1}])").find("duplicate key 'call'"), std::string::npos);
     EXPECT_NE(message(R"({"graph": "f0"})").find("'step' must be an array"), std::string::npos);
@@ -122,7 +125,7 @@ TEST(WholeStep, ReaderRejectsABadStep) {
 TEST(WholeStep, CarryRulesByHand) {
     const GraphFile file = load_buffer(file_text(kStep), "s.json");
     const WholeStep ws = whole_step(file, default_counted(file));
-    EXPECT_EQ(ws.parameters, 150);       // lin.weight + head.weight, once each
+    EXPECT_EQ(ws.parameters, 150); // lin.weight + head.weight, once each
     EXPECT_EQ(ws.optimizer_state, 300);
     // f0 profile [110,130,130,160,160]; carry: head.weight 50 + optimizer 300 = 350.
     // f1 profile [80,120,120,124,124]; carry: lin.weight 100 + 300 + f0's saved a 20 = 420.
@@ -163,7 +166,7 @@ TEST(WholeStep, RepeatedCallsUnderTwoPrefixesCountTwoSetsOfParameters) {
         {"graph": "b0", "call": 0, "module_prefix": "blocks.0"}])"),
                                        "s.json");
     const WholeStep ws = whole_step(file, default_counted(file));
-    EXPECT_EQ(ws.parameters, 200);  // blocks.0.lin.weight and blocks.1.lin.weight
+    EXPECT_EQ(ws.parameters, 200); // blocks.0.lin.weight and blocks.1.lin.weight
     // Call 1 of f0 runs with call 0's saved a (20) pending and blocks.0's weight outside.
     EXPECT_EQ(ws.segments[1].carry.saved, 20);
     EXPECT_EQ(ws.segments[1].carry.parameters, 100);

@@ -53,8 +53,8 @@ void TestAppCliPair::liveAndBreakdownMatchTheCli() {
             appIds.insert(file->storages[s.storage.index()].file_id);
         }
         QCOMPARE(appBytes, scene->profile[static_cast<std::size_t>(step)]);
-        const QStringList pair = {QStringLiteral("--pair"), QStringLiteral("forward,backward"), QStringLiteral("--step"),
-                                  QString::number(step), QStringLiteral("--json")};
+        const QStringList pair = {QStringLiteral("--pair"), QStringLiteral("forward,backward"),
+                                  QStringLiteral("--step"), QString::number(step), QStringLiteral("--json")};
         const QJsonObject live = cli(QStringList{QStringLiteral("live"), path} + pair);
         QCOMPARE(static_cast<std::int64_t>(live.value(QStringLiteral("total")).toDouble()), appBytes);
         std::multiset<qint64> cliIds;

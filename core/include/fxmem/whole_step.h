@@ -31,32 +31,32 @@ namespace fxmem {
 
 // What lives outside one step entry's graph while it runs, by kind.
 struct StepCarry {
-    std::int64_t parameters = 0;       // parameters and buffers the graph does not hold
+    std::int64_t parameters = 0; // parameters and buffers the graph does not hold
     std::int64_t optimizer_state = 0;
-    std::int64_t saved = 0;            // activations saved by other forward calls, backward pending
-    std::int64_t gradients = 0;        // parameter gradients of earlier backward calls
-    std::int64_t outputs = 0;          // the last forward's outputs (the loss), during the backwards
+    std::int64_t saved = 0;     // activations saved by other forward calls, backward pending
+    std::int64_t gradients = 0; // parameter gradients of earlier backward calls
+    std::int64_t outputs = 0;   // the last forward's outputs (the loss), during the backwards
     std::int64_t total() const { return parameters + optimizer_state + saved + gradients + outputs; }
 };
 
 struct StepSegment {
-    std::uint32_t entry = 0;           // index into GraphFile::step
-    std::uint32_t graph = 0;           // index into GraphFile::graphs
-    std::size_t begin = 0;             // first timeline index of this entry
-    std::size_t length = 0;            // its graph's profile length (1 + 2K)
+    std::uint32_t entry = 0; // index into GraphFile::step
+    std::uint32_t graph = 0; // index into GraphFile::graphs
+    std::size_t begin = 0;   // first timeline index of this entry
+    std::size_t length = 0;  // its graph's profile length (1 + 2K)
     StepCarry carry;
-    std::int64_t peak = 0;             // the entry's own peak, carry included
+    std::int64_t peak = 0; // the entry's own peak, carry included
 };
 
 struct WholeStep {
-    std::vector<std::int64_t> timeline;  // per entry: carry + its graph's profile, concatenated
-    std::vector<StepSegment> segments;   // one per step entry, in step order
+    std::vector<std::int64_t> timeline; // per entry: carry + its graph's profile, concatenated
+    std::vector<StepSegment> segments;  // one per step entry, in step order
     std::int64_t peak = 0;
-    std::size_t peak_index = 0;          // into timeline
-    std::uint32_t peak_segment = 0;      // into segments
-    std::int64_t parameters = 0;         // every parameter and buffer, once
+    std::size_t peak_index = 0;     // into timeline
+    std::uint32_t peak_segment = 0; // into segments
+    std::int64_t parameters = 0;    // every parameter and buffer, once
     std::int64_t optimizer_state = 0;
-    std::vector<std::uint32_t> missing_backward;  // step entries (forwards) whose backward never runs
+    std::vector<std::uint32_t> missing_backward; // step entries (forwards) whose backward never runs
 };
 
 // Throws Error when the file has no step. O(step entries x (N + E) of their graphs + S).
@@ -68,7 +68,7 @@ std::string step_entry_name(const GraphFile& file, const StepEntry& entry);
 // The profile index of a step timeline index within its segment's graph, and that segment.
 struct StepPoint {
     std::uint32_t segment = 0;
-    std::size_t index = 0;  // into the graph's profile (0 = start, 1 + 2k / 2 + 2k = node k)
+    std::size_t index = 0; // into the graph's profile (0 = start, 1 + 2k / 2 + 2k = node k)
 };
 StepPoint step_point(const WholeStep& step, std::size_t timeline_index);
 
