@@ -222,6 +222,10 @@ class FxmemBackend:
                 from ._optimizer import add_optimizer_state
 
                 add_optimizer_state(doc, self.optimizer, self.step.name_of)
+            if step:
+                from ._step import add_root_parameters
+
+                add_root_parameters(doc, self.step)
             if self.overlap:
                 from .overlap import add_schedules
 

@@ -151,19 +151,26 @@ def add_optimizer_state(doc: dict[str, Any], optimizer: torch.optim.Optimizer,
         gi, pi = index[id(p)]
         return f"param_groups[{gi}][{pi}]"
 
-    named = graph_parameter_names(doc)
-    for gi, g in enumerate(optimizer.param_groups):
-        for p in g["params"]:
-            name = name_of(p)
-            if name is None or name in named:
-                continue
-            nbytes, device = _like(p)
-            storages.append({"id": next_id, "device": device, "nbytes": nbytes, "role": "parameter", "label": name})
-            named.add(name)
-            next_id += 1
+    add_outside_parameters(doc, [(name_of(p), p) for g in optimizer.param_groups for p in g["params"]])
+    next_id = max((s["id"] for s in storages), default=-1) + 1
     for st in state_tensors(optimizer):
         storages.append({"id": next_id, "device": st.device, "nbytes": st.nbytes, "role": "optimizer_state",
                          "label": f"{label(st.param)} {st.state}"})
+        next_id += 1
+
+
+def add_outside_parameters(doc: dict[str, Any], params: Iterable[tuple[str | None, torch.Tensor]]) -> None:
+    """A ``parameter`` storage for each named parameter that no captured graph holds (it ran
+    outside the compiled regions), so that the whole step counts every parameter once."""
+    storages = doc["storages"]
+    next_id = max((s["id"] for s in storages), default=-1) + 1
+    named = graph_parameter_names(doc)
+    for name, p in params:
+        if name is None or name in named:
+            continue
+        nbytes, device = _like(p)
+        storages.append({"id": next_id, "device": device, "nbytes": nbytes, "role": "parameter", "label": name})
+        named.add(name)
         next_id += 1
 
 
@@ -171,8 +178,14 @@ def graph_parameter_names(doc: Mapping[str, Any]) -> set[str]:
     """Qualified names of the parameters the file's graphs hold: labels of parameter storages,
     with each step entry's module_prefix for the graphs that run under one."""
     labels = {s["id"]: s["label"] for s in doc["storages"] if s.get("role") == "parameter" and s.get("label")}
-    names = set(labels.values())
-    prefixed = [(e["graph"], e["module_prefix"]) for e in doc.get("step", []) if e.get("module_prefix")]
+    # A graph that only runs under module prefixes holds its labels relative to them.
+    step = doc.get("step", [])
+    only_prefixed = {e["graph"] for e in step if e.get("module_prefix")} - {
+        e["graph"] for e in step if not e.get("module_prefix")}
+    held = {sid for g in doc["graphs"] if g["name"] not in only_prefixed for node in g["nodes"]
+            if node["op"] == "placeholder" for sid in _storage_ids(node["val"])}
+    names = {label for sid, label in labels.items() if sid in held}
+    prefixed = [(e["graph"], e["module_prefix"]) for e in step if e.get("module_prefix")]
     if prefixed:
         by_graph = {g["name"]: g for g in doc["graphs"]}
         for graph, prefix in prefixed:

@@ -306,6 +306,17 @@ def annotate_regions(regions: Sequence[Any], recorder: StepRecorder) -> list[dic
     return step_json(entries, graph_names(regions), uniform)
 
 
+def add_root_parameters(doc: dict[str, Any], recorder: StepRecorder) -> None:
+    """Parameters of the model that no captured graph holds still live through the step: the
+    file gets a parameter storage for each (the whole step counts them once)."""
+    from ._optimizer import add_outside_parameters
+
+    root = recorder.root()
+    if root is None or not doc.get("step"):
+        return
+    add_outside_parameters(doc, [(n, p) for n, p in root.named_parameters()])
+
+
 def warn_outside_graphs(doc: dict[str, Any], recorder: StepRecorder) -> None:
     """Name the root module's parameters that no captured graph uses: the code that uses them ran
     eagerly (Dynamo skips a whole frame with a graph break inside a loop), so the activations it
