@@ -43,6 +43,7 @@ def check_inductor_inputs(example_inputs: Any) -> None:
         if isinstance(t, torch.Tensor) and t.device.type == "meta":
             raise MetaInductorError(
                 "Inductor cannot compile meta tensors (it generates kernels for a real device): "
-                "pass inner='eager' (AOTAutograd's graphs, default partitioner) or inner='aot_eager' "
-                "to fxmem_export.backend(...) when the model is on the meta device"
+                "pass inner='partition' (Inductor's min-cut partition, graphs not compiled) or "
+                "inner='eager' (AOTAutograd's default partitioner) to fxmem_export.backend(...) when "
+                "the model is on the meta device"
             )
