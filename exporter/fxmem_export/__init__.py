@@ -18,6 +18,7 @@ from .errors import (
     FxmemExportError,
     MissingValError,
     NothingCapturedError,
+    ProducerError,
     ScheduleError,
 )
 from .schedule import apply_schedule
@@ -30,6 +31,7 @@ __all__ = [
     "FxmemExportError",
     "MissingValError",
     "NothingCapturedError",
+    "ProducerError",
     "ScheduleError",
     "apply_schedule",
     "backend",

@@ -13,8 +13,8 @@ import torch.fx as fx
 
 from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
-from ._serialize import build_document, check_writable, write_json_atomic
-from .errors import BackwardNotCapturedError, NothingCapturedError
+from ._serialize import build_document, check_producer, check_writable, write_json_atomic
+from .errors import BackwardNotCapturedError, ExportWriteError, NothingCapturedError
 
 
 def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
@@ -45,6 +45,7 @@ class Region:
         self.index = index
         self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": []}
         self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
+        self.write_error: ExportWriteError | None = None  # a write that failed inside the backend call
 
     @property
     def prefix(self) -> str:
@@ -92,9 +93,10 @@ class FxmemBackend:
             raise ValueError(f"inner must be 'inductor', 'eager' or a compiler callable, got {inner!r}")
         if not (isinstance(inner, str) or callable(inner)):
             raise TypeError(f"inner must be a string or a callable, got {type(inner).__name__}")
+        if path is not None:
+            check_writable(path)  # ExportWriteError now for "", bytes, a directory, a FIFO, ...
         self.path = None if path is None else os.fspath(path)
-        if self.path is not None:
-            check_writable(self.path)
+        check_producer(producer)
         self.inner = inner
         self.reference = reference
         self.producer = dict(producer or {})
@@ -106,6 +108,7 @@ class FxmemBackend:
         self._overlap_cache: dict[int, Any] = {}  # the pass runs once per captured graph
         self.regions: list[Region] = []
         self._lock = threading.RLock()
+        self._in_call = threading.local()  # .active while Dynamo runs this backend
         self.__name__ = "fxmem_backend"
 
     # -- capture -----------------------------------------------------------------------------
@@ -115,16 +118,29 @@ class FxmemBackend:
             copy.meta = {**getattr(gm, "meta", {}), **region.meta}
             region.graphs[kind].append(copy)
             if self.path is not None:
-                write_json_atomic(self.path, self.document())
+                try:
+                    write_json_atomic(self.path, self.document())
+                except ExportWriteError as e:
+                    # Raised from inside the backend call, Dynamo would wrap it in its own
+                    # BackendCompilerFailed: the compiled function raises it instead (_call_raising).
+                    if not getattr(self._in_call, "active", False):
+                        raise
+                    region.write_error = e
 
     def __call__(self, gm: fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable[..., Any]:
         with self._lock:
             region = Region(len(self.regions))
             region.meta = dynamo_context(gm)
             self.regions.append(region)
-        if self.inner == "inductor":
-            return self._compile_inductor(region, gm, example_inputs)
-        return self._compile_aot(region, gm, example_inputs)
+        self._in_call.active = True
+        try:
+            if self.inner == "inductor":
+                compiled = self._compile_inductor(region, gm, example_inputs)
+            else:
+                compiled = self._compile_aot(region, gm, example_inputs)
+        finally:
+            self._in_call.active = False
+        return compiled if region.write_error is None else _call_raising(compiled, region)
 
     def _compile_aot(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from functorch.compile import make_boxed_func
@@ -220,6 +236,19 @@ class FxmemBackend:
             doc = self.document()
             write_json_atomic(target, doc)
             return doc
+
+
+def _call_raising(compiled: Callable[..., Any], region: Region) -> Callable[..., Any]:
+    """``compiled``, whose first call raises the write error of ``region`` (our own
+    ExportWriteError, as a failed backward write is); later calls run normally."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        error, region.write_error = region.write_error, None
+        if error is not None:
+            raise error
+        return compiled(*args, **kwargs)
+
+    return run
 
 
 def backend(

@@ -25,3 +25,7 @@ class ExportWriteError(FxmemExportError, OSError):
 
 class ScheduleError(FxmemExportError, ValueError):
     """A schedule file is unreadable, belongs to another graph or does not fit the graph."""
+
+
+class ProducerError(FxmemExportError, ValueError):
+    """A ``producer`` value cannot be written as JSON (NaN, infinity, an arbitrary object)."""
