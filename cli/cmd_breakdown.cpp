@@ -39,7 +39,8 @@ int run_breakdown(const Args& args, std::ostream& out) {
     if (const auto text = args.value("--depth")) {
         if (by != GroupBy::Module) throw UsageError("breakdown: --depth applies to --by module only");
         const std::size_t d = parse_index("--depth", *text);
-        depth = static_cast<std::uint32_t>(std::min<std::size_t>(d, 0xffffffffu));
+        if (d > 0xffffffffu) throw UsageError("breakdown: --depth must be at most 4294967295, got '" + *text + "'");
+        depth = static_cast<std::uint32_t>(d);
     }
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);

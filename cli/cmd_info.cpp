@@ -5,6 +5,7 @@
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "table.h"
+#include "text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -63,7 +64,7 @@ int run_info(const Args& args, std::ostream& out) {
         return 0;
     }
 
-    out << file.source << '\n';
+    out << escape_control(file.source) << '\n';
     out << "storages: " << file.storages.size() << ", " << format_bytes(file.total_bytes()) << " in total ("
         << file.total_bytes() << " bytes)\n";
     out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label

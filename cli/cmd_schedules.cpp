@@ -4,6 +4,7 @@
 
 #include "fxmem/io.h"
 #include "table.h"
+#include "text.h"
 #include "fxmem/schedule.h"
 #include "fxmem/units.h"
 
@@ -53,7 +54,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         out << j.dump(2) << '\n';
         return 0;
     }
-    out << file.source << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
+    out << escape_control(file.source) << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
         << '\n';
     if (file.schedules.empty()) return 0;
     std::vector<std::vector<std::string>> rows;

@@ -15,10 +15,10 @@
 namespace fxmem::cli {
 
 int run_score(const Args& args, std::ostream& out) {
-    const auto schedule_path = args.value("--schedule");
-    if (!schedule_path) throw UsageError("score: missing --schedule SCHED.json");
+    if (!args.has("--schedule") && !args.has("--schedule-name"))
+        throw UsageError("score: missing --schedule SCHED.json (or --schedule-name NAME)");
     const GraphFile file = load_file(args.file);
-    const Schedule schedule = resolve_schedule(file, *schedule_path, args);
+    const Schedule schedule = *schedule_option(file, args);
     const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
     const AliasInfo alias = build_alias_info(file, graph);
     const NodeMask releasable = default_releasable(graph);
@@ -33,7 +33,7 @@ int run_score(const Args& args, std::ostream& out) {
         return 0;
     }
     const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
-    out << "graph '" << elide(graph.name) << "', schedule " << elide(*schedule_path) << ": peak " << format_bytes(score.peak) << " ("
+    out << "graph '" << elide(graph.name) << "', schedule " << schedule_label(args) << ": peak " << format_bytes(score.peak) << " ("
         << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
         << original.peak << " bytes)\n";
     std::size_t widest = 0;

@@ -908,7 +908,10 @@ private:
             } catch (const Error& e) {
                 bool repeated = false;
                 for (std::size_t j = 0; j < i; ++j) repeated = repeated || r.inputs[j] == in;
-                if (in == r.name || repeated) rethrow_at(e, r.end_offset);
+                // A placeholder or get_attr node listing an earlier node: the builder says so.
+                const bool reads_nothing = (r.op == OpKind::Placeholder || r.op == OpKind::GetAttr) &&
+                                           std::string_view(e.what()).find(" node takes no inputs") != std::string_view::npos;
+                if (in == r.name || repeated || reads_nothing) rethrow_at(e, r.end_offset);
                 throw Error(location_at(r.end_offset) + place() + "input " + squote(in) +
                             " is defined later (or unknown)");
             }
