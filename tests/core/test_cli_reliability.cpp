@@ -116,7 +116,7 @@ TEST(CliReliability, ScheduleNamesThatLookLikePaths) {
     EXPECT_EQ(live.json()["total"], 1500);
 
     const std::string other = dir + "/not_a_schedule.json";
-    write(other, "[1, 2");
+    write(other, R"({"graph": "g", "order": ["inp")");
     const std::string pathlike = dir + "/pathlike.json";
     write(pathlike, renamed("a", other));
     const CliRun syntax = cli({"score", pathlike, "--schedule", other});
