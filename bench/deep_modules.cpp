@@ -44,7 +44,7 @@ std::vector<DeepModuleFigure> measure_deep_modules(std::size_t base_depth) {
             const GraphFile file = load_buffer(json, "deep.json");
             const Attribution a(file, 0, resolve_roles(file));
             fig.ms = std::min(fig.ms, thread_cpu_ms() - t0);
-            fig.hashed_bytes = a.tree().hashed_bytes();
+            fig.lookup_bytes = a.tree().lookup_bytes();
         }
         out.push_back(fig);
     }

@@ -8,10 +8,13 @@
 
 namespace fxmem {
 
-ModuleTree::ModuleTree() : names_(std::make_shared<std::deque<std::string>>()) { modules_.push_back(Module{}); }
+ModuleTree::ModuleTree() : names_(std::make_shared<std::deque<std::string>>()) {
+    modules_.push_back(Module{});
+    component_.emplace_back();
+}
 
 std::size_t ModuleTree::ChildHash::operator()(const ChildKey& k) const {
-    *hashed += sizeof k.parent + k.component.size();
+    *counted += sizeof k.parent + k.component.size();
     const std::size_t h = std::hash<std::string_view>{}(k.component);
     return h ^ (std::size_t{k.parent} * 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
 }
@@ -33,6 +36,15 @@ ModuleTree::ModuleTree(const Graph& graph) : ModuleTree() {
 }
 
 std::uint32_t ModuleTree::child(std::uint32_t parent, std::string_view component) const {
+    *lookup_bytes_ += 1;  // the lookup itself, even of a module without children
+    const std::vector<std::uint32_t>& kids = modules_[parent].children;
+    if (kids.size() <= kScanChildren) {
+        for (const std::uint32_t c : kids) {
+            *lookup_bytes_ += 1 + std::min(component.size(), component_[c].size());
+            if (component_[c] == component) return c;
+        }
+        return npos;
+    }
     const auto it = child_.find(ChildKey{parent, component});
     return it == child_.end() ? npos : it->second;
 }
@@ -75,8 +87,14 @@ std::uint32_t ModuleTree::intern(std::string_view full) {
         module.depth = modules_[at].depth + 1;
         max_depth_ = std::max(max_depth_, module.depth);
         const auto offset = static_cast<std::size_t>(component.data() - full.data());
-        child_.emplace(ChildKey{at, stored.substr(offset, component.size())}, m);
-        modules_[at].children.push_back(m);
+        component_.push_back(stored.substr(offset, component.size()));
+        std::vector<std::uint32_t>& kids = modules_[at].children;
+        kids.push_back(m);
+        // Past kScanChildren children, all of them go into the map (once), later ones as they come.
+        if (kids.size() == kScanChildren + 1)
+            for (const std::uint32_t c : kids) child_.emplace(ChildKey{at, component_[c]}, c);
+        else if (kids.size() > kScanChildren + 1)
+            child_.emplace(ChildKey{at, component_.back()}, m);
         modules_.push_back(std::move(module));
         at = m;
         return true;

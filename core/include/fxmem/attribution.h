@@ -90,27 +90,32 @@ public:
     std::uint32_t find(std::string_view name) const;
     // The deepest module whose name is `name` or a dotted prefix of it; the root at worst.
     std::uint32_t nearest(std::string_view name) const;
-    // Bytes of module names hashed so far by building and lookups: linear in the names' length
-    // (tests count this instead of timing deep names).
-    std::uint64_t hashed_bytes() const { return *hashed_; }
+    // The work of building and lookups so far: one per dotted component looked up, plus the
+    // bytes of names hashed or compared. Linear in the names' length (tests count this instead
+    // of timing deep names).
+    std::uint64_t lookup_bytes() const { return *lookup_bytes_; }
 
 private:
     std::vector<Module> modules_;
     std::vector<std::uint32_t> node_module_;  // per NodeId
     std::shared_ptr<std::deque<std::string>> names_;  // distinct full names; elements never move
-    // (parent index, one dotted component) -> child. Keys view the name pool, so interning a name
-    // hashes each of its components once: O(its length), however many dots it has.
+    // A module's children are found by their last dotted component: by a scan of its children
+    // while it has at most kScanChildren (a deep chain: one child each, no hashing, memory read
+    // in order), then through child_, keyed by (parent index, component). Either way interning a
+    // name costs O(its length), however many dots it has.
+    static constexpr std::size_t kScanChildren = 8;
     struct ChildKey {
         std::uint32_t parent;
         std::string_view component;
         bool operator==(const ChildKey&) const = default;
     };
     struct ChildHash {
-        std::uint64_t* hashed;  // counts the bytes hashed (hashed_bytes())
+        std::uint64_t* counted;  // lookup_bytes()
         std::size_t operator()(const ChildKey& k) const;
     };
-    std::shared_ptr<std::uint64_t> hashed_ = std::make_shared<std::uint64_t>(0);  // shared by copies
-    std::unordered_map<ChildKey, std::uint32_t, ChildHash> child_{16, ChildHash{hashed_.get()}};
+    std::shared_ptr<std::uint64_t> lookup_bytes_ = std::make_shared<std::uint64_t>(0);  // shared by copies
+    std::unordered_map<ChildKey, std::uint32_t, ChildHash> child_{16, ChildHash{lookup_bytes_.get()}};
+    std::vector<std::string_view> component_;  // per module: its last component (a view of its name)
     std::uint32_t max_depth_ = 0;
     std::uint32_t intern(std::string_view name);  // adds the module and its missing ancestors
     std::uint32_t child(std::uint32_t parent, std::string_view component) const;  // npos when absent
