@@ -1,6 +1,7 @@
 // fxmem-cli: the command-line face of fxmem_core. Exit 0 on success, 1 on invalid input (the
 // message names the file, the place and what is wrong), 2 on bad usage.
 #include "args.h"
+#include "cmd_remat.h"
 #include "commands.h"
 #include "text.h"
 
@@ -42,6 +43,13 @@ commands:
   optimize FILE [--graph NAME] [--time-limit S] [-o SCHED.json] [--json]
       an order with a lower peak (exact on small graphs, else the best found within S seconds,
       default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
+  budgets FILE [--json]
+      PyTorch's partitions at each activation memory budget (fxmem_export.sweep): pair peak,
+      where, saved-activation bytes, extra FLOPs, Pareto-optimal rows
+  remat FILE [--max-extra-flops F | --max-extra-percent P | --target-peak BYTES]
+        [--time-limit S] [-o PLAN.json] [--plan PLAN.json] [--graph NAME] [--json]
+      a recompute plan for the joint graph: lowest pair peak within the limit (default 30 s of
+      search), its backward order and the (peak, extra FLOPs) frontier; --plan scores a plan
 
 options:
   -h, --help    show this help
@@ -74,6 +82,8 @@ const Command kCommands[] = {
     {"schedules", kSchedules, run_schedules},
     {"breakdown", kBreakdown, run_breakdown},
     {"optimize", kOptimizeOptions, run_optimize},
+    {"budgets", kBudgetsOptions, run_budgets},
+    {"remat", kRematOptions, run_remat},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what fxmem needs on Debian 12 (as root): compilers, Qt 6, QCustomPlot, nlohmann_json,
-# GoogleTest, Google Benchmark, clang (fuzzer), and a Python venv (.venv) with torch and the exporter.
+# GoogleTest, Google Benchmark, clang (fuzzer), ccache (rebuilds), desktop-file-utils (the desktop
+# entry check), and a Python venv (.venv) with torch and the exporter.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev
-      libgtest-dev libbenchmark-dev clang libclang-rt-14-dev libgl1-mesa-dev python3 python3-venv)
+      libgtest-dev libbenchmark-dev clang libclang-rt-14-dev libgl1-mesa-dev python3 python3-venv
+      ccache desktop-file-utils)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -22,6 +24,6 @@ fi
 if ! .venv/bin/python -c 'import torch, pytest, fxmem_export' >/dev/null 2>&1; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
   # torch==2.13.0 is the CPU build that lies on this machine's disk; any other asks for gigabytes.
-  .venv/bin/pip install -q torch==2.13.0 numpy pytest
+  .venv/bin/pip install -q torch==2.13.0 numpy pytest "setuptools>=70.1"  # 70.1+: builds wheels itself
   .venv/bin/pip install -q -e exporter
 fi

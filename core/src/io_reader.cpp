@@ -44,11 +44,11 @@ enum class Slot : std::uint8_t {
     Root, Skip,
     TopFormat, TopVersion, TopProducer, TopStorages, TopGraphs, TopPairs, TopSchedules,
     Storage, StorageId, StorageDevice, StorageNbytes, StorageRole, StorageLabel,
-    Graph, GraphName, GraphKind, GraphNodes,
+    Graph, GraphName, GraphKind, GraphNodes, GraphNumFwdOutputs,
     Node, NodeName, NodeOp, NodeTarget, NodeInputs, NodeInput, NodeVal, NodeStackTrace, NodeMeta, NodeModule,
-    NodeModuleType,
+    NodeModuleType, NodePhase, NodeFlops,
     TensorStorage, TensorDtype, TensorShape, TensorStride, TensorOffset, Dim, OtherText,
-    Pair, PairForward, PairBackward,
+    Pair, PairForward, PairBackward, PairJoint, PairBudget,
     Schedule, ScheduleName, ScheduleGraph, ScheduleOrder, ScheduleNode, ScheduleSource,
 };
 static_assert(static_cast<unsigned>(Slot::ScheduleSource) < 64, "the seen masks are 64 bits");
@@ -85,8 +85,9 @@ SlotInfo slot_info(Slot s) {
     case Slot::StorageLabel: return {"'label'", "a string"};
     case Slot::Graph: return {"each entry of 'graphs'", "an object"};
     case Slot::GraphName: return {"'name'", "a non-empty string"};
-    case Slot::GraphKind: return {"'kind'", "one of \"forward\", \"backward\", \"inference\", \"other\""};
+    case Slot::GraphKind: return {"'kind'", "one of \"forward\", \"backward\", \"inference\", \"other\", \"joint\""};
     case Slot::GraphNodes: return {"'nodes'", "an array"};
+    case Slot::GraphNumFwdOutputs: return {"'num_fwd_outputs'", "an integer >= 0"};
     case Slot::Node: return {"each entry of 'nodes'", "an object"};
     case Slot::NodeName: return {"'name'", "a non-empty string"};
     case Slot::NodeOp: return {"'op'", "a string"};
@@ -98,6 +99,8 @@ SlotInfo slot_info(Slot s) {
     case Slot::NodeMeta: return {"'meta'", "an object"};
     case Slot::NodeModule: return {"'module'", "a string"};
     case Slot::NodeModuleType: return {"'module_type'", "a string"};
+    case Slot::NodePhase: return {"'phase'", "\"forward\" or \"backward\""};
+    case Slot::NodeFlops: return {"'flops'", "an integer >= 0"};
     case Slot::TensorStorage: return {"tensor 'storage'", "an integer (a storage id)"};
     case Slot::TensorDtype: return {"tensor 'dtype'", "a string"};
     case Slot::TensorShape: return {"tensor 'shape'", "an array of integers"};
@@ -108,6 +111,8 @@ SlotInfo slot_info(Slot s) {
     case Slot::Pair: return {"each entry of 'pairs'", "an object"};
     case Slot::PairForward: return {"'forward'", "a graph name (a string)"};
     case Slot::PairBackward: return {"'backward'", "a graph name (a string)"};
+    case Slot::PairJoint: return {"'joint'", "a graph name (a string)"};
+    case Slot::PairBudget: return {"'budget'", "a number from 0 to 1"};
     case Slot::Schedule: return {"each entry of 'schedules'", "an object"};
     case Slot::ScheduleName: return {"'name'", "a non-empty string"};
     case Slot::ScheduleGraph: return {"'graph'", "a graph name (a string)"};
@@ -139,6 +144,8 @@ struct NodeRecord {
     std::string name, target, stack_trace, meta, module, module_type;
     bool has_module = false, has_module_type = false;
     OpKind op = OpKind::CallFunction;
+    NodePhase phase = NodePhase::Unknown;
+    std::int64_t flops = -1;              // -1: absent
     std::vector<std::string> inputs;      // first n_inputs are used; the rest keep their capacity
     std::vector<std::uint32_t> input_tags;  // NameIndex::tag_of each input, computed as it is read
     std::size_t n_inputs = 0;
@@ -156,6 +163,8 @@ struct NodeRecord {
         stack_trace.clear();
         meta.clear();
         has_module = has_module_type = false;
+        phase = NodePhase::Unknown;
+        flops = -1;
         seen = 0;
     }
     void add_input(std::string_view s, std::uint32_t tag) {
@@ -174,6 +183,7 @@ struct NodeRecord {
 struct PendingGraph {
     std::string name;
     GraphKind kind = GraphKind::Other;
+    std::int64_t num_fwd_outputs = -1;
     std::vector<NodeRecord> nodes;
     std::size_t end_offset = 0;
 };
@@ -200,7 +210,9 @@ struct StagedSchedule {
 };
 
 struct StagedPair {
-    std::string forward, backward;
+    std::string forward, backward, joint;
+    bool joint_given = false;
+    double budget = -1.0;
     std::size_t index = 0;
     std::size_t end_offset = 0;
 };
@@ -245,6 +257,10 @@ public:
         case Slot::NodeMeta: break;
         case Slot::NodeModule: break;      // null: absent
         case Slot::NodeModuleType: break;
+        case Slot::NodePhase: break;       // null: absent
+        case Slot::NodeFlops: break;
+        case Slot::PairJoint: break;
+        case Slot::PairBudget: break;
         case Slot::StorageRole: break;
         case Slot::StorageLabel: break;
         case Slot::ScheduleSource: break;
@@ -287,11 +303,15 @@ public:
         return true;
     }
 
-    bool number_float(double, const std::string& token) {
+    bool number_float(double v, const std::string& token) {
         if (skip_depth_ > 0) return capture_scalar(token);
         const Slot s = slot();
         if (s == Slot::Skip) return true;
         if (s == Slot::TopProducer) return scalar_producer(token);
+        if (s == Slot::PairBudget) {
+            budget(v, token);
+            return true;
+        }
         const bool digits_only = token.find_first_not_of("-0123456789") == std::string::npos;
         if (digits_only && is_integer_slot(s))
             fail(std::string(slot_info(s).field) + " is out of range (beyond 64-bit integers): " + token);
@@ -328,7 +348,7 @@ public:
             break;
         case Slot::GraphKind:
             if (!parse_graph_kind(v, graph_kind_))
-                fail("unknown graph kind " + squote(v) + " (expected forward, backward, inference or other)");
+                fail("unknown graph kind " + squote(v) + " (expected forward, backward, inference, other or joint)");
             break;
         case Slot::NodeName:
             if (v.empty()) wrong(s, "an empty string");
@@ -343,6 +363,9 @@ public:
                      " (expected placeholder, get_attr, call_function, call_method, call_module or output)");
             break;
         case Slot::NodeTarget: rec_.target.assign(v); break;
+        case Slot::NodePhase:
+            if (!parse_node_phase(v, rec_.phase)) fail("unknown phase " + squote(v) + " (expected forward or backward)");
+            break;
         case Slot::NodeInput: {
             const std::uint32_t tag = NameIndex::tag_of(v);
             if (builder_) builder_->prefetch_name(tag);
@@ -380,6 +403,10 @@ public:
         case Slot::OtherText: val_text_ = v; break;
         case Slot::PairForward: pair_.forward = v; break;
         case Slot::PairBackward: pair_.backward = v; break;
+        case Slot::PairJoint:
+            pair_.joint = v;
+            pair_.joint_given = true;
+            break;
         default: wrong(s, "a string");
         }
         return true;
@@ -468,9 +495,11 @@ public:
             break;
         case Frame::Graph:
             seen = &graph_seen_;
-            key_slot_ = k == "name" ? Slot::GraphName : k == "kind" ? Slot::GraphKind
-                                                    : k == "nodes" ? Slot::GraphNodes
-                                                                   : Slot::Skip;
+            key_slot_ = k == "name"              ? Slot::GraphName
+                        : k == "kind"            ? Slot::GraphKind
+                        : k == "nodes"           ? Slot::GraphNodes
+                        : k == "num_fwd_outputs" ? Slot::GraphNumFwdOutputs
+                                                 : Slot::Skip;
             break;
         case Frame::Node:
             seen = &rec_.seen;
@@ -483,6 +512,8 @@ public:
                         : k == "meta"        ? Slot::NodeMeta
                         : k == "module"      ? Slot::NodeModule
                         : k == "module_type" ? Slot::NodeModuleType
+                        : k == "phase"       ? Slot::NodePhase
+                        : k == "flops"       ? Slot::NodeFlops
                                              : Slot::Skip;
             break;
         case Frame::ValObject:
@@ -497,7 +528,11 @@ public:
             break;
         case Frame::Pair:
             seen = &pair_seen_;
-            key_slot_ = k == "forward" ? Slot::PairForward : k == "backward" ? Slot::PairBackward : Slot::Skip;
+            key_slot_ = k == "forward"    ? Slot::PairForward
+                        : k == "backward" ? Slot::PairBackward
+                        : k == "joint"    ? Slot::PairJoint
+                        : k == "budget"   ? Slot::PairBudget
+                                          : Slot::Skip;
             break;
         case Frame::Schedule:
             seen = &schedule_seen_;
@@ -690,7 +725,7 @@ private:
 
     static bool is_integer_slot(Slot s) {
         return s == Slot::TopVersion || s == Slot::StorageId || s == Slot::StorageNbytes || s == Slot::TensorStorage ||
-               s == Slot::TensorOffset || s == Slot::Dim;
+               s == Slot::TensorOffset || s == Slot::Dim || s == Slot::GraphNumFwdOutputs || s == Slot::NodeFlops;
     }
 
     void integer(std::int64_t v) {
@@ -712,9 +747,23 @@ private:
             break;
         case Slot::TensorStorage: val_storage_ = v; break;
         case Slot::TensorOffset: val_offset_ = v; break;
+        case Slot::GraphNumFwdOutputs:
+            if (v < 0) wrong(s, std::to_string(v));
+            graph_num_fwd_ = v;
+            break;
+        case Slot::NodeFlops:
+            if (v < 0) wrong(s, std::to_string(v));
+            rec_.flops = v;
+            break;
+        case Slot::PairBudget: budget(static_cast<double>(v), std::to_string(v)); break;
         case Slot::Dim: rec_.dims.push_back(v); break;
         default: wrong(s, std::to_string(v));
         }
+    }
+
+    void budget(double v, const std::string& token) {
+        if (!(v >= 0.0 && v <= 1.0)) fail("'budget' must be a number from 0 to 1, got " + token);
+        pair_.budget = v;
     }
 
     // ---- entities ----
@@ -742,6 +791,7 @@ private:
         graph_seen_ = 0;
         graph_name_.clear();
         graph_kind_ = GraphKind::Other;
+        graph_num_fwd_ = -1;
         node_count_ = 0;
         pending_.nodes.clear();
         builder_.reset();
@@ -775,12 +825,16 @@ private:
         for (Slot k : {Slot::GraphName, Slot::GraphKind, Slot::GraphNodes})
             if (!(graph_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
         if (node_count_ == 0) fail("the graph has no nodes (an FX graph always has at least its output node)");
+        if (graph_kind_ == GraphKind::Joint && !(graph_seen_ & bit(Slot::GraphNumFwdOutputs)))
+            throw Error(location_at(cursor_offset()) + "graph " + squote(graph_name_) + ": a joint graph needs 'num_fwd_outputs'");
         if (builder_) {
-            builder_->finish();
+            builder_->set_num_fwd_outputs(graph_num_fwd_);
+            check_joint(builder_->finish(), cursor_offset());
             builder_.reset();
         } else {
             pending_.name = graph_name_;
             pending_.kind = graph_kind_;
+            pending_.num_fwd_outputs = graph_num_fwd_;
             pending_.end_offset = cursor_offset();
             if (storages_done_ && deferred_.empty()) {
                 replay(pending_);
@@ -798,7 +852,20 @@ private:
         std::optional<GraphBuilder> builder;
         builder.emplace(file_, g.name, g.kind);
         for (NodeRecord& r : g.nodes) emit(*builder, g.name, r);
-        builder->finish();
+        builder->set_num_fwd_outputs(g.num_fwd_outputs);
+        check_joint(builder->finish(), g.end_offset);
+    }
+
+    // A joint graph ends with its output node, whose first num_fwd_outputs inputs are the forward's.
+    void check_joint(const Graph& g, std::size_t offset) const {
+        if (g.kind != GraphKind::Joint) return;
+        const Node& last = g.nodes.back();
+        const auto where = [&] { return location_at(offset) + "graph " + squote(g.name) + ": "; };
+        if (last.op != OpKind::Output)
+            throw Error(where() + "a joint graph must end with its output node, not " + squote(last.name));
+        if (static_cast<std::uint64_t>(g.num_fwd_outputs) > last.inputs.size())
+            throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) + " but the output node has " +
+                        std::to_string(last.inputs.size()) + " inputs");
     }
 
     void end_val_object() {
@@ -932,6 +999,16 @@ private:
                 throw Error(location_at(p.end_offset) + place + "graph " + squote(p.forward) +
                             " cannot be its own backward");
             file_.add_pair(p.forward, p.backward);
+            Pair& added = file_.pairs.back();
+            added.budget = p.budget;
+            if (p.joint_given) {
+                const int j = file_.find_graph(p.joint);
+                if (j < 0) throw Error(location_at(p.end_offset) + place + "unknown joint graph " + squote(p.joint));
+                if (file_.graphs[static_cast<std::size_t>(j)].kind != GraphKind::Joint)
+                    throw Error(location_at(p.end_offset) + place + "graph " + squote(p.joint) + " is not a joint graph (kind '" +
+                                std::string(to_string(file_.graphs[static_cast<std::size_t>(j)].kind)) + "')");
+                added.joint = j;
+            }
         }
         resolve_schedules();
     }
@@ -989,6 +1066,8 @@ private:
             if (!r.stack_trace.empty()) b.set_stack_trace(r.stack_trace);
             if (!r.meta.empty()) b.set_meta_json(r.meta);
             if (r.has_module) b.set_module(r.module, r.has_module_type ? std::string_view(r.module_type) : std::string_view{});
+            if (r.flops >= 0) b.set_flops(r.flops);
+            if (r.phase != NodePhase::Unknown) b.set_phase(r.phase);
             b.end_node();
         } catch (const Error& e) {
             rethrow_at(e, r.end_offset);
@@ -1085,6 +1164,7 @@ private:
 
     std::string graph_name_;
     GraphKind graph_kind_ = GraphKind::Other;
+    std::int64_t graph_num_fwd_ = -1;
     std::size_t graph_count_ = 0, node_count_ = 0;
     std::optional<GraphBuilder> builder_;
     PendingGraph pending_;

@@ -3,6 +3,8 @@
 #include "fxmem/io.h"
 #include "json_text.h"
 
+#include <charconv>
+
 #include <vector>
 
 namespace fxmem {
@@ -69,6 +71,16 @@ void append_val(std::string& out, const GraphFile& file, const Graph& g, std::sp
     }
 }
 
+// The shortest text that reads back as the same double, with ".0" on whole numbers as Python
+// writes them ("1.0", "0.6").
+void append_double(std::string& out, double v) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    const std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
+    out += text;
+    if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
+}
+
 void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId id) {
     const Node& n = g.node(id);
     out += "{\"name\": ";
@@ -101,6 +113,14 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
             out += ", \"module_type\": ";
             append_string(out, m->type);
         }
+    }
+    if (const NodePhase phase = g.phase(id); phase != NodePhase::Unknown) {
+        out += ", \"phase\": ";
+        append_string(out, to_string(phase));
+    }
+    if (const std::int64_t flops = g.flops(id); flops >= 0) {
+        out += ", \"flops\": ";
+        append_int(out, flops);
     }
     out.push_back('}');
 }
@@ -140,6 +160,10 @@ std::string to_json(const GraphFile& file) {
         append_string(out, g.name);
         out += ", \"kind\": ";
         append_string(out, to_string(g.kind));
+        if (g.num_fwd_outputs >= 0) {
+            out += ", \"num_fwd_outputs\": ";
+            append_int(out, g.num_fwd_outputs);
+        }
         out += ", \"nodes\": [";
         for (std::size_t i = 0; i < g.size(); ++i) {
             out += i ? ",\n    " : "\n    ";
@@ -156,6 +180,14 @@ std::string to_json(const GraphFile& file) {
             append_string(out, file.graphs[file.pairs[i].forward].name);
             out += ", \"backward\": ";
             append_string(out, file.graphs[file.pairs[i].backward].name);
+            if (file.pairs[i].joint >= 0) {
+                out += ", \"joint\": ";
+                append_string(out, file.graphs[static_cast<std::size_t>(file.pairs[i].joint)].name);
+            }
+            if (file.pairs[i].budget >= 0) {
+                out += ", \"budget\": ";
+                append_double(out, file.pairs[i].budget);
+            }
             out.push_back('}');
         }
         out += "\n]";

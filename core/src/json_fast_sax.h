@@ -1,6 +1,6 @@
 // A fast JSON tokenizer over a contiguous buffer that drives the same SAX callbacks as
 // nlohmann::json::sax_parse, for the loader's common case. It is deliberately partial: anything it
-// does not handle exactly like nlohmann (floats, huge integers, surrogate escapes, a BOM, control
+// does not handle exactly like nlohmann (floats out of range, huge integers, surrogate escapes, a BOM, control
 // characters, malformed UTF-8, any syntax error) makes it return false, and the caller re-runs
 // nlohmann from the start, so every message stays nlohmann's. On true, the callbacks it made are
 // exactly those nlohmann would have made for the same text.
@@ -167,7 +167,30 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         }
     };
 
-    // Reads one integer; floats, leading zeros and out-of-range values are left to nlohmann.
+    // Reads one number; leading zeros and out-of-range values are left to nlohmann. A float is
+    // handed over with its text, as nlohmann does (from_chars rounds correctly, as strtod does).
+    const auto read_float = [&](const char* start) -> bool {
+        const auto digit_run = [&] {
+            const char* d = p;
+            while (p < end && *p >= '0' && *p <= '9') ++p;
+            return p > d;
+        };
+        if (p < end && *p == '.') {
+            ++p;
+            if (!digit_run()) return false;
+        }
+        if (p < end && (*p == 'e' || *p == 'E')) {
+            ++p;
+            if (p < end && (*p == '+' || *p == '-')) ++p;
+            if (!digit_run()) return false;
+        }
+        double v = 0;
+        const auto r = std::from_chars(start, p, v);
+        if (r.ec != std::errc() || r.ptr != p) return false;
+        cursor = p;
+        h.number_float(v, std::string(start, p));
+        return true;
+    };
     const auto read_number = [&]() -> bool {
         const char* start = p;
         const bool negative = *p == '-';
@@ -176,7 +199,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         while (p < end && *p >= '0' && *p <= '9') ++p;
         if (p == digits) return false;
         if (*digits == '0' && p - digits > 1) return false;
-        if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return false;
+        if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return read_float(start);
         if (negative && p - digits == 1 && *digits == '0') return false;  // "-0": leave it
         cursor = p;
         if (negative) {

@@ -15,7 +15,8 @@ namespace {
 
 constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",    "call_function",
                                                      "call_method", "call_module", "output"};
-constexpr std::array<std::string_view, 4> kKindNames = {"forward", "backward", "inference", "other"};
+constexpr std::array<std::string_view, 5> kKindNames = {"forward", "backward", "inference", "other", "joint"};
+constexpr std::array<std::string_view, 3> kPhaseNames = {"", "forward", "backward"};
 constexpr std::array<std::string_view, 9> kRoleNames = {"",           "parameter", "buffer",   "input",    "activation",
                                                        "output",     "tangent",   "gradient", "temporary"};
 
@@ -41,6 +42,17 @@ bool parse_op_kind(std::string_view text, OpKind& out) {
     for (std::size_t i = 0; i < kOpNames.size(); ++i)
         if (kOpNames[i] == text) {
             out = static_cast<OpKind>(i);
+            return true;
+        }
+    return false;
+}
+
+std::string_view to_string(NodePhase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
+
+bool parse_node_phase(std::string_view text, NodePhase& out) {
+    for (std::size_t i = 1; i < kPhaseNames.size(); ++i)
+        if (kPhaseNames[i] == text) {
+            out = static_cast<NodePhase>(i);
             return true;
         }
     return false;
@@ -268,6 +280,20 @@ void GraphBuilder::set_module(std::string_view name, std::string_view type) {
     graph_.nodes.back().module = at;
 }
 
+void GraphBuilder::set_flops(std::int64_t flops) {
+    if (!in_node_) throw Error(where() + ": flops outside a node");
+    if (flops < 0) throw Error(where() + ": negative flops");
+    // Grown on use: earlier nodes without flops read -1; finish() sizes it to the graph.
+    graph_.node_flops.resize(graph_.nodes.size(), -1);
+    graph_.node_flops.back() = flops;
+}
+
+void GraphBuilder::set_phase(NodePhase phase) {
+    if (!in_node_) throw Error(where() + ": phase outside a node");
+    graph_.node_phases.resize(graph_.nodes.size(), NodePhase::Unknown);
+    graph_.node_phases.back() = phase;
+}
+
 void GraphBuilder::val_null() {
     if (!in_node_) throw Error(where() + ": val outside a node");
     graph_.val_tokens.push_back({ValToken::Kind::Null, 0});
@@ -407,6 +433,9 @@ Graph& GraphBuilder::finish() {
             g.user_ids[fill[g.input_ids[k].index()]++] = NodeId(static_cast<std::int32_t>(i));
     }
     for (std::size_t i = 0; i < n; ++i) g.nodes[i].users = {count[i], count[i + 1]};
+
+    if (!g.node_flops.empty()) g.node_flops.resize(n, -1);
+    if (!g.node_phases.empty()) g.node_phases.resize(n, NodePhase::Unknown);
 
     const auto index = static_cast<std::uint32_t>(file_.graphs.size());
     file_.graph_index_.insert(graph_.name, index, [this](std::uint32_t i) { return std::string_view(file_.graphs[i].name); });

@@ -1,7 +1,8 @@
 """fxmem_export: write PyTorch compiled FX graphs to the fxmem file format (v1).
 
     fxmem_export.save(path, forward=gm, backward=gm2, reference=True)
-    torch.compile(model, backend=fxmem_export.backend("model.fxmem.json", inner="eager"))
+    torch.compile(model, backend=fxmem_export.backend("model.fxmem.json", inner="partition"))
+    fxmem_export.sweep(model, args, "budgets.fxmem.json")   # one min-cut pair per memory budget
     fxmem_export.apply_schedule(gm, "schedule.json")
 
 See docs/exporter.md.
@@ -21,7 +22,9 @@ from .errors import (
     ProducerError,
     ScheduleError,
 )
+from .remat import RematPlanError, apply_remat
 from .schedule import apply_schedule
+from .sweep import sweep
 
 __all__ = [
     "FORMAT_VERSION",
@@ -32,8 +35,11 @@ __all__ = [
     "MissingValError",
     "NothingCapturedError",
     "ProducerError",
+    "RematPlanError",
     "ScheduleError",
+    "apply_remat",
     "apply_schedule",
     "backend",
     "save",
+    "sweep",
 ]

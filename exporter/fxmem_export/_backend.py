@@ -43,9 +43,10 @@ class Region:
 
     def __init__(self, index: int) -> None:
         self.index = index
-        self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": []}
+        self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": [], "joint": []}
         self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
         self.write_error: ExportWriteError | None = None  # a write that failed inside the backend call
+        self.joint_captures: list[Any] = []  # inner="partition": _joint.JointCapture per partition
 
     @property
     def prefix(self) -> str:
@@ -53,17 +54,19 @@ class Region:
 
     def named_graphs(self) -> list[tuple[str, str, fx.GraphModule]]:
         out = []
-        for kind in ("forward", "backward", "inference"):
+        for kind in ("forward", "backward", "inference", "joint"):
             for j, gm in enumerate(self.graphs[kind]):
                 out.append((f"{self.prefix}.{kind}" + (str(j) if j else ""), kind, gm))
         return out
 
-    def pairs(self) -> list[tuple[str, str]]:
-        fw, bw = self.graphs["forward"], self.graphs["backward"]
-        return [
-            (f"{self.prefix}.forward" + (str(j) if j else ""), f"{self.prefix}.backward" + (str(j) if j else ""))
-            for j in range(min(len(fw), len(bw)))
-        ]
+    def pairs(self) -> list[tuple[Any, ...]]:
+        fw, bw, joint = self.graphs["forward"], self.graphs["backward"], self.graphs["joint"]
+        out: list[tuple[Any, ...]] = []
+        for j in range(min(len(fw), len(bw))):
+            suffix = str(j) if j else ""
+            pair: tuple[Any, ...] = (f"{self.prefix}.forward{suffix}", f"{self.prefix}.backward{suffix}")
+            out.append(pair + ({"joint": f"{self.prefix}.joint{suffix}"},) if j < len(joint) else pair)
+        return out
 
     def missing_backward(self) -> bool:
         return len(self.graphs["backward"]) < len(self.graphs["forward"])
@@ -88,9 +91,11 @@ class FxmemBackend:
         overlap: bool = False,
         overlap_options: Mapping[str, Any] | None = None,
         overlap_estimate: Callable[..., Any] | None = None,
+        joint: bool | None = None,
+        remat: Any = None,
     ) -> None:
-        if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager"):
-            raise ValueError(f"inner must be 'inductor', 'eager' or a compiler callable, got {inner!r}")
+        if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager", "partition"):
+            raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
         if not (isinstance(inner, str) or callable(inner)):
             raise TypeError(f"inner must be a string or a callable, got {type(inner).__name__}")
         if path is not None:
@@ -98,7 +103,18 @@ class FxmemBackend:
         self.path = None if path is None else os.fspath(path)
         check_producer(producer)
         self.inner = inner
+        # inner="partition" records the joint graph it partitions (next to the pair) by default.
+        self.joint = (inner == "partition") if joint is None else bool(joint)
+        if self.joint and inner != "partition":
+            raise ValueError("joint=True needs inner='partition' (the joint graph is what the min-cut partitioner cuts)")
         self.reference = reference
+        if remat is not None and inner != "partition":
+            raise ValueError("remat=PLAN needs inner='partition' (the plan tags the joint graph the min-cut partitioner cuts)")
+        if remat is not None:
+            from .remat import load_plan
+
+            load_plan(remat)  # a malformed plan fails now
+        self.remat = remat
         self.producer = dict(producer or {})
         self.overlap, self.overlap_options, self.overlap_estimate = overlap, overlap_options, overlap_estimate
         if overlap:
@@ -157,8 +173,17 @@ class FxmemBackend:
 
             return compiler
 
+        extra: dict[str, Any] = {}
+        if inner == "partition":
+            from ._partition import partition_fn_for
+
+            extra["partition_fn"] = partition_fn_for(self, region)
+            if self.remat is not None:
+                from .remat import remat_partition_fn
+
+                extra["partition_fn"] = remat_partition_fn(extra["partition_fn"], self.remat)
         return aot_autograd(
-            fw_compiler=make("forward"), bw_compiler=make("backward"), inference_compiler=make("inference")
+            fw_compiler=make("forward"), bw_compiler=make("backward"), inference_compiler=make("inference"), **extra
         )(gm, example_inputs)
 
     def _compile_inductor(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
@@ -215,7 +240,8 @@ class FxmemBackend:
             if self.overlap:
                 from .overlap import add_schedules
 
-                add_schedules(doc, [(name, gm) for name, _, gm in self.graphs()], estimate=self.overlap_estimate,
+                add_schedules(doc, [(name, gm) for name, kind, gm in self.graphs() if kind != "joint"],
+                              estimate=self.overlap_estimate,
                               options=self.overlap_options, cache=self._overlap_cache)
             return doc
 
@@ -260,14 +286,26 @@ def backend(
     overlap: bool = False,
     overlap_options: Mapping[str, Any] | None = None,
     overlap_estimate: Callable[..., Any] | None = None,
+    joint: bool | None = None,
+    remat: Any = None,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
 
     ``inner``: "inductor" (compile with Inductor, capturing the graphs Inductor's AOTAutograd
     hands to its inner compiler, before post-grad passes), "eager" (AOTAutograd with the
-    default partitioner, graphs run as they are), or a callable ``(gm, example_inputs) ->
-    compiled`` used as fw/bw/inference compiler after capture.
+    default partitioner, graphs run as they are), "partition" (AOTAutograd with the min-cut
+    partitioner Inductor uses, ``min_cut_rematerialization_partition(compiler="inductor")``,
+    graphs run as they are, any device), or a callable ``(gm, example_inputs) -> compiled``
+    used as fw/bw/inference compiler after capture.
+
+    ``joint``: also write the joint forward+backward graph each pair was partitioned from
+    (graph ``regionN.joint``, kind "joint"; the pair's "joint" key). Default: on for
+    ``inner="partition"``, which alone allows it.
+
+    ``remat``: a recompute plan (``fxmem-cli remat -o PLAN.json``; a path or its mapping), with
+    ``inner="partition"``: the joint graph is tagged per the plan (fxmem_export.remat) before the
+    min-cut partition, and the backward is put in the plan's order.
 
     ``overlap=True``: every captured graph that has collectives (``wait_tensor``) also gets the
     node order of Inductor's ``schedule_overlap_bucketing`` as the schedule "inductor-overlap",
@@ -276,4 +314,4 @@ def backend(
     runtime estimate).
     """
     return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
-                        overlap_options=overlap_options, overlap_estimate=overlap_estimate)
+                        overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat)

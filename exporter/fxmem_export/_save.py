@@ -28,6 +28,8 @@ def save(
     overlap: bool = False,
     overlap_options: Mapping[str, Any] | None = None,
     overlap_estimate: Callable[..., Any] | None = None,
+    joint: fx.GraphModule | None = None,
+    num_fwd_outputs: int | None = None,
 ) -> dict[str, Any]:
     """Write an fxmem file (format v1) for one compiled graph or one forward/backward pair.
 
@@ -38,8 +40,11 @@ def save(
     gets a "reference" block with what torch's memory_estimator computes on these graphs.
     ``producer`` adds free-form keys to the "producer" object. With ``overlap=True`` every graph
     that has collectives gets Inductor's overlap order as the schedule "inductor-overlap"
-    (``overlap_options``/``overlap_estimate``: see fxmem_export.overlap). The file is written
-    atomically. Returns the written document (a dict).
+    (``overlap_options``/``overlap_estimate``: see fxmem_export.overlap). ``joint``: the joint
+    forward+backward GraphModule the pair was partitioned from, written as graph "joint" (kind
+    "joint", the pair's "joint" key); ``num_fwd_outputs`` is the partitioner's argument (default:
+    what the fxmem backend recorded on the GraphModule). The file is written atomically.
+    Returns the written document (a dict).
     """
     if overlap:
         from .overlap import pass_options
@@ -47,8 +52,8 @@ def save(
         pass_options(overlap_options)  # a bad option fails before anything is written
     fwd = _graph_of(forward, "forward")
     if inference:
-        if backward is not None:
-            raise ValueError("inference=True exports a single graph; do not pass a backward graph")
+        if backward is not None or joint is not None:
+            raise ValueError("inference=True exports a single graph; do not pass a backward or joint graph")
         graphs = [("inference", "inference", fwd)]
         pairs: list[tuple[str, str]] = []
     else:
@@ -57,12 +62,18 @@ def save(
         if backward is not None:
             graphs.append(("backward", "backward", _graph_of(backward, "backward")))
             pairs.append(("forward", "backward"))
+        if joint is not None:
+            from ._joint import attach_joint
+
+            graphs.append(("joint", "joint", attach_joint(joint, num_fwd_outputs)))
+            if pairs:
+                pairs = [("forward", "backward", {"joint": "joint"})]
     doc = build_document(graphs, pairs, reference=reference, producer=producer)
     if overlap:
         from .overlap import add_schedules
 
-        originals = {"forward": forward, "inference": forward, "backward": backward}
-        add_schedules(doc, [(name, originals[name]) for name, _, _ in graphs],
+        originals = {"forward": forward, "inference": forward, "backward": backward}  # not the joint graph
+        add_schedules(doc, [(name, originals[name]) for name, _, _ in graphs if name in originals],
                       estimate=overlap_estimate, options=overlap_options)
     write_json_atomic(path, doc)
     return doc

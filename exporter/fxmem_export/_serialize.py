@@ -155,11 +155,16 @@ def _root_type(graph: fx.Graph) -> str | None:
     return (getattr(gm, "meta", None) or {}).get(ROOT_TYPE_META)
 
 
-def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegistry) -> dict[str, Any]:
+def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegistry,
+                  flops: Any = None) -> dict[str, Any]:
+    """``flops``: a _flops.FlopCounter shared by the document's graphs (None: a new one)."""
     check_graph(graph, name)
     # Modules only for graphs traced with module stacks; there a node without one ran in the root.
     modules = _has_module_stacks(graph)
     root_type = _root_type(graph)
+    extra = _graph_extras(graph, name, kind, flops)
+    phase = extra.pop("phase", {})
+    node_flops = extra.pop("flops", {})
     nodes = []
     for node in graph.nodes:
         entry: dict[str, Any] = {
@@ -173,7 +178,7 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
         if isinstance(trace, str) and trace:
             entry["stack_trace"] = trace
         if modules:
-            module = innermost_module(node, backward=(kind == "backward"))
+            module = innermost_module(node, backward=(kind == "backward" or phase.get(node.name) == "backward"))
             if module is not None:  # None: a path in an unknown spelling, better nothing than it
                 entry["module"] = module[0]
                 module_type = module[1] or (root_type if module[0] == "" else None)
@@ -182,8 +187,30 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
         meta = _node_meta(node)
         if meta:
             entry["meta"] = meta
+        if node.name in phase:
+            entry["phase"] = phase[node.name]
+        if node.name in node_flops:
+            entry["flops"] = node_flops[node.name]
         nodes.append(entry)
-    return {"name": name, "kind": kind, "nodes": nodes}
+    return {"name": name, "kind": kind, **extra, "nodes": nodes}
+
+
+def _graph_extras(graph: fx.Graph, name: str, kind: str, flops: Any) -> dict[str, Any]:
+    """Per-node FLOPs (forward, backward and joint graphs) and, for a joint graph, its
+    num_fwd_outputs and each node's phase: {"num_fwd_outputs", "phase", "flops"}."""
+    from ._flops import FlopCounter
+    from ._joint import distinct_forward_outputs, num_fwd_outputs_of, phases
+
+    extra: dict[str, Any] = {}
+    if kind == "joint":
+        nfo = num_fwd_outputs_of(graph)
+        if nfo is None:
+            raise ValueError(f"joint graph {name!r}: its GraphModule has no num_fwd_outputs")
+        extra["num_fwd_outputs"] = distinct_forward_outputs(graph, nfo)  # splits the output node's inputs
+        extra["phase"] = phases(graph, nfo)
+    if kind in ("forward", "backward", "joint"):
+        extra["flops"] = (flops or FlopCounter()).graph(graph)
+    return extra
 
 
 def producer_info(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -217,7 +244,7 @@ def check_producer(extra: Mapping[str, Any] | None) -> None:
 
 def build_document(
     graphs: list[tuple[str, str, fx.Graph]],
-    pairs: list[tuple[str, str]],
+    pairs: list[tuple[str, str]] | list[tuple[str, str, dict[str, Any]]],
     *,
     reference: bool,
     producer: Mapping[str, Any] | None = None,
@@ -226,8 +253,10 @@ def build_document(
     names = [g[0] for g in graphs]
     if len(set(names)) != len(names):
         raise ValueError(f"graph names must be unique, got {names}")
-    registry = StorageRegistry()
-    out_graphs = [graph_to_json(g, name, kind, registry) for name, kind, g in graphs]
+    from ._flops import FlopCounter
+
+    registry, flops = StorageRegistry(), FlopCounter()
+    out_graphs = [graph_to_json(g, name, kind, registry, flops) for name, kind, g in graphs]
     for sid, (role, label) in storage_roles([(kind, g) for _, kind, g in graphs], registry.id_of).items():
         registry.entries[sid]["role"] = role
         if label:
@@ -239,13 +268,13 @@ def build_document(
         "storages": registry.entries,
         "graphs": out_graphs,
     }
-    if pairs:
-        doc["pairs"] = [{"forward": f, "backward": b} for f, b in pairs]
+    if pairs:  # (forward, backward) or (forward, backward, {"joint": ..., "budget": ...})
+        doc["pairs"] = [{"forward": p[0], "backward": p[1], **(p[2] if len(p) > 2 else {})} for p in pairs]
     if reference:
         from .reference import reference_block
 
         by_name = {name: g for name, _, g in graphs}
-        doc["reference"] = reference_block(by_name, pairs)
+        doc["reference"] = reference_block(by_name, [(p[0], p[1]) for p in pairs])
     return doc
 
 

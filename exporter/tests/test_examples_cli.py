@@ -43,3 +43,70 @@ def test_module_entry_point():
     proc = subprocess.run([sys.executable, "-m", "fxmem_export.examples", "--list"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "gpt" in proc.stdout
+
+
+def torch_pair(name, partition_fn):
+    """The forward/backward node names torch's own aot_autograd hands to its compilers for
+    example ``name`` on meta, with ``partition_fn`` (None: AOTAutograd's default partition)."""
+    import functools
+
+    import torch
+    from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
+    from torch._dynamo.backends.common import aot_autograd
+
+    from fxmem_export.examples.models import build
+
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model, inputs, options = build(name, "meta")
+    got = {}
+
+    def keep(kind):
+        def compiler(gm, _):
+            got[kind] = [n.name for n in gm.graph.nodes]
+            return make_boxed_func(gm.forward)
+        return compiler
+
+    kw = {} if partition_fn is None else {
+        "partition_fn": functools.partial(min_cut_rematerialization_partition, compiler="inductor")}
+    be = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"), **kw)
+    torch.compile(model, backend=be, fullgraph=True, **options)(*inputs).sum().backward()
+    torch._dynamo.reset()
+    return got
+
+
+@pytest.mark.parametrize("inner", [None, "partition", "eager"])
+def test_examples_use_min_cut_by_default(tmp_path, inner):
+    path = tmp_path / "mlp.fxmem.json"
+    assert main(["mlp", "-o", str(path)] + ([] if inner is None else ["--inner", inner])) == 0
+    doc = json.loads(path.read_text())
+    assert doc["producer"]["inner"] == (inner or "partition")
+    names = {g["name"]: [n["name"] for n in g["nodes"]] for g in doc["graphs"]}
+    assert names == torch_pair("mlp", None if inner == "eager" else "min_cut")
+    assert names["backward"] != torch_pair("mlp", None if inner != "eager" else "min_cut")["backward"]
+
+
+def test_examples_joint_and_sweep(tmp_path):
+    path = tmp_path / "mlp.fxmem.json"
+    assert main(["mlp", "-o", str(path), "--joint"]) == 0
+    doc = json.loads(path.read_text())
+    assert [(g["name"], g["kind"]) for g in doc["graphs"]] == [
+        ("forward", "forward"), ("backward", "backward"), ("joint", "joint")]
+    assert doc["pairs"] == [{"forward": "forward", "backward": "backward", "joint": "joint"}]
+    path = tmp_path / "mlp_sweep.fxmem.json"
+    assert main(["mlp", "--sweep", "--budgets", "1.0,0.0", "-o", str(path), "--with-reference"]) == 0
+    doc = json.loads(path.read_text())
+    assert [(p["forward"], p["budget"], p["joint"]) for p in doc["pairs"]] == [
+        ("budget=1.0.forward", 1.0, "joint"), ("budget=0.0.forward", 0.0, "joint")]
+    assert doc["producer"]["example"] == "mlp" and len(doc["reference"]["pairs"]) == 2
+
+
+def test_examples_new_usage_errors(tmp_path, capsys):
+    out = str(tmp_path / "x.json")
+    for argv in (["mlp", "-o", out, "--joint", "--inner", "eager"], ["mlp", "-o", out, "--budgets", "1.0"],
+                 ["mlp", "-o", out, "--sweep", "--inner", "eager"], ["mlp", "-o", out, "--sweep", "--budgets", "a"]):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2, argv
+    assert main(["mlp", "-o", out, "--sweep", "--budgets", "1.5"]) == 1
+    assert "not a number in [0, 1]" in capsys.readouterr().err

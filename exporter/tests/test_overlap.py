@@ -192,13 +192,19 @@ def test_bad_options_and_no_process_group(tmp_path, fsdp_graphs):
 
 
 def test_an_option_that_needs_the_device_is_named(fsdp_graphs):
+    from torch._inductor.fx_passes.fusion_regions import build_fusion_regions
+
     options = {"enable_fusion_regions": True}  # estimates fused regions from the GPU's bandwidth
+    # The option measures only graphs with fusion regions: the min-cut forward has them (the
+    # min-cut backward has none).
+    gm = fsdp_graphs.forward
+    assert build_fusion_regions(gm)
     with fsdp.fake_process_group():
         if importlib.util.find_spec("triton") is None:
             with pytest.raises(RuntimeError, match=r"asked for Triton.*enable_fusion_regions"):
-                overlap.overlap_order(fsdp_graphs.backward, options=options)
+                overlap.overlap_order(gm, options=options)
         else:  # pragma: no cover - a torch build with Triton runs the option
-            assert len(overlap.overlap_order(fsdp_graphs.backward, options=options)) == len(fsdp_graphs.backward.graph.nodes)
+            assert len(overlap.overlap_order(gm, options=options)) == len(gm.graph.nodes)
 
 
 def test_no_memory_limit_at_all_is_explained(fsdp_graphs):
@@ -245,13 +251,14 @@ def test_backend_records_the_overlap_schedule(tmp_path, fsdp_graphs):
     with fsdp.fake_process_group():
         torch._dynamo.reset()
         model, inputs, _ = fsdp.build("meta")
-        be = fxmem_export.backend(path, inner="eager", overlap=True)
+        be = fxmem_export.backend(path, inner="partition", overlap=True)  # as the example, and a joint graph
         out = torch.compile(model, backend=be, fullgraph=True)(*inputs)
         doc = json.loads(path.read_text())
         assert [s["graph"] for s in doc["schedules"]] == ["region0.forward"]  # backward not compiled yet
         out.sum().backward()
         doc = be.save()
-        expected = {name: overlap.overlap_order(gm) for name, _, gm in be.graphs()}
+        expected = {name: overlap.overlap_order(gm) for name, kind, gm in be.graphs() if kind != "joint"}
+        assert [kind for _, kind, _ in be.graphs()] == ["forward", "backward", "joint"]  # no schedule of the joint
         torch._dynamo.reset()
     assert json.loads(path.read_text()) == doc
     assert {s["graph"]: s["order"] for s in doc["schedules"]} == expected

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # Regenerates the bundled example graphs (resources/examples/*.fxmem.json) with the exporter,
 # each with a "reference" block (what torch's memory_estimator computes on the same graphs).
-# Needs the venv from scripts/setup.sh (torch 2.13.0 + fxmem_export). Usage:
-#   resources/examples/regenerate.sh            # all examples
-#   resources/examples/regenerate.sh gpt cnn    # some of them
+# The pairs are PyTorch's min-cut partition (the exporter's inner="partition", what Inductor
+# partitions); llama_sweep holds llama partitioned at every activation memory budget 1.0..0.0
+# and the joint graph. Needs the venv from scripts/setup.sh (torch 2.13.0); this checkout's
+# exporter is used. Usage:
+#   resources/examples/regenerate.sh                  # all examples
+#   resources/examples/regenerate.sh gpt llama_sweep  # some of them
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 py=${FXMEM_PYTHON:-.venv/bin/python}
-if [ $# -eq 0 ]; then set -- gpt cnn mlp multiout inplace llama dynamic fsdp; fi
+export PYTHONPATH="$PWD/exporter${PYTHONPATH:+:$PYTHONPATH}"
+if [ $# -eq 0 ]; then set -- gpt cnn mlp multiout inplace llama dynamic fsdp llama_sweep; fi
 for name in "$@"; do
-  "$py" -m fxmem_export.examples "$name" -o "resources/examples/$name.fxmem.json" --with-reference
+  case "$name" in
+    *_sweep) "$py" -m fxmem_export.examples "${name%_sweep}" --sweep -o "resources/examples/$name.fxmem.json" --with-reference ;;
+    *) "$py" -m fxmem_export.examples "$name" -o "resources/examples/$name.fxmem.json" --with-reference ;;
+  esac
 done

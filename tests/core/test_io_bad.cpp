@@ -41,7 +41,8 @@ TEST(IoBad, EveryCorpusFileFailsWithItsMessage) {
     std::set<std::string> files;
     for (const auto& e : std::filesystem::directory_iterator(kBad)) {
         const std::string name = e.path().filename().string();
-        if (name != "expected.txt") files.insert(name);
+        // Subdirectories hold other documents' corpora (remat/: plans, tests/core/test_remat_cli.cpp).
+        if (name != "expected.txt" && !e.is_directory()) files.insert(name);
     }
     for (const std::string& name : files) {
         SCOPED_TRACE(name);

@@ -107,7 +107,9 @@ TEST(IoFast, FastPathTakesGoodFilesAndDeclinesWhatItLeavesToNlohmann) {
     }
     EXPECT_TRUE(fast_takes(small_file(R"(, "stack_trace": "a\"b\\c\/\n\u00e9\u4e2d")")));
     EXPECT_TRUE(fast_takes(small_file(", \"stack_trace\": \"caf\xc3\xa9\"")));
-    EXPECT_FALSE(fast_takes(small_file(R"(, "meta": {"f": 1.5})")));
+    EXPECT_TRUE(fast_takes(small_file(R"(, "meta": {"f": 1.5, "g": -0.25e-3, "h": 1E+2})")));
+    EXPECT_FALSE(fast_takes(small_file(R"(, "meta": {"f": 1e999})")));  // out of range: nlohmann's call
+    EXPECT_FALSE(fast_takes(small_file(R"(, "meta": {"f": 1.})")));
     EXPECT_FALSE(fast_takes(small_file(R"(, "stack_trace": "\ud83d\ude00")")));
     EXPECT_FALSE(fast_takes(small_file("") + ","));
 }
@@ -129,6 +131,12 @@ TEST(IoFast, TextTheFastPathHandlesOrDeclines) {
         small_file("", R"( "producer": "plain",)"),
         small_file("", R"( "producer": 12,)"),
         small_file(R"(, "stack_trace": 1.5)"),
+        small_file(R"(, "flops": 2.5)"),
+        small_file(R"(, "flops": 12, "phase": "backward")"),
+        small_file(R"(, "meta": {"f": 1.5e3, "g": -0.0, "h": 1e999, "i": 2E-2})"),
+        small_file(R"(, "meta": {"f": 1.})"),
+        small_file(R"(, "meta": {"f": 1.e5})"),
+        small_file(R"(, "meta": {"f": .5})"),
         small_file(R"(, "stack_trace": "x",)"),
         small_file(R"(, "stack_trace" "x")"),
         small_file(R"(, "stack_trace": tru)"),

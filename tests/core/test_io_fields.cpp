@@ -109,3 +109,64 @@ TEST(IoFields, SchedulesOfSeveralGraphsMayShareAName) {
     EXPECT_EQ(back.schedules[1].graph, 1u);
     EXPECT_EQ(back.schedules[1].source, "s");
 }
+
+// The recompute fields (docs/format.md): graph kind "joint" and "num_fwd_outputs", node "phase"
+// and "flops", pair "joint" and "budget" (tests/data/good/joint.json).
+namespace {
+void expect_joint_fields(const GraphFile& f) {
+    ASSERT_EQ(f.graphs.size(), 3u);
+    const Graph& j = f.graphs[0];
+    EXPECT_EQ(j.kind, GraphKind::Joint);
+    EXPECT_EQ(j.num_fwd_outputs, 1);
+    EXPECT_EQ(j.phase(j.find("primals_1")), NodePhase::Forward);
+    EXPECT_EQ(j.phase(j.find("tangents_1")), NodePhase::Backward);
+    EXPECT_EQ(j.phase(j.find("cos")), NodePhase::Backward);
+    EXPECT_EQ(j.flops(j.find("mm")), 1000);
+    EXPECT_EQ(j.flops(j.find("expand")), 0);
+    EXPECT_EQ(j.flops(j.find("primals_1")), -1);  // not given
+    const Graph& fwd = f.graphs[1];
+    EXPECT_EQ(fwd.kind, GraphKind::Forward);
+    EXPECT_EQ(fwd.num_fwd_outputs, -1);
+    EXPECT_EQ(fwd.phase(fwd.find("mm")), NodePhase::Unknown);
+    EXPECT_EQ(fwd.flops(fwd.find("mm")), 1000);
+    EXPECT_EQ(fwd.flops(fwd.find("output")), -1);
+    ASSERT_EQ(f.pairs.size(), 1u);
+    EXPECT_EQ(f.pairs[0].joint, 0);
+    EXPECT_EQ(f.pairs[0].budget, 1.0);
+}
+} // namespace
+
+TEST(IoFields, JointGraphPhasesFlopsAndPairBudgetAreRead) {
+    expect_joint_fields(load_file(std::string(FXMEM_TEST_DATA) + "/good/joint.json"));
+}
+
+TEST(IoFields, JointFieldsSurviveTheRoundTrip) {
+    const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/joint.json");
+    const std::string text = to_json(f);
+    EXPECT_NE(text.find(R"("kind": "joint", "num_fwd_outputs": 1,)"), std::string::npos);
+    EXPECT_NE(text.find(R"("joint": "joint", "budget": 1.0})"), std::string::npos);
+    const GraphFile again = load_buffer(text, "again.json");
+    expect_joint_fields(again);
+    EXPECT_EQ(to_json(again), text);
+}
+
+TEST(IoFields, BudgetsKeepTheirValueAndIntegersAreNumbersToo) {
+    const std::string base = to_json(load_file(std::string(FXMEM_TEST_DATA) + "/good/joint.json"));
+    for (const auto& [written, value] : std::vector<std::pair<std::string, double>>{
+             {"0.6", 0.6}, {"0", 0.0}, {"1", 1.0}, {"0.30000000000000004", 0.1 + 0.2}, {"5e-1", 0.5}}) {
+        std::string text = base;
+        text.replace(text.find("\"budget\": 1.0"), 13, "\"budget\": " + written);
+        const GraphFile f = load_buffer(text, "b.json");
+        EXPECT_EQ(f.pairs[0].budget, value) << written;
+        EXPECT_EQ(load_buffer(to_json(f), "c.json").pairs[0].budget, value) << written;
+    }
+}
+
+TEST(IoFields, FilesWithoutJointFieldsHaveNone) {
+    const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/pair.json");
+    EXPECT_TRUE(f.graphs[0].node_flops.empty());
+    EXPECT_TRUE(f.graphs[0].node_phases.empty());
+    EXPECT_EQ(f.pairs[0].joint, -1);
+    EXPECT_EQ(f.pairs[0].budget, -1.0);
+    EXPECT_EQ(to_json(f).find("budget"), std::string::npos);
+}

@@ -13,6 +13,7 @@ ViewState::ViewState(QObject* parent) : QObject(parent), builder_(new OrderedLiv
             live->analysis != scene_->segments.front().analysis)
             return;
         ordered_ = std::move(live);
+        liveAt_.reset();
         emit orderedLiveChanged();
     });
     connect(builder_, &OrderedLiveBuilder::failed, this, [this](const QString& message) {
@@ -34,12 +35,14 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     order_.clear();
     editedProfile_.clear();
     ordered_.reset();
+    liveAt_.reset();
     emit sceneChanged(scene_);
 }
 
 void ViewState::setCursorStep(std::int64_t step) {
     if (step == cursor_) return;
     cursor_ = step;
+    liveAt_.reset();
     emit cursorStepChanged(step);
 }
 
@@ -64,6 +67,7 @@ void ViewState::setEditedOrder(std::vector<fxmem::NodeId> order, std::vector<std
         order_.clear();
         editedProfile_.clear();
         ordered_.reset();
+        liveAt_.reset();
         if (was) emit orderChanged();
         emit orderedLiveChanged();
         return;
@@ -107,4 +111,10 @@ std::int64_t ViewState::plottedAt(std::int64_t step) const {
 std::int64_t ViewState::stepOf(NodeRef ref) const {
     if (!scene_ || !ref.valid()) return -1;
     return stepOf_ ? stepOf_(ref) : scene_->globalStep(ref.segment, ref.node);
+}
+
+const std::shared_ptr<const LiveAtStep>& ViewState::liveAtCursor() const {
+    if (!liveAt_)
+        liveAt_ = std::make_shared<const LiveAtStep>(scene_ && cursor_ >= 0 ? liveAtStep(*scene_, ordered_.get(), cursor_) : LiveAtStep{});
+    return liveAt_;
 }

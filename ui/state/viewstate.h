@@ -3,6 +3,7 @@
 // and views wire themselves to it instead of to each other; the main window only assembles them.
 // Setters emit their signal only when the value changes, so two-way wiring does not loop.
 #pragma once
+#include "analysis/liveatstep.h"
 #include "analysis/orderedlive.h"
 #include "loading/scene.h"
 
@@ -44,6 +45,9 @@ public:
     QString describeStep(std::int64_t step, bool edited = true) const;
     // The bytes plotted at a step: the edited curve once the live table follows it, else the scene's.
     std::int64_t plottedAt(std::int64_t step) const;
+    // The storages live at the cursor step in the order shown (liveAtStep), worked out once per
+    // step and order and shared by every panel that lists them; empty without a scene or cursor.
+    const std::shared_ptr<const LiveAtStep>& liveAtCursor() const;
     // Where a node runs now (the graph view knows the edited layout); the original step without a provider.
     std::int64_t stepOf(NodeRef ref) const;
     void setStepProvider(std::function<std::int64_t(NodeRef)> provider) { stepOf_ = std::move(provider); }
@@ -78,4 +82,5 @@ private:
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
     std::function<std::int64_t(NodeRef)> stepOf_;
+    mutable std::shared_ptr<const LiveAtStep> liveAt_;  // null: not worked out for this step and order yet
 };

@@ -16,7 +16,11 @@
 namespace fxmem {
 
 enum class OpKind : std::uint8_t { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
-enum class GraphKind : std::uint8_t { Forward, Backward, Inference, Other };
+// Joint: AOTAutograd's joint forward+backward graph, as handed to the partitioner
+// (docs/format.md; fxmem/remat.h simulates its partitions).
+enum class GraphKind : std::uint8_t { Forward, Backward, Inference, Other, Joint };
+// Which side of a joint graph a node is on (docs/format.md, NODE "phase"); Unknown when not given.
+enum class NodePhase : std::uint8_t { Unknown, Forward, Backward };
 // What a storage is for (docs/format.md, STORAGE "role"). Unknown: the file does not say; the
 // attribution derives a role from the graph's structure then (fxmem/attribution.h).
 enum class StorageRole : std::uint8_t { Unknown, Parameter, Buffer, Input, Activation, Output, Tangent, Gradient, Temporary };
@@ -27,6 +31,8 @@ std::string_view to_string(StorageRole role);  // "parameter", ...; "" for Unkno
 bool parse_storage_role(std::string_view text, StorageRole& out);  // the eight known names only
 bool parse_op_kind(std::string_view text, OpKind& out);
 bool parse_graph_kind(std::string_view text, GraphKind& out);
+std::string_view to_string(NodePhase phase);  // "forward", "backward"; "" for Unknown
+bool parse_node_phase(std::string_view text, NodePhase& out);  // "forward" or "backward" only
 
 struct Storage {
     std::int64_t file_id = 0;   // the "id" written in the file
@@ -97,6 +103,10 @@ public:
     std::vector<std::string> targets;  // distinct targets, in order of first use
     std::string texts;                 // stack traces and meta JSON, back to back
     std::vector<ModuleInfo> modules;   // distinct (module, module_type) pairs, in order of first use
+    // Per node, each empty when no node of the graph has one: FLOPs (-1 where absent) and phase.
+    std::vector<std::int64_t> node_flops;
+    std::vector<NodePhase> node_phases;
+    std::int64_t num_fwd_outputs = -1;  // joint graphs: how many output inputs are forward outputs; -1 absent
 
     std::size_t size() const { return nodes.size(); }
     const Node& node(NodeId id) const { return nodes[id.index()]; }
@@ -115,6 +125,10 @@ public:
     std::span<const StorageId> outputs(NodeId id) const { return slice(output_storages, node(id).outputs); }
     std::span<const std::int64_t> shape(const Tensor& t) const { return {dims.data() + t.dims_begin, t.rank}; }
     std::span<const std::int64_t> stride(const Tensor& t) const { return {dims.data() + t.dims_begin + t.rank, t.rank}; }
+
+    // The node's FLOPs as the file gives them, -1 when absent.
+    std::int64_t flops(NodeId id) const { return node_flops.empty() ? -1 : node_flops[id.index()]; }
+    NodePhase phase(NodeId id) const { return node_phases.empty() ? NodePhase::Unknown : node_phases[id.index()]; }
 
     // Invalid NodeId when absent. Not for hot loops.
     NodeId find(std::string_view node_name) const;
@@ -139,6 +153,8 @@ private:
 struct Pair {
     std::uint32_t forward = 0;   // index into GraphFile::graphs
     std::uint32_t backward = 0;
+    std::int32_t joint = -1;     // the joint graph this pair partitions (index into graphs), -1 none
+    double budget = -1.0;        // activation_memory_budget it was partitioned with, in [0, 1]; -1 none
 };
 
 // A named complete order of one graph stored in the file ("schedules", docs/format.md), e.g.
@@ -240,6 +256,9 @@ public:
     void set_meta_json(std::string_view meta);
     // The node's module (name as users write it, "" for the root) and its class name.
     void set_module(std::string_view name, std::string_view type);
+    void set_flops(std::int64_t flops);   // >= 0
+    void set_phase(NodePhase phase);
+    void set_num_fwd_outputs(std::int64_t n) { graph_.num_fwd_outputs = n; }
     // The node's val, in preorder. Without any val call the val is null.
     void val_null();
     void val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,

@@ -2,6 +2,10 @@
 
     python -m fxmem_export.examples --list
     python -m fxmem_export.examples gpt -o gpt.fxmem.json --with-reference
+    python -m fxmem_export.examples llama --sweep -o llama_sweep.fxmem.json --with-reference
+
+The graphs are PyTorch's min-cut partition (``inner="partition"``: what Inductor partitions),
+or AOTAutograd's default partition with ``inner="eager"``.
 
 The models are built on the ``meta`` device, so no memory is allocated and the storages are
 non-CPU (device "meta"), which the estimator counts like CUDA memory. (Fake ``cuda`` tensors
@@ -29,7 +33,10 @@ from .models import build
 DESCRIPTIONS = {**_MODEL_DESCRIPTIONS, "fsdp": fsdp.DESCRIPTION}
 NAMES = list(DESCRIPTIONS)
 
-__all__ = ["NAMES", "DESCRIPTIONS", "Captured", "capture", "export"]
+__all__ = ["NAMES", "DESCRIPTIONS", "INNERS", "Captured", "capture", "export", "export_sweep"]
+
+# The backend's inner modes the examples may use; the first is the default.
+INNERS = ("partition", "eager")
 
 
 @dataclass
@@ -37,6 +44,7 @@ class Captured:
     name: str
     forward: fx.GraphModule
     backward: fx.GraphModule
+    joint: fx.GraphModule | None = None  # inner="partition" with joint=True
 
 
 def _loss(out: Any) -> torch.Tensor:
@@ -48,20 +56,28 @@ def _environment(name: str) -> contextlib.AbstractContextManager[None]:
     return fsdp.fake_process_group() if name == "fsdp" else contextlib.nullcontext()
 
 
-def capture(name: str, device: str = "meta") -> Captured:
-    """Compile example ``name`` with the fxmem backend (inner "eager"), run one forward and one
-    backward pass, and return the forward and backward GraphModules AOTAutograd produced."""
+def _check(name: str, inner: str) -> None:
     if name not in DESCRIPTIONS:
         raise KeyError(f"unknown example {name!r}; choose one of {', '.join(NAMES)}")
+    if inner not in INNERS:
+        raise ValueError(f"inner must be one of {', '.join(INNERS)}, got {inner!r}")
+
+
+def capture(name: str, device: str = "meta", *, inner: str = "partition", joint: bool = False) -> Captured:
+    """Compile example ``name`` with the fxmem backend (``inner="partition"``: PyTorch's
+    min-cut partition, as Inductor; ``"eager"``: AOTAutograd's default partition), run one
+    forward and one backward pass, and return the forward and backward GraphModules (and with
+    ``joint=True`` the joint graph they were cut from)."""
+    _check(name, inner)
     with _environment(name):
-        return _capture(name, device)
+        return _capture(name, device, inner, joint)
 
 
-def _capture(name: str, device: str) -> Captured:
+def _capture(name: str, device: str, inner: str, joint: bool) -> Captured:
     torch._dynamo.reset()
     torch.manual_seed(0)
     model, inputs, options = fsdp.build(device) if name == "fsdp" else build(name, device)
-    be = FxmemBackend(None, inner="eager")
+    be = FxmemBackend(None, inner=inner, joint=joint)
     compiled = torch.compile(model, backend=be, fullgraph=True, **options)
     out = compiled(*inputs)
     _loss(out).backward()
@@ -69,10 +85,10 @@ def _capture(name: str, device: str) -> Captured:
     graphs = be.graphs()
     for _, _, gm in graphs:  # nodes outside any submodule ran in the model itself
         gm.meta[ROOT_TYPE_META] = type(model).__name__
-    if [kind for _, kind, _ in graphs] != ["forward", "backward"]:
+    if [kind for _, kind, _ in graphs] != ["forward", "backward"] + (["joint"] if joint else []):
         raise RuntimeError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
     torch._dynamo.reset()
-    return Captured(name, graphs[0][2], graphs[1][2])
+    return Captured(name, graphs[0][2], graphs[1][2], graphs[2][2] if joint else None)
 
 
 def _relative_stack_traces(gm: fx.GraphModule) -> None:
@@ -92,14 +108,44 @@ def _relative_stack_traces(gm: fx.GraphModule) -> None:
             node.meta["stack_trace"] = "\n".join(ln for ln in lines if ln.strip(" ^~") or not ln.strip())
 
 
-def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> tuple[Captured, dict[str, Any]]:
-    """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward"), with
-    stack traces naming files relative to the package's parent directory, and with Inductor's
-    overlap schedule of every graph that has collectives (``overlap=True``)."""
+def export(name: str, path: str | os.PathLike[str], *, reference: bool = False, inner: str = "partition",
+           joint: bool = False) -> tuple[Captured, dict[str, Any]]:
+    """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward", and
+    "joint" with ``joint=True``), with stack traces naming files relative to the package's
+    parent directory, and with Inductor's overlap schedule of every graph that has collectives
+    (``overlap=True``)."""
+    _check(name, inner)
     with _environment(name):  # the overlap pass needs the process group too
-        cap = capture(name)
+        cap = capture(name, inner=inner, joint=joint)
         _relative_stack_traces(cap.forward)
         _relative_stack_traces(cap.backward)
-        doc = save(path, cap.forward, cap.backward, reference=reference, overlap=True,
-                   producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta"})
+        if cap.joint is not None:
+            _relative_stack_traces(cap.joint)
+        doc = save(path, cap.forward, cap.backward, reference=reference, overlap=True, joint=cap.joint,
+                   producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta", "inner": inner})
     return cap, doc
+
+
+def export_sweep(name: str, path: str | os.PathLike[str], *, budgets: Any = None, reference: bool = False,
+                 joint: bool = True, pair_stack_traces: bool = False) -> dict[str, Any]:
+    """Example ``name`` partitioned by ``fxmem_export.sweep`` at ``budgets`` (default 1.0, 0.9,
+    ..., 0.0) on ``meta``, written to ``path`` with relative stack traces. Unless
+    ``pair_stack_traces``, only the joint graph keeps them (the pairs' nodes have the joint's
+    names): the traces are half of a file that holds 22 graphs (llama: 21 MB with them)."""
+    from ..sweep import DEFAULT_BUDGETS, partition_sweep, write_sweep
+
+    _check(name, "partition")
+    with _environment(name):
+        torch._dynamo.reset()
+        torch.manual_seed(0)
+        model, inputs, options = fsdp.build("meta") if name == "fsdp" else build(name, "meta")
+        result = partition_sweep(model, inputs, DEFAULT_BUDGETS if budgets is None else budgets, joint=joint,
+                                 compile_options=options)
+        torch._dynamo.reset()
+        for _, kind, gm in result.graphs:
+            _relative_stack_traces(gm)
+            if kind != "joint" and joint and not pair_stack_traces:
+                for node in gm.graph.nodes:  # a saved value's placeholder shares the joint node's meta
+                    node.meta = {k: v for k, v in node.meta.items() if k != "stack_trace"}
+        return write_sweep(path, result, reference=reference,
+                           producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta"})

@@ -1,11 +1,12 @@
-"""python -m fxmem_export.examples NAME -o FILE [--with-reference] | --list"""
+"""python -m fxmem_export.examples NAME -o FILE [--with-reference] [--inner partition|eager] [--joint]
+[--sweep [--budgets 1.0,0.5,...]] | --list"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from . import DESCRIPTIONS, NAMES, export
+from . import DESCRIPTIONS, INNERS, NAMES, export, export_sweep
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,6 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", metavar="FILE", help="file to write (e.g. gpt.fxmem.json)")
     parser.add_argument("--with-reference", action="store_true",
                         help="add a \"reference\" block with what torch's memory_estimator computes")
+    parser.add_argument("--inner", choices=INNERS, default=INNERS[0],
+                        help="partition: PyTorch's min-cut partition, as Inductor (default); "
+                        "eager: AOTAutograd's default partition")
+    parser.add_argument("--joint", action="store_true",
+                        help="also write the joint graph the pair was cut from (needs --inner partition)")
+    parser.add_argument("--sweep", action="store_true",
+                        help="one min-cut pair per activation memory budget, and the joint graph (fxmem_export.sweep)")
+    parser.add_argument("--budgets", metavar="B,B,...", help="the budgets of --sweep (default 1.0,0.9,...,0.0)")
     parser.add_argument("--list", action="store_true", help="list the example models and exit")
     args = parser.parse_args(argv)
     if args.list:
@@ -25,13 +34,28 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.name is None or args.output is None:
         parser.error("NAME and -o FILE are required (or use --list)")
+    if args.joint and args.inner != "partition":
+        parser.error("--joint needs --inner partition")
+    if args.budgets is not None and not args.sweep:
+        parser.error("--budgets needs --sweep")
+    if args.sweep and (args.inner != "partition" or args.joint):
+        parser.error("--sweep partitions with min-cut and always writes the joint graph")
+    budgets = None
+    if args.budgets is not None:
+        try:
+            budgets = [float(b) for b in args.budgets.split(",")]
+        except ValueError:
+            parser.error(f"--budgets: {args.budgets!r} is not a comma-separated list of numbers")
     from .._serialize import check_writable
     from ..errors import FxmemExportError
 
     try:
         check_writable(args.output)  # fail before the (slower) capture
-        cap, doc = export(args.name, args.output, reference=args.with_reference)
-    except FxmemExportError as e:
+        if args.sweep:
+            doc = export_sweep(args.name, args.output, budgets=budgets, reference=args.with_reference)
+        else:
+            _, doc = export(args.name, args.output, reference=args.with_reference, inner=args.inner, joint=args.joint)
+    except (FxmemExportError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
     nodes = {g["name"]: len(g["nodes"]) for g in doc["graphs"]}

@@ -1,0 +1,167 @@
+// remat FILE [--graph NAME] [--max-extra-flops F | --max-extra-percent P | --target-peak BYTES]
+//       [--time-limit S] [-o PLAN.json] [--plan PLAN.json] [--json]
+// A recompute plan for the file's joint graph: the saved set with the lowest pair peak within the
+// limit, its backward order, and the frontier of (peak, extra FLOPs) found; --plan scores a plan.
+#include "cmd_remat.h"
+
+#include "fxmem/error.h"
+#include "fxmem/io.h"
+#include "fxmem/remat.h"
+#include "fxmem/units.h"
+#include "table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <ostream>
+#include <sys/stat.h>
+
+namespace fxmem::cli {
+
+nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector<BudgetRow>& rows);
+std::string budget_text(double budget);
+
+namespace {
+
+double parse_number(std::string_view option, const std::string& text) {
+    double v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v < 0)
+        throw UsageError(std::string(option) + " needs a non-negative number, got '" + text + "'");
+    return v;
+}
+
+std::int64_t parse_count(std::string_view option, const std::string& text) {
+    std::int64_t v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || v < 0)
+        throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
+    return v;
+}
+
+std::uint32_t select_joint(const GraphFile& file, const Args& args) {
+    if (const auto name = args.value("--graph")) {
+        const int g = file.find_graph(*name);
+        if (g < 0) throw Error(args.file + ": no graph named '" + *name + "'");
+        if (file.graphs[static_cast<std::size_t>(g)].kind != GraphKind::Joint)
+            throw Error(args.file + ": graph '" + *name + "' is not a joint graph");
+        return static_cast<std::uint32_t>(g);
+    }
+    for (std::size_t i = 0; i < file.graphs.size(); ++i)
+        if (file.graphs[i].kind == GraphKind::Joint) return static_cast<std::uint32_t>(i);
+    throw Error(args.file + ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
+}
+
+std::string percent(std::int64_t part, std::int64_t whole) {
+    if (whole <= 0) return "";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    return buf;
+}
+
+std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
+
+} // namespace
+
+int run_remat(const Args& args, std::ostream& out) {
+    RematOptions options;
+    int limits = 0;
+    if (const auto v = args.value("--max-extra-flops")) options.max_extra_flops = parse_count("--max-extra-flops", *v), ++limits;
+    if (const auto v = args.value("--max-extra-percent")) options.max_extra_percent = parse_number("--max-extra-percent", *v), ++limits;
+    if (const auto v = args.value("--target-peak")) options.target_peak = parse_count("--target-peak", *v), ++limits;
+    if (limits > 1) throw UsageError("remat: give at most one of --max-extra-flops, --max-extra-percent, --target-peak");
+    if (const auto v = args.value("--time-limit")) options.time_limit_s = parse_number("--time-limit", *v);
+    const auto plan_path = args.value("--plan");
+    if (plan_path && (limits > 0 || args.has("--time-limit")))
+        throw UsageError("remat: --plan scores a given plan; it takes no limit and no --time-limit");
+    if (const auto path = args.value("-o")) {
+        struct stat in {}, to {};
+        if (::stat(args.file.c_str(), &in) == 0 && ::stat(path->c_str(), &to) == 0 && in.st_dev == to.st_dev &&
+            in.st_ino == to.st_ino)
+            throw UsageError("remat: -o " + *path + " is the graph file itself; write the plan elsewhere");
+    }
+
+    const GraphFile file = load_file(args.file);
+    const JointGraph joint = analyze_joint(file, select_joint(file, args));
+    const Graph& g = joint.g();
+    RematResult r;
+    if (plan_path) {
+        // Score the given plan as the search would have.
+        const RematPlan plan = load_plan(*plan_path);
+        const ResolvedPlan resolved = resolve_plan(joint, plan, *plan_path);
+        const RematBaseline base = remat_baseline(joint);
+        r.baseline = base.source;
+        r.baseline_flops = base.flops;
+        r.baseline_peak = score_partition(joint, simulate_partition(joint, base.saved)).peak;
+        r.saved = resolved.partition.saved;
+        r.partition = resolved.partition;
+        r.backward_order = resolved.backward_order;
+        r.peak = score_partition(joint, r.partition, r.backward_order);
+        r.extra_flops = r.partition.flops - base.flops;
+        r.frontier = {{r.peak.peak, r.extra_flops}};
+        r.evaluations = 1;
+    } else {
+        r = search_remat(joint, options);
+    }
+    if (const auto path = args.value("-o")) write_file_atomically(*path, plan_to_json(make_plan(joint, r)));
+    const std::vector<BudgetRow> rows = budget_rows(file);
+    // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's
+    // partition under the plan would differ from the one scored here.
+    const std::vector<NodeId> unstable = unstable_saved(joint, r.partition);
+
+    const auto names = [&](const std::vector<NodeId>& v) {
+        auto a = nlohmann::ordered_json::array();
+        for (NodeId id : v) a.push_back(g.node(id).name);
+        return a;
+    };
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["joint"] = g.name;
+        j["baseline"] = {{"source", r.baseline}, {"peak", r.baseline_peak}, {"flops", r.baseline_flops}};
+        j["peak"] = r.peak.peak;
+        j["forward_peak"] = r.peak.forward_peak;
+        j["backward_peak"] = r.peak.backward_peak;
+        j["backward_baseline"] = r.peak.backward_baseline;
+        j["extra_flops"] = r.extra_flops;
+        j["saved"] = names(r.saved);
+        j["recomputed"] = names(r.partition.recomputed);
+        j["order"] = names(r.backward_order);
+        auto& frontier = j["frontier"] = nlohmann::ordered_json::array();
+        for (const FrontierPoint& p : r.frontier) frontier.push_back({{"peak", p.peak}, {"extra_flops", p.extra_flops}});
+        if (!rows.empty()) j["pytorch"] = budget_rows_json(file, rows);
+        j["met_limit"] = r.met_limit;
+        j["reproducible"] = unstable.empty();
+        j["evaluations"] = r.evaluations;
+        out << j.dump() << '\n';
+        return 0;
+    }
+    out << "joint graph '" << elide(g.name) << "', " << g.size() << " nodes\n";
+    out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops << " FLOPs\n";
+    out << (plan_path ? "plan " + *plan_path : std::string("plan")) << ": " << bytes(r.peak.peak) << " ("
+        << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << "), extra FLOPs " << r.extra_flops << " ("
+        << percent(r.extra_flops, r.baseline_flops) << ")" << (r.met_limit ? "" : "; no plan met the limit") << '\n';
+    out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size() << " nodes; forward peak "
+        << format_bytes(r.peak.forward_peak) << ", backward peak " << format_bytes(r.peak.backward_peak) << '\n';
+    if (const auto path = args.value("-o")) out << "written to " << *path << '\n';
+    if (!unstable.empty())
+        out << "note: PyTorch's partitioner would recompute '" << elide(g.node(unstable[0]).name) << "'"
+            << (unstable.size() > 1 ? " and " + std::to_string(unstable.size() - 1) + " more saved values" : std::string())
+            << " instead of saving it (apply_remat cannot force it; docs/estimator.md, \"Reproducible plans\")\n";
+    if (!plan_path) {
+        std::vector<std::vector<std::string>> table = {{"frontier peak", "extra FLOPs"}};
+        for (const FrontierPoint& p : r.frontier)
+            table.push_back({format_bytes(p.peak), std::to_string(p.extra_flops) + " (" + percent(p.extra_flops, r.baseline_flops) + ")"});
+        write_table(out, table, {true, true});
+    }
+    if (!rows.empty()) {
+        std::vector<std::vector<std::string>> table = {{"PyTorch budget", "pair peak", "extra FLOPs"}};
+        for (const BudgetRow& b : rows)
+            table.push_back({budget_text(b.budget), format_bytes(b.peak.peak),
+                             std::to_string(b.extra_flops) + " (" + percent(b.extra_flops, r.baseline_flops) + ")"});
+        write_table(out, table, {true, true, true});
+    }
+    return 0;
+}
+
+} // namespace fxmem::cli

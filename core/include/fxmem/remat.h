@@ -1,0 +1,205 @@
+// Recompute (activation checkpointing) on a joint graph: simulate the forward/backward pair that
+// PyTorch's partitioner extracts for a given set of saved values, score it with the estimator
+// (analyze_pair), and search the saved set for a lower pair peak under a FLOP budget.
+//
+// The simulation follows torch/_functorch/partitioners.py (torch 2.13): _extract_fwd_bwd_modules
+// (forward = what the primals compute for the forward outputs and the saved values; backward =
+// what the saved values and tangents compute for the gradients, dead code removed, saved values
+// the backward does not use dropped), then reordering_to_mimic_autograd_engine on the backward and
+// raise_getitems on both. docs/estimator.md ("Recompute") has the mapping line by line.
+#pragma once
+#include "fxmem/cancel.h"
+#include "fxmem/estimator.h"
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace fxmem {
+
+// What the partitioner needs to know about a joint graph, computed once (O(N + E)).
+struct JointGraph {
+    const GraphFile* file = nullptr;
+    std::uint32_t graph = 0;             // index into file->graphs
+    NodeId output;                       // the joint's output node (its last node)
+    std::vector<NodeId> primals, tangents;      // placeholders, in graph order (_is_primal, _is_tangent)
+    std::vector<NodeId> fwd_outputs, bwd_outputs;  // the output node's inputs split at num_fwd_outputs
+    std::vector<std::uint8_t> computable;  // per node: computable from the primals alone (may be saved)
+    std::vector<std::uint8_t> forward;     // per node: phase forward (a required forward node)
+    std::vector<std::uint8_t> mutating;    // per node: an in-place aten op (kept by dead-code removal; forward ones stay there)
+    std::vector<std::uint8_t> getitem, copy;  // operator.getitem; aten.copy_.default
+    std::vector<std::uint8_t> view;        // the partitioner's view ops (get_default_op_list().view_ops)
+    std::vector<std::uint8_t> free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
+                                            // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
+    std::vector<std::uint8_t> symbolic;    // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
+    std::vector<std::int64_t> flops;       // per node, 0 where the file gives none
+
+    const Graph& g() const { return file->graphs[graph]; }
+    std::size_t size() const { return computable.size(); }
+};
+
+// Throws Error naming the file, graph and node when the graph is not a usable joint graph (no
+// num_fwd_outputs, a forward output that needs a tangent, a file phase that contradicts the
+// structure: a node marked forward that needs a tangent, or one the forward outputs need marked
+// backward).
+JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph);
+
+// One simulated partition, in joint-graph node ids.
+struct Partition {
+    std::vector<NodeId> saved;       // saved values the backward uses, in the order of the backward's placeholders
+    std::vector<NodeId> forward;     // the forward graph's nodes in order (placeholders first), without the output node
+    std::vector<NodeId> backward;    // the backward's nodes after its placeholders, in order, without the output node
+    std::vector<NodeId> recomputed;  // forward-phase nodes the backward computes again, in joint order
+    std::int64_t flops = 0;          // forward + backward
+};
+
+// Extracts the pair PyTorch would for `saved` (joint node ids, any order, repeats ignored). Throws
+// Error naming the file and the node when a saved node cannot be computed in the forward (it
+// needs a tangent, or it is the output node) or when the backward cannot compute a node it needs
+// from the saved values and tangents (naming the node and the value it lacks).
+Partition simulate_partition(const JointGraph& joint, std::span<const NodeId> saved);
+
+// The pair as two graphs of a new GraphFile that holds the joint's storages (same StorageIds).
+// `backward_order`, when not empty, replaces the order of the backward's non-placeholder nodes
+// (a permutation of partition.backward; checked by the caller). `full` copies stack traces, meta
+// and modules too (for files and views); without it only what the estimator reads.
+struct SimulatedPair {
+    GraphFile file;
+    const Graph& forward() const { return file.graphs[0]; }
+    const Graph& backward() const { return file.graphs[1]; }
+};
+// `storages`, when given, is storage_template(joint): copied instead of adding the storages one
+// by one (the search materializes thousands of partitions).
+SimulatedPair materialize_partition(const JointGraph& joint, const Partition& partition, const std::string& forward_name,
+                                    const std::string& backward_name, std::span<const NodeId> backward_order = {},
+                                    bool full = false, const GraphFile* storages = nullptr);
+// A GraphFile with the joint's storages (same StorageIds, roles and labels) and no graphs.
+GraphFile storage_template(const JointGraph& joint);
+
+// The saved values PyTorch's min-cut partitioner would not save when the joint graph carries
+// the tags fxmem_export.apply_remat writes: a getitem, a view op or a node the forward outputs do
+// not need can never be banned from recompute, so the partitioner recomputes it in the backward
+// as soon as all its inputs are there (saved, or computed in the backward), or are parameters and
+// buffers it saves for free (which then join the saved set). Empty when the saved
+// set is stable; search_remat drops these until it is, so every plan it returns is reproducible.
+std::vector<NodeId> unstable_saved(const JointGraph& joint, const Partition& partition);
+
+// analyze_pair on the materialized pair (default device filter).
+PeakMemory score_partition(const JointGraph& joint, const Partition& partition,
+                           std::span<const NodeId> backward_order = {}, const GraphFile* storages = nullptr);
+
+// The saved values of an existing pair of the file, as joint node ids: the backward's
+// placeholders that are not tangents, found by name in the joint. Throws Error naming the pair
+// and the node when a name is not in the joint.
+std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair);
+
+// ---- single edits (the Recompute view's "Recompute in backward" / "Save") ----
+
+// `saved` with x recomputed in the backward: x leaves the saved set and the values it reads
+// (those the forward computes) join it. Throws Error with the reason when refused: x is not
+// saved, x is a primal (a forward input: only saved, never recomputed), x is an in-place op the
+// forward must run, or the result leaves a gradient uncomputable.
+std::vector<NodeId> recompute_in_backward(const JointGraph& joint, std::span<const NodeId> saved, NodeId x);
+// `saved` with x saved by the forward. Throws Error with the reason when refused: x is already
+// saved, needs a tangent, or is the output node.
+std::vector<NodeId> save_in_forward(const JointGraph& joint, std::span<const NodeId> saved, NodeId x);
+
+// ---- search ----
+
+// The partition a plan is measured against: the file's budget-1.0 pair of this joint, else its
+// first pair, else every forward value a backward-phase node reads saved (no recompute).
+struct RematBaseline {
+    std::vector<NodeId> saved;
+    std::int64_t flops = 0;   // the pair's node FLOPs (the simulated partition's without a pair)
+    int pair = -1;            // index into file.pairs, -1 without one
+    std::string source;       // "budget=1.0.forward / budget=1.0.backward", or a description
+};
+RematBaseline remat_baseline(const JointGraph& joint);
+
+struct RematOptions {
+    // At most one limit applies: extra FLOPs over the baseline partition (absolute or in percent
+    // of the baseline's FLOPs), or the lowest FLOPs whose peak is at most target_peak.
+    std::int64_t max_extra_flops = -1;   // -1: none
+    double max_extra_percent = -1;       // -1: none
+    std::int64_t target_peak = -1;       // -1: none
+    double time_limit_s = 30;
+    // Optimize the chosen plan's backward order with the reorder optimizer (its share of the time).
+    bool optimize_order = true;
+    CancelCheck cancelled;
+    std::function<void(double fraction)> progress;
+};
+
+struct FrontierPoint {
+    std::int64_t peak = 0;
+    std::int64_t extra_flops = 0;
+};
+
+struct RematResult {
+    std::vector<NodeId> saved;           // the plan (joint ids, backward placeholder order)
+    Partition partition;
+    std::vector<NodeId> backward_order;  // partition.backward, reordered (what the plan runs)
+    PeakMemory peak;                     // of the plan, with backward_order
+    std::int64_t extra_flops = 0;        // partition.flops - baseline_flops
+    std::int64_t baseline_flops = 0;     // forward + backward FLOPs of the baseline partition
+    std::int64_t baseline_peak = 0;      // pair peak of the baseline partition
+    std::string baseline;                // where the baseline comes from: a pair "budget=1.0.forward/backward" or "joint"
+    std::vector<FrontierPoint> frontier; // Pareto-optimal (peak, extra FLOPs) of every partition scored, by FLOPs
+    std::size_t evaluations = 0;         // partitions scored
+    bool met_limit = true;               // false when no partition met target_peak (the lowest peak is returned)
+};
+
+// Starts from the baseline partition (the file's budget-1.0 pair of this joint, else of any pair
+// of it, else every forward value a backward node reads saved) and every budget pair of the
+// joint, then improves greedily: recompute a saved value live at the backward's peak (saving
+// what it needs instead) or save a recomputed one, keeping the best move per step. Never returns a
+// plan whose peak is above the baseline's. O(N + E) per partition scored.
+RematResult search_remat(const JointGraph& joint, const RematOptions& options = {});
+
+// ---- plan files (docs/format.md, "Remat plans") ----
+
+struct RematPlan {
+    std::string joint;                    // the joint graph's name
+    std::vector<std::string> saved, recomputed, order;
+    std::int64_t peak = -1;                          // as predicted when written (-1: not given)
+    std::int64_t extra_flops = INT64_MIN;            // likewise (INT64_MIN: not given)
+};
+
+std::string plan_to_json(const RematPlan& plan);
+// Reads and checks the shape of a plan document; errors name `source` and the place.
+RematPlan parse_plan(std::string_view text, const std::string& source);
+RematPlan load_plan(const std::string& path);
+// The plan's saved set and backward order in joint ids, checked against the joint: the joint's
+// name, every node known, saved nodes computable in the forward, a backward that the saved set
+// can compute, an order that is a legal permutation of that backward. Errors name `source`, the
+// node and what is wrong.
+struct ResolvedPlan {
+    std::vector<NodeId> saved;
+    Partition partition;
+    std::vector<NodeId> backward_order;
+};
+ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const std::string& source);
+RematPlan make_plan(const JointGraph& joint, const RematResult& result);
+
+// ---- PyTorch's budget points ----
+
+struct BudgetRow {
+    std::size_t pair = 0;      // index into file.pairs
+    double budget = 0;
+    PeakMemory peak;
+    std::size_t step = 0;      // first profile step at the pair peak (forward's, or backward's when the peak is there)
+    std::string node;          // the node at that step ("" at step 0)
+    bool in_backward = false;  // the peak is the backward's
+    std::int64_t saved_bytes = 0;  // counted bytes of the backward's saved-value placeholders' storages
+    std::int64_t flops = 0;        // forward + backward node FLOPs
+    std::int64_t extra_flops = 0;  // minus the budget-1.0 pair's (0 when there is none)
+    bool pareto = false;           // no other row has peak and extra FLOPs both <= and one <
+    bool lowest = false;           // the lowest peak (the first such row)
+};
+// One row per pair with a budget, in file order. Throws Error when a pair's peak cannot be computed.
+std::vector<BudgetRow> budget_rows(const GraphFile& file);
+// The forward + backward FLOPs of a pair (node flops, 0 where absent).
+std::int64_t pair_flops(const GraphFile& file, const Pair& pair);
+
+} // namespace fxmem

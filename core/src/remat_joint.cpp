@@ -1,0 +1,150 @@
+// analyze_joint: what the partitioner's classify_nodes and helpers know about a joint graph.
+#include "fxmem/error.h"
+#include "fxmem/remat.h"
+
+#include <string_view>
+
+namespace fxmem {
+
+namespace {
+
+std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// An in-place aten op ("aten.copy_.default", "aten.add_.Tensor"): its schema is mutable, which
+// makes it impure for dead-code removal and _must_be_in_forward for the partitioner.
+bool is_mutating(std::string_view target) {
+    if (!target.starts_with("aten.")) return false;
+    std::string_view op = target.substr(5);
+    op = op.substr(0, op.find('.'));
+    return op.size() > 1 && op.back() == '_' && !op.starts_with("__");
+}
+
+// get_default_op_list().view_ops: recomputable_view_ops, by overload packet.
+bool is_view_op(std::string_view target) {
+    if (target.starts_with("prims.broadcast_in_dim.")) return true;
+    if (!target.starts_with("aten.")) return false;
+    std::string_view op = target.substr(5);
+    op = op.substr(0, op.find('.'));
+    for (std::string_view v : {"squeeze", "unsqueeze", "alias", "view", "slice", "t", "expand", "as_strided", "permute", "select", "split"})
+        if (op == v) return true;
+    return false;
+}
+
+} // namespace
+
+JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
+    const Graph& g = file.graphs.at(graph);
+    const auto where = [&] { return file.source + ": graph " + quote(g.name) + ": "; };
+    const auto at = [&](NodeId n) { return where().substr(0, where().size() - 2) + ", node " + quote(g.node(n).name) + ": "; };
+    if (g.kind != GraphKind::Joint) throw Error(where() + "not a joint graph (kind '" + std::string(to_string(g.kind)) + "')");
+    if (g.num_fwd_outputs < 0) throw Error(where() + "a joint graph needs 'num_fwd_outputs'");
+    if (g.size() == 0 || g.nodes.back().op != OpKind::Output) throw Error(where() + "a joint graph must end with its output node");
+
+    JointGraph j;
+    j.file = &file;
+    j.graph = graph;
+    const std::size_t n = g.size();
+    j.output = NodeId(static_cast<std::int32_t>(n - 1));
+    const auto outs = g.inputs(j.output);
+    if (static_cast<std::uint64_t>(g.num_fwd_outputs) > outs.size())
+        throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) + " but the output node has " +
+                    std::to_string(outs.size()) + " inputs");
+    j.fwd_outputs.assign(outs.begin(), outs.begin() + g.num_fwd_outputs);
+    j.bwd_outputs.assign(outs.begin() + g.num_fwd_outputs, outs.end());
+
+    j.computable.assign(n, 0);
+    j.forward.assign(n, 0);
+    j.mutating.assign(n, 0);
+    j.getitem.assign(n, 0);
+    j.copy.assign(n, 0);
+    j.view.assign(n, 0);
+    j.free_to_save.assign(n, 0);
+    j.symbolic.assign(n, 0);
+    j.flops.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const NodeId id(static_cast<std::int32_t>(i));
+        const Node& nd = g.nodes[i];
+        const std::string_view target = g.target(id);
+        j.flops[i] = std::max<std::int64_t>(g.flops(id), 0);
+        j.getitem[i] = nd.op == OpKind::CallFunction && target == "operator.getitem";
+        j.copy[i] = nd.op == OpKind::CallFunction && target == "aten.copy_.default";
+        j.mutating[i] = nd.op == OpKind::CallFunction && is_mutating(target);
+        j.view[i] = nd.op == OpKind::CallFunction && is_view_op(target);
+        const auto val = g.val(id);
+        j.symbolic[i] = val.size() == 1 && val[0].kind == ValToken::Kind::Other;
+        switch (nd.op) {
+        case OpKind::Placeholder: {
+            // _is_tangent / _is_primal look at the target; seed offsets are neither primal nor tangent.
+            const bool tangent = target.find("tangents") != std::string_view::npos;
+            const bool seed = target.find("fwd_seed") != std::string_view::npos ||
+                              target.find("fwd_base_offset") != std::string_view::npos ||
+                              target.find("bwd_seed") != std::string_view::npos ||
+                              target.find("bwd_base_offset") != std::string_view::npos;
+            if (tangent) j.tangents.push_back(id);
+            else if (!seed) j.primals.push_back(id);
+            if (!tangent && !seed) {
+                bool param = !g.outputs(id).empty();
+                for (StorageId st : g.outputs(id))
+                    param = param && (file.role(st) == StorageRole::Parameter || file.role(st) == StorageRole::Buffer);
+                j.free_to_save[i] = param;
+            }
+            j.computable[i] = !tangent && !seed;
+            break;
+        }
+        case OpKind::GetAttr: j.computable[i] = 1; break;
+        case OpKind::Output: break;
+        default: {
+            bool ok = true;
+            for (NodeId in : g.inputs(id)) ok = ok && j.computable[in.index()];
+            j.computable[i] = ok;
+        }
+        }
+    }
+    for (NodeId o : j.fwd_outputs)
+        if (!j.computable[o.index()]) throw Error(at(o) + "a forward output that needs a tangent");
+
+    // Required forward nodes: what the forward-only graph keeps (the primals, the ancestors of
+    // the forward outputs, and in-place ops computable from the primals, which dead-code removal keeps).
+    std::vector<std::uint8_t> derived(n, 0);
+    for (NodeId p : j.primals) derived[p.index()] = 1;
+    for (NodeId o : j.fwd_outputs) derived[o.index()] = 1;
+    for (std::size_t i = 0; i < n; ++i)
+        if (j.mutating[i] && j.computable[i]) derived[i] = 1;
+    for (std::size_t i = n; i-- > 0;)
+        if (derived[i] && g.nodes[i].op != OpKind::Placeholder)
+            for (NodeId in : g.inputs(NodeId(static_cast<std::int32_t>(i)))) derived[in.index()] = 1;
+
+    // The file's phase, where given, is PyTorch's own classification; it must not contradict the
+    // structure.
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+        const NodeId id(static_cast<std::int32_t>(i));
+        const NodePhase phase = g.phase(id);
+        if (phase == NodePhase::Forward && !j.computable[i])
+            throw Error(at(id) + "the file says phase 'forward' but the node needs a tangent");
+        if (phase == NodePhase::Backward && derived[i] && !j.mutating[i])
+            throw Error(at(id) + "the file says phase 'backward' but the forward outputs need the node");
+        j.forward[i] = phase == NodePhase::Unknown ? derived[i] : phase == NodePhase::Forward;
+    }
+    return j;
+}
+
+std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair) {
+    const GraphFile& file = *joint.file;
+    const Graph& bwd = file.graphs[pair.backward];
+    const Graph& g = joint.g();
+    std::vector<NodeId> saved;
+    for (std::size_t i = 0; i < bwd.size(); ++i) {
+        const Node& nd = bwd.nodes[i];
+        if (nd.op != OpKind::Placeholder) continue;
+        const NodeId id = g.find(nd.name);
+        if (!id.valid())
+            throw Error(file.source + ": graph " + quote(bwd.name) + ", node " + quote(nd.name) +
+                        ": a backward input that the joint graph " + quote(g.name) + " does not have");
+        if (g.node(id).op == OpKind::Placeholder && std::string_view(g.target(id)).find("tangents") != std::string_view::npos)
+            continue;
+        saved.push_back(id);
+    }
+    return saved;
+}
+
+} // namespace fxmem

@@ -1,0 +1,105 @@
+"""Per-node FLOPs as ``torch.utils.flop_counter.FlopCounterMode`` counts them on ``meta``.
+
+Each ``call_function`` node whose target is an ATen/prims operator is run once on ``meta``
+tensors shaped like its FakeTensor inputs, under a ``FlopCounterMode``; the node's FLOPs are
+that mode's total (0 for operators it counts none for). Nothing else runs: collectives and
+other namespaces would touch a process group, and they have no FLOP formula anyway, so they
+count 0. Nodes whose operator cannot run on ``meta`` (data-dependent output shapes) get no
+entry. Results are cached by operator and argument shapes, because the same computation
+appears in the joint graph and in every partition of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.fx as fx
+
+from ._serialize import hint_int
+
+_RUN_NAMESPACES = ("aten", "prims")
+
+
+def _fake_tensor_type() -> type:
+    return torch._subclasses.fake_tensor.FakeTensor
+
+
+def _to_meta(value: Any) -> Any:
+    if isinstance(value, _fake_tensor_type()):
+        return torch.empty_strided([hint_int(s) for s in value.shape], [hint_int(s) for s in value.stride()],
+                                   dtype=value.dtype, device="meta")
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return {torch.SymInt: hint_int, torch.SymFloat: float, torch.SymBool: bool}[type(value)](value)
+    if isinstance(value, (list, tuple)):
+        items = [_to_meta(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    return value
+
+
+def _signature(value: Any) -> Any:
+    if isinstance(value, _fake_tensor_type()):
+        return ("T", str(value.dtype), tuple(hint_int(s) for s in value.shape),
+                tuple(hint_int(s) for s in value.stride()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_signature(v) for v in value)
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return _to_meta(value)
+    if isinstance(value, dict):
+        return tuple((k, _signature(v)) for k, v in value.items())
+    return repr(value)
+
+
+def _arg_value(arg: Any) -> Any:
+    """A node argument with every Node replaced by its meta["val"]."""
+    return fx.node.map_arg(arg, lambda n: n.meta.get("val"))
+
+
+class FlopCounter:
+    """Counts FLOPs node by node; one instance may be shared by several graphs."""
+
+    def __init__(self) -> None:
+        self._cache: dict[Any, int | None] = {}
+
+    def node(self, node: fx.Node) -> int | None:
+        if node.op != "call_function":
+            return None
+        target = node.target
+        if not isinstance(target, torch._ops.OpOverload) or target.namespace not in _RUN_NAMESPACES:
+            return 0
+        args, kwargs = _arg_value(node.args), _arg_value(node.kwargs)
+        try:
+            key = (str(target), _signature(args), _signature(kwargs))
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self._cache:
+            return self._cache[key]
+        flops = self._run(target, args, kwargs)
+        if key is not None:
+            self._cache[key] = flops
+        return flops
+
+    @staticmethod
+    def _run(target: torch._ops.OpOverload, args: Any, kwargs: Any) -> int | None:
+        from torch.utils.flop_counter import FlopCounterMode
+
+        try:
+            meta_args, meta_kwargs = _to_meta(args), {k: _to_meta(v) for k, v in kwargs.items()}
+            if "device" in meta_kwargs:  # factories: count on meta like every other node
+                meta_kwargs["device"] = torch.device("meta")
+            counter = FlopCounterMode(display=False)
+            with counter:
+                target(*meta_args, **meta_kwargs)
+            return int(counter.get_total_flops())
+        except Exception:  # noqa: BLE001 - a node that cannot run on meta gets no count
+            return None
+
+    def graph(self, graph: fx.Graph) -> dict[str, int]:
+        """{node name: FLOPs} for the call_function nodes that could be counted."""
+        out: dict[str, int] = {}
+        for node in graph.nodes:
+            flops = self.node(node)
+            if flops is not None:
+                out[node.name] = flops
+        return out
