@@ -1,9 +1,10 @@
 // fxmem-bench [--json] [--sizes 10000,100000,1000000] [--min-time SECONDS] [--optimize-limit SECONDS]
-//             [--optimize-max-nodes N] [--benchmark_* flags]
+//             [--optimize-max-nodes N] [--deep-depth D] [--benchmark_* flags]
 // Runs the cases of cases.cpp through Google Benchmark with a collecting reporter (progress on
 // stderr), then prints a table, or with --json one JSON object on stdout. Exit 2 on bad usage,
 // 1 when a figure failed.
 #include "cases.h"
+#include "deep_modules.h"
 #include "optimize_figures.h"
 
 #include <benchmark/benchmark.h>
@@ -83,7 +84,7 @@ private:
 int usage(const std::string& why) {
     std::cerr << "fxmem-bench: " << why << "\n"
               << "usage: fxmem-bench [--json] [--sizes N,N,...] [--min-time SECONDS] [--optimize-limit SECONDS]\n"
-                 "                   [--optimize-max-nodes N] [--benchmark_* flags]\n";
+                 "                   [--optimize-max-nodes N] [--deep-depth D] [--benchmark_* flags]\n";
     return 2;
 }
 
@@ -215,6 +216,7 @@ int main(int argc, char** argv) {
     double min_time = 0.3;
     double optimize_limit = 10;
     std::size_t optimize_max_nodes = 100000;
+    std::size_t deep_depth = 50000;
     std::vector<char*> passthrough = {argv[0]};
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -239,6 +241,11 @@ int main(int argc, char** argv) {
                                  : std::from_chars(v.data(), v.data() + v.size(), optimize_max_nodes);
             if (r.ec != std::errc() || r.ptr != v.data() + v.size() || (limit && !(optimize_limit >= 0)))
                 return usage(std::string(arg) + (limit ? " needs seconds (0 skips the optimizer)" : " needs a node count"));
+        } else if (arg == "--deep-depth") {
+            const std::string_view v = i + 1 < argc ? std::string_view(argv[++i]) : std::string_view();
+            const auto r = std::from_chars(v.data(), v.data() + v.size(), deep_depth);
+            if (v.empty() || r.ec != std::errc() || r.ptr != v.data() + v.size())
+                return usage("--deep-depth needs a number of levels (0 skips the deep module names)");
         } else if (arg.starts_with("--benchmark_")) {
             passthrough.push_back(argv[i]);
         } else if (arg == "-h" || arg == "--help") {
@@ -275,6 +282,16 @@ int main(int argc, char** argv) {
         reporter.figures["optimize_above_bound_pct"][o.nodes] =
             o.lower_bound > 0 ? 100.0 * static_cast<double>(o.peak - o.lower_bound) / static_cast<double>(o.lower_bound) : 0.0;
     }
+    std::vector<fxmem::bench::DeepModuleFigure> deep;
+    if (deep_depth > 0) {
+        std::cerr << "  deep module names, " << deep_depth << ", " << 2 * deep_depth << " and " << 4 * deep_depth
+                  << " levels..." << std::endl;
+        try {
+            deep = fxmem::bench::measure_deep_modules(deep_depth);
+        } catch (const std::exception& e) {
+            reporter.errors.push_back(std::string("deep modules: ") + e.what());
+        }
+    }
     const auto growth_exponents = growth(reporter.figures, sizes);
     const auto target_checks = targets(reporter.figures, growth_exponents);
     if (json) {
@@ -294,6 +311,11 @@ int main(int argc, char** argv) {
                            {"baselines", {{"lpmf", o.lpmf}, {"bfs", o.bfs}, {"dfs", o.dfs}}}, {"peak", o.peak},
                            {"lower_bound", o.lower_bound}, {"exact", o.exact}, {"method", o.method}});
         out["optimizer"] = opt;
+        nlohmann::ordered_json deep_json = nlohmann::ordered_json::array();
+        for (const auto& d : deep)
+            deep_json.push_back({{"depth", d.depth}, {"json_bytes", d.json_bytes}, {"ms", d.ms},
+                                 {"lookup_bytes", d.lookup_bytes}, {"ms_vs_1x", deep.front().ms > 0 ? d.ms / deep.front().ms : 0.0}});
+        out["deep_modules"] = deep_json;
         out["growth_exponent"] = growth_exponents;
         out["targets"] = target_checks;
         out["errors"] = reporter.errors;
@@ -307,6 +329,12 @@ int main(int argc, char** argv) {
                         o.nodes, o.seconds, static_cast<long long>(o.original), static_cast<long long>(o.lpmf),
                         static_cast<long long>(o.bfs), static_cast<long long>(o.dfs), static_cast<long long>(o.peak),
                         o.method.c_str(), o.exact ? ", optimal" : "", static_cast<long long>(o.lower_bound));
+        if (!deep.empty())
+            std::printf("\ndeep module names (load_buffer + resolve_roles + Attribution of one node whose module has D levels):\n");
+        for (const auto& d : deep)
+            std::printf("  %gx depth %zu (%zu bytes): %.2f ms (%.2fx), %llu lookups + name bytes hashed or compared by the module tree\n",
+                        static_cast<double>(d.depth) / static_cast<double>(deep.front().depth), d.depth, d.json_bytes, d.ms,
+                        deep.front().ms > 0 ? d.ms / deep.front().ms : 0.0, static_cast<unsigned long long>(d.lookup_bytes));
         for (const std::string& e : reporter.errors) std::printf("FAILED %s\n", e.c_str());
     }
     return reporter.errors.empty() ? 0 : 1;

@@ -42,11 +42,12 @@ int run_breakdown(const Args& args, std::ostream& out) {
     if (const auto text = args.value("--depth")) {
         if (by != GroupBy::Module) throw UsageError("breakdown: --depth applies to --by module only");
         const std::size_t d = parse_index("--depth", *text);
-        depth = static_cast<std::uint32_t>(std::min<std::size_t>(d, 0xffffffffu));
+        if (d > 0xffffffffu) throw UsageError("breakdown: --depth must be at most 4294967295, got '" + *text + "'");
+        depth = static_cast<std::uint32_t>(d);
     }
     const GraphFile file = load_file(args.file);
-    std::optional<Schedule> schedule;  // --schedule: the live sets of that order of its graph
-    if (const auto s = args.value("--schedule")) schedule = resolve_schedule(file, *s, args);
+    // --schedule / --schedule-name: the live sets of that order of its graph
+    const std::optional<Schedule> schedule = schedule_option(file, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
     const auto graph_index = static_cast<std::size_t>(&graph - file.graphs.data());
     const AliasInfo alias = build_alias_info(file, graph);

@@ -6,6 +6,7 @@
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
 #include "table.h"
+#include "text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,7 +72,7 @@ int run_info(const Args& args, std::ostream& out) {
     }
 
     if (!note.empty()) out << note << '\n';
-    out << file.source << '\n';
+    out << escape_control(file.source) << '\n';
     out << "storages: " << file.storages.size() << ", " << format_bytes(file.total_bytes()) << " in total ("
         << file.total_bytes() << " bytes)\n";
     out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label

@@ -52,8 +52,7 @@ int run_live(const Args& args, std::ostream& out) {
     if (args.has("--pair")) return run_pair_view(args, out);
     const auto shared = std::make_shared<const GraphFile>(load_file(args.file));
     const GraphFile& file = *shared;
-    std::optional<Schedule> schedule;
-    if (const auto path = args.value("--schedule")) schedule = resolve_schedule(file, *path, args);
+    const std::optional<Schedule> schedule = schedule_option(file, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
     // The graph on its own (default releasability); a schedule gets its own index over the same analysis.
     const auto analysis = GraphAnalysis::compute(shared, static_cast<int>(&graph - file.graphs.data()),
@@ -98,7 +97,7 @@ int run_live(const Args& args, std::ostream& out) {
         return 0;
     }
     if (const std::string note = cpu_only_note(file, analysis->counted()); !note.empty()) out << note << '\n';
-    out << "graph '" << elide(graph.name) << "'" << (schedule ? " (schedule " + elide(*args.value("--schedule")) + ")" : std::string())
+    out << "graph '" << elide(graph.name) << "'" << (schedule ? " (schedule " + schedule_label(args) + ")" : std::string())
         << ", step " << step;
     if (at.valid()) out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
     out << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";

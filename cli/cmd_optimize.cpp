@@ -9,6 +9,7 @@
 #include "fxmem/schedule.h"
 #include "fxmem/units.h"
 #include "table.h"
+#include "text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,18 +31,23 @@ double parse_seconds(const std::string& text) {
 }
 
 std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
+// A baseline the time limit stopped before it finished is -1.
+std::string baseline(std::int64_t v) { return v < 0 ? std::string("not computed (the time limit was reached first)") : bytes(v); }
 
 } // namespace
 
 int run_optimize(const Args& args, std::ostream& out) {
     OptimizeOptions options;
     if (const auto limit = args.value("--time-limit")) options.time_limit_s = parse_seconds(*limit);
-    // -o must not name the graph file (by any path): it would be replaced by a schedule.
+    // -o is checked before anything long runs: its directory exists and is writable, it is not
+    // a FIFO, device or directory (resolve_write_target), and it is not the graph file itself
+    // by any path (the graph would be replaced by a schedule).
     if (const auto path = args.value("-o")) {
+        const std::string target = resolve_write_target(*path);
         struct stat in {}, to {};
-        if (::stat(args.file.c_str(), &in) == 0 && ::stat(path->c_str(), &to) == 0 && in.st_dev == to.st_dev &&
+        if (::stat(args.file.c_str(), &in) == 0 && ::stat(target.c_str(), &to) == 0 && in.st_dev == to.st_dev &&
             in.st_ino == to.st_ino)
-            throw UsageError("optimize: -o " + *path + " is the graph file itself; write the schedule elsewhere");
+            throw UsageError("optimize: -o " + elide(*path) + " is the graph file itself; write the schedule elsewhere");
     }
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);
@@ -76,11 +82,11 @@ int run_optimize(const Args& args, std::ostream& out) {
     out << "graph '" << elide(graph.name) << "', " << graph.size() << " nodes\n";
     if (const std::string line = score_context_line(file, graph, context); !line.empty()) out << line << '\n';
     out << "original order:     " << bytes(r.original_peak) << '\n';
-    out << "Inductor lpmf:      " << bytes(r.lpmf_peak) << '\n';
-    out << "Inductor bfs:       " << bytes(r.bfs_peak) << '\n';
-    out << "Inductor dfs:       " << bytes(r.dfs_peak) << '\n';
+    out << "Inductor lpmf:      " << baseline(r.lpmf_peak) << '\n';
+    out << "Inductor bfs:       " << baseline(r.bfs_peak) << '\n';
+    out << "Inductor dfs:       " << baseline(r.dfs_peak) << '\n';
     out << "best order:         " << bytes(r.peak) << ", from " << from << (r.exact ? "; it is optimal" : "") << '\n';
-    if (const auto path = args.value("-o")) out << "written to " << *path << '\n';
+    if (const auto path = args.value("-o")) out << "written to " << escape_control(*path) << '\n';
     out << "no order can go below " << bytes(r.lower_bound) << '\n';
     return 0;
 }

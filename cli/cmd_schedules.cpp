@@ -4,6 +4,7 @@
 
 #include "fxmem/io.h"
 #include "table.h"
+#include "text.h"
 #include "fxmem/schedule.h"
 #include "fxmem/units.h"
 
@@ -54,7 +55,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         return 0;
     }
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
-    out << file.source << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
+    out << escape_control(file.source) << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
         << '\n';
     if (file.schedules.empty()) return 0;
     std::vector<std::vector<std::string>> rows;

@@ -15,10 +15,10 @@
 namespace fxmem::cli {
 
 int run_score(const Args& args, std::ostream& out) {
-    const auto schedule_path = args.value("--schedule");
-    if (!schedule_path) throw UsageError("score: missing --schedule SCHED.json");
+    if (!args.has("--schedule") && !args.has("--schedule-name"))
+        throw UsageError("score: missing --schedule SCHED.json (or --schedule-name NAME)");
     const GraphFile file = load_file(args.file);
-    const Schedule schedule = resolve_schedule(file, *schedule_path, args);
+    const Schedule schedule = *schedule_option(file, args);
     const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
     const AliasInfo alias = build_alias_info(file, graph);
     const ScoreContext context = score_context(file, graph, args);
@@ -38,7 +38,7 @@ int run_score(const Args& args, std::ostream& out) {
     const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     if (const std::string line = score_context_line(file, graph, context); !line.empty()) out << line << '\n';
-    out << "graph '" << elide(graph.name) << "', schedule " << elide(*schedule_path) << ": peak " << format_bytes(score.peak) << " ("
+    out << "graph '" << elide(graph.name) << "', schedule " << schedule_label(args) << ": peak " << format_bytes(score.peak) << " ("
         << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
         << original.peak << " bytes)\n";
     std::size_t widest = 0;

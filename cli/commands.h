@@ -9,6 +9,7 @@
 #include "fxmem/schedule.h"
 
 #include <iosfwd>
+#include <optional>
 
 namespace fxmem::cli {
 
@@ -51,6 +52,12 @@ const Graph& select_graph(const GraphFile& file, const Args& args);
 // schedule named X in the file (of --graph, when given). Unknown names are invalid input; a name
 // that several graphs use, without --graph, is bad usage.
 Schedule resolve_schedule(const GraphFile& file, const std::string& x, const Args& args);
+// --schedule X (as above) or --schedule-name NAME (a stored schedule only, never a path); the
+// two exclude each other (bad usage). nullopt when neither is given. A command that takes
+// --schedule lists both options (kScheduleOptions) and calls this.
+std::optional<Schedule> schedule_option(const GraphFile& file, const Args& args);
+// How to name the chosen schedule in human-readable output: the path, or the quoted name.
+std::string schedule_label(const Args& args);
 
 // The profile step of --step K (invalid input naming the file and the graph when K is beyond
 // `profile`), else the first step at the peak; `profile` is never empty.

@@ -2,6 +2,8 @@
 
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
+#include "table.h"
+#include "text.h"
 
 #include <algorithm>
 
@@ -10,9 +12,9 @@ namespace fxmem::cli {
 namespace {
 
 std::string graph_list(const GraphFile& file) {
-    std::string names;
-    for (const Graph& g : file.graphs) names += (names.empty() ? "'" : ", '") + g.name + "'";
-    return names;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < file.graphs.size() && i < 10; ++i) names.push_back("'" + elide(file.graphs[i].name) + "'");
+    return capped_list(names, file.graphs.size());
 }
 
 } // namespace
@@ -21,7 +23,7 @@ const Graph& select_graph(const GraphFile& file, const Args& args) {
     if (const auto name = args.value("--graph")) {
         const int index = file.find_graph(*name);
         if (index < 0)
-            throw Error(file.source + ": no graph '" + *name + "' (the file has " +
+            throw Error(file.source + ": no graph '" + elide(*name) + "' (the file has " +
                         (file.graphs.empty() ? std::string("no graphs") : graph_list(file)) + ")");
         return file.graphs[static_cast<std::size_t>(index)];
     }

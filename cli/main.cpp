@@ -3,6 +3,7 @@
 #include "args.h"
 #include "cmd_remat.h"
 #include "commands.h"
+#include "text.h"
 
 #include "fxmem/error.h"
 
@@ -26,18 +27,23 @@ commands:
       node's allocations and after its frees; --graph may be left out when the file has one graph
   peak FILE [--pair K] [--json]
       peak of forward/backward pair K, default 0 (PyTorch's get_peak_memory)
-  score FILE --schedule SCHED [--graph NAME] [--json]
+  score FILE (--schedule SCHED | --schedule-name NAME) [--graph NAME] [--json]
       MemoryTracker peak and memory after each node of another order of a graph;
       SCHED is a file {"graph": NAME, "order": [every node name once]} or, when no
-      file exists at that path, the name of a schedule stored in FILE
+      file exists at that path, the name of a schedule stored in FILE; --schedule-name
+      NAME takes the stored schedule NAME even when a file of that name exists
   schedules FILE [--json]
       the schedules stored in FILE: MemoryTracker peak of each and of the original order
-  live FILE [--graph NAME] [--step K] [--schedule SCHED] [--json]
+  live FILE [--graph NAME] [--step K] [--schedule SCHED | --schedule-name NAME]
+        [--pair FWD,BWD | --whole-step] [--json]
       the storages live at profile step K (default: the peak): size, allocator, users and
-      why each is still live; with --schedule, the steps of that order
-  breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D] [--json]
+      why each is still live; with --schedule (as for score), the steps of that order; --pair
+      and --whole-step as below
+  breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D]
+        [--schedule SCHED | --schedule-name NAME] [--pair FWD,BWD | --whole-step] [--json]
       the bytes live at profile step K (default: the first peak) by storage role (default) or by
-      module; --depth D sums modules into their ancestors at depth D (1 = top level)
+      module; --depth D sums modules into their ancestors at depth D (1 = top level); --pair and
+      --whole-step as below
   optimize FILE [--graph NAME] [--time-limit S] [-o SCHED.json] [--json]
       an order with a lower peak (exact on small graphs, else the best found within S seconds,
       default 10), Inductor's lpmf/bfs/dfs orders, and a bound no order can go below
@@ -80,13 +86,14 @@ constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
 constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false},
                                    {"--devices", true}};
 constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}};
-constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}, {"--devices", true},
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true}, {"--json", false}, {"--devices", true},
                                  {"--standalone", false}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};
-constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false},
+constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--schedule-name", true}, {"--json", false},
                                 {"--whole-step", false}, {"--devices", true}, {"--pair", true}};
 constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false},
-                                     {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true}};
+                                     {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true},
+                                     {"--schedule-name", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},
@@ -103,10 +110,18 @@ const Command kCommands[] = {
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }
 
+// The command being run, for the pointer to its help after a usage error.
+std::string g_command;
+
 int run(int argc, char** argv) {
     if (argc < 2) throw UsageError("missing COMMAND");
     const std::string_view first = argv[1];
     if (is_help(first)) {
+        // "fxmem-cli help CMD" shows that command's help.
+        if (argc > 2 && !command_help(kUsage, argv[2]).empty()) {
+            std::cout << command_help(kUsage, argv[2]);
+            return 0;
+        }
         std::cout << kUsage;
         return 0;
     }
@@ -117,11 +132,13 @@ int run(int argc, char** argv) {
     const std::span<char* const> rest(argv + 2, static_cast<std::size_t>(argc - 2));
     for (const Command& c : kCommands) {
         if (first != c.name) continue;
-        // "COMMAND --help" anywhere before "--" shows the usage.
+        g_command = c.name;
+        // "COMMAND --help" anywhere before "--" shows that command's help.
         for (const char* a : rest) {
             if (std::strcmp(a, "--") == 0) break;
             if (a[0] == '-' && is_help(a)) {
-                std::cout << kUsage;
+                const std::string help = command_help(kUsage, c.name);
+                std::cout << (help.empty() ? std::string(kUsage) : help);
                 return 0;
             }
         }
@@ -129,6 +146,16 @@ int run(int argc, char** argv) {
         return c.run(args, std::cout);
     }
     throw UsageError("unknown command '" + std::string(first) + "'");
+}
+
+// A usage error: the problem in a line or two, and where the help is (not the whole usage).
+void print_usage_error(const std::string& message) {
+    std::string text = message;
+    if (!g_command.empty() && !text.starts_with(g_command + ": ")) text = g_command + ": " + text;
+    std::cerr << "fxmem-cli: " << escape_control(text, true) << '\n'
+              << (g_command.empty() ? std::string("Run 'fxmem-cli --help' for the commands.")
+                                    : "Run 'fxmem-cli " + g_command + " --help' for its usage.")
+              << '\n';
 }
 
 } // namespace
@@ -139,11 +166,12 @@ int main(int argc, char** argv) {
     try {
         status = run(argc, argv);
     } catch (const UsageError& e) {
-        std::cerr << "fxmem-cli: " << e.what() << "\n\n" << kUsage;
+        std::cout.flush();
+        print_usage_error(e.what());
         return 2;
     } catch (const fxmem::Error& e) {
         std::cout.flush();
-        std::cerr << e.what() << '\n';
+        std::cerr << escape_control(e.what(), true) << '\n';
         return 1;
     } catch (const std::bad_alloc&) {
         std::cerr << "fxmem-cli: out of memory\n";

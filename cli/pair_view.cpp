@@ -58,8 +58,7 @@ int run_pair_view(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
     const std::size_t k = find_pair(file, *args.value("--pair"));
     const StorageMask counted = devices_counted(file, args);
-    std::optional<Schedule> schedule;
-    if (const auto s = args.value("--schedule")) schedule = resolve_schedule(file, *s, args);
+    const std::optional<Schedule> schedule = schedule_option(file, args);
     Part parts[2];
     const std::uint32_t graphs[2] = {file.pairs[k].forward, file.pairs[k].backward};
     const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[graphs[0]], file.graphs[graphs[1]]);

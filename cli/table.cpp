@@ -1,4 +1,5 @@
 #include "table.h"
+#include "text.h"
 
 #include <algorithm>
 #include <ostream>
@@ -18,32 +19,50 @@ std::size_t offset_of(std::string_view s, std::size_t n) {
     return i;
 }
 
-} // namespace
-
-std::size_t display_width(std::string_view s) {
+std::size_t raw_width(std::string_view s) {
     std::size_t n = 0;
     for (char c : s) n += is_continuation(c) ? 0 : 1;
     return n;
 }
 
-std::string elide(std::string_view s, std::size_t max) {
-    const std::size_t width = display_width(s);
+std::string raw_elide(std::string_view s, std::size_t max) {
+    const std::size_t width = raw_width(s);
     if (width <= max) return std::string(s);
     if (max == 0) return {};
-    const std::size_t head = (max - 1) / 2, tail = max - 1 - head;
-    std::string out(s.substr(0, offset_of(s, head)));
+    // Cut between characters, and never inside an escape (a backslash and what follows it).
+    std::size_t head = offset_of(s, (max - 1) / 2), tail = offset_of(s, width - (max - 1 - (max - 1) / 2));
+    const auto back_to_escape = [&](std::size_t at) {
+        const std::size_t from = at >= 5 ? at - 5 : 0;
+        const std::size_t bs = s.substr(from, at - from).rfind('\\');
+        return bs == std::string_view::npos ? at : from + bs;
+    };
+    head = back_to_escape(head);
+    if (const std::size_t bs = back_to_escape(tail); bs != tail) {
+        // The tail starts inside an escape: skip to its end (escapes are ASCII, 2 to 6 bytes).
+        std::size_t end = bs + 1;
+        const char kind = end < s.size() ? s[end] : 0;
+        end += kind == 'x' ? 3 : kind == 'u' ? 5 : 1;
+        tail = std::min(end, s.size());
+    }
+    std::string out(s.substr(0, head));
     out += "\u2026";
-    out += s.substr(offset_of(s, width - tail));
+    out += s.substr(tail);
     return out;
 }
+
+} // namespace
+
+std::size_t display_width(std::string_view s) { return raw_width(escape_control(s)); }
+
+std::string elide(std::string_view s, std::size_t max) { return raw_elide(escape_control(s), max); }
 
 std::size_t column_width(std::string_view header, std::size_t widest) {
     return std::max(display_width(header), std::min(widest, kMaxCell));
 }
 
 void put_cell(std::ostream& out, std::string_view text, std::size_t width, bool right) {
-    const std::string shown = elide(text, width);
-    const std::size_t pad = width - display_width(shown);
+    const std::string shown = elide(text, width);  // escaped, so its width is its raw width
+    const std::size_t pad = width - std::min(width, raw_width(shown));
     if (right) out << std::string(pad, ' ');
     out << shown;
     if (!right) out << std::string(pad, ' ');

@@ -1,5 +1,7 @@
 // ModuleTree: the module hierarchy of one graph from Graph::modules (a few hundred distinct
-// names at most), interned once; nodes map to tree indices through their module index.
+// names usually), interned once; nodes map to tree indices through their module index. A module
+// is found by (parent index, last component), never by hashing its full dotted name, so a name
+// of D levels costs its length, not D times it.
 #include "fxmem/attribution.h"
 
 #include <algorithm>
@@ -8,7 +10,13 @@ namespace fxmem {
 
 ModuleTree::ModuleTree() : names_(std::make_shared<std::deque<std::string>>()) {
     modules_.push_back(Module{});
-    by_name_.emplace("", kRoot);
+    component_.emplace_back();
+}
+
+std::size_t ModuleTree::ChildHash::operator()(const ChildKey& k) const {
+    *counted += sizeof k.parent + k.component.size();
+    const std::size_t h = std::hash<std::string_view>{}(k.component);
+    return h ^ (std::size_t{k.parent} * 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
 }
 
 ModuleTree::ModuleTree(const Graph& graph) : ModuleTree() {
@@ -28,10 +36,16 @@ ModuleTree::ModuleTree(const Graph& graph) : ModuleTree() {
 }
 
 std::uint32_t ModuleTree::child(std::uint32_t parent, std::string_view component) const {
-    std::string key = std::to_string(parent);
-    key += ':';
-    key += component;
-    const auto it = child_.find(key);
+    *lookup_bytes_ += 1;  // the lookup itself, even of a module without children
+    const std::vector<std::uint32_t>& kids = modules_[parent].children;
+    if (kids.size() <= kScanChildren) {
+        for (const std::uint32_t c : kids) {
+            *lookup_bytes_ += 1 + std::min(component.size(), component_[c].size());
+            if (component_[c] == component) return c;
+        }
+        return npos;
+    }
+    const auto it = child_.find(ChildKey{parent, component});
     return it == child_.end() ? npos : it->second;
 }
 
@@ -54,26 +68,33 @@ void walk_components(std::string_view name, Step step) {
 
 } // namespace
 
-// intern and nearest walk the name's dotted prefixes through child_.
+// intern, find and nearest walk the name's dotted components through child_.
 std::uint32_t ModuleTree::intern(std::string_view full) {
-    if (const std::uint32_t m = find(full); m != npos) return m;
-    // New modules' names are prefixes of this one: views into its single copy.
-    const std::string_view name = names_->emplace_back(full);
+    // New modules' names are prefixes of this one: views into its single copy, made when the
+    // first missing module is met.
+    std::string_view stored;
     std::uint32_t at = kRoot;
-    walk_components(name, [&](std::size_t dot, std::string_view component) {
+    walk_components(full, [&](std::size_t dot, std::string_view component) {
         if (const std::uint32_t c = child(at, component); c != npos) {
             at = c;
             return true;
         }
+        if (stored.empty()) stored = names_->emplace_back(full);
         const auto m = static_cast<std::uint32_t>(modules_.size());
         Module module;
-        module.name = name.substr(0, dot);
+        module.name = stored.substr(0, dot);
         module.parent = at;
         module.depth = modules_[at].depth + 1;
         max_depth_ = std::max(max_depth_, module.depth);
-        child_.emplace(std::to_string(at) + ':' + std::string(component), m);
-        by_name_.emplace(module.name, m);
-        modules_[at].children.push_back(m);
+        const auto offset = static_cast<std::size_t>(component.data() - full.data());
+        component_.push_back(stored.substr(offset, component.size()));
+        std::vector<std::uint32_t>& kids = modules_[at].children;
+        kids.push_back(m);
+        // Past kScanChildren children, all of them go into the map (once), later ones as they come.
+        if (kids.size() == kScanChildren + 1)
+            for (const std::uint32_t c : kids) child_.emplace(ChildKey{at, component_[c]}, c);
+        else if (kids.size() > kScanChildren + 1)
+            child_.emplace(ChildKey{at, component_.back()}, m);
         modules_.push_back(std::move(module));
         at = m;
         return true;
@@ -108,8 +129,13 @@ std::uint32_t layer_depth(std::span<const ModuleTree* const> trees, std::size_t 
 }
 
 std::uint32_t ModuleTree::find(std::string_view name) const {
-    const auto it = by_name_.find(name);
-    return it == by_name_.end() ? npos : it->second;
+    std::uint32_t at = kRoot;
+    walk_components(name, [&](std::size_t, std::string_view component) {
+        at = child(at, component);
+        return at != npos;
+    });
+    // "a" and ".a" walk to the same module; only its own spelling names it.
+    return at != npos && modules_[at].name == name ? at : npos;
 }
 
 std::uint32_t ModuleTree::nearest(std::string_view name) const {

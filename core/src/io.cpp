@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <cstdint>
 #include <filesystem>
@@ -38,6 +39,7 @@ const char* file_kind(mode_t mode) {
     if (S_ISCHR(mode)) return "a character device";
     if (S_ISBLK(mode)) return "a block device";
     if (S_ISSOCK(mode)) return "a socket";
+    if (S_ISLNK(mode)) return "a symbolic link";
     return "not a regular file";
 }
 
@@ -107,13 +109,54 @@ GraphFile load_file(const std::string& path, const ProgressFn& progress) {
     }
 }
 
+std::string resolve_write_target(const std::string& path) {
+    namespace fs = std::filesystem;
+    const auto refuse = [&](const std::string& why) -> Error { return Error("cannot write " + quoted_path(path) + ": " + why); };
+    if (path.empty()) throw refuse("empty path");
+    std::string target = path;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) {
+        if (S_ISLNK(st.st_mode)) {
+            // Written through: the link stays, the file it points to gets the new contents.
+            char* resolved = ::realpath(path.c_str(), nullptr);
+            if (!resolved) {
+                const int err = errno;
+                throw refuse(err == ENOENT ? "it is a symbolic link to a file that does not exist (give the target's path)"
+                                           : "cannot follow the symbolic link: " + errno_text(err));
+            }
+            target = resolved;
+            std::free(resolved);
+            if (::stat(target.c_str(), &st) != 0) throw refuse("cannot follow the symbolic link: " + errno_text(errno));
+            if (!S_ISREG(st.st_mode))
+                throw refuse("it is a symbolic link to " + quoted_path(target) + ", which is " + file_kind(st.st_mode) +
+                             ", not a regular file");
+        } else if (!S_ISREG(st.st_mode)) {
+            throw refuse(std::string("it is ") + file_kind(st.st_mode) + ", not a regular file");
+        }
+    } else if (errno != ENOENT && errno != ENOTDIR) {  // the directory checks below say why
+        throw refuse(errno_text(errno));
+    }
+    const fs::path t(target);
+    const std::string name = t.filename().string();
+    if (name.empty() || name == "." || name == "..") throw refuse("not a file name");
+    const std::string dir = t.has_parent_path() ? t.parent_path().string() : std::string(".");
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) != 0)
+        throw refuse(errno == ENOENT ? "the directory " + quoted_path(dir) + " does not exist" : quoted_path(dir) + ": " + errno_text(errno));
+    if (!S_ISDIR(ds.st_mode)) throw refuse(quoted_path(dir) + " is not a directory");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0) throw refuse("the directory " + quoted_path(dir) + " is not writable");
+    return target;
+}
+
 void write_file_atomically(const std::string& path, std::string_view contents) {
     namespace fs = std::filesystem;
-    const fs::path target(path);
+    const std::string target_path = resolve_write_target(path);
+    const fs::path target(target_path);
     const std::string name = target.filename().string();
-    if (name.empty() || name == "." || name == "..")
-        throw Error("cannot write " + quoted_path(path) + ": not a file name");
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    // An existing file keeps its permission bits.
+    struct stat existing {};
+    const bool exists = ::stat(target_path.c_str(), &existing) == 0;
 
     // A unique temporary name beside the target, so that the rename stays on one file system.
     static std::atomic<unsigned> counter{0};
@@ -129,6 +172,7 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
         ::unlink(tmp.c_str());
         throw Error("cannot write " + quoted_path(path) + ": " + what + ": " + errno_text(err));
     };
+    if (exists && ::fchmod(f.fd, existing.st_mode & 07777) != 0) fail("cannot keep the file's mode", errno);
     const char* p = contents.data();
     std::size_t left = contents.size();
     while (left > 0) {
@@ -144,7 +188,14 @@ void write_file_atomically(const std::string& path, std::string_view contents) {
     const int fd = f.fd;
     f.fd = -1;
     if (::close(fd) != 0) fail("close failed", errno);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename failed", errno);
+    // Checked again just before the rename: a target swapped for a FIFO or a directory meanwhile
+    // is still refused (a directory would make rename fail anyway).
+    struct stat now {};
+    if (::lstat(target_path.c_str(), &now) == 0 && !S_ISREG(now.st_mode)) {
+        ::unlink(tmp.c_str());
+        throw Error("cannot write " + quoted_path(path) + ": it is " + file_kind(now.st_mode) + ", not a regular file");
+    }
+    if (::rename(tmp.c_str(), target_path.c_str()) != 0) fail("rename failed", errno);
     // Make the rename itself durable; a failure here leaves a complete file, so it is not an error.
     Fd d;
     d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -196,9 +196,21 @@ struct PendingGraph {
 
 // A named schedule as read; resolved against the graphs once the whole file is read (the
 // "schedules" array may come before "graphs").
+// Its order is held compactly: resolved to node ids while it is read when the graphs are already
+// read and "graph" came first (the usual layout; a repeat stops the read there), else as one
+// buffer of names and their ends, resolved at the end of the file. Either way a long order costs
+// about its own text, not a std::string per entry.
 struct StagedSchedule {
     std::string name, graph, source;
-    std::vector<std::string> order;
+    bool resolved = false;            // order read as ids (order_ids), else as names
+    std::vector<NodeId> order_ids;
+    std::string order_names;          // names one after another ...
+    std::vector<std::uint32_t> order_ends;  // ... each ending here
+    std::size_t order_size() const { return resolved ? order_ids.size() : order_ends.size(); }
+    std::string_view order_name(std::size_t p) const {
+        const std::uint32_t from = p == 0 ? 0 : order_ends[p - 1];
+        return std::string_view(order_names).substr(from, order_ends[p] - from);
+    }
     std::size_t index = 0;
     std::size_t end_offset = 0;
 };
@@ -393,8 +405,14 @@ public:
             if (v.empty()) wrong(s, "an empty string");
             schedule_.name.assign(v);
             break;
-        case Slot::ScheduleGraph: schedule_.graph.assign(v); break;
-        case Slot::ScheduleNode: schedule_.order.emplace_back(v); break;
+        case Slot::ScheduleGraph:
+            schedule_.graph.assign(v);
+            if (graphs_done_) {
+                const int g = file_.find_graph(v);
+                schedule_graph_ = g < 0 ? nullptr : &file_.graphs[static_cast<std::size_t>(g)];
+            }
+            break;
+        case Slot::ScheduleNode: add_schedule_node(v); break;
         case Slot::ScheduleSource: schedule_.source.assign(v); break;
         case Slot::TensorDtype: val_text_ = v; break;
         case Slot::OtherText: val_text_ = v; break;
@@ -453,6 +471,7 @@ public:
         case Slot::Schedule:
             schedule_seen_ = 0;
             schedule_ = StagedSchedule{};
+            schedule_graph_ = nullptr;
             schedule_.index = schedule_count_;
             frames_.push_back(Frame::Schedule);
             break;
@@ -596,7 +615,11 @@ public:
         case Slot::TopPairs: frames_.push_back(Frame::Pairs); break;
         case Slot::TopSchedules: frames_.push_back(Frame::Schedules); break;
         case Slot::TopStep: frames_.push_back(Frame::Steps); break;
-        case Slot::ScheduleOrder: frames_.push_back(Frame::ScheduleOrder); break;
+        case Slot::ScheduleOrder:
+            schedule_.resolved = schedule_graph_ != nullptr;
+            if (schedule_.resolved) schedule_position_.assign(schedule_graph_->size(), kNotScheduled);
+            frames_.push_back(Frame::ScheduleOrder);
+            break;
         case Slot::GraphNodes: begin_nodes(); break;
         case Slot::NodeInputs:
             rec_.n_inputs = 0;
@@ -626,7 +649,7 @@ public:
         frames_.pop_back();
         switch (f) {
         case Frame::Storages: storages_done_ = true; break;
-        case Frame::Graphs: break;
+        case Frame::Graphs: graphs_done_ = true; break;
         case Frame::Pairs: break;
         case Frame::Schedules: break;
         case Frame::Steps: break;
@@ -925,6 +948,32 @@ private:
         ++step_count_;
     }
 
+    // One entry of a schedule's "order": checked against the graph at once when it is known (an
+    // unknown or repeated node ends the read there), else kept as a name.
+    void add_schedule_node(std::string_view v) {
+        if (!schedule_.resolved) {
+            if (schedule_.order_names.size() + v.size() > std::numeric_limits<std::uint32_t>::max())
+                fail("the node names of one schedule's order exceed 4 GiB");
+            schedule_.order_names.append(v);
+            schedule_.order_ends.push_back(static_cast<std::uint32_t>(schedule_.order_names.size()));
+            return;
+        }
+        const Graph& graph = *schedule_graph_;
+        const std::size_t p = schedule_.order_ids.size();
+        const auto where = [&] {
+            return location_at(cursor_offset()) + "schedules[" + std::to_string(schedule_.index) + "]: schedule " +
+                   (schedule_.name.empty() ? std::string() : squote(schedule_.name) + " ") + "of graph " + squote(graph.name) + ": ";
+        };
+        const NodeId id = graph.find(v);
+        if (!id.valid()) throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(std::string(v)));
+        std::uint32_t& first = schedule_position_[id.index()];
+        if (first != kNotScheduled)
+            throw Error(where() + "repeats node " + squote(std::string(v)) + " (positions " + std::to_string(first) + " and " +
+                        std::to_string(p) + ")");
+        first = static_cast<std::uint32_t>(p);
+        schedule_.order_ids.push_back(id);
+    }
+
     void end_schedule() {
         for (Slot k : {Slot::ScheduleName, Slot::ScheduleGraph, Slot::ScheduleOrder})
             if (!(schedule_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
@@ -955,11 +1004,17 @@ private:
             keys.push_back(std::move(key));
             NamedSchedule named;  // its name and source are moved in once where() can no longer be needed
             named.graph = static_cast<std::uint32_t>(g);
-            named.order.reserve(st.order.size());
-            for (std::size_t p = 0; p < st.order.size(); ++p) {
-                const NodeId id = graph.find(st.order[p]);
-                if (!id.valid()) throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(st.order[p]));
-                named.order.push_back(id);
+            if (st.resolved) {
+                named.order = std::move(st.order_ids);
+            } else {
+                named.order.reserve(st.order_size());
+                for (std::size_t p = 0; p < st.order_size(); ++p) {
+                    const NodeId id = graph.find(st.order_name(p));
+                    if (!id.valid())
+                        throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(std::string(st.order_name(p))));
+                    named.order.push_back(id);
+                }
+                std::string().swap(st.order_names);
             }
             try {
                 check_schedule(graph, named.order);
@@ -1042,7 +1097,10 @@ private:
             } catch (const Error& e) {
                 bool repeated = false;
                 for (std::size_t j = 0; j < i; ++j) repeated = repeated || r.inputs[j] == in;
-                if (in == r.name || repeated) rethrow_at(e, r.end_offset);
+                // A placeholder or get_attr node listing an earlier node: the builder says so.
+                const bool reads_nothing = (r.op == OpKind::Placeholder || r.op == OpKind::GetAttr) &&
+                                           std::string_view(e.what()).find(" node takes no inputs") != std::string_view::npos;
+                if (in == r.name || repeated || reads_nothing) rethrow_at(e, r.end_offset);
                 throw Error(location_at(r.end_offset) + place() + "input " + squote(in) +
                             " is defined later (or unknown)");
             }
@@ -1189,6 +1247,10 @@ private:
 
     StagedSchedule schedule_;
     std::vector<StagedSchedule> schedules_;
+    bool graphs_done_ = false;                  // the "graphs" array has been read
+    const Graph* schedule_graph_ = nullptr;     // the graph of the schedule being read, when known
+    static constexpr std::uint32_t kNotScheduled = 0xffffffffu;
+    std::vector<std::uint32_t> schedule_position_;  // per node of schedule_graph_: its position
     std::size_t schedule_count_ = 0;
 };
 

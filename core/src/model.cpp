@@ -229,6 +229,11 @@ void GraphBuilder::add_input(std::string_view input_name, std::uint32_t name_tag
 void GraphBuilder::add_input(NodeId input) {
     if (!in_node_) throw Error(where() + ": input outside a node");
     Node& n = graph_.nodes.back();
+    // FX placeholders and get_attr nodes read nothing from the graph; an order would have to
+    // put them after their "inputs" while every scheduler puts them first.
+    if ((n.op == OpKind::Placeholder || n.op == OpKind::GetAttr) && input.valid() && input.index() + 1 < graph_.nodes.size())
+        throw Error(where() + ": a " + std::string(to_string(n.op)) + " node takes no inputs, but it lists " +
+                    quoted(graph_.nodes[input.index()].name));
     if (!input.valid() || input.index() + 1 >= graph_.nodes.size())
         throw Error(where() + ": input must be an earlier node of the same graph (a later one would make a cycle)");
     const auto current = static_cast<std::int32_t>(graph_.nodes.size() - 1);

@@ -269,8 +269,9 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         return r.cancelled;
     };
     OptimizeProgress::Phase phase = OptimizeProgress::Phase::Baselines;
-    // Inside the long phases: the cancel flag, and progress (throttled) now and then.
-    detail::CancelPoll poll([&] { return cancelled() || !report(phase, r.peak, false); });
+    // Inside the long phases: the time limit (it counts the lower bound and the baselines too), the
+    // cancel flag, and progress (throttled) now and then.
+    detail::CancelPoll poll([&] { return Clock::now() >= deadline || cancelled() || !report(phase, r.peak, false); });
 
     auto score = [&](const std::vector<NodeId>& order) {
         return score_schedule(file, graph, alias, order, releasable, counted).peak;

@@ -20,6 +20,7 @@ from .errors import (
     MetaInductorError,
     MissingValError,
     NothingCapturedError,
+    ProducerError,
     ScheduleError,
 )
 from .remat import RematPlanError, apply_remat
@@ -35,6 +36,7 @@ __all__ = [
     "MetaInductorError",
     "MissingValError",
     "NothingCapturedError",
+    "ProducerError",
     "RematPlanError",
     "ScheduleError",
     "apply_remat",

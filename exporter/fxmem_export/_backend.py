@@ -14,9 +14,9 @@ import torch.fx as fx
 from ._joint import copy_graph_module
 from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
-from ._serialize import build_document, check_writable, write_json_atomic
+from ._serialize import build_document, check_producer, check_writable, write_json_atomic
 from ._step import StepRecorder
-from .errors import BackwardNotCapturedError, NothingCapturedError
+from .errors import BackwardNotCapturedError, ExportWriteError, NothingCapturedError
 
 
 def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
@@ -39,6 +39,7 @@ class Region:
         self.index = index
         self.graphs: dict[str, list[fx.GraphModule]] = {"forward": [], "backward": [], "inference": [], "joint": []}
         self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
+        self.write_error: ExportWriteError | None = None  # a write that failed inside the backend call
         self.joint_captures: list[Any] = []  # inner="partition": _joint.JointCapture per partition
 
     @property
@@ -92,9 +93,10 @@ class FxmemBackend:
             raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
         if not (isinstance(inner, str) or callable(inner)):
             raise TypeError(f"inner must be a string or a callable, got {type(inner).__name__}")
+        if path is not None:
+            check_writable(path)  # ExportWriteError now for "", bytes, a directory, a FIFO, ...
         self.path = None if path is None else os.fspath(path)
-        if self.path is not None:
-            check_writable(self.path)
+        check_producer(producer)
         self.inner = inner
         # inner="partition" records the joint graph it partitions (next to the pair) by default.
         self.joint = (inner == "partition") if joint is None else bool(joint)
@@ -121,6 +123,7 @@ class FxmemBackend:
         self.step.optimizer = optimizer
         self._warned_cpu = False
         self._lock = threading.RLock()
+        self._in_call = threading.local()  # .active while Dynamo runs this backend
         self.__name__ = "fxmem_backend"
 
     # -- capture -----------------------------------------------------------------------------
@@ -136,7 +139,14 @@ class FxmemBackend:
                     self._warned_cpu = True
                     warn_cpu_only(f"{region.prefix}.{kind}")
             if self.path is not None:
-                write_json_atomic(self.path, self.document())
+                try:
+                    write_json_atomic(self.path, self.document())
+                except ExportWriteError as e:
+                    # Raised from inside the backend call, Dynamo would wrap it in its own
+                    # BackendCompilerFailed: the compiled function raises it instead (_call_raising).
+                    if not getattr(self._in_call, "active", False):
+                        raise
+                    region.write_error = e
 
     def __call__(self, gm: fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable[..., Any]:
         with self._lock:
@@ -144,9 +154,16 @@ class FxmemBackend:
             region.meta = dynamo_context(gm)
             region.meta["fxmem_attr_roles"] = self.step.attribute_roles(gm)  # a compiled opt.step's tensors
             self.regions.append(region)
-        if self.inner == "inductor":
-            return self.step.wrap(self._compile_inductor(region, gm, example_inputs), region)
-        return self.step.wrap(self._compile_aot(region, gm, example_inputs), region)
+        self._in_call.active = True
+        try:
+            if self.inner == "inductor":
+                compiled = self._compile_inductor(region, gm, example_inputs)
+            else:
+                compiled = self._compile_aot(region, gm, example_inputs)
+        finally:
+            self._in_call.active = False
+        compiled = self.step.wrap(compiled, region)
+        return compiled if region.write_error is None else _call_raising(compiled, region)
 
     def _compile_aot(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from functorch.compile import make_boxed_func
@@ -273,6 +290,19 @@ class FxmemBackend:
             warn_outside_graphs(doc, self.step)
             write_json_atomic(target, doc)
             return doc
+
+
+def _call_raising(compiled: Callable[..., Any], region: Region) -> Callable[..., Any]:
+    """``compiled``, whose first call raises the write error of ``region`` (our own
+    ExportWriteError, as a failed backward write is); later calls run normally."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        error, region.write_error = region.write_error, None
+        if error is not None:
+            raise error
+        return compiled(*args, **kwargs)
+
+    return run
 
 
 def backend(

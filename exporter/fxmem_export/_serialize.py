@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import stat
 import tempfile
 import warnings
 from collections.abc import Mapping
@@ -15,7 +16,7 @@ import torch.fx as fx
 
 from ._names import innermost_module
 from ._roles import PREFIX_META, storage_roles
-from .errors import ExportWriteError, MissingValError
+from .errors import ExportWriteError, MissingValError, ProducerError
 
 FORMAT_NAME = "fxmem"
 FORMAT_VERSION = 1
@@ -223,8 +224,28 @@ def producer_info(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
     info: dict[str, Any] = {"name": "fxmem_export", "version": __version__, "torch": torch.__version__}
     if extra:
+        check_producer(extra)
         info.update(extra)
     return info
+
+
+def check_producer(extra: Mapping[str, Any] | None) -> None:
+    """Raise ProducerError naming the key whose value is not plain JSON (NaN, infinity, an
+    object json cannot write), so that the failure comes now, not halfway through a write."""
+    if extra is None:
+        return
+    if not isinstance(extra, Mapping):
+        raise ProducerError(f"producer must be a mapping of str to JSON values, got {type(extra).__name__}")
+    for key, value in extra.items():
+        if not isinstance(key, str):
+            raise ProducerError(f"producer key {key!r} must be a str")
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            shown = repr(value)
+            shown = shown if len(shown) <= 80 else shown[:38] + "..." + shown[-38:]
+            raise ProducerError(f"producer[{key!r}] cannot be written as JSON: {e} (the value is {shown}; use "
+                                "str, int, finite float, bool, None, lists and dicts of those)") from None
 
 
 def build_document(
@@ -263,12 +284,48 @@ def build_document(
     return doc
 
 
+def _write_target(path: Any) -> str:
+    """The file a write to ``path`` replaces: ``path``, or the file a symbolic link ``path``
+    points to (the link is kept, its target written). Raises ExportWriteError for a path that is
+    not a str/PathLike of str, an empty one, a dangling link, or a target that exists and is not
+    a regular file (a directory, a FIFO, a device): those are never replaced."""
+    try:
+        path = os.fspath(path)
+    except TypeError:
+        raise ExportWriteError(22, f"cannot write to {path!r}: the path must be a str or an os.PathLike, "
+                               f"not {type(path).__name__}") from None
+    if not isinstance(path, str):
+        raise ExportWriteError(22, f"cannot write to {path!r}: the path must be a str, not bytes "
+                               "(decode it, e.g. os.fsdecode(path))")
+    if not path:
+        raise ExportWriteError(2, "cannot write to '': empty path (give a file name, e.g. 'model.fxmem.json')")
+    target = path
+    if os.path.islink(path):
+        target = os.path.realpath(path)
+        if not os.path.exists(target):
+            raise ExportWriteError(2, f"cannot write {path!r}: it is a symbolic link to {target!r}, which does "
+                                   "not exist (give the target's path)")
+    try:
+        st = os.stat(target)
+    except OSError:
+        return target
+    if stat.S_ISDIR(st.st_mode):
+        raise ExportWriteError(21, f"cannot write {path!r}: it is a directory (give a file name, e.g. "
+                               f"{os.path.join(path, 'model.fxmem.json')!r})")
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode) else "a character device" if stat.S_ISCHR(st.st_mode)
+                else "a block device" if stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+                else "not a regular file")
+        what = f"it is {kind}" if target == path else f"it is a symbolic link to {target!r}, which is {kind}"
+        raise ExportWriteError(22, f"cannot write {path!r}: {what}, not a regular file (choose another path)")
+    return target
+
+
 def check_writable(path: str | os.PathLike[str]) -> None:
     """Raise ExportWriteError now if ``path`` cannot be written later."""
+    target = _write_target(path)
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ExportWriteError(21, f"cannot write {path!r}: it is a directory (give a file name, e.g. {os.path.join(path, 'model.fxmem.json')!r})")
+    directory = os.path.dirname(os.path.abspath(target))
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise ExportWriteError(20, f"cannot write {path!r}: {directory!r} is not a directory (choose another path)")
     if not os.path.isdir(directory):
@@ -278,12 +335,20 @@ def check_writable(path: str | os.PathLike[str]) -> None:
 
 
 def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
-    """Write ``doc`` as JSON to ``path`` through a temporary file and os.replace."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
+    """Write ``doc`` as JSON to ``path`` through a temporary file and os.replace. A symbolic link
+    is written through (its target gets the file); an existing file keeps its permission bits."""
     check_writable(path)
+    target = _write_target(path)
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(target))
     try:
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    try:
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory)
     except OSError as e:
         raise ExportWriteError(
             e.errno, f"cannot write {path!r}: {e.strerror} (does the directory {directory!r} exist and is it "
@@ -295,10 +360,8 @@ def write_json_atomic(path: str | os.PathLike[str], doc: Any) -> None:
             f.write("\n")
             f.flush()
             os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
     except BaseException as e:
         try:
             os.unlink(tmp)

@@ -29,3 +29,5 @@ class ScheduleError(FxmemExportError, ValueError):
 
 class MetaInductorError(FxmemExportError, ValueError):
     """inner="inductor" was asked to compile a graph on the ``meta`` device."""
+class ProducerError(FxmemExportError, ValueError):
+    """A ``producer`` value cannot be written as JSON (NaN, infinity, an arbitrary object)."""

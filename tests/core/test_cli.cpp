@@ -3,6 +3,8 @@
 #include "cli_run.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -63,8 +65,27 @@ TEST(Cli, BadUsageExitsTwoWithUsage) {
         EXPECT_TRUE(r.out.empty()) << message;
         EXPECT_EQ(r.err.rfind("fxmem-cli: ", 0), 0u) << r.err;
         EXPECT_TRUE(contains(r.err.substr(0, r.err.find('\n')), message)) << r.err;
-        EXPECT_TRUE(contains(r.err, "usage: fxmem-cli")) << message;
+        // Two lines: the problem, and where that command's help is; not the 30-line usage.
+        EXPECT_FALSE(contains(r.err, "usage: fxmem-cli")) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+        const std::string command = args.empty() || args[0] == "frobnicate" ? "" : args[0] + " ";
+        EXPECT_TRUE(contains(r.err, "\nRun 'fxmem-cli " + command + "--help' for")) << r.err;
     }
+}
+
+TEST(Cli, EachCommandHasItsOwnHelp) {
+    const std::vector<std::string> commands = {"info", "profile", "peak", "score", "schedules", "live", "breakdown", "optimize"};
+    for (const std::string& c : commands) {
+        for (const std::vector<std::string>& args : {std::vector<std::string>{c, "--help"}, {c, "some.json", "-h"}, {"help", c}}) {
+            const CliRun r = cli(args);
+            EXPECT_EQ(r.status, 0) << c;
+            EXPECT_EQ(r.out.rfind("usage: fxmem-cli " + c + " FILE", 0), 0u) << r.out;
+            EXPECT_TRUE(contains(r.out, "Exit status:")) << r.out;
+            for (const std::string& other : commands)  // that command only
+                if (other != c) EXPECT_FALSE(contains(r.out, "\n  " + other + " FILE")) << c << " shows " << other;
+        }
+    }
+    EXPECT_TRUE(contains(cli({"optimize", "--help"}).out, "--time-limit"));
 }
 
 // ---- invalid input: exit 1, the message on stderr, nothing on stdout ----

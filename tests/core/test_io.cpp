@@ -403,9 +403,9 @@ TEST(Io, WriteFileAtomicallyFailsWithThePath) {
         write_file_atomically(path, "x");
         FAIL();
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), "cannot write '" + path + "': No such file or directory");
+        EXPECT_EQ(std::string(e.what()), "cannot write '" + path + "': the directory '" + dir + "/missing_dir' does not exist");
     }
-    // The target is a directory: the rename fails, and the temporary file is removed.
+    // The target is a directory: refused, and no temporary file is left.
     std::filesystem::create_directories(dir + "/taken");
     EXPECT_THROW(write_file_atomically(dir + "/taken", "x"), Error);
     int files = 0;

@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <algorithm>
 #include <chrono>
 #include <future>
@@ -226,7 +229,8 @@ TEST(IoHostile, ManySchedulesLoadInLinearWorkAndErrorsStayPlaced) {
     EXPECT_EQ(f.schedules[n - 1].name, "s");
     EXPECT_EQ(f.schedules[n - 1].graph, static_cast<std::uint32_t>(n - 1));
     std::cout << "  " << n << " graphs with a schedule each (" << t.size() / 1000 << " kB): loaded in " << ms << " ms\n";
-    // The last schedule names an unknown node: the message places it on line 1 at its closing brace.
+    // The last schedule names an unknown node: the message places it on line 1 at that name (the
+    // graphs are read by then, so the order is checked entry by entry as it is read).
     const std::string bad = t + R"(, {"name": "x", "graph": "g0", "order": ["nope"]}]})";
     const std::string msg = [&] {
         try {
@@ -236,9 +240,27 @@ TEST(IoHostile, ManySchedulesLoadInLinearWorkAndErrorsStayPlaced) {
         }
         return std::string();
     }();
-    const std::size_t column = bad.size() - 2;  // 1-based column of the schedule's closing '}'
+    const std::size_t column = bad.size() - 4;  // 1-based column of the closing quote of "nope"
     EXPECT_EQ(msg, "scheds.json:1:" + std::to_string(column) + ": schedules[" + std::to_string(n) +
                        "]: schedule 'x' of graph 'g0': order[0] names unknown node 'nope'");
+}
+
+// A stored schedule's order after the graphs is checked entry by entry as it is read: a repeat
+// ends the load there, so what follows (here 200k more entries and then no valid JSON at all)
+// is never read nor held.
+TEST(IoHostile, StoredScheduleStopsAtTheFirstRepeat) {
+    std::ifstream in(std::string(FXMEM_TEST_DATA) + "/good/annotated.json", std::ios::binary);
+    std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t from = t.find("\"schedules\": [");
+    const std::size_t to = t.find("],", from);
+    t.erase(from, to - from + 2);  // the schedules move after the graphs
+    std::string order = R"(["primals_1", "inp", "primals_1")";
+    for (int i = 0; i < 200000; ++i) order += R"(, "a")";
+    t.insert(t.rfind('}'), R"(, "schedules": [{"name": "s", "graph": "g", "order": )" + order + ", garbage");
+    const std::string msg = error_of([&] { (void)load_buffer(t, "rep.json"); });
+    EXPECT_NE(msg.find(": schedules[0]: schedule 's' of graph 'g': repeats node 'primals_1' (positions 0 and 2)"),
+              std::string::npos)
+        << msg.substr(0, 300);
 }
 
 // Storage ids far apart go to a hash map; with the identity hash of std::hash<int64_t>, ids that

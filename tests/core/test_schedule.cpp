@@ -93,6 +93,31 @@ TEST(Schedule, ParseErrorsNameFileAndPlace) {
               "s.json: schedule for graph 'g1': misses node 'primals_1'");
 }
 
+// A 5M-entry order that repeats a node used 15x the file's size before failing: the whole JSON
+// array was built first. It is read as a stream now and stops at the first repeat: counted in
+// entries read (the rest of this document, never read, is not even valid JSON).
+TEST(Schedule, ReadingStopsAtTheFirstRepeat) {
+    G1 t;
+    std::string json = R"({"graph": "g1", "order": ["x", "primals_1", "x")";
+    for (int i = 0; i < 200000; ++i) json += R"(, "a")";
+    json += ", garbage";
+    std::size_t read = 0;
+    try {
+        parse_schedule(t.file, json, "s.json", {}, &read);
+        FAIL();
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "s.json: schedule for graph 'g1': repeats node 'x' (positions 0 and 2)");
+    }
+    EXPECT_EQ(read, 3u);
+    // "order" before "graph": the names are kept (one buffer) and resolved at the end.
+    EXPECT_EQ(parse_message(t.file, R"({"order": ["x", "x"], "graph": "g1"})"),
+              "s.json: schedule for graph 'g1': repeats node 'x' (positions 0 and 1)");
+    const auto order = t.order({"x", "primals_1", "a", "e", "v", "w", "b", "c", "d", "output"});
+    std::string names;
+    for (NodeId n : order) names += std::string(names.empty() ? "" : ", ") + "\"" + t.graph->node(n).name + "\"";
+    EXPECT_EQ(parse_schedule(t.file, R"({"order": [)" + names + R"(], "graph": "g1"})", "s.json").order, order);
+}
+
 TEST(Schedule, LoadMissingFile) {
     G1 t;
     try {

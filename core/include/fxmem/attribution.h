@@ -97,13 +97,32 @@ public:
     // The module named `name`, added with its missing ancestors when no node runs in it (a
     // parameter's module that a parent's functional call uses: MultiheadAttention's out_proj).
     std::uint32_t add(std::string_view name) { return intern(name); }
+    // The work of building and lookups so far: one per dotted component looked up, plus the
+    // bytes of names hashed or compared. Linear in the names' length (tests count this instead
+    // of timing deep names).
+    std::uint64_t lookup_bytes() const { return *lookup_bytes_; }
 
 private:
     std::vector<Module> modules_;
     std::vector<std::uint32_t> node_module_;  // per NodeId
     std::shared_ptr<std::deque<std::string>> names_;  // distinct full names; elements never move
-    std::unordered_map<std::string_view, std::uint32_t> by_name_;
-    std::unordered_map<std::string, std::uint32_t> child_;  // "parent index:component" -> child
+    // A module's children are found by their last dotted component: by a scan of its children
+    // while it has at most kScanChildren (a deep chain: one child each, no hashing, memory read
+    // in order), then through child_, keyed by (parent index, component). Either way interning a
+    // name costs O(its length), however many dots it has.
+    static constexpr std::size_t kScanChildren = 8;
+    struct ChildKey {
+        std::uint32_t parent;
+        std::string_view component;
+        bool operator==(const ChildKey&) const = default;
+    };
+    struct ChildHash {
+        std::uint64_t* counted;  // lookup_bytes()
+        std::size_t operator()(const ChildKey& k) const;
+    };
+    std::shared_ptr<std::uint64_t> lookup_bytes_ = std::make_shared<std::uint64_t>(0);  // shared by copies
+    std::unordered_map<ChildKey, std::uint32_t, ChildHash> child_{16, ChildHash{lookup_bytes_.get()}};
+    std::vector<std::string_view> component_;  // per module: its last component (a view of its name)
     std::uint32_t max_depth_ = 0;
     std::uint32_t intern(std::string_view name);  // adds the module and its missing ancestors
     std::uint32_t child(std::uint32_t parent, std::string_view component) const;  // npos when absent

@@ -26,7 +26,17 @@ std::string to_json(const GraphFile& file);
 // Writes atomically (temporary file, then rename). Throws Error on failure.
 void save_file(const GraphFile& file, const std::string& path);
 
-// Atomic text write used by every writer: temporary file beside `path`, then rename.
+// Atomic text write used by every writer: a temporary file beside the target, then a rename.
+// The target is `path`, or, when `path` is a symbolic link, the file it points to (the link is
+// kept and its target written; a dangling link is refused). A target that exists and is not a
+// regular file (a directory, a FIFO, a device, a socket) is refused, never replaced. An existing
+// file keeps its permission bits (a 0600 file stays 0600); a new one gets 0666 minus the umask.
+// Throws Error naming `path`.
 void write_file_atomically(const std::string& path, std::string_view contents);
+
+// The file write_file_atomically(path, ...) would replace, after the same checks it makes before
+// writing (also: the directory exists and is writable). Throws Error naming `path`. Lets a
+// command check its output path before long work.
+std::string resolve_write_target(const std::string& path);
 
 } // namespace fxmem

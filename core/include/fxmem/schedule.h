@@ -20,9 +20,12 @@ struct Schedule {
 void check_schedule(const Graph& graph, std::span<const NodeId> order);
 
 // Parses and checks a SCHED document. `graph_name`, when not empty, must agree with the file's.
-// Errors name `source` and the place (line and column for JSON syntax).
+// Errors name `source` and the place (line and column for JSON syntax). The order is read as a
+// stream: once "graph" is known each entry becomes a node id, and the first unknown or repeated
+// node stops the read (memory: 4 bytes per entry, not the JSON). `entries_read`, when given,
+// receives how many order entries were read, also when an error is thrown.
 Schedule parse_schedule(const GraphFile& file, std::string_view json, std::string_view source,
-                        std::string_view graph_name = {});
+                        std::string_view graph_name = {}, std::size_t* entries_read = nullptr);
 Schedule load_schedule(const GraphFile& file, const std::string& path, std::string_view graph_name = {});
 std::string schedule_to_json(const Graph& graph, std::span<const NodeId> order);
 // Writes atomically: a temporary file beside `path`, then a rename. Throws Error on failure.
