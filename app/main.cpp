@@ -1,9 +1,6 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
-#include "graphview/graphview.h"
 #include "mainwindow/mainwindow.h"
-#include "schedule/scheduleeditor.h"
-#include "state/viewstate.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/theme.h"
@@ -13,7 +10,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
-#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSettings>
@@ -106,6 +102,16 @@ int main(int argc, char** argv) {
         return 2;
     }
 
+    ViewOptions options;
+    if (parser.isSet(timelineMode)) options.timelineMode = static_cast<TimelineModeBar::Mode>(modes.indexOf(parser.value(timelineMode)));
+    if (parser.isSet(depth)) options.depth = parser.value(depth).toInt();
+    if (parser.isSet(collapse)) options.collapseDepth = parser.value(collapse).toInt();
+    if (parser.isSet(step)) options.step = parser.value(step).toLongLong();
+    options.selectModule = parser.value(selectModule);
+    options.schedule = parser.value(useSchedule);
+    options.compare = parser.value(compare);
+    if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
+
     const bool shot = parser.isSet(screenshot);
     QTemporaryDir settingsDir;
     if (shot) {
@@ -159,45 +165,10 @@ int main(int argc, char** argv) {
         // The view options, once, when the chosen graph is shown.
         if (applied) return;
         applied = true;
-        if (parser.isSet(timelineMode)) {
-            const int m = modes.indexOf(parser.value(timelineMode));
-            if (parser.isSet(depth)) window.timelineModeBar()->setDepth(parser.value(depth).toInt());
-            window.timelineModeBar()->setMode(static_cast<TimelineModeBar::Mode>(m));
-        }
-        if (parser.isSet(collapse)) window.graphView()->setGroupDepth(parser.value(collapse).toInt());
-        if (parser.isSet(step)) window.setCursorStep(parser.value(step).toLongLong());
-        if (parser.isSet(selectModule)) {
-            const std::string wanted = parser.value(selectModule).toStdString();
-            bool known = false;
-            for (const Segment& seg : window.scene()->segments)
-                for (std::uint32_t m = 0; m < seg.attribution->tree().size() && !known; ++m)
-                    known = seg.attribution->tree()[m].name == wanted;
-            if (!known) {
-                fail(QStringLiteral("%1: the shown graph has no module named '%2'").arg(path, parser.value(selectModule)));
-                if (shot) QCoreApplication::exit(2);
-                return;
-            }
-            window.state()->selectModule(parser.value(selectModule));
-        }
-        if (parser.isSet(useSchedule) && !window.scheduleEditor()->pickSchedule(parser.value(useSchedule))) {
-            fail(QStringLiteral("%1: the shown graph has no schedule named '%2' (it has: %3)")
-                     .arg(path, parser.value(useSchedule), window.scheduleEditor()->sourceNames().join(QStringLiteral(", "))));
+        if (const QString error = window.applyViewOptions(options); !error.isEmpty()) {
+            fail(path + QStringLiteral(": ") + error);
             if (shot) QCoreApplication::exit(2);
             return;
-        }
-        if (parser.isSet(compare)) {
-            const int b = static_cast<int>(window.scheduleEditor()->sourceNames().indexOf(parser.value(compare)));
-            if (b < 0) {
-                fail(QStringLiteral("%1: the shown graph has no schedule named '%2' (it has: %3)")
-                         .arg(path, parser.value(compare), window.scheduleEditor()->sourceNames().join(QStringLiteral(", "))));
-                if (shot) QCoreApplication::exit(2);
-                return;
-            }
-            window.scheduleEditor()->setComparison(0, b);
-        }
-        if (parser.isSet(tab)) {
-            const char* docks[] = {"inspectorDock", "scheduleDock", "breakdownDock"};
-            if (auto* d = window.findChild<QDockWidget*>(QLatin1String(docks[tabs.indexOf(parser.value(tab))]))) d->raise();
         }
         if (!shot) return;
         // Wait for what is computed off the GUI thread (stacked bands, comparison), then let
@@ -207,7 +178,7 @@ int main(int argc, char** argv) {
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
             const bool bands = window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
-            const bool compared = !parser.isSet(compare) || window.timeline()->hasComparison();
+            const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
             if (!(bands && compared) && settled->elapsed() < 20000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {

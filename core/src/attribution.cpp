@@ -126,8 +126,31 @@ std::string_view Attribution::group_key(GroupBy by, std::uint32_t id) const {
     return by == GroupBy::Role ? to_string(static_cast<StorageRole>(id)) : tree_[id].name;
 }
 
+namespace {
+
+// Bottom to top: long-lived parameters first, temporaries on top, unknown last.
+constexpr StorageRole kRoleOrder[] = {StorageRole::Parameter, StorageRole::Buffer,    StorageRole::Input,
+                                      StorageRole::Activation, StorageRole::Output,   StorageRole::Tangent,
+                                      StorageRole::Gradient,  StorageRole::Temporary, StorageRole::Unknown};
+
+// N when module m is named <parent>.<N> with N decimal (a repeated layer), else -1.
+std::int64_t layer_number(const ModuleTree& tree, std::uint32_t m) {
+    const std::string_view name = tree[m].name;
+    const std::size_t dot = name.rfind('.');
+    const std::string_view last = dot == std::string_view::npos ? name : name.substr(dot + 1);
+    if (last.empty() || last.size() > 9 || tree[m].parent == ModuleTree::npos) return -1;
+    std::int64_t n = 0;
+    for (char c : last) {
+        if (c < '0' || c > '9') return -1;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
+} // namespace
+
 StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& attribution, GroupBy by,
-                               std::uint32_t depth, std::size_t max_bands) {
+                               std::uint32_t depth, std::size_t max_bands, bool keep_empty) {
     const std::size_t groups = attribution.group_count(by);
     const std::vector<std::int64_t> rows = index.profile_by(attribution.storage_groups(by, depth), groups);
     StackedProfile out;
@@ -142,26 +165,64 @@ StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& att
             used[g] |= v != 0 ? 1 : 0;
         }
     std::vector<std::uint32_t> kept;
-    for (std::uint32_t g = 0; g < groups; ++g)
-        if (used[g]) kept.push_back(g);
-    if (by == GroupBy::Module)
+    if (by == GroupBy::Role) {
+        for (StorageRole r : kRoleOrder)
+            if (keep_empty || used[static_cast<std::size_t>(r)]) kept.push_back(static_cast<std::uint32_t>(r));
+    } else {
+        for (std::uint32_t g = 0; g < groups; ++g)
+            if (used[g]) kept.push_back(g);
         std::stable_sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) { return peak[a] > peak[b]; });
+    }
     const std::size_t limit = std::max<std::size_t>(max_bands, 1);
     const bool fold = by == GroupBy::Module && kept.size() > limit;
     const std::size_t own = fold ? limit - 1 : kept.size();
-    std::vector<std::uint32_t> band_of(groups, static_cast<std::uint32_t>(own));  // folded groups -> "other"
+    out.band_of.assign(groups, StackedProfile::npos);
     for (std::size_t b = 0; b < own; ++b) {
-        band_of[kept[b]] = static_cast<std::uint32_t>(b);
-        out.bands.push_back({std::string(attribution.group_key(by, kept[b])), kept[b], peak[kept[b]]});
+        out.band_of[kept[b]] = static_cast<std::uint32_t>(b);
+        out.bands.push_back({std::string(attribution.group_key(by, kept[b])), kept[b], peak[kept[b]], 1});
     }
-    if (fold) out.bands.push_back({"other", kOtherBand, 0});
+    if (fold) {
+        // The folded repeated layers by parent and number; runs of consecutive numbers share a band.
+        const ModuleTree& tree = attribution.tree();
+        std::vector<std::pair<std::uint32_t, std::int64_t>> layers;  // (group, number)
+        std::vector<std::uint32_t> rest;
+        for (std::size_t k = own; k < kept.size(); ++k) {
+            const std::int64_t n = layer_number(tree, kept[k]);
+            if (n >= 0) layers.emplace_back(kept[k], n);
+            else rest.push_back(kept[k]);
+        }
+        std::sort(layers.begin(), layers.end(), [&](const auto& x, const auto& y) {
+            const std::uint32_t px = tree[x.first].parent, py = tree[y.first].parent;
+            return px != py ? px < py : x.second < y.second;
+        });
+        for (std::size_t i = 0; i < layers.size();) {
+            std::size_t j = i + 1;
+            while (j < layers.size() && tree[layers[j].first].parent == tree[layers[i].first].parent &&
+                   layers[j].second == layers[j - 1].second + 1)
+                ++j;
+            const auto band = static_cast<std::uint32_t>(out.bands.size());
+            for (std::size_t k = i; k < j; ++k) out.band_of[layers[k].first] = band;
+            if (j - i == 1) {
+                out.bands.push_back({std::string(tree[layers[i].first].name), layers[i].first, 0, 1});
+            } else {
+                const std::string_view first = tree[layers[i].first].name;
+                out.bands.push_back({std::string(first) + "\xe2\x80\x93" + std::to_string(layers[j - 1].second), kLayerRangeBand,
+                                     0, static_cast<std::uint32_t>(j - i)});
+            }
+            i = j;
+        }
+        if (!rest.empty()) {
+            for (std::uint32_t g : rest) out.band_of[g] = static_cast<std::uint32_t>(out.bands.size());
+            out.bands.push_back({"other", kOtherBand, 0, static_cast<std::uint32_t>(rest.size())});
+        }
+    }
     const std::size_t n = out.bands.size();
     out.bytes.assign(out.steps * n, 0);
     for (std::size_t i = 0; i < out.steps; ++i)
         for (std::size_t g = 0; g < groups; ++g)
-            if (used[g]) out.bytes[i * n + band_of[g]] += rows[i * groups + g];
-    if (fold)
-        for (std::size_t i = 0; i < out.steps; ++i) out.bands.back().peak = std::max(out.bands.back().peak, out.bytes[i * n + n - 1]);
+            if (used[g] && out.band_of[g] != StackedProfile::npos) out.bytes[i * n + out.band_of[g]] += rows[i * groups + g];
+    for (std::size_t b = own; b < n; ++b)
+        for (std::size_t i = 0; i < out.steps; ++i) out.bands[b].peak = std::max(out.bands[b].peak, out.bytes[i * n + b]);
     return out;
 }
 

@@ -86,6 +86,27 @@ std::uint32_t ModuleTree::ancestor_at_depth(std::uint32_t m, std::uint32_t depth
     return m;
 }
 
+std::uint32_t ModuleTree::layer_depth(std::size_t min_modules) const {
+    const ModuleTree* self = this;
+    return fxmem::layer_depth(std::span<const ModuleTree* const>(&self, 1), min_modules);
+}
+
+std::uint32_t layer_depth(std::span<const ModuleTree* const> trees, std::size_t min_modules) {
+    std::uint32_t deepest = 0, best = 0;
+    std::vector<std::size_t> count;
+    for (const ModuleTree* tree : trees) {
+        deepest = std::max(deepest, tree->max_depth());
+        count.assign(tree->max_depth() + 1, 0);
+        for (const ModuleTree::Module& m : tree->modules()) ++count[m.depth];
+        for (std::uint32_t d = 1; d < count.size(); ++d)
+            if (count[d] >= min_modules) {
+                best = best == 0 ? d : std::min(best, d);
+                break;
+            }
+    }
+    return best == 0 ? deepest : best;
+}
+
 std::uint32_t ModuleTree::find(std::string_view name) const {
     const auto it = by_name_.find(name);
     return it == by_name_.end() ? npos : it->second;

@@ -15,6 +15,7 @@
 #include "fxmem/incremental.h"
 
 #include "estimator_checks.h"
+#include "fxmem/op_category.h"
 #include "fxmem/schedule.h"
 
 #include <algorithm>
@@ -285,6 +286,89 @@ std::vector<std::int64_t> IncrementalSchedule::current() const {
         out[p] = memory;
     }
     return out;
+}
+
+std::vector<std::int64_t> IncrementalSchedule::profile() const {
+    std::vector<std::int64_t> out;
+    out.reserve(1 + 2 * order_.size());
+    out.push_back(start_);
+    std::int64_t memory = start_;
+    for (std::size_t p = 0; p < order_.size(); ++p) {
+        const NodeId node = order_[p];
+        const std::int64_t before = memory;
+        memory += tree_sum_[leaves_ + p];
+        if (!has_profile_points(op(node))) continue;
+        out.push_back(before + alloc_of_[node.index()]);
+        out.push_back(memory);
+    }
+    return out;
+}
+
+std::vector<NodeId> IncrementalSchedule::companions(std::size_t position) const {
+    std::vector<NodeId> out;
+    if (position >= order_.size()) return out;
+    const std::vector<OpCategory> categories = target_categories(graph_);
+    std::vector<NodeId> todo{order_[position]};
+    while (!todo.empty()) {
+        const NodeId user = todo.back();
+        todo.pop_back();
+        for (NodeId in : graph_.inputs(user)) {
+            const auto users = graph_.users(in);
+            if (users.size() != 1 || users.front() != user || !has_profile_points(op(in)) ||
+                node_category(graph_, in, categories) != OpCategory::View ||
+                std::find(out.begin(), out.end(), in) != out.end())
+                continue;
+            out.push_back(in);
+            todo.push_back(in);
+        }
+    }
+    std::sort(out.begin(), out.end(), [&](NodeId a, NodeId b) { return position_[a.index()] < position_[b.index()]; });
+    return out;
+}
+
+std::vector<IncrementalSchedule::Step> IncrementalSchedule::plan_move_with(std::size_t from, std::size_t to,
+                                                                         MoveCheck* check) const {
+    MoveCheck result = check_move(from, to);  // out of range, or the output node: as a single move
+    if (from >= order_.size() || to >= order_.size() || order_[from] == output_) {
+        if (check) *check = result;
+        return {};
+    }
+    const NodeId x = order_[from];
+    std::vector<Step> steps;
+    // Tried on a copy: every step must be legal where the steps before it left the order.
+    IncrementalSchedule trial(*this);
+    const auto step = [&](std::size_t a, std::size_t b) {
+        result = trial.check_move(a, b);
+        if (!result.ok) return false;
+        if (a != b) {
+            steps.push_back({a, b});
+            trial.move(a, b);
+        }
+        return true;
+    };
+    bool ok = true;
+    const std::vector<NodeId> with = companions(from);
+    if (to < from) {
+        // Up: the companions (first to last) to `to`, `to + 1`, ... unless already above that; the
+        // node right after them. Its position does not change meanwhile (they all were before it).
+        std::size_t at = to;
+        for (NodeId c : with) {
+            const std::size_t p = trial.position_of(c);
+            if (p < at) continue;
+            if (!(ok = step(p, at++))) break;
+        }
+        if (ok) ok = step(trial.position_of(x), at);
+    } else {
+        // Down (or in place): the node first, then each companion to right before it.
+        ok = step(from, to);
+        for (std::size_t i = 0; ok && i < with.size(); ++i) {
+            const std::size_t p = trial.position_of(with[i]), xp = trial.position_of(x);
+            ok = step(p, xp - 1);
+        }
+    }
+    if (check) *check = result;
+    if (!ok) return {};
+    return steps;
 }
 
 } // namespace fxmem

@@ -465,8 +465,8 @@ void TestGraphView::moduleRunsAsWorkedOut() {
     QCOMPARE(runs(3), QStringLiteral("blocks.0.attn 3-3 x1;blocks.0.mlp 5-5 x1;blocks.1.attn 9-9 x1;blocks.1.mlp 11-11 x1"));
     QCOMPARE(mg.runsIn(2, 8, 100).size(), std::size_t(1));  // blocks.1 only
     QCOMPARE(mg.runsIn(3, 4, 9).size(), std::size_t(2));    // blocks.0.mlp, blocks.1.attn
-    QCOMPARE(mg.groupingDepth(6), 3u);  // no depth has 6 modules: the deepest
-    QCOMPARE(mg.groupingDepth(3), 1u);  // embed, blocks, head
+    QCOMPARE(t.layer_depth(6), 3u);  // no depth has 6 modules: the deepest
+    QCOMPARE(t.layer_depth(3), 1u);  // embed, blocks, head
 }
 
 void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {

@@ -106,7 +106,7 @@ private slots:
 
     void compareModelElides() {
         const auto& a = *analysis_;
-        const OrderComparison c = compareOrders(a, fxmem::original_order(a.graph()), a.file().schedules[0].order);
+        const OrderComparison c = fxmem::compare_orders(a, fxmem::original_order(a.graph()), a.file().schedules[0].order);
         QVERIFY(!c.moved.empty());
         CompareModel m;
         m.setComparison(analysis_, std::make_shared<const OrderComparison>(c));

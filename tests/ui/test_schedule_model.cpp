@@ -85,8 +85,8 @@ void TestScheduleModel::originalOrderRows() {
     // Numbers are right-aligned, names left-aligned.
     QCOMPARE(model.index(0, ScheduleModel::MemoryColumn).data(Qt::TextAlignmentRole).toInt(),
              int(Qt::AlignRight | Qt::AlignVCenter));
-    QCOMPARE(model.profile(), kOriginalProfile);
-    QCOMPARE(model.profile(), analysis->profile());
+    QCOMPARE(model.schedule()->profile(), kOriginalProfile);
+    QCOMPARE(model.schedule()->profile(), analysis->profile());
     // The output node is not draggable, the others are; drops go between rows only.
     QVERIFY(!(model.flags(model.index(5, 0)) & Qt::ItemIsDragEnabled));
     QVERIFY(model.flags(model.index(3, 0)) & Qt::ItemIsDragEnabled);
@@ -113,7 +113,7 @@ void TestScheduleModel::moveRowsIsFineGrained() {
     QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
     QCOMPARE(c.row(), 2);
     QCOMPARE(d.row(), 4);
-    QCOMPARE(model.profile(), kMovedProfile);
+    QCOMPARE(model.schedule()->profile(), kMovedProfile);
     // Rows 2..3 changed; the peak row moved from 2 (b) to 3 (b again); nothing after row 3.
     bool coversRange = false;
     for (const QList<QVariant>& args : changed) {
@@ -131,13 +131,13 @@ void TestScheduleModel::moveRowsIsFineGrained() {
     // Downwards: b (row 3) after... it is already before d, its user; move it back up to row 2.
     QVERIFY(model.moveRows({}, 3, 1, {}, 2));
     QCOMPARE(names(model), strings({"x", "a", "b", "c", "d", "output"}));
-    QCOMPARE(model.profile(), kOriginalProfile);
+    QCOMPARE(model.schedule()->profile(), kOriginalProfile);
     // Down with Qt's convention: a (row 1) to before d (row 4) is illegal (c uses a) ...
     QVERIFY(!model.moveRows({}, 1, 1, {}, 4));
     // ... but b (row 2) to before d (row 4) lands at row 3.
     QVERIFY(model.moveRows({}, 2, 1, {}, 4));
     QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
-    QCOMPARE(model.profile(), kMovedProfile);
+    QCOMPARE(model.schedule()->profile(), kMovedProfile);
 }
 
 void TestScheduleModel::illegalMovesAreRefused() {
@@ -165,7 +165,7 @@ void TestScheduleModel::illegalMovesAreRefused() {
     QVERIFY(!model.checkMove(1, 9).ok);
     QVERIFY_THROWS_EXCEPTION(fxmem::Error, model.moveNode(3, 1));
     QCOMPARE(moved.count(), 0);
-    QCOMPARE(model.profile(), kOriginalProfile);
+    QCOMPARE(model.schedule()->profile(), kOriginalProfile);
 }
 
 void TestScheduleModel::dropThroughMimeData() {
@@ -191,7 +191,7 @@ void TestScheduleModel::dropThroughMimeData() {
     QVERIFY(model.dropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
     QCOMPARE(asked.size(), std::size_t(1));
     QCOMPARE(asked[0], (std::pair<std::size_t, std::size_t>(3, 2)));
-    QCOMPARE(model.profile(), kMovedProfile);
+    QCOMPARE(model.schedule()->profile(), kMovedProfile);
     // The same mime data is stale now: row 3 holds b, not c.
     QVERIFY(!model.decodePosition(mime.get()));
     QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));
@@ -221,7 +221,7 @@ void TestScheduleModel::setOrderKeepsPersistentIndexes() {
     QCOMPARE(layout.count(), 1);
     QCOMPARE(b.row(), 3);
     QCOMPARE(b.column(), int(ScheduleModel::MemoryColumn));
-    QCOMPARE(model.profile(), kMovedProfile);
+    QCOMPARE(model.schedule()->profile(), kMovedProfile);
     // An illegal order throws and changes nothing.
     const std::vector<fxmem::NodeId> illegal = {fxmem::NodeId(0), fxmem::NodeId(3), fxmem::NodeId(1),
                                                 fxmem::NodeId(2), fxmem::NodeId(4), fxmem::NodeId(5)};
@@ -230,7 +230,7 @@ void TestScheduleModel::setOrderKeepsPersistentIndexes() {
     QCOMPARE(model.schedule()->order(), moved);
     model.setOrder(fxmem::original_order(analysis->graph()));
     QCOMPARE(b.row(), 2);
-    QCOMPARE(model.profile(), analysis->profile());
+    QCOMPARE(model.schedule()->profile(), analysis->profile());
 }
 
 void TestScheduleModel::randomMovesMatchScoreSchedule_data() {
@@ -257,7 +257,7 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
     ScheduleModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setAnalysis(analysis);
-    QCOMPARE(model.profile(), analysis->profile());
+    QCOMPARE(model.schedule()->profile(), analysis->profile());
 
     std::mt19937_64 rng(seed);
     const std::size_t n = model.size();
@@ -281,7 +281,7 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
         const std::vector<fxmem::NodeId> order = model.schedule()->order();
         const fxmem::ScheduleScore score = fxmem::score_schedule(analysis->file(), analysis->graph(), analysis->alias(),
                                                                  order, analysis->releasable(), analysis->counted());
-        const std::vector<std::int64_t> profile = model.profile();
+        const std::vector<std::int64_t> profile = model.schedule()->profile();
         QCOMPARE(*std::max_element(profile.begin(), profile.end()), score.peak);
         QCOMPARE(model.schedule()->peak(), score.peak);
         std::size_t k = 0;
@@ -331,7 +331,7 @@ void TestScheduleModel::positionsAndProfileStepsAreBothShown() {
     QCOMPARE(steps(), QStringLiteral("0,1,3,5,7,8"));
     QCOMPARE(model.positionOfProfileStep(3), std::size_t(2));  // c now
     // The same steps as the profile the timeline draws: c's allocation is at profile index 3.
-    QCOMPARE(model.profile()[3], kMovedProfile[3]);
+    QCOMPARE(model.schedule()->profile()[3], kMovedProfile[3]);
     QCOMPARE(model.index(2, ScheduleModel::NodeColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("profile step 3")), true);
 }
 

@@ -105,7 +105,7 @@ void TestScheduleTools::compareTimeOn100kNodes() {
         fxmem::inductor_bfs_order(a->file(), a->graph(), a->alias(), a->releasable(), a->counted());
     QElapsedTimer timer;
     timer.start();
-    const OrderComparison c = compareOrders(*a, original, bfs);
+    const OrderComparison c = fxmem::compare_orders(*a, original, bfs);
     const double ms = double(timer.nsecsElapsed()) / 1e6;
     std::size_t scored = 0;
     for (const auto& m : c.moved) scored += m.effect.has_value();
@@ -221,7 +221,7 @@ void TestScheduleTools::pickerSwitchesToANamedSchedule() {
 // just after c (its predecessor in B) gives B itself: A's peak 3100 -> 2110, effect -990.
 void TestScheduleTools::compareListOnAHandMadePair() {
     const auto a = schedtest::smallAnalysis();
-    const OrderComparison c = compareOrders(*a, kOriginal, kMoved);
+    const OrderComparison c = fxmem::compare_orders(*a, kOriginal, kMoved);
     QCOMPARE(c.profileA, kOriginalProfile);
     QCOMPARE(c.profileB, kMovedProfile);
     QCOMPARE(c.peakA, 3100);
@@ -236,11 +236,11 @@ void TestScheduleTools::compareListOnAHandMadePair() {
     QVERIFY(c.moved[0].effect.has_value());
     QCOMPARE(*c.moved[0].effect, -990);
     // The other way round the same move raises B's peak by 990.
-    const OrderComparison back = compareOrders(*a, kMoved, kOriginal);
+    const OrderComparison back = fxmem::compare_orders(*a, kMoved, kOriginal);
     QCOMPARE(back.moved.size(), std::size_t(1));
     QCOMPARE(*back.moved[0].effect, 990);
     // Equal orders: nothing moved.
-    QVERIFY(compareOrders(*a, kOriginal, kOriginal).moved.empty());
+    QVERIFY(fxmem::compare_orders(*a, kOriginal, kOriginal).moved.empty());
     // Sorted by effect: a graph where two nodes move, one helping, one not. Graph "long"-like:
     // x; p = big (1000) from x; q = small (10) from x; up = use(p); uq = use(q); output(up, uq).
     auto file = std::make_shared<fxmem::GraphFile>();
@@ -262,18 +262,18 @@ void TestScheduleTools::compareListOnAHandMadePair() {
     const auto two = GraphAnalysis::compute(file, 0);
     // A: x p q up uq; B: x q p up uq... B2: x p up q uq (up right after p: p is freed before q).
     // A -> B2 moves up (before q): alone it lowers A's peak (1014 -> 1005), effect -9.
-    const OrderComparison t = compareOrders(*two, ids({0, 1, 2, 3, 4, 5}), ids({0, 1, 3, 2, 4, 5}));
+    const OrderComparison t = fxmem::compare_orders(*two, ids({0, 1, 2, 3, 4, 5}), ids({0, 1, 3, 2, 4, 5}));
     QCOMPARE(t.peakA, 1014);  // x 4 + p 1000 + q 10 (x is freed after q, p after up)
     QCOMPARE(t.peakB, 1005);  // x 4 + p 1000 + up 1, then p is freed before q
     QCOMPARE(t.moved.size(), std::size_t(1));
     QCOMPARE(t.moved[0].node, fxmem::NodeId(2));  // q moved after up (the LCS keeps up)
     QCOMPARE(*t.moved[0].effect, -9);
     // Two moved nodes, sorted by effect: A = x q p uq up, B = x p up q uq.
-    const OrderComparison u = compareOrders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}));
+    const OrderComparison u = fxmem::compare_orders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}));
     QVERIFY(u.moved.size() >= 2);
     for (std::size_t i = 1; i < u.moved.size(); ++i) QVERIFY(*u.moved[i - 1].effect <= *u.moved[i].effect);
     // Out of budget: the moved nodes are all listed, without an effect.
-    const OrderComparison none = compareOrders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}), 5000, 0);
+    const OrderComparison none = fxmem::compare_orders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}), 5000, 0);
     QCOMPARE(none.moved.size(), u.moved.size());
     for (const auto& m : none.moved) QVERIFY(!m.effect);
 }

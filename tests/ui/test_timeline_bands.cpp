@@ -169,8 +169,9 @@ void TestTimelineBands::joinedPairWithBaselineAddsUp() {
     const Attribution bwd(*file, static_cast<std::size_t>(pair.backward->graphIndex()), roles);
     for (GroupBy by : {GroupBy::Role, GroupBy::Module}) {
         const auto f = StackedBands::compute(pair.forward->live(), fwd, by, 1);
-        const auto b = StackedBands::compute(pair.backward->live(), bwd, by, 1);
-        const auto base = StackedBands::baselineParts(*file, pair.baselineStorages, pair.backward->counted(), bwd, b, by, 1);
+        const auto bp = StackedBands::profileOf(pair.backward->live(), bwd, by, 1);
+        const auto b = StackedBands::colour(bp, by);
+        const auto base = StackedBands::baselineParts(*file, pair.baselineStorages, pair.backward->counted(), bwd, bp, b, by, 1);
         const auto joined = StackedBands::join(f, b, base);
         QCOMPARE(firstMismatch(joined, fixtures::kJoinedProfile), std::int64_t(-1));
         // The same through the scene the views show.

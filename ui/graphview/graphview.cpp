@@ -1,6 +1,8 @@
 #include "graphview/graphview.h"
 
 #include "graphview/elide.h"
+#include "state/editedschedule.h"
+#include "state/viewstate.h"
 
 #include "util/colors.h"
 #include "util/text.h"
@@ -52,17 +54,14 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
 }
 
 const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
-    if (segment == 0 && edited_) return *edited_;
+    if (segment == 0 && editable())
+        if (const fxmem::GraphLayout* edited = editedLayout_.get()) return *edited;
     return *scene_->segments[static_cast<std::size_t>(segment)].layout;
 }
 
 void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     scene_ = std::move(scene);
-    edited_.reset();
-    order_.clear();
-    position_.clear();
-    profilePositions_.clear();
-    editable_ = false;
+    editedLayout_ = editable() ? schedule_->layout() : nullptr;
     live_.clear();
     liveMark_.clear();
     matchMark_.clear();
@@ -98,14 +97,12 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
             }
             auto groups = std::make_unique<ModuleGroups>(g, *scene_->segments[s].layout);
             if (groups->depths() == 0) groups.reset();
-            if (groups) {
-                // Stripes at the depth of the model's repeated blocks (the layers), bands down to one
-                // level below them.
-                stripeDepth_ = std::max(stripeDepth_, groups->groupingDepth());
-                depths = std::max(depths, groups->depths());
-            }
+            if (groups) depths = std::max(depths, groups->depths());
             groups_.push_back(std::move(groups));
         }
+        // Stripes at the depth of the model's repeated blocks (the layers), bands down to one
+        // level below them.
+        if (depths > 0) stripeDepth_ = std::min(scene_->layerDepth(), depths);
         highlight_.assign(scene_->segments.size(), ModuleGroups::npos);
         bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
@@ -114,31 +111,53 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         laneHeight_ = std::min(24.0, fitLaneHeight());
         x0_ = -0.5;
         x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
+        if (editedLayout_ && groups_[0]) groups_[0]->relayout(*editedLayout_);
     }
     syncScrollBars();
     update();
 }
 
-void GraphView::setSchedule(std::vector<fxmem::NodeId> order, bool editable) {
-    if (!scene_ || scene_->joined() || scene_->empty()) {
-        editable_ = false;
-        return;
-    }
-    const fxmem::Graph& g = scene_->segments.front().analysis->graph();
-    editable_ = editable && order.size() == g.size();
-    order_ = std::move(order);
-    position_.assign(g.size(), 0);
-    profilePositions_.clear();
-    for (std::size_t p = 0; p < order_.size(); ++p) {
-        position_[order_[p].index()] = p;
-        if (fxmem::has_profile_points(g.node(order_[p]).op)) profilePositions_.push_back(p);
-    }
-    // Graph order needs no second layout.
-    bool original = true;
-    for (std::size_t p = 0; p < order_.size() && original; ++p) original = order_[p].index() == p;
-    edited_ = original || order_.size() != g.size() ? nullptr : std::make_shared<const fxmem::GraphLayout>(g, order_);
-    if (!groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
+void GraphView::setEditedSchedule(EditedSchedule* schedule) {
+    if (schedule_) disconnect(schedule_, nullptr, this, nullptr);
+    schedule_ = schedule;
+    if (schedule_) connect(schedule_, &EditedSchedule::orderChanged, this, &GraphView::onScheduleChanged);
+    onScheduleChanged();
+}
+
+bool GraphView::editable() const {
+    return schedule_ && scene_ && !scene_->empty() && !scene_->joined() &&
+           schedule_->analysis() == scene_->segments.front().analysis && schedule_->size() > 0;
+}
+
+void GraphView::onScheduleChanged() {
+    // Segment 0 is laid out in the edited order (the scene's own layout while it is the original).
+    editedLayout_ = editable() ? schedule_->layout() : nullptr;
+    if (scene_ && !scene_->empty() && !groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
     update();
+}
+
+void GraphView::setState(ViewState* state) {
+    setEditedSchedule(state->schedule());
+    connect(state, &ViewState::sceneChanged, this, &GraphView::setScene);
+    connect(state, &ViewState::cursorStepChanged, this, &GraphView::setCursorStep);
+    connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref, bool center) {
+        selectNode(ref);
+        if (center) centerOn(ref);
+    });
+    // A module selected anywhere (breakdown tree, graph view) is outlined here.
+    connect(state, &ViewState::moduleSelected, this,
+            [this](const QString& module) { setHighlightedModuleName(module.isNull() ? QString() : module); });
+    connect(this, &GraphView::nodeClicked, state, [state](NodeRef ref) { state->selectNode(ref, false); });
+    connect(this, &GraphView::moduleClicked, state, [state](int segment, std::uint32_t module) {
+        const auto& scene = state->scene();
+        if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return;
+        const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
+        if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) {
+            state->selectModule(QString());
+            return;
+        }
+        state->selectModule(toQString(tree[module].name));
+    });
 }
 
 void GraphView::setColorMode(ColorMode mode) {
@@ -720,9 +739,9 @@ void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
     p.setFont(font());
 }
 
-GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
-    DragRange d;
-    if (!editable_ || ref.segment != 0 || order_.empty()) {
+GraphView::DropBand GraphView::dropBand(NodeRef ref) const {
+    DropBand d;
+    if (!editable() || ref.segment != 0) {
         d.why = tr("Schedule editing needs a single graph (not a joined pair).");
         return d;
     }
@@ -732,33 +751,37 @@ GraphView::DragRange GraphView::dragRange(NodeRef ref) const {
                     .arg(elided(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
         return d;
     }
-    std::size_t lo = 0, hi = order_.size() - 1;
-    fxmem::NodeId before, after;
-    for (fxmem::NodeId u : g.inputs(ref.node))
-        if (position_[u.index()] + 1 > lo) lo = position_[u.index()] + 1, before = u;
-    for (fxmem::NodeId w : g.users(ref.node))
-        if (position_[w.index()] - 1 < hi) hi = position_[w.index()] - 1, after = w;
-    if (hi + 1 >= order_.size()) hi = order_.size() - 2;  // the output node stays last
-    auto k0 = static_cast<std::size_t>(std::lower_bound(profilePositions_.begin(), profilePositions_.end(), lo) - profilePositions_.begin());
-    auto k1 = static_cast<std::size_t>(std::upper_bound(profilePositions_.begin(), profilePositions_.end(), hi) - profilePositions_.begin());
-    if (k1 == 0) k1 = 1;
+    // Core's legal range (inputs, users, the output node last, and the storages the node
+    // allocates or uses), drawn on the profile steps of the nodes that run inside it.
+    const fxmem::IncrementalSchedule::LegalRange range = schedule_->legalRange(schedule_->positionOf(ref.node));
+    const std::size_t k0 = schedule_->runningBefore(range.lo);
+    const std::size_t k1 = std::max<std::size_t>(schedule_->runningBefore(range.hi + 1), k0 + 1);
     d.ok = true;
     d.loStep = fxmem::alloc_step(k0);
     d.hiStep = fxmem::alloc_step(k1 - 1);
     const QString name = elided(g.node(ref.node).name, 80);
+    const auto has = [](std::span<const fxmem::NodeId> nodes, fxmem::NodeId n) {
+        return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+    };
     QStringList parts;
-    if (before.valid()) parts << tr("after its input '%1'").arg(elided(g.node(before).name, 80));
-    if (after.valid()) parts << tr("before its user '%1'").arg(elided(g.node(after).name, 80));
+    if (const fxmem::NodeId b = range.blocker_before; b.valid())
+        parts << (has(g.inputs(ref.node), b) ? tr("after its input '%1'") : tr("after '%1', which allocates a storage it uses"))
+                     .arg(elided(g.node(b).name, 80));
+    if (const fxmem::NodeId a = range.blocker_after; a.valid())
+        parts << (has(g.users(ref.node), a)          ? tr("before its user '%1'")
+                  : g.node(a).op == fxmem::OpKind::Output ? tr("before the output node '%1'")
+                                                          : tr("before '%1', which uses a storage it allocates"))
+                     .arg(elided(g.node(a).name, 80));
     d.why = parts.isEmpty() ? tr("'%1' can go anywhere").arg(name)
                             : tr("'%1' must stay %2").arg(name, parts.join(tr(" and ")));
     return d;
 }
 
 std::size_t GraphView::targetPosition(double step) const {
-    if (profilePositions_.empty()) return 0;
+    if (!editable() || schedule_->runningCount() == 0) return 0;
     const auto k = std::clamp<std::int64_t>(std::llround((step - 1) / 2), 0,
-                                            static_cast<std::int64_t>(profilePositions_.size()) - 1);
-    return profilePositions_[static_cast<std::size_t>(k)];
+                                            static_cast<std::int64_t>(schedule_->runningCount()) - 1);
+    return schedule_->positionOfProfileStep(fxmem::alloc_step(static_cast<std::size_t>(k)));
 }
 
 void GraphView::mousePressEvent(QMouseEvent* event) {
@@ -772,9 +795,9 @@ void GraphView::mouseMoveEvent(QMouseEvent* event) {
     const QPoint pos = event->pos();
     if (event->buttons() & (Qt::LeftButton | Qt::MiddleButton)) {
         if (drag_ == Drag::None && (pos - pressPos_).manhattanLength() > 4) {
-            if (pressed_.valid() && editable_ && (event->buttons() & Qt::LeftButton)) {
+            if (pressed_.valid() && editable() && (event->buttons() & Qt::LeftButton)) {
                 drag_ = Drag::Node;
-                dragRange_ = dragRange(pressed_);
+                dragRange_ = dropBand(pressed_);
             } else {
                 drag_ = Drag::Pan;
                 setCursor(Qt::ClosedHandCursor);
@@ -825,9 +848,14 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
         if (!dragRange_.ok) {
             showRefusal(dragRange_.why);
         } else {
-            const std::size_t from = position_[pressed_.node.index()];
+            const std::size_t from = schedule_->positionOf(pressed_.node);
             const std::size_t to = targetPosition(dragStep_);
-            if (to != from) emit moveRequested(from, to);
+            if (to == from) {
+            } else if (event->modifiers() & Qt::ShiftModifier) {
+                emit moveWithInputsRequested(from, to);
+            } else {
+                emit moveRequested(from, to);
+            }
         }
     }
     drag_ = Drag::None;

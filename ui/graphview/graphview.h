@@ -18,7 +18,9 @@
 #include <memory>
 #include <vector>
 
+class EditedSchedule;
 class QPainter;
+class ViewState;
 class QScrollBar;
 
 class GraphView : public QWidget {
@@ -30,9 +32,11 @@ public:
     explicit GraphView(QWidget* parent = nullptr);
 
     void setScene(std::shared_ptr<const Scene> scene);
-    // Lays segment 0 out in an edited schedule (empty: the original order) and enables dragging
-    // nodes along the time axis (single-graph scenes only).
-    void setSchedule(std::vector<fxmem::NodeId> order, bool editable);
+    // Wires the view to the shared state: scene, cursor, selection, module and the edited schedule.
+    void setState(ViewState* state);
+    // Segment 0 is laid out in this schedule's order, and its nodes can be dragged along the time
+    // axis (single-graph scenes whose graph the schedule edits).
+    void setEditedSchedule(EditedSchedule* schedule);
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const { return colorMode_; }
     // The legend of the current colour mode (only what the scene contains); painted at the bottom.
@@ -41,6 +45,13 @@ public:
     void setLiveNodes(std::vector<NodeRef> nodes);
     void setSearchMatches(std::vector<NodeRef> matches);
     void showRefusal(const QString& why);
+    // Where a dragged node may be dropped: the green band, from core's legal range.
+    struct DropBand {
+        bool ok = false;
+        std::int64_t loStep = 0, hiStep = 0;  // legal drop steps (global)
+        QString why;
+    };
+    DropBand dropBand(NodeRef ref) const;
 
     const std::shared_ptr<const Scene>& scene() const { return scene_; }
     NodeRef selectedNode() const { return selected_; }
@@ -95,6 +106,8 @@ signals:
     void moduleClicked(int segment, std::uint32_t module);
     // A node dropped at another place of the schedule (positions count every node).
     void moveRequested(std::size_t from, std::size_t to);
+    // The same dropped with Shift held: move the node with its single-use view inputs.
+    void moveWithInputsRequested(std::size_t from, std::size_t to);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -125,21 +138,14 @@ private:
     // After a change of the x range: when no node of the range is on the visible lanes, scroll
     // to the topmost one (a narrow window of a big graph often lives far down).
     void followNodes();
-    struct DragRange {
-        bool ok = false;
-        std::int64_t loStep = 0, hiStep = 0;  // legal drop steps (global)
-        QString why;
-    };
-    DragRange dragRange(NodeRef ref) const;
     std::size_t targetPosition(double step) const;
     QString tooltipFor(NodeRef ref) const;
 
     std::shared_ptr<const Scene> scene_;
-    std::shared_ptr<const fxmem::GraphLayout> edited_;
-    std::vector<fxmem::NodeId> order_;
-    std::vector<std::size_t> position_;          // per node: index in order_
-    std::vector<std::size_t> profilePositions_;  // k -> index in order_ of the k-th profile node
-    bool editable_ = false;
+    EditedSchedule* schedule_ = nullptr;
+    std::shared_ptr<const fxmem::GraphLayout> editedLayout_;  // held while painted: the schedule may replace it
+    bool editable() const;
+    void onScheduleChanged();
     ColorMode colorMode_ = ColorMode::OpCategory;
     std::vector<std::unique_ptr<ModuleGroups>> groups_;       // per segment; null without modules
     std::vector<std::vector<fxmem::OpCategory>> categories_;  // per segment, per interned target
@@ -172,7 +178,7 @@ private:
     Drag drag_ = Drag::None;
     QPoint pressPos_, lastPos_;
     NodeRef pressed_;
-    DragRange dragRange_;
+    DropBand dragRange_;
     double dragStep_ = 0;
     QString refusal_;
     QScrollBar* hbar_ = nullptr;

@@ -46,15 +46,6 @@ std::span<const ModuleGroups::Run> ModuleGroups::runsIn(std::uint32_t depth, std
     return {all.data() + (lo - all.begin()), static_cast<std::size_t>(hi - lo)};
 }
 
-std::uint32_t ModuleGroups::groupingDepth(std::size_t minGroups) const {
-    std::vector<std::size_t> perDepth(runs_.size() + 1, 0);
-    for (const auto& m : tree_.modules())
-        if (m.depth >= 1 && m.depth <= runs_.size()) ++perDepth[m.depth];
-    for (std::uint32_t d = 1; d <= runs_.size(); ++d)
-        if (perDepth[d] >= minGroups) return d;
-    return depths();
-}
-
 void ModuleGroups::setCollapsed(std::uint32_t m, bool on) {
     if (m >= collapsed_.size() || m == fxmem::ModuleTree::kRoot) return;
     if (on)  // its own collapsed descendants open when it opens again

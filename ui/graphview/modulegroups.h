@@ -35,8 +35,6 @@ public:
     // The runs at `depth` that overlap steps [x0, x1]. O(log R).
     std::span<const Run> runsIn(std::uint32_t depth, std::int64_t x0, std::int64_t x1) const;
     void relayout(const fxmem::GraphLayout& layout);
-    // The shallowest depth with at least `minGroups` modules (a model's layers), else the deepest.
-    std::uint32_t groupingDepth(std::size_t minGroups = 6) const;
 
     // Collapsing. A collapsed module hides every node under it; only the outermost collapsed
     // module of a node is drawn (as one box per run).

@@ -1,5 +1,7 @@
 #include "inspector/nodeinspector.h"
 
+#include "state/viewstate.h"
+
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -62,7 +64,7 @@ QString NodeInspector::html(NodeRef ref) const {
     QString h;
     h += QStringLiteral("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(n.name));
     const std::int64_t originalStep = scene_->globalStep(ref.segment, ref.node);
-    const std::int64_t step = stepOf_ ? stepOf_(ref) : originalStep;
+    const std::int64_t step = state_ ? state_->stepOf(ref) : originalStep;
     const QString where = step == originalStep ? tr("step %1").arg(step) : tr("step %1 (originally %2)").arg(step).arg(originalStep);
     h += QStringLiteral("<div style='color:%1'>%2 · %3 · %4</div>")
              .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name), where);
@@ -113,4 +115,15 @@ QString NodeInspector::html(NodeRef ref) const {
     else
         h += tr("<p style='color:%1'>no stack trace recorded</p>").arg(dim);
     return h;
+}
+
+void NodeInspector::setState(ViewState* state) {
+    state_ = state;
+    connect(state, &ViewState::sceneChanged, this, &NodeInspector::setScene);
+    connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref) { showNode(ref); });
+    // The node's step may have moved with the order.
+    connect(state, &ViewState::orderChanged, this, [this] {
+        if (node_.valid()) showNode(node_);
+    });
+    connect(this, &NodeInspector::nodeActivated, state, [state](NodeRef ref) { state->selectNode(ref, true); });
 }

@@ -5,8 +5,9 @@
 
 #include <QTextBrowser>
 
-#include <functional>
 #include <memory>
+
+class ViewState;
 
 class NodeInspector : public QTextBrowser {
     Q_OBJECT
@@ -15,9 +16,9 @@ public:
     void setScene(std::shared_ptr<const Scene> scene);
     void showNode(NodeRef ref);
     NodeRef node() const { return node_; }
-    // Where a node runs now (the graph view's step, which follows an edited schedule). Unset, or
-    // equal to the original step, the inspector shows the original step alone.
-    void setStepOf(std::function<std::int64_t(NodeRef)> stepOf) { stepOf_ = std::move(stepOf); }
+    // Follows the shared state: its scene, the selected node, and where the node runs in the
+    // edited order (shown beside the original step when they differ). A link selects its node.
+    void setState(ViewState* state);
 
 signals:
     void nodeActivated(NodeRef ref);  // a link to another node was clicked
@@ -29,5 +30,5 @@ private:
     QString html(NodeRef ref) const;
     std::shared_ptr<const Scene> scene_;
     NodeRef node_;
-    std::function<std::int64_t(NodeRef)> stepOf_;
+    ViewState* state_ = nullptr;
 };

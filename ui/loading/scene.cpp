@@ -17,6 +17,12 @@ std::size_t Scene::nodeCount() const {
     return n;
 }
 
+std::uint32_t Scene::layerDepth() const {
+    std::vector<const fxmem::ModuleTree*> trees;
+    for (const Segment& s : segments) trees.push_back(&s.attribution->tree());
+    return fxmem::layer_depth(trees);
+}
+
 Scene::Where Scene::locate(std::int64_t globalStep) const {
     for (std::size_t i = 0; i < segments.size(); ++i) {
         const Segment& s = segments[i];

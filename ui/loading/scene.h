@@ -58,6 +58,9 @@ struct Scene {
     bool empty() const { return segments.empty(); }
     QString title() const;       // graph name, or "fwd + bwd"
     std::size_t nodeCount() const;
+    // The module depth of the model's layers over all segments (fxmem::layer_depth): the timeline's
+    // bands by module and the graph view's stripes both start there. 0 without modules.
+    std::uint32_t layerDepth() const;
 
     struct Where {
         int segment = -1;        // -1: outside every segment

@@ -8,12 +8,16 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "mainwindow/appsettings.h"
+#include "mainwindow/docklayout.h"
+#include "mainwindow/mainactions.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "jobs/jobtracker.h"
 #include "timeline/plotexport.h"
 #include "timeline/stackedbands.h"
+#include "timeline/timelinebinding.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/colors.h"
@@ -39,7 +43,6 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QSaveFile>
-#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -52,37 +55,11 @@
 Q_LOGGING_CATEGORY(lcTiming, "fxmem.timing", QtWarningMsg)
 
 namespace {
-constexpr int kMaxRecent = 8;
-// The desktop theme's icon, else ours from the app's resources (absent in the tests).
-QIcon themedIcon(const QString& name) {
-    const QString bundled = QStringLiteral(":/icons/") % name % QStringLiteral(".svg");
-    return QIcon::fromTheme(name, QFile::exists(bundled) ? QIcon(bundled) : QIcon());
-}
 // A label that never widens its window: elided text in, no minimum width of its own.
 QLabel* shrinkingLabel() {
     auto* l = new QLabel;
     l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     return l;
-}
-// The module depth that shows a model's layers: the shallowest with six modules or more in one
-// graph (the rule the graph view's layer shading follows), else the deepest. For a decoder,
-// "layers.0" … rather than "layers" holding everything.
-int layerDepth(const Scene& scene) {
-    std::uint32_t deepest = 1;
-    std::vector<std::size_t> count;
-    std::uint32_t best = 0;
-    for (const Segment& s : scene.segments) {
-        const fxmem::ModuleTree& tree = s.attribution->tree();
-        deepest = std::max(deepest, tree.max_depth());
-        count.assign(tree.max_depth() + 1, 0);
-        for (std::uint32_t m = 0; m < tree.size(); ++m) ++count[tree[m].depth];
-        for (std::uint32_t d = 1; d < count.size(); ++d)
-            if (count[d] >= 6) {
-                best = best == 0 ? d : std::min(best, d);
-                break;
-            }
-    }
-    return static_cast<int>(best == 0 ? deepest : best);
 }
 } // namespace
 
@@ -118,62 +95,32 @@ std::shared_ptr<const Scene> MainWindow::scene() const { return state_->scene();
 LiveStorageModel* MainWindow::liveModel() const { return livePanel_->model(); }
 LiveStorageProxy* MainWindow::liveProxy() const { return livePanel_->proxy(); }
 QLabel* MainWindow::summaryLabel() const { return summary_; }
+QAction* MainWindow::undoAction() const { return actions_->undo; }
+SidePanelWidth* MainWindow::sidePanelWidth() const { return docks_->sideWidth(); }
+QAction* MainWindow::redoAction() const { return actions_->redo; }
+QAction* MainWindow::resetScheduleAction() const { return actions_->resetSchedule; }
 QLabel* MainWindow::liveTotalLabel() const { return livePanel_->footerLabel(); }
 QLabel* MainWindow::liveHeaderLabel() const { return livePanel_->headerLabel(); }
 
 void MainWindow::buildActions() {
-    openAction_ = new QAction(themedIcon(QStringLiteral("document-open")), tr("&Open…"), this);
-    openAction_->setShortcut(QKeySequence::Open);
-    openAction_->setToolTip(tr("Open an fxmem graph file (Ctrl+O)"));
-    connect(openAction_, &QAction::triggered, this, [this] {
-        QSettings s;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open graph file"), s.value(QStringLiteral("lastDir")).toString(),
-                                                          tr("fxmem graphs (*.fxmem.json *.json);;All files (*)"));
-        if (!path.isEmpty()) openFile(path);
-    });
-    saveScheduleAction_ = new QAction(tr("&Save Schedule…"), this);
-    saveScheduleAction_->setShortcut(QKeySequence::Save);
-    connect(saveScheduleAction_, &QAction::triggered, this, &MainWindow::saveSchedule);
-    openScheduleAction_ = new QAction(tr("Open Sc&hedule…"), this);
-    openScheduleAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-    connect(openScheduleAction_, &QAction::triggered, this, &MainWindow::openSchedule);
-    exportPlotAction_ = new QAction(themedIcon(QStringLiteral("document-export")), tr("&Export Plot…"), this);
-    exportPlotAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    connect(exportPlotAction_, &QAction::triggered, this, &MainWindow::exportPlot);
-    exportCsvAction_ = new QAction(tr("Export Profile as &CSV…"), this);
-    connect(exportCsvAction_, &QAction::triggered, this, &MainWindow::exportCsv);
-    quitAction_ = new QAction(tr("&Quit"), this);
-    quitAction_->setShortcut(QKeySequence::Quit);
-    connect(quitAction_, &QAction::triggered, this, &QWidget::close);
-
-    resetScheduleAction_ = new QAction(tr("&Reset Schedule"), this);
-    connect(resetScheduleAction_, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
-    findAction_ = new QAction(themedIcon(QStringLiteral("edit-find")), tr("&Find Node…"), this);
-    findAction_->setShortcut(QKeySequence::Find);
-    connect(findAction_, &QAction::triggered, this, [this] { findBar_->activate(); });
-    resetZoomAction_ = new QAction(themedIcon(QStringLiteral("zoom-original")), tr("Reset &Zoom"), this);
-    resetZoomAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    resetZoomAction_->setToolTip(tr("Show the whole timeline (Ctrl+0; R in the plot)"));
-    connect(resetZoomAction_, &QAction::triggered, this, [this] {
+    actions_ = new MainActions(this, state_->schedule()->undoStack());
+    connect(actions_, &MainActions::openRequested, this, &MainWindow::openFile);
+    connect(actions_->saveSchedule, &QAction::triggered, this, &MainWindow::saveSchedule);
+    connect(actions_->openSchedule, &QAction::triggered, this, &MainWindow::openSchedule);
+    connect(actions_->exportPlot, &QAction::triggered, this, &MainWindow::exportPlot);
+    connect(actions_->exportCsv, &QAction::triggered, this, &MainWindow::exportCsv);
+    connect(actions_->resetSchedule, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
+    connect(actions_->find, &QAction::triggered, this, [this] { findBar_->activate(); });
+    connect(actions_->resetZoom, &QAction::triggered, this, [this] {
         graphView_->resetZoom();  // every lane in view
         timeline_->resetZoom();   // the whole time axis (the graph view follows)
     });
-
-    auto* units = new QActionGroup(this);
-    binaryUnitsAction_ = new QAction(tr("&Binary (KiB, MiB, GiB)"), units);
-    decimalUnitsAction_ = new QAction(tr("&Decimal (kB, MB, GB)"), units);
-    for (QAction* a : {binaryUnitsAction_, decimalUnitsAction_}) {
-        a->setCheckable(true);
-        connect(a, &QAction::triggered, this, [this] {
-            setByteUnits(decimalUnitsAction_->isChecked() ? ByteUnits::Decimal : ByteUnits::Binary);
-            QSettings().setValue(QStringLiteral("units"), decimalUnitsAction_->isChecked() ? QStringLiteral("decimal")
-                                                                                          : QStringLiteral("binary"));
-            timeline_->applyPalette();
-            livePanel_->refresh();
-            summary_->refresh();
-            updateStatus();
-        });
-    }
+    connect(actions_, &MainActions::unitsChanged, this, [this] {
+        timeline_->applyPalette();
+        livePanel_->refresh();
+        summary_->refresh();
+        updateStatus();
+    });
 }
 
 void MainWindow::buildWidgets() {
@@ -182,7 +129,7 @@ void MainWindow::buildWidgets() {
     tb->setObjectName(QStringLiteral("mainToolbar"));
     tb->setMovable(false);
     tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    tb->addAction(openAction_);
+    tb->addAction(actions_->open);
     tb->addSeparator();
     tb->addWidget(new QLabel(tr(" Graph ")));
     graphCombo_ = new QComboBox;
@@ -201,7 +148,7 @@ void MainWindow::buildWidgets() {
     deviceCombo_->setToolTip(tr("Which storages count: PyTorch's estimator ignores CPU storages"));
     tb->addWidget(deviceCombo_);
     connect(deviceCombo_, &QComboBox::activated, this, [this] {
-        QSettings().setValue(QStringLiteral("deviceFilter"), deviceCombo_->currentIndex());
+        AppSettings::setDeviceFilter(deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu);
         if (!scene()) return;
         SceneRequest r = scene()->request;
         r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
@@ -218,11 +165,11 @@ void MainWindow::buildWidgets() {
     tb->addWidget(colorCombo_);
     connect(colorCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
         graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->itemData(i).toInt()));
-        QSettings().setValue(QStringLiteral("nodeColorMode"), colorCombo_->itemData(i).toInt());
+        AppSettings::setNodeColorMode(static_cast<NodeColorMode>(colorCombo_->itemData(i).toInt()));
     });
     tb->addSeparator();
-    tb->addAction(resetZoomAction_);
-    tb->addAction(exportPlotAction_);
+    tb->addAction(actions_->resetZoom);
+    tb->addAction(actions_->exportPlot);
 
     // Centre: banner, summary, find bar, graph view over the timeline.
     auto* central = new QWidget;
@@ -271,110 +218,41 @@ void MainWindow::buildWidgets() {
     layout->addWidget(splitter_, 1);
     setCentralWidget(central);
 
-    // The graph view and the timeline predate the shared state: wired here, to it.
-    state_->setStepProvider([this](NodeRef ref) { return graphView_->stepOf(ref); });
-    timeline_->setStepDescriber([this](std::int64_t step, bool edited) { return state_->describeStep(step, edited); });
-    connect(timeline_, &TimelinePlot::cursorMoved, state_, &ViewState::setCursorStep);
-    connect(state_, &ViewState::cursorStepChanged, timeline_, &TimelinePlot::setCursorStep);
-    connect(state_, &ViewState::cursorStepChanged, graphView_, &GraphView::setCursorStep);
-    // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows; hovering does not.
-    connect(timeline_, &TimelinePlot::steppedByKey, this, [this](std::int64_t step) {
-        if (!scene()) return;
-        const Scene::Where w = scene()->locate(step);
-        if (w.segment < 0 || w.step == 0) return;
-        if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, false);
-    });
+    graphView_->setState(state_);
     connect(timeline_, &TimelinePlot::xRangeChanged, graphView_, &GraphView::setXRange);
     connect(timeline_, &TimelinePlot::plotAreaChanged, graphView_, &GraphView::setPlotArea);
     connect(graphView_, &GraphView::xRangeChanged, timeline_, &TimelinePlot::setXRange);
-    connect(timeline_, &TimelinePlot::stepActivated, this, [this](std::int64_t step) {
-        if (!scene()) return;
-        const Scene::Where w = scene()->locate(step);
-        if (w.segment < 0 || w.step == 0) return;
-        if (const fxmem::NodeId n = state_->nodeAt(w); n.valid()) state_->selectNode({w.segment, n}, true);
-    });
     connect(graphView_, &GraphView::nodeHovered, this, [this](NodeRef ref) { timeline_->setCursorStep(graphView_->stepOf(ref)); });
-    connect(graphView_, &GraphView::nodeClicked, this, [this](NodeRef ref) { state_->selectNode(ref, false); });
-    connect(graphView_, &GraphView::moveRequested, this, [this](std::size_t from, std::size_t to) {
-        QString why;
-        if (!editor_->moveNode(from, to, &why)) {
+    for (auto signal : {&GraphView::moveRequested, &GraphView::moveWithInputsRequested})
+        connect(graphView_, signal, this, [this, signal](std::size_t from, std::size_t to) {
+            QString why;
+            const bool with = signal == &GraphView::moveWithInputsRequested;
+            if (with ? editor_->moveNodeWithInputs(from, to, &why) : editor_->moveNode(from, to, &why)) return;
+            // A view input that pins the node: Shift+drop takes it along.
+            if (!with && !state_->schedule()->companionsToOffer(from, to).empty()) why += tr(" (Shift+drop)");
             graphView_->showRefusal(why);
             statusBar()->showMessage(why, 8000);
-        }
-    });
+        });
     connect(findBar_, &FindBar::matchesChanged, graphView_, [this](const std::vector<NodeRef>& m) { graphView_->setSearchMatches(m); });
     connect(findBar_, &FindBar::dismissed, graphView_, qOverload<>(&QWidget::setFocus));
-    connect(state_, &ViewState::nodeSelected, this, &MainWindow::onNodeSelected);
-    // A module selected anywhere (breakdown tree, graph view) is outlined in the graph view.
-    connect(state_, &ViewState::moduleSelected, graphView_, [this](const QString& module) {
-        graphView_->setHighlightedModuleName(module.isNull() ? QString() : module);
-    });
-    connect(graphView_, &GraphView::moduleClicked, this, [this](int segment, std::uint32_t module) {
-        const auto& scene = state_->scene();
-        if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return;
-        const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
-        if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) {
-            state_->selectModule(QString());
-            return;
-        }
-        state_->selectModule(toQString(tree[module].name));
-    });
 
     // Right: the storages live at the cursor, then the inspector and the schedule dock.
     livePanel_ = new LiveStoragePanel(state_);
     connect(livePanel_, &LiveStoragePanel::rowsChanged, graphView_, [this] { graphView_->setLiveNodes(livePanel_->liveProducers()); });
-    auto* liveDock = new QDockWidget(tr("Live storages"), this);
-    liveDock->setObjectName(QStringLiteral("liveDock"));
-    liveDock->setWidget(livePanel_);
-    addDockWidget(Qt::RightDockWidgetArea, liveDock);
     inspector_ = new NodeInspector;
-    inspector_->setStepOf([this](NodeRef ref) { return state_->stepOf(ref); });
-    auto* inspectorDock = new QDockWidget(tr("Node"), this);
-    inspectorDock->setObjectName(QStringLiteral("inspectorDock"));
-    inspectorDock->setWidget(inspector_);
-    addDockWidget(Qt::RightDockWidgetArea, inspectorDock);
-    editor_ = new ScheduleEditor;
+    inspector_->setState(state_);
+    editor_ = new ScheduleEditor(state_->schedule());
     schedulePanel_ = new SchedulePanel(state_, editor_);
     connect(schedulePanel_, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
-    auto* editorDock = new QDockWidget(tr("Schedule"), this);
-    editorDock->setObjectName(QStringLiteral("scheduleDock"));
-    editorDock->setWidget(schedulePanel_);
-    addDockWidget(Qt::RightDockWidgetArea, editorDock);
-    tabifyDockWidget(inspectorDock, editorDock);
     breakdown_ = new BreakdownPanel(state_);
-    auto* breakdownDock = new QDockWidget(tr("Breakdown"), this);
-    breakdownDock->setObjectName(QStringLiteral("breakdownDock"));
-    breakdownDock->setWidget(breakdown_);
-    addDockWidget(Qt::RightDockWidgetArea, breakdownDock);
-    tabifyDockWidget(editorDock, breakdownDock);
-    inspectorDock->raise();
-    resizeDocks({liveDock}, {560}, Qt::Horizontal);
-    resizeDocks({liveDock, inspectorDock}, {400, 300}, Qt::Vertical);
-    connect(inspector_, &NodeInspector::nodeActivated, this, [this](NodeRef ref) { state_->selectNode(ref, true); });
-    connect(editor_, &ScheduleEditor::scheduleChanged, this, &MainWindow::onScheduleChanged);
-    connect(editor_, &ScheduleEditor::nodeSelected, this, [this](fxmem::NodeId n) {
-        if (scene() && !scene()->joined() && !scene()->empty()) state_->selectNode({0, n}, true);
-    });
+    docks_ = new DockLayout(this, livePanel_, inspector_, schedulePanel_, breakdown_);
+    connect(state_, &ViewState::orderChanged, this, &MainWindow::onScheduleChanged);
+    editor_->setState(state_);
+    bindTimeline(timeline_, state_, editor_);
     connect(editor_->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
-    // The schedule dock's comparison of two orders and the optimizer's lower bound, on the timeline.
-    connect(editor_, &ScheduleEditor::comparisonChanged, this, [this] {
-        const std::shared_ptr<const OrderComparison> c = editor_->comparison();
-        if (!c) timeline_->clearComparison();
-        else
-            timeline_->setComparison({editor_->comparisonName(0), c->profileA, c->peakStepA},
-                                     {editor_->comparisonName(1), c->profileB, c->peakStepB});
-        if (!applyingScene_) updateOverlay();  // hidden while compared, back afterwards
-    });
-    connect(editor_, &ScheduleEditor::lowerBoundChanged, timeline_, [this](qint64 bytes) { timeline_->setLowerBound(bytes); });
     connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(elided(message, 300)), 8000);
     });
-
-    undoAction_ = editor_->undoStack()->createUndoAction(this, tr("&Undo"));
-    undoAction_->setShortcut(QKeySequence::Undo);
-    // Both common redo keys, each bound once (binding one twice makes Qt call it ambiguous).
-    redoAction_ = editor_->undoStack()->createRedoAction(this, tr("&Redo"));
-    redoAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
 
     // Status bar: file, then loading progress with Cancel.
     statusFile_ = shrinkingLabel();
@@ -389,70 +267,25 @@ void MainWindow::buildWidgets() {
     cancelButton_->setVisible(false);
     connect(cancelButton_, &QToolButton::clicked, loader_, &SceneLoader::cancel);
     statusBar()->addPermanentWidget(cancelButton_);
-
-    for (QDockWidget* d : {liveDock, inspectorDock, editorDock, breakdownDock}) d->toggleViewAction()->setObjectName(d->objectName());
 }
 
 void MainWindow::buildMenus() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(openAction_);
-    recentMenu_ = file->addMenu(tr("Open &Recent"));
-    file->addSeparator();
-    file->addAction(openScheduleAction_);
-    file->addAction(saveScheduleAction_);
-    file->addSeparator();
-    file->addAction(exportPlotAction_);
-    file->addAction(exportCsvAction_);
-    file->addSeparator();
-    file->addAction(quitAction_);
-
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    edit->addAction(undoAction_);
-    edit->addAction(redoAction_);
-    edit->addAction(resetScheduleAction_);
-    edit->addSeparator();
-    edit->addAction(findAction_);
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(resetZoomAction_);
-    QMenu* units = view->addMenu(tr("&Units"));
-    units->addAction(binaryUnitsAction_);
-    units->addAction(decimalUnitsAction_);
-    view->addSeparator();
-    for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About fxmem"), this, [this] {
-        QMessageBox::about(this, tr("About fxmem"),
-                           tr("<b>fxmem</b> shows where the GPU memory of PyTorch FX graphs goes, with the numbers "
-                              "of Inductor's memory_estimator.py, and lets you reorder a graph to cut its peak.<br><br>"
-                              "Timeline: hover to scrub, ←/→ step, P jumps to the peak, wheel zooms, drag pans, R resets.<br>"
-                              "Graph: wheel zooms, Shift+wheel scrolls, Ctrl+wheel changes lane height, drag a node "
-                              "along time to reschedule it."));
-    });
-    updateRecentMenu();
+    actions_->buildMenus(docks_->toggleActions());
 }
 
 void MainWindow::restoreSettings() {
-    QSettings s;
-    const bool decimal = s.value(QStringLiteral("units")).toString() == QLatin1String("decimal");
-    setByteUnits(decimal ? ByteUnits::Decimal : ByteUnits::Binary);
-    (decimal ? decimalUnitsAction_ : binaryUnitsAction_)->setChecked(true);
-    deviceCombo_->setCurrentIndex(std::clamp(s.value(QStringLiteral("deviceFilter"), 0).toInt(), 0, 1));
-    {
-        // "nodeColorMode" holds the mode itself (the old "colorMode" held a combo index).
-        const int i = colorCombo_->findData(s.value(QStringLiteral("nodeColorMode"), static_cast<int>(GraphView::ColorMode::OpCategory)).toInt());
-        colorCombo_->setCurrentIndex(std::max(i, 0));
-        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->currentData().toInt()));
-    }
-    scheduleDir_ = s.value(QStringLiteral("scheduleDir")).toString();
-    if (!restoreGeometry(s.value(QStringLiteral("geometry")).toByteArray())) {
+    deviceCombo_->setCurrentIndex(AppSettings::deviceFilter() == DeviceFilter::All ? 1 : 0);
+    colorCombo_->setCurrentIndex(std::max(colorCombo_->findData(static_cast<int>(AppSettings::nodeColorMode())), 0));
+    graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->currentData().toInt()));
+    scheduleDir_ = AppSettings::scheduleDir();
+    const AppSettings::Layout saved = AppSettings::layout();
+    if (!restoreGeometry(saved.geometry)) {
         // A first start: most of the screen, never more than it.
         const QSize avail = screen() ? screen()->availableSize() : QSize(1366, 768);
         resize(std::min(1600, avail.width() * 9 / 10), std::min(1000, avail.height() * 9 / 10));
     }
-    restoreState(s.value(QStringLiteral("windowState")).toByteArray());
-    if (!splitter_->restoreState(s.value(QStringLiteral("splitter")).toByteArray())) splitter_->setSizes({560, 340});
+    restoreState(saved.windowState);
+    if (!splitter_->restoreState(saved.splitter)) splitter_->setSizes({560, 340});
 }
 
 void MainWindow::showEmptyHint(const QString& hint) {
@@ -505,28 +338,15 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     auto phase = [&](const char* what) { qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart())); };
     const bool newFile = !state_->scene() || state_->scene()->file != scene->file;
     applyingScene_ = true;
-    if (newFile) addRecent(scene->path);
+    if (newFile) actions_->addRecent(scene->path);
     setWindowFilePath(scene->path);
     setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*] — fxmem"));
 
     const bool single = !scene->empty() && !scene->joined();
-    timeline_->clearComparison();  // both belong to the previous graph's orders
-    timeline_->setLowerBound(-1);
-    editor_->setAnalysis(single ? scene->segments.front().analysis : nullptr);
     editor_->setEnabled(single);
-    phase("schedule editor");
-    graphView_->setScene(scene);
-    inspector_->setScene(scene);
-    state_->setScene(scene);  // the panels follow
+    state_->setScene(scene);  // the schedule, the views and the panels follow
     fillGraphCombo();
     deviceCombo_->setCurrentIndex(scene->request.filter == DeviceFilter::All ? 1 : 0);
-    std::vector<TimelinePlot::Marker> sections;
-    if (scene->joined())
-        for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
-    timeline_->setProfile(scene->profile, scene->peakStep, std::move(sections));
-    // Exported plots say what they show: the file and the graph (or pair).
-    timeline_->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") % elided(scene->title(), 80));
-    if (single) graphView_->setSchedule(editor_->order(), true);
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
         // storages are; the plain curve for small graphs.
@@ -541,7 +361,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
         const QSignalBlocker block(modeBar_);
         if (newFile) {
             modeBar_->setMode(TimelineModeBar::defaultFor(scene->nodeCount(), roles || modules));
-            modeBar_->setDepth(layerDepth(*scene));
+            modeBar_->setDepth(static_cast<int>(std::max(1u, scene->layerDepth())));
         }
         updateBands();
     }
@@ -617,38 +437,38 @@ void MainWindow::fillGraphCombo() {
 
 void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }
 
-void MainWindow::onNodeSelected(NodeRef ref, bool center) {
+QString MainWindow::applyViewOptions(const ViewOptions& options) {
     const auto& scene = state_->scene();
-    if (!scene || !ref.valid()) return;
-    graphView_->selectNode(ref);
-    if (center) graphView_->centerOn(ref);
-    inspector_->showNode(ref);
-    if (!scene->joined() && ref.segment == 0) {
-        const QSignalBlocker block(editor_);
-        editor_->selectNode(ref.node);
+    if (!scene) return tr("no graph is shown");
+    if (options.timelineMode) {
+        if (options.depth) modeBar_->setDepth(*options.depth);
+        modeBar_->setMode(*options.timelineMode);
     }
+    if (options.collapseDepth) graphView_->setGroupDepth(*options.collapseDepth);
+    if (options.step) setCursorStep(*options.step);
+    if (!options.selectModule.isEmpty()) {
+        const std::string wanted = options.selectModule.toStdString();
+        bool known = false;
+        for (const Segment& seg : scene->segments) known = known || seg.attribution->tree().find(wanted) != fxmem::ModuleTree::npos;
+        if (!known) return tr("the shown graph has no module named '%1'").arg(options.selectModule);
+        state_->selectModule(options.selectModule);
+    }
+    const auto noSchedule = [this](const QString& name) {
+        return tr("the shown graph has no schedule named '%1' (it has: %2)")
+            .arg(name, editor_->sourceNames().join(QStringLiteral(", ")));
+    };
+    if (!options.schedule.isEmpty() && !editor_->pickSchedule(options.schedule)) return noSchedule(options.schedule);
+    if (!options.compare.isEmpty()) {
+        const int b = static_cast<int>(editor_->sourceNames().indexOf(options.compare));
+        if (b < 0) return noSchedule(options.compare);
+        editor_->setComparison(0, b);
+    }
+    if (options.tab) docks_->raise(*options.tab);
+    return {};
 }
 
 void MainWindow::onScheduleChanged() {
-    const auto& scene = state_->scene();
-    if (applyingScene_ || !scene || scene->joined() || scene->empty()) return;
-    std::vector<fxmem::NodeId> order = editor_->order();
-    graphView_->setSchedule(order, true);
-    state_->setEditedOrder(std::move(order), editor_->profile());
-    updateOverlay();
-    updateActions();
-    if (inspector_->node().valid()) inspector_->showNode(inspector_->node());  // its step may have moved
-}
-
-void MainWindow::updateOverlay() {
-    // While two orders are compared, their curves say it all: the edited overlay would repeat one.
-    if (state_->orderEdited() && !editor_->comparison()) {
-        const std::int64_t edited = editor_->peak(), original = editor_->originalPeak();
-        timeline_->setOverlay(state_->editedProfile(), editor_->peakStep(),
-                              tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
-    } else {
-        timeline_->clearOverlay();
-    }
+    if (!applyingScene_) updateActions();
 }
 
 void MainWindow::updateStatus() {
@@ -667,13 +487,7 @@ void MainWindow::updateStatus() {
 void MainWindow::updateActions() {
     const auto& scene = state_->scene();
     const bool any = scene && !scene->empty();
-    const bool single = any && !scene->joined();
-    saveScheduleAction_->setEnabled(single);
-    openScheduleAction_->setEnabled(single);
-    resetScheduleAction_->setEnabled(single && state_->orderEdited());
-    exportPlotAction_->setEnabled(any);
-    exportCsvAction_->setEnabled(any);
-    findAction_->setEnabled(any);
+    actions_->update(any, any && !scene->joined(), state_->orderEdited());
 }
 
 bool MainWindow::maybeKeepSchedule() {
@@ -712,9 +526,8 @@ void MainWindow::saveSchedule() {
         QMessageBox::critical(this, tr("Cannot save schedule"), elided(error, 2000));
         return;
     }
-    schedulePanel_->markSaved();
     scheduleDir_ = QFileInfo(path).absolutePath();
-    QSettings().setValue(QStringLiteral("scheduleDir"), scheduleDir_);
+    AppSettings::setScheduleDir(scheduleDir_);
     statusBar()->showMessage(tr("Schedule saved to %1").arg(elided(path, 200)), 5000);
 }
 
@@ -729,9 +542,8 @@ void MainWindow::openSchedule() {
         QMessageBox::critical(this, tr("Cannot open schedule"), elided(error, 2000));
         return;
     }
-    schedulePanel_->markSaved();
     scheduleDir_ = QFileInfo(path).absolutePath();
-    QSettings().setValue(QStringLiteral("scheduleDir"), scheduleDir_);
+    AppSettings::setScheduleDir(scheduleDir_);
 }
 
 void MainWindow::exportCsv() {
@@ -755,43 +567,9 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
-    QSettings s;
-    s.setValue(QStringLiteral("geometry"), saveGeometry());
-    s.setValue(QStringLiteral("windowState"), saveState());
-    s.setValue(QStringLiteral("splitter"), splitter_->saveState());
+    AppSettings::setLayout({saveGeometry(), saveState(), splitter_->saveState()});
     loader_->cancel();
     event->accept();
-}
-
-void MainWindow::addRecent(const QString& path) {
-    if (path.isEmpty() || !QFileInfo::exists(path)) return;
-    QSettings s;
-    QStringList recent = s.value(QStringLiteral("recentFiles")).toStringList();
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    recent.removeAll(abs);
-    recent.prepend(abs);
-    while (recent.size() > kMaxRecent) recent.removeLast();
-    s.setValue(QStringLiteral("recentFiles"), recent);
-    s.setValue(QStringLiteral("lastDir"), QFileInfo(abs).absolutePath());
-    updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu() {
-    recentMenu_->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (int i = 0; i < recent.size(); ++i) {
-        const QString path = recent[i];
-        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(elided(QFileInfo(path).fileName(), 80)));
-        a->setToolTip(path);
-        a->setStatusTip(path);
-        connect(a, &QAction::triggered, this, [this, path] { openFile(path); });
-    }
-    if (!recent.isEmpty()) recentMenu_->addSeparator();
-    QAction* clear = recentMenu_->addAction(tr("Clear List"), this, [this] {
-        QSettings().remove(QStringLiteral("recentFiles"));
-        updateRecentMenu();
-    });
-    clear->setEnabled(!recent.isEmpty());
 }
 
 void MainWindow::exportPlot() {

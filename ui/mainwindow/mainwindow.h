@@ -7,6 +7,7 @@
 #pragma once
 #include "graphview/graphview.h"
 #include "loading/sceneloader.h"
+#include "mainwindow/viewoptions.h"
 
 #include <QMainWindow>
 
@@ -23,11 +24,14 @@ class BreakdownPanel;
 class FindBar;
 class JobTracker;
 class TimelineModeBar;
+class DockLayout;
 class LiveStorageModel;
+class MainActions;
 class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
 class ScheduleEditor;
+class SidePanelWidth;
 class SchedulePanel;
 class SummaryBar;
 class TimelinePlot;
@@ -64,10 +68,15 @@ public:
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
     QComboBox* graphCombo() const { return graphCombo_; }
-    QAction* undoAction() const { return undoAction_; }
-    QAction* redoAction() const { return redoAction_; }
-    QAction* resetScheduleAction() const { return resetScheduleAction_; }
+    MainActions* actions() const { return actions_; }
+    QAction* undoAction() const;
+    QAction* redoAction() const;
+    QAction* resetScheduleAction() const;
+    SidePanelWidth* sidePanelWidth() const;
 
+    // Sets the views as `options` say, on the graph shown now. Returns what could not be done
+    // (a module or schedule the graph does not have), empty when all was.
+    QString applyViewOptions(const ViewOptions& options);
     // Moves the timeline cursor (and everything that follows it) to a global step.
     void setCursorStep(std::int64_t step);
     // Chooses a graph (or, with pair >= 0, a joined pair) of the current file.
@@ -94,14 +103,10 @@ private:
     void onSceneReady(std::shared_ptr<const Scene> scene);
     void onLoadFailed(const QString& path, const QString& message);
     void onScheduleChanged();
-    void onNodeSelected(NodeRef ref, bool center);
-    void updateOverlay();  // the edited order's curve on the timeline
     void updateStatus();
     void updateActions();
     void updateBanner();
     void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
-    void updateRecentMenu();
-    void addRecent(const QString& path);
     void fillGraphCombo();
     void requestScene(SceneRequest request);
     bool maybeKeepSchedule();  // false: the user cancelled
@@ -123,6 +128,7 @@ private:
     JobTracker* bandJobs_ = nullptr;
     QSplitter* splitter_ = nullptr;
     SummaryBar* summary_ = nullptr;
+    DockLayout* docks_ = nullptr;
     QLabel* banner_ = nullptr;
     FindBar* findBar_ = nullptr;
     LiveStoragePanel* livePanel_ = nullptr;
@@ -137,19 +143,5 @@ private:
     QToolButton* cancelButton_ = nullptr;
     QLabel* statusFile_ = nullptr;
 
-    // Actions
-    QAction* openAction_ = nullptr;
-    QMenu* recentMenu_ = nullptr;
-    QAction* saveScheduleAction_ = nullptr;
-    QAction* openScheduleAction_ = nullptr;
-    QAction* exportPlotAction_ = nullptr;
-    QAction* exportCsvAction_ = nullptr;
-    QAction* quitAction_ = nullptr;
-    QAction* undoAction_ = nullptr;
-    QAction* redoAction_ = nullptr;
-    QAction* resetScheduleAction_ = nullptr;
-    QAction* findAction_ = nullptr;
-    QAction* resetZoomAction_ = nullptr;
-    QAction* binaryUnitsAction_ = nullptr;
-    QAction* decimalUnitsAction_ = nullptr;
+    MainActions* actions_ = nullptr;
 };

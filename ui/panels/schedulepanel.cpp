@@ -4,11 +4,8 @@
 #include "state/viewstate.h"
 #include "util/text.h"
 
-#include <fxmem/schedule.h>
-
 #include <QLabel>
 #include <QPushButton>
-#include <QUndoStack>
 #include <QVBoxLayout>
 
 SchedulePanel::SchedulePanel(ViewState* state, ScheduleEditor* editor, QWidget* parent)
@@ -30,21 +27,12 @@ SchedulePanel::SchedulePanel(ViewState* state, ScheduleEditor* editor, QWidget* 
     connect(forward_, &QPushButton::clicked, this, [this] { emit graphRequested(forwardGraph_); });
     connect(backward_, &QPushButton::clicked, this, [this] { emit graphRequested(backwardGraph_); });
     connect(state_, &ViewState::sceneChanged, this, &SchedulePanel::onScene);
-    // After the stack moved (push, undo, redo: never inside a push, where a clean mark would
-    // land one command early).
-    connect(editor_->undoStack(), &QUndoStack::indexChanged, this, [this] {
-        if (!editor_->undoStack()->isClean() && !cleanOrder_.empty() && editor_->order() == cleanOrder_)
-            editor_->undoStack()->setClean();
-    });
     onScene();
 }
-
-void SchedulePanel::markSaved() { cleanOrder_ = editor_->order(); }
 
 void SchedulePanel::onScene() {
     const auto& scene = state_->scene();
     const bool single = scene && !scene->empty() && !scene->joined();
-    cleanOrder_ = single ? fxmem::original_order(scene->segments.front().analysis->graph()) : std::vector<fxmem::NodeId>{};
     if (single || !scene) {
         setCurrentWidget(editor_);
         return;

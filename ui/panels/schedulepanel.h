@@ -23,8 +23,6 @@ public:
     QLabel* messageLabel() const { return message_; }
     QPushButton* forwardButton() const { return forward_; }
     QPushButton* backwardButton() const { return backward_; }
-    // The editor's current order is what is on disk now (after Save or Open Schedule).
-    void markSaved();
 
 signals:
     // The user asked to show graph `graph` of the file (an index into GraphFile::graphs).
@@ -39,5 +37,4 @@ private:
     QPushButton* forward_ = nullptr;
     QPushButton* backward_ = nullptr;
     int forwardGraph_ = -1, backwardGraph_ = -1;
-    std::vector<fxmem::NodeId> cleanOrder_;
 };

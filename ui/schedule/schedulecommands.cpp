@@ -1,24 +1,24 @@
 #include "schedule/schedulecommands.h"
 
-#include "schedule/schedulemodel.h"
+#include "state/editedschedule.h"
 #include "util/text.h"
 
 #include <fxmem/schedule.h>
 
 #include <QCoreApplication>
 
-MoveNodeCommand::MoveNodeCommand(ScheduleModel* model, std::size_t from, std::size_t to, bool stepwise)
-    : model_(model), node_(model->schedule()->at(from)), from_(from), to_(to), stepwise_(stepwise) {
+MoveNodeCommand::MoveNodeCommand(EditedSchedule* schedule, std::size_t from, std::size_t to, bool stepwise)
+    : schedule_(schedule), node_(schedule->schedule()->at(from)), from_(from), to_(to), stepwise_(stepwise) {
     updateText();
 }
 
 void MoveNodeCommand::updateText() {
-    const QString name = elided(model_->analysis()->graph().node(node_).name);
+    const QString name = elided(schedule_->analysis()->graph().node(node_).name);
     setText(QCoreApplication::translate("ScheduleEditor", "Move '%1' to position %2").arg(name).arg(to_));
 }
 
-void MoveNodeCommand::redo() { model_->moveNode(from_, to_); }
-void MoveNodeCommand::undo() { model_->moveNode(to_, from_); }
+void MoveNodeCommand::redo() { schedule_->applyMove(from_, to_); }
+void MoveNodeCommand::undo() { schedule_->applyMove(to_, from_); }
 
 bool MoveNodeCommand::mergeWith(const QUndoCommand* other) {
     const auto* next = static_cast<const MoveNodeCommand*>(other);  // same id(): same class
@@ -30,17 +30,12 @@ bool MoveNodeCommand::mergeWith(const QUndoCommand* other) {
     return true;
 }
 
-SetOrderCommand::SetOrderCommand(ScheduleModel* model, std::vector<fxmem::NodeId> order, const QString& text)
-    : QUndoCommand(text), model_(model), before_(model->schedule()->order()), after_(std::move(order)) {}
+SetOrderCommand::SetOrderCommand(EditedSchedule* schedule, std::vector<fxmem::NodeId> order, const QString& text)
+    : QUndoCommand(text), schedule_(schedule), before_(schedule->schedule()->order()), after_(std::move(order)) {}
 
-void SetOrderCommand::redo() { model_->setOrder(after_); }
-void SetOrderCommand::undo() { model_->setOrder(before_); }
+void SetOrderCommand::redo() { schedule_->applyOrder(after_); }
+void SetOrderCommand::undo() { schedule_->applyOrder(before_); }
 
-ResetScheduleCommand::ResetScheduleCommand(ScheduleModel* model)
-    : SetOrderCommand(model, fxmem::original_order(model->analysis()->graph()),
+ResetScheduleCommand::ResetScheduleCommand(EditedSchedule* schedule)
+    : SetOrderCommand(schedule, fxmem::original_order(schedule->analysis()->graph()),
                       QCoreApplication::translate("ScheduleEditor", "Reset schedule")) {}
-
-OpenScheduleCommand::OpenScheduleCommand(ScheduleModel* model, std::vector<fxmem::NodeId> order,
-                                         const QString& fileName)
-    : SetOrderCommand(model, std::move(order),
-                      QCoreApplication::translate("ScheduleEditor", "Open schedule '%1'").arg(fileName)) {}

@@ -1,4 +1,4 @@
-// Undo commands of the schedule editor. Each restores exactly the previous order: a move is
+// Undo commands of the edited schedule. Each restores exactly the previous order: a move is
 // undone by the inverse move (the other nodes kept their relative order), a whole-order change
 // by the order saved before it.
 #pragma once
@@ -9,12 +9,12 @@
 #include <cstddef>
 #include <vector>
 
-class ScheduleModel;
+class EditedSchedule;
 
 class MoveNodeCommand : public QUndoCommand {
 public:
     // `stepwise` moves (Alt+Up/Alt+Down) of the same node merge into one undo step.
-    MoveNodeCommand(ScheduleModel* model, std::size_t from, std::size_t to, bool stepwise);
+    MoveNodeCommand(EditedSchedule* schedule, std::size_t from, std::size_t to, bool stepwise);
     void redo() override;
     void undo() override;
     int id() const override { return kId; }
@@ -26,7 +26,7 @@ public:
 
 private:
     static constexpr int kId = 0x5ced;
-    ScheduleModel* model_;
+    EditedSchedule* schedule_;
     fxmem::NodeId node_;
     std::size_t from_, to_;
     bool stepwise_;
@@ -36,21 +36,16 @@ private:
 // Replaces the whole order; the base of Reset and Open.
 class SetOrderCommand : public QUndoCommand {
 public:
-    SetOrderCommand(ScheduleModel* model, std::vector<fxmem::NodeId> order, const QString& text);
+    SetOrderCommand(EditedSchedule* schedule, std::vector<fxmem::NodeId> order, const QString& text);
     void redo() override;
     void undo() override;
 
 private:
-    ScheduleModel* model_;
+    EditedSchedule* schedule_;
     std::vector<fxmem::NodeId> before_, after_;
 };
 
 class ResetScheduleCommand : public SetOrderCommand {
 public:
-    explicit ResetScheduleCommand(ScheduleModel* model);
-};
-
-class OpenScheduleCommand : public SetOrderCommand {
-public:
-    OpenScheduleCommand(ScheduleModel* model, std::vector<fxmem::NodeId> order, const QString& fileName);
+    explicit ResetScheduleCommand(EditedSchedule* schedule);
 };

@@ -1,9 +1,13 @@
 #include "schedule/scheduleeditor.h"
 
-#include "schedule/optimizerjob.h"
-#include "schedule/schedulecommands.h"
+#include "schedule/comparepanel.h"
+#include "schedule/movetorow.h"
+#include "schedule/optimizebar.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
+#include "schedule/suggestionlist.h"
+#include "state/editedschedule.h"
+#include "state/viewstate.h"
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -12,13 +16,8 @@
 #include <fxmem/schedule.h>
 
 #include <QComboBox>
-#include <QCompleter>
 #include <QCursor>
-#include <QHeaderView>
 #include <QLineEdit>
-#include <QListWidget>
-#include <QProgressBar>
-#include <QTableView>
 #include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QStringListModel>
@@ -48,17 +47,11 @@ struct ScheduleEditor::State {
         QString source;  // where a stored schedule comes from (tooltip)
     };
     std::vector<Source> sources;  // original, named ones, your edit (last)
-    std::vector<fxmem::NodeId> userEdit;
-    bool applyingSource = false;  // a pick in progress: the new order is not the user's edit
     int compareA = -1, compareB = -1;
     std::shared_ptr<const OrderComparison> comparison;
-    CompareModel* compareModel = nullptr;
-    OptimizerJob* optimizer = nullptr;
     std::int64_t lowerBound = -1;
     std::vector<fxmem::MoveSuggestion> suggestions;
-    QUndoStack* stack = nullptr;
     std::vector<QLabel*> captions;
-    mutable std::optional<std::vector<std::int64_t>> profile;  // cached until the order changes
     bool selecting = false;  // selectNode() in progress: do not echo nodeSelected
 };
 
@@ -93,9 +86,11 @@ QLabel* addFigure(QGridLayout* grid, int column, const QString& caption, const Q
 
 } // namespace
 
-ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_unique<State>()) {
-    d_->stack = new QUndoStack(this);
-    model_ = new ScheduleModel(this);
+ScheduleEditor::ScheduleEditor(QWidget* parent) : ScheduleEditor(nullptr, parent) {}
+
+ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
+    : QWidget(parent), d_(std::make_unique<State>()), edited_(schedule ? schedule : new EditedSchedule(this)) {
+    model_ = new ScheduleModel(edited_, this);
     view_ = new ScheduleView(this);
     view_->setObjectName(QStringLiteral("scheduleView"));
     view_->setScheduleModel(model_);
@@ -130,14 +125,14 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5, Qt::ToolButtonIconOnly);
     resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonIconOnly);
     resetButton_->setToolTip(tr("Back to the graph's original order (undoable)"));
-    connect(undoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::undo);
-    connect(redoButton_, &QToolButton::clicked, d_->stack, &QUndoStack::redo);
+    connect(undoButton_, &QToolButton::clicked, edited_->undoStack(), &QUndoStack::undo);
+    connect(redoButton_, &QToolButton::clicked, edited_->undoStack(), &QUndoStack::redo);
     connect(resetButton_, &QToolButton::clicked, this, &ScheduleEditor::resetSchedule);
-    connect(d_->stack, &QUndoStack::canUndoChanged, undoButton_, &QWidget::setEnabled);
-    connect(d_->stack, &QUndoStack::canRedoChanged, redoButton_, &QWidget::setEnabled);
-    connect(d_->stack, &QUndoStack::undoTextChanged, undoButton_,
+    connect(edited_->undoStack(), &QUndoStack::canUndoChanged, undoButton_, &QWidget::setEnabled);
+    connect(edited_->undoStack(), &QUndoStack::canRedoChanged, redoButton_, &QWidget::setEnabled);
+    connect(edited_->undoStack(), &QUndoStack::undoTextChanged, undoButton_,
             [this](const QString& t) { undoButton_->setToolTip(t.isEmpty() ? tr("Undo") : tr("Undo %1").arg(t)); });
-    connect(d_->stack, &QUndoStack::redoTextChanged, redoButton_,
+    connect(edited_->undoStack(), &QUndoStack::redoTextChanged, redoButton_,
             [this](const QString& t) { redoButton_->setToolTip(t.isEmpty() ? tr("Redo") : tr("Redo %1").arg(t)); });
     undoButton_->setEnabled(false);
     redoButton_->setEnabled(false);
@@ -152,36 +147,8 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     statusLabel_->setContentsMargins(4, 2, 4, 2);
 
     // "Move to": the selected node to a position, a profile step, or just after a named node.
-    auto* moveRow = new QHBoxLayout;
-    moveRow->setContentsMargins(4, 0, 4, 0);
-    auto* moveCaption = new QLabel(tr("Move selected to"), this);
-    moveKind_ = new QComboBox(this);
-    moveKind_->setObjectName(QStringLiteral("moveKind"));
-    moveKind_->addItem(tr("position"));
-    moveKind_->addItem(tr("profile step"));
-    moveKind_->addItem(tr("just after node"));
-    moveKind_->setToolTip(tr("Position: in this order (the Pos column). Profile step: the timeline's numbering "
-                             "(the Step column). Just after node: type a node's name."));
-    moveTarget_ = new QLineEdit(this);
-    moveTarget_->setObjectName(QStringLiteral("moveTarget"));
-    moveTarget_->setClearButtonEnabled(true);
-    moveTarget_->setPlaceholderText(tr("number"));
-    moveButton_ = new QToolButton(this);
-    moveButton_->setText(tr("Move"));
-    moveButton_->setToolTip(tr("Move the selected node (Enter in the field does the same)"));
-    moveRow->addWidget(moveCaption);
-    moveRow->addWidget(moveKind_);
-    moveRow->addWidget(moveTarget_, 1);
-    moveRow->addWidget(moveButton_);
-    connect(moveButton_, &QToolButton::clicked, this, &ScheduleEditor::runMoveCommand);
-    connect(moveTarget_, &QLineEdit::returnPressed, this, &ScheduleEditor::runMoveCommand);
-    connect(moveKind_, &QComboBox::currentIndexChanged, this, [this](int kind) {
-        // A number typed for one mode means nothing in another (and a name typed after it
-        // would read "100view_3").
-        moveTarget_->clear();
-        moveTarget_->setPlaceholderText(kind == 2 ? tr("node name") : tr("number"));
-        updateMoveCompleter();
-    });
+    moveRow_ = new MoveToRow(this);
+    connect(moveRow_, &MoveToRow::moveRequested, this, &ScheduleEditor::runMoveCommand);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -190,13 +157,28 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     buildSourceRow();
     layout->addWidget(picker_->parentWidget());
     layout->addWidget(optimizeRow_);
-    layout->addLayout(moveRow);
+    layout->addWidget(moveRow_);
     layout->addWidget(view_, 3);
     layout->addWidget(comparePanel_, 2);
     layout->addWidget(suggestionList_, 1);
-    layout->addWidget(statusLabel_);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->setContentsMargins(0, 0, 4, 0);
+    statusRow->addWidget(statusLabel_, 1);
+    moveWithButton_ = new QToolButton(this);
+    moveWithButton_->setObjectName(QStringLiteral("moveWithInputs"));
+    moveWithButton_->hide();
+    statusRow->addWidget(moveWithButton_);
+    layout->addLayout(statusRow);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
+    // A new graph: what belonged to the previous one goes before the rows change.
+    connect(edited_, &EditedSchedule::analysisAboutToChange, this, [this] {
+        statusLabel_->clear();
+        if (isOptimizing()) cancelOptimize();
+        clearComparison();
+        d_->sources.clear();
+    });
+    connect(edited_, &EditedSchedule::analysisChanged, this, &ScheduleEditor::onAnalysisChanged);
     connect(model_, &ScheduleModel::orderChanged, this, &ScheduleEditor::onOrderChanged);
     connect(view_, &ScheduleView::stepRequested, this, [this](std::size_t from, int delta) {
         if ((delta < 0 && from == 0) || (delta > 0 && from + 1 >= model_->size())) return;
@@ -228,9 +210,18 @@ ScheduleEditor::ScheduleEditor(QWidget* parent) : QWidget(parent), d_(std::make_
     applyPalette();
 }
 
-ScheduleEditor::~ScheduleEditor() {
-    // Commands point at the model; drop them before the model goes.
-    d_->stack->clear();
+ScheduleEditor::~ScheduleEditor() = default;
+
+void ScheduleEditor::setState(ViewState* state) {
+    const auto single = [state] { return state->scene() && !state->scene()->joined() && !state->scene()->empty(); };
+    connect(state, &ViewState::nodeSelected, this, [this, single](NodeRef ref) {
+        if (!single() || ref.segment != 0) return;
+        const QSignalBlocker block(this);
+        selectNode(ref.node);
+    });
+    connect(this, &ScheduleEditor::nodeSelected, state, [state, single](fxmem::NodeId n) {
+        if (single()) state->selectNode({0, n}, true);
+    });
 }
 
 void ScheduleEditor::buildSourceRow() {
@@ -261,100 +252,43 @@ void ScheduleEditor::buildSourceRow() {
     connect(picker_, &QComboBox::activated, this, [this](int index) { pickSource(index); });
 
     // Optimize progress: a bar and Cancel, shown while the worker runs.
-    optimizeRow_ = new QWidget(this);
-    auto* o = new QHBoxLayout(optimizeRow_);
-    o->setContentsMargins(4, 0, 4, 0);
-    optimizeProgress_ = new QProgressBar(optimizeRow_);
-    optimizeProgress_->setObjectName(QStringLiteral("optimizeProgress"));
-    optimizeProgress_->setRange(0, 1000);
-    auto* cancel = new QToolButton(optimizeRow_);
-    cancel->setObjectName(QStringLiteral("optimizeCancel"));
-    cancel->setText(tr("Cancel"));
-    cancel->setToolTip(tr("Stop the search; the order stays as it is"));
-    o->addWidget(optimizeProgress_, 1);
-    o->addWidget(cancel);
-    optimizeRow_->hide();
-    d_->optimizer = new OptimizerJob(this);
+    optimizeRow_ = new OptimizeBar(this);
     connect(optimizeButton_, &QToolButton::clicked, this, [this] { optimize(); });
-    connect(cancel, &QToolButton::clicked, this, &ScheduleEditor::cancelOptimize);
-    connect(d_->optimizer, &OptimizerJob::progress, this,
-            [this](double fraction, qint64 best, qint64 bound, const QString& phase) {
-                optimizeProgress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
-                optimizeProgress_->setFormat(tr("%1: best %2, bound %3").arg(phase, formatBytes(std::int64_t(best)),
-                                                                           formatBytes(std::int64_t(bound))));
-            });
-    connect(d_->optimizer, &OptimizerJob::finished, this, &ScheduleEditor::onOptimizeFinished);
-    connect(d_->optimizer, &OptimizerJob::failed, this, [this](const QString& why) {
-        optimizeRow_->hide();
+    connect(optimizeRow_, &OptimizeBar::finished, this, &ScheduleEditor::onOptimizeFinished);
+    connect(optimizeRow_, &OptimizeBar::failed, this, [this](const QString& why) {
         optimizeButton_->setEnabled(true);
         showStatus(tr("Optimize failed: %1").arg(why), true);
         emit optimizeFinished(false);
     });
 
     // Compare: A and B, and the moved nodes.
-    comparePanel_ = new QWidget(this);
-    auto* c = new QVBoxLayout(comparePanel_);
-    c->setContentsMargins(4, 0, 4, 0);
-    auto* pick = new QHBoxLayout;
-    compareA_ = new QComboBox(comparePanel_);
-    compareA_->setObjectName(QStringLiteral("compareA"));
-    compareB_ = new QComboBox(comparePanel_);
-    compareB_->setObjectName(QStringLiteral("compareB"));
-    for (QComboBox* box : {compareA_, compareB_}) {
-        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        box->setMinimumContentsLength(8);
-    }
-    pick->addWidget(new QLabel(tr("A"), comparePanel_));
-    pick->addWidget(compareA_, 1);
-    pick->addWidget(new QLabel(tr("B"), comparePanel_));
-    pick->addWidget(compareB_, 1);
-    c->addLayout(pick);
-    d_->compareModel = new CompareModel(this);
-    compareView_ = new QTableView(comparePanel_);
-    compareView_->setObjectName(QStringLiteral("compareList"));
-    compareView_->setModel(d_->compareModel);
-    compareView_->verticalHeader()->hide();
-    compareView_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    compareView_->setSelectionMode(QAbstractItemView::SingleSelection);
-    compareView_->horizontalHeader()->setStretchLastSection(true);
-    compareView_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
-    c->addWidget(compareView_);
+    comparePanel_ = new ComparePanel(this);
     comparePanel_->hide();
     connect(compareButton_, &QToolButton::toggled, this, [this](bool on) {
         if (!on) return clearComparison();
         const int current = std::max(sourceIndex(), 0);
         setComparison(0, current == 0 && d_->sources.size() > 2 ? 1 : current);
     });
-    const auto onPick = [this] { setComparison(compareA_->currentIndex(), compareB_->currentIndex()); };
-    connect(compareA_, &QComboBox::activated, this, onPick);
-    connect(compareB_, &QComboBox::activated, this, onPick);
-    connect(compareView_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-        const fxmem::NodeId node(index.data(CompareModel::NodeIdRole).toInt());
+    connect(comparePanel_, &ComparePanel::pairPicked, this, &ScheduleEditor::setComparison);
+    connect(comparePanel_, &ComparePanel::nodeClicked, this, [this](fxmem::NodeId node) {
         selectNode(node);
         emit nodeSelected(node);
     });
 
     // Suggestions: one click applies one.
-    suggestionList_ = new QListWidget(this);
-    suggestionList_->setObjectName(QStringLiteral("suggestionList"));
-    suggestionList_->setToolTip(tr("Click a move to apply it (undoable)"));
-    // One line per move, elided in the middle (the numbers at the end stay): no sideways scrolling.
-    suggestionList_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    suggestionList_->setTextElideMode(Qt::ElideMiddle);
+    suggestionList_ = new SuggestionList(this);
     suggestionList_->hide();
     connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
         suggestionList_->setVisible(on);
         if (on) refreshSuggestions();
     });
-    connect(suggestionList_, &QListWidget::itemClicked, this,
-            [this](QListWidgetItem* item) { applySuggestion(static_cast<std::size_t>(suggestionList_->row(item))); });
+    connect(suggestionList_, &SuggestionList::suggestionClicked, this, &ScheduleEditor::applySuggestion);
 }
 
 // ---- sources (the picker) ----
 
 void ScheduleEditor::rebuildSources() {
     d_->sources.clear();
-    d_->userEdit.clear();
     const auto& a = model_->analysis();
     if (a) {
         d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
@@ -365,7 +299,7 @@ void ScheduleEditor::rebuildSources() {
                 d_->sources.push_back({elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
         d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
     }
-    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+    for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
         const QSignalBlocker block(box);
         box->clear();
         for (const auto& src : d_->sources) {
@@ -394,9 +328,9 @@ void ScheduleEditor::syncPicker() {
     const QSignalBlocker block(picker_);
     picker_->setCurrentIndex(sourceIndex());
     // "Your edit" can be picked only once there is one.
-    for (QComboBox* box : {picker_, compareA_, compareB_}) {
+    for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
         if (auto* items = qobject_cast<QStandardItemModel*>(box->model()); items && box->count() > 0)
-            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!d_->userEdit.empty());
+            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!edited_->userEdit().empty());
     }
     picker_->setEnabled(model_->schedule() != nullptr);
     compareButton_->setEnabled(model_->schedule() != nullptr);
@@ -407,15 +341,13 @@ void ScheduleEditor::syncPicker() {
 bool ScheduleEditor::pickSource(int index) {
     if (!model_->schedule() || index < 0 || index >= static_cast<int>(d_->sources.size())) return false;
     const auto& src = d_->sources[static_cast<std::size_t>(index)];
-    const std::vector<fxmem::NodeId>& order = src.isEdit ? d_->userEdit : src.order;
+    const std::vector<fxmem::NodeId> order = src.isEdit ? edited_->userEdit() : src.order;
     if (order.empty()) {
         syncPicker();
         return false;
     }
     if (order == model_->schedule()->order()) return true;
-    d_->applyingSource = true;
-    d_->stack->push(new SetOrderCommand(model_, order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name))));
-    d_->applyingSource = false;
+    edited_->replaceOrder(order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)), false);
     showStatus(tr("Now editing %1: peak %2").arg(src.name, formatBytes(peak())), false);
     return true;
 }
@@ -434,9 +366,8 @@ void ScheduleEditor::setComparison(int a, int b) {
     d_->compareA = a;
     d_->compareB = b;
     {
-        const QSignalBlocker blockA(compareA_), blockB(compareB_), blockButton(compareButton_);
-        compareA_->setCurrentIndex(a);
-        compareB_->setCurrentIndex(b);
+        const QSignalBlocker blockButton(compareButton_);
+        comparePanel_->setPair(a, b);
         compareButton_->setChecked(true);
     }
     comparePanel_->show();
@@ -447,7 +378,7 @@ void ScheduleEditor::clearComparison() {
     const bool had = d_->comparison != nullptr;
     d_->compareA = d_->compareB = -1;
     d_->comparison.reset();
-    d_->compareModel->setComparison(nullptr, nullptr);
+    comparePanel_->setComparison(nullptr, nullptr);
     {
         const QSignalBlocker block(compareButton_);
         compareButton_->setChecked(false);
@@ -470,16 +401,16 @@ void ScheduleEditor::updateComparison() {
         const auto& src = d_->sources[static_cast<std::size_t>(i)];
         if (!src.isEdit) return src.order;
         // "Your edit": the user's last order; the current order while it is the edit.
-        return d_->userEdit.empty() ? model_->schedule()->order() : d_->userEdit;
+        return edited_->userEdit().empty() ? model_->schedule()->order() : edited_->userEdit();
     };
     try {
         d_->comparison = std::make_shared<const OrderComparison>(
-            compareOrders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
+            fxmem::compare_orders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
     } catch (const fxmem::Error& e) {
         d_->comparison.reset();
         showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
     }
-    d_->compareModel->setComparison(model_->analysis(), d_->comparison);
+    comparePanel_->setComparison(model_->analysis(), d_->comparison);
     if (d_->comparison && d_->comparison->moved.empty() && d_->comparison->profileA == d_->comparison->profileB)
         showStatus(tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
                        .arg(comparisonName(0), comparisonName(1)),
@@ -496,23 +427,19 @@ void ScheduleEditor::updateComparison() {
 
 void ScheduleEditor::optimize(double timeLimitSeconds) {
     if (!model_->analysis() || isOptimizing()) return;
-    optimizeProgress_->setValue(0);
-    optimizeProgress_->setFormat(tr("starting…"));
-    optimizeRow_->show();
     optimizeButton_->setEnabled(false);
     showStatus(tr("Optimizing (at most %1 s)…").arg(timeLimitSeconds), false);
-    d_->optimizer->start(model_->analysis(), timeLimitSeconds);
+    optimizeRow_->start(model_->analysis(), timeLimitSeconds);
 }
 
-void ScheduleEditor::cancelOptimize() { d_->optimizer->cancel(); }
+void ScheduleEditor::cancelOptimize() { optimizeRow_->cancel(); }
 
-bool ScheduleEditor::isOptimizing() const { return d_->optimizer->isRunning(); }
+bool ScheduleEditor::isOptimizing() const { return optimizeRow_->isRunning(); }
 
 std::int64_t ScheduleEditor::lowerBound() const { return d_->lowerBound; }
 
 void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
                                         std::shared_ptr<const GraphAnalysis> analysis) {
-    optimizeRow_->hide();
     optimizeButton_->setEnabled(model_->schedule() != nullptr);
     if (analysis != model_->analysis() || !model_->schedule()) {
         emit optimizeFinished(false);
@@ -531,8 +458,9 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     const std::int64_t before = peak();
     const bool better = result->peak < before && result->order != model_->schedule()->order();
     if (better)
-        d_->stack->push(new SetOrderCommand(model_, result->order,
-                                            tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before))));
+        edited_->replaceOrder(result->order,
+                              tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before)),
+                              true);
     const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
     if (better)
         // The change spelled out: on a large peak both ends can round to the same "113 GiB".
@@ -557,20 +485,7 @@ void ScheduleEditor::refreshSuggestions() {
 }
 
 void ScheduleEditor::fillSuggestionList() {
-    suggestionList_->clear();
-    const std::int64_t now = peak();
-    for (const fxmem::MoveSuggestion& m : d_->suggestions)
-        suggestionList_->addItem(tr("Move '%1' from position %2 to %3: peak %4 → %5 (%6)")
-                                     .arg(nodeName(model_, m.node))
-                                     .arg(m.from)
-                                     .arg(m.to)
-                                     .arg(formatBytes(now), formatBytes(m.peak_after), formatDelta(m.peak_after - now, now)));
-    if (d_->suggestions.empty() && model_->schedule())
-        suggestionList_->addItem(tr("No single move near the peak lowers it."));
-    // As tall as its lines (5 at most): a one-line answer must not take the schedule's rows.
-    const int rows = std::clamp(suggestionList_->count(), 1, 5);
-    const int row = suggestionList_->count() > 0 ? suggestionList_->sizeHintForRow(0) : suggestionList_->fontMetrics().height();
-    suggestionList_->setFixedHeight(rows * row + 2 * suggestionList_->frameWidth());
+    suggestionList_->showMoves(d_->suggestions, model_->analysis() ? &model_->analysis()->graph() : nullptr, peak());
 }
 
 bool ScheduleEditor::applySuggestion(std::size_t index) {
@@ -582,17 +497,11 @@ bool ScheduleEditor::applySuggestion(std::size_t index) {
     return moved;
 }
 
-void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
-    d_->stack->clear();
-    statusLabel_->clear();
-    if (isOptimizing()) cancelOptimize();
-    // Sources and comparison belong to the previous graph: drop them before the model changes.
-    clearComparison();
-    d_->sources.clear();
-    d_->userEdit.clear();
-    model_->setAnalysis(std::move(analysis));
+void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) { edited_->setAnalysis(std::move(analysis)); }
+
+void ScheduleEditor::onAnalysisChanged() {
     view_->scrollToTop();
-    updateMoveCompleter();
+    moveRow_->setGraph(model_->analysis() ? &model_->analysis()->graph() : nullptr);
     d_->suggestions.clear();
     fillSuggestionList();
     if (d_->lowerBound >= 0) {
@@ -602,51 +511,33 @@ void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) 
     rebuildSources();
 }
 
-void ScheduleEditor::updateMoveCompleter() {
-    // Node names complete only in "just after node" mode, built when that mode is chosen.
-    if (moveKind_->currentIndex() != 2 || !model_->analysis()) {
-        moveTarget_->setCompleter(nullptr);
-        return;
-    }
-    QStringList names;
-    const fxmem::Graph& g = model_->analysis()->graph();
-    names.reserve(static_cast<qsizetype>(g.size()));
-    for (std::size_t n = 0; n < g.size(); ++n)
-        names << elided(g.node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
-    auto* completer = new QCompleter(names, moveTarget_);
-    completer->setCaseSensitivity(Qt::CaseSensitive);
-    completer->setFilterMode(Qt::MatchContains);
-    moveTarget_->setCompleter(completer);
-}
-
 fxmem::NodeId ScheduleEditor::currentNode() const {
     const QModelIndex current = view_->currentIndex();
     return current.isValid() ? fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()) : fxmem::NodeId();
 }
 
-void ScheduleEditor::runMoveCommand() {
+void ScheduleEditor::runMoveCommand(MoveToRow::Kind kind, const QString& text) {
     const fxmem::NodeId node = currentNode();
     if (!model_->schedule()) return;
     if (!node.valid()) {
         showStatus(tr("Select the node to move first."), true);
         return;
     }
-    const QString text = moveTarget_->text().trimmed();
     bool ok = false;
-    switch (moveKind_->currentIndex()) {
-    case 0: {
+    switch (kind) {
+    case MoveToRow::Kind::Position: {
         const qulonglong position = text.toULongLong(&ok);
         if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
         moveNodeToPosition(node, static_cast<std::size_t>(position));
         break;
     }
-    case 1: {
+    case MoveToRow::Kind::ProfileStep: {
         const qlonglong step = text.toLongLong(&ok);
         if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(elided(text)).arg(model_->profileStep(model_->size() - 1)), true);
         moveNodeToProfileStep(node, step);
         break;
     }
-    default: {
+    case MoveToRow::Kind::AfterNode: {
         const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
         if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(elided(text)), true);
         moveNodeAfter(node, after);
@@ -693,37 +584,60 @@ void ScheduleEditor::clear() { setAnalysis(nullptr); }
 
 std::shared_ptr<const GraphAnalysis> ScheduleEditor::analysis() const { return model_->analysis(); }
 
-QUndoStack* ScheduleEditor::undoStack() const { return d_->stack; }
+QUndoStack* ScheduleEditor::undoStack() const { return edited_->undoStack(); }
 
-bool ScheduleEditor::isModified() const { return !d_->stack->isClean(); }
+bool ScheduleEditor::isModified() const { return edited_->isModified(); }
 
-std::int64_t ScheduleEditor::peak() const { return model_->schedule() ? model_->schedule()->peak() : 0; }
+std::int64_t ScheduleEditor::peak() const { return edited_->peak(); }
 
-std::int64_t ScheduleEditor::originalPeak() const { return model_->analysis() ? model_->analysis()->peak() : 0; }
+std::int64_t ScheduleEditor::originalPeak() const { return edited_->originalPeak(); }
 
-std::vector<std::int64_t> ScheduleEditor::profile() const {
-    if (!d_->profile) d_->profile = model_->profile();
-    return *d_->profile;
-}
+std::vector<std::int64_t> ScheduleEditor::profile() const { return edited_->profile(); }
 
-std::size_t ScheduleEditor::peakStep() const {
-    if (!d_->profile) d_->profile = model_->profile();
-    const auto& p = *d_->profile;
-    return p.empty() ? 0 : static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
-}
+std::size_t ScheduleEditor::peakStep() const { return edited_->peakStep(); }
 
-std::vector<fxmem::NodeId> ScheduleEditor::order() const {
-    return model_->schedule() ? model_->schedule()->order() : std::vector<fxmem::NodeId>{};
-}
+std::vector<fxmem::NodeId> ScheduleEditor::order() const { return edited_->order(); }
 
 bool ScheduleEditor::moveNode(std::size_t from, std::size_t to, QString* whyRefused) {
     return move(from, to, whyRefused, false);
 }
 
+bool ScheduleEditor::moveNodeWithInputs(std::size_t from, std::size_t to, QString* whyRefused) {
+    if (!model_->schedule() || from >= model_->size()) return move(from, to, whyRefused, false);
+    const fxmem::NodeId node = model_->schedule()->at(from);
+    const std::int64_t before = peak();
+    fxmem::IncrementalSchedule::MoveCheck check;
+    if (!edited_->moveWithInputs(from, to, &check)) {
+        const QString why = messageText(check.reason);
+        if (whyRefused) *whyRefused = why;
+        showStatus(tr("Refused: %1").arg(why), true);
+        return false;
+    }
+    if (whyRefused) whyRefused->clear();
+    showStatus(tr("Moved '%1' with its inputs to position %2: peak %3 → %4")
+                   .arg(nodeName(model_, node))
+                   .arg(model_->schedule()->position_of(node))
+                   .arg(formatBytes(before), formatBytes(peak())),
+               false);
+    selectNode(node);
+    return true;
+}
+
 bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise) {
     const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
     if (!check.ok) {
-        const QString why = messageText(check.reason);
+        QString why = messageText(check.reason);
+        // Pinned by its own single-use views: offer to take them along.
+        const std::vector<fxmem::NodeId> with = edited_->companionsToOffer(from, to);
+        if (!with.empty()) {
+            QStringList names;
+            for (fxmem::NodeId n : with) names << QLatin1Char('\'') % nodeName(model_, n) % QLatin1Char('\'');
+            const QString offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
+            why += QStringLiteral("; ") % offer;
+            moveWithButton_->setText(offer.left(1).toUpper() % offer.mid(1));
+            disconnect(moveWithButton_, &QToolButton::clicked, this, nullptr);
+            connect(moveWithButton_, &QToolButton::clicked, this, [this, from, to] { moveNodeWithInputs(from, to); });
+        }
         if (whyRefused) *whyRefused = why;
         // Where it may go instead, so the next try need not be a guess.
         if (from < model_->size() && model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
@@ -732,13 +646,14 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         } else {
             showStatus(tr("Refused: %1").arg(why), true);
         }
+        moveWithButton_->setVisible(!with.empty());
         return false;
     }
     if (whyRefused) whyRefused->clear();
     if (from == to) return true;
     const fxmem::NodeId node = model_->schedule()->at(from);
     const std::int64_t before = peak();
-    d_->stack->push(new MoveNodeCommand(model_, from, to, stepwise));
+    edited_->move(from, to, stepwise);
     showStatus(tr("Moved '%1' from position %2 to %3: peak %4 → %5")
                    .arg(nodeName(model_, node))
                    .arg(from)
@@ -760,7 +675,7 @@ bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
         if (error) *error = messageText(e.what());
         return false;
     }
-    d_->stack->setClean();
+    edited_->markSaved();
     showStatus(tr("Saved schedule to %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
@@ -785,9 +700,8 @@ bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
         showStatus(tr("Could not open the schedule: %1").arg(why), true);
         return false;
     }
-    if (schedule.order != model_->schedule()->order())
-        d_->stack->push(new OpenScheduleCommand(model_, std::move(schedule.order), QFileInfo(path).fileName()));
-    d_->stack->setClean();
+    edited_->replaceOrder(std::move(schedule.order), tr("Open schedule '%1'").arg(QFileInfo(path).fileName()), true);
+    edited_->markSaved();
     showStatus(tr("Opened schedule %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
@@ -798,7 +712,7 @@ void ScheduleEditor::resetSchedule() {
         showStatus(tr("The schedule already is the graph's original order."), false);
         return;
     }
-    d_->stack->push(new ResetScheduleCommand(model_));
+    edited_->resetToOriginal();
     showStatus(tr("Back to the original order."), false);
 }
 
@@ -813,14 +727,6 @@ void ScheduleEditor::selectNode(fxmem::NodeId node) {
 }
 
 void ScheduleEditor::onOrderChanged() {
-    d_->profile.reset();
-    // An order the user made (not a pick of a stored one) becomes "Your edit".
-    if (!d_->applyingSource && model_->schedule() && !d_->sources.empty()) {
-        const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
-        bool stored = false;
-        for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i) stored = stored || d_->sources[i].order == now;
-        if (!stored) d_->userEdit = now;
-    }
     if (!d_->sources.empty()) syncPicker();
     updateSummary();
     if (d_->comparison) updateComparison();
@@ -867,6 +773,8 @@ void ScheduleEditor::updateSummary() {
 }
 
 void ScheduleEditor::showStatus(const QString& text, bool refusal) {
+    // An offer belongs to the refusal that made it (move() shows it again right after this).
+    moveWithButton_->hide();
     statusLabel_->setText(text);
     statusLabel_->setToolTip(text);
     QPalette p = palette();

@@ -1,9 +1,10 @@
 // The schedule editor: a list of one graph's nodes in schedule order that the user reorders by
 // drag and drop or Alt+Up/Alt+Down. Only moves that keep every dependency are accepted; each
-// accepted move is re-scored incrementally under MemoryTracker semantics and pushed on an undo
-// stack. The main window docks it and reads profile()/peak() to overlay the edited curve.
+// accepted move is re-scored incrementally under MemoryTracker semantics and pushed on the undo
+// stack of the EditedSchedule it edits (the app's one, shared through ViewState).
 #pragma once
 #include "analysis/graphanalysis.h"
+#include "schedule/movetorow.h"
 #include "schedule/ordercompare.h"
 
 #include <fxmem/ids.h>
@@ -17,6 +18,8 @@
 #include <memory>
 #include <vector>
 
+class EditedSchedule;
+class ViewState;
 class QEvent;
 class QLabel;
 class QUndoStack;
@@ -27,8 +30,14 @@ class ScheduleView;
 class ScheduleEditor : public QWidget {
     Q_OBJECT
 public:
+    // Edits `schedule`; without one, a schedule of its own (tests).
     explicit ScheduleEditor(QWidget* parent = nullptr);
+    explicit ScheduleEditor(EditedSchedule* schedule, QWidget* parent = nullptr);
     ~ScheduleEditor() override;
+    EditedSchedule* editedSchedule() const { return edited_; }
+    // Follows the shared state's selected node (without echoing it back) and selects the node of
+    // a clicked row there; the state's schedule must be the one this editor edits.
+    void setState(ViewState* state);
 
     // Resets to the graph's original order and clears the undo stack. nullptr is clear().
     void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis);
@@ -52,6 +61,9 @@ public:
     // Positions count every node. Pushes an undo command; on refusal returns false and, when
     // whyRefused is given, says which node blocks.
     bool moveNode(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
+    // The same with the node's single-use view inputs (one undo step). A refused single move that
+    // only they block says so ("move with 't_25'") and shows a button that does this.
+    bool moveNodeWithInputs(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
     // "Move to" for long schedules (no long drag): `node` to a final position, to the position
     // of the node at a profile step (the timeline's numbering), or just after another node.
     // Refusals are check_move's reasons, shown in the status line as well.
@@ -115,6 +127,7 @@ protected:
 private:
     struct State;
     std::unique_ptr<State> d_;
+    EditedSchedule* edited_;
     ScheduleModel* model_ = nullptr;
     ScheduleView* view_ = nullptr;
     QLabel* originalLabel_ = nullptr;
@@ -125,31 +138,26 @@ private:
     QToolButton* redoButton_ = nullptr;
     QToolButton* resetButton_ = nullptr;
     class QComboBox* picker_ = nullptr;
-    class QComboBox* compareA_ = nullptr;
-    class QComboBox* compareB_ = nullptr;
-    class QTableView* compareView_ = nullptr;
-    class QWidget* comparePanel_ = nullptr;
-    class QListWidget* suggestionList_ = nullptr;
-    class QWidget* optimizeRow_ = nullptr;
-    class QProgressBar* optimizeProgress_ = nullptr;
+    class ComparePanel* comparePanel_ = nullptr;
+    class SuggestionList* suggestionList_ = nullptr;
+    class OptimizeBar* optimizeRow_ = nullptr;
     QToolButton* compareButton_ = nullptr;
     QToolButton* optimizeButton_ = nullptr;
     QToolButton* suggestButton_ = nullptr;
-    class QComboBox* moveKind_ = nullptr;
-    class QLineEdit* moveTarget_ = nullptr;
-    QToolButton* moveButton_ = nullptr;
+    MoveToRow* moveRow_ = nullptr;
+    QToolButton* moveWithButton_ = nullptr;  // the refusal's offer: move with the view inputs
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
+    void onAnalysisChanged();
     void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);
-    void runMoveCommand();  // the "Move to" row
+    void runMoveCommand(MoveToRow::Kind kind, const QString& text);  // the "Move to" row
     void buildSourceRow();
     void rebuildSources();
     void syncPicker();
     void updateComparison();
     void onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result, std::shared_ptr<const GraphAnalysis> analysis);
     void fillSuggestionList();
-    void updateMoveCompleter();
 };

@@ -22,175 +22,80 @@ QString opName(fxmem::OpKind op) {
 
 } // namespace
 
-ScheduleModel::ScheduleModel(QObject* parent)
-    : QAbstractTableModel(parent), fixedFont_(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {
+ScheduleModel::ScheduleModel(QObject* parent) : ScheduleModel(nullptr, parent) {}
+
+ScheduleModel::ScheduleModel(EditedSchedule* shared, QObject* parent)
+    : QAbstractTableModel(parent), edited_(shared ? shared : new EditedSchedule(this)),
+      fixedFont_(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {
     fixedBoldFont_ = fixedFont_;
     fixedBoldFont_.setBold(true);
     boldFont_.setBold(true);
+    connect(edited_, &EditedSchedule::analysisAboutToChange, this, [this] {
+        beginResetModel();
+        dragSource_.reset();
+    });
+    connect(edited_, &EditedSchedule::analysisChanged, this, [this] {
+        updatePeakRow(false);
+        endResetModel();
+    });
+    connect(edited_, &EditedSchedule::aboutToMove, this, [this](std::size_t from, std::size_t to) {
+        // Qt's destination is the row the node goes before, counted before the move.
+        const int f = static_cast<int>(from), t = static_cast<int>(to);
+        beginMoveRows({}, f, f, {}, to > from ? t + 1 : t);
+    });
+    connect(edited_, &EditedSchedule::moved, this, [this](std::size_t from, std::size_t to) {
+        endMoveRows();
+        // Only the nodes between from and to see a different set before them; memory after the
+        // later of the two is unchanged because MemoryTracker's state depends on the set scheduled.
+        const int lo = static_cast<int>(std::min(from, to)), hi = static_cast<int>(std::max(from, to));
+        emit dataChanged(index(lo, 0), index(hi, ColumnCount - 1));
+        updatePeakRow(true);
+    });
+    connect(edited_, &EditedSchedule::orderAboutToBeReplaced, this, [this](const std::vector<fxmem::NodeId>&) {
+        // Rows follow their nodes: persistent indexes are remapped, not reset.
+        emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+        replacing_ = persistentIndexList();
+        replacingNodes_.clear();
+        for (const QModelIndex& i : replacing_) replacingNodes_.push_back(schedule()->at(static_cast<std::size_t>(i.row())));
+    });
+    connect(edited_, &EditedSchedule::orderReplaced, this, [this] {
+        QModelIndexList after;
+        after.reserve(replacing_.size());
+        for (qsizetype i = 0; i < replacing_.size(); ++i)
+            after.push_back(index(static_cast<int>(schedule()->position_of(replacingNodes_[static_cast<std::size_t>(i)])),
+                                  replacing_[i].column()));
+        changePersistentIndexList(replacing_, after);
+        replacing_.clear();
+        replacingNodes_.clear();
+        updatePeakRow(false);
+        emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    });
+    connect(edited_, &EditedSchedule::orderChanged, this, &ScheduleModel::orderChanged);
 }
+
 ScheduleModel::~ScheduleModel() = default;
 
-void ScheduleModel::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
-    beginResetModel();
-    schedule_.reset();
-    freshBytes_.clear();
-    inProfile_.clear();
-    profileStep_.clear();
-    dragSource_.reset();
-    analysis_ = std::move(analysis);
-    if (analysis_) {
-        const fxmem::GraphFile& file = analysis_->file();
-        const fxmem::Graph& graph = analysis_->graph();
-        schedule_ = std::make_unique<fxmem::IncrementalSchedule>(file, graph, analysis_->alias(),
-                                                                 analysis_->releasable(), analysis_->counted(),
-                                                                 fxmem::original_order(graph));
-        // Only what MemoryTracker adds when scheduling a node: placeholders and get_attr are
-        // live from the start, the output node allocates nothing.
-        freshBytes_.assign(graph.size(), 0);
-        inProfile_.assign(graph.size(), 0);
-        for (std::size_t n = 0; n < graph.size(); ++n) {
-            const fxmem::NodeId id(static_cast<std::int32_t>(n));
-            if (!fxmem::has_profile_points(graph.node(id).op)) continue;
-            inProfile_[n] = 1;
-            for (fxmem::StorageId s : analysis_->alias().fresh_of(id))
-                if (analysis_->counted()[s.index()]) freshBytes_[n] += file.nbytes(s);
-        }
-        // The output node sits on the profile's last step (any order).
-        const auto running = static_cast<std::size_t>(std::count(inProfile_.begin(), inProfile_.end(), std::uint8_t(1)));
-        lastStep_ = fxmem::profile_size(running) - 1;
-        updateProfileSteps(0, graph.size() == 0 ? 0 : graph.size() - 1);
-    }
-    updatePeakRow(false);
-    endResetModel();
-    emit orderChanged();
-}
-
 fxmem::IncrementalSchedule::MoveCheck ScheduleModel::checkMove(std::size_t from, std::size_t to) const {
-    if (!schedule_) return {false, {}, "no graph is open"};
-    if (from >= schedule_->size() || to >= schedule_->size())
-        return {false, {}, "position " + std::to_string(std::max(from, to)) + " is outside the schedule"};
-    return schedule_->check_move(from, to);
+    return edited_->checkMove(from, to);
 }
 
-void ScheduleModel::moveNode(std::size_t from, std::size_t to) {
-    if (!schedule_) throw fxmem::Error("no graph is open");
-    const fxmem::IncrementalSchedule::MoveCheck check = checkMove(from, to);
-    if (!check.ok) throw fxmem::Error(check.reason);
-    if (from == to) return;
-    // Qt's destination is the row the node goes before, counted before the move.
-    const int f = static_cast<int>(from), t = static_cast<int>(to);
-    beginMoveRows({}, f, f, {}, to > from ? t + 1 : t);
-    schedule_->move(from, to);
-    updateProfileSteps(std::min(from, to), std::max(from, to));
-    endMoveRows();
-    // Only the nodes between from and to see a different set before them; memory after the
-    // later of the two is unchanged because MemoryTracker's state depends on the set scheduled.
-    const int lo = std::min(f, t), hi = std::max(f, t);
-    emit dataChanged(index(lo, 0), index(hi, ColumnCount - 1));
-    updatePeakRow(true);
-    emit orderChanged();
-}
+void ScheduleModel::moveNode(std::size_t from, std::size_t to) { edited_->applyMove(from, to); }
 
-void ScheduleModel::setOrder(std::vector<fxmem::NodeId> order) {
-    if (!analysis_) throw fxmem::Error("no graph is open");
-    // Build first: an illegal order throws here and leaves the model as it was.
-    auto next = std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(),
-                                                             analysis_->alias(), analysis_->releasable(),
-                                                             analysis_->counted(), std::move(order));
-    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
-    const QModelIndexList before = persistentIndexList();
-    QModelIndexList after;
-    after.reserve(before.size());
-    for (const QModelIndex& i : before) {
-        const fxmem::NodeId node = schedule_->at(static_cast<std::size_t>(i.row()));
-        after.push_back(index(static_cast<int>(next->position_of(node)), i.column()));
-    }
-    schedule_ = std::move(next);
-    if (schedule_->size() > 0) updateProfileSteps(0, schedule_->size() - 1);
-    changePersistentIndexList(before, after);
-    updatePeakRow(false);
-    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
-    emit orderChanged();
-}
+void ScheduleModel::setOrder(std::vector<fxmem::NodeId> order) { edited_->applyOrder(std::move(order)); }
 
 std::int64_t ScheduleModel::afterOrStart(std::size_t position) const {
-    return position == 0 ? schedule_->start() : schedule_->after(position - 1);
+    return position == 0 ? schedule()->start() : schedule()->after(position - 1);
 }
 
 std::int64_t ScheduleModel::during(std::size_t position) const {
-    return afterOrStart(position) + freshBytes_[schedule_->at(position).index()];
-}
-
-void ScheduleModel::updateProfileSteps(std::size_t lo, std::size_t hi) {
-    // Positions before lo keep their steps, so the count of profile nodes before lo is read off
-    // the last profile node before it; only [lo, hi] is rewritten (a move costs |from - to|).
-    const std::size_t n = schedule_->size();
-    profileStep_.resize(n, 0);
-    if (n == 0) return;
-    std::size_t k = 0;  // running position of the next profile node
-    for (std::size_t p = lo; p-- > 0;)
-        if (inProfile_[schedule_->at(p).index()]) {
-            k = fxmem::running_position(profileStep_[p]) + 1;
-            break;
-        }
-    for (std::size_t p = lo; p <= hi && p < n; ++p) {
-        const fxmem::NodeId node = schedule_->at(p);
-        if (inProfile_[node.index()]) {
-            profileStep_[p] = fxmem::alloc_step(k++);
-        } else {
-            profileStep_[p] = analysis_->graph().node(node).op == fxmem::OpKind::Output ? lastStep_ : 0;
-        }
-    }
-}
-
-std::int64_t ScheduleModel::profileStep(std::size_t position) const {
-    return position < profileStep_.size() ? profileStep_[position] : 0;
-}
-
-std::size_t ScheduleModel::positionOfProfileStep(std::int64_t step) const {
-    const std::size_t n = size();
-    if (n == 0 || step <= 0) return 0;
-    // Profile steps grow with the position among profile nodes: binary search on those.
-    std::size_t lo = 0, hi = n;  // first position whose profile node has a step >= the node's alloc step
-    const std::int64_t want = fxmem::alloc_step(fxmem::running_position(step));
-    while (lo < hi) {
-        const std::size_t mid = (lo + hi) / 2;
-        // Non-profile positions take the step of the profile node before them (monotone).
-        std::int64_t s = 0;
-        for (std::size_t p = mid + 1; p-- > 0;)
-            if (inProfile_[schedule_->at(p).index()]) {
-                s = profileStep_[p];
-                break;
-            }
-        if (s < want) lo = mid + 1;
-        else hi = mid;
-    }
-    return std::min(lo, n - 1);
-}
-
-std::vector<std::int64_t> ScheduleModel::profile() const {
-    std::vector<std::int64_t> out;
-    if (!schedule_) return out;
-    const std::vector<std::int64_t> after = schedule_->current();
-    out.reserve(1 + 2 * after.size());
-    out.push_back(schedule_->start());
-    std::int64_t previous = schedule_->start();
-    for (std::size_t p = 0; p < after.size(); ++p) {
-        const fxmem::NodeId node = schedule_->at(p);
-        if (inProfile_[node.index()]) {
-            out.push_back(previous + freshBytes_[node.index()]);
-            out.push_back(after[p]);
-        }
-        previous = after[p];
-    }
-    return out;
+    return afterOrStart(position) + schedule()->alloc_of(schedule()->at(position));
 }
 
 void ScheduleModel::updatePeakRow(bool notify) {
     const std::size_t old = peakRow_;
     const bool had = hasPeakRow_;
-    hasPeakRow_ = schedule_ && schedule_->size() > 0;
-    peakRow_ = hasPeakRow_ ? schedule_->peak_position() : 0;
+    hasPeakRow_ = schedule() && schedule()->size() > 0;
+    peakRow_ = hasPeakRow_ ? schedule()->peak_position() : 0;
     if (!notify) return;
     if (had && old != peakRow_ && old < size())
         emit dataChanged(index(static_cast<int>(old), 0), index(static_cast<int>(old), ColumnCount - 1));
@@ -202,7 +107,7 @@ void ScheduleModel::setDragSource(std::optional<std::size_t> position) {
     if (position && *position >= size()) position.reset();
     if (position == dragSource_) return;
     dragSource_ = position;
-    if (dragSource_) dragRange_ = schedule_->legal_range(*dragSource_);
+    if (dragSource_) dragRange_ = edited_->legalRange(*dragSource_);
     if (size() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {LegalDropRole});
 }
 
@@ -217,15 +122,15 @@ int ScheduleModel::rowCount(const QModelIndex& parent) const {
 int ScheduleModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !schedule_)
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || !schedule())
         return {};
     const auto position = static_cast<std::size_t>(index.row());
-    const fxmem::NodeId node = schedule_->at(position);
-    const fxmem::Node& n = analysis_->graph().node(node);
+    const fxmem::NodeId node = schedule()->at(position);
+    const fxmem::Node& n = analysis()->graph().node(node);
     const bool isPeak = hasPeakRow_ && position == peakRow_;
-    const auto after = [&] { return schedule_->after(position); };
-    const auto delta = [&] { return schedule_->after(position) - afterOrStart(position); };
-    const auto target = [&] { return analysis_->graph().target(node); };
+    const auto after = [&] { return schedule()->after(position); };
+    const auto delta = [&] { return schedule()->after(position) - afterOrStart(position); };
+    const auto target = [&] { return analysis()->graph().target(node); };
     const auto col = static_cast<Column>(index.column());
 
     switch (role) {
@@ -326,9 +231,9 @@ QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int
 Qt::ItemFlags ScheduleModel::flags(const QModelIndex& index) const {
     // Rows are drag sources; only the space between rows (the root) takes drops, so the view
     // draws an insertion line rather than dropping onto an item.
-    if (!index.isValid()) return schedule_ ? Qt::ItemIsDropEnabled : Qt::NoItemFlags;
+    if (!index.isValid()) return schedule() ? Qt::ItemIsDropEnabled : Qt::NoItemFlags;
     Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemNeverHasChildren;
-    if (analysis_->graph().node(schedule_->at(static_cast<std::size_t>(index.row()))).op != fxmem::OpKind::Output)
+    if (analysis()->graph().node(schedule()->at(static_cast<std::size_t>(index.row()))).op != fxmem::OpKind::Output)
         f |= Qt::ItemIsDragEnabled;
     return f;
 }
@@ -348,25 +253,25 @@ bool ScheduleModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int
 QStringList ScheduleModel::mimeTypes() const { return {QString::fromLatin1(kMimeType)}; }
 
 QMimeData* ScheduleModel::mimeData(const QModelIndexList& indexes) const {
-    if (indexes.isEmpty() || !schedule_) return nullptr;
+    if (indexes.isEmpty() || !schedule()) return nullptr;
     const int row = indexes.front().row();
     for (const QModelIndex& i : indexes)
         if (i.row() != row) return nullptr;  // one node at a time
     // The position plus the node id, so a stale drag (the order changed meanwhile) is refused.
     auto* mime = new QMimeData;
-    const QByteArray payload = QByteArray::number(row) + ' ' + QByteArray::number(schedule_->at(row).value);
+    const QByteArray payload = QByteArray::number(row) + ' ' + QByteArray::number(schedule()->at(row).value);
     mime->setData(QString::fromLatin1(kMimeType), payload);
     return mime;
 }
 
 std::optional<std::size_t> ScheduleModel::decodePosition(const QMimeData* data) const {
-    if (!data || !schedule_ || !data->hasFormat(QString::fromLatin1(kMimeType))) return {};
+    if (!data || !schedule() || !data->hasFormat(QString::fromLatin1(kMimeType))) return {};
     const QList<QByteArray> parts = data->data(QString::fromLatin1(kMimeType)).split(' ');
     if (parts.size() != 2) return {};
     bool okRow = false, okNode = false;
     const qulonglong row = parts[0].toULongLong(&okRow);
     const int node = parts[1].toInt(&okNode);
-    if (!okRow || !okNode || row >= size() || schedule_->at(row).value != node) return {};
+    if (!okRow || !okNode || row >= size() || schedule()->at(row).value != node) return {};
     return static_cast<std::size_t>(row);
 }
 

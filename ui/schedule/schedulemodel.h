@@ -1,9 +1,10 @@
-// One graph's nodes in schedule order, one row per position, re-scored incrementally
-// (fxmem::IncrementalSchedule) as rows move. Moves are fine-grained (beginMoveRows), so
-// selection and scroll follow the node. The model moves only legal rows; undo and the
+// One graph's nodes in schedule order, one row per position: a table over the EditedSchedule
+// that owns the order (re-scored incrementally as rows move). Moves are fine-grained
+// (beginMoveRows), so selection and scroll follow the node. The model moves only legal rows; the
 // refusal messages live in ScheduleEditor, which drops route through (setMoveHandler).
 #pragma once
 #include "analysis/graphanalysis.h"
+#include "state/editedschedule.h"
 
 #include <fxmem/incremental.h>
 
@@ -47,15 +48,18 @@ public:
     };
     static constexpr const char* kMimeType = "application/x-fxmem-schedule-position";
 
+    // A table over `schedule`; without one, over a schedule of its own (tests, a lone editor).
     explicit ScheduleModel(QObject* parent = nullptr);
+    explicit ScheduleModel(EditedSchedule* schedule, QObject* parent = nullptr);
     ~ScheduleModel() override;
+    EditedSchedule* editedSchedule() const { return edited_; }
 
     // Original order. nullptr empties the model.
-    void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis);
-    const std::shared_ptr<const GraphAnalysis>& analysis() const { return analysis_; }
+    void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) { edited_->setAnalysis(std::move(analysis)); }
+    const std::shared_ptr<const GraphAnalysis>& analysis() const { return edited_->analysis(); }
     // nullptr when empty.
-    const fxmem::IncrementalSchedule* schedule() const { return schedule_.get(); }
-    std::size_t size() const { return schedule_ ? schedule_->size() : 0; }
+    const fxmem::IncrementalSchedule* schedule() const { return edited_->schedule(); }
+    std::size_t size() const { return edited_->size(); }
 
     fxmem::IncrementalSchedule::MoveCheck checkMove(std::size_t from, std::size_t to) const;
     // Moves the node at `from` to `to` (its final position); throws fxmem::Error when illegal.
@@ -64,15 +68,13 @@ public:
     // Rows follow their nodes: persistent indexes are remapped, not reset.
     void setOrder(std::vector<fxmem::NodeId> order);
 
-    // Memory in build_memory_profile's layout for the current order, O(N).
-    std::vector<std::int64_t> profile() const;
     // Memory after the node at `position`'s allocations, before its frees.
     std::int64_t during(std::size_t position) const;
     // The profile step of the node at `position` in the current order (see Column), and back:
     // the position of the node whose profile points include `step` (0: the first position; past
     // the end: the last), for "move to profile step N".
-    std::int64_t profileStep(std::size_t position) const;
-    std::size_t positionOfProfileStep(std::int64_t step) const;
+    std::int64_t profileStep(std::size_t position) const { return edited_->profileStep(position); }
+    std::size_t positionOfProfileStep(std::int64_t step) const { return edited_->positionOfProfileStep(step); }
 
     // How a drop asks for a move (ScheduleEditor routes it through its undo stack). Without a
     // handler a legal drop moves the row directly.
@@ -105,16 +107,13 @@ public:
 
 signals:
     // After every change of order (move, setOrder, setAnalysis): peaks and profile are stale.
+    // Forwarded from EditedSchedule::orderChanged, after the rows moved.
     void orderChanged();
 
 private:
-    std::shared_ptr<const GraphAnalysis> analysis_;
-    std::unique_ptr<fxmem::IncrementalSchedule> schedule_;
-    std::vector<std::int64_t> freshBytes_;  // per NodeId: counted bytes it allocates (0 for placeholders)
-    std::vector<std::uint8_t> inProfile_;   // per NodeId: has profile points (not placeholder/get_attr/output)
-    std::vector<std::int64_t> profileStep_; // per position, for the current order
-    std::int64_t lastStep_ = 0;             // the profile's last step (the output node's)
-    void updateProfileSteps(std::size_t lo, std::size_t hi);  // positions [lo, hi] after a change
+    EditedSchedule* edited_;
+    QModelIndexList replacing_;                // persistent indexes while the order is replaced
+    std::vector<fxmem::NodeId> replacingNodes_;  // and their nodes
     std::size_t peakRow_ = 0;
     bool hasPeakRow_ = false;
     std::optional<std::size_t> dragSource_;

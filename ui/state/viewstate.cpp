@@ -7,9 +7,11 @@
 #include <fxmem/profile_steps.h>
 #include <fxmem/schedule.h>
 
-ViewState::ViewState(QObject* parent) : QObject(parent), builder_(new OrderedLiveBuilder(this)) {
+ViewState::ViewState(QObject* parent)
+    : QObject(parent), schedule_(new EditedSchedule(this)), builder_(new OrderedLiveBuilder(this)) {
+    connect(schedule_, &EditedSchedule::orderChanged, this, &ViewState::onScheduleChanged);
     connect(builder_, &OrderedLiveBuilder::ready, this, [this](std::shared_ptr<const OrderedLive> live) {
-        if (!scene_ || scene_->joined() || scene_->empty() || order_.empty() ||
+        if (!scene_ || scene_->joined() || scene_->empty() || !edited_ ||
             live->analysis != scene_->segments.front().analysis)
             return;
         ordered_ = std::move(live);
@@ -31,9 +33,13 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     cursor_ = -1;
     node_ = {};
     module_ = QString();
-    order_.clear();
-    editedProfile_.clear();
+    edited_ = false;
     ordered_.reset();
+    // The schedule follows first, so that every view finds it on the new graph.
+    const bool single = scene_ && !scene_->empty() && !scene_->joined();
+    settingScene_ = true;
+    schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr);
+    settingScene_ = false;
     emit sceneChanged(scene_);
 }
 
@@ -55,24 +61,33 @@ void ViewState::selectModule(const QString& module) {
     emit moduleSelected(module_);
 }
 
-void ViewState::setEditedOrder(std::vector<fxmem::NodeId> order, std::vector<std::int64_t> profile) {
-    if (!scene_ || scene_->joined() || scene_->empty()) return;
-    const auto& analysis = scene_->segments.front().analysis;
-    if (order.empty() || order == fxmem::original_order(analysis->graph())) {
+const std::vector<fxmem::NodeId>& ViewState::editedOrder() const {
+    static const std::vector<fxmem::NodeId> none;
+    return edited_ ? schedule_->order() : none;
+}
+
+const std::vector<std::int64_t>& ViewState::editedProfile() const {
+    static const std::vector<std::int64_t> none;
+    return edited_ ? schedule_->profile() : none;
+}
+
+void ViewState::onScheduleChanged() {
+    // setScene sets the schedule up (the original order) before it announces the scene.
+    if (settingScene_ || !scene_ || scene_->joined() || scene_->empty() ||
+        schedule_->analysis() != scene_->segments.front().analysis)
+        return;
+    const bool was = edited_;
+    edited_ = schedule_->isEdited();
+    if (!edited_) {
         builder_->cancel();
-        const bool was = !order_.empty();
-        order_.clear();
-        editedProfile_.clear();
         ordered_.reset();
         if (was) emit orderChanged();
         emit orderedLiveChanged();
         return;
     }
-    order_ = std::move(order);
-    editedProfile_ = std::move(profile);
     // The live table follows once the edited order's index is built (off this thread); until
     // then the previous index answers and liveStale() says so.
-    builder_->request(analysis, order_);
+    builder_->request(schedule_->analysis(), schedule_->order());
     emit orderChanged();
 }
 
@@ -99,12 +114,13 @@ QString ViewState::describeStep(std::int64_t step, bool edited) const {
 
 std::int64_t ViewState::plottedAt(std::int64_t step) const {
     if (!scene_ || step < 0) return 0;
-    const bool edited = ordered_ && !editedProfile_.empty();
-    const std::vector<std::int64_t>& curve = edited ? editedProfile_ : scene_->profile;
+    const bool edited = ordered_ && edited_;
+    const std::vector<std::int64_t>& curve = edited ? schedule_->profile() : scene_->profile;
     return static_cast<std::size_t>(step) < curve.size() ? curve[static_cast<std::size_t>(step)] : 0;
 }
 
 std::int64_t ViewState::stepOf(NodeRef ref) const {
     if (!scene_ || !ref.valid()) return -1;
-    return stepOf_ ? stepOf_(ref) : scene_->globalStep(ref.segment, ref.node);
+    if (edited_ && ref.segment == 0 && !scene_->joined()) return scene_->segments.front().offset + schedule_->stepOf(ref.node);
+    return scene_->globalStep(ref.segment, ref.node);
 }

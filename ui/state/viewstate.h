@@ -1,16 +1,17 @@
 // The state the panels share: the scene, the cursor step, the selected node and module, and the
-// current schedule of a single graph (with its live-set index, built off the GUI thread). Panels
+// edited schedule of a single graph (EditedSchedule, the one owner of the order; with its
+// live-set index, built off the GUI thread). Panels
 // and views wire themselves to it instead of to each other; the main window only assembles them.
 // Setters emit their signal only when the value changes, so two-way wiring does not loop.
 #pragma once
 #include "analysis/orderedlive.h"
 #include "loading/scene.h"
+#include "state/editedschedule.h"
 
 #include <QObject>
 #include <QString>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,10 +29,12 @@ public:
     // The selected module's qualified name ("" is the root module); null when none is selected.
     const QString& selectedModule() const { return module_; }
 
-    // The single graph's current schedule: empty when it is the graph's own order.
-    const std::vector<fxmem::NodeId>& editedOrder() const { return order_; }
-    const std::vector<std::int64_t>& editedProfile() const { return editedProfile_; }
-    bool orderEdited() const { return !order_.empty(); }
+    // The single graph's schedule, its editing and undo stack (a graph of a joined pair has none).
+    EditedSchedule* schedule() const { return schedule_; }
+    // The single graph's current order and curve: empty when it is the graph's own order.
+    const std::vector<fxmem::NodeId>& editedOrder() const;
+    const std::vector<std::int64_t>& editedProfile() const;
+    bool orderEdited() const { return edited_; }
     // The edited order's live-set index once built; nullptr before, or without an edit.
     const OrderedLive* orderedLive() const { return ordered_.get(); }
     const std::shared_ptr<const OrderedLive>& sharedOrderedLive() const { return ordered_; }
@@ -44,9 +47,8 @@ public:
     QString describeStep(std::int64_t step, bool edited = true) const;
     // The bytes plotted at a step: the edited curve once the live table follows it, else the scene's.
     std::int64_t plottedAt(std::int64_t step) const;
-    // Where a node runs now (the graph view knows the edited layout); the original step without a provider.
+    // The global step where a node runs now: in the edited order for the single graph.
     std::int64_t stepOf(NodeRef ref) const;
-    void setStepProvider(std::function<std::int64_t(NodeRef)> provider) { stepOf_ = std::move(provider); }
 
 public slots:
     void setScene(std::shared_ptr<const Scene> scene);
@@ -54,8 +56,6 @@ public slots:
     // `center`: the views should bring the node into view.
     void selectNode(NodeRef ref, bool center = false);
     void selectModule(const QString& module);
-    // The editor's order and its MemoryTracker curve; an order equal to the graph's own clears the edit.
-    void setEditedOrder(std::vector<fxmem::NodeId> order, std::vector<std::int64_t> profile);
 
 signals:
     void sceneChanged(const std::shared_ptr<const Scene>& scene);
@@ -73,9 +73,10 @@ private:
     std::int64_t cursor_ = -1;
     NodeRef node_;
     QString module_;
-    std::vector<fxmem::NodeId> order_;
-    std::vector<std::int64_t> editedProfile_;
+    EditedSchedule* schedule_ = nullptr;
+    bool edited_ = false;  // the schedule differs from the graph's own order
+    bool settingScene_ = false;
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
-    std::function<std::int64_t(NodeRef)> stepOf_;
+    void onScheduleChanged();
 };

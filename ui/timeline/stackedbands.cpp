@@ -12,11 +12,6 @@ namespace {
 
 using fxmem::StorageRole;
 
-// Bottom to top.
-constexpr StorageRole kRoleOrder[] = {StorageRole::Parameter, StorageRole::Buffer,   StorageRole::Input,
-                                      StorageRole::Activation, StorageRole::Output,  StorageRole::Tangent,
-                                      StorageRole::Gradient,  StorageRole::Temporary, StorageRole::Unknown};
-
 QString roleName(StorageRole role) {
     return role == StorageRole::Unknown ? QObject::tr("unknown") : toQString(fxmem::to_string(role));
 }
@@ -29,14 +24,6 @@ const QColor kOtherColour(0xBA, 0xB0, 0xAC);
 
 // The root module as the live table and `fxmem-cli breakdown` name it.
 QString moduleName(std::string_view key) { return key.empty() ? QObject::tr("(root)") : toQString(key); }
-
-// Column g of a row-major P x groups table.
-std::vector<std::int64_t> column(const std::vector<std::int64_t>& table, std::size_t groups, std::size_t g) {
-    const std::size_t rows = groups == 0 ? 0 : table.size() / groups;
-    std::vector<std::int64_t> out(rows);
-    for (std::size_t i = 0; i < rows; ++i) out[i] = table[i * groups + g];
-    return out;
-}
 
 } // namespace
 
@@ -55,54 +42,46 @@ QColor roleColour(StorageRole role) {
     return QColor(0x55, 0x55, 0x55);
 }
 
-std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, bool keepEmpty) {
-    const std::vector<std::uint32_t> groups = attribution.storage_groups(fxmem::GroupBy::Role, 0);
-    const std::size_t count = attribution.group_count(fxmem::GroupBy::Role);
-    const std::vector<std::int64_t> table = live.profile_by(groups, count);
+fxmem::StackedProfile profileOf(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution,
+                                fxmem::GroupBy by, std::uint32_t depth, std::size_t top, bool keepEmpty) {
+    // `top` modules of their own, then the folded rest (core's rule); "other" only when it would
+    // hold more than one module.
+    return fxmem::stacked_profile(live, attribution, by, depth, top + 1, keepEmpty);
+}
+
+std::vector<Band> colour(const fxmem::StackedProfile& profile, fxmem::GroupBy by) {
+    const std::size_t n = profile.bands.size();
     std::vector<Band> out;
-    for (StorageRole role : kRoleOrder) {
-        std::vector<std::int64_t> values = column(table, count, static_cast<std::size_t>(role));
-        if (!keepEmpty && std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v == 0; })) continue;
-        out.push_back({roleName(role), roleColour(role), std::move(values)});
+    out.reserve(n);
+    for (std::size_t b = 0; b < n; ++b) {
+        const fxmem::StackedProfile::Band& band = profile.bands[b];
+        std::vector<std::int64_t> values(profile.steps);
+        for (std::size_t i = 0; i < profile.steps; ++i) values[i] = profile.bytes[i * n + b];
+        if (by == fxmem::GroupBy::Role) {
+            const auto role = static_cast<StorageRole>(band.id);
+            out.push_back({roleName(role), roleColour(role), std::move(values)});
+        } else if (band.id == fxmem::kOtherBand) {
+            out.push_back({QObject::tr("other (%n modules)", nullptr, static_cast<int>(band.groups)), kOtherColour,
+                           std::move(values)});
+        } else {
+            out.push_back({moduleName(band.key), kModuleColours[b % std::size(kModuleColours)], std::move(values)});
+        }
     }
     return out;
+}
+
+std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, bool keepEmpty) {
+    return colour(profileOf(live, attribution, fxmem::GroupBy::Role, 0, 0, keepEmpty), fxmem::GroupBy::Role);
 }
 
 std::vector<Band> byModule(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, std::uint32_t depth,
                            std::size_t top) {
-    const std::vector<std::uint32_t> groups = attribution.storage_groups(fxmem::GroupBy::Module, depth);
-    const std::size_t count = attribution.group_count(fxmem::GroupBy::Module);
-    const std::vector<std::int64_t> table = live.profile_by(groups, count);
-    const std::size_t rows = count == 0 ? 0 : table.size() / count;
-    // Rank the groups by their largest value over the whole profile.
-    std::vector<std::int64_t> best(count, 0);
-    for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t g = 0; g < count; ++g) best[g] = std::max(best[g], table[i * count + g]);
-    std::vector<std::size_t> ranked;
-    for (std::size_t g = 0; g < count; ++g)
-        if (best[g] > 0) ranked.push_back(g);
-    std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) { return best[a] > best[b]; });
-    // "other" only when it would hold more than one module.
-    const std::size_t shown = ranked.size() <= top + 1 ? ranked.size() : top;
-    std::vector<Band> out;
-    for (std::size_t r = 0; r < shown; ++r) {
-        const auto g = static_cast<std::uint32_t>(ranked[r]);
-        out.push_back({moduleName(attribution.group_key(fxmem::GroupBy::Module, g)),
-                       kModuleColours[r % std::size(kModuleColours)], column(table, count, g)});
-    }
-    if (shown < ranked.size()) {
-        std::vector<std::int64_t> other(rows, 0);
-        for (std::size_t r = shown; r < ranked.size(); ++r)
-            for (std::size_t i = 0; i < rows; ++i) other[i] += table[i * count + ranked[r]];
-        out.push_back({QObject::tr("other (%n modules)", nullptr, static_cast<int>(ranked.size() - shown)), kOtherColour,
-                       std::move(other)});
-    }
-    return out;
+    return colour(profileOf(live, attribution, fxmem::GroupBy::Module, depth, top), fxmem::GroupBy::Module);
 }
 
 std::vector<Band> compute(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, fxmem::GroupBy by,
                           std::uint32_t depth, std::size_t top, bool keepEmpty) {
-    return by == fxmem::GroupBy::Role ? byRole(live, attribution, keepEmpty) : byModule(live, attribution, depth, top);
+    return colour(profileOf(live, attribution, by, depth, top, keepEmpty), by);
 }
 
 std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>& backward,
@@ -132,24 +111,22 @@ std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>
 
 std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std::vector<fxmem::StorageId>& storages,
                                         const fxmem::StorageMask& counted, const fxmem::Attribution& backward,
-                                        const std::vector<Band>& backwardBands, fxmem::GroupBy by, std::uint32_t depth) {
+                                        const fxmem::StackedProfile& backwardProfile, const std::vector<Band>& backwardBands,
+                                        fxmem::GroupBy by, std::uint32_t depth) {
     std::vector<BaselinePart> out;
     for (fxmem::StorageId s : storages) {
         if (!counted[s.index()]) continue;
+        // The band its group is drawn in on the backward's side (a folded module: its range or
+        // "other"); its own name when the backward has no band for it.
+        const std::uint32_t group = by == fxmem::GroupBy::Role
+                                        ? static_cast<std::uint32_t>(backward.role(s))
+                                        : backward.tree().ancestor_at_depth(backward.owner(s), depth);
+        const std::uint32_t band = group < backwardProfile.band_of.size() ? backwardProfile.band_of[group]
+                                                                          : fxmem::StackedProfile::npos;
         QString name;
-        if (by == fxmem::GroupBy::Role) {
-            name = roleName(backward.role(s));
-        } else {
-            const std::uint32_t m = backward.tree().ancestor_at_depth(backward.owner(s), depth);
-            name = moduleName(backward.tree()[m].name);
-            // A module not among the backward's bands is counted in its "other" band.
-            const bool shown = std::any_of(backwardBands.begin(), backwardBands.end(), [&](const Band& b) { return b.name == name; });
-            if (!shown) {
-                const auto other = std::find_if(backwardBands.begin(), backwardBands.end(),
-                                                [](const Band& b) { return b.colour == kOtherColour; });
-                if (other != backwardBands.end()) name = other->name;
-            }
-        }
+        if (band != fxmem::StackedProfile::npos && band < backwardBands.size()) name = backwardBands[band].name;
+        else if (by == fxmem::GroupBy::Role) name = roleName(backward.role(s));
+        else name = moduleName(backward.tree()[group].name);
         out.push_back({name, file.nbytes(s)});
     }
     return out;
@@ -158,18 +135,20 @@ std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std:
 std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& roles, fxmem::GroupBy by,
                            std::uint32_t depth, std::size_t top) {
     if (scene.empty()) return {};
-    const auto bandsOf = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
+    const auto profileFor = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
         attribution = std::make_unique<fxmem::Attribution>(*scene.file, static_cast<std::size_t>(s.analysis->graphIndex()), roles);
         // Roles: all nine on both sides, so the joined bands keep the documented order.
-        return compute(s.analysis->live(), *attribution, by, depth, top, scene.joined());
+        return profileOf(s.analysis->live(), *attribution, by, depth, top, scene.joined());
     };
     std::unique_ptr<fxmem::Attribution> first, second;
-    std::vector<Band> bands = bandsOf(scene.segments.front(), first);
+    std::vector<Band> bands = colour(profileFor(scene.segments.front(), first), by);
     if (!scene.joined()) return bands;
     const Segment& backward = scene.segments[1];
-    const std::vector<Band> later = bandsOf(backward, second);
-    return join(bands, later,
-                baselineParts(*scene.file, backward.baselineStorages, backward.analysis->counted(), *second, later, by, depth));
+    const fxmem::StackedProfile later = profileFor(backward, second);
+    const std::vector<Band> laterBands = colour(later, by);
+    return join(bands, laterBands,
+                baselineParts(*scene.file, backward.baselineStorages, backward.analysis->counted(), *second, later,
+                              laterBands, by, depth));
 }
 
 } // namespace StackedBands

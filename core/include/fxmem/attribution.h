@@ -90,6 +90,10 @@ public:
     std::uint32_t find(std::string_view name) const;
     // The deepest module whose name is `name` or a dotted prefix of it; the root at worst.
     std::uint32_t nearest(std::string_view name) const;
+    // The depth of the model's repeated blocks, its layers ("layers.0", "layers.1", ... rather
+    // than "layers" holding everything): the shallowest depth with `min_modules` modules or more;
+    // the deepest when no depth has that many (0 without modules). See the free function.
+    std::uint32_t layer_depth(std::size_t min_modules = 6) const;
 
 private:
     std::vector<Module> modules_;
@@ -101,6 +105,11 @@ private:
     std::uint32_t intern(std::string_view name);  // adds the module and its missing ancestors
     std::uint32_t child(std::uint32_t parent, std::string_view component) const;  // npos when absent
 };
+
+// One layer depth for graphs shown together (a joined pair), so that the timeline's bands and the
+// graph view's stripes agree: the shallowest depth at which any of the trees has `min_modules`
+// modules or more, else the deepest depth of them all (0 without modules).
+std::uint32_t layer_depth(std::span<const ModuleTree* const> trees, std::size_t min_modules = 6);
 
 enum class GroupBy : std::uint8_t { Role, Module };
 std::string_view to_string(GroupBy by);  // "role", "module"
@@ -161,24 +170,35 @@ private:
     std::vector<std::uint32_t> owner_;  // per StorageId: tree index
 };
 
-// A stacked timeline ready to draw (issue 9's timeline by role / by module): one band per
-// non-empty group. By role, the bands follow StorageRole order (fixed colours, a stable legend);
-// by module, the groups at `depth` by their peak bytes, descending, at most `max_bands` of them:
-// beyond that the smallest are folded into one last band, id kOtherBand, key "other". At every
-// step the bands add up to index.profile() exactly. O(P * groups + S) once per order.
+// A stacked timeline ready to draw: one band per non-empty group (the one folding rule; the app's
+// timeline only colours these bands). By role, the bands run bottom to top parameter, buffer,
+// input, activation, output, tangent, gradient, temporary, unknown (fixed colours, a stable
+// legend); `keep_empty` keeps the roles that are zero throughout (two halves of a pair then join
+// in order). By module, the groups at `depth` by their peak bytes, descending; past `max_bands`
+// groups the first max_bands - 1 keep a band each and the rest fold:
+//  - a repeated layer (a module named <parent>.<N>, N decimal) folds with its siblings of
+//    consecutive N that fold too, into one band "<parent>.<first>–<last>" (id kLayerRangeBand),
+//    so a deep model's layers stay on screen as ranges rather than in one band holding most of
+//    the memory;
+//  - the rest fold into one last band "other" (id kOtherBand).
+// At every step the bands add up to index.profile() exactly. O(P * groups + S) once per order.
 inline constexpr std::uint32_t kOtherBand = 0xffffffffu;
+inline constexpr std::uint32_t kLayerRangeBand = 0xfffffffeu;
 struct StackedProfile {
     struct Band {
-        std::string key;          // role name, module name ("" = root), or "other"
-        std::uint32_t id = 0;     // StorageRole value, tree index, or kOtherBand
+        std::string key;          // role name, module name ("" = root), "blocks.8–31", or "other"
+        std::uint32_t id = 0;     // StorageRole value, tree index, kLayerRangeBand or kOtherBand
         std::int64_t peak = 0;    // the band's largest value over the steps
+        std::uint32_t groups = 1; // how many roles or modules it holds
     };
     std::vector<Band> bands;
     std::size_t steps = 0;             // index.profile_size()
     std::vector<std::int64_t> bytes;   // row-major: bytes[step * bands.size() + band]
+    static constexpr std::uint32_t npos = 0xffffffffu;
+    std::vector<std::uint32_t> band_of;  // per group id (role or tree index): its band, npos when empty
     std::int64_t at(std::size_t step, std::size_t band) const { return bytes[step * bands.size() + band]; }
 };
 StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& attribution, GroupBy by,
-                               std::uint32_t depth, std::size_t max_bands = 12);
+                               std::uint32_t depth, std::size_t max_bands = 9, bool keep_empty = false);
 
 } // namespace fxmem

@@ -41,11 +41,31 @@ public:
     // illegal, leaving the schedule unchanged.
     void move(std::size_t from, std::size_t to);
 
+    // The inputs that can travel with the node at `position`: view-like ops (view, reshape, t,
+    // transpose, permute, expand, ... : OpCategory::View) that run, whose only user it is, and
+    // theirs in turn; in schedule order. A matmul pinned by its own transpose moves with it.
+    std::vector<NodeId> companions(std::size_t position) const;
+    // The single moves that take the node at `from` to `to` with its companions, so that they
+    // land together, companions first in their order: moving up, the first companion goes to `to`
+    // and the node right after the last; moving down, the node goes to `to` and the companions
+    // right before it. Each step's positions are those of the order the steps before it left.
+    // Empty, with the refusal in `check`, when a step is illegal. O(N) (tried on a copy).
+    struct Step {
+        std::size_t from = 0, to = 0;
+    };
+    std::vector<Step> plan_move_with(std::size_t from, std::size_t to, MoveCheck* check = nullptr) const;
+
     std::int64_t start() const { return start_; }      // memory before the first node
     std::int64_t peak() const;                         // MemoryTracker peak of the current order
     std::size_t peak_position() const;                 // first position where the peak is reached
     std::int64_t after(std::size_t position) const;    // memory after the node at `position`
     std::vector<std::int64_t> current() const;         // memory after each position, O(N)
+    // The current order's memory in build_memory_profile's layout (what the timeline draws): the
+    // start, then for each node that runs, memory after its allocations and after its frees
+    // (1 + 2K points for K running nodes). O(N).
+    std::vector<std::int64_t> profile() const;
+    // Counted bytes `node` allocates when it runs (0 for placeholders, get_attr and the output).
+    std::int64_t alloc_of(NodeId node) const { return alloc_of_[node.index()]; }
 
 private:
     // Per node: counted bytes it allocates when it runs, and bytes it frees as the last-scheduled

@@ -1,0 +1,42 @@
+#include "mainwindow/docklayout.h"
+
+#include "mainwindow/sidepanelwidth.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QMainWindow>
+
+DockLayout::DockLayout(QMainWindow* window, QWidget* live, QWidget* inspector, QWidget* schedule, QWidget* breakdown)
+    : QObject(window) {
+    // Object names: QMainWindow::saveState/restoreState find the docks by them.
+    const auto dock = [window](const QString& title, const char* name, QWidget* content) {
+        auto* d = new QDockWidget(title, window);
+        d->setObjectName(QLatin1String(name));
+        d->setWidget(content);
+        window->addDockWidget(Qt::RightDockWidgetArea, d);
+        d->toggleViewAction()->setObjectName(d->objectName());
+        return d;
+    };
+    live_ = dock(tr("Live storages"), "liveDock", live);
+    inspector_ = dock(tr("Node"), "inspectorDock", inspector);
+    schedule_ = dock(tr("Schedule"), "scheduleDock", schedule);
+    window->tabifyDockWidget(inspector_, schedule_);
+    breakdown_ = dock(tr("Breakdown"), "breakdownDock", breakdown);
+    window->tabifyDockWidget(schedule_, breakdown_);
+    inspector_->raise();
+    sideWidth_ = new SidePanelWidth(window, live_);
+    window->resizeDocks({live_, inspector_}, {400, 300}, Qt::Vertical);
+}
+
+void DockLayout::raise(ViewOptions::Tab tab) {
+    switch (tab) {
+    case ViewOptions::Tab::Node: inspector_->raise(); break;
+    case ViewOptions::Tab::Schedule: schedule_->raise(); break;
+    case ViewOptions::Tab::Breakdown: breakdown_->raise(); break;
+    }
+}
+
+QList<QAction*> DockLayout::toggleActions() const {
+    return {live_->toggleViewAction(), inspector_->toggleViewAction(), schedule_->toggleViewAction(),
+            breakdown_->toggleViewAction()};
+}

@@ -1,0 +1,24 @@
+// What a start or a screenshot shows besides the defaults (fxmem's command-line options): the app
+// fills one of these and MainWindow::applyViewOptions sets the views from it once the chosen
+// graph is shown.
+#pragma once
+#include "timeline/timelinemodebar.h"
+
+#include <QString>
+
+#include <cstdint>
+#include <optional>
+
+struct ViewOptions {
+    std::optional<TimelineModeBar::Mode> timelineMode;
+    std::optional<int> depth;          // the module depth of the timeline's bands
+    std::optional<int> collapseDepth;  // the graph view's modules collapsed at this depth
+    std::optional<std::int64_t> step;  // the timeline cursor
+    QString selectModule;              // a module's qualified name; empty: none
+    QString schedule;                  // show the file's schedule of this name (an undoable edit)
+    QString compare;                   // compare the original order with this schedule
+    enum class Tab { Node, Schedule, Breakdown };
+    std::optional<Tab> tab;            // the right-hand tab to raise
+    // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
+    bool wantsComparison() const { return !compare.isEmpty(); }
+};

@@ -1,0 +1,244 @@
+#include "state/editedschedule.h"
+
+#include "schedule/schedulecommands.h"
+#include "util/text.h"
+
+#include <fxmem/error.h>
+#include <fxmem/profile_steps.h>
+#include <fxmem/schedule.h>
+
+#include <QUndoStack>
+
+#include <algorithm>
+
+EditedSchedule::EditedSchedule(QObject* parent) : QObject(parent), stack_(new QUndoStack(this)) {
+    // After the stack moved (push, undo, redo: never inside a push, where a clean mark would land
+    // one command early): back at the saved order is clean, however it was reached.
+    connect(stack_, &QUndoStack::indexChanged, this, [this] {
+        if (!stack_->isClean() && schedule_ && !cleanOrder_.empty() && schedule_->order() == cleanOrder_)
+            stack_->setClean();
+    });
+}
+
+EditedSchedule::~EditedSchedule() {
+    // Commands point at this object: drop them while it is whole.
+    stack_->clear();
+}
+
+void EditedSchedule::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
+    emit analysisAboutToChange();
+    stack_->clear();
+    schedule_.reset();
+    profileStep_.clear();
+    inProfile_.clear();
+    cleanOrder_.clear();
+    userEdit_.clear();
+    running_ = 0;
+    analysis_ = std::move(analysis);
+    if (analysis_) {
+        const fxmem::Graph& graph = analysis_->graph();
+        cleanOrder_ = fxmem::original_order(graph);
+        schedule_ = std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), graph, analysis_->alias(),
+                                                                 analysis_->releasable(), analysis_->counted(),
+                                                                 cleanOrder_);
+        inProfile_.assign(graph.size(), 0);
+        for (std::size_t n = 0; n < graph.size(); ++n)
+            inProfile_[n] = fxmem::has_profile_points(graph.nodes[n].op) ? 1 : 0;
+        running_ = static_cast<std::size_t>(std::count(inProfile_.begin(), inProfile_.end(), std::uint8_t(1)));
+        lastStep_ = fxmem::profile_size(running_) - 1;
+        if (graph.size() > 0) updateProfileSteps(0, graph.size() - 1);
+    }
+    profile_.reset();
+    layout_.reset();
+    layoutValid_ = false;
+    emit analysisChanged();
+    emit orderChanged();
+}
+
+const std::vector<fxmem::NodeId>& EditedSchedule::order() const {
+    static const std::vector<fxmem::NodeId> none;
+    return schedule_ ? schedule_->order() : none;
+}
+
+bool EditedSchedule::isEdited() const {
+    if (!schedule_) return false;
+    const std::vector<fxmem::NodeId>& o = schedule_->order();
+    for (std::size_t p = 0; p < o.size(); ++p)
+        if (o[p].index() != p) return true;
+    return false;
+}
+
+void EditedSchedule::updateProfileSteps(std::size_t lo, std::size_t hi) {
+    // Positions before lo keep their steps, so the count of profile nodes before lo is read off
+    // the last profile node before it; only [lo, hi] is rewritten (a move costs |from - to|).
+    const std::size_t n = schedule_->size();
+    profileStep_.resize(n, 0);
+    if (n == 0) return;
+    std::size_t k = runningBefore(lo);
+    for (std::size_t p = lo; p <= hi && p < n; ++p) {
+        const fxmem::NodeId node = schedule_->at(p);
+        if (inProfile_[node.index()]) profileStep_[p] = fxmem::alloc_step(k++);
+        else profileStep_[p] = analysis_->graph().node(node).op == fxmem::OpKind::Output ? lastStep_ : 0;
+    }
+}
+
+std::size_t EditedSchedule::runningBefore(std::size_t position) const {
+    for (std::size_t p = std::min(position, size()); p-- > 0;)
+        if (inProfile_[schedule_->at(p).index()]) return fxmem::running_position(profileStep_[p]) + 1;
+    return 0;
+}
+
+std::int64_t EditedSchedule::profileStep(std::size_t position) const {
+    return position < profileStep_.size() ? profileStep_[position] : 0;
+}
+
+std::size_t EditedSchedule::positionOfProfileStep(std::int64_t step) const {
+    const std::size_t n = size();
+    if (n == 0 || step <= 0) return 0;
+    // Profile steps grow with the position among profile nodes: binary search on those.
+    std::size_t lo = 0, hi = n;  // first position whose profile node has a step >= the node's alloc step
+    const std::int64_t want = fxmem::alloc_step(fxmem::running_position(step));
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        // Non-profile positions take the step of the profile node before them (monotone).
+        std::int64_t s = 0;
+        for (std::size_t p = mid + 1; p-- > 0;)
+            if (inProfile_[schedule_->at(p).index()]) {
+                s = profileStep_[p];
+                break;
+            }
+        if (s < want) lo = mid + 1;
+        else hi = mid;
+    }
+    return std::min(lo, n - 1);
+}
+
+fxmem::IncrementalSchedule::LegalRange EditedSchedule::legalRange(std::size_t position) const {
+    if (!schedule_) throw fxmem::Error("no graph is open");
+    return schedule_->legal_range(position);
+}
+
+fxmem::IncrementalSchedule::MoveCheck EditedSchedule::checkMove(std::size_t from, std::size_t to) const {
+    if (!schedule_) return {false, {}, "no graph is open"};
+    if (from >= schedule_->size() || to >= schedule_->size())
+        return {false, {}, "position " + std::to_string(std::max(from, to)) + " is outside the schedule"};
+    return schedule_->check_move(from, to);
+}
+
+const std::vector<std::int64_t>& EditedSchedule::profile() const {
+    if (!profile_) profile_ = schedule_ ? schedule_->profile() : std::vector<std::int64_t>{};
+    return *profile_;
+}
+
+std::size_t EditedSchedule::peakStep() const {
+    const std::vector<std::int64_t>& p = profile();
+    return p.empty() ? 0 : static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+}
+
+std::shared_ptr<const fxmem::GraphLayout> EditedSchedule::layout() const {
+    if (!layoutValid_) {
+        layout_ = isEdited() ? std::make_shared<const fxmem::GraphLayout>(analysis_->graph(), schedule_->order()) : nullptr;
+        layoutValid_ = true;
+    }
+    return layout_;
+}
+
+bool EditedSchedule::move(std::size_t from, std::size_t to, bool stepwise) {
+    if (!checkMove(from, to).ok) return false;
+    if (from != to) stack_->push(new MoveNodeCommand(this, from, to, stepwise));
+    return true;
+}
+
+bool EditedSchedule::moveWithInputs(std::size_t from, std::size_t to, fxmem::IncrementalSchedule::MoveCheck* check) {
+    fxmem::IncrementalSchedule::MoveCheck result;
+    const std::vector<fxmem::IncrementalSchedule::Step> steps =
+        schedule_ ? schedule_->plan_move_with(from, to, &result) : std::vector<fxmem::IncrementalSchedule::Step>{};
+    if (!schedule_) result.reason = "no graph is open";
+    if (check) *check = result;
+    if (!result.ok) return false;
+    if (steps.empty()) return true;
+    const QString name = elided(analysis_->graph().node(schedule_->at(from)).name);
+    stack_->beginMacro(tr("Move '%1' with its inputs to position %2").arg(name).arg(steps.back().to));
+    for (const fxmem::IncrementalSchedule::Step& st : steps) stack_->push(new MoveNodeCommand(this, st.from, st.to, false));
+    stack_->endMacro();
+    return true;
+}
+
+std::vector<fxmem::NodeId> EditedSchedule::companionsToOffer(std::size_t from, std::size_t to) const {
+    if (!schedule_ || from >= size() || to >= size()) return {};
+    const fxmem::IncrementalSchedule::MoveCheck alone = schedule_->check_move(from, to);
+    if (alone.ok) return {};
+    std::vector<fxmem::NodeId> with = schedule_->companions(from);
+    if (std::find(with.begin(), with.end(), alone.blocker) == with.end()) return {};
+    fxmem::IncrementalSchedule::MoveCheck together;
+    schedule_->plan_move_with(from, to, &together);
+    return together.ok ? with : std::vector<fxmem::NodeId>{};
+}
+
+void EditedSchedule::replaceOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade) {
+    if (!schedule_) throw fxmem::Error("no graph is open");
+    if (order == schedule_->order()) return;
+    picking_ = !userMade;
+    try {
+        stack_->push(new SetOrderCommand(this, std::move(order), text));
+    } catch (...) {
+        picking_ = false;
+        throw;
+    }
+    picking_ = false;
+}
+
+bool EditedSchedule::resetToOriginal() {
+    if (!schedule_ || !isEdited()) return false;
+    stack_->push(new ResetScheduleCommand(this));
+    return true;
+}
+
+void EditedSchedule::markSaved() {
+    cleanOrder_ = order();
+    stack_->setClean();
+}
+
+bool EditedSchedule::isModified() const { return !stack_->isClean(); }
+
+void EditedSchedule::applyMove(std::size_t from, std::size_t to) {
+    const fxmem::IncrementalSchedule::MoveCheck check = checkMove(from, to);
+    if (!check.ok) throw fxmem::Error(check.reason);
+    if (from == to) return;
+    emit aboutToMove(from, to);
+    schedule_->move(from, to);
+    updateProfileSteps(std::min(from, to), std::max(from, to));
+    emit moved(from, to);
+    changed();
+}
+
+void EditedSchedule::applyOrder(std::vector<fxmem::NodeId> order) {
+    if (!analysis_) throw fxmem::Error("no graph is open");
+    // Build first: an illegal order throws here and leaves everything as it was.
+    auto next = std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(),
+                                                             analysis_->alias(), analysis_->releasable(),
+                                                             analysis_->counted(), std::move(order));
+    emit orderAboutToBeReplaced(next->order());
+    schedule_ = std::move(next);
+    if (schedule_->size() > 0) updateProfileSteps(0, schedule_->size() - 1);
+    emit orderReplaced();
+    changed();
+}
+
+bool EditedSchedule::isStored(const std::vector<fxmem::NodeId>& order) const {
+    bool original = true;
+    for (std::size_t p = 0; p < order.size() && original; ++p) original = order[p].index() == p;
+    if (original) return true;
+    for (const fxmem::NamedSchedule& named : analysis_->file().schedules)
+        if (static_cast<int>(named.graph) == analysis_->graphIndex() && named.order == order) return true;
+    return false;
+}
+
+void EditedSchedule::changed() {
+    profile_.reset();
+    layout_.reset();
+    layoutValid_ = false;
+    // An order the user made (not a pick of a stored one) becomes "Your edit".
+    if (!picking_ && !isStored(schedule_->order())) userEdit_ = schedule_->order();
+    emit orderChanged();
+}
