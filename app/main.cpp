@@ -1,6 +1,7 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
 #include "mainwindow/mainwindow.h"
+#include "recompute/recomputepanel.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/theme.h"
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption timelineMode(QStringLiteral("timeline-mode"), QStringLiteral("Timeline: total, role or module."),
                                           QStringLiteral("MODE"));
     const QCommandLineOption depth(QStringLiteral("depth"), QStringLiteral("Module depth of --timeline-mode module."), QStringLiteral("D"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the node, schedule or breakdown tab."),
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the node, schedule, breakdown or recompute tab."),
                                  QStringLiteral("TAB"));
     const QCommandLineOption selectModule(QStringLiteral("select-module"),
                                           QStringLiteral("Select the module NAME (breakdown tree, graph view, live table)."),
@@ -78,16 +79,19 @@ int main(int argc, char** argv) {
                                          QStringLiteral("NAME"));
     const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Put the timeline cursor at profile step K."),
                                   QStringLiteral("K"));
+    const QCommandLineOption findPlan(QStringLiteral("find-plan"),
+                                      QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph."));
     parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
+    parser.addOption(findPlan);
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
     if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
         fail(QStringLiteral("unknown timeline mode '%1' (expected total, role or module)").arg(parser.value(timelineMode)));
         return 2;
     }
-    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown")};
+    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown"), QStringLiteral("recompute")};
     if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
-        fail(QStringLiteral("unknown tab '%1' (expected node, schedule or breakdown)").arg(parser.value(tab)));
+        fail(QStringLiteral("unknown tab '%1' (expected node, schedule, breakdown or recompute)").arg(parser.value(tab)));
         return 2;
     }
     for (const QCommandLineOption* o : {&depth, &collapse, &step}) {
@@ -111,6 +115,7 @@ int main(int argc, char** argv) {
     options.schedule = parser.value(useSchedule);
     options.compare = parser.value(compare);
     if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
+    options.findPlan = parser.isSet(findPlan);
 
     const bool shot = parser.isSet(screenshot);
     QTemporaryDir settingsDir;
@@ -179,7 +184,9 @@ int main(int argc, char** argv) {
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
             const bool bands = window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
             const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
+            const bool planned = !options.findPlan || window.recomputePanel()->plan();
             if (!(bands && compared) && settled->elapsed() < 20000) return;
+            if (!planned && settled->elapsed() < 60000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {
                 const QString out = parser.value(screenshot);

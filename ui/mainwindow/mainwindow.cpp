@@ -8,6 +8,8 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "recompute/livetablemenu.h"
+#include "recompute/recomputepanel.h"
 #include "mainwindow/appsettings.h"
 #include "mainwindow/docklayout.h"
 #include "mainwindow/mainactions.h"
@@ -246,6 +248,18 @@ void MainWindow::buildWidgets() {
     connect(schedulePanel_, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
     breakdown_ = new BreakdownPanel(state_);
     docks_ = new DockLayout(this, livePanel_, inspector_, schedulePanel_, breakdown_);
+    recompute_ = new RecomputePanel(state_);
+    docks_->addRecompute(recompute_);
+    connect(recompute_, &RecomputePanel::pairRequested, this, [this](std::shared_ptr<const fxmem::GraphFile> file, int pair) {
+        if (!scene() || !maybeKeepSchedule()) return;
+        SceneRequest r = scene()->request;
+        r.graph = -1;
+        r.pair = pair;
+        loader_->rebuild(std::move(file), scene()->path, r);
+    });
+    connect(recompute_, &RecomputePanel::rematEdited, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    attachRematMenu(livePanel_->table(), recompute_);
+    inspector_->setNote([this](const Scene& scene, NodeRef ref) { return recompute_->recomputedNote(scene, ref); });
     connect(state_, &ViewState::orderChanged, this, &MainWindow::onScheduleChanged);
     editor_->setState(state_);
     bindTimeline(timeline_, state_, editor_);
@@ -464,6 +478,7 @@ QString MainWindow::applyViewOptions(const ViewOptions& options) {
         editor_->setComparison(0, b);
     }
     if (options.tab) docks_->raise(*options.tab);
+    if (options.findPlan) recompute_->findPlan();
     return {};
 }
 

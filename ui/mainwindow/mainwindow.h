@@ -30,6 +30,7 @@ class MainActions;
 class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
+class RecomputePanel;
 class ScheduleEditor;
 class SidePanelWidth;
 class SchedulePanel;
@@ -64,6 +65,7 @@ public:
     SchedulePanel* schedulePanel() const { return schedulePanel_; }
     FindBar* findBar() const { return findBar_; }
     BreakdownPanel* breakdownPanel() const { return breakdown_; }
+    RecomputePanel* recomputePanel() const { return recompute_; }
     QLabel* summaryLabel() const;
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
@@ -136,6 +138,7 @@ private:
     ScheduleEditor* editor_ = nullptr;
     SchedulePanel* schedulePanel_ = nullptr;
     BreakdownPanel* breakdown_ = nullptr;
+    RecomputePanel* recompute_ = nullptr;
     QComboBox* graphCombo_ = nullptr;
     QComboBox* deviceCombo_ = nullptr;
     QComboBox* colorCombo_ = nullptr;

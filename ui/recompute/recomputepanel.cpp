@@ -1,0 +1,359 @@
+#include "recompute/recomputepanel.h"
+
+#include "jobs/jobtracker.h"
+#include "loading/scene.h"
+#include "recompute/rematcommand.h"
+#include "recompute/rematedit.h"
+#include "recompute/recomputeplot.h"
+#include "recompute/recomputetable.h"
+#include "state/viewstate.h"
+#include "util/text.h"
+#include "util/units.h"
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <utility>
+
+using Kind = RecomputePoint::Kind;
+
+RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(parent), state_(state) {
+    setObjectName(QStringLiteral("recomputePanel"));
+    jobs_ = new JobTracker(this);
+    undo_ = new QUndoStack(this);
+    scoring_ = new JobTracker(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    summary_ = new QLabel;
+    summary_->setWordWrap(true);
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layout->addWidget(summary_);
+    auto* bar = new QHBoxLayout;
+    find_ = new QPushButton(tr("Find plan"));
+    find_->setToolTip(tr("Search the saved activations for the lowest pair peak (fxmem's frontier)"));
+    bar->addWidget(find_);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setVisible(false);
+    bar->addWidget(progress_, 1);
+    cancel_ = new QToolButton;
+    cancel_->setText(tr("Cancel"));
+    cancel_->setVisible(false);
+    bar->addWidget(cancel_);
+    bar->addStretch();
+    // The live table's Recompute/Save edits (its context menu) are undone here.
+    for (QAction* a : {undo_->createUndoAction(this, tr("Undo")), undo_->createRedoAction(this, tr("Redo"))}) {
+        auto* b = new QToolButton;
+        b->setDefaultAction(a);
+        bar->addWidget(b);
+    }
+    layout->addLayout(bar);
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setChildrenCollapsible(false);
+    plot_ = new RecomputePlot;
+    split->addWidget(plot_);
+    model_ = new RecomputeTableModel(this);
+    proxy_ = new QSortFilterProxyModel(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(RecomputeTableModel::SortRole);
+    table_ = new QTableView;
+    table_->setObjectName(QStringLiteral("recomputeTable"));
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);  // file order until a header is clicked
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    split->addWidget(table_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    connect(find_, &QPushButton::clicked, this, [this] { findPlan(); });
+    connect(cancel_, &QToolButton::clicked, this, [this] {
+        jobs_->cancel();
+        openPlan_ = false;
+    });
+    connect(jobs_, &JobTracker::busyChanged, this, [this](bool busy) {
+        progress_->setVisible(busy);
+        cancel_->setVisible(busy);
+        find_->setEnabled(!busy && file_);
+        if (busy) progress_->setValue(0);
+    });
+    connect(jobs_, &JobTracker::progress, this, [this](double fraction, const QString& stage) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        progress_->setFormat(stage % QStringLiteral(" %p%"));
+    });
+    connect(jobs_, &JobTracker::failed, this, [this](const QString& message) {
+        error_ = tr("No plan: %1").arg(elided(message, 400));
+        openPlan_ = false;
+        updateSummary();
+        emit planReady(error_);
+    });
+    connect(scoring_, &JobTracker::failed, this, [this](const QString& message) {
+        error_ = tr("Budget pairs: %1").arg(elided(message, 400));
+        updateSummary();
+    });
+    connect(plot_, &RecomputePlot::pointClicked, this, &RecomputePanel::openPoint);
+    connect(table_, &QTableView::activated, this,
+            [this](const QModelIndex& index) { openPoint(index.data(RecomputeTableModel::IndexRole).toInt()); });
+    connect(state_, &ViewState::sceneChanged, this, &RecomputePanel::onScene);
+    find_->setEnabled(false);
+    updateSummary();
+}
+
+const RecomputePoints& RecomputePanel::points() const { return model_->points(); }
+
+void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
+    if (scene && file_ && (scene->file == file_ || isMade(scene->file))) {
+        updateCurrent();
+        return;
+    }
+    // A simulated pair made here stays out of it; any other file replaces the points.
+    jobs_->cancel();
+    pendingFind_ = false;
+    plan_.reset();
+    made_.clear();
+    undo_->clear();
+    error_.clear();
+    file_.reset();
+    showPoints({});
+    if (!scene || !scene->file) return;
+    auto file = scene->file;
+    bool any = false;
+    for (const auto& g : file->graphs) any = any || g.kind == fxmem::GraphKind::Joint;
+    for (const auto& p : file->pairs) any = any || p.budget >= 0;
+    if (!any) {
+        updateSummary();
+        return;
+    }
+    file_ = file;
+    scoring_->start<RecomputePoints>(
+        [file](JobContext& job) {
+            job.throwIfCancelled();
+            return std::make_shared<const RecomputePoints>(budgetPoints(*file));
+        },
+        [this, file](std::shared_ptr<const RecomputePoints> points) {
+            if (file != file_) return;
+            showPoints(*points);
+            if (std::exchange(pendingFind_, false)) findPlan();
+        });
+}
+
+void RecomputePanel::showPoints(const RecomputePoints& points) {
+    model_->setPoints(points);
+    plot_->setPoints(points);
+    find_->setEnabled(file_ && points.joint >= 0 && !jobs_->busy());
+    updateCurrent();
+    updateSummary();
+}
+
+void RecomputePanel::updateCurrent() {
+    const auto& scene = state_->scene();
+    int current = -1;
+    const auto& pts = points().points;
+    for (int i = 0; scene && i < static_cast<int>(pts.size()); ++i) {
+        const RecomputePoint& p = pts[static_cast<std::size_t>(i)];
+        if ((p.kind == Kind::Budget && scene->file == file_ && scene->request.pair == p.pair) ||
+            (p.kind == Kind::Plan && plan_ && scene->file == plan_->pairFile))
+            current = i;
+    }
+    plot_->setCurrent(current);
+}
+
+void RecomputePanel::updateSummary() {
+    QString text;
+    const RecomputePoints& pts = points();
+    if (!file_) {
+        text = tr("The file has no joint graph and no budget pairs (fxmem_export.sweep writes them).");
+    } else {
+        const auto lowest = std::find_if(pts.points.begin(), pts.points.end(), [](const RecomputePoint& p) { return p.lowest; });
+        int budgets = 0;
+        for (const RecomputePoint& p : pts.points) budgets += p.kind == Kind::Budget;
+        text = tr("%n PyTorch budget pair(s)", nullptr, budgets);
+        if (pts.joint < 0) text += tr("; no joint graph, so no plan can be searched");
+        if (lowest != pts.points.end())
+            text += tr(". Lowest peak: %1 at +%2 % FLOPs (%3).")
+                        .arg(formatBytes(lowest->peak))
+                        .arg(pts.percent(lowest->extraFlops), 0, 'f', 1)
+                        .arg(lowest->kind == Kind::Budget ? tr("budget %1").arg(lowest->budget, 0, 'g', 3) : tr("fxmem plan"));
+        if (plan_)
+            text += tr(" Plan: %1 at +%2 % FLOPs, %L3 partitions scored.")
+                        .arg(formatBytes(plan_->result.peak.peak))
+                        .arg(pts.percent(plan_->result.extra_flops), 0, 'f', 1)
+                        .arg(static_cast<qulonglong>(plan_->result.evaluations));
+    }
+    if (!error_.isEmpty()) text += QLatin1Char(' ') + error_;
+    summary_->setText(text);
+}
+
+void RecomputePanel::findPlan(std::int64_t targetPeak) {
+    const RecomputePoints& pts = points();
+    if (file_ && scoring_->busy()) {
+        pendingFind_ = true;
+        return;
+    }
+    if (!file_ || pts.joint < 0) return;
+    error_.clear();
+    fxmem::RematOptions options;
+    options.target_peak = targetPeak;
+    auto file = file_;
+    const int joint = pts.joint;
+    jobs_->start<RecomputePlan>(
+        [file, joint, options](JobContext& job) mutable {
+            options.cancelled = job.cancelCheck();
+            options.progress = [&job](double f) { job.report(f, QObject::tr("Searching")); };
+            return searchPlan(file, joint, options);
+        },
+        [this](std::shared_ptr<const RecomputePlan> plan) {
+            if (plan->file != file_) return;
+            plan_ = std::move(plan);
+            made_.push_back({plan_->pairFile, plan_->result.saved});
+            RecomputePoints pts = points();
+            addPlan(pts, *plan_);
+            showPoints(pts);
+            emit planReady({});
+            if (openPlan_) emit pairRequested(plan_->pairFile, 0);
+            openPlan_ = false;
+        });
+}
+
+void RecomputePanel::openPoint(int index) {
+    const auto& pts = points().points;
+    if (index < 0 || index >= static_cast<int>(pts.size())) return;
+    const RecomputePoint& p = pts[static_cast<std::size_t>(index)];
+    switch (p.kind) {
+    case Kind::Budget: emit pairRequested(file_, p.pair); break;
+    case Kind::Plan:
+        if (plan_) emit pairRequested(plan_->pairFile, 0);
+        break;
+    case Kind::Frontier:
+        // The frontier keeps peaks and FLOPs only: the cheapest plan at that peak is searched again.
+        openPlan_ = true;
+        findPlan(p.peak);
+        break;
+    }
+}
+
+bool RecomputePanel::isMade(const std::shared_ptr<const fxmem::GraphFile>& file) const {
+    return std::any_of(made_.begin(), made_.end(), [&](const Made& m) { return m.file == file; });
+}
+
+bool RecomputePanel::shownSaved(std::vector<fxmem::NodeId>* saved, QString* why) const {
+    const auto fail = [why](const QString& reason) {
+        if (why) *why = reason;
+        return false;
+    };
+    const auto& scene = state_->scene();
+    const RecomputePoints& pts = points();
+    if (!scene || !file_) return fail(tr("The file has no joint graph."));
+    if (!pts.jointGraph)
+        return fail(pts.jointError.empty() ? tr("The file has no joint graph.") : tr("The joint graph is unusable: %1").arg(elided(pts.jointError, 400)));
+    for (const Made& m : made_)
+        if (m.file == scene->file) {
+            *saved = m.saved;
+            return true;
+        }
+    const int pair = scene->request.pair;
+    if (scene->file != file_ || pair < 0 || file_->pairs[static_cast<std::size_t>(pair)].joint != pts.joint)
+        return fail(tr("The shown graph is not a pair partitioned from the joint graph; show a budget pair or the plan."));
+    try {
+        *saved = fxmem::saved_of_pair(*pts.jointGraph, file_->pairs[static_cast<std::size_t>(pair)]);
+    } catch (const fxmem::Error& e) {
+        return fail(toQString(e.what()));
+    }
+    return true;
+}
+
+QString RecomputePanel::actionFor(fxmem::StorageId storage, QString* why) const {
+    std::vector<fxmem::NodeId> saved;
+    if (!shownSaved(&saved, why)) return {};
+    const fxmem::JointGraph& joint = *points().jointGraph;
+    const auto holds = [&](fxmem::NodeId n) {
+        const auto outs = joint.g().outputs(n);
+        return std::find(outs.begin(), outs.end(), storage) != outs.end();
+    };
+    if (std::any_of(saved.begin(), saved.end(), holds)) return tr("Recompute in backward");
+    try {
+        const fxmem::Partition p = fxmem::simulate_partition(joint, saved);
+        if (std::any_of(p.recomputed.begin(), p.recomputed.end(), holds)) return tr("Save in forward");
+    } catch (const fxmem::Error& e) {
+        if (why) *why = toQString(e.what());
+        return {};
+    }
+    if (why) *why = tr("Not a saved activation or a recomputed value of this pair.");
+    return {};
+}
+
+bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
+    QString reason;
+    std::vector<fxmem::NodeId> saved;
+    const auto refuse = [&](const QString& r) {
+        if (why) *why = r;
+        emit rematEdited(r);
+        return false;
+    };
+    if (!shownSaved(&saved, &reason)) return refuse(reason);
+    const fxmem::JointGraph& joint = *points().jointGraph;
+    const auto& scene = state_->scene();
+    RematEditResult r;
+    try {
+        r = editAtStorage(joint, saved, storage, "edit" + std::to_string(++edits_));
+    } catch (const fxmem::Error& e) {
+        return refuse(tr("Refused: %1").arg(elided(std::string_view(e.what()), 400)));
+    }
+    made_.push_back({r.file, r.saved});
+    const RecomputePoints& pts = points();
+    const std::int64_t base = pts.baseFlops > 0 ? pts.baseFlops : r.flopsBefore;
+    lastExtra_ = r.partition.flops - base;
+    const QString name = elided(joint.g().node(r.node).name, 80);
+    const QString what = r.recompute ? tr("Recompute %1 in backward").arg(name) : tr("Save %1 in forward").arg(name);
+    const std::int64_t delta = r.partition.flops - r.flopsBefore;
+    const QString message = tr("%1: pair peak %2 → %3, FLOPs %4%L5 (+%6 % over budget 1.0)")
+                                .arg(what, formatBytes(scene->pairPeak ? scene->pairPeak->peak : scene->peak), formatBytes(r.peak.peak),
+                                     delta >= 0 ? QStringLiteral("+") : QString())
+                                .arg(static_cast<qlonglong>(delta))
+                                .arg(100.0 * static_cast<double>(lastExtra_) / static_cast<double>(std::max<std::int64_t>(base, 1)), 0, 'f', 1);
+    const auto show = [this](const std::shared_ptr<const fxmem::GraphFile>& file, int pair) { emit pairRequested(file, pair); };
+    undo_->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
+    emit rematEdited(message);
+    return true;
+}
+
+bool RecomputePanel::isRecomputed(const Scene& scene, NodeRef ref) const {
+    const RecomputePoints& pts = points();
+    if (!pts.jointGraph || !scene.joined() || ref.segment != 1 || !ref.node.valid()) return false;
+    const bool ofJoint = (scene.file == file_ && scene.request.pair >= 0 &&
+                          file_->pairs[static_cast<std::size_t>(scene.request.pair)].joint == pts.joint) ||
+                         isMade(scene.file);
+    if (!ofJoint) return false;
+    const fxmem::Graph& g = scene.segments[1].analysis->graph();
+    if (g.node(ref.node).op == fxmem::OpKind::Placeholder || g.node(ref.node).op == fxmem::OpKind::Output) return false;
+    const fxmem::JointGraph& joint = *pts.jointGraph;
+    const fxmem::NodeId j = joint.g().find(g.node(ref.node).name);
+    return j.valid() && joint.forward[j.index()] != 0;
+}
+
+QString RecomputePanel::recomputedNote(const Scene& scene, NodeRef ref) const {
+    if (!isRecomputed(scene, ref)) return {};
+    const fxmem::Graph& g = scene.segments[1].analysis->graph();
+    QStringList from;
+    for (fxmem::NodeId in : g.inputs(ref.node))
+        from << QStringLiteral("<a href=\"node:1:%1\">%2</a>").arg(in.value).arg(elided(g.node(in).name).toHtmlEscaped());
+    return tr("<b>recomputed</b> in the backward from %1 (the forward computes it too; it is not saved)")
+        .arg(from.isEmpty() ? tr("nothing") : from.join(QStringLiteral(", ")));
+}
