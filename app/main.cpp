@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Put the timeline cursor at profile step K."),
                                   QStringLiteral("K"));
     const QCommandLineOption findPlan(QStringLiteral("find-plan"),
-                                      QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph."));
+                                      QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph, and show its pair."));
     parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
     parser.addOption(findPlan);
     parser.process(app);
@@ -184,7 +184,8 @@ int main(int argc, char** argv) {
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
             const bool bands = window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
             const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
-            const bool planned = !options.findPlan || window.recomputePanel()->plan();
+            const auto& plan = window.recomputePanel()->plan();
+            const bool planned = !options.findPlan || (plan && window.scene()->file == plan->pairFile);
             if (!(bands && compared) && settled->elapsed() < 20000) return;
             if (!planned && settled->elapsed() < 60000) return;
             poll->stop();

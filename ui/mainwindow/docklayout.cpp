@@ -34,7 +34,11 @@ void DockLayout::raise(ViewOptions::Tab tab) {
     case ViewOptions::Tab::Schedule: schedule_->raise(); break;
     case ViewOptions::Tab::Breakdown: breakdown_->raise(); break;
     case ViewOptions::Tab::Recompute:
-        if (recompute_) recompute_->raise();
+        if (!recompute_) break;
+        recompute_->raise();
+        // The plot and its table need more height than the live table.
+        if (auto* window = static_cast<QMainWindow*>(parent()); window->height() > 0)
+            window->resizeDocks({live_, recompute_}, {window->height() / 3, window->height() * 2 / 3}, Qt::Vertical);
         break;
     }
 }

@@ -478,7 +478,7 @@ QString MainWindow::applyViewOptions(const ViewOptions& options) {
         editor_->setComparison(0, b);
     }
     if (options.tab) docks_->raise(*options.tab);
-    if (options.findPlan) recompute_->findPlan();
+    if (options.findPlan) recompute_->findPlan(-1, true);
     return {};
 }
 

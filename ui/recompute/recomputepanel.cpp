@@ -150,7 +150,7 @@ void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
         [this, file](std::shared_ptr<const RecomputePoints> points) {
             if (file != file_) return;
             showPoints(*points);
-            if (std::exchange(pendingFind_, false)) findPlan();
+            if (std::exchange(pendingFind_, false)) findPlan(pendingPeak_, openPlan_);
         });
 }
 
@@ -190,7 +190,7 @@ void RecomputePanel::updateSummary() {
             text += tr(". Lowest peak: %1 at +%2 % FLOPs (%3).")
                         .arg(formatBytes(lowest->peak))
                         .arg(pts.percent(lowest->extraFlops), 0, 'f', 1)
-                        .arg(lowest->kind == Kind::Budget ? tr("budget %1").arg(lowest->budget, 0, 'g', 3) : tr("fxmem plan"));
+                        .arg(lowest->kind == Kind::Budget ? tr("budget %1").arg(QString::fromStdString(budgetText(lowest->budget))) : tr("fxmem plan"));
         if (plan_)
             text += tr(" Plan: %1 at +%2 % FLOPs, %L3 partitions scored.")
                         .arg(formatBytes(plan_->result.peak.peak))
@@ -201,10 +201,12 @@ void RecomputePanel::updateSummary() {
     summary_->setText(text);
 }
 
-void RecomputePanel::findPlan(std::int64_t targetPeak) {
+void RecomputePanel::findPlan(std::int64_t targetPeak, bool show) {
+    openPlan_ = show;
     const RecomputePoints& pts = points();
     if (file_ && scoring_->busy()) {
         pendingFind_ = true;
+        pendingPeak_ = targetPeak;
         return;
     }
     if (!file_ || pts.joint < 0) return;
@@ -243,8 +245,7 @@ void RecomputePanel::openPoint(int index) {
         break;
     case Kind::Frontier:
         // The frontier keeps peaks and FLOPs only: the cheapest plan at that peak is searched again.
-        openPlan_ = true;
-        findPlan(p.peak);
+        findPlan(p.peak, true);
         break;
     }
 }

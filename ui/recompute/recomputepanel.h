@@ -41,7 +41,8 @@ public:
 
     // Starts the plan search (no limit, or the lowest FLOPs at most targetPeak); a running one is
     // superseded. Before the file's points are scored, it starts once they are.
-    void findPlan(std::int64_t targetPeak = -1);
+    // `show`: show the plan's pair once it arrives.
+    void findPlan(std::int64_t targetPeak = -1, bool show = false);
     // What a click on point `index` does.
     void openPoint(int index);
 
@@ -91,6 +92,7 @@ private:
     std::shared_ptr<const fxmem::GraphFile> file_;
     std::shared_ptr<const RecomputePlan> plan_;
     bool pendingFind_ = false;  // findPlan before the points were scored
+    std::int64_t pendingPeak_ = -1;
     bool openPlan_ = false;  // show the plan once it arrives (a frontier point was clicked)
     QString error_;
     JobTracker* jobs_ = nullptr;

@@ -5,6 +5,7 @@
 #include "util/units.h"
 
 #include <algorithm>
+#include <cmath>
 
 using Kind = RecomputePoint::Kind;
 
@@ -30,8 +31,14 @@ RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     current_->setName(tr("shown"));
     current_->setLineStyle(QCPGraph::lsNone);
     current_->removeFromLegend();
+    // The legend in a row of its own above the axes: inside, it would hide the low-peak corner.
     legend->setVisible(true);
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setBorderPen(Qt::NoPen);
+    plotLayout()->setRowStretchFactor(0, 0.001);
     applyPalette();
     connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         if (e->button() != Qt::LeftButton) return;
@@ -86,15 +93,42 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
         const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
         (p.kind == Kind::Budget ? budgets : p.kind == Kind::Frontier ? frontier : plan).push_back(i);
         if (p.lowest) lowest.push_back(i);
-        if (p.kind == Kind::Budget) {
-            auto* label = new QCPItemText(this);
-            label->position->setCoords(points_.percent(p.extraFlops), static_cast<double>(p.peak));
-            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-            label->setPadding(QMargins(5, 0, 0, 2));
-            label->setText(QString::number(p.budget, 'g', 3));
-            label->setColor(palette().color(QPalette::WindowText));
-            labels_.push_back(label);
+    }
+    // Both axes from 0 up, with room for the labels.
+    double xmax = 1, ymax = 1;
+    for (const RecomputePoint& p : points_.points) {
+        xmax = std::max(xmax, points_.percent(p.extraFlops));
+        ymax = std::max(ymax, static_cast<double>(p.peak));
+    }
+    xmax *= 1.12;
+    ymax *= 1.15;
+    // Budget labels ("0.6", as Python writes the budget); points closer than about a label's
+    // size share one label ("0.9, 0.8"), so the zero-FLOPs budgets do not overprint.
+    std::vector<std::vector<int>> groups;
+    for (int i : budgets) {
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
+        auto near = std::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
+            const RecomputePoint& q = points_.points[static_cast<std::size_t>(g.front())];
+            return std::abs(points_.percent(p.extraFlops) - points_.percent(q.extraFlops)) < xmax * 0.05 &&
+                   std::abs(static_cast<double>(p.peak - q.peak)) < ymax * 0.06;
+        });
+        if (near == groups.end()) groups.push_back({i});
+        else near->push_back(i);
+    }
+    for (const std::vector<int>& g : groups) {
+        QStringList names;
+        for (int i : g) {
+            names << QString::fromStdString(budgetText(points_.points[static_cast<std::size_t>(i)].budget));
         }
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(g.front())];
+        auto* label = new QCPItemText(this);
+        label->position->setCoords(points_.percent(p.extraFlops), static_cast<double>(p.peak));
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setPadding(QMargins(6, 0, 0, 3));
+        label->setText(names.join(QStringLiteral(", ")));
+        label->setColor(palette().color(QPalette::WindowText));
+        label->setClipToAxisRect(false);
+        labels_.push_back(label);
     }
     place(budgets_, budgets);
     place(frontier_, frontier);
@@ -102,14 +136,8 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     place(lowest_, lowest);
     currentIndex_ = -1;
     place(current_, {});
-    // Both axes from 0 up, with room for the labels and the legend.
-    double xmax = 1, ymax = 1;
-    for (const RecomputePoint& p : points_.points) {
-        xmax = std::max(xmax, points_.percent(p.extraFlops));
-        ymax = std::max(ymax, static_cast<double>(p.peak));
-    }
-    xAxis->setRange(-xmax * 0.04, xmax * 1.12);
-    yAxis->setRange(0, ymax * 1.25);
+    xAxis->setRange(-xmax * 0.04, xmax);
+    yAxis->setRange(0, ymax);
     replot();
 }
 

@@ -4,6 +4,7 @@
 #include <fxmem/estimator.h>
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace fxmem;
 
@@ -14,6 +15,14 @@ void RecomputePoints::markLowest() {
         if (!best || p.peak < best->peak) best = &p;
     }
     if (best) best->lowest = true;
+}
+
+std::string budgetText(double budget) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", budget);
+    std::string s = buf;
+    if (s.find_first_of(".en") == std::string::npos) s += ".0";
+    return s;
 }
 
 RecomputePoints budgetPoints(const GraphFile& file) {

@@ -32,6 +32,9 @@ struct RecomputePoints {
     void markLowest();
 };
 
+// A budget as Python writes it ("1.0", "0.6", "0.05"), as the sweep names its pairs.
+std::string budgetText(double budget);
+
 // The file's budget points and joint graph (Throws fxmem::Error when a pair cannot be scored).
 RecomputePoints budgetPoints(const fxmem::GraphFile& file);
 

@@ -35,7 +35,7 @@ QVariant RecomputeTableModel::data(const QModelIndex& index, int role) const {
     switch (index.column()) {
     case Point:
         if (sort) return static_cast<int>(p.kind) * 10 + (p.kind == Kind::Budget ? 1.0 - p.budget : 0.0);
-        return p.kind == Kind::Budget ? tr("budget %1").arg(p.budget, 0, 'g', 3)
+        return p.kind == Kind::Budget ? tr("budget %1").arg(QString::fromStdString(budgetText(p.budget)))
                : p.kind == Kind::Plan ? tr("fxmem plan")
                                       : tr("frontier");
     case Peak: return sort ? QVariant(static_cast<qlonglong>(p.peak)) : QVariant(formatBytes(p.peak));
