@@ -1,7 +1,9 @@
 // The Recompute view on the bundled llama sweep: its points are fxmem-cli budgets' rows (and the
 // issue's figures), clicking a budget point shows that pair, and the plan's point shows the
 // simulated pair with the peak the search scored.
+#include "inspector/nodeinspector.h"
 #include "mainwindow/mainwindow.h"
+#include "state/viewstate.h"
 #include "recompute/recomputepanel.h"
 #include "recompute/recomputeplot.h"
 #include "recompute/recomputetable.h"
@@ -192,6 +194,22 @@ void TestRecompute::planPointShowsTheSimulatedPair() {
     QCOMPARE(w.scene()->pairPeak->peak, plan->result.peak.peak);
     // The points stay (the simulated pair is the view's own).
     QCOMPARE(panel->points().points.size(), pts.points.size());
+    // The graph view marks exactly the nodes the plan recomputes (by name in the backward), and
+    // the inspector says so.
+    const fxmem::Graph& bwd = w.scene()->segments[1].analysis->graph();
+    QVERIFY(!plan->result.partition.recomputed.empty());
+    std::size_t marked = 0;
+    for (std::size_t i = 0; i < bwd.size(); ++i)
+        marked += w.graphView()->isMarkedRecomputed({1, fxmem::NodeId(static_cast<std::int32_t>(i))});
+    QCOMPARE(marked, plan->result.partition.recomputed.size());
+    for (fxmem::NodeId x : plan->result.partition.recomputed) {
+        const NodeRef ref{1, bwd.find(plan->joint->g().node(x).name)};
+        QVERIFY(ref.valid());
+        QVERIFY(w.graphView()->isMarkedRecomputed(ref));
+    }
+    const NodeRef first{1, bwd.find(plan->joint->g().node(plan->result.partition.recomputed.front()).name)};
+    w.state()->selectNode(first);
+    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("recomputed in the backward from")), qPrintable(w.inspector()->toPlainText().left(300)));
     // Back to a budget pair of the sweep.
     shown.clear();
     const int i6 = budgetIndex(panel->points(), 0.6);

@@ -260,6 +260,11 @@ void MainWindow::buildWidgets() {
     connect(recompute_, &RecomputePanel::rematEdited, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
     attachRematMenu(livePanel_->table(), recompute_);
     inspector_->setNote([this](const Scene& scene, NodeRef ref) { return recompute_->recomputedNote(scene, ref); });
+    const auto markRecomputed = [this] {
+        if (const auto& s = scene()) graphView_->setRecomputedNodes(recompute_->recomputedNodes(*s));
+    };
+    connect(state_, &ViewState::sceneChanged, this, markRecomputed);
+    connect(recompute_, &RecomputePanel::pointsChanged, this, markRecomputed);
     connect(state_, &ViewState::orderChanged, this, &MainWindow::onScheduleChanged);
     editor_->setState(state_);
     bindTimeline(timeline_, state_, editor_);

@@ -160,6 +160,7 @@ void RecomputePanel::showPoints(const RecomputePoints& points) {
     find_->setEnabled(file_ && points.joint >= 0 && !jobs_->busy());
     updateCurrent();
     updateSummary();
+    emit pointsChanged();
 }
 
 void RecomputePanel::updateCurrent() {
@@ -357,4 +358,13 @@ QString RecomputePanel::recomputedNote(const Scene& scene, NodeRef ref) const {
         from << QStringLiteral("<a href=\"node:1:%1\">%2</a>").arg(in.value).arg(elided(g.node(in).name).toHtmlEscaped());
     return tr("<b>recomputed</b> in the backward from %1 (the forward computes it too; it is not saved)")
         .arg(from.isEmpty() ? tr("nothing") : from.join(QStringLiteral(", ")));
+}
+
+std::vector<NodeRef> RecomputePanel::recomputedNodes(const Scene& scene) const {
+    std::vector<NodeRef> out;
+    if (!points().jointGraph || !scene.joined()) return out;
+    const std::size_t n = scene.segments[1].analysis->graph().size();
+    for (std::size_t i = 0; i < n; ++i)
+        if (const NodeRef ref{1, fxmem::NodeId(static_cast<std::int32_t>(i))}; isRecomputed(scene, ref)) out.push_back(ref);
+    return out;
 }

@@ -61,6 +61,8 @@ public:
     QString recomputedNote(const Scene& scene, NodeRef ref) const;
     // The same test, without text.
     bool isRecomputed(const Scene& scene, NodeRef ref) const;
+    // Every such node of the scene (for the graph view's marks). O(N) name look-ups, once a scene.
+    std::vector<NodeRef> recomputedNodes(const Scene& scene) const;
     // The FLOPs of the last edit's pair over the budget-1.0 pair's (its cost), and its peak.
     std::int64_t lastExtraFlops() const { return lastExtra_; }
 
@@ -71,6 +73,8 @@ signals:
     void planReady(const QString& message);
     // An edit was made (its peak and FLOPs cost) or refused (the reason).
     void rematEdited(const QString& message);
+    // The points (and the joint graph) of the file arrived: recomputedNodes may answer anew.
+    void pointsChanged();
 
 private:
     void onScene(const std::shared_ptr<const Scene>& scene);
