@@ -1,6 +1,8 @@
+// Over 400 lines because it is the remaining wiring: loading and showing a scene, the stacked
+// bands job, the banner and the status bar. Actions and menus are in MainActions, schedule
+// files and exports in FileCommands, the docks in DockLayout, the toolbar in MainToolbar.
 #include "mainwindow/mainwindow.h"
 
-#include "export/profilecsv.h"
 #include "inspector/nodeinspector.h"
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
@@ -12,12 +14,13 @@
 #include "recompute/recomputepanel.h"
 #include "mainwindow/appsettings.h"
 #include "mainwindow/docklayout.h"
+#include "mainwindow/filecommands.h"
 #include "mainwindow/mainactions.h"
+#include "mainwindow/maintoolbar.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "jobs/jobtracker.h"
-#include "timeline/plotexport.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelinebinding.h"
 #include "timeline/timelinemodebar.h"
@@ -36,7 +39,6 @@
 #include <QDragEnterEvent>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLoggingCategory>
@@ -44,7 +46,6 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressBar>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
@@ -99,6 +100,9 @@ LiveStorageProxy* MainWindow::liveProxy() const { return livePanel_->proxy(); }
 QLabel* MainWindow::summaryLabel() const { return summary_; }
 QAction* MainWindow::undoAction() const { return actions_->undo; }
 SidePanelWidth* MainWindow::sidePanelWidth() const { return docks_->sideWidth(); }
+QComboBox* MainWindow::graphCombo() const { return toolbar_->graphCombo(); }
+void MainWindow::setBundledExamplesDir(const QString& dir) { files_->setBundledExamplesDir(dir); }
+QString MainWindow::scheduleDir() const { return files_->scheduleDir(); }
 QAction* MainWindow::redoAction() const { return actions_->redo; }
 QAction* MainWindow::resetScheduleAction() const { return actions_->resetSchedule; }
 QLabel* MainWindow::liveTotalLabel() const { return livePanel_->footerLabel(); }
@@ -107,10 +111,6 @@ QLabel* MainWindow::liveHeaderLabel() const { return livePanel_->headerLabel(); 
 void MainWindow::buildActions() {
     actions_ = new MainActions(this, state_->schedule()->undoStack());
     connect(actions_, &MainActions::openRequested, this, &MainWindow::openFile);
-    connect(actions_->saveSchedule, &QAction::triggered, this, &MainWindow::saveSchedule);
-    connect(actions_->openSchedule, &QAction::triggered, this, &MainWindow::openSchedule);
-    connect(actions_->exportPlot, &QAction::triggered, this, &MainWindow::exportPlot);
-    connect(actions_->exportCsv, &QAction::triggered, this, &MainWindow::exportCsv);
     connect(actions_->resetSchedule, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
     connect(actions_->find, &QAction::triggered, this, [this] { findBar_->activate(); });
     connect(actions_->resetZoom, &QAction::triggered, this, [this] {
@@ -126,52 +126,16 @@ void MainWindow::buildActions() {
 }
 
 void MainWindow::buildWidgets() {
-    // Toolbar: what to show and how. Combos size to a few characters, not to the longest name.
-    QToolBar* tb = addToolBar(tr("Main"));
-    tb->setObjectName(QStringLiteral("mainToolbar"));
-    tb->setMovable(false);
-    tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    tb->addAction(actions_->open);
-    tb->addSeparator();
-    tb->addWidget(new QLabel(tr(" Graph ")));
-    graphCombo_ = new QComboBox;
-    graphCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    graphCombo_->setMinimumContentsLength(22);
-    graphCombo_->setToolTip(tr("Graph of the file to show; a forward/backward pair can be shown joined"));
-    tb->addWidget(graphCombo_);
-    connect(graphCombo_, &QComboBox::activated, this, [this](int index) {
-        const QPoint choice = graphCombo_->itemData(index).toPoint();
-        showGraph(choice.x(), choice.y());
-    });
-    tb->addWidget(new QLabel(tr("  Devices ")));
-    deviceCombo_ = new QComboBox;
-    deviceCombo_->addItem(tr("Non-CPU (as PyTorch)"));
-    deviceCombo_->addItem(tr("All devices"));
-    deviceCombo_->setToolTip(tr("Which storages count: PyTorch's estimator ignores CPU storages"));
-    tb->addWidget(deviceCombo_);
-    connect(deviceCombo_, &QComboBox::activated, this, [this] {
-        AppSettings::setDeviceFilter(deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu);
+    toolbar_ = new MainToolbar(actions_, this);
+    addToolBar(toolbar_);
+    connect(toolbar_, &MainToolbar::graphChosen, this, &MainWindow::showGraph);
+    connect(toolbar_, &MainToolbar::deviceFilterChosen, this, [this](DeviceFilter filter) {
         if (!scene()) return;
         SceneRequest r = scene()->request;
-        r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
+        r.filter = filter;
         requestScene(r);
     });
-    tb->addWidget(new QLabel(tr("  Colour ")));
-    colorCombo_ = new QComboBox;
-    colorCombo_->setObjectName(QStringLiteral("colorCombo"));
-    // The graph view's modes, its default (op category) first.
-    colorCombo_->addItem(tr("By op category"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpCategory)));
-    colorCombo_->addItem(tr("By op kind"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::OpKind)));
-    colorCombo_->addItem(tr("By memory change"), QVariant::fromValue(static_cast<int>(GraphView::ColorMode::MemoryChange)));
-    colorCombo_->setToolTip(tr("How the graph view colours its nodes (the legend under it says what each colour means)"));
-    tb->addWidget(colorCombo_);
-    connect(colorCombo_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->itemData(i).toInt()));
-        AppSettings::setNodeColorMode(static_cast<NodeColorMode>(colorCombo_->itemData(i).toInt()));
-    });
-    tb->addSeparator();
-    tb->addAction(actions_->resetZoom);
-    tb->addAction(actions_->exportPlot);
+    connect(toolbar_, &MainToolbar::colorModeChosen, this, [this](NodeColorMode mode) { graphView_->setColorMode(mode); });
 
     // Centre: banner, summary, find bar, graph view over the timeline.
     auto* central = new QWidget;
@@ -185,8 +149,12 @@ void MainWindow::buildWidgets() {
     banner_->setTextFormat(Qt::RichText);
     banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(banner_, &QLabel::linkActivated, this, [this] {
-        deviceCombo_->setCurrentIndex(1);
-        emit deviceCombo_->activated(1);
+        toolbar_->setDeviceFilter(DeviceFilter::All);
+        AppSettings::setDeviceFilter(DeviceFilter::All);
+        if (!scene()) return;
+        SceneRequest r = scene()->request;
+        r.filter = DeviceFilter::All;
+        requestScene(r);
     });
     layout->addWidget(banner_);
     summary_ = new SummaryBar(state_);
@@ -251,7 +219,7 @@ void MainWindow::buildWidgets() {
     recompute_ = new RecomputePanel(state_);
     docks_->addRecompute(recompute_);
     connect(recompute_, &RecomputePanel::pairRequested, this, [this](std::shared_ptr<const fxmem::GraphFile> file, int pair) {
-        if (!scene() || !maybeKeepSchedule()) return;
+        if (!scene() || !files_->maybeKeepSchedule()) return;
         SceneRequest r = scene()->request;
         r.graph = -1;
         r.pair = pair;
@@ -265,6 +233,11 @@ void MainWindow::buildWidgets() {
     };
     connect(state_, &ViewState::sceneChanged, this, markRecomputed);
     connect(recompute_, &RecomputePanel::pointsChanged, this, markRecomputed);
+    files_ = new FileCommands(this, state_, editor_, timeline_);
+    connect(actions_->saveSchedule, &QAction::triggered, files_, &FileCommands::saveSchedule);
+    connect(actions_->openSchedule, &QAction::triggered, files_, &FileCommands::openSchedule);
+    connect(actions_->exportPlot, &QAction::triggered, files_, &FileCommands::exportPlot);
+    connect(actions_->exportCsv, &QAction::triggered, files_, &FileCommands::exportCsv);
     connect(state_, &ViewState::orderChanged, this, &MainWindow::onScheduleChanged);
     editor_->setState(state_);
     bindTimeline(timeline_, state_, editor_);
@@ -293,10 +266,7 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::restoreSettings() {
-    deviceCombo_->setCurrentIndex(AppSettings::deviceFilter() == DeviceFilter::All ? 1 : 0);
-    colorCombo_->setCurrentIndex(std::max(colorCombo_->findData(static_cast<int>(AppSettings::nodeColorMode())), 0));
-    graphView_->setColorMode(static_cast<GraphView::ColorMode>(colorCombo_->currentData().toInt()));
-    scheduleDir_ = AppSettings::scheduleDir();
+    graphView_->setColorMode(toolbar_->colorMode());
     const AppSettings::Layout saved = AppSettings::layout();
     if (!restoreGeometry(saved.geometry)) {
         // A first start: most of the screen, never more than it.
@@ -313,17 +283,17 @@ void MainWindow::showEmptyHint(const QString& hint) {
 }
 
 void MainWindow::openFile(const QString& path) {
-    if (!maybeKeepSchedule()) return;
+    if (!files_->maybeKeepSchedule()) return;
     SceneRequest r;
-    r.filter = deviceCombo_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
+    r.filter = toolbar_->deviceFilter();
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
     loader_->open(path, r);
 }
 
 void MainWindow::requestScene(SceneRequest request) {
     if (!scene()) return;
-    if (!maybeKeepSchedule()) {
-        fillGraphCombo();  // back to what is shown
+    if (!files_->maybeKeepSchedule()) {
+        toolbar_->showScene(scene().get());  // back to what is shown
         return;
     }
     loader_->rebuild(scene()->file, scene()->path, request);
@@ -364,8 +334,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     const bool single = !scene->empty() && !scene->joined();
     editor_->setEnabled(single);
     state_->setScene(scene);  // the schedule, the views and the panels follow
-    fillGraphCombo();
-    deviceCombo_->setCurrentIndex(scene->request.filter == DeviceFilter::All ? 1 : 0);
+    toolbar_->showScene(scene.get());
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
         // storages are; the plain curve for small graphs.
@@ -437,23 +406,6 @@ void MainWindow::updateBanner() {
                          : tr("<b>This graph allocates no storage.</b>"));
 }
 
-void MainWindow::fillGraphCombo() {
-    graphCombo_->clear();
-    if (!scene()) return;
-    const fxmem::GraphFile& f = *scene()->file;
-    for (std::size_t g = 0; g < f.graphs.size(); ++g)
-        graphCombo_->addItem(tr("%1  (%2, %L3 nodes)")
-                                 .arg(elided(f.graphs[g].name, 60), toQString(fxmem::to_string(f.graphs[g].kind)))
-                                 .arg(f.graphs[g].size()),
-                             QPoint(static_cast<int>(g), -1));
-    for (std::size_t p = 0; p < f.pairs.size(); ++p)
-        graphCombo_->addItem(tr("%1 + %2  (pair, joined)")
-                                 .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
-                             QPoint(-1, static_cast<int>(p)));
-    const QPoint current(scene()->request.pair >= 0 ? -1 : scene()->request.graph, scene()->request.pair);
-    graphCombo_->setCurrentIndex(std::max(0, graphCombo_->findData(current)));
-}
-
 void MainWindow::setCursorStep(std::int64_t step) { state_->setCursorStep(step); }
 
 QString MainWindow::applyViewOptions(const ViewOptions& options) {
@@ -510,99 +462,14 @@ void MainWindow::updateActions() {
     actions_->update(any, any && !scene->joined(), state_->orderEdited());
 }
 
-bool MainWindow::maybeKeepSchedule() {
-    if (!editor_->isModified()) return true;
-    const auto answer = QMessageBox::warning(this, tr("Unsaved schedule"),
-                                             tr("The edited schedule has not been saved. Save it first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-    if (answer == QMessageBox::Cancel) return false;
-    if (answer == QMessageBox::Save) {
-        saveSchedule();
-        return !editor_->isModified();
-    }
-    return true;
-}
-
-QString MainWindow::scheduleDir() const {
-    if (!scheduleDir_.isEmpty() && QFileInfo(scheduleDir_).isDir()) return scheduleDir_;
-    const auto& scene = state_->scene();
-    if (scene && !scene->path.isEmpty()) {
-        const QFileInfo dir(QFileInfo(scene->path).absolutePath());
-        const bool bundled = !bundledDir_.isEmpty() && dir.canonicalFilePath() == QFileInfo(bundledDir_).canonicalFilePath();
-        if (dir.isDir() && dir.isWritable() && !bundled) return dir.absoluteFilePath();
-    }
-    return QDir::homePath();
-}
-
-void MainWindow::saveSchedule() {
-    const auto& scene = state_->scene();
-    if (!scene || scene->joined() || scene->empty()) return;
-    const QString suggested = scheduleDir() % QLatin1Char('/') % elided(scene->segments.front().analysis->graph().name, 60) %
-                              QStringLiteral(".schedule.json");
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!editor_->saveSchedule(path, &error)) {
-        QMessageBox::critical(this, tr("Cannot save schedule"), elided(error, 2000));
-        return;
-    }
-    scheduleDir_ = QFileInfo(path).absolutePath();
-    AppSettings::setScheduleDir(scheduleDir_);
-    statusBar()->showMessage(tr("Schedule saved to %1").arg(elided(path, 200)), 5000);
-}
-
-void MainWindow::openSchedule() {
-    const auto& scene = state_->scene();
-    if (!scene || scene->joined() || scene->empty() || !maybeKeepSchedule()) return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open schedule"), scheduleDir(),
-                                                      tr("Schedules (*.json);;All files (*)"));
-    if (path.isEmpty()) return;
-    QString error;
-    if (!editor_->openSchedule(path, &error)) {
-        QMessageBox::critical(this, tr("Cannot open schedule"), elided(error, 2000));
-        return;
-    }
-    scheduleDir_ = QFileInfo(path).absolutePath();
-    AppSettings::setScheduleDir(scheduleDir_);
-}
-
-void MainWindow::exportCsv() {
-    const auto& scene = state_->scene();
-    if (!scene) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export profile"), scheduleDir() % QStringLiteral("/profile.csv"),
-                                                      tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    QSaveFile out(path);
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        QMessageBox::critical(this, tr("Export failed"), out.errorString());
-        return;
-    }
-    out.write(profileCsv(*scene, state_->editedProfile(), state_->editedOrder()));
-    if (!out.commit()) QMessageBox::critical(this, tr("Export failed"), out.errorString());
-    else statusBar()->showMessage(tr("Profile exported to %1").arg(elided(path, 200)), 5000);
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
-    if (!maybeKeepSchedule()) {
+    if (!files_->maybeKeepSchedule()) {
         event->ignore();
         return;
     }
     AppSettings::setLayout({saveGeometry(), saveState(), splitter_->saveState()});
     loader_->cancel();
     event->accept();
-}
-
-void MainWindow::exportPlot() {
-    if (!scene()) return;
-    QString selected;
-    const QString base = QFileInfo(scene()->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plot"), scheduleDir() % QLatin1Char('/') % base % QStringLiteral("-memory.png"),
-                                                      PlotExport::filters(), &selected);
-    if (path.isEmpty()) return;
-    QString error;
-    const bool ok = PlotExport::save(*timeline_, path, &error);
-    if (!ok) QMessageBox::critical(this, tr("Export failed"), error);
-    else statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -27,6 +27,7 @@ class TimelineModeBar;
 class DockLayout;
 class LiveStorageModel;
 class MainActions;
+class MainToolbar;
 class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
@@ -49,7 +50,7 @@ public:
     // What to say when no file could be opened at start-up.
     void showEmptyHint(const QString& hint);
     // The folder of the bundled examples (read-only when installed): never offered for saving.
-    void setBundledExamplesDir(const QString& dir) { bundledDir_ = dir; }
+    void setBundledExamplesDir(const QString& dir);
 
     std::shared_ptr<const Scene> scene() const;
     ViewState* state() const { return state_; }
@@ -69,7 +70,7 @@ public:
     QLabel* summaryLabel() const;
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
-    QComboBox* graphCombo() const { return graphCombo_; }
+    QComboBox* graphCombo() const;
     MainActions* actions() const { return actions_; }
     QAction* undoAction() const;
     QAction* redoAction() const;
@@ -109,18 +110,10 @@ private:
     void updateActions();
     void updateBanner();
     void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
-    void fillGraphCombo();
     void requestScene(SceneRequest request);
-    bool maybeKeepSchedule();  // false: the user cancelled
-    void exportPlot();
-    void exportCsv();
-    void saveSchedule();
-    void openSchedule();
 
     SceneLoader* loader_ = nullptr;
     ViewState* state_ = nullptr;
-    QString bundledDir_;
-    QString scheduleDir_;         // where the last schedule was saved or opened
     bool applyingScene_ = false;
 
     // Panels and widgets
@@ -131,6 +124,7 @@ private:
     QSplitter* splitter_ = nullptr;
     SummaryBar* summary_ = nullptr;
     DockLayout* docks_ = nullptr;
+    class FileCommands* files_ = nullptr;
     QLabel* banner_ = nullptr;
     FindBar* findBar_ = nullptr;
     LiveStoragePanel* livePanel_ = nullptr;
@@ -139,9 +133,7 @@ private:
     SchedulePanel* schedulePanel_ = nullptr;
     BreakdownPanel* breakdown_ = nullptr;
     RecomputePanel* recompute_ = nullptr;
-    QComboBox* graphCombo_ = nullptr;
-    QComboBox* deviceCombo_ = nullptr;
-    QComboBox* colorCombo_ = nullptr;
+    MainToolbar* toolbar_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
     QLabel* statusFile_ = nullptr;

@@ -1,8 +1,12 @@
+// Over 400 lines because it holds the dock's logic, not its widgets (those are ComparePanel,
+// OptimizeBar, SchedulePicker, SuggestionList and MoveToRow): the sources and "Your edit", the
+// comparison, the optimizer's result, moves with their refusal messages, save and open.
 #include "schedule/scheduleeditor.h"
 
 #include "schedule/comparepanel.h"
 #include "schedule/movetorow.h"
 #include "schedule/optimizebar.h"
+#include "schedule/schedulepicker.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
 #include "schedule/suggestionlist.h"
@@ -155,7 +159,7 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     layout->setSpacing(2);
     layout->addWidget(strip);
     buildSourceRow();
-    layout->addWidget(picker_->parentWidget());
+    layout->addWidget(pickerRow_);
     layout->addWidget(optimizeRow_);
     layout->addWidget(moveRow_);
     layout->addWidget(view_, 3);
@@ -225,30 +229,11 @@ void ScheduleEditor::setState(ViewState* state) {
 }
 
 void ScheduleEditor::buildSourceRow() {
-    auto* row = new QWidget(this);
-    auto* h = new QHBoxLayout(row);
-    h->setContentsMargins(4, 0, 4, 0);
-    picker_ = new QComboBox(row);
-    picker_->setObjectName(QStringLiteral("schedulePicker"));
-    picker_->setToolTip(tr("Which order to edit: the graph's original order, a schedule stored in the file, or your edit"));
-    picker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    picker_->setMinimumContentsLength(8);
-    compareButton_ = new QToolButton(row);
-    compareButton_->setText(tr("Compare"));
-    compareButton_->setCheckable(true);
-    compareButton_->setToolTip(tr("Overlay two orders on the timeline and list the nodes that moved"));
-    optimizeButton_ = new QToolButton(row);
-    optimizeButton_->setText(tr("Optimize"));
-    optimizeButton_->setToolTip(tr("Search an order with a lower peak (exact on small graphs); the result is one undoable edit"));
-    suggestButton_ = new QToolButton(row);
-    suggestButton_->setText(tr("Suggest"));
-    suggestButton_->setCheckable(true);
-    suggestButton_->setToolTip(tr("The single moves that lower the current peak most; click one to apply it"));
-    h->addWidget(new QLabel(tr("Schedule"), row));
-    h->addWidget(picker_, 1);
-    h->addWidget(compareButton_);
-    h->addWidget(optimizeButton_);
-    h->addWidget(suggestButton_);
+    pickerRow_ = new SchedulePicker(this);
+    picker_ = pickerRow_->combo;
+    compareButton_ = pickerRow_->compare;
+    optimizeButton_ = pickerRow_->optimize;
+    suggestButton_ = pickerRow_->suggest;
     connect(picker_, &QComboBox::activated, this, [this](int index) { pickSource(index); });
 
     // Optimize progress: a bar and Cancel, shown while the worker runs.

@@ -137,6 +137,7 @@ private:
     QToolButton* undoButton_ = nullptr;
     QToolButton* redoButton_ = nullptr;
     QToolButton* resetButton_ = nullptr;
+    class SchedulePicker* pickerRow_ = nullptr;
     class QComboBox* picker_ = nullptr;
     class ComparePanel* comparePanel_ = nullptr;
     class SuggestionList* suggestionList_ = nullptr;

@@ -1,0 +1,110 @@
+#include "mainwindow/filecommands.h"
+
+#include "export/profilecsv.h"
+#include "mainwindow/appsettings.h"
+#include "schedule/scheduleeditor.h"
+#include "state/viewstate.h"
+#include "timeline/plotexport.h"
+#include "timeline/timelineplot.h"
+#include "util/text.h"
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMainWindow>
+#include <QMessageBox>
+#include <QSaveFile>
+#include <QStatusBar>
+
+FileCommands::FileCommands(QMainWindow* window, ViewState* state, ScheduleEditor* editor, TimelinePlot* timeline)
+    : QObject(window), window_(window), state_(state), editor_(editor), timeline_(timeline),
+      scheduleDir_(AppSettings::scheduleDir()) {}
+
+bool FileCommands::maybeKeepSchedule() {
+    if (!editor_->isModified()) return true;
+    const auto answer = QMessageBox::warning(window_, tr("Unsaved schedule"),
+                                             tr("The edited schedule has not been saved. Save it first?"),
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Save) {
+        saveSchedule();
+        return !editor_->isModified();
+    }
+    return true;
+}
+
+QString FileCommands::scheduleDir() const {
+    if (!scheduleDir_.isEmpty() && QFileInfo(scheduleDir_).isDir()) return scheduleDir_;
+    const auto& scene = state_->scene();
+    if (scene && !scene->path.isEmpty()) {
+        const QFileInfo dir(QFileInfo(scene->path).absolutePath());
+        const bool bundled = !bundledDir_.isEmpty() && dir.canonicalFilePath() == QFileInfo(bundledDir_).canonicalFilePath();
+        if (dir.isDir() && dir.isWritable() && !bundled) return dir.absoluteFilePath();
+    }
+    return QDir::homePath();
+}
+
+void FileCommands::rememberScheduleDir(const QString& path) {
+    scheduleDir_ = QFileInfo(path).absolutePath();
+    AppSettings::setScheduleDir(scheduleDir_);
+}
+
+void FileCommands::saveSchedule() {
+    const auto& scene = state_->scene();
+    if (!scene || scene->joined() || scene->empty()) return;
+    const QString suggested = scheduleDir() % QLatin1Char('/') % elided(scene->segments.front().analysis->graph().name, 60) %
+                              QStringLiteral(".schedule.json");
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!editor_->saveSchedule(path, &error)) {
+        QMessageBox::critical(window_, tr("Cannot save schedule"), elided(error, 2000));
+        return;
+    }
+    rememberScheduleDir(path);
+    window_->statusBar()->showMessage(tr("Schedule saved to %1").arg(elided(path, 200)), 5000);
+}
+
+void FileCommands::openSchedule() {
+    const auto& scene = state_->scene();
+    if (!scene || scene->joined() || scene->empty() || !maybeKeepSchedule()) return;
+    const QString path = QFileDialog::getOpenFileName(window_, tr("Open schedule"), scheduleDir(),
+                                                      tr("Schedules (*.json);;All files (*)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!editor_->openSchedule(path, &error)) {
+        QMessageBox::critical(window_, tr("Cannot open schedule"), elided(error, 2000));
+        return;
+    }
+    rememberScheduleDir(path);
+}
+
+void FileCommands::exportCsv() {
+    const auto& scene = state_->scene();
+    if (!scene) return;
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export profile"), scheduleDir() % QStringLiteral("/profile.csv"),
+                                                      tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        QMessageBox::critical(window_, tr("Export failed"), out.errorString());
+        return;
+    }
+    out.write(profileCsv(*scene, state_->editedProfile(), state_->editedOrder()));
+    if (!out.commit()) QMessageBox::critical(window_, tr("Export failed"), out.errorString());
+    else window_->statusBar()->showMessage(tr("Profile exported to %1").arg(elided(path, 200)), 5000);
+}
+
+void FileCommands::exportPlot() {
+    const auto& scene = state_->scene();
+    if (!scene) return;
+    QString selected;
+    const QString base = QFileInfo(scene->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
+    const QString path = QFileDialog::getSaveFileName(window_, tr("Export plot"),
+                                                      scheduleDir() % QLatin1Char('/') % base % QStringLiteral("-memory.png"),
+                                                      PlotExport::filters(), &selected);
+    if (path.isEmpty()) return;
+    QString error;
+    if (!PlotExport::save(*timeline_, path, &error)) QMessageBox::critical(window_, tr("Export failed"), error);
+    else window_->statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
+}
