@@ -1,7 +1,10 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
 #include "mainwindow/mainwindow.h"
+#include "mainwindow/scrubbenchmark.h"
 #include "recompute/recomputepanel.h"
+#include "schedule/scheduleeditor.h"
+#include "state/viewstate.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/theme.h"
@@ -83,6 +86,14 @@ int main(int argc, char** argv) {
                                       QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph, and show its pair."));
     parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
     parser.addOption(findPlan);
+    // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
+    const QCommandLineOption benchScrub(QStringLiteral("benchmark-scrub"),
+                             QStringLiteral("Move the timeline cursor --steps times (hover, then --scrub-input), print timings and exit."));
+    const QCommandLineOption benchSteps(QStringLiteral("steps"), QStringLiteral("Steps of --benchmark-scrub (default 400)."), QStringLiteral("N"),
+                             QStringLiteral("400"));
+    const QCommandLineOption benchInput(QStringLiteral("scrub-input"), QStringLiteral("hover, key or both (default both)."),
+                             QStringLiteral("KIND"), QStringLiteral("both"));
+    parser.addOptions({benchScrub, benchSteps, benchInput});
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
     if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
@@ -94,7 +105,12 @@ int main(int argc, char** argv) {
         fail(QStringLiteral("unknown tab '%1' (expected node, schedule, breakdown or recompute)").arg(parser.value(tab)));
         return 2;
     }
-    for (const QCommandLineOption* o : {&depth, &collapse, &step}) {
+    const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both")};
+    if (!scrubInputs.contains(parser.value(benchInput))) {
+        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key or both)").arg(parser.value(benchInput)));
+        return 2;
+    }
+    for (const QCommandLineOption* o : {&depth, &collapse, &step, &benchSteps}) {
         bool ok = false;
         if (parser.isSet(*o) && (parser.value(*o).toLongLong(&ok) < 0 || !ok)) {
             fail(QStringLiteral("--%1 expects a number >= 0, not '%2'").arg(o->names().first(), parser.value(*o)));
@@ -117,7 +133,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
     options.findPlan = parser.isSet(findPlan);
 
-    const bool shot = parser.isSet(screenshot);
+    const bool bench = parser.isSet(benchScrub);
+    const bool shot = parser.isSet(screenshot) || bench;
     QTemporaryDir settingsDir;
     if (shot) {
         // A screenshot shows defaults, not this user's saved layout.
@@ -190,6 +207,17 @@ int main(int argc, char** argv) {
             if (!planned && settled->elapsed() < 60000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {
+                if (bench) {
+                    ScrubBenchmarkOptions o;
+                    o.steps = std::max(1, parser.value(benchSteps).toInt());
+                    for (const QString& kind : {QStringLiteral("hover"), QStringLiteral("key")}) {
+                        if (parser.value(benchInput) != kind && parser.value(benchInput) != QStringLiteral("both")) continue;
+                        o.input = kind == QStringLiteral("key") ? ScrubBenchmarkOptions::Input::Key : ScrubBenchmarkOptions::Input::Hover;
+                        std::printf("%s\n", qPrintable(runScrubBenchmark(window, o)));
+                    }
+                    QCoreApplication::exit(0);
+                    return;
+                }
                 const QString out = parser.value(screenshot);
                 if (!window.grab().save(out)) {
                     fail(QStringLiteral("cannot write %1").arg(out));

@@ -145,6 +145,8 @@ private slots:
     void zoomedInGivesBoxesWiresAndLabels();
     void zoomedOutGivesOneDotPerPixel();
     void liveDotWinsItsPixel();
+    void liveMarksRefreshLikeAPrepare();
+    void cursorStepReusesPreparedItems();
     void lanesOutsideTheViewAreSkipped();
     void jointPairNamesStayInTheirPart();
     void hugeNamesAreElidedCheaply();
@@ -248,6 +250,126 @@ void TestGraphView::liveDotWinsItsPixel() {
     QCOMPARE(items.dots.size(), std::size_t(3));
     QCOMPARE(items.dots[0].ref.node, c.id("b"));  // a live node takes the pixel
     QVERIFY(items.dots[0].live);
+}
+
+void TestGraphView::liveMarksRefreshLikeAPrepare() {
+    const fxmem::GraphFile f = fan(200);
+    const fxmem::Graph& g = f.graphs[0];
+    const fxmem::GraphLayout layout(g);
+    std::vector<std::uint8_t> live(g.size(), 0), match(g.size(), 0);
+    auto input = [&](double x0, double x1, int width, double laneHeight) {
+        PrepareInput in;
+        in.view.x0 = x0;
+        in.view.x1 = x1;
+        in.view.left = 0;
+        in.view.right = width;
+        in.view.laneHeight = laneHeight;
+        in.view.topPad = 18;
+        in.view.width = width;
+        in.view.height = 700;
+        in.segments.push_back({&g, &layout, 0, &live, &match});
+        return in;
+    };
+    auto mark = [&](int every) {
+        for (std::size_t i = 0; i < live.size(); ++i) live[i] = i % static_cast<std::size_t>(every) == 0;
+    };
+    // An overview (nodes share dots) and a close-up (boxes and wires).
+    const auto steps = static_cast<double>(layout.steps());
+    for (const PrepareInput& in : std::vector<PrepareInput>{input(-0.5, steps, 40, 0.5), input(100, 130, 900, 3)}) {
+        mark(3);
+        PrepareInput before = in;
+        before.selected = {0, g.find("d_3")};
+        before.hovered = {0, g.find("p_9")};
+        VisibleItems items = prepareVisibleItems(before);
+        mark(5);
+        PrepareInput now = in;
+        now.selected = {0, g.find("d_120")};  // in the close-up's range
+        now.hovered = {0, g.find("p_57")};  // a box of the close-up
+        QVERIFY(refreshMarks(items, now));
+        const VisibleItems expected = prepareVisibleItems(now);
+        QCOMPARE(items.edges.size(), expected.edges.size());
+        QCOMPARE(items.edges.size(), std::size_t(2));  // d_120's input p_120 and its user sum
+        for (std::size_t i = 0; i < items.edges.size(); ++i) {
+            QCOMPARE(items.edges[i].from, expected.edges[i].from);
+            QCOMPARE(items.edges[i].to, expected.edges[i].to);
+            QCOMPARE(items.edges[i].toUser, expected.edges[i].toUser);
+        }
+        QCOMPARE(items.dots.size(), expected.dots.size());
+        QCOMPARE(items.boxes.size(), expected.boxes.size());
+        QCOMPARE(items.wires.size(), expected.wires.size());
+        QVERIFY(items.dots.size() + items.boxes.size() > 10);
+        for (std::size_t i = 0; i < items.dots.size(); ++i) {
+            const VisibleItems::Dot &a = items.dots[i], &b = expected.dots[i];
+            QCOMPARE(QPoint(a.x, a.y), QPoint(b.x, b.y));
+            QCOMPARE(a.ref, b.ref);
+            QCOMPARE(a.live, b.live);
+            QCOMPARE(a.highlight, b.highlight);
+        }
+        for (std::size_t i = 0; i < items.boxes.size(); ++i) {
+            QCOMPARE(items.boxes[i].ref, expected.boxes[i].ref);
+            QCOMPARE(items.boxes[i].flags, expected.boxes[i].flags);
+        }
+        int lit = 0;
+        for (std::size_t i = 0; i < items.wires.size(); ++i) {
+            QCOMPARE(items.wires[i].line, expected.wires[i].line);
+            QCOMPARE(items.wires[i].live, expected.wires[i].live);
+            lit += items.wires[i].live;
+        }
+        if (!items.dots.empty()) {
+            // Many nodes share a dot, and live ones are among them: the choice was made again.
+            QVERIFY2(items.dotNodes.size() >= items.dots.size() + 100, qPrintable(QStringLiteral("%1 nodes on %2 dots").arg(items.dotNodes.size()).arg(items.dots.size())));
+            QVERIFY(std::any_of(items.dots.begin(), items.dots.end(), [](const auto& d) { return d.live; }));
+        } else {
+            QVERIFY(lit > 0);
+        }
+    }
+}
+
+void TestGraphView::cursorStepReusesPreparedItems() {
+    const auto scene = sceneOf(fan(60));
+    const fxmem::Graph& g = scene->segments[0].analysis->graph();
+    auto liveEvery = [&](std::size_t every) {
+        std::vector<NodeRef> nodes;
+        for (std::size_t i = 0; i < g.size(); i += every) nodes.push_back({0, fxmem::NodeId(static_cast<std::int32_t>(i))});
+        return nodes;
+    };
+    GraphView view;
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setScene(scene);
+    view.setPlotArea(40, 860);
+    view.setXRange(20, 70);  // boxes, wires and labels
+    view.setLiveNodes(liveEvery(3));
+    view.setCursorStep(30);
+    QImage image = view.grab().toImage();
+    const std::size_t prepared = view.preparedCount();
+    QVERIFY(prepared > 0);
+    // Cursor steps: the live marks and the cursor change, the items are not prepared again.
+    view.setLiveNodes(liveEvery(4));
+    view.setCursorStep(41);
+    image = view.grab().toImage();
+    view.setLiveNodes(liveEvery(7));
+    view.setCursorStep(45);
+    view.selectNode({0, g.find("d_20")});  // a key step selects the node at the cursor
+    image = view.grab().toImage();
+    QCOMPARE(view.preparedCount(), prepared);
+    // ... and the picture equals one drawn from scratch.
+    GraphView fresh;
+    fresh.resize(900, 500);
+    fresh.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+    fresh.setScene(scene);
+    fresh.setPlotArea(40, 860);
+    fresh.setXRange(20, 70);
+    fresh.setLiveNodes(liveEvery(7));
+    fresh.setCursorStep(45);
+    fresh.selectNode({0, g.find("d_20")});
+    QCOMPARE(image, fresh.grab().toImage());
+    // A zoom prepares them again.
+    view.setXRange(10, 80);
+    image = view.grab().toImage();
+    QCOMPARE(view.preparedCount(), prepared + 1);
 }
 
 void TestGraphView::lanesOutsideTheViewAreSkipped() {

@@ -1,10 +1,18 @@
 // The live-storage table: model invariants, totals against the profile, rows worked by hand.
 #include "loading/scene.h"
+#include "analysis/liveatstep.h"
+#include "models/breakdownmodels.h"
 #include "models/livestoragemodel.h"
 #include "shell_fixtures.h"
 #include "ui_fixtures.h"
 
+#include <fxmem/io.h>
+
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
+
+#include <map>
+#include <set>
 #include <QtTest>
 
 class TestLiveStorageModel : public QObject {
@@ -16,6 +24,8 @@ private slots:
     void joinedPairListsTheBaseline();
     void proxySortsAndFilters();
     void namesSortNaturally();
+    void neighbouringStepsUpdateByDifference();
+    void roleBreakdownUpdatesByDifference();
 };
 
 namespace {
@@ -152,4 +162,97 @@ void TestLiveStorageModel::namesSortNaturally() {
 }
 
 QTEST_MAIN(TestLiveStorageModel)
+void TestLiveStorageModel::neighbouringStepsUpdateByDifference() {
+    // The llama example as a joined pair: 4k steps, hundreds of storages live at a time.
+    const auto scene = sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    LiveStorageModel model;
+    LiveStorageProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(LiveStorageModel::SizeColumn, Qt::DescendingOrder);
+    QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setScene(scene);
+    int inserted = 0, removed = 0;
+    connect(&model, &QAbstractItemModel::rowsInserted, this, [&](const QModelIndex&, int first, int last) { inserted += last - first + 1; });
+    connect(&model, &QAbstractItemModel::rowsRemoved, this, [&](const QModelIndex&, int first, int last) { removed += last - first + 1; });
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    // The live set by hand: (storage, listed as the backward's baseline) at a step.
+    using Key = std::pair<std::uint32_t, bool>;
+    auto keysAt = [&](std::int64_t step) {
+        const LiveAtStep at = liveAtStep(*scene, nullptr, step);
+        std::set<Key> keys;
+        for (std::size_t i = 0; i < at.live.size(); ++i) keys.insert({at.live[i].storage.index(), i >= at.baselineBegin});
+        return keys;
+    };
+    auto rowsOf = [](const LiveStorageModel& m) {
+        std::map<Key, LiveStorageModel::Row> rows;
+        for (int r = 0; r < m.rowCount(); ++r) rows[{m.row(r).storage.index(), m.row(r).baseline}] = m.row(r);
+        return rows;
+    };
+    const auto steps = static_cast<std::int64_t>(scene->profile.size());
+    const std::int64_t backward = scene->segments[1].offset;
+    model.setStep(1);
+    int byDifference = 0, segmentResets = 0;
+    for (std::int64_t step = 2; step < steps; step += step < backward - 300 || step > backward + 300 ? 15 : 1) {
+        const std::set<Key> before = keysAt(model.step()), after = keysAt(step);
+        std::vector<Key> gone, come;
+        std::set_difference(before.begin(), before.end(), after.begin(), after.end(), std::back_inserter(gone));
+        std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::back_inserter(come));
+        const bool crosses = scene->locate(model.step()).segment != scene->locate(step).segment;
+        inserted = removed = 0;
+        const auto resetsBefore = resets.count();
+        model.setStep(step);
+        if (model.lastUpdate().reset) {
+            // Only another graph (other node ids) resets between neighbouring steps.
+            QVERIFY2(crosses, qPrintable(QStringLiteral("reset at step %1").arg(step)));
+            ++segmentResets;
+        } else {
+            QCOMPARE(removed, static_cast<int>(gone.size()));
+            QCOMPARE(inserted, static_cast<int>(come.size()));
+            QCOMPARE(resets.count(), resetsBefore);
+            ++byDifference;
+        }
+        // Whichever way, the rows are those of a model filled afresh at the step.
+        LiveStorageModel fresh;
+        fresh.setScene(scene);
+        fresh.setStep(step);
+        QCOMPARE(model.totalBytes(), fresh.totalBytes());
+        QVERIFY(rowsOf(model) == rowsOf(fresh));
+        // The proxy stays sorted by size.
+        if (proxy.rowCount() > 1)
+            QVERIFY(proxy.data(proxy.index(0, 0), LiveStorageModel::BytesRole).toLongLong() >=
+                    proxy.data(proxy.index(proxy.rowCount() - 1, 0), LiveStorageModel::BytesRole).toLongLong());
+    }
+    QCOMPARE(segmentResets, 1);
+    QVERIFY(byDifference > 500);
+    // A jump across most of a graph changes most rows: one reset.
+    model.setStep(backward + 5);
+    model.setStep(steps - 2);
+    QCOMPARE(rowsOf(model).size(), keysAt(steps - 2).size());
+}
+
+void TestLiveStorageModel::roleBreakdownUpdatesByDifference() {
+    const auto scene = sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    RoleBreakdownModel roles;
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&roles);
+    proxy.setSortRole(RoleBreakdownModel::SortRole);
+    proxy.sort(RoleBreakdownModel::BytesColumn, Qt::DescendingOrder);
+    QAbstractItemModelTester t1(&roles, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy resets(&roles, &QAbstractItemModel::modelReset);
+    const fxmem::Attribution& a = *scene->segments[0].attribution;
+    for (std::int64_t step = 0; step < scene->segments[1].offset; step += 3) {
+        const LiveAtStep at = liveAtStep(*scene, nullptr, step);
+        roles.setLive(&a, at.live);
+        // By hand: bytes per role over the live storages.
+        std::map<std::string, std::int64_t> expected, shown;
+        for (const fxmem::LiveStorage& s : at.live) expected[std::string(fxmem::to_string(a.role(s.storage)))] += s.nbytes;
+        for (const auto& g : roles.groups()) shown[g.key] = g.bytes;
+        QCOMPARE(shown, expected);
+        QCOMPARE(roles.rowCount(), static_cast<int>(expected.size()));
+    }
+    QCOMPARE(resets.count(), 0);
+}
+
 #include "test_livestoragemodel.moc"

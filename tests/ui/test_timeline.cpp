@@ -23,6 +23,7 @@ private slots:
     void lowerBoundAndComparison();
     void formatsBytes();
     void cursorAndZoom();
+    void cursorMoveReplotsOnlyItsLayer();
     void exportsEveryFormat();
 };
 
@@ -303,6 +304,42 @@ void TestTimeline::cursorAndZoom() {
     QCOMPARE(plot.xAxis->range().upper, 6.5);
     // The y axis leaves room above the peak for its label.
     QVERIFY(plot.yAxis->range().upper > 130);
+}
+
+void TestTimeline::cursorMoveReplotsOnlyItsLayer() {
+    const std::vector<std::int64_t> profile = {100, 110, 110, 130, 120, 120, 120, 90, 80, 95};
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.setProfile(profile, 3, {{0, QStringLiteral("forward")}, {5, QStringLiteral("backward")}});
+    plot.setCursorStep(1);
+    plot.replot();
+    QCPLayer* cursor = plot.layer(QStringLiteral("cursor"));
+    QVERIFY(cursor);
+    QCOMPARE(cursor->mode(), QCPLayer::lmBuffered);
+    // Stacking as before the layer existed: curves, then the cursor, then peak and section marks.
+    QVERIFY(plot.layer(QStringLiteral("main"))->index() < cursor->index());
+    QVERIFY(cursor->index() < plot.layer(QStringLiteral("marks"))->index());
+    QSignalSpy full(&plot, &QCustomPlot::afterReplot);
+    for (std::int64_t step : {2, 4, 7, 8, 9, 0}) plot.setCursorStep(step);
+    // A hover over the plot moves the cursor the same way.
+    const QRect area = plot.axisRect()->rect();
+    QTest::mouseMove(&plot, QPoint(area.left() + area.width() / 3, area.center().y()));
+    QVERIFY(plot.cursorStep() > 0);
+    QCOMPARE(full.count(), 0);  // the curves and marks were not redrawn
+    // What is shown equals a plot drawn whole at that step.
+    TimelinePlot fresh;
+    fresh.resize(800, 300);
+    fresh.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&fresh));
+    fresh.setProfile(profile, 3, {{0, QStringLiteral("forward")}, {5, QStringLiteral("backward")}});
+    fresh.setCursorStep(plot.cursorStep());
+    fresh.replot();
+    QCOMPARE(plot.grab().toImage(), fresh.grab().toImage());
+    // Zooming still redraws everything.
+    plot.setXRange(1, 6);
+    QVERIFY(full.count() > 0);
 }
 
 void TestTimeline::exportsEveryFormat() {

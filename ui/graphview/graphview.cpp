@@ -173,7 +173,8 @@ void GraphView::setLiveNodes(std::vector<NodeRef> nodes) {
     for (const NodeRef& r : live_)
         if (r.valid()) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
     std::erase_if(live_, [](const NodeRef& r) { return !r.valid(); });
-    update();
+    ++liveGen_;
+    updateLanes();
 }
 
 void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
@@ -193,6 +194,7 @@ void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
     for (auto& m : matchMark_) std::fill(m.begin(), m.end(), 0);
     for (const NodeRef& r : matches)
         if (r.valid()) matchMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    ++matchGen_;
     update();
 }
 
@@ -247,12 +249,18 @@ void GraphView::setPlotArea(int left, int right) {
 void GraphView::setCursorStep(std::int64_t step) {
     if (cursor_ == step) return;
     cursor_ = step;
-    update();
+    updateLanes();
+}
+
+void GraphView::updateLanes() {
+    // The scroll bars (children) need no repaint for a cursor step or new live marks.
+    const GraphViewport v = viewport();
+    update(QRect(0, 0, v.width, v.height));
 }
 
 void GraphView::selectNode(NodeRef ref) {
     selected_ = ref;
-    update();
+    updateLanes();  // a key step selects the node at the cursor: the scroll bars stay as they are
 }
 
 std::int64_t GraphView::stepOf(NodeRef ref) const {
@@ -422,6 +430,67 @@ PrepareInput GraphView::prepareInput() const {
 
 VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepareInput()); }
 
+bool GraphView::ItemsKey::operator==(const ItemsKey& o) const {
+    const GraphViewport& a = view;
+    const GraphViewport& b = o.view;
+    return a.x0 == b.x0 && a.x1 == b.x1 && a.left == b.left && a.right == b.right && a.top == b.top && a.laneHeight == b.laneHeight &&
+           a.topPad == b.topPad && a.width == b.width && a.height == b.height && font == o.font && scene == o.scene && layouts == o.layouts && highlight == o.highlight && bandRows == o.bandRows &&
+           stripeDepth == o.stripeDepth && matches == o.matches;
+}
+
+GraphView::ItemsKey GraphView::itemsKey() const {
+    ItemsKey k;
+    k.view = viewport();
+    k.font = font();
+    k.scene = scene_.get();
+    if (scene_)
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s) k.layouts.push_back(&layoutOf(static_cast<int>(s)));
+    k.highlight = highlight_;
+    k.bandRows = bandRows_;
+    k.stripeDepth = stripeDepth_;
+    k.matches = matchGen_;
+    return k;
+}
+
+const VisibleItems& GraphView::paintItems() {
+    // Collapsed modules change without a trace in the key (and summarise live marks): no reuse.
+    bool reusable = true;
+    for (const auto& g : groups_) reusable &= !(g && g->anyCollapsed());
+    ItemsKey key = itemsKey();
+    if (reusable && itemsValid_ && key == itemsKey_) {
+        const bool marks = itemsLiveGen_ != liveGen_ || itemsSelected_ != selected_ || itemsHovered_ != hovered_;
+        if (marks && !refreshMarks(items_, prepareInput())) {
+            items_ = visibleItems();
+            ++preparedCount_;
+        }
+    } else {
+        items_ = visibleItems();
+        ++preparedCount_;
+    }
+    itemsValid_ = reusable;
+    itemsKey_ = std::move(key);
+    itemsLiveGen_ = liveGen_;
+    itemsSelected_ = selected_;
+    itemsHovered_ = hovered_;
+    return items_;
+}
+
+void GraphView::syncColors(const QPalette& pal) {
+    if (colorsScene_ != scene_.get() || colorsMode_ != colorMode_ || colorsPalette_ != pal.cacheKey()) {
+        colors_.clear();
+        for (const Segment& seg : scene_->segments) colors_.emplace_back(seg.analysis->graph().size(), 0);
+        colorsScene_ = scene_.get();
+        colorsMode_ = colorMode_;
+        colorsPalette_ = pal.cacheKey();
+    }
+}
+
+QRgb GraphView::colorOf(NodeRef ref, const QPalette& pal) {
+    QRgb& c = colors_[static_cast<std::size_t>(ref.segment)][ref.node.index()];
+    if (c == 0) c = nodeColor(ref, pal).rgba();  // node colours are opaque: 0 is never a colour
+    return c;
+}
+
 QColor GraphView::nodeColor(NodeRef ref, const QPalette& pal) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
     if (colorMode_ == ColorMode::MemoryChange) {
@@ -521,7 +590,8 @@ void GraphView::paintEvent(QPaintEvent*) {
                       "Files come from the fxmem exporter (fxmem_export)."));
         return;
     }
-    const VisibleItems items = visibleItems();
+    const VisibleItems& items = paintItems();
+    syncColors(pal);
     paintedNodes_ = items.nodeCount();
     p.setClipRect(QRect(QPoint(0, 0), size()));
     const double sx = viewport().pxPerStep();
@@ -599,7 +669,7 @@ void GraphView::paintEvent(QPaintEvent*) {
         dots.fill(Qt::transparent);
         const int rows = items.dotRows;
         for (const VisibleItems::Dot& d : items.dots) {
-            const QRgb c = d.live ? liveCol.rgba() : d.highlight ? pal.color(QPalette::Highlight).rgba() : nodeColor(d.ref, pal).rgba();
+            const QRgb c = d.live ? liveCol.rgba() : d.highlight ? pal.color(QPalette::Highlight).rgba() : colorOf(d.ref, pal);
             // A 2x`rows` dot (live ones 3 wide), clipped to the image.
             for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
                 if (d.y + dy < 0 || d.y + dy >= h) continue;
@@ -612,7 +682,7 @@ void GraphView::paintEvent(QPaintEvent*) {
 
     // Layer 6: boxes with their marks.
     for (const VisibleItems::Box& b : items.boxes) {
-        p.fillRect(b.rect, nodeColor(b.ref, pal));
+        p.fillRect(b.rect, QColor::fromRgba(colorOf(b.ref, pal)));
         if (b.flags & VisibleItems::Live) {
             p.setPen(QPen(liveCol, 2.5));
             p.drawRect(b.rect.adjusted(-1.5, -1.5, 1.5, 1.5));

@@ -62,6 +62,8 @@ public:
     QPointF nodeCenter(NodeRef ref) const;   // widget coordinates
     std::int64_t stepOf(NodeRef ref) const;  // global step
     std::size_t lastPaintedNodes() const { return paintedNodes_; }
+    // How often a paint prepared its items from scratch (a cursor step only refreshes live marks).
+    std::size_t preparedCount() const { return preparedCount_; }
     // A segment's module grouping; null when its graph names no modules.
     const ModuleGroups* moduleGroups(int segment) const;
     // The module band or collapsed module box at pos: {segment, tree index}, or {-1, npos}.
@@ -170,6 +172,35 @@ private:
     double laneHeight_ = 22;
     bool fitted_ = true;        // lanes follow the view's height until the user zooms them
     std::int64_t cursor_ = -1;
+
+    // Painting caches. A cursor step changes only the live marks (a key step also the selection):
+    // the prepared items are kept while everything else they depend on is unchanged (the key),
+    // and only those marks are brought up to date; node colours are worked out once per node, colour mode and palette.
+    struct ItemsKey {
+        GraphViewport view;
+        QFont font;
+        const Scene* scene = nullptr;
+        std::vector<const fxmem::GraphLayout*> layouts;
+        std::vector<std::uint32_t> highlight;
+        std::uint32_t bandRows = 0, stripeDepth = 0;
+        std::uint64_t matches = 0;
+        bool operator==(const ItemsKey& o) const;
+    };
+    ItemsKey itemsKey() const;
+    void updateLanes();  // repaints all but the scroll bars
+    const VisibleItems& paintItems();
+    void syncColors(const QPalette& palette);  // drops the colour cache when mode, palette or scene changed
+    QRgb colorOf(NodeRef ref, const QPalette& palette);
+    VisibleItems items_;
+    ItemsKey itemsKey_;
+    bool itemsValid_ = false;
+    std::size_t preparedCount_ = 0;
+    std::uint64_t liveGen_ = 0, itemsLiveGen_ = 0, matchGen_ = 0;
+    NodeRef itemsSelected_, itemsHovered_;  // the marks items_ carries
+    std::vector<std::vector<QRgb>> colors_;  // per segment, per node; 0: not worked out yet
+    qint64 colorsPalette_ = 0;
+    ColorMode colorsMode_ = ColorMode::OpCategory;
+    const Scene* colorsScene_ = nullptr;
 
     std::vector<std::vector<std::uint8_t>> liveMark_;  // per segment, per node
     std::vector<NodeRef> live_;

@@ -16,7 +16,7 @@ constexpr std::size_t kMaxWires = 40000;
 
 bool hiddenNode(const SegmentInput& seg, fxmem::NodeId n) { return seg.groups && seg.groups->hidden(n); }
 
-void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, std::int64_t hi, std::int32_t laneLo,
+void addWires(const SegmentInput& seg, int segment, const GraphViewport& v, std::int64_t lo, std::int64_t hi, std::int32_t laneLo,
               std::int32_t laneHi, double nodeW, VisibleItems& out) {
     const fxmem::GraphLayout& L = *seg.layout;
     const fxmem::Graph& g = *seg.graph;
@@ -31,6 +31,7 @@ void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, 
     for (fxmem::NodeId u : crossing) {
         const std::int32_t lu = L.lane(u);
         const bool live = seg.live && (*seg.live)[u.index()];
+        const NodeRef producer{segment, u};
         const double yu = v.py(lu);
         bool leaves = !hiddenNode(seg, u);
         if (!leaves)
@@ -39,14 +40,14 @@ void addWires(const SegmentInput& seg, const GraphViewport& v, std::int64_t lo, 
         if (lu >= laneLo && lu <= laneHi)
             out.wires.push_back({QLineF(v.px(off + static_cast<double>(L.step(u))), yu,
                                         v.px(off + static_cast<double>(std::min(L.wire_end(u), hi))), yu),
-                                 live});
+                                 live, producer});
         for (fxmem::NodeId w : g.users(u)) {
             const std::int64_t sw = L.step(w);
             const std::int32_t lw = L.lane(w);
             if (sw < lo || sw > hi || lw == lu || hiddenNode(seg, w)) continue;
             if ((lu < laneLo && lw < laneLo) || (lu > laneHi && lw > laneHi)) continue;
             const double xw = v.px(off + static_cast<double>(sw));
-            out.wires.push_back({QLineF(xw - nodeW * 1.1, yu, xw - nodeW * 0.5, v.py(lw)), live});
+            out.wires.push_back({QLineF(xw - nodeW * 1.1, yu, xw - nodeW * 0.5, v.py(lw)), live, producer});
         }
     }
 }
@@ -63,6 +64,19 @@ QString nodeLabel(const fxmem::Graph& g, fxmem::NodeId n, const QFontMetricsF& f
     const double opWidth = fm.horizontalAdvance(op);
     if (width - opWidth >= fm.averageCharWidth() * 4) return elidedName(node.name, fm, width - opWidth) + op;
     return elidedName(node.name, fm, width);
+}
+
+// The selected node's inputs and users, wherever they are (the painter clips).
+void addEdges(const PrepareInput& in, std::size_t s, VisibleItems& out) {
+    if (in.selected.segment != static_cast<int>(s) || !in.selected.node.valid()) return;
+    const SegmentInput& seg = in.segments[s];
+    const fxmem::GraphLayout& L = *seg.layout;
+    const GraphViewport& v = in.view;
+    const auto off = static_cast<double>(seg.offset);
+    const fxmem::NodeId sel = in.selected.node;
+    auto at = [&](fxmem::NodeId n) { return QPointF(v.px(off + static_cast<double>(L.step(n))), v.py(L.lane(n))); };
+    for (fxmem::NodeId u : seg.graph->inputs(sel)) out.edges.push_back({at(u), at(sel), false});
+    for (fxmem::NodeId u : seg.graph->users(sel)) out.edges.push_back({at(sel), at(u), true});
 }
 
 bool inModule(const SegmentInput& seg, fxmem::NodeId n) {
@@ -178,14 +192,8 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                                      {static_cast<int>(s), c.wait}});
             }
         }
-        // The selected node's inputs and users, wherever they are (the painter clips).
-        if (in.selected.segment == static_cast<int>(s) && in.selected.node.valid()) {
-            const fxmem::NodeId sel = in.selected.node;
-            auto at = [&](fxmem::NodeId n) { return QPointF(v.px(off + static_cast<double>(L.step(n))), v.py(L.lane(n))); };
-            for (fxmem::NodeId u : seg.graph->inputs(sel)) out.edges.push_back({at(u), at(sel), false});
-            for (fxmem::NodeId u : seg.graph->users(sel)) out.edges.push_back({at(sel), at(u), true});
-        }
-        if (!dense && sx >= 0.6) addWires(seg, v, lo, hi, laneLo, laneHi, out.nodeW, out);
+        addEdges(in, s, out);
+        if (!dense && sx >= 0.6) addWires(seg, static_cast<int>(s), v, lo, hi, laneLo, laneHi, out.nodeW, out);
 
         if (dense) {
             // One dot per pixel: a graph with thousands of lanes becomes an overview.
@@ -199,6 +207,8 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                 const bool live = seg.live && (*seg.live)[n.index()];
                 std::int32_t& at = dotAt[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
                 const NodeRef ref{static_cast<int>(s), n};
+                out.dotNodes.push_back({static_cast<std::uint32_t>(at == 0 ? out.dots.size() : static_cast<std::size_t>(at - 1)), ref,
+                                        inModule(seg, n)});
                 if (at == 0) {
                     out.dots.push_back({x, y, ref, live, inModule(seg, n)});
                     at = static_cast<std::int32_t>(out.dots.size());
@@ -269,4 +279,39 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                               VisibleItems::LabelKind::Group});
     }
     return out;
+}
+
+bool refreshMarks(VisibleItems& items, const PrepareInput& in) {
+    if (!items.groups.empty()) return false;
+    items.edges.clear();
+    for (std::size_t s = 0; s < in.segments.size(); ++s) addEdges(in, s, items);
+    auto live = [&](const NodeRef& r) {
+        const std::vector<std::uint8_t>* marks = in.segments[static_cast<std::size_t>(r.segment)].live;
+        return marks && (*marks)[r.node.index()] != 0;
+    };
+    for (VisibleItems::Wire& w : items.wires) w.live = live(w.producer);
+    for (VisibleItems::Box& b : items.boxes) {
+        std::uint8_t f = b.flags & ~(VisibleItems::Live | VisibleItems::Selected | VisibleItems::Hovered);
+        if (live(b.ref)) f |= VisibleItems::Live;
+        if (b.ref == in.selected) f |= VisibleItems::Selected;
+        if (b.ref == in.hovered) f |= VisibleItems::Hovered;
+        b.flags = f;
+    }
+    // The dots: the same choice as prepareVisibleItems, replayed in the same order.
+    std::vector<std::uint8_t> placed(items.dots.size(), 0);
+    for (const VisibleItems::DotNode& c : items.dotNodes) {
+        VisibleItems::Dot& d = items.dots[c.dot];
+        const bool isLive = live(c.ref);
+        if (!placed[c.dot]) {
+            placed[c.dot] = 1;
+            d.ref = c.ref;
+            d.live = isLive;
+            d.highlight = c.highlight;
+        } else if (isLive && !d.live) {
+            d.ref = c.ref;
+            d.live = true;
+            d.highlight = c.highlight;
+        }
+    }
+    return true;
 }

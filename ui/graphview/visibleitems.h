@@ -65,6 +65,7 @@ struct VisibleItems {
     struct Wire {
         QLineF line;
         bool live = false;
+        NodeRef producer;   // whose storage it carries (its live mark follows the cursor)
     };
     enum class LabelKind : std::uint8_t { Node, Segment, Band, Group, Span };
     struct Label {
@@ -125,12 +126,25 @@ struct VisibleItems {
     std::vector<Dot> dots;
     std::vector<Label> labels;
     std::vector<SegmentMark> segmentMarks;
+    // Every node placed on a dot, in the order they were met: refreshLiveMarks picks each dot's
+    // node again (the first live one, else the first) without laying anything out.
+    struct DotNode {
+        std::uint32_t dot = 0;
+        NodeRef ref;
+        bool highlight = false;
+    };
+    std::vector<DotNode> dotNodes;
     double nodeW = 1, nodeH = 1;   // box size in pixels
     int dotRows = 1;               // dot height in pixels
     std::size_t nodeCount() const { return boxes.size() + dots.size(); }
 };
 
 VisibleItems prepareVisibleItems(const PrepareInput& in);
+// Brings the marks that follow the cursor up to date with `in` (live marks, the selected and the
+// hovered node; the viewport and everything else unchanged): wires, boxes, dots and the
+// selection's edges come out as prepareVisibleItems(in) would make them. Returns false when it
+// cannot (collapsed modules summarise their nodes' marks): prepare again then. O(items).
+bool refreshMarks(VisibleItems& items, const PrepareInput& in);
 // The smaller font of module bands, group boxes and span labels (measured and drawn alike).
 QFont bandFontOf(const QFont& font);
 // A module's caption for `width` pixels: "name  Type", else "name", else its last component elided.

@@ -3,6 +3,8 @@
 #include "util/text.h"
 #include "util/units.h"
 
+#include <algorithm>
+
 QString shareText(std::int64_t part, std::int64_t total) {
     if (total <= 0) return QStringLiteral("—");
     return QString::number(100.0 * static_cast<double>(part) / static_cast<double>(total), 'f', 1) % QStringLiteral(" %");
@@ -17,11 +19,37 @@ QVariant rightAligned() { return QVariant::fromValue(Qt::Alignment(Qt::AlignRigh
 RoleBreakdownModel::RoleBreakdownModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void RoleBreakdownModel::setLive(const fxmem::Attribution* attribution, std::span<const fxmem::LiveStorage> live) {
-    beginResetModel();  // at most nine rows: a reset costs nothing worth keeping
-    groups_ = attribution ? attribution->by_role(live) : std::vector<fxmem::Attribution::Group>{};
+    std::vector<fxmem::Attribution::Group> next = attribution ? attribution->by_role(live) : std::vector<fxmem::Attribution::Group>{};
     total_ = 0;
-    for (const auto& g : groups_) total_ += g.bytes;
-    endResetModel();
+    for (const auto& g : next) total_ += g.bytes;
+    // By difference, rows keyed by role: a role that holds nothing goes, a new one is appended,
+    // the others change in place (the proxy sorts them).
+    std::vector<std::uint8_t> kept(groups_.size(), 0);
+    std::vector<fxmem::Attribution::Group> added;
+    for (auto& g : next) {
+        const auto at = std::find_if(groups_.begin(), groups_.end(), [&](const auto& o) { return o.key == g.key; });
+        if (at == groups_.end()) {
+            added.push_back(std::move(g));
+            continue;
+        }
+        const auto row = static_cast<int>(at - groups_.begin());
+        kept[static_cast<std::size_t>(row)] = 1;
+        *at = std::move(g);
+    }
+    for (int row = static_cast<int>(groups_.size()) - 1; row >= 0; --row) {
+        if (kept[static_cast<std::size_t>(row)]) continue;
+        beginRemoveRows({}, row, row);
+        groups_.erase(groups_.begin() + row);
+        endRemoveRows();
+    }
+    // Shares move with the total: every remaining row's numbers may have changed.
+    if (!groups_.empty()) emit dataChanged(index(0, 0), index(static_cast<int>(groups_.size()) - 1, ColumnCount - 1));
+    if (!added.empty()) {
+        const auto first = static_cast<int>(groups_.size());
+        beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
+        for (auto& g : added) groups_.push_back(std::move(g));
+        endInsertRows();
+    }
 }
 
 int RoleBreakdownModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(groups_.size()); }
@@ -80,17 +108,34 @@ void ModuleBreakdownModel::setLive(std::shared_ptr<const fxmem::Attribution> att
                 for (std::size_t r = 0; r < tree[m].children.size(); ++r) row_[tree[m].children[r]] = static_cast<std::uint32_t>(r);
         }
     }
+    fxmem::Attribution::ModuleTotals old = std::move(totals_);
+    const std::int64_t oldTotal = total_;
     totals_ = attribution_ ? attribution_->module_totals(live) : fxmem::Attribution::ModuleTotals{};
     total_ = totals_.bytes.empty() ? 0 : totals_.bytes[fxmem::ModuleTree::kRoot];  // inclusive: everything
     if (newTree) {
         endResetModel();
     } else if (attribution_) {
-        // Every module's numbers may change; the structure does not.
+        // The structure stays; only the modules whose numbers moved are announced, a run of
+        // siblings at a time (the root's share is always 100 %, but its bytes move).
         const fxmem::ModuleTree& tree = attribution_->tree();
-        emit dataChanged(index(0, 0), index(0, ColumnCount - 1));
-        for (std::uint32_t m = 0; m < tree.size(); ++m)
-            if (!tree[m].children.empty())
-                emit dataChanged(indexOf(tree[m].children.front(), 0), indexOf(tree[m].children.back(), ColumnCount - 1));
+        auto moved = [&](std::uint32_t m) {
+            return old.bytes.size() != totals_.bytes.size() || old.bytes[m] != totals_.bytes[m] ||
+                   old.storages[m] != totals_.storages[m] || oldTotal != total_;
+        };
+        if (moved(fxmem::ModuleTree::kRoot)) emit dataChanged(index(0, 0), index(0, ColumnCount - 1));
+        for (std::uint32_t m = 0; m < tree.size(); ++m) {
+            const auto& children = tree[m].children;
+            for (std::size_t i = 0; i < children.size();) {
+                if (!moved(children[i])) {
+                    ++i;
+                    continue;
+                }
+                std::size_t j = i;
+                while (j + 1 < children.size() && moved(children[j + 1])) ++j;
+                emit dataChanged(indexOf(children[i], 0), indexOf(children[j], ColumnCount - 1));
+                i = j + 1;
+            }
+        }
     }
 }
 

@@ -1,8 +1,10 @@
 // What holds the memory at one step, grouped (issue 9's breakdown panel):
-//  - RoleBreakdownModel: a flat table of storage roles (bytes, % of the step, storages);
+//  - RoleBreakdownModel: a flat table of storage roles (bytes, % of the step, storages); a new
+//    step removes, appends and updates rows by role, no reset;
 //  - ModuleBreakdownModel: the graph's module tree with each module's inclusive bytes, % of the
 //    step and storages. Its structure changes only with the scene segment; a new step updates
-//    the numbers in place (dataChanged), so expansion and selection survive scrubbing;
+//    the numbers in place (dataChanged for the modules whose numbers moved), so expansion and
+//    selection survive scrubbing;
 //  - BreakdownProxy: sorts by bytes and hides modules that hold nothing at the step.
 // Both models are fed the live set of a step (fxmem::LiveStorage, as LiveSetIndex::live_at gives
 // it) and an Attribution; the groups add up to the step's total exactly.

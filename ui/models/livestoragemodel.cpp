@@ -15,21 +15,24 @@ void LiveStorageModel::setScene(std::shared_ptr<const Scene> scene) {
     scene_ = std::move(scene);
     ordered_.reset();
     rows_.clear();
+    segment_ = -1;
+    rowOf_.assign(scene_ ? scene_->file->storages.size() * 2 : 0, 0);
     step_ = -1;
     total_ = 0;
     endResetModel();
 }
 
 void LiveStorageModel::setStep(std::int64_t globalStep) {
-    beginResetModel();
-    rows_.clear();
-    total_ = 0;
+    setLive(globalStep, scene_ ? liveAtStep(*scene_, ordered_.get(), globalStep) : LiveAtStep{});
+}
+
+void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
     step_ = globalStep;
-    if (scene_) {
-        const LiveAtStep at = liveAtStep(*scene_, ordered_.get(), globalStep);
-        const std::int64_t offset =
-            at.where.segment < 0 ? 0 : scene_->segments[static_cast<std::size_t>(at.where.segment)].offset;
-        rows_.reserve(at.live.size());
+    total_ = 0;
+    std::vector<Row> next;
+    if (scene_ && at.where.segment >= 0) {
+        const std::int64_t offset = scene_->segments[static_cast<std::size_t>(at.where.segment)].offset;
+        next.reserve(at.live.size());
         for (std::size_t i = 0; i < at.live.size(); ++i) {
             const fxmem::LiveStorage& s = at.live[i];
             // A joined backward stands on the forward outputs it keeps: they are listed too (as
@@ -45,11 +48,86 @@ void LiveStorageModel::setStep(std::int64_t globalStep) {
             r.freeStep = s.free_step < 0 ? -1 : s.free_step + offset;
             r.reason = s.reason;
             r.baseline = baseline;
-            rows_.push_back(r);
+            next.push_back(r);
             total_ += r.nbytes;
         }
     }
-    endResetModel();
+    applyDifference(std::move(next), scene_ ? at.where.segment : -1);
+}
+
+void LiveStorageModel::applyDifference(std::vector<Row> next, int segment) {
+    const auto resetTo = [&] {
+        beginResetModel();
+        for (const Row& r : rows_) rowOf_[slot(r)] = 0;
+        rows_ = std::move(next);
+        segment_ = segment;
+        last_ = {true, 0, static_cast<int>(rows_.size()), 0};
+        if (scene_) rowOf_.resize(scene_->file->storages.size() * 2, 0);
+        for (std::size_t i = 0; i < rows_.size(); ++i) rowOf_[slot(rows_[i])] = static_cast<std::int32_t>(i + 1);
+        endResetModel();
+    };
+    // Another graph of a joined pair (other node ids) or nothing in common to keep: a reset.
+    if (!scene_ || segment != segment_ || rows_.empty() || next.empty()) return resetTo();
+
+    // Which rows stay (updated in place when their fields moved on), which go, which are new.
+    std::vector<std::uint8_t> keep(rows_.size(), 0);
+    std::vector<std::pair<int, Row>> changed;
+    std::vector<Row> added;
+    for (const Row& r : next) {
+        if (const std::int32_t at = rowOf_[slot(r)]; at > 0) {
+            keep[static_cast<std::size_t>(at - 1)] = 1;
+            if (!(rows_[static_cast<std::size_t>(at - 1)] == r)) changed.emplace_back(at - 1, r);
+        } else {
+            added.push_back(r);
+        }
+    }
+    // Each removed range costs the sort proxy and the view a pass over their rows: past a few
+    // dozen ranges, or when most rows change, one reset is cheaper.
+    int ranges = 0, removed = 0;
+    for (std::size_t i = 0; i < keep.size(); ++i)
+        if (!keep[i]) {
+            ++removed;
+            if (i == 0 || keep[i - 1]) ++ranges;
+        }
+    constexpr int kMaxRanges = 48;
+    if (ranges > kMaxRanges || static_cast<std::size_t>(removed) + added.size() > next.size()) return resetTo();
+
+    last_ = {false, removed, static_cast<int>(added.size()), static_cast<int>(changed.size())};
+    std::sort(changed.begin(), changed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 0; i < changed.size();) {
+        std::size_t j = i;
+        rows_[static_cast<std::size_t>(changed[j].first)] = changed[j].second;
+        while (j + 1 < changed.size() && changed[j + 1].first == changed[j].first + 1) {
+            ++j;
+            rows_[static_cast<std::size_t>(changed[j].first)] = changed[j].second;
+        }
+        emit dataChanged(index(changed[i].first, 0), index(changed[j].first, ColumnCount - 1));
+        i = j + 1;
+    }
+    // Removed ranges from the last one back, so earlier rows keep their numbers.
+    for (std::size_t end = keep.size(); end > 0;) {
+        if (keep[end - 1]) {
+            --end;
+            continue;
+        }
+        std::size_t begin = end - 1;
+        while (begin > 0 && !keep[begin - 1]) --begin;
+        beginRemoveRows({}, static_cast<int>(begin), static_cast<int>(end - 1));
+        for (std::size_t i = begin; i < end; ++i) rowOf_[slot(rows_[i])] = 0;
+        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(begin), rows_.begin() + static_cast<std::ptrdiff_t>(end));
+        endRemoveRows();
+        end = begin;
+    }
+    for (std::size_t i = 0; i < rows_.size(); ++i) rowOf_[slot(rows_[i])] = static_cast<std::int32_t>(i + 1);
+    if (!added.empty()) {
+        const auto first = static_cast<int>(rows_.size());
+        beginInsertRows({}, first, first + static_cast<int>(added.size()) - 1);
+        for (const Row& r : added) {
+            rowOf_[slot(r)] = static_cast<std::int32_t>(rows_.size() + 1);
+            rows_.push_back(r);
+        }
+        endInsertRows();
+    }
 }
 
 int LiveStorageModel::rowCount(const QModelIndex& parent) const {

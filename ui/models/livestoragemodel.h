@@ -1,7 +1,10 @@
 // The storages live at one step of a scene: one row per storage with its size, device, dtype and
 // shape (from the allocator's output tensor), allocator, last user and why it is still live.
-// Rows are replaced as a whole when the step changes (a scrub is a new question, not an edit).
+// A new step updates the rows by difference: storages freed are removed, new ones appended,
+// changed ones updated in place (dataChanged), so the sort proxy, the selection and the scroll
+// position survive a scrub; a jump that changes most rows resets the model instead.
 #pragma once
+#include "analysis/liveatstep.h"
 #include "analysis/orderedlive.h"
 #include "loading/scene.h"
 
@@ -36,6 +39,7 @@ public:
         std::int64_t freeStep = -1;   // global; -1: never
         fxmem::LiveReason reason = fxmem::LiveReason::WaitingForUse;
         bool baseline = false;        // a forward output kept for the backward (joined pair)
+        friend bool operator==(const Row&, const Row&) = default;
     };
 
     explicit LiveStorageModel(QObject* parent = nullptr);
@@ -47,6 +51,14 @@ public:
     const OrderedLive* orderedLive() const { return ordered_.get(); }
     // Fills the rows for a global step; outside the scene the model is empty.
     void setStep(std::int64_t globalStep);
+    // The same with the live set already worked out (ViewState::liveAtCursor shares it).
+    void setLive(std::int64_t globalStep, const LiveAtStep& at);
+    // How the last step was applied: by difference (rows removed, inserted, changed) or a reset.
+    struct Update {
+        bool reset = true;
+        int removed = 0, inserted = 0, changed = 0;
+    };
+    const Update& lastUpdate() const { return last_; }
     std::int64_t step() const { return step_; }
     std::int64_t totalBytes() const { return total_; }
     const Row& row(int r) const { return rows_[static_cast<std::size_t>(r)]; }
@@ -68,7 +80,12 @@ private:
     const fxmem::Tensor* tensorOf(const Row& row) const;
     std::shared_ptr<const Scene> scene_;
     std::shared_ptr<const OrderedLive> ordered_;
+    void applyDifference(std::vector<Row> next, int segment);
+    std::size_t slot(const Row& r) const { return r.storage.index() * 2 + (r.baseline ? 1 : 0); }
     std::vector<Row> rows_;
+    int segment_ = -1;                 // the segment the rows' non-baseline storages belong to
+    std::vector<std::int32_t> rowOf_;  // per (storage, baseline): row + 1, 0 when not listed
+    Update last_;
     std::int64_t step_ = -1;
     std::int64_t total_ = 0;
 };

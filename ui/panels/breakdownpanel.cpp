@@ -92,11 +92,12 @@ void BreakdownPanel::showEvent(QShowEvent* event) {
 
 void BreakdownPanel::refresh() {
     stale_ = false;
-    live_.clear();
     const auto& scene = state_->scene();
     const std::int64_t step = state_->cursorStep();
-    LiveAtStep at = scene ? liveAtStep(*scene, state_->orderedLive(), step) : LiveAtStep{};
-    if (at.where.segment < 0) {
+    // The live set the other panels use too: worked out once per step.
+    live_ = state_->liveAtCursor();
+    const LiveAtStep& at = *live_;
+    if (!scene || at.where.segment < 0) {
         roles_->setLive(nullptr, {});
         modules_->setLive(nullptr, {});
         header_->clear();
@@ -104,12 +105,11 @@ void BreakdownPanel::refresh() {
     }
     const Segment& seg = scene->segments[static_cast<std::size_t>(at.where.segment)];
     // A joined backward's baseline storages (the forward outputs it keeps) count too.
-    live_ = std::move(at.live);
-    roles_->setLive(seg.attribution.get(), live_);
-    modules_->setLive(seg.attribution, live_);
+    roles_->setLive(seg.attribution.get(), at.live);
+    modules_->setLive(seg.attribution, at.live);
     tree_->expandToDepth(1);
     selectInTree(state_->selectedModule());
-    header_->setText(tr("<b>Step %1</b> · %2 in %L3 storages").arg(step).arg(formatBytes(roles_->total())).arg(live_.size()));
+    header_->setText(tr("<b>Step %1</b> · %2 in %L3 storages").arg(step).arg(formatBytes(roles_->total())).arg(at.live.size()));
 }
 
 void BreakdownPanel::selectInTree(const QString& module) {

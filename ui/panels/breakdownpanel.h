@@ -4,10 +4,13 @@
 // selecting the whole graph, or Clear, selects none. Wires itself to the ViewState and only
 // computes while visible.
 #pragma once
+#include "analysis/liveatstep.h"
+
 #include <fxmem/liveset.h>
 
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QLabel;
@@ -49,5 +52,5 @@ private:
     QToolButton* clear_ = nullptr;
     bool stale_ = true;
     bool selecting_ = false;
-    std::vector<fxmem::LiveStorage> live_;
+    std::shared_ptr<const LiveAtStep> live_;  // ViewState's, for the step shown
 };

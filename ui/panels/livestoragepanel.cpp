@@ -86,7 +86,7 @@ void LiveStoragePanel::refresh() {
     if (!state_->scene() || state_->cursorStep() < 0) return;
     QElapsedTimer clock;
     clock.start();
-    model_->setStep(state_->cursorStep());
+    model_->setLive(state_->cursorStep(), *state_->liveAtCursor());
     qCDebug(lcTiming, "live rows at step %lld: %d in %lld ms", static_cast<long long>(state_->cursorStep()),
             model_->rowCount(), static_cast<long long>(clock.elapsed()));
     if (!resizedOnce_ && model_->rowCount() > 0) {

@@ -15,6 +15,7 @@ ViewState::ViewState(QObject* parent)
             live->analysis != scene_->segments.front().analysis)
             return;
         ordered_ = std::move(live);
+        liveAt_.reset();
         emit orderedLiveChanged();
     });
     connect(builder_, &OrderedLiveBuilder::failed, this, [this](const QString& message) {
@@ -40,12 +41,14 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     settingScene_ = true;
     schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr);
     settingScene_ = false;
+    liveAt_.reset();
     emit sceneChanged(scene_);
 }
 
 void ViewState::setCursorStep(std::int64_t step) {
     if (step == cursor_) return;
     cursor_ = step;
+    liveAt_.reset();
     emit cursorStepChanged(step);
 }
 
@@ -81,6 +84,7 @@ void ViewState::onScheduleChanged() {
     if (!edited_) {
         builder_->cancel();
         ordered_.reset();
+        liveAt_.reset();
         if (was) emit orderChanged();
         emit orderedLiveChanged();
         return;
@@ -123,4 +127,10 @@ std::int64_t ViewState::stepOf(NodeRef ref) const {
     if (!scene_ || !ref.valid()) return -1;
     if (edited_ && ref.segment == 0 && !scene_->joined()) return scene_->segments.front().offset + schedule_->stepOf(ref.node);
     return scene_->globalStep(ref.segment, ref.node);
+}
+
+const std::shared_ptr<const LiveAtStep>& ViewState::liveAtCursor() const {
+    if (!liveAt_)
+        liveAt_ = std::make_shared<const LiveAtStep>(scene_ && cursor_ >= 0 ? liveAtStep(*scene_, ordered_.get(), cursor_) : LiveAtStep{});
+    return liveAt_;
 }

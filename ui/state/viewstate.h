@@ -4,6 +4,7 @@
 // and views wire themselves to it instead of to each other; the main window only assembles them.
 // Setters emit their signal only when the value changes, so two-way wiring does not loop.
 #pragma once
+#include "analysis/liveatstep.h"
 #include "analysis/orderedlive.h"
 #include "loading/scene.h"
 #include "state/editedschedule.h"
@@ -47,6 +48,9 @@ public:
     QString describeStep(std::int64_t step, bool edited = true) const;
     // The bytes plotted at a step: the edited curve once the live table follows it, else the scene's.
     std::int64_t plottedAt(std::int64_t step) const;
+    // The storages live at the cursor step in the order shown (liveAtStep), worked out once per
+    // step and order and shared by every panel that lists them; empty without a scene or cursor.
+    const std::shared_ptr<const LiveAtStep>& liveAtCursor() const;
     // The global step where a node runs now: in the edited order for the single graph.
     std::int64_t stepOf(NodeRef ref) const;
 
@@ -79,4 +83,5 @@ private:
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
     void onScheduleChanged();
+    mutable std::shared_ptr<const LiveAtStep> liveAt_;  // null: not worked out for this step and order yet
 };

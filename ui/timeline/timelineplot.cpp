@@ -89,6 +89,19 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
                                   static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
                                   static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_)})
         item->setVisible(false);
+    // What follows the mouse gets a buffered layer of its own, replotted alone: a hover step
+    // redraws the cursor, not the curves and bands. The marks drawn over the cursor until now
+    // (peaks, sections) move to a layer above it, so the stacking stays as it was.
+    addLayer(QStringLiteral("cursor"), layer(QStringLiteral("main")), limAbove);
+    cursorLayer_ = layer(QStringLiteral("cursor"));
+    cursorLayer_->setMode(QCPLayer::lmBuffered);
+    addLayer(QStringLiteral("marks"), cursorLayer_, limAbove);
+    cursorLine_->setLayer(cursorLayer_);
+    cursorLabel_->setLayer(cursorLayer_);
+    for (QCPAbstractItem* item : {static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
+                                  static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_),
+                                  static_cast<QCPAbstractItem*>(emptyLabel_)})
+        item->setLayer(QStringLiteral("marks"));
 
     connect(this, &QCustomPlot::mouseMove, this, &TimelinePlot::onMouseMove);
     connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { pressPos_ = e->pos(); });
@@ -209,8 +222,10 @@ void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t pea
         auto* line = new QCPItemStraightLine(this);
         line->point1->setCoords(static_cast<double>(m.step) - 0.5, 0);
         line->point2->setCoords(static_cast<double>(m.step) - 0.5, 1);
+        line->setLayer(QStringLiteral("marks"));
         sectionLines_.push_back(line);
         auto* label = new QCPItemText(this);
+        label->setLayer(QStringLiteral("marks"));
         // Placed in pixels by layoutSections(): kept inside its own section's visible part.
         label->position->setTypeX(QCPItemPosition::ptAbsolute);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
@@ -435,8 +450,13 @@ void TimelinePlot::setCursorStep(std::int64_t step) {
     if (step == cursor_) return;
     cursor_ = step;
     updateCursorItems();
-    replot(rpQueuedRefresh);
+    replotCursor();
     emit cursorMoved(step);
+}
+
+void TimelinePlot::replotCursor() {
+    // QCPLayer::replot falls back to a full replot while the buffers are not set up (first show, resize).
+    cursorLayer_->replot();
 }
 
 void TimelinePlot::updateCursorItems() {

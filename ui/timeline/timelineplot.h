@@ -102,6 +102,7 @@ private:
     void onRangeChanged(const QCPRange& range);
     void resample();
     void updateCursorItems();
+    void replotCursor();  // the cursor layer alone
     void updatePeakItems();
     void layoutSections();
     void refreshLegend();
@@ -141,6 +142,7 @@ private:
 
     QCPGraph* curve_ = nullptr;
     QCPGraph* overlayCurve_ = nullptr;
+    QCPLayer* cursorLayer_ = nullptr;  // cursor line and box, buffered on their own
     QCPItemStraightLine* cursorLine_ = nullptr;
     QCPItemText* cursorLabel_ = nullptr;
     QCPItemTracer* peakDot_ = nullptr;

@@ -1,0 +1,263 @@
+#include "mainwindow/scrubbenchmark.h"
+
+#include "graphview/graphview.h"
+#include "inspector/nodeinspector.h"
+#include "mainwindow/mainwindow.h"
+#include "panels/breakdownpanel.h"
+#include "panels/livestoragepanel.h"
+#include "panels/summarybar.h"
+#include "state/viewstate.h"
+#include "timeline/timelineplot.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QSignalBlocker>
+#include <QThread>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <vector>
+
+namespace {
+
+enum Bucket { Timeline, Graph, Live, Breakdown, Inspector, Summary, Other, BucketCount };
+constexpr std::array<const char*, BucketCount> kBucketNames = {"timeline",  "graph view", "live table", "breakdown",
+                                                                "inspector", "summary",    "other"};
+
+Bucket bucketOf(QObject* o) {
+    for (QObject* w = o; w; w = w->parent()) {
+        if (qobject_cast<TimelinePlot*>(w)) return Timeline;
+        if (qobject_cast<GraphView*>(w)) return Graph;
+        if (qobject_cast<LiveStoragePanel*>(w)) return Live;
+        if (qobject_cast<BreakdownPanel*>(w)) return Breakdown;
+        if (qobject_cast<NodeInspector*>(w)) return Inspector;
+        if (qobject_cast<SummaryBar*>(w)) return Summary;
+    }
+    return Other;
+}
+
+// Times every widget paint: the filter delivers the paint event itself, between two clock reads,
+// and stops the original delivery. Children get paint events of their own, so nothing is counted twice.
+class PaintTimer : public QObject {
+public:
+    std::array<qint64, BucketCount> ns{};
+    int paints = 0;
+    std::map<QString, qint64> byClass;  // whole run: "panel / widget class" -> ns
+    void reset() {
+        ns.fill(0);
+        paints = 0;
+    }
+
+protected:
+    bool eventFilter(QObject* o, QEvent* e) override {
+        if (e->type() != QEvent::Paint || inside_ || !o->isWidgetType()) return false;
+        inside_ = true;
+        QElapsedTimer t;
+        t.start();
+        QCoreApplication::sendEvent(o, e);
+        const qint64 took = t.nsecsElapsed();
+        ns[bucketOf(o)] += took;
+        byClass[QLatin1String(kBucketNames[bucketOf(o)]) + QStringLiteral(" / ") + QLatin1String(o->metaObject()->className())] += took;
+        inside_ = false;
+        ++paints;
+        return true;
+    }
+
+private:
+    bool inside_ = false;
+};
+
+// Handles what is pending (posted update requests, layouts, zero timers) until a round paints
+// nothing more; returns the clock at the end of the last round that painted, -1 if none did.
+qint64 settle(PaintTimer& pt, const QElapsedTimer& clock) {
+    qint64 lastPaint = -1;
+    QElapsedTimer waited;
+    waited.start();
+    while (waited.elapsed() < 200) {
+        const int before = pt.paints;
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents(QEventLoop::AllEvents);
+        if (pt.paints > before) lastPaint = clock.nsecsElapsed();
+        else if (lastPaint >= 0) break;
+        else QThread::usleep(200);
+    }
+    return lastPaint;
+}
+
+void drain() {
+    for (int i = 0; i < 3; ++i) {
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents(QEventLoop::AllEvents);
+    }
+}
+
+struct Series {
+    Series() = default;
+    explicit Series(QString n) : name(std::move(n)) {}
+    QString name;
+    std::vector<double> ms;
+};
+
+QString statsLine(const Series& s) {
+    std::vector<double> v = s.ms;
+    if (v.empty()) return QStringLiteral("%1  (no samples)\n").arg(s.name, -40);
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    const double p90 = v[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1];
+    return QStringLiteral("%1 %2 %3 %4\n")
+        .arg(s.name, -40)
+        .arg(median, 8, 'f', 2)
+        .arg(p90, 8, 'f', 2)
+        .arg(v.back(), 8, 'f', 2);
+}
+
+QString loadAverage() {
+    QFile f(QStringLiteral("/proc/loadavg"));
+    if (!f.open(QIODevice::ReadOnly)) return QStringLiteral("unknown");
+    return QString::fromLatin1(f.readAll()).section(QLatin1Char(' '), 0, 2);
+}
+
+} // namespace
+
+QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& options) {
+    TimelinePlot* timeline = window.timeline();
+    ViewState* state = window.state();
+    const auto& scene = window.scene();
+    if (!scene || timeline->stepCount() < 2) return QStringLiteral("nothing to scrub: no profile shown\n");
+    const bool hover = options.input == ScrubBenchmarkOptions::Input::Hover;
+    const int total = std::max(1, options.steps) + std::max(0, options.warmup);
+    const QRect plot = timeline->axisRect()->rect();
+    const auto steps = static_cast<std::int64_t>(timeline->stepCount());
+
+    // The inputs: mouse positions left to right across the plot, or key presses from mid-profile.
+    std::vector<QPoint> positions;
+    if (hover) {
+        const double dx = std::max(1.0, static_cast<double>(plot.width() - 4) / total);
+        for (int i = 0; i < total; ++i) positions.emplace_back(plot.left() + 2 + static_cast<int>(std::lround(dx * i)), plot.center().y());
+    }
+    const std::int64_t keyStart = std::max<std::int64_t>(0, steps / 2 - total / 2);
+    auto start = [&] {
+        if (hover) {
+            QMouseEvent away(QEvent::MouseMove, QPointF(plot.left() + 1, plot.center().y()), timeline->mapToGlobal(QPointF(0, 0)),
+                             Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(timeline, &away);
+        } else {
+            timeline->setCursorStep(keyStart);
+        }
+        drain();
+    };
+
+    const QString loadBefore = loadAverage();
+    PaintTimer pt;
+    qApp->installEventFilter(&pt);
+    QElapsedTimer clock;
+    clock.start();
+
+    // Pass 1: real input events, end to end.
+    std::array<Series, BucketCount> paint;
+    for (int b = 0; b < BucketCount; ++b) paint[static_cast<std::size_t>(b)].name = QStringLiteral("  paint ") + QLatin1String(kBucketNames[static_cast<std::size_t>(b)]);
+    Series totalMs{QStringLiteral("total: input to last paint")}, handlers{QStringLiteral("  input handlers")};
+    std::vector<std::int64_t> visited;
+    start();
+    int unchanged = 0;
+    for (int i = 0; i < total; ++i) {
+        const std::int64_t before = state->cursorStep();
+        pt.reset();
+        const qint64 t0 = clock.nsecsElapsed();
+        if (hover) {
+            const QPointF at = positions[static_cast<std::size_t>(i)];
+            QMouseEvent move(QEvent::MouseMove, at, timeline->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QCoreApplication::sendEvent(timeline, &move);
+        } else {
+            QKeyEvent key(QEvent::KeyPress, Qt::Key_Right, Qt::NoModifier);
+            QCoreApplication::sendEvent(timeline, &key);
+        }
+        const qint64 t1 = clock.nsecsElapsed();
+        const qint64 t2 = settle(pt, clock);
+        if (state->cursorStep() == before) {
+            ++unchanged;  // two positions on one step: nothing to measure
+            continue;
+        }
+        visited.push_back(state->cursorStep());
+        if (i < options.warmup) {
+            pt.byClass.clear();  // only measured steps count
+            continue;
+        }
+        handlers.ms.push_back(static_cast<double>(t1 - t0) / 1e6);
+        totalMs.ms.push_back(static_cast<double>((t2 < 0 ? t1 : t2) - t0) / 1e6);
+        for (int b = 0; b < BucketCount; ++b) paint[static_cast<std::size_t>(b)].ms.push_back(static_cast<double>(pt.ns[static_cast<std::size_t>(b)]) / 1e6);
+    }
+
+    const std::map<QString, qint64> firstPassByClass = pt.byClass;
+
+    // Pass 2: the same steps, the handlers split: the timeline alone (its signals blocked), then
+    // what the shared state's change runs (live set, live table, breakdown, graph view marks).
+    Series tlMs{QStringLiteral("  timeline (cursor, replot)")}, stateMs{QStringLiteral("  state subscribers (live set, panels)")},
+        paintMs{QStringLiteral("  paint and posted events")}, paintSum{QStringLiteral("    of which widget paints")},
+        total2{QStringLiteral("total")};
+    start();
+    for (std::size_t i = 0; i < visited.size(); ++i) {
+        const std::int64_t s = visited[i];
+        pt.reset();
+        const qint64 t0 = clock.nsecsElapsed();
+        {
+            const QSignalBlocker quiet(timeline);
+            timeline->setCursorStep(s);
+        }
+        const qint64 t1 = clock.nsecsElapsed();
+        state->setCursorStep(s);
+        const qint64 t2 = clock.nsecsElapsed();
+        const qint64 t3 = settle(pt, clock);
+        if (static_cast<int>(i) < options.warmup) continue;
+        tlMs.ms.push_back(static_cast<double>(t1 - t0) / 1e6);
+        stateMs.ms.push_back(static_cast<double>(t2 - t1) / 1e6);
+        paintMs.ms.push_back(static_cast<double>((t3 < 0 ? t2 : t3) - t2) / 1e6);
+        qint64 painted = 0;
+        for (qint64 ns : pt.ns) painted += ns;
+        paintSum.ms.push_back(static_cast<double>(painted) / 1e6);
+        total2.ms.push_back(static_cast<double>((t3 < 0 ? t2 : t3) - t0) / 1e6);
+    }
+    qApp->removeEventFilter(&pt);
+
+    QString out;
+    out += QStringLiteral("fxmem scrub benchmark: %1 (%2)\n").arg(QFileInfo(scene->path).fileName(), scene->title());
+    out += QStringLiteral("%L1 nodes, %L2 profile steps; window %3x%4, plot %5 px wide\n")
+               .arg(static_cast<qulonglong>(scene->nodeCount()))
+               .arg(steps)
+               .arg(window.width())
+               .arg(window.height())
+               .arg(plot.width());
+    out += hover ? QStringLiteral("%1 hover steps (mouse moves of ~%2 px over the timeline)")
+                       .arg(totalMs.ms.size())
+                       .arg(std::max(1.0, static_cast<double>(plot.width() - 4) / total), 0, 'f', 1)
+                 : QStringLiteral("%1 key steps (Right) from step %2").arg(totalMs.ms.size()).arg(keyStart);
+    out += QStringLiteral(" after %1 warm-up steps; %2 moves left the step unchanged (not counted)\n").arg(options.warmup).arg(unchanged);
+    out += QStringLiteral("load average before: %1, after: ").arg(loadBefore);
+    out += loadAverage() + QLatin1Char('\n');
+    out += QStringLiteral("%1 %2 %3 %4\n").arg(QString(), -40).arg(QStringLiteral("median"), 8).arg(QStringLiteral("p90"), 8).arg(QStringLiteral("max ms"), 8);
+    out += statsLine(totalMs);
+    out += statsLine(handlers);
+    for (const Series& s : paint) out += statsLine(s);
+    // Which widgets the paint time goes to (first pass, mean per step), the largest first.
+    std::vector<std::pair<qint64, QString>> classes;
+    for (const auto& [name, ns] : firstPassByClass) classes.emplace_back(ns, name);
+    std::sort(classes.rbegin(), classes.rend());
+    out += QStringLiteral("paint by widget class, mean ms per step:");
+    for (std::size_t i = 0; i < std::min<std::size_t>(classes.size(), 8); ++i)
+        out += QStringLiteral(" %1 %2;").arg(classes[i].second).arg(static_cast<double>(classes[i].first) / 1e6 / std::max<double>(1, static_cast<double>(totalMs.ms.size())), 0, 'f', 2);
+    out += QLatin1Char('\n');
+    out += QStringLiteral("second pass, the same steps set directly (no input event):\n");
+    out += statsLine(total2);
+    out += statsLine(tlMs);
+    out += statsLine(stateMs);
+    out += statsLine(paintMs);
+    out += statsLine(paintSum);
+    return out;
+}
