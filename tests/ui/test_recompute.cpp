@@ -1,6 +1,7 @@
 // The Recompute view on the bundled llama sweep: its points are fxmem-cli budgets' rows (and the
 // issue's figures), clicking a budget point shows that pair, and the plan's point shows the
 // simulated pair with the peak the search scored.
+#include "graphview/visibleitems.h"
 #include "inspector/nodeinspector.h"
 #include "mainwindow/mainwindow.h"
 #include "state/viewstate.h"
@@ -208,6 +209,13 @@ void TestRecompute::planPointShowsTheSimulatedPair() {
         QVERIFY(w.graphView()->isMarkedRecomputed(ref));
     }
     const NodeRef first{1, bwd.find(plan->joint->g().node(plan->result.partition.recomputed.front()).name)};
+    // Zoomed in around it, its box carries the mark (a dotted outline).
+    const double at = static_cast<double>(w.scene()->globalStep(1, first.node));
+    w.graphView()->setXRange(at - 15, at + 15);
+    bool boxed = false;
+    for (const VisibleItems::Box& b : w.graphView()->visibleItems().boxes)
+        if (b.ref == first) boxed = (b.flags & VisibleItems::Recomputed) != 0;
+    QVERIFY(boxed);
     w.state()->selectNode(first);
     QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("recomputed in the backward from")), qPrintable(w.inspector()->toPlainText().left(300)));
     // Back to a budget pair of the sweep.

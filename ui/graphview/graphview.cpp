@@ -182,6 +182,7 @@ void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
     for (const NodeRef& r : nodes)
         if (r.valid() && static_cast<std::size_t>(r.segment) < recomputedMark_.size())
             recomputedMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    ++matchGen_;  // marks outside the live set: the prepared items are stale, as for new matches
     update();
 }
 
