@@ -17,6 +17,7 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QJsonArray>
+#include <QLocale>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -270,6 +271,7 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     const fxmem::StorageId storage = joint.g().outputs(x)[0];
     QCOMPARE(panel->actionFor(storage), QStringLiteral("Recompute in backward"));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QSignalSpy editSpy(panel, &RecomputePanel::rematEdited);
     QString why;
     QVERIFY2(panel->toggleStorage(storage, &why), qPrintable(why));
     QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
@@ -301,6 +303,16 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     QCOMPARE(editedPeak, j.value(QStringLiteral("peak")).toInteger());
     QCOMPARE(panel->lastExtraFlops(), j.value(QStringLiteral("extra_flops")).toInteger());
     QVERIFY(panel->lastExtraFlops() >= joint.flops[x.index()]);  // recomputing x costs at least its FLOPs
+    // The edited pair is a point of the plot and the table.
+    const auto& after = panel->points().points;
+    QVERIFY(std::any_of(after.begin(), after.end(), [&](const RecomputePoint& p) {
+        return p.kind == Kind::Edit && p.peak == editedPeak && p.extraFlops == panel->lastExtraFlops();
+    }));
+    // What the status bar says: the new peak and the FLOPs it costs (from budget 1.0: all extra).
+    QCOMPARE(editSpy.count(), 1);
+    const QString message = editSpy.first().first().toString();
+    QVERIFY2(message.contains(formatBytes(editedPeak)) && message.contains(QLocale().toString(static_cast<qlonglong>(panel->lastExtraFlops()))),
+             qPrintable(message));
 
     // Undo: the exact pair before (the same file, the same pair, its peak).
     shown.clear();

@@ -54,6 +54,8 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 // GUI-thread phases of showing a scene; enable with QT_LOGGING_RULES="fxmem.timing.debug=true".
 Q_LOGGING_CATEGORY(lcTiming, "fxmem.timing", QtWarningMsg)
 
@@ -435,7 +437,12 @@ QString MainWindow::applyViewOptions(const ViewOptions& options) {
         editor_->setComparison(0, b);
     }
     if (options.tab) docks_->raise(*options.tab);
-    if (options.findPlan) recompute_->findPlan(-1, true);
+    if (options.findPlan) {
+        const auto& graphs = scene->file->graphs;
+        if (std::none_of(graphs.begin(), graphs.end(), [](const fxmem::Graph& g) { return g.kind == fxmem::GraphKind::Joint; }))
+            return tr("the file has no joint graph to search a recompute plan on (fxmem_export.sweep writes one)");
+        recompute_->findPlan(-1, true);
+    }
     return {};
 }
 

@@ -129,6 +129,7 @@ void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
     plan_.reset();
     made_.clear();
     undo_->clear();
+    lastEdit_.clear();
     error_.clear();
     file_.reset();
     showPoints({});
@@ -170,7 +171,9 @@ void RecomputePanel::updateCurrent() {
     for (int i = 0; scene && i < static_cast<int>(pts.size()); ++i) {
         const RecomputePoint& p = pts[static_cast<std::size_t>(i)];
         if ((p.kind == Kind::Budget && scene->file == file_ && scene->request.pair == p.pair) ||
-            (p.kind == Kind::Plan && plan_ && scene->file == plan_->pairFile))
+            (p.kind == Kind::Plan && plan_ && scene->file == plan_->pairFile) ||
+            (p.kind == Kind::Edit && p.made >= 0 && p.made < static_cast<int>(made_.size()) &&
+             scene->file == made_[static_cast<std::size_t>(p.made)].file))
             current = i;
     }
     plot_->setCurrent(current);
@@ -198,6 +201,7 @@ void RecomputePanel::updateSummary() {
                         .arg(pts.percent(plan_->result.extra_flops), 0, 'f', 1)
                         .arg(static_cast<qulonglong>(plan_->result.evaluations));
     }
+    if (!lastEdit_.isEmpty()) text += QLatin1Char(' ') + lastEdit_;
     if (!error_.isEmpty()) text += QLatin1Char(' ') + error_;
     summary_->setText(text);
 }
@@ -243,6 +247,9 @@ void RecomputePanel::openPoint(int index) {
     case Kind::Budget: emit pairRequested(file_, p.pair); break;
     case Kind::Plan:
         if (plan_) emit pairRequested(plan_->pairFile, 0);
+        break;
+    case Kind::Edit:
+        if (p.made >= 0 && p.made < static_cast<int>(made_.size())) emit pairRequested(made_[static_cast<std::size_t>(p.made)].file, 0);
         break;
     case Kind::Frontier:
         // The frontier keeps peaks and FLOPs only: the cheapest plan at that peak is searched again.
@@ -306,12 +313,14 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
     std::vector<fxmem::NodeId> saved;
     const auto refuse = [&](const QString& r) {
         if (why) *why = r;
+        lastEdit_ = r;
+        updateSummary();
         emit rematEdited(r);
         return false;
     };
     if (!shownSaved(&saved, &reason)) return refuse(reason);
     const fxmem::JointGraph& joint = *points().jointGraph;
-    const auto& scene = state_->scene();
+    const std::shared_ptr<const Scene> scene = state_->scene();
     RematEditResult r;
     try {
         r = editAtStorage(joint, saved, storage, "edit" + std::to_string(++edits_));
@@ -332,6 +341,20 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
                                 .arg(100.0 * static_cast<double>(lastExtra_) / static_cast<double>(std::max<std::int64_t>(base, 1)), 0, 'f', 1);
     const auto show = [this](const std::shared_ptr<const fxmem::GraphFile>& file, int pair) { emit pairRequested(file, pair); };
     undo_->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
+    lastEdit_ = message + QLatin1Char('.');
+    // The edited pair joins the plot and the table, where a click shows it again.
+    RecomputePoint point;
+    point.kind = Kind::Edit;
+    point.peak = r.peak.peak;
+    point.extraFlops = lastExtra_;
+    point.savedBytes = savedBytes(joint, r.saved);
+    point.made = static_cast<int>(made_.size()) - 1;
+    point.label = what.toStdString();
+    RecomputePoints pts2 = points();
+    pts2.points.push_back(std::move(point));
+    pts2.markLowest();
+    showPoints(pts2);
+    updateSummary();
     emit rematEdited(message);
     return true;
 }

@@ -99,6 +99,7 @@ private:
     std::int64_t pendingPeak_ = -1;
     bool openPlan_ = false;  // show the plan once it arrives (a frontier point was clicked)
     QString error_;
+    QString lastEdit_;  // the last edit's peak and FLOPs, or why it was refused
     JobTracker* jobs_ = nullptr;
     JobTracker* scoring_ = nullptr;  // budget rows of a new file
     QLabel* summary_ = nullptr;

@@ -24,6 +24,9 @@ RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     plan_ = addGraph();
     plan_->setName(tr("plan"));
     plan_->setLineStyle(QCPGraph::lsNone);
+    edits_ = addGraph();
+    edits_->setName(tr("your edits"));
+    edits_->setLineStyle(QCPGraph::lsNone);
     lowest_ = addGraph();
     lowest_->setName(tr("lowest peak"));
     lowest_->setLineStyle(QCPGraph::lsNone);
@@ -66,6 +69,8 @@ void RecomputePlot::applyPalette() {
     budgets_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, curve, curve, 8));
     plan_->setPen(QPen(edited));
     plan_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(edited, 2), Qt::NoBrush, 14));
+    edits_->setPen(QPen(edited));
+    edits_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(edited, 1.5), Qt::NoBrush, 9));
     lowest_->setPen(QPen(peak));
     lowest_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(peak, 2), Qt::NoBrush, 18));
     current_->setPen(QPen(text));
@@ -88,10 +93,10 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     points_ = points;
     for (QCPItemText* l : labels_) removeItem(l);
     labels_.clear();
-    std::vector<int> budgets, frontier, plan, lowest;
+    std::vector<int> budgets, frontier, plan, edits, lowest;
     for (int i = 0; i < static_cast<int>(points_.points.size()); ++i) {
         const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
-        (p.kind == Kind::Budget ? budgets : p.kind == Kind::Frontier ? frontier : plan).push_back(i);
+        (p.kind == Kind::Budget ? budgets : p.kind == Kind::Frontier ? frontier : p.kind == Kind::Plan ? plan : edits).push_back(i);
         if (p.lowest) lowest.push_back(i);
     }
     // Both axes from 0 up, with room for the labels.
@@ -133,6 +138,7 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     place(budgets_, budgets);
     place(frontier_, frontier);
     place(plan_, plan);
+    place(edits_, edits);
     place(lowest_, lowest);
     currentIndex_ = -1;
     place(current_, {});

@@ -26,6 +26,7 @@ private:
     QCPGraph* budgets_ = nullptr;
     QCPGraph* frontier_ = nullptr;
     QCPGraph* plan_ = nullptr;
+    QCPGraph* edits_ = nullptr;
     QCPGraph* lowest_ = nullptr;
     QCPGraph* current_ = nullptr;
     QList<QCPItemText*> labels_;

@@ -84,7 +84,7 @@ std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const GraphFile>
 }
 
 void addPlan(RecomputePoints& points, const RecomputePlan& plan) {
-    std::erase_if(points.points, [](const RecomputePoint& p) { return p.kind != RecomputePoint::Kind::Budget; });
+    std::erase_if(points.points, [](const RecomputePoint& p) { return p.kind == RecomputePoint::Kind::Frontier || p.kind == RecomputePoint::Kind::Plan; });
     if (points.baseFlops == 0) points.baseFlops = plan.result.baseline_flops;
     for (const FrontierPoint& f : plan.result.frontier) {
         RecomputePoint p;

@@ -10,7 +10,7 @@
 #include <vector>
 
 struct RecomputePoint {
-    enum class Kind { Budget, Frontier, Plan };
+    enum class Kind { Budget, Frontier, Plan, Edit };  // Edit: a live-table Recompute/Save
     Kind kind = Kind::Budget;
     double budget = -1;              // Budget: activation_memory_budget
     int pair = -1;                   // Budget: index into the file's pairs
@@ -18,6 +18,8 @@ struct RecomputePoint {
     std::int64_t extraFlops = 0;     // over the budget-1.0 pair
     std::int64_t savedBytes = -1;    // -1: not known (a frontier point keeps only peak and FLOPs)
     bool lowest = false;             // the lowest peak of all points (the first such)
+    int made = -1;                   // Edit: which pair the view made (RecomputePanel's)
+    std::string label;               // Edit: what was done
 };
 
 struct RecomputePoints {
@@ -49,7 +51,7 @@ struct RecomputePlan {
 // Runs search_remat on the file's joint graph (options' cancel and progress are passed through).
 std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const fxmem::GraphFile> file, int joint,
                                                 const fxmem::RematOptions& options);
-// `points` without an earlier frontier and plan, then the plan's frontier and the plan.
+// `points` without an earlier frontier and plan, then the plan's frontier and the plan (edits stay).
 void addPlan(RecomputePoints& points, const RecomputePlan& plan);
 
 // Counted bytes of the saved values' storages, each storage once (as budget_rows counts them).

@@ -37,6 +37,7 @@ QVariant RecomputeTableModel::data(const QModelIndex& index, int role) const {
         if (sort) return static_cast<int>(p.kind) * 10 + (p.kind == Kind::Budget ? 1.0 - p.budget : 0.0);
         return p.kind == Kind::Budget ? tr("budget %1").arg(QString::fromStdString(budgetText(p.budget)))
                : p.kind == Kind::Plan ? tr("fxmem plan")
+               : p.kind == Kind::Edit ? QString::fromStdString(p.label)
                                       : tr("frontier");
     case Peak: return sort ? QVariant(static_cast<qlonglong>(p.peak)) : QVariant(formatBytes(p.peak));
     case ExtraFlops: return sort ? QVariant(static_cast<qlonglong>(p.extraFlops)) : QVariant(QLocale().toString(static_cast<qlonglong>(p.extraFlops)));
