@@ -11,7 +11,8 @@ using Kind = RecomputePoint::Kind;
 
 RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     setObjectName(QStringLiteral("recomputePlot"));
-    setMinimumHeight(200);
+    // An explicit minimum: the legend's row would otherwise widen the side docks (minimumSizeHint).
+    setMinimumSize(240, 200);
     yAxis->setTicker(QSharedPointer<BytesTicker>::create());
     xAxis->setLabel(tr("extra FLOPs (% of budget 1.0)"));
     yAxis->setLabel(tr("pair peak"));
@@ -39,7 +40,8 @@ RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     axisRect()->insetLayout()->take(legend);
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, legend);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     legend->setBorderPen(Qt::NoPen);
     plotLayout()->setRowStretchFactor(0, 0.001);
     applyPalette();
@@ -139,6 +141,10 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     place(frontier_, frontier);
     place(plan_, plan);
     place(edits_, edits);
+    // "your edits" in the legend once there are some; four entries a row.
+    if (edits.empty()) edits_->removeFromLegend();
+    else edits_->addToLegend();
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     place(lowest_, lowest);
     currentIndex_ = -1;
     place(current_, {});
