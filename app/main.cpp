@@ -3,8 +3,6 @@
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/scrubbenchmark.h"
 #include "recompute/recomputepanel.h"
-#include "schedule/scheduleeditor.h"
-#include "state/viewstate.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/theme.h"
@@ -46,6 +44,8 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("fxmem"));
     QApplication::setApplicationVersion(QStringLiteral(FXMEM_VERSION));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/fxmem.svg")));
+    // Matches the installed .desktop entry, so docks and task bars show its icon and name.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.fxmem.fxmem"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Where the GPU memory of PyTorch FX graphs goes."));

@@ -135,6 +135,8 @@ void GraphView::onScheduleChanged() {
     // Segment 0 is laid out in the edited order (the scene's own layout while it is the original).
     editedLayout_ = editable() ? schedule_->layout() : nullptr;
     if (scene_ && !scene_->empty() && !groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
+    // The module groups were laid out again in place: the prepared items' key cannot see that.
+    itemsValid_ = false;
     update();
 }
 

@@ -36,12 +36,12 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     module_ = QString();
     edited_ = false;
     ordered_.reset();
+    liveAt_.reset();
     // The schedule follows first, so that every view finds it on the new graph.
     const bool single = scene_ && !scene_->empty() && !scene_->joined();
     settingScene_ = true;
     schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr);
     settingScene_ = false;
-    liveAt_.reset();
     emit sceneChanged(scene_);
 }
 

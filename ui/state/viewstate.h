@@ -82,6 +82,6 @@ private:
     bool settingScene_ = false;
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
-    void onScheduleChanged();
     mutable std::shared_ptr<const LiveAtStep> liveAt_;  // null: not worked out for this step and order yet
+    void onScheduleChanged();
 };
