@@ -32,6 +32,8 @@ std::string percent(std::int64_t part, std::int64_t whole) {
 } // namespace
 
 int run_breakdown(const Args& args, std::ostream& out) {
+    if (args.has("--whole-step")) return run_whole_step(args, out);
+    if (args.has("--pair")) return run_pair_view(args, out);
     GroupBy by = GroupBy::Role;
     if (const auto text = args.value("--by"); text && !parse_group_by(*text, by))
         throw UsageError("breakdown: --by must be 'role' or 'module', got '" + *text + "'");
@@ -42,12 +44,15 @@ int run_breakdown(const Args& args, std::ostream& out) {
         depth = static_cast<std::uint32_t>(std::min<std::size_t>(d, 0xffffffffu));
     }
     const GraphFile file = load_file(args.file);
-    const Graph& graph = select_graph(file, args);
+    std::optional<Schedule> schedule;  // --schedule: the live sets of that order of its graph
+    if (const auto s = args.value("--schedule")) schedule = resolve_schedule(file, *s, args);
+    const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
     const auto graph_index = static_cast<std::size_t>(&graph - file.graphs.data());
     const AliasInfo alias = build_alias_info(file, graph);
     const NodeMask releasable = default_releasable(graph);
-    const StorageMask counted = default_counted(file);
-    const LiveSetIndex index(file, graph, alias, releasable, counted);
+    const StorageMask counted = devices_counted(file, args);
+    const LiveSetIndex index(file, graph, alias, releasable, counted,
+                             schedule ? std::span<const NodeId>(schedule->order) : std::span<const NodeId>());
     const std::vector<std::int64_t> profile = index.profile();
 
     const std::size_t step = chosen_step(file, graph, args, profile);
@@ -74,6 +79,7 @@ int run_breakdown(const Args& args, std::ostream& out) {
     std::size_t storages = 0;
     for (const Attribution::Group& g : groups) storages += g.storages;
     const NodeId at = index.node_at(step);
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "', step " << step;
     if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
     out << ": " << format_bytes(total) << " (" << total << " bytes) in " << storages << " storages, by " << to_string(by);

@@ -4,6 +4,7 @@
 #include "fxmem/attribution.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
+#include "fxmem/whole_step.h"
 #include "table.h"
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,9 @@ int run_info(const Args& args, std::ostream& out) {
         for (const Node& n : g.nodes) with_module += n.module != kNoModule ? 1 : 0;
     }
     const RoleSource role_source = resolve_roles(file).source;  // what breakdown --by role uses
-    const std::vector<std::int64_t> peaks = profile_peaks(file);
+    const StorageMask counted = devices_counted(file, args);
+    const std::vector<std::int64_t> peaks = profile_peaks(file, counted);
+    const std::string note = cpu_only_note(file, counted);
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
@@ -56,6 +59,10 @@ int run_info(const Args& args, std::ostream& out) {
         j["roles"] = to_string(role_source);
         j["storages_with_label"] = with_label;
         j["nodes_with_module"] = with_module;
+        j["all_cpu"] = !note.empty();
+        j["step"] = nlohmann::ordered_json::array();
+        for (const StepEntry& e : file.step)
+            j["step"].push_back({{"graph", file.graphs[e.graph].name}, {"call", e.call}, {"module_prefix", e.module_prefix}});
         j["schedules"] = nlohmann::ordered_json::array();
         for (const NamedSchedule& s : file.schedules)
             j["schedules"].push_back({{"name", s.name}, {"graph", file.graphs[s.graph].name}, {"source", s.source}});
@@ -63,6 +70,7 @@ int run_info(const Args& args, std::ostream& out) {
         return 0;
     }
 
+    if (!note.empty()) out << note << '\n';
     out << file.source << '\n';
     out << "storages: " << file.storages.size() << ", " << format_bytes(file.total_bytes()) << " in total ("
         << file.total_bytes() << " bytes)\n";
@@ -88,6 +96,11 @@ int run_info(const Args& args, std::ostream& out) {
         for (std::size_t i = 0; i < file.pairs.size(); ++i)
             out << "  " << i << ": " << elide(file.graphs[file.pairs[i].forward].name) << " -> "
                 << elide(file.graphs[file.pairs[i].backward].name) << '\n';
+    }
+    if (!file.step.empty()) {
+        out << "step (" << file.step.size() << " graph runs, in order):\n";
+        for (std::size_t i = 0; i < file.step.size(); ++i)
+            out << "  " << i << ": " << elide(step_entry_name(file, file.step[i])) << '\n';
     }
     if (!file.schedules.empty()) {
         out << "schedules:\n";

@@ -48,6 +48,8 @@ std::string reason_text(const Graph& g, const LiveStorage& s) {
 } // namespace
 
 int run_live(const Args& args, std::ostream& out) {
+    if (args.has("--whole-step")) return run_whole_step(args, out);
+    if (args.has("--pair")) return run_pair_view(args, out);
     const auto shared = std::make_shared<const GraphFile>(load_file(args.file));
     const GraphFile& file = *shared;
     std::optional<Schedule> schedule;
@@ -55,7 +57,7 @@ int run_live(const Args& args, std::ostream& out) {
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
     // The graph on its own (default releasability); a schedule gets its own index over the same analysis.
     const auto analysis = GraphAnalysis::compute(shared, static_cast<int>(&graph - file.graphs.data()),
-                                                 DeviceFilter::NonCpu, {}, PairContext::Standalone);
+                                                 device_filter(args), {}, PairContext::Standalone);
     std::optional<LiveSetIndex> reordered;
     if (schedule)
         reordered.emplace(file, graph, analysis->alias(), analysis->releasable(), analysis->counted(), schedule->order);
@@ -95,6 +97,7 @@ int run_live(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return 0;
     }
+    if (const std::string note = cpu_only_note(file, analysis->counted()); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "'" << (schedule ? " (schedule " + elide(*args.value("--schedule")) + ")" : std::string())
         << ", step " << step;
     if (at.valid()) out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";

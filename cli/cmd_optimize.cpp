@@ -46,8 +46,9 @@ int run_optimize(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);
     const AliasInfo alias = build_alias_info(file, graph);
-    const OptimizeResult r =
-        optimize_schedule(file, graph, alias, default_releasable(graph), default_counted(file), options);
+    const StorageMask counted = devices_counted(file, args);
+    const ScoreContext context = score_context(file, graph, args);
+    const OptimizeResult r = optimize_schedule(file, graph, alias, context.releasable, counted, options);
     if (const auto path = args.value("-o")) save_schedule(graph, r.order, *path);
 
     if (args.has("--json")) {
@@ -60,6 +61,8 @@ int run_optimize(const Args& args, std::ostream& out) {
         auto& order = j["order"] = nlohmann::ordered_json::array();
         for (NodeId n : r.order) order.push_back(graph.node(n).name);
         j["exact"] = r.exact;
+        j["scored"] = context.in_pair ? "in_pair" : "standalone";
+        j["baseline"] = context.baseline;
         out << j.dump() << '\n';
         return 0;
     }
@@ -69,7 +72,9 @@ int run_optimize(const Args& args, std::ostream& out) {
                        : r.method == "bfs"    ? "Inductor's bfs order"
                        : r.method == "dfs"    ? "Inductor's dfs order"
                                               : "the original order (nothing better was found)";
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "', " << graph.size() << " nodes\n";
+    if (const std::string line = score_context_line(file, graph, context); !line.empty()) out << line << '\n';
     out << "original order:     " << bytes(r.original_peak) << '\n';
     out << "Inductor lpmf:      " << bytes(r.lpmf_peak) << '\n';
     out << "Inductor bfs:       " << bytes(r.bfs_peak) << '\n';

@@ -14,6 +14,7 @@
 namespace fxmem::cli {
 
 int run_peak(const Args& args, std::ostream& out) {
+    if (args.has("--whole-step")) return run_whole_step(args, out);
     const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     const GraphFile file = load_file(args.file);
     if (file.pairs.empty())
@@ -24,7 +25,8 @@ int run_peak(const Args& args, std::ostream& out) {
                     std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
     const Graph& fwd = file.graphs[file.pairs[k].forward];
     const Graph& bwd = file.graphs[file.pairs[k].backward];
-    const PeakMemory peak = get_peak_memory(file, fwd, bwd);
+    const StorageMask counted = devices_counted(file, args);
+    const PeakMemory peak = analyze_pair(file, fwd, bwd, counted).peak;
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
@@ -38,6 +40,7 @@ int run_peak(const Args& args, std::ostream& out) {
     const auto line = [&](const char* label, std::int64_t v) {
         out << label << format_bytes(v) << " (" << v << " bytes)\n";
     };
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "pair " << k << ": forward '" << elide(fwd.name) << "', backward '" << elide(bwd.name) << "'\n";
     line("forward peak:       ", peak.forward_peak);
     line("backward baseline:  ", peak.backward_baseline);

@@ -30,10 +30,11 @@ std::string csv_field(const std::string& s) {
 
 int run_profile(const Args& args, std::ostream& out) {
     if (args.has("--json") && args.has("--csv")) throw UsageError("profile: --json and --csv exclude each other");
+    if (args.has("--whole-step")) return run_whole_step(args, out);
     const auto file = std::make_shared<const GraphFile>(load_file(args.file));
     const Graph& graph = select_graph(*file, args);
     // The graph on its own (default releasability), as build_memory_profile reports it.
-    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()), DeviceFilter::NonCpu,
+    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()), device_filter(args),
                                                  {}, PairContext::Standalone);
     const std::vector<std::int64_t>& profile = analysis->profile();
     const std::int64_t peak = analysis->peak();
@@ -63,6 +64,7 @@ int run_profile(const Args& args, std::ostream& out) {
         for (std::size_t i = 0; i < profile.size(); ++i)
             out << i << ',' << csv_field(node_of(i)) << ',' << phase_of(i) << ',' << profile[i] << '\n';
     } else {
+        if (const std::string note = cpu_only_note(*file, analysis->counted()); !note.empty()) out << note << '\n';
         const std::size_t peak_index = analysis->peakStep();
         const std::size_t running = profile.empty() ? 0 : running_position(static_cast<std::int64_t>(profile.size()));
         out << "graph '" << elide(graph.name) << "': " << running << " profiled nodes, peak " << format_bytes(peak)

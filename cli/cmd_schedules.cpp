@@ -16,7 +16,7 @@ namespace fxmem::cli {
 
 int run_schedules(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
-    const StorageMask counted = default_counted(file);
+    const StorageMask counted = devices_counted(file, args);
 
     // Graph by graph (a stable sort of the schedules by graph), one alias scratch for the whole
     // file: memory O(file), and each graph costs its own size (a file may hold many graphs).
@@ -30,7 +30,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         const std::size_t graph_index = file.schedules[by_graph[k]].graph;
         const Graph& g = file.graphs[graph_index];
         build_alias_info(file, g, alias);
-        const NodeMask releasable = default_releasable(g);
+        const NodeMask releasable = score_context(file, g, args).releasable;
         const std::int64_t original = score_schedule(file, g, alias, original_order(g), releasable, counted).peak;
         for (; k < by_graph.size() && file.schedules[by_graph[k]].graph == graph_index; ++k) {
             const std::size_t i = by_graph[k];
@@ -53,6 +53,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         out << j.dump(2) << '\n';
         return 0;
     }
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << file.source << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
         << '\n';
     if (file.schedules.empty()) return 0;

@@ -21,18 +21,23 @@ int run_score(const Args& args, std::ostream& out) {
     const Schedule schedule = resolve_schedule(file, *schedule_path, args);
     const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
     const AliasInfo alias = build_alias_info(file, graph);
-    const NodeMask releasable = default_releasable(graph);
-    const StorageMask counted = default_counted(file);
+    const ScoreContext context = score_context(file, graph, args);
+    const NodeMask& releasable = context.releasable;
+    const StorageMask counted = devices_counted(file, args);
     const ScheduleScore score = score_schedule(file, graph, alias, schedule.order, releasable, counted);
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
         j["peak"] = score.peak;
         j["current"] = score.current;
+        j["scored"] = context.in_pair ? "in_pair" : "standalone";
+        j["baseline"] = context.baseline;
         out << j.dump() << '\n';
         return 0;
     }
     const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
+    if (const std::string line = score_context_line(file, graph, context); !line.empty()) out << line << '\n';
     out << "graph '" << elide(graph.name) << "', schedule " << elide(*schedule_path) << ": peak " << format_bytes(score.peak) << " ("
         << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
         << original.peak << " bytes)\n";

@@ -3,6 +3,8 @@
 #pragma once
 #include "args.h"
 
+#include "fxmem/analysis.h"
+#include "fxmem/estimator.h"
 #include "fxmem/model.h"
 #include "fxmem/schedule.h"
 
@@ -18,7 +20,28 @@ int run_live(const Args& args, std::ostream& out);
 int run_schedules(const Args& args, std::ostream& out);
 int run_breakdown(const Args& args, std::ostream& out);
 int run_optimize(const Args& args, std::ostream& out);
-inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true}, {"--json", false}};
+// How a graph is scored (cli/backward_context.cpp): the backward of a pair in its pair (the
+// pair's do-not-delete inputs; the baseline stated beside), unless --standalone.
+struct ScoreContext {
+    NodeMask releasable;
+    bool in_pair = false;
+    std::size_t pair = 0;
+    std::int64_t baseline = 0;
+};
+ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args& args);
+std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c);  // "" outside a pair
+
+// breakdown/live --pair FWD,BWD: the app's joined view (cli/pair_view.cpp).
+int run_pair_view(const Args& args, std::ostream& out);
+// --whole-step of peak, profile, breakdown and live (cli/cmd_step.cpp).
+int run_whole_step(const Args& args, std::ostream& out);
+// --devices nonCPU (default) | all: which storages count (UsageError on anything else).
+StorageMask devices_counted(const GraphFile& file, const Args& args);
+DeviceFilter device_filter(const Args& args);
+// A first line for human-readable output when every storage is on the CPU and none counts; "" otherwise.
+std::string cpu_only_note(const GraphFile& file, const StorageMask& counted);
+inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true}, {"--json", false},
+                                                  {"--devices", true}, {"--standalone", false}};
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.
@@ -36,6 +59,6 @@ std::size_t chosen_step(const GraphFile& file, const Graph& graph, const Args& a
 
 // Peak of the default memory profile of every graph (PyTorch's build_memory_profile, max over
 // steps), in file order; O(file size), not graphs x storages.
-std::vector<std::int64_t> profile_peaks(const GraphFile& file);
+std::vector<std::int64_t> profile_peaks(const GraphFile& file, const StorageMask& counted);
 
 } // namespace fxmem::cli

@@ -44,9 +44,8 @@ std::size_t chosen_step(const GraphFile& file, const Graph& graph, const Args& a
     return static_cast<std::size_t>(std::max_element(profile.begin(), profile.end()) - profile.begin());
 }
 
-std::vector<std::int64_t> profile_peaks(const GraphFile& file) {
-    // One device mask and one alias scratch for the whole file: each graph costs its own size.
-    const StorageMask counted = default_counted(file);
+std::vector<std::int64_t> profile_peaks(const GraphFile& file, const StorageMask& counted) {
+    // One alias scratch for the whole file: each graph costs its own size.
     AliasInfo alias;
     std::vector<std::int64_t> peaks;
     peaks.reserve(file.graphs.size());

@@ -49,7 +49,20 @@ commands:
       a recompute plan for the joint graph: lowest pair peak within the limit (default 30 s of
       search), its backward order and the (peak, extra FLOPs) frontier; --plan scores a plan
 
+  --pair FWD,BWD (breakdown, live)
+      the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
+      scored in its pair with the forward's baseline live on top; --step K indexes the joined
+      timeline, --schedule SCHED reorders one of the two graphs (breakdown takes --schedule too)
+  --whole-step (peak, profile, breakdown, live)
+      the file's step (every graph in the order it ran in one training iteration) on one
+      timeline, with what each graph inherits: parameters once, optimizer state, saved
+      activations until their backward, gradients until the optimizer (docs/estimator.md)
+
 options:
+  --devices nonCPU|all   which storages count: non-CPU ones (default, as PyTorch) or all
+  --standalone  (score, schedules, optimize) score a pair's backward graph alone, with
+                PyTorch's MemoryTracker defaults; by default it is scored in its pair (its
+                primal and tangent inputs are never freed; the baseline is stated beside)
   -h, --help    show this help
   --version     show the version
 
@@ -63,13 +76,17 @@ struct Command {
     int (*run)(const Args&, std::ostream&);
 };
 
-constexpr OptionSpec kInfo[] = {{"--json", false}};
-constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}};
-constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}};
-constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}};
-constexpr OptionSpec kSchedules[] = {{"--json", false}};
-constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false}};
-constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false}};
+constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
+constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false},
+                                   {"--devices", true}};
+constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}};
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--graph", true}, {"--json", false}, {"--devices", true},
+                                 {"--standalone", false}};
+constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};
+constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--json", false},
+                                {"--whole-step", false}, {"--devices", true}, {"--pair", true}};
+constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false},
+                                     {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},

@@ -49,7 +49,8 @@ Attribution::Attribution(const GraphFile& file, std::size_t graph_index, const R
         const NodeId a = allocator[s];
         if ((role == StorageRole::Parameter || role == StorageRole::Buffer) && !label.empty()) {
             const std::size_t dot = label.rfind('.');
-            owner_[s] = dot == std::string_view::npos ? ModuleTree::kRoot : tree_.nearest(label.substr(0, dot));
+            // The module the label names, even when a parent's functional call is what uses it.
+            owner_[s] = dot == std::string_view::npos ? ModuleTree::kRoot : tree_.add(label.substr(0, dot));
         } else if (a.valid() && has_profile_points(graph.node(a).op)) {
             owner_[s] = tree_.node_module(a);
         } else if (const std::uint32_t pg = roles.producer_graph[s]; a.valid() && pg != kNoGraph && pg != graph_index) {
@@ -129,7 +130,8 @@ std::string_view Attribution::group_key(GroupBy by, std::uint32_t id) const {
 namespace {
 
 // Bottom to top: long-lived parameters first, temporaries on top, unknown last.
-constexpr StorageRole kRoleOrder[] = {StorageRole::Parameter, StorageRole::Buffer,    StorageRole::Input,
+constexpr StorageRole kRoleOrder[] = {StorageRole::Parameter, StorageRole::UnshardedParameter, StorageRole::OptimizerState,
+                                      StorageRole::Buffer,    StorageRole::Input,
                                       StorageRole::Activation, StorageRole::Output,   StorageRole::Tangent,
                                       StorageRole::Gradient,  StorageRole::Temporary, StorageRole::Unknown};
 

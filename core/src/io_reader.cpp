@@ -50,12 +50,13 @@ enum class Slot : std::uint8_t {
     TensorStorage, TensorDtype, TensorShape, TensorStride, TensorOffset, Dim, OtherText,
     Pair, PairForward, PairBackward, PairJoint, PairBudget,
     Schedule, ScheduleName, ScheduleGraph, ScheduleOrder, ScheduleNode, ScheduleSource,
+    TopStep, StepEntry, StepGraph, StepCall, StepPrefix,
 };
-static_assert(static_cast<unsigned>(Slot::ScheduleSource) < 64, "the seen masks are 64 bits");
+static_assert(static_cast<unsigned>(Slot::StepPrefix) < 64, "the seen masks are 64 bits");
 
 enum class Frame : std::uint8_t {
     Top, Storages, Storage, Graphs, Graph, Nodes, Node, Inputs, ValList, ValObject, Dims, Pairs, Pair,
-    Schedules, Schedule, ScheduleOrder,
+    Schedules, Schedule, ScheduleOrder, Steps, Step,
 };
 
 constexpr std::uint64_t bit(Slot s) { return std::uint64_t{1} << static_cast<unsigned>(s); }
@@ -119,6 +120,11 @@ SlotInfo slot_info(Slot s) {
     case Slot::ScheduleOrder: return {"'order'", "an array of node names"};
     case Slot::ScheduleNode: return {"each entry of 'order'", "a node name (a string)"};
     case Slot::ScheduleSource: return {"'source'", "a string"};
+    case Slot::TopStep: return {"'step'", "an array"};
+    case Slot::StepEntry: return {"each entry of 'step'", "an object"};
+    case Slot::StepGraph: return {"'graph'", "a graph name (a string)"};
+    case Slot::StepCall: return {"'call'", "an integer >= 0"};
+    case Slot::StepPrefix: return {"'module_prefix'", "a string"};
     }
     return {"value", "valid"};
 }
@@ -197,6 +203,13 @@ struct StagedSchedule {
     std::size_t end_offset = 0;
 };
 
+struct StagedStep {
+    std::string graph, module_prefix;
+    std::int64_t call = 0;
+    std::size_t index = 0;
+    std::size_t end_offset = 0;
+};
+
 struct StagedPair {
     std::string forward, backward, joint;
     bool joint_given = false;
@@ -253,6 +266,8 @@ public:
         case Slot::StorageLabel: break;
         case Slot::ScheduleSource: break;
         case Slot::TopSchedules: break;
+        case Slot::TopStep: break;     // null: absent
+        case Slot::StepPrefix: break;  // null: none
         case Slot::NodeVal: rec_.vals.push_back({}); break;
         default: wrong(s, "null");
         }
@@ -385,6 +400,8 @@ public:
         case Slot::OtherText: val_text_ = v; break;
         case Slot::PairForward: pair_.forward = v; break;
         case Slot::PairBackward: pair_.backward = v; break;
+        case Slot::StepGraph: step_.graph = v; break;
+        case Slot::StepPrefix: step_.module_prefix = v; break;
         case Slot::PairJoint:
             pair_.joint = v;
             pair_.joint_given = true;
@@ -427,6 +444,12 @@ public:
             pair_.index = pair_count_;
             frames_.push_back(Frame::Pair);
             break;
+        case Slot::StepEntry:
+            step_seen_ = 0;
+            step_ = StagedStep{};
+            step_.index = step_count_;
+            frames_.push_back(Frame::Step);
+            break;
         case Slot::Schedule:
             schedule_seen_ = 0;
             schedule_ = StagedSchedule{};
@@ -463,6 +486,7 @@ public:
                         : k == "pairs"    ? Slot::TopPairs
                         : k == "producer" ? Slot::TopProducer
                         : k == "schedules" ? Slot::TopSchedules
+                        : k == "step"     ? Slot::TopStep
                                           : Slot::Skip;
             break;
         case Frame::Storage:
@@ -515,6 +539,13 @@ public:
                         : k == "budget"   ? Slot::PairBudget
                                           : Slot::Skip;
             break;
+        case Frame::Step:
+            seen = &step_seen_;
+            key_slot_ = k == "graph"           ? Slot::StepGraph
+                        : k == "call"          ? Slot::StepCall
+                        : k == "module_prefix" ? Slot::StepPrefix
+                                               : Slot::Skip;
+            break;
         case Frame::Schedule:
             seen = &schedule_seen_;
             key_slot_ = k == "name"     ? Slot::ScheduleName
@@ -546,6 +577,7 @@ public:
         case Frame::ValObject: end_val_object(); break;
         case Frame::Pair: end_pair(); break;
         case Frame::Schedule: end_schedule(); break;
+        case Frame::Step: end_step(); break;
         default: fail("internal error: unbalanced object");
         }
         check_progress();
@@ -563,6 +595,7 @@ public:
         case Slot::TopGraphs: frames_.push_back(Frame::Graphs); break;
         case Slot::TopPairs: frames_.push_back(Frame::Pairs); break;
         case Slot::TopSchedules: frames_.push_back(Frame::Schedules); break;
+        case Slot::TopStep: frames_.push_back(Frame::Steps); break;
         case Slot::ScheduleOrder: frames_.push_back(Frame::ScheduleOrder); break;
         case Slot::GraphNodes: begin_nodes(); break;
         case Slot::NodeInputs:
@@ -596,6 +629,7 @@ public:
         case Frame::Graphs: break;
         case Frame::Pairs: break;
         case Frame::Schedules: break;
+        case Frame::Steps: break;
         case Frame::ScheduleOrder: break;
         case Frame::Nodes: break;
         case Frame::Inputs: break;
@@ -695,6 +729,7 @@ private:
         case Frame::Dims: return Slot::Dim;
         case Frame::Pairs: return Slot::Pair;
         case Frame::Schedules: return Slot::Schedule;
+        case Frame::Steps: return Slot::StepEntry;
         case Frame::ScheduleOrder: return Slot::ScheduleNode;
         default: return key_slot_;
         }
@@ -702,7 +737,8 @@ private:
 
     static bool is_integer_slot(Slot s) {
         return s == Slot::TopVersion || s == Slot::StorageId || s == Slot::StorageNbytes || s == Slot::TensorStorage ||
-               s == Slot::TensorOffset || s == Slot::Dim || s == Slot::GraphNumFwdOutputs || s == Slot::NodeFlops;
+               s == Slot::TensorOffset || s == Slot::Dim || s == Slot::GraphNumFwdOutputs || s == Slot::NodeFlops ||
+               s == Slot::StepCall;
     }
 
     void integer(std::int64_t v) {
@@ -734,6 +770,10 @@ private:
             break;
         case Slot::PairBudget: budget(static_cast<double>(v), std::to_string(v)); break;
         case Slot::Dim: rec_.dims.push_back(v); break;
+        case Slot::StepCall:
+            if (v < 0 || v > 0x7fffffff) wrong(s, std::to_string(v));
+            step_.call = v;
+            break;
         default: wrong(s, std::to_string(v));
         }
     }
@@ -751,7 +791,8 @@ private:
         if (storage_has_role_ && !parse_storage_role(storage_role_text_, role))
             throw Error(location_at(cursor_offset()) + "storages[" + std::to_string(storage_count_) + "] (id " +
                         std::to_string(storage_id_) + "): unknown role " + squote(storage_role_text_) +
-                 " (expected parameter, buffer, input, activation, output, tangent, gradient or temporary)");
+                 " (expected parameter, buffer, input, activation, output, tangent, gradient, temporary, "
+                 "optimizer_state or unsharded_parameter)");
         StorageId id;
         try {
             id = file_.add_storage(storage_id_, storage_device_, storage_nbytes_);
@@ -876,6 +917,14 @@ private:
         ++pair_count_;
     }
 
+    void end_step() {
+        for (Slot k : {Slot::StepGraph, Slot::StepCall})
+            if (!(step_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
+        step_.end_offset = cursor_offset();
+        steps_.push_back(std::move(step_));
+        ++step_count_;
+    }
+
     void end_schedule() {
         for (Slot k : {Slot::ScheduleName, Slot::ScheduleGraph, Slot::ScheduleOrder})
             if (!(schedule_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
@@ -954,6 +1003,14 @@ private:
                                 std::string(to_string(file_.graphs[static_cast<std::size_t>(j)].kind)) + "')");
                 added.joint = j;
             }
+        }
+        for (StagedStep& st : steps_) {
+            const int g = file_.find_graph(st.graph);
+            if (g < 0)
+                throw Error(location_at(st.end_offset) + "step[" + std::to_string(st.index) + "]: unknown graph " +
+                            squote(st.graph));
+            file_.step.push_back({static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(st.call),
+                                  std::move(st.module_prefix)});
         }
         resolve_schedules();
     }
@@ -1047,6 +1104,7 @@ private:
                 break;
             case Frame::Pairs: p = "pairs[" + std::to_string(pair_count_) + "]"; break;
             case Frame::Schedules: p = "schedules[" + std::to_string(schedule_count_) + "]"; break;
+            case Frame::Steps: p = "step[" + std::to_string(step_count_) + "]"; break;
             case Frame::Schedule:
                 if (!schedule_.name.empty()) p += " (" + squote(schedule_.name) + ")";
                 break;
@@ -1122,6 +1180,10 @@ private:
     std::size_t dims_begin_ = 0;
 
     StagedPair pair_;
+    StagedStep step_;
+    std::vector<StagedStep> steps_;
+    std::size_t step_count_ = 0;
+    std::uint64_t step_seen_ = 0;
     std::vector<StagedPair> pairs_;
     std::size_t pair_count_ = 0;
 

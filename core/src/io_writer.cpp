@@ -192,6 +192,22 @@ std::string to_json(const GraphFile& file) {
         }
         out += "\n]";
     }
+    if (!file.step.empty()) {
+        out += ",\n\"step\": [";
+        for (std::size_t i = 0; i < file.step.size(); ++i) {
+            const StepEntry& e = file.step[i];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"graph\": ";
+            append_string(out, file.graphs[e.graph].name);
+            out += ", \"call\": " + std::to_string(e.call);
+            if (!e.module_prefix.empty()) {
+                out += ", \"module_prefix\": ";
+                append_string(out, e.module_prefix);
+            }
+            out.push_back('}');
+        }
+        out += "\n]";
+    }
     if (!file.schedules.empty()) {
         out += ",\n\"schedules\": [";
         for (std::size_t i = 0; i < file.schedules.size(); ++i) {

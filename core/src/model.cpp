@@ -17,8 +17,9 @@ constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",
                                                      "call_method", "call_module", "output"};
 constexpr std::array<std::string_view, 5> kKindNames = {"forward", "backward", "inference", "other", "joint"};
 constexpr std::array<std::string_view, 3> kPhaseNames = {"", "forward", "backward"};
-constexpr std::array<std::string_view, 9> kRoleNames = {"",           "parameter", "buffer",   "input",    "activation",
-                                                       "output",     "tangent",   "gradient", "temporary"};
+constexpr std::array<std::string_view, 11> kRoleNames = {"",          "parameter",       "buffer",  "input",
+                                                        "activation", "output",          "tangent", "gradient",
+                                                        "temporary",  "optimizer_state", "unsharded_parameter"};
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 

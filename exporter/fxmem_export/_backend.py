@@ -14,6 +14,7 @@ import torch.fx as fx
 from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
 from ._serialize import build_document, check_writable, write_json_atomic
+from ._step import StepRecorder
 from .errors import BackwardNotCapturedError, NothingCapturedError
 
 
@@ -92,6 +93,7 @@ class FxmemBackend:
         overlap_estimate: Callable[..., Any] | None = None,
         joint: bool | None = None,
         remat: Any = None,
+        optimizer: Any = None,
     ) -> None:
         if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager", "partition"):
             raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
@@ -121,6 +123,10 @@ class FxmemBackend:
             pass_options(overlap_options)  # a bad option fails now, not at the first capture
         self._overlap_cache: dict[int, Any] = {}  # the pass runs once per captured graph
         self.regions: list[Region] = []
+        self.step = StepRecorder()  # the order the graphs ran in (_step.py)
+        self.optimizer = optimizer  # its state goes in the file (_optimizer.py)
+        self.step.optimizer = optimizer
+        self._warned_cpu = False
         self._lock = threading.RLock()
         self.__name__ = "fxmem_backend"
 
@@ -130,6 +136,12 @@ class FxmemBackend:
             copy = snapshot(gm)
             copy.meta = {**getattr(gm, "meta", {}), **region.meta}
             region.graphs[kind].append(copy)
+            if not self._warned_cpu:
+                from ._checks import only_cpu, warn_cpu_only
+
+                if only_cpu(copy):
+                    self._warned_cpu = True
+                    warn_cpu_only(f"{region.prefix}.{kind}")
             if self.path is not None:
                 write_json_atomic(self.path, self.document())
 
@@ -137,10 +149,11 @@ class FxmemBackend:
         with self._lock:
             region = Region(len(self.regions))
             region.meta = dynamo_context(gm)
+            region.meta["fxmem_attr_roles"] = self.step.attribute_roles(gm)  # a compiled opt.step's tensors
             self.regions.append(region)
         if self.inner == "inductor":
-            return self._compile_inductor(region, gm, example_inputs)
-        return self._compile_aot(region, gm, example_inputs)
+            return self.step.wrap(self._compile_inductor(region, gm, example_inputs), region)
+        return self.step.wrap(self._compile_aot(region, gm, example_inputs), region)
 
     def _compile_aot(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from functorch.compile import make_boxed_func
@@ -172,6 +185,10 @@ class FxmemBackend:
 
     def _compile_inductor(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+
+        from ._checks import check_inductor_inputs
+
+        check_inductor_inputs(example_inputs)
 
         def inner_compile(g: fx.GraphModule, inputs: Any, *args: Any, **kwargs: Any) -> Any:
             if kwargs.get("is_backward"):
@@ -220,7 +237,20 @@ class FxmemBackend:
             named = [(name, kind, gm.graph) for name, kind, gm in self.graphs()]
             producer = {"capture": "torch.compile backend", "inner": self.inner if isinstance(self.inner, str) else getattr(self.inner, "__name__", "callable")}
             producer.update(self.producer)
+            from ._step import annotate_regions
+
+            step = annotate_regions(self.regions, self.step)  # before build_document: prefixes
             doc = build_document(named, self.pairs(), reference=self.reference, producer=producer)
+            if step:
+                doc["step"] = step
+            if self.optimizer is not None:
+                from ._optimizer import add_optimizer_state
+
+                add_optimizer_state(doc, self.optimizer, self.step.name_of)
+            if step:
+                from ._step import add_root_parameters
+
+                add_root_parameters(doc, self.step)
             if self.overlap:
                 from .overlap import add_schedules
 
@@ -244,6 +274,10 @@ class FxmemBackend:
             elif not any(r.named_graphs() for r in self.regions):
                 self.check_complete()
             doc = self.document()
+            from ._step import warn_missing_backwards, warn_outside_graphs
+
+            warn_missing_backwards(self.step.missing_backwards(), self.regions)
+            warn_outside_graphs(doc, self.step)
             write_json_atomic(target, doc)
             return doc
 
@@ -259,6 +293,7 @@ def backend(
     overlap_estimate: Callable[..., Any] | None = None,
     joint: bool | None = None,
     remat: Any = None,
+    optimizer: Any = None,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
@@ -283,6 +318,11 @@ def backend(
     computed without a GPU (see fxmem_export.overlap; ``overlap_options`` are the pass's keyword
     arguments, ``overlap_estimate(node, override_size) -> ms | None`` replaces the default
     runtime estimate).
+
+    The file's ``step`` lists the graphs in the order they ran in the last training iteration
+    (fxmem_export._step). ``optimizer``: a torch.optim optimizer whose state (exp_avg, ...) is
+    written as storages of role ``optimizer_state`` (fxmem_export._optimizer).
     """
     return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
-                        overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat)
+                        overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat,
+                        optimizer=optimizer)

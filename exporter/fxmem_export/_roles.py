@@ -20,12 +20,15 @@ except ImportError:  # pragma: no cover - torch without descriptors: no roles ar
 # When a storage qualifies for several roles, the first in this list wins: what the storage
 # *is* (a parameter, an input) before what the graph does with it; saved for backward before
 # returned; a gradient before the tangent it may alias.
-PRIORITY = ("parameter", "buffer", "input", "activation", "gradient", "tangent", "output", "temporary")
+PRIORITY = ("parameter", "buffer", "optimizer_state", "input", "unsharded_parameter", "activation", "gradient",
+            "tangent", "output", "temporary")
 _RANK = {r: i for i, r in enumerate(PRIORITY)}
 
 # Meta keys the backend puts on the GraphModules it captures (see _backend.snapshot).
 INPUTS_META = "fxmem_dynamo_inputs"  # list[InputInfo], one per Dynamo graph input
 FQN_META = "fxmem_fqn_map"  # Dynamo's flat attribute name -> original qualified name
+PREFIX_META = "fxmem_module_prefix"  # "blocks.1.": the region ran in that submodule (_step.py)
+ATTR_ROLES_META = "fxmem_attr_roles"  # Dynamo's attribute name -> (role, label), found at run time (_step.py)
 
 
 def has_descriptors(graph: fx.Graph) -> bool:
@@ -43,12 +46,16 @@ class _Context:
         meta = getattr(gm, "meta", None) or {}
         self.inputs: Sequence[InputInfo] = meta.get(INPUTS_META) or ()
         self.fqn: Mapping[str, str] = meta.get(FQN_META) or {}
+        self.prefix: str = meta.get(PREFIX_META) or ""
+        self.attr_roles: Mapping[str, tuple[str, str]] = meta.get(ATTR_ROLES_META) or {}
 
     def _target(self, target: str) -> str:
         name = self.fqn.get(target, target)
-        return qualified_name(name) or name
+        return self.prefix + (qualified_name(name) or name)
 
     def input(self, desc: Any) -> tuple[str, str | None]:
+        if isinstance(desc, (_d.ParamAOTInput, _d.BufferAOTInput)) and desc.target in self.attr_roles:
+            return self.attr_roles[desc.target]
         if isinstance(desc, _d.ParamAOTInput):
             return "parameter", self._target(desc.target)
         if isinstance(desc, _d.BufferAOTInput):
@@ -56,6 +63,8 @@ class _Context:
         if isinstance(desc, _d.PlainAOTInput):
             if 0 <= desc.idx < len(self.inputs):
                 info = self.inputs[desc.idx]
+                if info.role in ("parameter", "buffer") and info.label:
+                    return info.role, self.prefix + info.label
                 return info.role, info.label
             return "input", None
         if isinstance(desc, _d.TangentAOTInput):
@@ -150,7 +159,47 @@ def storage_roles(graphs: Sequence[tuple[str, fx.Graph]], id_of: Callable[[torch
                 continue
             for sid in _storages(arg.meta.get("val"), id_of):
                 offer(sid, *decided)
+        _collectives(graph, id_of, best, offer)
         for node in graph.nodes:
             for sid in _storages(node.meta.get("val"), id_of):
                 offer(sid, "temporary", None)
     return best
+
+
+_ALL_GATHER = "all_gather_into_tensor"
+_REDUCE_SCATTER = "reduce_scatter_tensor"
+
+
+def _collective(node: fx.Node) -> str | None:
+    name = getattr(node.target, "__name__", "") or str(node.target)
+    if node.op != "call_function":
+        return None
+    if _ALL_GATHER in name:
+        return _ALL_GATHER
+    if _REDUCE_SCATTER in name:
+        return _REDUCE_SCATTER
+    return None
+
+
+def _collectives(graph: fx.Graph, id_of: Callable[[torch.Tensor], int], best: Mapping[int, tuple[str, str | None]],
+                 offer: Callable[[int, str, str | None], None]) -> None:
+    """FSDP's collectives, as FSDPMemTracker names them: a parameter shard all-gathered (and the
+    wait_tensor that completes it) is an ``unsharded_parameter``; a gradient reduce-scattered is a
+    ``gradient``."""
+    kind_of: dict[fx.Node, tuple[str, str | None]] = {}
+    for node in graph.nodes:
+        kind = _collective(node)
+        if kind is None and "wait_tensor" in str(node.target) and node.all_input_nodes:
+            src = node.all_input_nodes[0]
+            if src in kind_of:
+                kind_of[node] = kind_of[src]
+        elif kind == _ALL_GATHER and node.all_input_nodes:
+            shard = [best.get(sid) for sid in _storages(node.all_input_nodes[0].meta.get("val"), id_of)]
+            if shard and shard[0] is not None and shard[0][0] == "parameter":
+                label = shard[0][1]
+                kind_of[node] = ("unsharded_parameter", f"unsharded {label}" if label else None)
+        elif kind == _REDUCE_SCATTER:
+            kind_of[node] = ("gradient", None)
+    for node, (role, label) in kind_of.items():
+        for sid in _storages(node.meta.get("val"), id_of):
+            offer(sid, role, label)

@@ -30,6 +30,8 @@ def save(
     overlap_estimate: Callable[..., Any] | None = None,
     joint: fx.GraphModule | None = None,
     num_fwd_outputs: int | None = None,
+    optimizer: Any = None,
+    model: Any = None,
 ) -> dict[str, Any]:
     """Write an fxmem file (format v1) for one compiled graph or one forward/backward pair.
 
@@ -43,8 +45,10 @@ def save(
     (``overlap_options``/``overlap_estimate``: see fxmem_export.overlap). ``joint``: the joint
     forward+backward GraphModule the pair was partitioned from, written as graph "joint" (kind
     "joint", the pair's "joint" key); ``num_fwd_outputs`` is the partitioner's argument (default:
-    what the fxmem backend recorded on the GraphModule). The file is written atomically.
-    Returns the written document (a dict).
+    what the fxmem backend recorded on the GraphModule). ``optimizer``: a torch.optim optimizer
+    whose state (exp_avg, ...) is written as storages of role ``optimizer_state``, labelled with
+    the parameters' names in ``model`` (an nn.Module) when given, else ``param_groups[g][i]``.
+    The file is written atomically. Returns the written document (a dict).
     """
     if overlap:
         from .overlap import pass_options
@@ -69,6 +73,10 @@ def save(
             if pairs:
                 pairs = [("forward", "backward", {"joint": "joint"})]
     doc = build_document(graphs, pairs, reference=reference, producer=producer)
+    if optimizer is not None:
+        from ._optimizer import add_optimizer_state, names_in
+
+        add_optimizer_state(doc, optimizer, names_in(model))
     if overlap:
         from .overlap import add_schedules
 

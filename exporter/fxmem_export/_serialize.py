@@ -14,7 +14,7 @@ import torch
 import torch.fx as fx
 
 from ._names import innermost_module
-from ._roles import storage_roles
+from ._roles import PREFIX_META, storage_roles
 from .errors import ExportWriteError, MissingValError
 
 FORMAT_NAME = "fxmem"
@@ -154,6 +154,11 @@ def _root_type(graph: fx.Graph) -> str | None:
     return (getattr(gm, "meta", None) or {}).get(ROOT_TYPE_META)
 
 
+def _module_prefix(graph: fx.Graph) -> str:
+    gm = getattr(graph, "owning_module", None)
+    return (getattr(gm, "meta", None) or {}).get(PREFIX_META) or ""
+
+
 def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegistry,
                   flops: Any = None) -> dict[str, Any]:
     """``flops``: a _flops.FlopCounter shared by the document's graphs (None: a new one)."""
@@ -161,6 +166,7 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
     # Modules only for graphs traced with module stacks; there a node without one ran in the root.
     modules = _has_module_stacks(graph)
     root_type = _root_type(graph)
+    prefix = _module_prefix(graph)
     extra = _graph_extras(graph, name, kind, flops)
     phase = extra.pop("phase", {})
     node_flops = extra.pop("flops", {})
@@ -179,7 +185,7 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
         if modules:
             module = innermost_module(node, backward=(kind == "backward" or phase.get(node.name) == "backward"))
             if module is not None:  # None: a path in an unknown spelling, better nothing than it
-                entry["module"] = module[0]
+                entry["module"] = (prefix + module[0]) if module[0] else prefix.rstrip(".")
                 module_type = module[1] or (root_type if module[0] == "" else None)
                 if module_type:
                     entry["module_type"] = module_type

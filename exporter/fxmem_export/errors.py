@@ -25,3 +25,7 @@ class ExportWriteError(FxmemExportError, OSError):
 
 class ScheduleError(FxmemExportError, ValueError):
     """A schedule file is unreadable, belongs to another graph or does not fit the graph."""
+
+
+class MetaInductorError(FxmemExportError, ValueError):
+    """inner="inductor" was asked to compile a graph on the ``meta`` device."""

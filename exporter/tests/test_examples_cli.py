@@ -15,7 +15,10 @@ from fxmem_export.examples.__main__ import main
 def test_list(capsys):
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
-    assert [line.split()[0] for line in out.splitlines()] == examples.NAMES
+    from fxmem_export.examples import step
+
+    assert [line.split()[0] for line in out.splitlines()] == examples.NAMES + step.NAMES
+    assert step.NAMES == ["gpt_break", "gpt_adam"]
     assert set(examples.NAMES) == {"mlp", "cnn", "gpt", "multiout", "inplace", "llama", "dynamic", "fsdp"}
 
 

@@ -75,7 +75,7 @@ def test_memory_tracker_random_orders(exported, cli, tmp_path, name, graph):
         peak, current = torch_tracker(g, order)
         sched = tmp_path / f"s{k}.json"
         sched.write_text(json.dumps({"graph": graph, "order": [n.name for n in order]}))
-        got = run_cli(cli, "score", str(ex.path), "--schedule", str(sched), "--graph", graph, "--json")
+        got = run_cli(cli, "score", str(ex.path), "--schedule", str(sched), "--graph", graph, "--standalone", "--json")
         where = f"{ex.path} graph {graph} order #{k} ({sched.name})"
         assert len(got["current"]) == len(current), f"{where}: length of current"
         for step, (a, b) in enumerate(zip(got["current"], current)):

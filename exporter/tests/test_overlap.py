@@ -74,10 +74,11 @@ def test_applied_order_scores_the_same_in_pytorch_and_fxmem(exported, cli, tmp_p
     peak, current = torch_tracker(gm.graph)  # PyTorch's MemoryTracker on the reordered graph
     path = tmp_path / f"{graph}.sched.json"
     path.write_text(json.dumps({"graph": graph, "order": sched["order"]}))
-    got = run_cli(cli, "score", str(ex.path), "--schedule", str(path), "--graph", graph, "--json")
+    got = run_cli(cli, "score", str(ex.path), "--schedule", str(path), "--graph", graph, "--standalone", "--json")
     assert got["peak"] == peak
     assert got["current"] == current
-    by_name = run_cli(cli, "score", str(ex.path), "--schedule", "inductor-overlap", "--graph", graph, "--json")
+    by_name = run_cli(cli, "score", str(ex.path), "--schedule", "inductor-overlap", "--graph", graph, "--standalone",
+                     "--json")
     assert by_name["peak"] == peak
     assert by_name["current"] == current
     # The reference block carries the same PyTorch numbers for C++ tests that have no torch.

@@ -28,7 +28,8 @@ def example_model(name: str) -> nn.Module:
         return build(name, "meta")[0]
     with examples._environment(name):
         return examples.fsdp.build("meta")[0]
-ROLES = {"parameter", "buffer", "input", "activation", "output", "tangent", "gradient", "temporary"}
+ROLES = {"parameter", "buffer", "input", "activation", "output", "tangent", "gradient", "temporary",
+         "unsharded_parameter", "optimizer_state"}
 
 
 def key_to_id(doc, graphs: dict[str, fx.Graph]) -> dict:
@@ -96,7 +97,9 @@ def check_against_torch(doc, model: nn.Module, fwd: fx.GraphModule, bwd: fx.Grap
 
     # gradient = backward outputs whose descriptor is a gradient; labeled with the parameter.
     grads = [(a, d) for a, d in output_pairs(bwd.graph) if isinstance(a, fx.Node) and d is not None and d.is_grad()]
-    assert set(by_role(doc, "gradient")) == {ids[k] for a, _ in grads for k in storages_of(a)}
+    # ... and, as FSDPMemTracker counts them, reduce-scattered gradients before they are returned.
+    scattered = {k for n in bwd.graph.nodes if "reduce_scatter_tensor" in str(n.target) for k in storages_of(n)}
+    assert set(by_role(doc, "gradient")) == {ids[k] for a, _ in grads for k in storages_of(a)} | {ids[k] for k in scattered}
     want = {f"grad of {n}" for n, p in params.items() if p.requires_grad}
     got = {s.get("label") for s in by_role(doc, "gradient").values()}
     assert want <= got
@@ -320,3 +323,22 @@ def test_bundled_examples_carry_roles_and_modules_and_stay_small():
         assert f.stat().st_size < (12_000_000 if sweep else 2_000_000), f
         assert all(s.get("role") in ROLES for s in doc["storages"]), f
         assert all("module" in n for g in doc["graphs"] for n in g["nodes"]), f
+
+
+def test_fsdp_collectives_are_unsharded_parameters_and_gradients(tmp_path):
+    """As FSDPMemTracker names them: all-gathered parameter shards are unsharded parameters,
+    reduce-scattered gradients are gradients (they were 'temporary')."""
+    from fxmem_export import examples
+
+    _, doc = examples.export("fsdp", tmp_path / "fsdp.fxmem.json")
+    role = {s["id"]: s.get("role") for s in doc["storages"]}
+    label = {s["id"]: s.get("label") for s in doc["storages"]}
+    seen = {"all_gather_into_tensor": set(), "reduce_scatter_tensor": set()}
+    for g in doc["graphs"]:
+        for n in g["nodes"]:
+            for op in seen:
+                if op in n["target"]:
+                    seen[op].add(role[n["val"]["storage"]])
+                    if op == "all_gather_into_tensor":
+                        assert label[n["val"]["storage"]].startswith("unsharded blocks.")
+    assert seen == {"all_gather_into_tensor": {"unsharded_parameter"}, "reduce_scatter_tensor": {"gradient"}}

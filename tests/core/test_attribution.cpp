@@ -228,13 +228,13 @@ TEST(Attribution, OwnersFollowLabelsAllocatorsAndProducers) {
         EXPECT_EQ(fwd.tree()[fwd.owner(t.A0)].name, "layers.0.fc");
     }
     t.label_parameters();
-    t.file.set_role(t.X, StorageRole::Buffer, "layers.0.norm.scale");  // module absent: nearest ancestor
+    t.file.set_role(t.X, StorageRole::Buffer, "layers.0.norm.scale");  // no node runs in layers.0.norm
     const RoleAssignment r = resolve_roles(t.file);
     const Attribution fwd(t.file, 0, r), bwd(t.file, 1, r);
     auto name = [](const Attribution& a, StorageId s) { return a.tree()[a.owner(s)].name; };
     EXPECT_EQ(name(fwd, t.W0), "layers.0.fc");
     EXPECT_EQ(name(fwd, t.W1), "layers.1.fc");
-    EXPECT_EQ(name(fwd, t.X), "layers.0");
+    EXPECT_EQ(name(fwd, t.X), "layers.0.norm");  // the module its label names, added to the tree
     EXPECT_EQ(name(fwd, t.A0), "layers.0.fc");
     EXPECT_EQ(name(fwd, t.A1), "layers.1.fc");
     EXPECT_EQ(name(fwd, t.L), "");

@@ -33,7 +33,8 @@ TEST(CliOptimize, JsonAndScheduleFile) {
     std::vector<std::string> keys;
     const auto ordered = nlohmann::ordered_json::parse(r.out);
     for (const auto& [k, v] : ordered.items()) keys.push_back(k);
-    EXPECT_EQ(keys, (std::vector<std::string>{"graph", "original_peak", "baselines", "peak", "lower_bound", "order", "exact"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"graph", "original_peak", "baselines", "peak", "lower_bound", "order", "exact", "scored",
+                                        "baseline"}));
     // The only orders at 155 run b and b2 before a (c anywhere before b2).
     const auto order = j["order"].get<std::vector<std::string>>();
     ASSERT_EQ(order.size(), 7u);

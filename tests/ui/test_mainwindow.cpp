@@ -195,6 +195,16 @@ void TestMainWindow::cpuOnlyGraphShowsTheBanner() {
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->peak, 128);
     QVERIFY(!banner->isVisible());
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("counting CPU storages")), qPrintable(w.summaryLabel()->text()));
+    // The choice is this file's: the next file, and the next session, count as PyTorch does.
+    QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
+    QCOMPARE(w.scene()->request.filter, DeviceFilter::NonCpu);
+    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("counting CPU storages")));
+    MainWindow later(fixtures::fakeLoader());
+    later.show();
+    QVERIFY(openAndWait(later, QStringLiteral("cpu.json")));
+    QCOMPARE(later.scene()->request.filter, DeviceFilter::NonCpu);
+    QCOMPARE(later.scene()->peak, 0);
 }
 
 void TestMainWindow::selectingANodeFillsTheInspector() {

@@ -28,8 +28,7 @@ void setUnits(ByteUnits units) {
     QSettings().setValue(kUnits, units == ByteUnits::Decimal ? QStringLiteral("decimal") : QStringLiteral("binary"));
 }
 
-DeviceFilter deviceFilter() { return QSettings().value(kDeviceFilter, 0).toInt() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu; }
-void setDeviceFilter(DeviceFilter filter) { QSettings().setValue(kDeviceFilter, filter == DeviceFilter::All ? 1 : 0); }
+void forgetDeviceFilter() { QSettings().remove(kDeviceFilter); }
 
 NodeColorMode nodeColorMode() {
     const int saved = QSettings().value(kNodeColorMode, static_cast<int>(NodeColorMode::OpCategory)).toInt();

@@ -13,8 +13,9 @@ namespace AppSettings {
 
 ByteUnits units();
 void setUnits(ByteUnits units);
-DeviceFilter deviceFilter();
-void setDeviceFilter(DeviceFilter filter);
+// The device choice is per file (each opens counting as PyTorch does); versions before that
+// kept it across sessions under this key, which is removed so it cannot come back.
+void forgetDeviceFilter();
 NodeColorMode nodeColorMode();
 void setNodeColorMode(NodeColorMode mode);
 

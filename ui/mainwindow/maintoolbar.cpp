@@ -32,10 +32,8 @@ MainToolbar::MainToolbar(MainActions* actions, QWidget* parent) : QToolBar(tr("M
     device_->addItem(tr("Non-CPU (as PyTorch)"));
     device_->addItem(tr("All devices"));
     device_->setToolTip(tr("Which storages count: PyTorch's estimator ignores CPU storages"));
-    device_->setCurrentIndex(AppSettings::deviceFilter() == DeviceFilter::All ? 1 : 0);
     addWidget(device_);
     connect(device_, &QComboBox::activated, this, [this] {
-        AppSettings::setDeviceFilter(deviceFilter());
         emit deviceFilterChosen(deviceFilter());
     });
     addWidget(new QLabel(tr("  Colour ")));

@@ -152,7 +152,6 @@ void MainWindow::buildWidgets() {
     banner_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     connect(banner_, &QLabel::linkActivated, this, [this] {
         toolbar_->setDeviceFilter(DeviceFilter::All);
-        AppSettings::setDeviceFilter(DeviceFilter::All);
         if (!scene()) return;
         SceneRequest r = scene()->request;
         r.filter = DeviceFilter::All;
@@ -269,6 +268,7 @@ void MainWindow::buildMenus() {
 
 void MainWindow::restoreSettings() {
     graphView_->setColorMode(toolbar_->colorMode());
+    AppSettings::forgetDeviceFilter();
     const AppSettings::Layout saved = AppSettings::layout();
     if (!restoreGeometry(saved.geometry)) {
         // A first start: most of the screen, never more than it.
@@ -287,7 +287,7 @@ void MainWindow::showEmptyHint(const QString& hint) {
 void MainWindow::openFile(const QString& path) {
     if (!files_->maybeKeepSchedule()) return;
     SceneRequest r;
-    r.filter = toolbar_->deviceFilter();
+    r.filter = DeviceFilter::NonCpu;  // per file: a new file starts as PyTorch counts
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
     loader_->open(path, r);
 }

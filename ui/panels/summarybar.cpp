@@ -53,6 +53,7 @@ void SummaryBar::refresh() {
                     .arg(colors::peak(pal).name(), formatBytes(scene->peak), dim)
                     .arg(scene->peakStep)
                     .arg(state_->describeStep(static_cast<std::int64_t>(scene->peakStep), false).toHtmlEscaped());
+    if (scene->request.filter == DeviceFilter::All) h += tr(" <b>counting CPU storages</b>");
     const GraphAnalysis& first = *scene->segments.front().analysis;
     const std::vector<std::int64_t>& edited = state_->editedProfile();
     const std::int64_t editedPeak = edited.empty() ? 0 : *std::max_element(edited.begin(), edited.end());

@@ -432,7 +432,13 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     }
     d_->lowerBound = result->lower_bound;
     emit lowerBoundChanged(result->lower_bound);
-    const QString bound = tr("no order can go below %1").arg(formatBytes(result->lower_bound));
+    // The one definition of a backward's peak (docs/estimator.md): in its pair, as fxmem-cli scores it.
+    const QString bound = tr("no order can go below %1").arg(formatBytes(result->lower_bound)) +
+                          (analysis->isBackwardOfPair()
+                               ? tr(" (the backward in its pair, as fxmem-cli scores it: primal and tangent inputs kept; "
+                                    "the forward's baseline of %1 comes on top)")
+                                     .arg(formatBytes(analysis->baseline()))
+                               : QString());
     if (result->cancelled) {
         showStatus(tr("Optimize cancelled; the best order found so far (peak %1) was not applied; %2.")
                        .arg(formatBytes(result->peak), bound),

@@ -37,6 +37,8 @@ QColor roleColour(StorageRole role) {
     case StorageRole::Tangent: return QColor(0xF0, 0xE4, 0x42);
     case StorageRole::Gradient: return QColor(0xD5, 0x5E, 0x00);
     case StorageRole::Temporary: return QColor(0x99, 0x99, 0x99);
+    case StorageRole::OptimizerState: return QColor(0x6A, 0x3D, 0x9A);
+    case StorageRole::UnshardedParameter: return QColor(0x4C, 0x9E, 0xD9);
     case StorageRole::Unknown: break;
     }
     return QColor(0x55, 0x55, 0x55);

@@ -22,7 +22,7 @@
 
 namespace fxmem {
 
-inline constexpr std::size_t kStorageRoleCount = 9;  // StorageRole values, Unknown included
+inline constexpr std::size_t kStorageRoleCount = 11;  // StorageRole values, Unknown included
 inline constexpr std::uint32_t kNoGraph = 0xffffffffu;
 
 // How the roles of a file were obtained: all given by the file, none (all derived), or some.
@@ -94,6 +94,9 @@ public:
     // than "layers" holding everything): the shallowest depth with `min_modules` modules or more;
     // the deepest when no depth has that many (0 without modules). See the free function.
     std::uint32_t layer_depth(std::size_t min_modules = 6) const;
+    // The module named `name`, added with its missing ancestors when no node runs in it (a
+    // parameter's module that a parent's functional call uses: MultiheadAttention's out_proj).
+    std::uint32_t add(std::string_view name) { return intern(name); }
 
 private:
     std::vector<Module> modules_;

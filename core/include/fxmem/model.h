@@ -23,12 +23,17 @@ enum class GraphKind : std::uint8_t { Forward, Backward, Inference, Other, Joint
 enum class NodePhase : std::uint8_t { Unknown, Forward, Backward };
 // What a storage is for (docs/format.md, STORAGE "role"). Unknown: the file does not say; the
 // attribution derives a role from the graph's structure then (fxmem/attribution.h).
-enum class StorageRole : std::uint8_t { Unknown, Parameter, Buffer, Input, Activation, Output, Tangent, Gradient, Temporary };
+// OptimizerState: held by the optimizer for one parameter (exp_avg, ...); UnshardedParameter: a
+// parameter all-gathered from its shards (FSDP).
+enum class StorageRole : std::uint8_t {
+    Unknown, Parameter, Buffer, Input, Activation, Output, Tangent, Gradient, Temporary, OptimizerState,
+    UnshardedParameter
+};
 
 std::string_view to_string(OpKind op);
 std::string_view to_string(GraphKind kind);
 std::string_view to_string(StorageRole role);  // "parameter", ...; "" for Unknown
-bool parse_storage_role(std::string_view text, StorageRole& out);  // the eight known names only
+bool parse_storage_role(std::string_view text, StorageRole& out);  // the ten known names only
 bool parse_op_kind(std::string_view text, OpKind& out);
 bool parse_graph_kind(std::string_view text, GraphKind& out);
 std::string_view to_string(NodePhase phase);  // "forward", "backward"; "" for Unknown
@@ -166,6 +171,13 @@ struct NamedSchedule {
     std::string source;          // free-form provenance ("torch._inductor ... schedule_overlap_bucketing"); may be empty
 };
 
+// One entry of the file's "step": a graph that ran during the training iteration, in run order.
+struct StepEntry {
+    std::uint32_t graph = 0;      // index into GraphFile::graphs
+    std::uint32_t call = 0;       // 0-based call of the graph in the step (a backward: its forward's)
+    std::string module_prefix;    // "blocks.1": the call ran in that submodule; empty at the root
+};
+
 class GraphFile {
 public:
     std::string source;           // path or label used in error messages
@@ -178,6 +190,7 @@ public:
     std::vector<Pair> pairs;
     std::vector<std::string> labels;       // storage labels ("blocks.0.attn.qkv.weight"); Storage::label - 1
     std::vector<NamedSchedule> schedules;
+    std::vector<StepEntry> step;           // empty when the file has no "step"
 
     // Adds a storage; throws Error on a duplicate id, a negative size, or a total over INT64_MAX.
     StorageId add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes);

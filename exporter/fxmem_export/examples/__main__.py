@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from . import DESCRIPTIONS, INNERS, NAMES, export, export_sweep
+from . import step as _step
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -14,7 +15,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m fxmem_export.examples",
         description="Write the compiled forward/backward graphs of a built-in example model to an fxmem file.",
     )
-    parser.add_argument("name", nargs="?", choices=NAMES, metavar="NAME", help="example model: " + ", ".join(NAMES))
+    parser.add_argument("name", nargs="?", choices=NAMES + _step.NAMES, metavar="NAME",
+                        help="example model: " + ", ".join(NAMES + _step.NAMES))
     parser.add_argument("-o", "--output", metavar="FILE", help="file to write (e.g. gpt.fxmem.json)")
     parser.add_argument("--with-reference", action="store_true",
                         help="add a \"reference\" block with what torch's memory_estimator computes")
@@ -29,8 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the example models and exit")
     args = parser.parse_args(argv)
     if args.list:
-        for name in NAMES:
-            print(f"{name:10} {DESCRIPTIONS[name]}")
+        for name, text in {**DESCRIPTIONS, **_step.DESCRIPTIONS}.items():
+            print(f"{name:10} {text}")
         return 0
     if args.name is None or args.output is None:
         parser.error("NAME and -o FILE are required (or use --list)")
@@ -51,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         check_writable(args.output)  # fail before the (slower) capture
-        if args.sweep:
+        if args.name in _step.NAMES:  # a whole step: every region, the step, optimizer state
+            doc = _step.export(args.name, args.output, reference=args.with_reference)
+        elif args.sweep:
             doc = export_sweep(args.name, args.output, budgets=budgets, reference=args.with_reference)
         else:
             _, doc = export(args.name, args.output, reference=args.with_reference, inner=args.inner, joint=args.joint)

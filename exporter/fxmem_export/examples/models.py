@@ -87,6 +87,22 @@ class GPT(nn.Module):
         return -logp.gather(1, targets.view(-1, 1)).mean()  # cross-entropy
 
 
+class GPTBreak(GPT):
+    """GPT with a graph break after the first block: Dynamo compiles two regions, the embedding
+    and block 0, then (a resume function) the other blocks, the norm, the head and the loss."""
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        t = idx.shape[1]
+        pos = torch.arange(t, device=idx.device)
+        x = self.blocks[0](self.tok(idx) + self.pos(pos))
+        torch._dynamo.graph_break()
+        for block in self.blocks[1:]:
+            x = block(x)
+        logits = self.head(self.ln(x))
+        logp = F.log_softmax(logits.view(-1, logits.shape[-1]), dim=-1)
+        return -logp.gather(1, targets.view(-1, 1)).mean()
+
+
 class MultiOut(nn.Module):
     """Ops with several outputs: split, chunk, unbind, topk, max(dim), sort, cummax, layer_norm."""
 
@@ -158,6 +174,12 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
             model = GPT()
             idx = torch.randint(0, 1024, (4, 128))
             targets = torch.randint(0, 1024, (4, 128))
+            return model, (idx, targets), {}
+        if name in ("gpt_break", "gpt_adam"):
+            model = GPTBreak(layers=3) if name == "gpt_break" else GPT()
+            batch = 8 if name == "gpt_break" else 4
+            idx = torch.randint(0, 1024, (batch, 128))
+            targets = torch.randint(0, 1024, (batch, 128))
             return model, (idx, targets), {}
         if name == "multiout":
             return MultiOut(), (torch.randn(32, 256),), {}

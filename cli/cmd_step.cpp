@@ -1,0 +1,255 @@
+// --whole-step for peak, profile, breakdown and live: the file's step on one timeline
+// (fxmem/whole_step.h), and --devices for every command.
+#include "commands.h"
+#include "table.h"
+
+#include "fxmem/attribution.h"
+#include "fxmem/error.h"
+#include "fxmem/io.h"
+#include "fxmem/liveset.h"
+#include "fxmem/units.h"
+#include "fxmem/whole_step.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ostream>
+
+namespace fxmem::cli {
+
+DeviceFilter device_filter(const Args& args) {
+    const auto text = args.value("--devices");
+    if (!text || *text == "nonCPU") return DeviceFilter::NonCpu;
+    if (*text == "all") return DeviceFilter::All;
+    throw UsageError(args.command + ": --devices must be 'nonCPU' (the default, as PyTorch counts) or 'all', got '" +
+                     *text + "'");
+}
+
+StorageMask devices_counted(const GraphFile& file, const Args& args) {
+    return fxmem::counted_for(file, device_filter(args));
+}
+
+std::string cpu_only_note(const GraphFile& file, const StorageMask& counted) {
+    bool any = false;
+    for (std::size_t s = 0; s < file.storages.size(); ++s) {
+        const StorageId id(static_cast<std::int32_t>(s));
+        if (file.nbytes(id) == 0) continue;
+        if (!file.is_cpu(id)) return {};
+        any = true;
+        if (counted[s]) return {}; // --devices all: they count
+    }
+    if (!any) return {};
+    return "note: every storage of " + file.source +
+           " is on the CPU and fxmem counts only non-CPU storages (as PyTorch does), so the result is 0 B; "
+           "--devices all counts them, or trace on the meta device (docs/exporter.md)";
+}
+
+namespace {
+
+struct Point {
+    std::size_t timeline = 0;
+    StepPoint at;
+};
+
+Point chosen_point(const GraphFile& file, const WholeStep& ws, const Args& args) {
+    Point p;
+    p.timeline = ws.peak_index;
+    if (const auto text = args.value("--step")) {
+        p.timeline = parse_index("--step", *text);
+        if (p.timeline >= ws.timeline.size())
+            throw Error(file.source + ": --step " + std::to_string(p.timeline) +
+                        " is beyond the whole step (steps 0 to " + std::to_string(ws.timeline.size() - 1) + ")");
+    }
+    p.at = step_point(ws, p.timeline);
+    return p;
+}
+
+// The graph's live set at a point of the step, with the releasability the whole step uses.
+struct GraphLive {
+    AliasInfo alias;
+    NodeMask releasable;
+};
+
+GraphLive graph_live(const GraphFile& file, std::uint32_t graph) {
+    GraphLive g;
+    const Graph& gr = file.graphs[graph];
+    g.alias = build_alias_info(file, gr);
+    g.releasable = default_releasable(gr);
+    for (const Pair& p : file.pairs)
+        if (p.backward == graph)
+            g.releasable = backward_releasable(gr, get_fwd_bwd_interactions(file, file.graphs[p.forward], gr));
+    return g;
+}
+
+std::string where(const GraphFile& file, const WholeStep& ws, const Point& p) {
+    const StepSegment& seg = ws.segments[p.at.segment];
+    return "step " + std::to_string(p.timeline) + " (entry " + std::to_string(seg.entry) + ", " +
+           step_entry_name(file, file.step[seg.entry]) + ", its step " + std::to_string(p.at.index) + ")";
+}
+
+void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int64_t>>& out) {
+    out.push_back({"parameters and buffers (outside the graph)", c.parameters});
+    out.push_back({"optimizer state", c.optimizer_state});
+    out.push_back({"saved activations (other calls, backward pending)", c.saved});
+    out.push_back({"parameter gradients (earlier backwards)", c.gradients});
+    out.push_back({"forward outputs held (the loss)", c.outputs});
+}
+
+} // namespace
+
+int run_whole_step(const Args& args, std::ostream& out) {
+    const GraphFile file = load_file(args.file);
+    const StorageMask counted = devices_counted(file, args);
+    const WholeStep ws = whole_step(file, counted);
+    const bool json = args.has("--json");
+    const std::string note = cpu_only_note(file, counted);
+    if (!json && !note.empty()) out << note << '\n';
+
+    if (args.command == "peak") {
+        const StepSegment& at = ws.segments[ws.peak_segment];
+        if (json) {
+            nlohmann::ordered_json j;
+            j["peak"] = ws.peak;
+            j["peak_step"] = ws.peak_index;
+            j["peak_entry"] = at.entry;
+            j["parameters"] = ws.parameters;
+            j["optimizer_state"] = ws.optimizer_state;
+            nlohmann::ordered_json entries = nlohmann::ordered_json::array();
+            for (const StepSegment& s : ws.segments)
+                entries.push_back({{"graph", file.graphs[s.graph].name},
+                                   {"call", file.step[s.entry].call},
+                                   {"module_prefix", file.step[s.entry].module_prefix},
+                                   {"begin", s.begin},
+                                   {"carry", s.carry.total()},
+                                   {"peak", s.peak}});
+            j["entries"] = std::move(entries);
+            nlohmann::ordered_json missing = nlohmann::ordered_json::array();
+            for (std::uint32_t e : ws.missing_backward) missing.push_back(step_entry_name(file, file.step[e]));
+            j["missing_backward"] = std::move(missing);
+            out << j.dump() << '\n';
+            return 0;
+        }
+        out << "whole step of " << file.step.size() << " graph runs: peak " << format_bytes(ws.peak) << " (" << ws.peak
+            << " bytes) at step " << ws.peak_index << ", in " << step_entry_name(file, file.step[at.entry]) << '\n';
+        out << "parameters and buffers: " << format_bytes(ws.parameters)
+            << ", optimizer state: " << format_bytes(ws.optimizer_state) << '\n';
+        std::vector<std::vector<std::string>> rows = {{"#", "graph", "carried in", "peak"}};
+        for (const StepSegment& s : ws.segments)
+            rows.push_back({std::to_string(s.entry), step_entry_name(file, file.step[s.entry]),
+                            format_bytes(s.carry.total()), format_bytes(s.peak)});
+        write_table(out, rows, {true, false, true, true});
+        for (std::uint32_t e : ws.missing_backward)
+            out << "warning: the backward of " << step_entry_name(file, file.step[e])
+                << " never runs: its saved activations are counted to the end of the step\n";
+        return 0;
+    }
+    if (args.command == "profile") {
+        if (json) {
+            nlohmann::ordered_json j;
+            j["peak"] = ws.peak;
+            j["timeline"] = ws.timeline;
+            nlohmann::ordered_json segs = nlohmann::ordered_json::array();
+            for (const StepSegment& s : ws.segments)
+                segs.push_back({{"graph", file.graphs[s.graph].name},
+                                {"call", file.step[s.entry].call},
+                                {"begin", s.begin},
+                                {"length", s.length}});
+            j["segments"] = std::move(segs);
+            out << j.dump() << '\n';
+            return 0;
+        }
+        if (args.has("--csv")) {
+            out << "step,entry,graph,graph_step,bytes\n";
+            for (const StepSegment& s : ws.segments)
+                for (std::size_t i = 0; i < s.length; ++i)
+                    out << s.begin + i << ',' << s.entry << ',' << file.graphs[s.graph].name << ',' << i << ','
+                        << ws.timeline[s.begin + i] << '\n';
+            return 0;
+        }
+        for (const StepSegment& s : ws.segments) {
+            out << "== " << step_entry_name(file, file.step[s.entry]) << " (steps " << s.begin << " to "
+                << s.begin + s.length - 1 << ", carried in " << format_bytes(s.carry.total()) << ")\n";
+            for (std::size_t i = 0; i < s.length; ++i)
+                out << "  " << s.begin + i << "  " << format_bytes(ws.timeline[s.begin + i]) << '\n';
+        }
+        out << "peak: " << format_bytes(ws.peak) << " (" << ws.peak << " bytes) at step " << ws.peak_index << '\n';
+        return 0;
+    }
+
+    // breakdown and live: the carry, then the graph's own live set.
+    const Point p = chosen_point(file, ws, args);
+    const StepSegment& seg = ws.segments[p.at.segment];
+    const GraphLive gl = graph_live(file, seg.graph);
+    const Graph& graph = file.graphs[seg.graph];
+    const LiveSetIndex index(file, graph, gl.alias, gl.releasable, counted);
+    const std::vector<LiveStorage> live = index.live_at(p.at.index);
+    const std::int64_t total = ws.timeline[p.timeline];
+    std::vector<std::pair<std::string, std::int64_t>> carry;
+    carry_rows(seg.carry, carry);
+
+    if (args.command == "breakdown") {
+        const RoleAssignment roles = resolve_roles(file);
+        const Attribution attribution(file, seg.graph, roles);
+        const std::vector<Attribution::Group> groups =
+            attribution.breakdown(live, GroupBy::Role, attribution.tree().max_depth());
+        if (json) {
+            nlohmann::ordered_json j;
+            j["step"] = p.timeline;
+            j["entry"] = seg.entry;
+            j["graph"] = graph.name;
+            j["graph_step"] = p.at.index;
+            j["total"] = total;
+            nlohmann::ordered_json c = nlohmann::ordered_json::array();
+            for (const auto& [k, v] : carry) c.push_back({{"key", k}, {"bytes", v}});
+            j["carry"] = std::move(c);
+            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+            for (const Attribution::Group& g : groups)
+                rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
+            j["groups"] = std::move(rows);
+            out << j.dump() << '\n';
+            return 0;
+        }
+        out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes)\n";
+        std::vector<std::vector<std::string>> rows = {{"size", "carried into the graph"}};
+        for (const auto& [k, v] : carry) rows.push_back({format_bytes(v), k});
+        write_table(out, rows, {true, false});
+        std::vector<std::vector<std::string>> grows = {{"size", "storages", "role (in the graph)"}};
+        for (const Attribution::Group& g : groups)
+            grows.push_back({format_bytes(g.bytes), std::to_string(g.storages), g.key});
+        write_table(out, grows, {true, true, false});
+        return 0;
+    }
+    // live
+    if (json) {
+        nlohmann::ordered_json j;
+        j["step"] = p.timeline;
+        j["graph"] = graph.name;
+        j["graph_step"] = p.at.index;
+        j["total"] = total;
+        nlohmann::ordered_json c = nlohmann::ordered_json::array();
+        for (const auto& [k, v] : carry) c.push_back({{"key", k}, {"bytes", v}});
+        j["carry"] = std::move(c);
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const LiveStorage& l : live)
+            rows.push_back({{"storage", file.storages[l.storage.index()].file_id},
+                            {"bytes", l.nbytes},
+                            {"role", std::string(to_string(file.role(l.storage)))},
+                            {"label", std::string(file.label(l.storage))}});
+        j["storages"] = std::move(rows);
+        out << j.dump() << '\n';
+        return 0;
+    }
+    out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes), "
+        << live.size() << " storages of the graph live\n";
+    std::vector<std::vector<std::string>> rows = {{"size", "carried into the graph"}};
+    for (const auto& [k, v] : carry) rows.push_back({format_bytes(v), k});
+    write_table(out, rows, {true, false});
+    std::vector<std::vector<std::string>> lrows = {{"size", "storage", "role", "label"}};
+    for (const LiveStorage& l : live)
+        lrows.push_back({format_bytes(l.nbytes), std::to_string(file.storages[l.storage.index()].file_id),
+                         std::string(to_string(file.role(l.storage))), std::string(file.label(l.storage))});
+    write_table(out, lrows, {true, true, false, false});
+    return 0;
+}
+
+} // namespace fxmem::cli

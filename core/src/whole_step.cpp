@@ -1,0 +1,263 @@
+// whole_step: the step's graphs on one timeline with the carry rules of whole_step.h.
+#include "fxmem/whole_step.h"
+
+#include "fxmem/attribution.h"
+#include "fxmem/error.h"
+
+#include <algorithm>
+#include <map>
+#include <span>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace fxmem {
+
+namespace {
+
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+bool is_persistent_role(StorageRole r) { return r == StorageRole::Parameter || r == StorageRole::Buffer; }
+
+// What one graph contributes, computed once per graph however often the step runs it.
+struct GraphFacts {
+    bool done = false;
+    std::vector<std::int64_t> profile;  // PyTorch's profile (a paired backward: do-not-delete)
+    std::vector<StorageId> persistent;  // parameter/buffer storages its placeholders hold
+    std::int64_t saved = 0;             // a paired forward: what its backward's placeholders keep
+    std::int64_t outputs = 0;           // a paired forward: outputs no backward placeholder holds
+    std::vector<StorageId> param_grads; // a backward: gradients labelled "grad of <name>"
+    std::vector<StorageId> held_state;  // optimizer state its placeholders hold (a compiled opt.step)
+    std::vector<StorageId> held_grads;  // gradients "grad of <name>" its placeholders hold
+};
+
+std::int64_t bytes(const GraphFile& file, const StorageMask& counted, StorageId s) {
+    return counted[s.index()] ? file.nbytes(s) : 0;
+}
+
+// Distinct storages held by the graph's placeholders, in graph order.
+std::vector<StorageId> placeholder_storages(const Graph& g, std::vector<std::uint32_t>& stamp, std::uint32_t mark) {
+    std::vector<StorageId> out;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        if (g.nodes[i].op != OpKind::Placeholder) continue;
+        for (StorageId s : g.outputs(NodeId(static_cast<std::int32_t>(i))))
+            if (stamp[s.index()] != mark) {
+                stamp[s.index()] = mark;
+                out.push_back(s);
+            }
+    }
+    return out;
+}
+
+std::span<const StorageId> output_node_uses(const Graph& g, const AliasInfo& alias) {
+    if (g.size() == 0 || g.nodes.back().op != OpKind::Output) return {};
+    return alias.uses_of(NodeId(static_cast<std::int32_t>(g.size() - 1)));
+}
+
+std::string key_of(std::string_view prefix, std::string_view label) {
+    std::string k;
+    k.reserve(prefix.size() + 1 + label.size());
+    if (!prefix.empty()) {
+        k.append(prefix);
+        k.push_back('.');
+    }
+    k.append(label);
+    return k;
+}
+
+} // namespace
+
+std::string step_entry_name(const GraphFile& file, const StepEntry& e) {
+    std::string s = file.graphs[e.graph].name;
+    if (e.call > 0) s += " #" + std::to_string(e.call + 1);
+    if (!e.module_prefix.empty()) s += " (" + e.module_prefix + ")";
+    return s;
+}
+
+WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
+    if (file.step.empty())
+        throw Error(file.source + ": the file has no \"step\" (the order the graphs ran in); export it with "
+                                  "fxmem_export.backend(...) and run one training step");
+    if (counted.size() != file.storages.size()) throw Error("whole_step: the device mask is for another file");
+    const std::size_t G = file.graphs.size(), S = file.storages.size();
+    const RoleAssignment roles = resolve_roles(file);
+
+    std::vector<std::uint32_t> backward_of(G, kNone), forward_of(G, kNone);
+    for (const Pair& p : file.pairs) {
+        backward_of[p.forward] = p.backward;
+        forward_of[p.backward] = p.forward;
+    }
+
+    std::vector<GraphFacts> facts(G);
+    std::vector<std::uint32_t> stamp(S, 0);
+    std::uint32_t mark = 0;
+    std::vector<std::uint8_t> used_by_graph(S, 0);
+    for (const Graph& g : file.graphs)
+        for (StorageId s : g.output_storages) used_by_graph[s.index()] = 1;
+
+    const auto graph_facts = [&](std::uint32_t gi) -> const GraphFacts& {
+        GraphFacts& f = facts[gi];
+        if (f.done) return f;
+        f.done = true;
+        const Graph& g = file.graphs[gi];
+        for (StorageId s : placeholder_storages(g, stamp, ++mark)) {
+            const StorageRole r = roles.role[s.index()];
+            if (is_persistent_role(r)) f.persistent.push_back(s);
+            if (r == StorageRole::OptimizerState) f.held_state.push_back(s);
+            if (r == StorageRole::Gradient && file.label(s).starts_with("grad of ")) f.held_grads.push_back(s);
+        }
+        if (forward_of[gi] != kNone) { // a paired backward: the pair's releasability
+            const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[forward_of[gi]], g);
+            const AliasInfo ba = build_alias_info(file, g);
+            f.profile = build_memory_profile(file, g, ba, backward_releasable(g, inter), counted);
+            for (StorageId s : output_node_uses(g, ba))
+                if (roles.role[s.index()] == StorageRole::Gradient && file.label(s).starts_with("grad of "))
+                    f.param_grads.push_back(s);
+        } else {
+            const AliasInfo a = build_alias_info(file, g);
+            f.profile = build_memory_profile(file, g, a, default_releasable(g), counted);
+            if (backward_of[gi] != kNone) {
+                placeholder_storages(file.graphs[backward_of[gi]], stamp, ++mark); // stamps them with mark
+                const std::uint32_t held_mark = mark;
+                for (StorageId s : output_node_uses(g, a)) {
+                    if (stamp[s.index()] == held_mark) {
+                        if (!is_persistent_role(roles.role[s.index()])) f.saved += bytes(file, counted, s);
+                    } else {
+                        f.outputs += bytes(file, counted, s);
+                    }
+                }
+            }
+        }
+        return f;
+    };
+
+    // Parameters and buffers: one key per (prefix, label); an unlabelled storage is its own key.
+    std::unordered_map<std::string, std::uint32_t> key_ids;
+    std::vector<std::int64_t> key_bytes;
+    const auto key = [&](std::string_view prefix, StorageId s) -> std::uint32_t {
+        const std::string_view label = file.label(s);
+        std::string k = label.empty() ? "#" + std::to_string(s.value) : key_of(prefix, label);
+        const auto [it, fresh] = key_ids.try_emplace(std::move(k), static_cast<std::uint32_t>(key_bytes.size()));
+        if (fresh) key_bytes.push_back(bytes(file, counted, s));
+        return it->second;
+    };
+    // Each entry's persistent keys, then the whole step's.
+    std::vector<std::vector<std::uint32_t>> entry_keys(file.step.size());
+    for (std::size_t e = 0; e < file.step.size(); ++e) {
+        const StepEntry& en = file.step[e];
+        for (StorageId s : graph_facts(en.graph).persistent) entry_keys[e].push_back(key(en.module_prefix, s));
+        std::sort(entry_keys[e].begin(), entry_keys[e].end());
+        entry_keys[e].erase(std::unique(entry_keys[e].begin(), entry_keys[e].end()), entry_keys[e].end());
+    }
+    WholeStep out;
+    // Optimizer state: one key per label (the exporter writes each state tensor once beside the
+    // graphs, and a compiled opt.step holds it again as an input).
+    std::unordered_map<std::string, std::int64_t> state_bytes;
+    const auto state_key = [&](StorageId s) {
+        const std::string_view label = file.label(s);
+        return label.empty() ? "#" + std::to_string(s.value) : std::string(label);
+    };
+    for (std::size_t s = 0; s < S; ++s) {
+        const StorageId id(static_cast<std::int32_t>(s));
+        if (roles.role[s] == StorageRole::OptimizerState) {
+            const auto [it, fresh] = state_bytes.try_emplace(state_key(id), bytes(file, counted, id));
+            if (fresh) out.optimizer_state += it->second;
+        } else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
+            key(std::string_view{}, id); // a parameter no graph holds (exporter: known to the optimizer)
+    }
+    for (std::int64_t b : key_bytes) out.parameters += b;
+
+    // The last forward before the first backward: its outputs (the loss) stay to the end.
+    std::size_t loss_entry = file.step.size();
+    for (std::size_t e = 0; e < file.step.size(); ++e) {
+        const GraphKind k = file.graphs[file.step[e].graph].kind;
+        if (k == GraphKind::Backward || forward_of[file.step[e].graph] != kNone) break;
+        if (backward_of[file.step[e].graph] != kNone) loss_entry = e;
+    }
+
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::int64_t, std::uint32_t>>
+        pending; // (fwd graph, call) -> (saved, entry)
+    std::int64_t pending_saved = 0, held_outputs = 0, grads = 0;
+    std::vector<std::uint8_t> grad_done;  // per key
+    std::vector<std::int64_t> grad_bytes; // per key: the carried gradient's size
+    for (std::size_t e = 0; e < file.step.size(); ++e) {
+        const StepEntry& en = file.step[e];
+        const GraphFacts& f = graph_facts(en.graph);
+        if (forward_of[en.graph] != kNone) { // its own saved activations are its placeholders now
+            const auto it = pending.find({forward_of[en.graph], en.call});
+            if (it != pending.end()) {
+                pending_saved -= it->second.first;
+                pending.erase(it);
+            }
+        }
+        StepSegment seg;
+        seg.entry = static_cast<std::uint32_t>(e);
+        seg.graph = en.graph;
+        seg.begin = out.timeline.size();
+        seg.length = f.profile.size();
+        std::int64_t held = 0;
+        for (std::uint32_t k : entry_keys[e]) held += key_bytes[k];
+        seg.carry.parameters = out.parameters - held;
+        // State and gradients a graph holds as inputs (a compiled optimizer step) are its own.
+        std::int64_t held_state = 0, held_grads = 0;
+        {
+            std::unordered_set<std::string> seen;
+            for (StorageId s : f.held_state) {
+                std::string k = state_key(s);
+                if (const auto it = state_bytes.find(k); it != state_bytes.end() && seen.insert(std::move(k)).second)
+                    held_state += it->second;
+            }
+            for (StorageId s : f.held_grads) {
+                const auto it = key_ids.find(key_of(en.module_prefix, file.label(s).substr(8)));
+                if (it != key_ids.end() && it->second < grad_done.size() && grad_done[it->second])
+                    held_grads += grad_bytes[it->second];
+            }
+        }
+        seg.carry.optimizer_state = out.optimizer_state - held_state;
+        seg.carry.saved = pending_saved;
+        seg.carry.gradients = grads - held_grads;
+        seg.carry.outputs = held_outputs;
+        const std::int64_t carry = seg.carry.total();
+        for (std::int64_t v : f.profile) out.timeline.push_back(carry + v);
+        seg.peak = carry + (f.profile.empty() ? 0 : *std::max_element(f.profile.begin(), f.profile.end()));
+        out.segments.push_back(seg);
+        // After the entry: what it leaves behind.
+        if (backward_of[en.graph] != kNone) {
+            pending[{en.graph, en.call}] = {f.saved, static_cast<std::uint32_t>(e)};
+            pending_saved += f.saved;
+            if (e == loss_entry) held_outputs += f.outputs;
+        }
+        for (StorageId s : f.param_grads) {
+            const std::string_view label = file.label(s).substr(8); // after "grad of "
+            const auto it = key_ids.find(key_of(en.module_prefix, label));
+            if (it == key_ids.end()) continue; // an input's gradient: the next backward's tangent
+            if (grad_done.size() < key_bytes.size()) grad_done.resize(key_bytes.size(), 0);
+            if (grad_done[it->second]) continue;
+            grad_done[it->second] = 1;
+            if (grad_bytes.size() < key_bytes.size()) grad_bytes.resize(key_bytes.size(), 0);
+            grad_bytes[it->second] = bytes(file, counted, s);
+            grads += grad_bytes[it->second];
+        }
+    }
+    for (const auto& [k, v] : pending) out.missing_backward.push_back(v.second);
+    std::sort(out.missing_backward.begin(), out.missing_backward.end());
+    for (std::size_t i = 0; i < out.timeline.size(); ++i)
+        if (out.timeline[i] > out.peak || i == 0) {
+            out.peak = out.timeline[i];
+            out.peak_index = i;
+        }
+    out.peak_segment = step_point(out, out.peak_index).segment;
+    return out;
+}
+
+StepPoint step_point(const WholeStep& step, std::size_t timeline_index) {
+    const auto it = std::upper_bound(step.segments.begin(), step.segments.end(), timeline_index,
+                                     [](std::size_t i, const StepSegment& s) { return i < s.begin; });
+    const std::size_t seg = it == step.segments.begin() ? 0 : static_cast<std::size_t>(it - step.segments.begin()) - 1;
+    StepPoint p;
+    p.segment = static_cast<std::uint32_t>(seg);
+    p.index = step.segments.empty() ? 0 : timeline_index - step.segments[seg].begin;
+    return p;
+}
+
+} // namespace fxmem
