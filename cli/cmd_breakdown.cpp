@@ -9,6 +9,7 @@
 #include "fxmem/liveset.h"
 #include "fxmem/units.h"
 #include "table.h"
+#include "view_rows.h"
 
 #include <nlohmann/json.hpp>
 
@@ -69,10 +70,7 @@ int run_breakdown(const Args& args, std::ostream& out) {
         j["step"] = step;
         j["total"] = total;
         j["by"] = to_string(by);
-        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-        for (const Attribution::Group& g : groups)
-            rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
-        j["groups"] = std::move(rows);
+        j["groups"] = groups_json(groups);
         out << j.dump() << '\n';
         return 0;
     }

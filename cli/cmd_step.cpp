@@ -2,6 +2,7 @@
 // (fxmem/whole_step.h), and --devices for every command.
 #include "commands.h"
 #include "table.h"
+#include "view_rows.h"
 
 #include "fxmem/attribution.h"
 #include "fxmem/error.h"
@@ -199,23 +200,15 @@ int run_whole_step(const Args& args, std::ostream& out) {
             j["graph"] = graph.name;
             j["graph_step"] = p.at.index;
             j["total"] = total;
-            nlohmann::ordered_json c = nlohmann::ordered_json::array();
-            for (const auto& [k, v] : carry) c.push_back({{"key", k}, {"bytes", v}});
-            j["carry"] = std::move(c);
-            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-            for (const Attribution::Group& g : groups)
-                rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
-            j["groups"] = std::move(rows);
+            j["carry"] = carry_json(carry);
+            j["groups"] = groups_json(groups);
             out << j.dump() << '\n';
             return 0;
         }
         out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes)\n";
-        std::vector<std::vector<std::string>> rows = {{"size", "carried into the graph"}};
-        for (const auto& [k, v] : carry) rows.push_back({format_bytes(v), k});
-        write_table(out, rows, {true, false});
+        write_carry_table(out, carry);
         std::vector<std::vector<std::string>> grows = {{"size", "storages", "role (in the graph)"}};
-        for (const Attribution::Group& g : groups)
-            grows.push_back({format_bytes(g.bytes), std::to_string(g.storages), g.key});
+        for (const Attribution::Group& g : groups) grows.push_back(group_cells(g, GroupBy::Role));
         write_table(out, grows, {true, true, false});
         return 0;
     }
@@ -226,9 +219,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
         j["graph"] = graph.name;
         j["graph_step"] = p.at.index;
         j["total"] = total;
-        nlohmann::ordered_json c = nlohmann::ordered_json::array();
-        for (const auto& [k, v] : carry) c.push_back({{"key", k}, {"bytes", v}});
-        j["carry"] = std::move(c);
+        j["carry"] = carry_json(carry);
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const LiveStorage& l : live)
             rows.push_back({{"storage", file.storages[l.storage.index()].file_id},
@@ -241,14 +232,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
     }
     out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes), "
         << live.size() << " storages of the graph live\n";
-    std::vector<std::vector<std::string>> rows = {{"size", "carried into the graph"}};
-    for (const auto& [k, v] : carry) rows.push_back({format_bytes(v), k});
-    write_table(out, rows, {true, false});
-    std::vector<std::vector<std::string>> lrows = {{"size", "storage", "role", "label"}};
-    for (const LiveStorage& l : live)
-        lrows.push_back({format_bytes(l.nbytes), std::to_string(file.storages[l.storage.index()].file_id),
-                         std::string(to_string(file.role(l.storage))), std::string(file.label(l.storage))});
-    write_table(out, lrows, {true, true, false, false});
+    write_carry_table(out, carry);
+    write_live_table(out, file, live, "storage");
     return 0;
 }
 

@@ -4,6 +4,7 @@
 // live on top. Step K is an index into that joined timeline; the default is its first peak.
 #include "commands.h"
 #include "table.h"
+#include "view_rows.h"
 
 #include "fxmem/attribution.h"
 #include "fxmem/error.h"
@@ -133,10 +134,7 @@ int run_pair_view(const Args& args, std::ostream& out) {
             j["total"] = total;
             j["baseline"] = part.baseline_bytes;
             j["by"] = to_string(by);
-            nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-            for (const Attribution::Group& g : groups)
-                rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
-            j["groups"] = std::move(rows);
+            j["groups"] = groups_json(groups);
             out << j.dump() << '\n';
             return 0;
         }
@@ -144,9 +142,7 @@ int run_pair_view(const Args& args, std::ostream& out) {
         out << head << ": " << format_bytes(total) << " (" << total << " bytes) in " << storages << " storages, by "
             << to_string(by) << '\n';
         std::vector<std::vector<std::string>> rows = {{"size", "storages", by == GroupBy::Role ? "role" : "module"}};
-        for (const Attribution::Group& g : groups)
-            rows.push_back({format_bytes(g.bytes), std::to_string(g.storages),
-                            by == GroupBy::Module && g.key.empty() ? "(root)" : g.key});
+        for (const Attribution::Group& g : groups) rows.push_back(group_cells(g, by));
         write_table(out, rows, {true, true, false});
         return 0;
     }
@@ -168,11 +164,7 @@ int run_pair_view(const Args& args, std::ostream& out) {
     }
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << head << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";
-    std::vector<std::vector<std::string>> rows = {{"size", "id", "role", "label"}};
-    for (const LiveStorage& s : live)
-        rows.push_back({format_bytes(s.nbytes), std::to_string(file.storages[s.storage.index()].file_id),
-                        std::string(to_string(file.role(s.storage))), std::string(file.label(s.storage))});
-    write_table(out, rows, {true, true, false, false});
+    write_live_table(out, file, live, "id");
     return 0;
 }
 

@@ -11,6 +11,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._joint import copy_graph_module
 from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
 from ._serialize import build_document, check_writable, write_json_atomic
@@ -19,17 +20,9 @@ from .errors import BackwardNotCapturedError, NothingCapturedError
 
 
 def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
-    """A copy of ``gm`` with the same node names whose nodes share ``meta`` values (the same
-    FakeTensor objects, so storage identity is kept) and that later compiler passes do not
-    change."""
-    graph = fx.Graph()
-    env: dict[fx.Node, fx.Node] = {}
-    for node in gm.graph.nodes:
-        env[node] = graph.node_copy(node, lambda n: env[n])
-    for old, new in env.items():
-        if old.name != new.name:  # pragma: no cover - a fresh graph keeps the names
-            raise AssertionError(f"node {old.name} renamed to {new.name} while copying")
-    return fx.GraphModule(gm, graph)
+    """A copy of ``gm`` that later compiler passes do not change: the same node names, nodes
+    sharing ``meta`` values (the same FakeTensors, so storage identity is kept)."""
+    return copy_graph_module(gm)
 
 
 def dynamo_context(gm: fx.GraphModule) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from typing import Any
 
 import torch.fx as fx
 
+from .schedule import place_in_order
+
 
 class RematPlanError(ValueError):
     """A plan file that is malformed or does not fit the graph it is applied to."""
@@ -140,17 +142,8 @@ def reorder_backward(gm: fx.GraphModule, data: Mapping[str, Any], source: str = 
             if inp not in placed:
                 raise RematPlanError(f"{source}: order[{i}]: {name!r} comes before its input {inp.name!r}")
         placed.add(by_name[name])
-    anchor = [n for n in graph.nodes if n.op == "placeholder"][-1] if placed else None
-    for name in order:
-        node = by_name[name]
-        if anchor is None:
-            next(iter(graph.nodes)).prepend(node)
-        else:
-            anchor.append(node)
-        anchor = node
-    graph.lint()
-    gm.recompile()
-    return gm
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    return place_in_order(gm, placeholders + [by_name[name] for name in order])
 
 
 def check_computable(graph: fx.Graph, data: Mapping[str, Any], num_fwd_outputs: int, source: str = "<plan>") -> None:

@@ -147,9 +147,15 @@ def apply_schedule(gm: fx.GraphModule, schedule_path: str | os.PathLike[str] | M
     graph = gm.graph
     scheduled = check_schedule(graph, data["order"], graph_name=graph_name, schedule_graph=data.get("graph"))
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-    rest = [n for n in scheduled if n.op != "placeholder"]
+    return place_in_order(gm, placeholders + [n for n in scheduled if n.op != "placeholder"])
+
+
+def place_in_order(gm: fx.GraphModule, nodes: list[fx.Node]) -> fx.GraphModule:
+    """Move ``nodes`` (already checked: inputs first) to the front of ``gm``'s graph in this
+    order; nodes not listed keep their place after them. Lints and recompiles ``gm``."""
+    graph = gm.graph
     anchor = None
-    for node in placeholders + rest:
+    for node in nodes:
         if anchor is None:
             first = next(iter(graph.nodes))
             if first is not node:
