@@ -2,6 +2,7 @@
 // loader (fxmem::load_file) is injected here.
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/scrubbenchmark.h"
+#include "recompute/recomputepanel.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/theme.h"
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption timelineMode(QStringLiteral("timeline-mode"), QStringLiteral("Timeline: total, role or module."),
                                           QStringLiteral("MODE"));
     const QCommandLineOption depth(QStringLiteral("depth"), QStringLiteral("Module depth of --timeline-mode module."), QStringLiteral("D"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the node, schedule or breakdown tab."),
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the node, schedule, breakdown or recompute tab."),
                                  QStringLiteral("TAB"));
     const QCommandLineOption selectModule(QStringLiteral("select-module"),
                                           QStringLiteral("Select the module NAME (breakdown tree, graph view, live table)."),
@@ -81,7 +82,10 @@ int main(int argc, char** argv) {
                                          QStringLiteral("NAME"));
     const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Put the timeline cursor at profile step K."),
                                   QStringLiteral("K"));
+    const QCommandLineOption findPlan(QStringLiteral("find-plan"),
+                                      QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph, and show its pair."));
     parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
+    parser.addOption(findPlan);
     // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
     const QCommandLineOption benchScrub(QStringLiteral("benchmark-scrub"),
                              QStringLiteral("Move the timeline cursor --steps times (hover, then --scrub-input), print timings and exit."));
@@ -96,9 +100,9 @@ int main(int argc, char** argv) {
         fail(QStringLiteral("unknown timeline mode '%1' (expected total, role or module)").arg(parser.value(timelineMode)));
         return 2;
     }
-    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown")};
+    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown"), QStringLiteral("recompute")};
     if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
-        fail(QStringLiteral("unknown tab '%1' (expected node, schedule or breakdown)").arg(parser.value(tab)));
+        fail(QStringLiteral("unknown tab '%1' (expected node, schedule, breakdown or recompute)").arg(parser.value(tab)));
         return 2;
     }
     const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both")};
@@ -127,6 +131,7 @@ int main(int argc, char** argv) {
     options.schedule = parser.value(useSchedule);
     options.compare = parser.value(compare);
     if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
+    options.findPlan = parser.isSet(findPlan);
 
     const bool bench = parser.isSet(benchScrub);
     const bool shot = parser.isSet(screenshot) || bench;
@@ -196,7 +201,10 @@ int main(int argc, char** argv) {
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
             const bool bands = window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
             const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
+            const auto& plan = window.recomputePanel()->plan();
+            const bool planned = !options.findPlan || (plan && window.scene()->file == plan->pairFile);
             if (!(bands && compared) && settled->elapsed() < 20000) return;
+            if (!planned && settled->elapsed() < 60000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {
                 if (bench) {

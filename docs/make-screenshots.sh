@@ -19,6 +19,7 @@ shot() {  # NAME FILE OPTIONS...
 shot llama-stacked-role "$ex/llama.fxmem.json" --pair 0 --timeline-mode role
 shot llama-breakdown "$ex/llama.fxmem.json" --tab breakdown --select-module layers.3 --timeline-mode module --depth 2
 shot llama-modules "$ex/llama.fxmem.json" --collapse-depth 3 --timeline-mode module --depth 2
+shot llama-recompute "$ex/llama_sweep.fxmem.json" --tab recompute --find-plan
 shot fsdp-compare "$ex/fsdp.fxmem.json" --graph backward --tab schedule --schedule inductor-overlap --compare inductor-overlap
 # The README's first pictures: the bundled GPT example as it opens, at 1600x1000 and on a laptop.
 for theme in light dark; do

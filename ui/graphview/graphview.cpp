@@ -65,6 +65,7 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     live_.clear();
     liveMark_.clear();
     matchMark_.clear();
+    recomputedMark_.clear();
     selected_ = hovered_ = pressed_ = {};
     cursor_ = -1;
     drag_ = Drag::None;
@@ -84,6 +85,7 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
             matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
+            recomputedMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
         }
         std::uint32_t depths = 0;
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
@@ -175,6 +177,20 @@ void GraphView::setLiveNodes(std::vector<NodeRef> nodes) {
     std::erase_if(live_, [](const NodeRef& r) { return !r.valid(); });
     ++liveGen_;
     updateLanes();
+}
+
+void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
+    for (auto& m : recomputedMark_) std::fill(m.begin(), m.end(), 0);
+    for (const NodeRef& r : nodes)
+        if (r.valid() && static_cast<std::size_t>(r.segment) < recomputedMark_.size())
+            recomputedMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    ++matchGen_;  // marks outside the live set: the prepared items are stale, as for new matches
+    update();
+}
+
+bool GraphView::isMarkedRecomputed(NodeRef ref) const {
+    return ref.valid() && static_cast<std::size_t>(ref.segment) < recomputedMark_.size() &&
+           recomputedMark_[static_cast<std::size_t>(ref.segment)][ref.node.index()] != 0;
 }
 
 void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
@@ -407,6 +423,7 @@ PrepareInput GraphView::prepareInput() const {
         const Segment& seg = scene_->segments[s];
         in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s],
                                groups_[s].get(), highlight_[s], collectives_[s].empty() ? nullptr : &collectives_[s]});
+        in.segments.back().recomputed = &recomputedMark_[s];
     }
     in.bandRows = bandRows_;
     in.bandTop = bandTop();
@@ -680,6 +697,10 @@ void GraphView::paintEvent(QPaintEvent*) {
         if (b.flags & VisibleItems::Match) {
             p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
             p.drawRect(b.rect.adjusted(-3, -3, 3, 3));
+        }
+        if (b.flags & VisibleItems::Recomputed) {
+            p.setPen(QPen(colors::edited(pal), 1.5, Qt::DotLine));
+            p.drawRect(b.rect.adjusted(-4.5, -4.5, 4.5, 4.5));
         }
         if (b.flags & (VisibleItems::Selected | VisibleItems::Hovered)) {
             const bool sel = b.flags & VisibleItems::Selected;

@@ -44,6 +44,9 @@ public:
     // Storages live at the cursor: their allocators and wires are highlighted.
     void setLiveNodes(std::vector<NodeRef> nodes);
     void setSearchMatches(std::vector<NodeRef> matches);
+    // Nodes a pair's backward computes again (recomputed activations): a dotted outline.
+    void setRecomputedNodes(const std::vector<NodeRef>& nodes);
+    bool isMarkedRecomputed(NodeRef ref) const;
     void showRefusal(const QString& why);
     // Where a dragged node may be dropped: the green band, from core's legal range.
     struct DropBand {
@@ -202,6 +205,7 @@ private:
     std::vector<std::vector<std::uint8_t>> liveMark_;  // per segment, per node
     std::vector<NodeRef> live_;
     std::vector<std::vector<std::uint8_t>> matchMark_;
+    std::vector<std::vector<std::uint8_t>> recomputedMark_;
     NodeRef selected_, hovered_;
     std::size_t paintedNodes_ = 0;
 

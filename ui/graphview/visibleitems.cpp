@@ -228,6 +228,7 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
             VisibleItems::Box box{QRectF(cx - out.nodeW / 2, cy - out.nodeH / 2, out.nodeW, out.nodeH), ref, 0};
             if (seg.live && (*seg.live)[n.index()]) box.flags |= VisibleItems::Live;
             if (seg.match && (*seg.match)[n.index()]) box.flags |= VisibleItems::Match;
+            if (seg.recomputed && (*seg.recomputed)[n.index()]) box.flags |= VisibleItems::Recomputed;
             if (ref == in.selected) box.flags |= VisibleItems::Selected;
             if (ref == in.hovered) box.flags |= VisibleItems::Hovered;
             if (inModule(seg, n)) box.flags |= VisibleItems::Highlight;

@@ -30,6 +30,7 @@ struct SegmentInput {
     const ModuleGroups* groups = nullptr;              // null: the graph has no modules
     std::uint32_t highlight = ModuleGroups::npos;      // tree index of a highlighted module
     const std::vector<CollectivePair>* collectives = nullptr;
+    const std::vector<std::uint8_t>* recomputed = nullptr;  // per node: recomputed in the backward
 };
 
 struct PrepareInput {
@@ -46,7 +47,7 @@ struct PrepareInput {
 };
 
 struct VisibleItems {
-    enum Flag : std::uint8_t { Live = 1, Match = 2, Selected = 4, Hovered = 8, Highlight = 16 };
+    enum Flag : std::uint8_t { Live = 1, Match = 2, Selected = 4, Hovered = 8, Highlight = 16, Recomputed = 32 };
     // A node drawn as a box (zoomed in).
     struct Box {
         QRectF rect;

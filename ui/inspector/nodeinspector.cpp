@@ -69,6 +69,8 @@ QString NodeInspector::html(NodeRef ref) const {
     h += QStringLiteral("<div style='color:%1'>%2 · %3 · %4</div>")
              .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name), where);
     h += QStringLiteral("<p><b>target</b> <code>%1</code></p>").arg(esc(g.target(ref.node)));
+    if (note_)
+        if (const QString note = note_(*scene_, ref); !note.isEmpty()) h += QStringLiteral("<p>%1</p>").arg(note);
 
     auto nodeList = [&](std::span<const fxmem::NodeId> ids) {
         if (ids.empty()) return tr("<span style='color:%1'>none</span>").arg(dim);

@@ -5,6 +5,7 @@
 
 #include <QTextBrowser>
 
+#include <functional>
 #include <memory>
 
 class ViewState;
@@ -19,6 +20,9 @@ public:
     // Follows the shared state: its scene, the selected node, and where the node runs in the
     // edited order (shown beside the original step when they differ). A link selects its node.
     void setState(ViewState* state);
+    // A line of rich text about a node from another view (e.g. "recomputed from …"); empty: none.
+    using Note = std::function<QString(const Scene& scene, NodeRef ref)>;
+    void setNote(Note note) { note_ = std::move(note); }
 
 signals:
     void nodeActivated(NodeRef ref);  // a link to another node was clicked
@@ -31,4 +35,5 @@ private:
     std::shared_ptr<const Scene> scene_;
     NodeRef node_;
     ViewState* state_ = nullptr;
+    Note note_;
 };

@@ -33,10 +33,30 @@ void DockLayout::raise(ViewOptions::Tab tab) {
     case ViewOptions::Tab::Node: inspector_->raise(); break;
     case ViewOptions::Tab::Schedule: schedule_->raise(); break;
     case ViewOptions::Tab::Breakdown: breakdown_->raise(); break;
+    case ViewOptions::Tab::Recompute:
+        if (!recompute_) break;
+        recompute_->raise();
+        // The plot and its table need more height than the live table.
+        if (auto* window = static_cast<QMainWindow*>(parent()); window->height() > 0)
+            window->resizeDocks({live_, recompute_}, {window->height() / 3, window->height() * 2 / 3}, Qt::Vertical);
+        break;
     }
 }
 
 QList<QAction*> DockLayout::toggleActions() const {
-    return {live_->toggleViewAction(), inspector_->toggleViewAction(), schedule_->toggleViewAction(),
-            breakdown_->toggleViewAction()};
+    QList<QAction*> actions{live_->toggleViewAction(), inspector_->toggleViewAction(), schedule_->toggleViewAction(),
+                            breakdown_->toggleViewAction()};
+    if (recompute_) actions.push_back(recompute_->toggleViewAction());
+    return actions;
+}
+
+void DockLayout::addRecompute(QWidget* recompute) {
+    auto* window = static_cast<QMainWindow*>(parent());
+    recompute_ = new QDockWidget(tr("Recompute"), window);
+    recompute_->setObjectName(QStringLiteral("recomputeDock"));
+    recompute_->setWidget(recompute);
+    window->addDockWidget(Qt::RightDockWidgetArea, recompute_);
+    recompute_->toggleViewAction()->setObjectName(recompute_->objectName());
+    window->tabifyDockWidget(breakdown_, recompute_);
+    inspector_->raise();
 }

@@ -21,11 +21,14 @@ public:
     // The docks' show/hide actions, for the View menu.
     QList<QAction*> toggleActions() const;
     SidePanelWidth* sideWidth() const { return sideWidth_; }
+    // The Recompute view, a tab next to the breakdown.
+    void addRecompute(QWidget* recompute);
 
 private:
     QDockWidget* live_ = nullptr;
     QDockWidget* inspector_ = nullptr;
     QDockWidget* schedule_ = nullptr;
     QDockWidget* breakdown_ = nullptr;
+    QDockWidget* recompute_ = nullptr;
     SidePanelWidth* sideWidth_ = nullptr;
 };

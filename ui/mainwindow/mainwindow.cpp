@@ -10,6 +10,8 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "recompute/livetablemenu.h"
+#include "recompute/recomputepanel.h"
 #include "mainwindow/appsettings.h"
 #include "mainwindow/docklayout.h"
 #include "mainwindow/filecommands.h"
@@ -51,6 +53,8 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 // GUI-thread phases of showing a scene; enable with QT_LOGGING_RULES="fxmem.timing.debug=true".
 Q_LOGGING_CATEGORY(lcTiming, "fxmem.timing", QtWarningMsg)
@@ -213,6 +217,23 @@ void MainWindow::buildWidgets() {
     connect(schedulePanel_, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
     breakdown_ = new BreakdownPanel(state_);
     docks_ = new DockLayout(this, livePanel_, inspector_, schedulePanel_, breakdown_);
+    recompute_ = new RecomputePanel(state_);
+    docks_->addRecompute(recompute_);
+    connect(recompute_, &RecomputePanel::pairRequested, this, [this](std::shared_ptr<const fxmem::GraphFile> file, int pair) {
+        if (!scene() || !files_->maybeKeepSchedule()) return;
+        SceneRequest r = scene()->request;
+        r.graph = -1;
+        r.pair = pair;
+        loader_->rebuild(std::move(file), scene()->path, r);
+    });
+    connect(recompute_, &RecomputePanel::rematEdited, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    attachRematMenu(livePanel_->table(), recompute_);
+    inspector_->setNote([this](const Scene& scene, NodeRef ref) { return recompute_->recomputedNote(scene, ref); });
+    const auto markRecomputed = [this] {
+        if (const auto& s = scene()) graphView_->setRecomputedNodes(recompute_->recomputedNodes(*s));
+    };
+    connect(state_, &ViewState::sceneChanged, this, markRecomputed);
+    connect(recompute_, &RecomputePanel::pointsChanged, this, markRecomputed);
     files_ = new FileCommands(this, state_, editor_, timeline_);
     connect(actions_->saveSchedule, &QAction::triggered, files_, &FileCommands::saveSchedule);
     connect(actions_->openSchedule, &QAction::triggered, files_, &FileCommands::openSchedule);
@@ -416,6 +437,12 @@ QString MainWindow::applyViewOptions(const ViewOptions& options) {
         editor_->setComparison(0, b);
     }
     if (options.tab) docks_->raise(*options.tab);
+    if (options.findPlan) {
+        const auto& graphs = scene->file->graphs;
+        if (std::none_of(graphs.begin(), graphs.end(), [](const fxmem::Graph& g) { return g.kind == fxmem::GraphKind::Joint; }))
+            return tr("the file has no joint graph to search a recompute plan on (fxmem_export.sweep writes one)");
+        recompute_->findPlan(-1, true);
+    }
     return {};
 }
 

@@ -31,6 +31,7 @@ class MainToolbar;
 class LiveStoragePanel;
 class LiveStorageProxy;
 class NodeInspector;
+class RecomputePanel;
 class ScheduleEditor;
 class SidePanelWidth;
 class SchedulePanel;
@@ -65,6 +66,7 @@ public:
     SchedulePanel* schedulePanel() const { return schedulePanel_; }
     FindBar* findBar() const { return findBar_; }
     BreakdownPanel* breakdownPanel() const { return breakdown_; }
+    RecomputePanel* recomputePanel() const { return recompute_; }
     QLabel* summaryLabel() const;
     QLabel* liveTotalLabel() const;
     QLabel* liveHeaderLabel() const;
@@ -130,6 +132,7 @@ private:
     ScheduleEditor* editor_ = nullptr;
     SchedulePanel* schedulePanel_ = nullptr;
     BreakdownPanel* breakdown_ = nullptr;
+    RecomputePanel* recompute_ = nullptr;
     MainToolbar* toolbar_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;

@@ -17,8 +17,9 @@ struct ViewOptions {
     QString selectModule;              // a module's qualified name; empty: none
     QString schedule;                  // show the file's schedule of this name (an undoable edit)
     QString compare;                   // compare the original order with this schedule
-    enum class Tab { Node, Schedule, Breakdown };
+    enum class Tab { Node, Schedule, Breakdown, Recompute };
     std::optional<Tab> tab;            // the right-hand tab to raise
+    bool findPlan = false;             // start the Recompute view's plan search
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };

@@ -1,0 +1,370 @@
+// The Recompute view on the bundled llama sweep: its points are fxmem-cli budgets' rows (and the
+// issue's figures), clicking a budget point shows that pair, and the plan's point shows the
+// simulated pair with the peak the search scored.
+#include "graphview/visibleitems.h"
+#include "inspector/nodeinspector.h"
+#include "mainwindow/mainwindow.h"
+#include "state/viewstate.h"
+#include "recompute/recomputepanel.h"
+#include "recompute/recomputeplot.h"
+#include "recompute/recomputetable.h"
+#include "jobs/jobtracker.h"
+#include "util/units.h"
+
+#include <fxmem/io.h>
+#include <fxmem/remat.h>
+
+#include <QCoreApplication>
+#include <QDockWidget>
+#include <QJsonArray>
+#include <QLocale>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QTableView>
+#include <QtTest>
+
+using Kind = RecomputePoint::Kind;
+
+class TestRecompute : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void pointsEqualTheCliBudgets();
+    void clickingABudgetPointShowsThatPair();
+    void planPointShowsTheSimulatedPair();
+    void recomputeToggleEqualsTheCliPlanAndUndoes();
+    void refusalsSayWhy();
+    void fileWithoutJointHasNoPoints();
+};
+
+namespace {
+const QString kSweep = QStringLiteral(FXMEM_EXAMPLES "/llama_sweep.fxmem.json");
+
+FileLoader realLoader() {
+    return [](const std::string& path, const LoadProgress& progress) { return fxmem::load_file(path, progress); };
+}
+
+bool openAndWait(MainWindow& w, const QString& path) {
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QSignalSpy failed(&w, &MainWindow::loadFailed);
+    w.openFile(path);
+    return QTest::qWaitFor([&] { return shown.count() > 0 || failed.count() > 0; }, 60000) && shown.count() > 0;
+}
+
+int budgetIndex(const RecomputePoints& pts, double budget) {
+    for (int i = 0; i < static_cast<int>(pts.points.size()); ++i)
+        if (pts.points[static_cast<std::size_t>(i)].kind == Kind::Budget && pts.points[static_cast<std::size_t>(i)].budget == budget) return i;
+    return -1;
+}
+
+// The window with the Recompute tab raised, the sweep open and its points scored.
+bool openSweep(MainWindow& w) {
+    w.resize(1366, 768);
+    w.show();
+    if (!openAndWait(w, kSweep)) return false;
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("recomputeDock"));
+    if (!dock) return false;
+    dock->raise();
+    return QTest::qWaitFor([&] { return !w.recomputePanel()->points().points.empty(); }, 30000);
+}
+} // namespace
+
+void TestRecompute::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("fxmem-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("test_recompute"));
+    QSettings().clear();
+    setByteUnits(ByteUnits::Binary);
+}
+
+void TestRecompute::pointsEqualTheCliBudgets() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    const RecomputePoints& pts = w.recomputePanel()->points();
+
+    // Against the built fxmem-cli, row by row.
+    QProcess cli;
+    cli.start(QStringLiteral(FXMEM_CLI_PATH), {QStringLiteral("budgets"), kSweep, QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(120000));
+    QCOMPARE(cli.exitCode(), 0);
+    const QJsonArray rows = QJsonDocument::fromJson(cli.readAllStandardOutput()).object().value(QStringLiteral("rows")).toArray();
+    QCOMPARE(rows.size(), 11);
+    QCOMPARE(static_cast<qsizetype>(pts.points.size()), rows.size());
+    for (qsizetype i = 0; i < rows.size(); ++i) {
+        const QJsonObject r = rows[i].toObject();
+        const RecomputePoint& p = pts.points[static_cast<std::size_t>(i)];
+        QCOMPARE(p.kind, Kind::Budget);
+        QCOMPARE(p.budget, r.value(QStringLiteral("budget")).toDouble());
+        QCOMPARE(p.peak, r.value(QStringLiteral("peak")).toInteger());
+        QCOMPARE(p.extraFlops, r.value(QStringLiteral("extra_flops")).toInteger());
+        QCOMPARE(p.savedBytes, r.value(QStringLiteral("saved_bytes")).toInteger());
+        QCOMPARE(p.lowest, r.value(QStringLiteral("lowest")).toBool());
+    }
+    // And core's budget rows on the same file, pair by pair.
+    const fxmem::GraphFile file = fxmem::load_file(kSweep.toStdString());
+    const auto core = fxmem::budget_rows(file);
+    QCOMPARE(core.size(), pts.points.size());
+    for (std::size_t i = 0; i < core.size(); ++i) {
+        QCOMPARE(pts.points[i].pair, static_cast<int>(core[i].pair));
+        QCOMPARE(pts.points[i].peak, core[i].peak.peak);
+    }
+    // The table (measured with PyTorch's own partitioner): 7.49 MB at 1.0, the lowest
+    // 5.34 MB at 0.6, 8.83 MB at +33.3 % for 0.0.
+    QCOMPARE(pts.points[static_cast<std::size_t>(budgetIndex(pts, 1.0))].peak, 7486728);
+    const RecomputePoint& lowest = pts.points[static_cast<std::size_t>(budgetIndex(pts, 0.6))];
+    QCOMPARE(lowest.peak, 5335816);
+    QVERIFY(lowest.lowest);
+    const RecomputePoint& zero = pts.points[static_cast<std::size_t>(budgetIndex(pts, 0.0))];
+    QCOMPARE(zero.peak, 8829704);
+    QCOMPARE(qRound(pts.percent(zero.extraFlops) * 10), 333);
+
+    // The plot draws them where the numbers say, and the table sorts by the raw peak.
+    RecomputePlot* plot = w.recomputePanel()->plot();
+    const int i6 = budgetIndex(pts, 0.6), i0 = budgetIndex(pts, 0.0);
+    QVERIFY(plot->pixelOf(i6).y() > plot->pixelOf(i0).y());  // lower peak, lower on screen
+    QVERIFY(plot->pixelOf(i6).x() < plot->pixelOf(i0).x());
+    QCOMPARE(plot->pointAt(plot->pixelOf(i6)), i6);
+    QTableView* table = w.recomputePanel()->table();
+    table->sortByColumn(RecomputeTableModel::Peak, Qt::AscendingOrder);
+    QCOMPARE(table->model()->index(0, 0).data(RecomputeTableModel::IndexRole).toInt(), i6);
+    table->sortByColumn(RecomputeTableModel::Peak, Qt::DescendingOrder);
+    QCOMPARE(table->model()->index(0, 0).data(RecomputeTableModel::IndexRole).toInt(), i0);
+}
+
+void TestRecompute::clickingABudgetPointShowsThatPair() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    RecomputePanel* panel = w.recomputePanel();
+    const RecomputePoints& pts = panel->points();
+    for (double budget : {0.6, 0.0}) {
+        const int i = budgetIndex(pts, budget);
+        QVERIFY(i >= 0);
+        const RecomputePoint p = pts.points[static_cast<std::size_t>(i)];
+        QSignalSpy shown(&w, &MainWindow::sceneShown);
+        QTest::mouseClick(panel->plot(), Qt::LeftButton, {}, panel->plot()->pixelOf(i).toPoint());
+        QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+        QCOMPARE(w.scene()->request.pair, p.pair);
+        QVERIFY(w.scene()->pairPeak);
+        QCOMPARE(w.scene()->pairPeak->peak, p.peak);
+        // The view's file stays the sweep: the points are kept, the shown one is marked.
+        QCOMPARE(panel->points().points.size(), pts.points.size());
+    }
+}
+
+void TestRecompute::planPointShowsTheSimulatedPair() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    RecomputePanel* panel = w.recomputePanel();
+    QSignalSpy ready(panel, &RecomputePanel::planReady);
+    QVERIFY(panel->findButton()->isEnabled());
+    panel->findButton()->click();
+    QVERIFY(QTest::qWaitFor([&] { return ready.count() > 0; }, 120000));
+    QCOMPARE(ready.first().first().toString(), QString());
+    const auto plan = panel->plan();
+    QVERIFY(plan);
+    // The plan never loses to the baseline, and the frontier dominates every budget point.
+    const RecomputePoints& pts = panel->points();
+    int planIndex = -1;
+    for (int i = 0; i < static_cast<int>(pts.points.size()); ++i) {
+        const RecomputePoint& p = pts.points[static_cast<std::size_t>(i)];
+        if (p.kind == Kind::Plan) planIndex = i;
+        if (p.kind != Kind::Budget) continue;
+        bool dominated = false;
+        for (const RecomputePoint& f : pts.points)
+            dominated = dominated || (f.kind == Kind::Frontier && f.peak <= p.peak && f.extraFlops <= p.extraFlops);
+        QVERIFY2(dominated, qPrintable(QStringLiteral("budget %1").arg(p.budget)));
+    }
+    QVERIFY(planIndex >= 0);
+    QVERIFY(plan->result.peak.peak <= pts.points[static_cast<std::size_t>(budgetIndex(pts, 1.0))].peak);
+    QCOMPARE(pts.points[static_cast<std::size_t>(planIndex)].peak, plan->result.peak.peak);
+    // Its saved bytes: the saved values' storages, each once.
+    QCOMPARE(pts.points[static_cast<std::size_t>(planIndex)].savedBytes, savedBytes(*plan->joint, plan->result.saved));
+
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QTest::mouseClick(panel->plot(), Qt::LeftButton, {}, panel->plot()->pixelOf(planIndex).toPoint());
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    QCOMPARE(w.scene()->file, plan->pairFile);
+    QVERIFY(w.scene()->pairPeak);
+    // The scene's estimator on the simulated pair = the search's score of that plan.
+    QCOMPARE(w.scene()->pairPeak->peak, plan->result.peak.peak);
+    // The points stay (the simulated pair is the view's own).
+    QCOMPARE(panel->points().points.size(), pts.points.size());
+    // The graph view marks exactly the nodes the plan recomputes (by name in the backward), and
+    // the inspector says so.
+    const fxmem::Graph& bwd = w.scene()->segments[1].analysis->graph();
+    QVERIFY(!plan->result.partition.recomputed.empty());
+    std::size_t marked = 0;
+    for (std::size_t i = 0; i < bwd.size(); ++i)
+        marked += w.graphView()->isMarkedRecomputed({1, fxmem::NodeId(static_cast<std::int32_t>(i))});
+    QCOMPARE(marked, plan->result.partition.recomputed.size());
+    for (fxmem::NodeId x : plan->result.partition.recomputed) {
+        const NodeRef ref{1, bwd.find(plan->joint->g().node(x).name)};
+        QVERIFY(ref.valid());
+        QVERIFY(w.graphView()->isMarkedRecomputed(ref));
+    }
+    const NodeRef first{1, bwd.find(plan->joint->g().node(plan->result.partition.recomputed.front()).name)};
+    // Zoomed in around it, its box carries the mark (a dotted outline).
+    const double at = static_cast<double>(w.scene()->globalStep(1, first.node));
+    w.graphView()->setXRange(at - 15, at + 15);
+    bool boxed = false;
+    for (const VisibleItems::Box& b : w.graphView()->visibleItems().boxes)
+        if (b.ref == first) boxed = (b.flags & VisibleItems::Recomputed) != 0;
+    QVERIFY(boxed);
+    w.state()->selectNode(first);
+    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("recomputed in the backward from")), qPrintable(w.inspector()->toPlainText().left(300)));
+    // Back to a budget pair of the sweep.
+    shown.clear();
+    const int i6 = budgetIndex(panel->points(), 0.6);
+    panel->openPoint(i6);
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    QCOMPARE(w.scene()->file, panel->file());
+    QCOMPARE(w.scene()->pairPeak->peak, 5335816);
+}
+
+namespace {
+bool showBudget(MainWindow& w, double budget) {
+    RecomputePanel* panel = w.recomputePanel();
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    panel->openPoint(budgetIndex(panel->points(), budget));
+    return QTest::qWaitFor([&] { return shown.count() > 0; }, 30000);
+}
+} // namespace
+
+void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    RecomputePanel* panel = w.recomputePanel();
+    QVERIFY(showBudget(w, 1.0));
+    const auto before = w.scene();
+    const std::int64_t beforePeak = before->pairPeak->peak;
+    QCOMPARE(beforePeak, 7486728);
+    const fxmem::JointGraph& joint = *panel->points().jointGraph;
+    std::vector<fxmem::NodeId> saved;
+    QVERIFY(panel->shownSaved(&saved));
+    QVERIFY(!saved.empty());
+
+    // The first saved value with FLOPs that core lets us recompute (a primal never is), found as
+    // a user would: by its storage in the live table's rows.
+    fxmem::NodeId x;
+    const auto sharesStorage = [&](fxmem::NodeId n) {
+        for (fxmem::NodeId m : saved)
+            if (m != n && !joint.g().outputs(m).empty() && joint.g().outputs(m)[0] == joint.g().outputs(n)[0]) return true;
+        return false;
+    };
+    for (fxmem::NodeId n : saved) {
+        if (joint.g().outputs(n).empty() || sharesStorage(n) || joint.flops[n.index()] <= 0) continue;
+        try {
+            (void)fxmem::recompute_in_backward(joint, saved, n);
+            x = n;
+            break;
+        } catch (const fxmem::Error&) {
+        }
+    }
+    QVERIFY(x.valid());
+    const fxmem::StorageId storage = joint.g().outputs(x)[0];
+    QCOMPARE(panel->actionFor(storage), QStringLiteral("Recompute in backward"));
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QSignalSpy editSpy(panel, &RecomputePanel::rematEdited);
+    QString why;
+    QVERIFY2(panel->toggleStorage(storage, &why), qPrintable(why));
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    QVERIFY(w.scene()->file != before->file);
+    const std::int64_t editedPeak = w.scene()->pairPeak->peak;
+
+    // The same plan scored by fxmem-cli remat --plan.
+    std::vector<fxmem::NodeId> edited;
+    QVERIFY(panel->shownSaved(&edited));
+    QVERIFY(std::find(edited.begin(), edited.end(), x) == edited.end());
+    const fxmem::Partition part = fxmem::simulate_partition(joint, edited);
+    QVERIFY(std::find(part.recomputed.begin(), part.recomputed.end(), x) != part.recomputed.end());
+    fxmem::RematPlan plan;
+    plan.joint = joint.g().name;
+    for (fxmem::NodeId n : edited) plan.saved.push_back(joint.g().node(n).name);
+    for (fxmem::NodeId n : part.recomputed) plan.recomputed.push_back(joint.g().node(n).name);
+    QTemporaryDir dir;
+    const QString planPath = dir.filePath(QStringLiteral("plan.json"));
+    {
+        QFile f(planPath);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(fxmem::plan_to_json(plan)));
+    }
+    QProcess cli;
+    cli.start(QStringLiteral(FXMEM_CLI_PATH), {QStringLiteral("remat"), kSweep, QStringLiteral("--plan"), planPath, QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(120000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    QCOMPARE(editedPeak, j.value(QStringLiteral("peak")).toInteger());
+    QCOMPARE(panel->lastExtraFlops(), j.value(QStringLiteral("extra_flops")).toInteger());
+    QVERIFY(panel->lastExtraFlops() >= joint.flops[x.index()]);  // recomputing x costs at least its FLOPs
+    // The edited pair is a point of the plot and the table.
+    const auto& after = panel->points().points;
+    QVERIFY(std::any_of(after.begin(), after.end(), [&](const RecomputePoint& p) {
+        return p.kind == Kind::Edit && p.peak == editedPeak && p.extraFlops == panel->lastExtraFlops();
+    }));
+    // What the status bar says: the new peak and the FLOPs it costs (from budget 1.0: all extra).
+    QCOMPARE(editSpy.count(), 1);
+    const QString message = editSpy.first().first().toString();
+    QVERIFY2(message.contains(formatBytes(editedPeak)) && message.contains(QLocale().toString(static_cast<qlonglong>(panel->lastExtraFlops()))),
+             qPrintable(message));
+
+    // Undo: the exact pair before (the same file, the same pair, its peak).
+    shown.clear();
+    panel->undoStack()->undo();
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    QCOMPARE(w.scene()->file, before->file);
+    QCOMPARE(w.scene()->request.pair, before->request.pair);
+    QCOMPARE(w.scene()->pairPeak->peak, beforePeak);
+    QCOMPARE(w.scene()->profile, before->profile);
+    // Redo, then Save undoes the edit by hand: back to the saved set of before.
+    shown.clear();
+    panel->undoStack()->redo();
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    QCOMPARE(w.scene()->pairPeak->peak, editedPeak);
+    QCOMPARE(panel->actionFor(storage), QStringLiteral("Save in forward"));
+}
+
+void TestRecompute::refusalsSayWhy() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    RecomputePanel* panel = w.recomputePanel();
+    QVERIFY(showBudget(w, 1.0));
+    const fxmem::JointGraph& joint = *panel->points().jointGraph;
+    std::vector<fxmem::NodeId> saved;
+    QVERIFY(panel->shownSaved(&saved));
+    // A primal is only ever saved: core refuses, and the panel passes its reason on.
+    fxmem::NodeId primal;
+    for (fxmem::NodeId n : saved)
+        if (std::find(joint.primals.begin(), joint.primals.end(), n) != joint.primals.end() && !joint.g().outputs(n).empty()) primal = n;
+    QVERIFY(primal.valid());
+    QString expected;
+    try {
+        (void)fxmem::recompute_in_backward(joint, saved, primal);
+    } catch (const fxmem::Error& e) {
+        expected = QString::fromUtf8(e.what());
+    }
+    QVERIFY(!expected.isEmpty());
+    QString why;
+    const int depth = panel->undoStack()->count();
+    QVERIFY(!panel->toggleStorage(joint.g().outputs(primal)[0], &why));
+    QVERIFY2(why.contains(expected.left(40)), qPrintable(why));
+    QCOMPARE(panel->undoStack()->count(), depth);
+}
+
+void TestRecompute::fileWithoutJointHasNoPoints() {
+    MainWindow w(realLoader());
+    w.show();
+    QVERIFY(openAndWait(w, QStringLiteral(FXMEM_EXAMPLES "/mlp.fxmem.json")));
+    QTest::qWait(50);
+    QVERIFY(w.recomputePanel()->points().points.empty());
+    QVERIFY(!w.recomputePanel()->findButton()->isEnabled());
+}
+
+QTEST_MAIN(TestRecompute)
+#include "test_recompute.moc"

@@ -1,0 +1,257 @@
+#include "recompute/recomputepanel.h"
+
+#include "jobs/jobtracker.h"
+#include "loading/scene.h"
+#include "recompute/recomputeplot.h"
+#include "recompute/recomputetable.h"
+#include "state/viewstate.h"
+#include "util/text.h"
+#include "util/units.h"
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include <utility>
+
+using Kind = RecomputePoint::Kind;
+
+RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(parent), state_(state) {
+    setObjectName(QStringLiteral("recomputePanel"));
+    jobs_ = new JobTracker(this);
+    undo_ = new QUndoStack(this);
+    scoring_ = new JobTracker(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    summary_ = new QLabel;
+    summary_->setWordWrap(true);
+    summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    layout->addWidget(summary_);
+    auto* bar = new QHBoxLayout;
+    find_ = new QPushButton(tr("Find plan"));
+    find_->setToolTip(tr("Search the saved activations for the lowest pair peak (fxmem's frontier)"));
+    bar->addWidget(find_);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setVisible(false);
+    bar->addWidget(progress_, 1);
+    cancel_ = new QToolButton;
+    cancel_->setText(tr("Cancel"));
+    cancel_->setVisible(false);
+    bar->addWidget(cancel_);
+    bar->addStretch();
+    // The live table's Recompute/Save edits (its context menu) are undone here.
+    for (QAction* a : {undo_->createUndoAction(this, tr("Undo")), undo_->createRedoAction(this, tr("Redo"))}) {
+        auto* b = new QToolButton;
+        b->setDefaultAction(a);
+        bar->addWidget(b);
+    }
+    layout->addLayout(bar);
+
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setChildrenCollapsible(false);
+    plot_ = new RecomputePlot;
+    split->addWidget(plot_);
+    model_ = new RecomputeTableModel(this);
+    proxy_ = new QSortFilterProxyModel(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(RecomputeTableModel::SortRole);
+    table_ = new QTableView;
+    table_->setObjectName(QStringLiteral("recomputeTable"));
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(-1, Qt::AscendingOrder);  // file order until a header is clicked
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->setVisible(false);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    split->addWidget(table_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+
+    connect(find_, &QPushButton::clicked, this, [this] { findPlan(); });
+    connect(cancel_, &QToolButton::clicked, this, [this] {
+        jobs_->cancel();
+        openPlan_ = false;
+    });
+    connect(jobs_, &JobTracker::busyChanged, this, [this](bool busy) {
+        progress_->setVisible(busy);
+        cancel_->setVisible(busy);
+        find_->setEnabled(!busy && file_);
+        if (busy) progress_->setValue(0);
+    });
+    connect(jobs_, &JobTracker::progress, this, [this](double fraction, const QString& stage) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        progress_->setFormat(stage % QStringLiteral(" %p%"));
+    });
+    connect(jobs_, &JobTracker::failed, this, [this](const QString& message) {
+        error_ = tr("No plan: %1").arg(elided(message, 400));
+        openPlan_ = false;
+        updateSummary();
+        emit planReady(error_);
+    });
+    connect(scoring_, &JobTracker::failed, this, [this](const QString& message) {
+        error_ = tr("Budget pairs: %1").arg(elided(message, 400));
+        updateSummary();
+    });
+    connect(plot_, &RecomputePlot::pointClicked, this, &RecomputePanel::openPoint);
+    connect(table_, &QTableView::activated, this,
+            [this](const QModelIndex& index) { openPoint(index.data(RecomputeTableModel::IndexRole).toInt()); });
+    connect(state_, &ViewState::sceneChanged, this, &RecomputePanel::onScene);
+    find_->setEnabled(false);
+    updateSummary();
+}
+
+const RecomputePoints& RecomputePanel::points() const { return model_->points(); }
+
+void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
+    if (scene && file_ && (scene->file == file_ || isMade(scene->file))) {
+        updateCurrent();
+        return;
+    }
+    // A simulated pair made here stays out of it; any other file replaces the points.
+    jobs_->cancel();
+    pendingFind_ = false;
+    plan_.reset();
+    made_.clear();
+    undo_->clear();
+    lastEdit_.clear();
+    error_.clear();
+    file_.reset();
+    showPoints({});
+    if (!scene || !scene->file) return;
+    auto file = scene->file;
+    bool any = false;
+    for (const auto& g : file->graphs) any = any || g.kind == fxmem::GraphKind::Joint;
+    for (const auto& p : file->pairs) any = any || p.budget >= 0;
+    if (!any) {
+        updateSummary();
+        return;
+    }
+    file_ = file;
+    scoring_->start<RecomputePoints>(
+        [file](JobContext& job) {
+            job.throwIfCancelled();
+            return std::make_shared<const RecomputePoints>(budgetPoints(*file));
+        },
+        [this, file](std::shared_ptr<const RecomputePoints> points) {
+            if (file != file_) return;
+            showPoints(*points);
+            if (std::exchange(pendingFind_, false)) findPlan(pendingPeak_, openPlan_);
+        });
+}
+
+void RecomputePanel::showPoints(const RecomputePoints& points) {
+    model_->setPoints(points);
+    plot_->setPoints(points);
+    find_->setEnabled(file_ && points.joint >= 0 && !jobs_->busy());
+    updateCurrent();
+    updateSummary();
+    emit pointsChanged();
+}
+
+void RecomputePanel::updateCurrent() {
+    const auto& scene = state_->scene();
+    int current = -1;
+    const auto& pts = points().points;
+    for (int i = 0; scene && i < static_cast<int>(pts.size()); ++i) {
+        const RecomputePoint& p = pts[static_cast<std::size_t>(i)];
+        if ((p.kind == Kind::Budget && scene->file == file_ && scene->request.pair == p.pair) ||
+            (p.kind == Kind::Plan && plan_ && scene->file == plan_->pairFile) ||
+            (p.kind == Kind::Edit && p.made >= 0 && p.made < static_cast<int>(made_.size()) &&
+             scene->file == made_[static_cast<std::size_t>(p.made)].file))
+            current = i;
+    }
+    plot_->setCurrent(current);
+}
+
+void RecomputePanel::updateSummary() {
+    QString text;
+    const RecomputePoints& pts = points();
+    if (!file_) {
+        text = tr("The file has no joint graph and no budget pairs (fxmem_export.sweep writes them).");
+    } else {
+        const auto lowest = std::find_if(pts.points.begin(), pts.points.end(), [](const RecomputePoint& p) { return p.lowest; });
+        int budgets = 0;
+        for (const RecomputePoint& p : pts.points) budgets += p.kind == Kind::Budget;
+        text = tr("%n PyTorch budget pair(s)", nullptr, budgets);
+        if (pts.joint < 0) text += tr("; no joint graph, so no plan can be searched");
+        if (lowest != pts.points.end())
+            text += tr(". Lowest peak: %1 at +%2 % FLOPs (%3).")
+                        .arg(formatBytes(lowest->peak))
+                        .arg(pts.percent(lowest->extraFlops), 0, 'f', 1)
+                        .arg(lowest->kind == Kind::Budget ? tr("budget %1").arg(QString::fromStdString(budgetText(lowest->budget))) : tr("fxmem plan"));
+        if (plan_)
+            text += tr(" Plan: %1 at +%2 % FLOPs, %L3 partitions scored.")
+                        .arg(formatBytes(plan_->result.peak.peak))
+                        .arg(pts.percent(plan_->result.extra_flops), 0, 'f', 1)
+                        .arg(static_cast<qulonglong>(plan_->result.evaluations));
+    }
+    if (!lastEdit_.isEmpty()) text += QLatin1Char(' ') + lastEdit_;
+    if (!error_.isEmpty()) text += QLatin1Char(' ') + error_;
+    summary_->setText(text);
+}
+
+void RecomputePanel::findPlan(std::int64_t targetPeak, bool show) {
+    openPlan_ = show;
+    const RecomputePoints& pts = points();
+    if (file_ && scoring_->busy()) {
+        pendingFind_ = true;
+        pendingPeak_ = targetPeak;
+        return;
+    }
+    if (!file_ || pts.joint < 0) return;
+    error_.clear();
+    fxmem::RematOptions options;
+    options.target_peak = targetPeak;
+    auto file = file_;
+    const int joint = pts.joint;
+    jobs_->start<RecomputePlan>(
+        [file, joint, options](JobContext& job) mutable {
+            options.cancelled = job.cancelCheck();
+            options.progress = [&job](double f) { job.report(f, QObject::tr("Searching")); };
+            return searchPlan(file, joint, options);
+        },
+        [this](std::shared_ptr<const RecomputePlan> plan) {
+            if (plan->file != file_) return;
+            plan_ = std::move(plan);
+            made_.push_back({plan_->pairFile, plan_->result.saved});
+            RecomputePoints pts = points();
+            addPlan(pts, *plan_);
+            showPoints(pts);
+            emit planReady({});
+            if (openPlan_) emit pairRequested(plan_->pairFile, 0);
+            openPlan_ = false;
+        });
+}
+
+void RecomputePanel::openPoint(int index) {
+    const auto& pts = points().points;
+    if (index < 0 || index >= static_cast<int>(pts.size())) return;
+    const RecomputePoint& p = pts[static_cast<std::size_t>(index)];
+    switch (p.kind) {
+    case Kind::Budget: emit pairRequested(file_, p.pair); break;
+    case Kind::Plan:
+        if (plan_) emit pairRequested(plan_->pairFile, 0);
+        break;
+    case Kind::Edit:
+        if (p.made >= 0 && p.made < static_cast<int>(made_.size())) emit pairRequested(made_[static_cast<std::size_t>(p.made)].file, 0);
+        break;
+    case Kind::Frontier:
+        // The frontier keeps peaks and FLOPs only: the cheapest plan at that peak is searched again.
+        findPlan(p.peak, true);
+        break;
+    }
+}

@@ -1,0 +1,180 @@
+#include "recompute/recomputeplot.h"
+
+#include "timeline/bytesticker.h"
+#include "util/colors.h"
+#include "util/units.h"
+
+#include <algorithm>
+#include <cmath>
+
+using Kind = RecomputePoint::Kind;
+
+RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
+    setObjectName(QStringLiteral("recomputePlot"));
+    // An explicit minimum: the legend's row would otherwise widen the side docks (minimumSizeHint).
+    setMinimumSize(240, 200);
+    yAxis->setTicker(QSharedPointer<BytesTicker>::create());
+    xAxis->setLabel(tr("extra FLOPs (% of budget 1.0)"));
+    yAxis->setLabel(tr("pair peak"));
+    frontier_ = addGraph();
+    frontier_->setName(tr("fxmem frontier"));
+    frontier_->setLineStyle(QCPGraph::lsStepLeft);
+    budgets_ = addGraph();
+    budgets_->setName(tr("PyTorch budgets"));
+    budgets_->setLineStyle(QCPGraph::lsNone);
+    plan_ = addGraph();
+    plan_->setName(tr("plan"));
+    plan_->setLineStyle(QCPGraph::lsNone);
+    edits_ = addGraph();
+    edits_->setName(tr("your edits"));
+    edits_->setLineStyle(QCPGraph::lsNone);
+    lowest_ = addGraph();
+    lowest_->setName(tr("lowest peak"));
+    lowest_->setLineStyle(QCPGraph::lsNone);
+    current_ = addGraph();
+    current_->setName(tr("shown"));
+    current_->setLineStyle(QCPGraph::lsNone);
+    current_->removeFromLegend();
+    // The legend in a row of its own above the axes: inside, it would hide the low-peak corner.
+    legend->setVisible(true);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    legend->setWrap(4);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    legend->setBorderPen(Qt::NoPen);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    applyPalette();
+    connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
+        if (e->button() != Qt::LeftButton) return;
+        if (const int i = pointAt(e->position()); i >= 0) emit pointClicked(i);
+    });
+}
+
+void RecomputePlot::applyPalette() {
+    const QPalette pal = palette();
+    const QColor text = pal.color(QPalette::WindowText);
+    setBackground(pal.brush(QPalette::Base));
+    for (QCPAxis* a : {xAxis, yAxis}) {
+        a->setBasePen(QPen(text));
+        a->setTickPen(QPen(text));
+        a->setSubTickPen(QPen(text));
+        a->setTickLabelColor(text);
+        a->setLabelColor(text);
+    }
+    legend->setBrush(pal.brush(QPalette::Base));
+    legend->setTextColor(text);
+    const QColor edited = colors::edited(pal), curve = colors::curve(pal), peak = colors::peak(pal);
+    frontier_->setPen(QPen(edited, 2));
+    frontier_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, edited, 5));
+    budgets_->setPen(QPen(curve));
+    budgets_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, curve, curve, 8));
+    plan_->setPen(QPen(edited));
+    plan_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(edited, 2), Qt::NoBrush, 14));
+    edits_->setPen(QPen(edited));
+    edits_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(edited, 1.5), Qt::NoBrush, 9));
+    lowest_->setPen(QPen(peak));
+    lowest_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(peak, 2), Qt::NoBrush, 18));
+    current_->setPen(QPen(text));
+    current_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(text, 1.5), Qt::NoBrush, 14));
+    for (QCPItemText* l : labels_) l->setColor(text);
+    replot();
+}
+
+void RecomputePlot::place(QCPGraph* graph, const std::vector<int>& which) {
+    QVector<double> x, y;
+    for (int i : which) {
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
+        x.push_back(points_.percent(p.extraFlops));
+        y.push_back(static_cast<double>(p.peak));
+    }
+    graph->setData(x, y);
+}
+
+void RecomputePlot::setPoints(const RecomputePoints& points) {
+    points_ = points;
+    for (QCPItemText* l : labels_) removeItem(l);
+    labels_.clear();
+    std::vector<int> budgets, frontier, plan, edits, lowest;
+    for (int i = 0; i < static_cast<int>(points_.points.size()); ++i) {
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
+        (p.kind == Kind::Budget ? budgets : p.kind == Kind::Frontier ? frontier : p.kind == Kind::Plan ? plan : edits).push_back(i);
+        if (p.lowest) lowest.push_back(i);
+    }
+    // Both axes from 0 up, with room for the labels.
+    double xmax = 1, ymax = 1;
+    for (const RecomputePoint& p : points_.points) {
+        xmax = std::max(xmax, points_.percent(p.extraFlops));
+        ymax = std::max(ymax, static_cast<double>(p.peak));
+    }
+    xmax *= 1.12;
+    ymax *= 1.15;
+    // Budget labels ("0.6", as Python writes the budget); points closer than about a label's
+    // size share one label ("0.9, 0.8"), so the zero-FLOPs budgets do not overprint.
+    std::vector<std::vector<int>> groups;
+    for (int i : budgets) {
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
+        auto near = std::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
+            const RecomputePoint& q = points_.points[static_cast<std::size_t>(g.front())];
+            return std::abs(points_.percent(p.extraFlops) - points_.percent(q.extraFlops)) < xmax * 0.05 &&
+                   std::abs(static_cast<double>(p.peak - q.peak)) < ymax * 0.06;
+        });
+        if (near == groups.end()) groups.push_back({i});
+        else near->push_back(i);
+    }
+    for (const std::vector<int>& g : groups) {
+        QStringList names;
+        for (int i : g) {
+            names << QString::fromStdString(budgetText(points_.points[static_cast<std::size_t>(i)].budget));
+        }
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(g.front())];
+        auto* label = new QCPItemText(this);
+        label->position->setCoords(points_.percent(p.extraFlops), static_cast<double>(p.peak));
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        label->setPadding(QMargins(6, 0, 0, 3));
+        label->setText(names.join(QStringLiteral(", ")));
+        label->setColor(palette().color(QPalette::WindowText));
+        label->setClipToAxisRect(false);
+        labels_.push_back(label);
+    }
+    place(budgets_, budgets);
+    place(frontier_, frontier);
+    place(plan_, plan);
+    place(edits_, edits);
+    // "your edits" in the legend once there are some; four entries a row.
+    if (edits.empty()) edits_->removeFromLegend();
+    else edits_->addToLegend();
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    place(lowest_, lowest);
+    currentIndex_ = -1;
+    place(current_, {});
+    xAxis->setRange(-xmax * 0.04, xmax);
+    yAxis->setRange(0, ymax);
+    replot();
+}
+
+void RecomputePlot::setCurrent(int index) {
+    currentIndex_ = index >= 0 && index < static_cast<int>(points_.points.size()) ? index : -1;
+    place(current_, currentIndex_ >= 0 ? std::vector<int>{currentIndex_} : std::vector<int>{});
+    replot();
+}
+
+QPointF RecomputePlot::pixelOf(int index) const {
+    const RecomputePoint& p = points_.points.at(static_cast<std::size_t>(index));
+    return {xAxis->coordToPixel(points_.percent(p.extraFlops)), yAxis->coordToPixel(static_cast<double>(p.peak))};
+}
+
+int RecomputePlot::pointAt(const QPointF& pos) const {
+    // The nearest within 8 px; the plan and budgets before frontier points on a tie.
+    int best = -1;
+    double bestD = 8 * 8 + 1;
+    for (int i = 0; i < static_cast<int>(points_.points.size()); ++i) {
+        const QPointF d = pixelOf(i) - pos;
+        const double dd = d.x() * d.x() + d.y() * d.y() - (points_.points[static_cast<std::size_t>(i)].kind == Kind::Frontier ? 0 : 0.5);
+        if (dd < bestD) {
+            bestD = dd;
+            best = i;
+        }
+    }
+    return best;
+}

@@ -1,0 +1,35 @@
+// Pair peak (y) against extra FLOPs (x, % of the budget-1.0 pair): PyTorch's budget points
+// labelled with their budget, fxmem's frontier as a step line, the current plan, the lowest peak
+// ringed and the point shown now highlighted. A click on a point emits pointClicked.
+#pragma once
+#include "recompute/recomputepoints.h"
+#include "timeline/qcp.h"
+
+class RecomputePlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit RecomputePlot(QWidget* parent = nullptr);
+    void setPoints(const RecomputePoints& points);
+    // The point shown in the views (ringed), -1: none.
+    void setCurrent(int index);
+    // Index into the points of the point drawn within a few pixels of `pos`, -1: none.
+    int pointAt(const QPointF& pos) const;
+    // Where point `index` is drawn, in widget pixels.
+    QPointF pixelOf(int index) const;
+    void applyPalette();
+
+signals:
+    void pointClicked(int index);
+
+private:
+    RecomputePoints points_;
+    QCPGraph* budgets_ = nullptr;
+    QCPGraph* frontier_ = nullptr;
+    QCPGraph* plan_ = nullptr;
+    QCPGraph* edits_ = nullptr;
+    QCPGraph* lowest_ = nullptr;
+    QCPGraph* current_ = nullptr;
+    QList<QCPItemText*> labels_;
+    int currentIndex_ = -1;
+    void place(QCPGraph* graph, const std::vector<int>& which);
+};
