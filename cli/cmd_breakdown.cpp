@@ -32,19 +32,24 @@ std::string percent(std::int64_t part, std::int64_t whole) {
 
 } // namespace
 
-int run_breakdown(const Args& args, std::ostream& out) {
-    if (args.has("--whole-step")) return run_whole_step(args, out);
-    if (args.has("--pair")) return run_pair_view(args, out);
-    GroupBy by = GroupBy::Role;
-    if (const auto text = args.value("--by"); text && !parse_group_by(*text, by))
+BreakdownGrouping breakdown_grouping(const Args& args) {
+    BreakdownGrouping g;
+    if (const auto text = args.value("--by"); text && !parse_group_by(*text, g.by))
         throw UsageError("breakdown: --by must be 'role' or 'module', got '" + *text + "'");
-    std::optional<std::uint32_t> depth;
     if (const auto text = args.value("--depth")) {
-        if (by != GroupBy::Module) throw UsageError("breakdown: --depth applies to --by module only");
+        if (g.by != GroupBy::Module) throw UsageError("breakdown: --depth applies to --by module only");
         const std::size_t d = parse_index("--depth", *text);
         if (d > 0xffffffffu) throw UsageError("breakdown: --depth must be at most 4294967295, got '" + *text + "'");
-        depth = static_cast<std::uint32_t>(d);
+        g.depth = static_cast<std::uint32_t>(d);
     }
+    return g;
+}
+
+int run_breakdown(const Args& args, std::ostream& out) {
+    // Bad usage is told before any file is read, whichever view runs.
+    const auto [by, depth] = breakdown_grouping(args);
+    if (args.has("--whole-step")) return run_whole_step(args, out);
+    if (args.has("--pair")) return run_pair_view(args, out);
     const GraphFile file = load_file(args.file);
     // --schedule / --schedule-name: the live sets of that order of its graph
     const std::optional<Schedule> schedule = schedule_option(file, args);

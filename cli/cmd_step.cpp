@@ -85,7 +85,7 @@ GraphLive graph_live(const GraphFile& file, std::uint32_t graph) {
 std::string where(const GraphFile& file, const WholeStep& ws, const Point& p) {
     const StepSegment& seg = ws.segments[p.at.segment];
     return "step " + std::to_string(p.timeline) + " (entry " + std::to_string(seg.entry) + ", " +
-           step_entry_name(file, file.step[seg.entry]) + ", its step " + std::to_string(p.at.index) + ")";
+           elide(step_entry_name(file, file.step[seg.entry])) + ", its step " + std::to_string(p.at.index) + ")";
 }
 
 void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int64_t>>& out) {
@@ -131,7 +131,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
             return 0;
         }
         out << "whole step of " << file.step.size() << " graph runs: peak " << format_bytes(ws.peak) << " (" << ws.peak
-            << " bytes) at step " << ws.peak_index << ", in " << step_entry_name(file, file.step[at.entry]) << '\n';
+            << " bytes) at step " << ws.peak_index << ", in " << elide(step_entry_name(file, file.step[at.entry])) << '\n';
         out << "parameters and buffers: " << format_bytes(ws.parameters)
             << ", optimizer state: " << format_bytes(ws.optimizer_state) << '\n';
         std::vector<std::vector<std::string>> rows = {{"#", "graph", "carried in", "peak"}};
@@ -140,7 +140,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
                             format_bytes(s.carry.total()), format_bytes(s.peak)});
         write_table(out, rows, {true, false, true, true});
         for (std::uint32_t e : ws.missing_backward)
-            out << "warning: the backward of " << step_entry_name(file, file.step[e])
+            out << "warning: the backward of " << elide(step_entry_name(file, file.step[e]))
                 << " never runs: its saved activations are counted to the end of the step\n";
         return 0;
     }
@@ -168,7 +168,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
             return 0;
         }
         for (const StepSegment& s : ws.segments) {
-            out << "== " << step_entry_name(file, file.step[s.entry]) << " (steps " << s.begin << " to "
+            out << "== " << elide(step_entry_name(file, file.step[s.entry])) << " (steps " << s.begin << " to "
                 << s.begin + s.length - 1 << ", carried in " << format_bytes(s.carry.total()) << ")\n";
             for (std::size_t i = 0; i < s.length; ++i)
                 out << "  " << s.begin + i << "  " << format_bytes(ws.timeline[s.begin + i]) << '\n';

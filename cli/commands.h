@@ -5,6 +5,7 @@
 
 #include "fxmem/analysis.h"
 #include "fxmem/estimator.h"
+#include "fxmem/attribution.h"
 #include "fxmem/model.h"
 #include "fxmem/schedule.h"
 
@@ -20,6 +21,13 @@ int run_score(const Args& args, std::ostream& out);
 int run_live(const Args& args, std::ostream& out);
 int run_schedules(const Args& args, std::ostream& out);
 int run_breakdown(const Args& args, std::ostream& out);
+// breakdown's --by (default role) and --depth (module depth; only with --by module, at most
+// 2^32-1): bad usage otherwise. One reading for the graph and the --pair views.
+struct BreakdownGrouping {
+    GroupBy by = GroupBy::Role;
+    std::optional<std::uint32_t> depth;
+};
+BreakdownGrouping breakdown_grouping(const Args& args);
 int run_optimize(const Args& args, std::ostream& out);
 // How a graph is scored (cli/backward_context.cpp): the backward of a pair in its pair (the
 // pair's do-not-delete inputs; the baseline stated beside), unless --standalone.

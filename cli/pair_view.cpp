@@ -109,28 +109,30 @@ int run_pair_view(const Args& args, std::ostream& out) {
     }
     const std::int64_t total = joined[step];
     const std::string head =
-        "pair " + std::to_string(k) + " ('" + parts[0].graph->name + " + " + parts[1].graph->name +
-        "', joined), step " + std::to_string(step) + " = '" + part.graph->name + "' step " + std::to_string(local) +
+        "pair " + std::to_string(k) + " ('" + elide(parts[0].graph->name) + " + " + elide(parts[1].graph->name) +
+        "', joined), step " + std::to_string(step) + " = '" + elide(part.graph->name) + "' step " + std::to_string(local) +
         (part.baseline_bytes ? ", with the forward's baseline of " + format_bytes(part.baseline_bytes) : std::string());
+    // What both views' JSON starts with: where in the joined timeline.
+    const auto json_head = [&] {
+        nlohmann::ordered_json j;
+        j["pair"] = k;
+        j["graph"] = part.graph->name;
+        j["step"] = step;
+        j["graph_step"] = local;
+        j["total"] = total;
+        return j;
+    };
     if (args.command == "breakdown") {
-        GroupBy by = GroupBy::Role;
-        if (const auto text = args.value("--by"); text && !parse_group_by(*text, by))
-            throw UsageError("breakdown: --by must be 'role' or 'module', got '" + *text + "'");
+        const auto [by, depth] = breakdown_grouping(args);
         const RoleAssignment roles = resolve_roles(file);
         const Attribution attribution(file, part.graph_index, roles);
-        std::uint32_t depth = attribution.tree().max_depth();
-        if (const auto text = args.value("--depth"))
-            depth = static_cast<std::uint32_t>(std::min<std::size_t>(parse_index("--depth", *text), 0xffffffffu));
-        const std::vector<Attribution::Group> groups = attribution.breakdown(live, by, depth);
+        // Without --depth: each storage's own module, the finest grouping.
+        const std::vector<Attribution::Group> groups =
+            attribution.breakdown(live, by, depth.value_or(attribution.tree().max_depth()));
         std::size_t storages = 0;
         for (const Attribution::Group& g : groups) storages += g.storages;
         if (args.has("--json")) {
-            nlohmann::ordered_json j;
-            j["pair"] = k;
-            j["graph"] = part.graph->name;
-            j["step"] = step;
-            j["graph_step"] = local;
-            j["total"] = total;
+            nlohmann::ordered_json j = json_head();
             j["baseline"] = part.baseline_bytes;
             j["by"] = to_string(by);
             j["groups"] = groups_json(groups);
@@ -146,12 +148,7 @@ int run_pair_view(const Args& args, std::ostream& out) {
         return 0;
     }
     if (args.has("--json")) {
-        nlohmann::ordered_json j;
-        j["pair"] = k;
-        j["graph"] = part.graph->name;
-        j["step"] = step;
-        j["graph_step"] = local;
-        j["total"] = total;
+        nlohmann::ordered_json j = json_head();
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
         for (const LiveStorage& s : live)
             rows.push_back({{"id", file.storages[s.storage.index()].file_id},

@@ -59,8 +59,9 @@ TEST(CliReliability, ControlCharactersAreEscapedInHumanOutput) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << args[0] << ": " << r.err;
         EXPECT_FALSE(has_control(r.out)) << args[0] << ":\n" << r.out;
-        if (args[0] == "profile" || args[0] == "live" || args[0] == "score")
+        if (args[0] == "profile" || args[0] == "live" || args[0] == "score") {
             EXPECT_TRUE(contains(r.out, shown)) << args[0] << ":\n" << r.out;
+        }
     }
     EXPECT_TRUE(contains(cli({"schedules", path}).out, R"(s\x1bched)"));
     // JSON keeps the name itself (escaped by JSON's own rules).
@@ -139,6 +140,37 @@ TEST(CliReliability, BreakdownDepthPast32BitsIsBadUsage) {
     EXPECT_EQ(r.status, 2);
     EXPECT_TRUE(contains(r.err, "breakdown: --depth must be at most 4294967295, got '4294967296'")) << r.err;
     EXPECT_EQ(cli({"breakdown", kAnnotated, "--by", "module", "--depth", "4294967295"}).status, 0);
+}
+
+// The joined pair view and the whole step read --by/--depth as breakdown does (they clamped
+// --depth past 2^32 and took --depth without --by module) and escape graph names in their headers.
+TEST(CliReliability, PairAndWholeStepViewsFollowTheSameRules) {
+    const std::string dir = scratch_dir();
+    const std::string path = dir + "/pair_step.json";
+    std::string text = slurp(kGood + "/pair.json");
+    text = replace_all(text, "\"fwd\"", R"("f\u001b]0;x\u0007wd")");
+    text = replace_all(text, "\"bwd\"", R"("b\nwd")");
+    const std::size_t end = text.rfind('}');
+    text.replace(end, 1, R"(, "step": [{"graph": "f\u001b]0;x\u0007wd", "call": 0}, {"graph": "b\nwd", "call": 0}]})");
+    write(path, text);
+    const std::string pair = "f\x1b]0;x\x07wd,b\nwd";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"breakdown", path, "--pair", pair}, {"live", path, "--pair", pair},
+          {"peak", path, "--whole-step"}, {"profile", path, "--whole-step"}, {"breakdown", path, "--whole-step"},
+          {"live", path, "--whole-step"}}) {
+        const CliRun r = cli(args);
+        ASSERT_EQ(r.status, 0) << args[0] << " " << args[2] << ": " << r.err;
+        EXPECT_FALSE(has_control(r.out)) << args[0] << " " << args[2] << ":\n" << r.out;
+        EXPECT_TRUE(contains(r.out, R"(f\x1b]0;x\x07wd)") || contains(r.out, R"(b\nwd)")) << args[0] << " " << args[2] << ":\n" << r.out;
+    }
+    const CliRun big = cli({"breakdown", path, "--pair", pair, "--by", "module", "--depth", "4294967296"});
+    EXPECT_EQ(big.status, 2);
+    EXPECT_TRUE(contains(big.err, "breakdown: --depth must be at most 4294967295, got '4294967296'")) << big.err;
+    const CliRun role = cli({"breakdown", path, "--pair", pair, "--depth", "1"});
+    EXPECT_EQ(role.status, 2);
+    EXPECT_TRUE(contains(role.err, "breakdown: --depth applies to --by module only")) << role.err;
+    EXPECT_EQ(cli({"breakdown", path, "--whole-step", "--depth", "1"}).status, 2);
+    EXPECT_EQ(cli({"breakdown", path, "--pair", pair, "--by", "module", "--depth", "1"}).status, 0);
 }
 
 // -o is checked before the graph is even read: a missing directory, a FIFO (left in place) and a
