@@ -81,8 +81,11 @@ TEST(Cli, EachCommandHasItsOwnHelp) {
             EXPECT_EQ(r.status, 0) << c;
             EXPECT_EQ(r.out.rfind("usage: fxmem-cli " + c + " FILE", 0), 0u) << r.out;
             EXPECT_TRUE(contains(r.out, "Exit status:")) << r.out;
-            for (const std::string& other : commands)  // that command only
-                if (other != c) EXPECT_FALSE(contains(r.out, "\n  " + other + " FILE")) << c << " shows " << other;
+            for (const std::string& other : commands) {  // that command only
+                if (other != c) {
+                    EXPECT_FALSE(contains(r.out, "\n  " + other + " FILE")) << c << " shows " << other;
+                }
+            }
         }
     }
     EXPECT_TRUE(contains(cli({"optimize", "--help"}).out, "--time-limit"));
