@@ -34,6 +34,16 @@ inline std::string slurp(const std::string& path) {
     return ss.str();
 }
 
+// `text` written to `path`, bytes as they are.
+inline void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// `s` with every `from` replaced by `to` (left to right; a replacement is not searched again).
+inline std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+    return s;
+}
+
 inline std::string scratch_dir() {
     // One directory per process: ctest runs each test as its own process, in parallel.
     const auto dir = std::filesystem::path(testing::TempDir()) / ("fxmem_cli_tests_" + std::to_string(::getpid()));

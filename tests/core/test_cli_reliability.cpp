@@ -17,14 +17,6 @@ namespace {
 const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 const std::string kAnnotated = kGood + "/annotated.json";
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-        s.replace(at, from.size(), to);
-    return s;
-}
-
 // annotated.json with node "a" renamed to `name` (a JSON string body) everywhere, its graph
 // renamed to "g<name>", and its schedule "wide" renamed to `schedule`.
 std::string renamed(const std::string& name, const std::string& schedule = "wide") {
