@@ -3,34 +3,18 @@
 #include "fxmem/incremental.h"
 #include "fxmem/schedule.h"
 
+#include "../common/pinned_graph.h"
+
 #include <gtest/gtest.h>
 
 using namespace fxmem;
 
 namespace {
 
-// primals_1 (100 B) and primals_2 (200 B), never freed; b = neg(primals_1) 10 B; a =
-// relu(primals_1) 1000 B; t = t(primals_2), a view (no bytes); mm = mm(b, t) 50 B; output(a, mm).
-// Order p1 p2 b a t mm output. MemoryTracker: start 300; b 310; a 1310; t 1310; mm 1360 (the
-// peak), frees b -> 1350.
+// The graph of tests/common/pinned_graph.h (its comment works out the peaks).
 struct Pinned {
     GraphFile f;
-    const Graph* g = nullptr;
-    Pinned() {
-        f.source = "pinned.json";
-        const StorageId P1 = f.add_storage(0, "cuda:0", 100), P2 = f.add_storage(1, "cuda:0", 200),
-                        B = f.add_storage(2, "cuda:0", 10), A = f.add_storage(3, "cuda:0", 1000),
-                        M = f.add_storage(4, "cuda:0", 50);
-        GraphBuilder b(f, "g", GraphKind::Forward);
-        b.add("primals_1", OpKind::Placeholder, "primals_1", {}, {P1});
-        b.add("primals_2", OpKind::Placeholder, "primals_2", {}, {P2});
-        b.add("b", OpKind::CallFunction, "aten.neg.default", {"primals_1"}, {B});
-        b.add("a", OpKind::CallFunction, "aten.relu.default", {"primals_1"}, {A});
-        b.add("t", OpKind::CallFunction, "aten.t.default", {"primals_2"}, {P2});
-        b.add("mm", OpKind::CallFunction, "aten.mm.default", {"b", "t"}, {M});
-        b.add("output", OpKind::Output, "output", {"a", "mm"}, {});
-        g = &b.finish();
-    }
+    const Graph* g = &fxmem_test::add_pinned_graph(f);
 };
 
 } // namespace

@@ -5,30 +5,19 @@
 
 #include <fxmem/schedule.h>
 
+#include "../common/pinned_graph.h"
+
 #include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
 
 namespace {
 
-// primals_1 (100 B), primals_2 (200 B); b = neg(primals_1) 10 B; a = relu(primals_1) 1000 B;
-// t = t(primals_2) (a view); mm = mm(b, t) 50 B; output(a, mm). Original peak 1360 (during mm);
-// with t and mm before a: 1350 (during a), as worked out in tests/core/test_move_with.cpp.
+// The graph of tests/common/pinned_graph.h: original peak 1360 (during mm); with t and mm
+// before a, 1350 (during a).
 std::shared_ptr<const GraphAnalysis> pinned() {
     auto f = std::make_shared<fxmem::GraphFile>();
-    f->source = "pinned.json";
-    using fxmem::OpKind;
-    const auto P1 = f->add_storage(0, "cuda:0", 100), P2 = f->add_storage(1, "cuda:0", 200),
-               B = f->add_storage(2, "cuda:0", 10), A = f->add_storage(3, "cuda:0", 1000), M = f->add_storage(4, "cuda:0", 50);
-    fxmem::GraphBuilder b(*f, "g", fxmem::GraphKind::Forward);
-    b.add("primals_1", OpKind::Placeholder, "primals_1", {}, {P1});
-    b.add("primals_2", OpKind::Placeholder, "primals_2", {}, {P2});
-    b.add("b", OpKind::CallFunction, "aten.neg.default", {"primals_1"}, {B});
-    b.add("a", OpKind::CallFunction, "aten.relu.default", {"primals_1"}, {A});
-    b.add("t", OpKind::CallFunction, "aten.t.default", {"primals_2"}, {P2});
-    b.add("mm", OpKind::CallFunction, "aten.mm.default", {"b", "t"}, {M});
-    b.add("output", OpKind::Output, "output", {"a", "mm"}, {});
-    b.finish();
+    fxmem_test::add_pinned_graph(*f);
     return GraphAnalysis::compute(f, 0);
 }
 
