@@ -4,32 +4,19 @@
 #include "fxmem/incremental.h"
 #include "fxmem/schedule.h"
 
+#include "../common/small_graph.h"
+
 #include <gtest/gtest.h>
 
 using namespace fxmem;
 
 namespace {
 
-// x (placeholder, 100 B); a = relu(x) 1000 B; b = mul(x) 2000 B; c = add(a) 10 B; d = add(b, c)
-// 20 B; output(d). Original order, MemoryTracker:
-//   start 100; a 1100/1100; b 3100 (peak), frees x -> 3000; c 3010, frees a -> 2010;
-//   d 2030, frees b, c -> 20.
-// Order x a c b d output: a 1100/1100; c 1110, frees a -> 110; b 2110 (peak), frees x -> 2010;
-//   d 2030 -> 20.
+// The graph of tests/common/small_graph.h (its comment works out both orders by hand).
 std::shared_ptr<const GraphAnalysis> small() {
     auto file = std::make_shared<GraphFile>();
     file->source = "compare.json";
-    const StorageId s0 = file->add_storage(0, "cuda:0", 100), s1 = file->add_storage(1, "cuda:0", 1000),
-                    s2 = file->add_storage(2, "cuda:0", 2000), s3 = file->add_storage(3, "cuda:0", 10),
-                    s4 = file->add_storage(4, "cuda:0", 20);
-    GraphBuilder b(*file, "g", GraphKind::Inference);
-    b.add("x", OpKind::Placeholder, "x", {}, {s0});
-    b.add("a", OpKind::CallFunction, "aten.relu.default", {"x"}, {s1});
-    b.add("b", OpKind::CallFunction, "aten.mul.Tensor", {"x"}, {s2});
-    b.add("c", OpKind::CallFunction, "aten.add.Tensor", {"a"}, {s3});
-    b.add("d", OpKind::CallFunction, "aten.add.Tensor", {"b", "c"}, {s4});
-    b.add("output", OpKind::Output, "output", {"d"}, {});
-    b.finish();
+    fxmem_test::add_small_graph(*file);
     return GraphAnalysis::compute(file, 0);
 }
 
