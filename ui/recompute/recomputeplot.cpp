@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 using Kind = RecomputePoint::Kind;
 
@@ -40,9 +41,8 @@ RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     axisRect()->insetLayout()->take(legend);
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, legend);
-    legend->setWrap(4);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     legend->setBorderPen(Qt::NoPen);
+    fitLegend();
     plotLayout()->setRowStretchFactor(0, 0.001);
     applyPalette();
     connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
@@ -141,16 +141,47 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     place(frontier_, frontier);
     place(plan_, plan);
     place(edits_, edits);
-    // "your edits" in the legend once there are some; four entries a row.
+    // "your edits" in the legend once there are some.
     if (edits.empty()) edits_->removeFromLegend();
     else edits_->addToLegend();
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    fitLegend();
     place(lowest_, lowest);
     currentIndex_ = -1;
     place(current_, {});
     xAxis->setRange(-xmax * 0.04, xmax);
     yAxis->setRange(0, ymax);
     replot();
+}
+
+void RecomputePlot::fitLegend() {
+    // As many entries a row as fit, at most four: a side dock at laptop width holds two, and a
+    // fixed four cut every name ("fxmem fronti", "lowest pea"). Entry i sits in column i % k,
+    // and each column is as wide as its widest entry, as the legend's grid lays them out.
+    const QFontMetrics fm(legend->font());
+    const QMargins m = legend->margins();
+    std::vector<int> widths;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+            widths.push_back(fm.horizontalAdvance(item->plottable()->name()) + legend->iconSize().width() +
+                             legend->iconTextPadding() + m.left() + m.right());
+    int fit = 1;
+    for (int k = 4; k > 1; --k) {
+        std::vector<int> column(static_cast<std::size_t>(k), 0);
+        for (std::size_t i = 0; i < widths.size(); ++i) column[i % column.size()] = std::max(column[i % column.size()], widths[i]);
+        int total = 0;
+        for (int w : column) total += w;
+        if (total <= width()) {
+            fit = k;
+            break;
+        }
+    }
+    if (legend->wrap() != fit) legend->setWrap(fit);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // lays the entries out again
+}
+
+void RecomputePlot::resizeEvent(QResizeEvent* event) {
+    fitLegend();
+    QCustomPlot::resizeEvent(event);
 }
 
 void RecomputePlot::setCurrent(int index) {

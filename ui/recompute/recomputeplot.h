@@ -32,4 +32,8 @@ private:
     QList<QCPItemText*> labels_;
     int currentIndex_ = -1;
     void place(QCPGraph* graph, const std::vector<int>& which);
+    void fitLegend();
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 };
