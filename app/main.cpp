@@ -51,58 +51,74 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral("Where the GPU memory of PyTorch FX graphs goes."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QStringLiteral("fxmem graph file (default: the bundled example)"));
+    parser.addPositionalArgument(QStringLiteral("FILE"),
+                                 QStringLiteral("fxmem graph file (default: the bundled example)"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Render the window after loading to OUT.png and exit."),
                                         QStringLiteral("OUT.png"));
-    const QCommandLineOption graph(QStringLiteral("graph"), QStringLiteral("Show the graph NAME of the file."), QStringLiteral("NAME"));
-    const QCommandLineOption pair(QStringLiteral("pair"), QStringLiteral("Show forward/backward pair K joined."), QStringLiteral("K"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size for --screenshot (default 1600x1000)."),
+    const QCommandLineOption graph(QStringLiteral("graph"), QStringLiteral("Show the graph NAME of the file."),
+                                   QStringLiteral("NAME"));
+    const QCommandLineOption pair(QStringLiteral("pair"), QStringLiteral("Show forward/backward pair K joined."),
+                                  QStringLiteral("K"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    const QCommandLineOption theme(QStringLiteral("theme"),
-                                   QStringLiteral("Use the Fusion style with a dark or light palette instead of the system's."),
-                                   QStringLiteral("dark|light"));
+    const QCommandLineOption theme(
+        QStringLiteral("theme"),
+        QStringLiteral("Use the Fusion style with a dark or light palette instead of the system's."),
+        QStringLiteral("dark|light"));
     // What a screenshot (or a start) shows besides the defaults: docs/ images are made with these.
-    const QCommandLineOption timelineMode(QStringLiteral("timeline-mode"), QStringLiteral("Timeline: total, role or module."),
-                                          QStringLiteral("MODE"));
-    const QCommandLineOption depth(QStringLiteral("depth"), QStringLiteral("Module depth of --timeline-mode module."), QStringLiteral("D"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the node, schedule, breakdown or recompute tab."),
+    const QCommandLineOption timelineMode(QStringLiteral("timeline-mode"),
+                                          QStringLiteral("Timeline: total, role or module."), QStringLiteral("MODE"));
+    const QCommandLineOption depth(QStringLiteral("depth"), QStringLiteral("Module depth of --timeline-mode module."),
+                                   QStringLiteral("D"));
+    const QCommandLineOption tab(QStringLiteral("tab"),
+                                 QStringLiteral("Raise the node, schedule, breakdown or recompute tab."),
                                  QStringLiteral("TAB"));
-    const QCommandLineOption selectModule(QStringLiteral("select-module"),
-                                          QStringLiteral("Select the module NAME (breakdown tree, graph view, live table)."),
-                                          QStringLiteral("NAME"));
+    const QCommandLineOption selectModule(
+        QStringLiteral("select-module"),
+        QStringLiteral("Select the module NAME (breakdown tree, graph view, live table)."), QStringLiteral("NAME"));
     const QCommandLineOption collapse(QStringLiteral("collapse-depth"),
                                       QStringLiteral("Collapse the graph view's modules at depth D (0: all expanded)."),
                                       QStringLiteral("D"));
-    const QCommandLineOption compare(QStringLiteral("compare"),
-                                     QStringLiteral("Compare the original order with the file's schedule NAME (Schedule tab)."),
-                                     QStringLiteral("NAME"));
-    const QCommandLineOption useSchedule(QStringLiteral("schedule"),
-                                         QStringLiteral("Show the graph in the file's schedule NAME (an undoable edit)."),
-                                         QStringLiteral("NAME"));
+    const QCommandLineOption compare(
+        QStringLiteral("compare"),
+        QStringLiteral("Compare the original order with the file's schedule NAME (Schedule tab)."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption useSchedule(
+        QStringLiteral("schedule"), QStringLiteral("Show the graph in the file's schedule NAME (an undoable edit)."),
+        QStringLiteral("NAME"));
     const QCommandLineOption step(QStringLiteral("step"), QStringLiteral("Put the timeline cursor at profile step K."),
                                   QStringLiteral("K"));
-    const QCommandLineOption findPlan(QStringLiteral("find-plan"),
-                                      QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph, and show its pair."));
-    parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse, useSchedule, compare, step});
+    const QCommandLineOption findPlan(
+        QStringLiteral("find-plan"),
+        QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph, and show its pair."));
+    parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse,
+                       useSchedule, compare, step});
     parser.addOption(findPlan);
     // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
-    const QCommandLineOption benchScrub(QStringLiteral("benchmark-scrub"),
-                             QStringLiteral("Move the timeline cursor --steps times (hover, then --scrub-input), print timings and exit."));
-    const QCommandLineOption benchSteps(QStringLiteral("steps"), QStringLiteral("Steps of --benchmark-scrub (default 400)."), QStringLiteral("N"),
-                             QStringLiteral("400"));
-    const QCommandLineOption benchInput(QStringLiteral("scrub-input"), QStringLiteral("hover, key or both (default both)."),
-                             QStringLiteral("KIND"), QStringLiteral("both"));
+    const QCommandLineOption benchScrub(
+        QStringLiteral("benchmark-scrub"),
+        QStringLiteral("Move the timeline cursor --steps times (hover, then --scrub-input), print timings and exit."));
+    const QCommandLineOption benchSteps(QStringLiteral("steps"),
+                                        QStringLiteral("Steps of --benchmark-scrub (default 400)."),
+                                        QStringLiteral("N"), QStringLiteral("400"));
+    const QCommandLineOption benchInput(QStringLiteral("scrub-input"),
+                                        QStringLiteral("hover, key or both (default both)."), QStringLiteral("KIND"),
+                                        QStringLiteral("both"));
     parser.addOptions({benchScrub, benchSteps, benchInput});
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
     if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
-        fail(QStringLiteral("unknown timeline mode '%1' (expected total, role or module)").arg(parser.value(timelineMode)));
+        fail(QStringLiteral("unknown timeline mode '%1' (expected total, role or module)")
+                 .arg(parser.value(timelineMode)));
         return 2;
     }
-    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown"), QStringLiteral("recompute")};
+    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown"),
+                              QStringLiteral("recompute")};
     if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
-        fail(QStringLiteral("unknown tab '%1' (expected node, schedule, breakdown or recompute)").arg(parser.value(tab)));
+        fail(QStringLiteral("unknown tab '%1' (expected node, schedule, breakdown or recompute)")
+                 .arg(parser.value(tab)));
         return 2;
     }
     const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both")};
@@ -123,7 +139,8 @@ int main(int argc, char** argv) {
     }
 
     ViewOptions options;
-    if (parser.isSet(timelineMode)) options.timelineMode = static_cast<TimelineModeBar::Mode>(modes.indexOf(parser.value(timelineMode)));
+    if (parser.isSet(timelineMode))
+        options.timelineMode = static_cast<TimelineModeBar::Mode>(modes.indexOf(parser.value(timelineMode)));
     if (parser.isSet(depth)) options.depth = parser.value(depth).toInt();
     if (parser.isSet(collapse)) options.collapseDepth = parser.value(collapse).toInt();
     if (parser.isSet(step)) options.step = parser.value(step).toLongLong();
@@ -146,11 +163,13 @@ int main(int argc, char** argv) {
     QString path = parser.positionalArguments().value(0);
     if (path.isEmpty() && !examples.isEmpty()) path = examples + QStringLiteral("/gpt.fxmem.json");
 
-    MainWindow window([](const std::string& file, const LoadProgress& progress) { return fxmem::load_file(file, progress); });
+    MainWindow window(
+        [](const std::string& file, const LoadProgress& progress) { return fxmem::load_file(file, progress); });
     window.setBundledExamplesDir(examples);
     if (shot) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1600, wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
+        window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1600,
+                      wh.value(1).toInt() > 0 ? wh.value(1).toInt() : 1000);
     }
     window.show();
 
@@ -159,8 +178,9 @@ int main(int argc, char** argv) {
             fail(QStringLiteral("no file given and the bundled example was not found"));
             return 1;
         }
-        window.showEmptyHint(QObject::tr("No file opened: the bundled example (resources/examples/gpt.fxmem.json) was not "
-                                         "found. Open a graph file with File ▸ Open (Ctrl+O) or drop one on the window."));
+        window.showEmptyHint(
+            QObject::tr("No file opened: the bundled example (resources/examples/gpt.fxmem.json) was not "
+                        "found. Open a graph file with File ▸ Open (Ctrl+O) or drop one on the window."));
         return QApplication::exec();
     }
 
@@ -199,7 +219,8 @@ int main(int argc, char** argv) {
         settled->start();
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
-            const bool bands = window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
+            const bool bands =
+                window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
             const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
             const auto& plan = window.recomputePanel()->plan();
             const bool planned = !options.findPlan || (plan && window.scene()->file == plan->pairFile);
@@ -211,8 +232,10 @@ int main(int argc, char** argv) {
                     ScrubBenchmarkOptions o;
                     o.steps = std::max(1, parser.value(benchSteps).toInt());
                     for (const QString& kind : {QStringLiteral("hover"), QStringLiteral("key")}) {
-                        if (parser.value(benchInput) != kind && parser.value(benchInput) != QStringLiteral("both")) continue;
-                        o.input = kind == QStringLiteral("key") ? ScrubBenchmarkOptions::Input::Key : ScrubBenchmarkOptions::Input::Hover;
+                        if (parser.value(benchInput) != kind && parser.value(benchInput) != QStringLiteral("both"))
+                            continue;
+                        o.input = kind == QStringLiteral("key") ? ScrubBenchmarkOptions::Input::Key
+                                                                : ScrubBenchmarkOptions::Input::Hover;
                         std::printf("%s\n", qPrintable(runScrubBenchmark(window, o)));
                     }
                     QCoreApplication::exit(0);

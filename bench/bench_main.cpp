@@ -65,7 +65,8 @@ public:
             } else if (c) {
                 figures[key][nodes] = us * c->per;
             }
-            for (const auto& [counter, figure] : {std::pair{"live", "liveset_mean_live"}, std::pair{"distance", "move_mean_distance"}}) {
+            for (const auto& [counter, figure] :
+                 {std::pair{"live", "liveset_mean_live"}, std::pair{"distance", "move_mean_distance"}}) {
                 auto it = run.counters.find(counter);
                 if (it != run.counters.end()) figures[figure][nodes] = it->second.value;
             }
@@ -73,7 +74,7 @@ public:
     }
 
 private:
-    std::map<std::string, double> best_us_;  // per benchmark name
+    std::map<std::string, double> best_us_; // per benchmark name
     static const Case* find(const std::string& key) {
         for (const Case& c : cases())
             if (c.key == key) return &c;
@@ -139,7 +140,8 @@ nlohmann::ordered_json targets(const Figures& figures, const nlohmann::ordered_j
         if (auto v = it->second.find(100000); v != it->second.end())
             out["move_rescore_100k_under_16_ms"] = v->second < 16000;
     if (auto it = figures.find("breakdown_us"); it != figures.end())
-        if (auto v = it->second.find(100000); v != it->second.end()) out["breakdown_100k_under_2_ms"] = v->second < 2000;
+        if (auto v = it->second.find(100000); v != it->second.end())
+            out["breakdown_100k_under_2_ms"] = v->second < 2000;
     // Judged on the largest step only: the smaller steps cross the cache sizes (a 10k-node graph's
     // arrays fit in L2/L3), which is not the algorithm's growth. Exponent 1.2 = 15.8x per 10x.
     bool linear = true, any = false;
@@ -173,14 +175,17 @@ std::vector<std::pair<std::string, std::string>> rows() {
 
 std::string cell(double v) {
     char buf[32];
-    if (v >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
-    else if (v >= 10) std::snprintf(buf, sizeof buf, "%.1f", v);
-    else std::snprintf(buf, sizeof buf, "%.3g", v);
+    if (v >= 100)
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else if (v >= 10)
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.3g", v);
     return buf;
 }
 
-void print_table(const Figures& figures, const std::vector<std::size_t>& sizes, const nlohmann::ordered_json& growth_exponents,
-                 const nlohmann::ordered_json& target_checks) {
+void print_table(const Figures& figures, const std::vector<std::size_t>& sizes,
+                 const nlohmann::ordered_json& growth_exponents, const nlohmann::ordered_json& target_checks) {
     std::printf("%-24s", "figure");
     for (std::size_t n : sizes) std::printf("%14zu", n);
     std::printf("   what\n");
@@ -240,7 +245,8 @@ int main(int argc, char** argv) {
             const auto r = limit ? std::from_chars(v.data(), v.data() + v.size(), optimize_limit)
                                  : std::from_chars(v.data(), v.data() + v.size(), optimize_max_nodes);
             if (r.ec != std::errc() || r.ptr != v.data() + v.size() || (limit && !(optimize_limit >= 0)))
-                return usage(std::string(arg) + (limit ? " needs seconds (0 skips the optimizer)" : " needs a node count"));
+                return usage(std::string(arg) +
+                             (limit ? " needs seconds (0 skips the optimizer)" : " needs a node count"));
         } else if (arg == "--deep-depth") {
             const std::string_view v = i + 1 < argc ? std::string_view(argv[++i]) : std::string_view();
             const auto r = std::from_chars(v.data(), v.data() + v.size(), deep_depth);
@@ -280,7 +286,8 @@ int main(int argc, char** argv) {
         reporter.figures["optimize_gain_pct"][o.nodes] = pct(o.original, o.peak);
         reporter.figures["optimize_vs_baselines_pct"][o.nodes] = pct(std::min({o.lpmf, o.bfs, o.dfs}), o.peak);
         reporter.figures["optimize_above_bound_pct"][o.nodes] =
-            o.lower_bound > 0 ? 100.0 * static_cast<double>(o.peak - o.lower_bound) / static_cast<double>(o.lower_bound) : 0.0;
+            o.lower_bound > 0 ? 100.0 * static_cast<double>(o.peak - o.lower_bound) / static_cast<double>(o.lower_bound)
+                              : 0.0;
     }
     std::vector<fxmem::bench::DeepModuleFigure> deep;
     if (deep_depth > 0) {
@@ -307,14 +314,22 @@ int main(int argc, char** argv) {
         }
         nlohmann::ordered_json opt = nlohmann::ordered_json::array();
         for (const auto& o : optimizer)
-            opt.push_back({{"nodes", o.nodes}, {"seconds", o.seconds}, {"original_peak", o.original},
-                           {"baselines", {{"lpmf", o.lpmf}, {"bfs", o.bfs}, {"dfs", o.dfs}}}, {"peak", o.peak},
-                           {"lower_bound", o.lower_bound}, {"exact", o.exact}, {"method", o.method}});
+            opt.push_back({{"nodes", o.nodes},
+                           {"seconds", o.seconds},
+                           {"original_peak", o.original},
+                           {"baselines", {{"lpmf", o.lpmf}, {"bfs", o.bfs}, {"dfs", o.dfs}}},
+                           {"peak", o.peak},
+                           {"lower_bound", o.lower_bound},
+                           {"exact", o.exact},
+                           {"method", o.method}});
         out["optimizer"] = opt;
         nlohmann::ordered_json deep_json = nlohmann::ordered_json::array();
         for (const auto& d : deep)
-            deep_json.push_back({{"depth", d.depth}, {"json_bytes", d.json_bytes}, {"ms", d.ms},
-                                 {"lookup_bytes", d.lookup_bytes}, {"ms_vs_1x", deep.front().ms > 0 ? d.ms / deep.front().ms : 0.0}});
+            deep_json.push_back({{"depth", d.depth},
+                                 {"json_bytes", d.json_bytes},
+                                 {"ms", d.ms},
+                                 {"lookup_bytes", d.lookup_bytes},
+                                 {"ms_vs_1x", deep.front().ms > 0 ? d.ms / deep.front().ms : 0.0}});
         out["deep_modules"] = deep_json;
         out["growth_exponent"] = growth_exponents;
         out["targets"] = target_checks;
@@ -330,11 +345,14 @@ int main(int argc, char** argv) {
                         static_cast<long long>(o.bfs), static_cast<long long>(o.dfs), static_cast<long long>(o.peak),
                         o.method.c_str(), o.exact ? ", optimal" : "", static_cast<long long>(o.lower_bound));
         if (!deep.empty())
-            std::printf("\ndeep module names (load_buffer + resolve_roles + Attribution of one node whose module has D levels):\n");
+            std::printf("\ndeep module names (load_buffer + resolve_roles + Attribution of one node whose module has D "
+                        "levels):\n");
         for (const auto& d : deep)
-            std::printf("  %gx depth %zu (%zu bytes): %.2f ms (%.2fx), %llu lookups + name bytes hashed or compared by the module tree\n",
-                        static_cast<double>(d.depth) / static_cast<double>(deep.front().depth), d.depth, d.json_bytes, d.ms,
-                        deep.front().ms > 0 ? d.ms / deep.front().ms : 0.0, static_cast<unsigned long long>(d.lookup_bytes));
+            std::printf("  %gx depth %zu (%zu bytes): %.2f ms (%.2fx), %llu lookups + name bytes hashed or compared by "
+                        "the module tree\n",
+                        static_cast<double>(d.depth) / static_cast<double>(deep.front().depth), d.depth, d.json_bytes,
+                        d.ms, deep.front().ms > 0 ? d.ms / deep.front().ms : 0.0,
+                        static_cast<unsigned long long>(d.lookup_bytes));
         for (const std::string& e : reporter.errors) std::printf("FAILED %s\n", e.c_str());
     }
     return reporter.errors.empty() ? 0 : 1;

@@ -242,7 +242,8 @@ const std::vector<Case>& cases() {
         {"liveset_query_us", "LiveSetIndex::live_at at a random step", 1, false, liveset_query},
         {"incremental_build_ms", "IncrementalSchedule construction, one graph", 1e-3, true, incremental_build},
         {"move_rescore_us", "legal_range + move + peak, random legal move", 1, false, move_rescore},
-        {"attribution_build_ms", "resolve_roles + Attribution (module tree, owners), one graph", 1e-3, true, attribution_build},
+        {"attribution_build_ms", "resolve_roles + Attribution (module tree, owners), one graph", 1e-3, true,
+         attribution_build},
         {"breakdown_us", "live_at + by_role + by_module(depth 2) at a random step", 1, false, breakdown},
         {"profile_by_ms", "LiveSetIndex::profile_by, 9 role groups, one graph", 1e-3, true, profile_by},
     };

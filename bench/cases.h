@@ -11,10 +11,10 @@
 namespace fxmem::bench {
 
 struct Case {
-    std::string_view key;      // the JSON key, e.g. "profile_peak_ms"
-    std::string_view what;     // one line for the table
-    double per;                // reported value = microseconds * per
-    bool linear;               // expected O(N): part of the growth check
+    std::string_view key;  // the JSON key, e.g. "profile_peak_ms"
+    std::string_view what; // one line for the table
+    double per;            // reported value = microseconds * per
+    bool linear;           // expected O(N): part of the growth check
     void (*run)(benchmark::State&, std::size_t nodes);
 };
 

@@ -12,7 +12,8 @@ namespace fxmem::bench {
 
 std::vector<NodeId> random_topological_order(const Graph& graph, std::uint64_t seed) {
     const std::size_t n = graph.size();
-    if (n == 0 || graph.nodes.back().op != OpKind::Output) throw Error("graph '" + graph.name + "' does not end with an output node");
+    if (n == 0 || graph.nodes.back().op != OpKind::Output)
+        throw Error("graph '" + graph.name + "' does not end with an output node");
     const NodeId output(static_cast<std::int32_t>(n - 1));
     std::vector<std::uint32_t> pending(n);
     std::vector<NodeId> ready, order;
@@ -38,7 +39,7 @@ std::vector<NodeId> random_topological_order(const Graph& graph, std::uint64_t s
 Fixture& fixture(std::size_t nodes) {
     static std::unique_ptr<Fixture> current;
     if (current && current->nodes == nodes) return *current;
-    current.reset();  // free the previous size first: the 1M fixture is large
+    current.reset(); // free the previous size first: the 1M fixture is large
     std::cerr << "fxmem-bench: preparing " << nodes << " nodes..." << std::endl;
     auto f = std::make_unique<Fixture>();
     f->nodes = nodes;

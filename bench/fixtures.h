@@ -20,17 +20,17 @@ namespace fxmem::bench {
 struct Fixture {
     std::size_t nodes = 0;
     std::string pair_json;
-    GraphFile pair;       // load_buffer(pair_json)
+    GraphFile pair; // load_buffer(pair_json)
     GraphFile single;
-    const Graph* graph = nullptr;  // single.graphs[0]
+    const Graph* graph = nullptr; // single.graphs[0]
     AliasInfo alias;
     NodeMask releasable;
     StorageMask counted;
-    std::vector<NodeId> random_order;  // a random legal order of *graph
+    std::vector<NodeId> random_order; // a random legal order of *graph
 
     // Built on first use by the query and move benchmarks.
     std::unique_ptr<LiveSetIndex> liveset;
-    std::unique_ptr<IncrementalSchedule> incremental;  // starts from the original order
+    std::unique_ptr<IncrementalSchedule> incremental; // starts from the original order
 };
 
 // The fixture of `nodes`, built on first use; building another size frees the previous one.

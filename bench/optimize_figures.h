@@ -10,7 +10,7 @@ namespace fxmem::bench {
 
 struct OptimizerFigure {
     std::size_t nodes = 0;
-    double seconds = 0;          // wall clock of the whole optimize_schedule call
+    double seconds = 0; // wall clock of the whole optimize_schedule call
     std::int64_t original = 0, lpmf = 0, bfs = 0, dfs = 0, peak = 0, lower_bound = 0;
     bool exact = false;
     std::string method;

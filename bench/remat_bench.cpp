@@ -26,16 +26,19 @@ GraphFile synthetic_joint(int layers) {
     const auto st = [&](std::int64_t bytes) { return f.add_storage(next_id++, "cuda:0", bytes); };
     GraphBuilder g(f, "joint", GraphKind::Joint);
     std::vector<NodeId> w1(layers), w2(layers), hs(layers + 1), bs(layers);
-    hs[0] = g.add("primals_0", OpKind::Placeholder, "primals_0", std::span<const NodeId>{}, std::vector<StorageId>{st(4096)});
+    hs[0] = g.add("primals_0", OpKind::Placeholder, "primals_0", std::span<const NodeId>{},
+                  std::vector<StorageId>{st(4096)});
     for (int l = 0; l < layers; ++l) {
         w1[l] = g.add("primals_w1_" + std::to_string(l), OpKind::Placeholder, "primals", std::span<const NodeId>{},
                       std::vector<StorageId>{st(1024)});
         w2[l] = g.add("primals_w2_" + std::to_string(l), OpKind::Placeholder, "primals", std::span<const NodeId>{},
                       std::vector<StorageId>{st(1024)});
     }
-    const NodeId tangent = g.add("tangents_1", OpKind::Placeholder, "tangents_1", std::span<const NodeId>{}, std::vector<StorageId>{st(4)});
+    const NodeId tangent = g.add("tangents_1", OpKind::Placeholder, "tangents_1", std::span<const NodeId>{},
+                                 std::vector<StorageId>{st(4)});
     std::vector<std::pair<NodeId, std::int64_t>> flops;
-    const auto op = [&](const std::string& name, const char* target, std::vector<NodeId> in, std::int64_t bytes, std::int64_t fl) {
+    const auto op = [&](const std::string& name, const char* target, std::vector<NodeId> in, std::int64_t bytes,
+                        std::int64_t fl) {
         const NodeId id = g.add(name, OpKind::CallFunction, target, in, std::vector<StorageId>{st(bytes)});
         flops.push_back({id, fl});
         return id;
@@ -78,16 +81,19 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 } // namespace
 
 int main(int argc, char** argv) {
-    int layers = 830;  // 10k nodes
+    int layers = 830; // 10k nodes
     double limit = 30;
     std::vector<std::string> sweeps;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--layers") && i + 1 < argc) layers = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
+        if (!std::strcmp(argv[i], "--layers") && i + 1 < argc)
+            layers = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc)
+            limit = std::atof(argv[++i]);
         else if (argv[i][0] == '-') {
             std::fprintf(stderr, "usage: fxmem-remat-bench [--layers N] [--time-limit S] [SWEEP.json ...]\n");
             return 2;
-        } else sweeps.push_back(argv[i]);
+        } else
+            sweeps.push_back(argv[i]);
     }
     int failed = 0;
     try {
@@ -102,8 +108,9 @@ int main(int argc, char** argv) {
         failed += !in_time || r.peak.peak > r.baseline_peak;
         std::printf("synthetic joint: %zu nodes, search %.2f s (limit %.0f s)%s, %zu partitions scored (%.1f ms each)\n"
                     "  peak %lld -> %lld bytes (%.1f %%), extra FLOPs %+.1f %%\n",
-                    j.size(), s, limit, in_time ? "" : " OVER THE LIMIT", r.evaluations, 1e3 * s / std::max<std::size_t>(r.evaluations, 1),
-                    static_cast<long long>(r.baseline_peak), static_cast<long long>(r.peak.peak),
+                    j.size(), s, limit, in_time ? "" : " OVER THE LIMIT", r.evaluations,
+                    1e3 * s / std::max<std::size_t>(r.evaluations, 1), static_cast<long long>(r.baseline_peak),
+                    static_cast<long long>(r.peak.peak),
                     100.0 * static_cast<double>(r.peak.peak - r.baseline_peak) / static_cast<double>(r.baseline_peak),
                     100.0 * static_cast<double>(r.extra_flops) / static_cast<double>(r.baseline_flops));
         for (const std::string& path : sweeps) {
@@ -116,7 +123,8 @@ int main(int argc, char** argv) {
             const auto t1 = std::chrono::steady_clock::now();
             const RematResult sr = search_remat(sj, so);
             const double ss = seconds_since(t1);
-            std::printf("%s: %zu joint nodes, search %.2f s; best %lld bytes (%.3f MB) at %+.1f %% FLOPs; baseline %lld bytes\n",
+            std::printf("%s: %zu joint nodes, search %.2f s; best %lld bytes (%.3f MB) at %+.1f %% FLOPs; baseline "
+                        "%lld bytes\n",
                         path.c_str(), sj.size(), ss, static_cast<long long>(sr.peak.peak), sr.peak.peak / 1e6,
                         100.0 * static_cast<double>(sr.extra_flops) / static_cast<double>(sr.baseline_flops),
                         static_cast<long long>(sr.baseline_peak));
@@ -124,9 +132,11 @@ int main(int argc, char** argv) {
             for (const BudgetRow& b : budget_rows(sf)) {
                 const FrontierPoint* dom = nullptr;
                 for (const FrontierPoint& p : sr.frontier)
-                    if (p.peak <= b.peak.peak && p.extra_flops <= b.extra_flops && (!dom || p.peak < dom->peak)) dom = &p;
+                    if (p.peak <= b.peak.peak && p.extra_flops <= b.extra_flops && (!dom || p.peak < dom->peak))
+                        dom = &p;
                 failed += dom == nullptr;
-                std::printf("  budget %.1f: %lld bytes at %+.1f %% -> %s", b.budget, static_cast<long long>(b.peak.peak),
+                std::printf("  budget %.1f: %lld bytes at %+.1f %% -> %s", b.budget,
+                            static_cast<long long>(b.peak.peak),
                             100.0 * static_cast<double>(b.extra_flops) / static_cast<double>(sr.baseline_flops),
                             dom ? "dominated by " : "NOT DOMINATED\n");
                 if (dom)
@@ -137,15 +147,18 @@ int main(int argc, char** argv) {
             RematOptions half = so;
             half.max_extra_percent = 13.4;
             const RematResult hr = search_remat(sj, half);
-            std::printf("  within +13.4 %% FLOPs: %lld bytes (%.3f MB) at %+.1f %%%s\n", static_cast<long long>(hr.peak.peak),
-                        hr.peak.peak / 1e6, 100.0 * static_cast<double>(hr.extra_flops) / static_cast<double>(hr.baseline_flops),
+            std::printf("  within +13.4 %% FLOPs: %lld bytes (%.3f MB) at %+.1f %%%s\n",
+                        static_cast<long long>(hr.peak.peak), hr.peak.peak / 1e6,
+                        100.0 * static_cast<double>(hr.extra_flops) / static_cast<double>(hr.baseline_flops),
                         hr.peak.peak <= 4'170'000 ? ", at or below per-layer checkpointing's 4.17 MB" : "");
             // The lowest frontier point at or below a peak, for the per-layer-checkpoint comparison.
             for (const FrontierPoint& p : sr.frontier)
                 if (p.peak <= 4'170'000) {
-                    std::printf("  first frontier point at or below 4.17 MB (llama's per-layer checkpoint, +26.8 %% FLOPs): "
-                                "%lld bytes at %+.1f %% FLOPs\n", static_cast<long long>(p.peak),
-                                100.0 * static_cast<double>(p.extra_flops) / static_cast<double>(sr.baseline_flops));
+                    std::printf(
+                        "  first frontier point at or below 4.17 MB (llama's per-layer checkpoint, +26.8 %% FLOPs): "
+                        "%lld bytes at %+.1f %% FLOPs\n",
+                        static_cast<long long>(p.peak),
+                        100.0 * static_cast<double>(p.extra_flops) / static_cast<double>(sr.baseline_flops));
                     break;
                 }
         }

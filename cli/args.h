@@ -17,14 +17,14 @@ public:
 };
 
 struct OptionSpec {
-    std::string_view name;  // "--graph"
+    std::string_view name; // "--graph"
     bool takes_value = false;
 };
 
 struct Args {
     std::string command;
     std::string file;
-    std::map<std::string, std::string, std::less<>> options;  // flags map to ""
+    std::map<std::string, std::string, std::less<>> options; // flags map to ""
 
     bool has(std::string_view name) const { return options.find(name) != options.end(); }
     std::optional<std::string> value(std::string_view name) const;

@@ -85,14 +85,19 @@ int run_breakdown(const Args& args, std::ostream& out) {
     const NodeId at = index.node_at(step);
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "', step " << step;
-    if (at.valid()) out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
-    out << ": " << format_bytes(total) << " (" << total << " bytes) in " << storages << " storages, by " << to_string(by);
+    if (at.valid())
+        out << ", " << (step % 2 == 1 ? "after the allocations of '" : "after the frees of '")
+            << elide(graph.node(at).name) << "'";
+    out << ": " << format_bytes(total) << " (" << total << " bytes) in " << storages << " storages, by "
+        << to_string(by);
     if (by == GroupBy::Module && depth) out << " at depth " << *depth;
-    out << " (roles " << (roles.source == RoleSource::File ? "from the file" : roles.source == RoleSource::Derived
-                                                                                 ? "derived from the graphs"
-                                                                                 : "from the file, the rest derived")
+    out << " (roles "
+        << (roles.source == RoleSource::File      ? "from the file"
+            : roles.source == RoleSource::Derived ? "derived from the graphs"
+                                                  : "from the file, the rest derived")
         << ")\n";
-    std::vector<std::vector<std::string>> rows = {{"size", "share", "storages", by == GroupBy::Role ? "role" : "module"}};
+    std::vector<std::vector<std::string>> rows = {
+        {"size", "share", "storages", by == GroupBy::Role ? "role" : "module"}};
     for (const Attribution::Group& g : groups)
         rows.push_back({format_bytes(g.bytes), percent(g.bytes, total), std::to_string(g.storages),
                         by == GroupBy::Module && g.key.empty() ? "(root)" : g.key});

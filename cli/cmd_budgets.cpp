@@ -56,8 +56,7 @@ nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector
 int run_budgets(const Args& args, std::ostream& out) {
     const GraphFile file = load_file(args.file);
     const std::vector<BudgetRow> rows = budget_rows(file);
-    if (rows.empty())
-        throw Error(args.file + ": no pair has a 'budget' (write the file with fxmem_export.sweep)");
+    if (rows.empty()) throw Error(args.file + ": no pair has a 'budget' (write the file with fxmem_export.sweep)");
     if (args.has("--json")) {
         nlohmann::ordered_json j;
         j["rows"] = budget_rows_json(file, rows);
@@ -71,11 +70,12 @@ int run_budgets(const Args& args, std::ostream& out) {
     for (const BudgetRow& r : rows) {
         std::string mark = r.lowest ? "lowest peak" : "";
         if (r.pareto) mark += mark.empty() ? "pareto" : ", pareto";
-        const std::string at = (r.in_backward ? "backward" : "forward") + std::string(" step ") + std::to_string(r.step) +
-                               (r.node.empty() ? "" : " (" + r.node + ")");
+        const std::string at = (r.in_backward ? "backward" : "forward") + std::string(" step ") +
+                               std::to_string(r.step) + (r.node.empty() ? "" : " (" + r.node + ")");
         std::string extra = std::to_string(r.extra_flops);
         if (const std::string pct = signed_percent(r.extra_flops, base_flops); !pct.empty()) extra += " (" + pct + ")";
-        table.push_back({budget_text(r.budget), format_bytes(r.peak.peak), at, format_bytes(r.saved_bytes), extra, mark});
+        table.push_back(
+            {budget_text(r.budget), format_bytes(r.peak.peak), at, format_bytes(r.saved_bytes), extra, mark});
     }
     out << args.file << ": " << rows.size() << " budget" << (rows.size() == 1 ? "" : "s") << '\n';
     write_table(out, table, {true, true, false, true, true, false});

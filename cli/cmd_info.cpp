@@ -23,7 +23,7 @@ int run_info(const Args& args, std::ostream& out) {
     std::vector<std::int64_t> device_bytes(file.devices.size(), 0);
     for (const Storage& s : file.storages) {
         ++device_storages[s.device];
-        device_bytes[s.device] += s.nbytes;  // cannot overflow: the total fits (checked on load)
+        device_bytes[s.device] += s.nbytes; // cannot overflow: the total fits (checked on load)
     }
     // What the file says beyond the format's required fields (docs/format.md).
     std::size_t with_role = 0, with_label = 0, nodes = 0, with_module = 0;
@@ -35,7 +35,7 @@ int run_info(const Args& args, std::ostream& out) {
         nodes += g.size();
         for (const Node& n : g.nodes) with_module += n.module != kNoModule ? 1 : 0;
     }
-    const RoleSource role_source = resolve_roles(file).source;  // what breakdown --by role uses
+    const RoleSource role_source = resolve_roles(file).source; // what breakdown --by role uses
     const StorageMask counted = devices_counted(file, args);
     const std::vector<std::int64_t> peaks = profile_peaks(file, counted);
     const std::string note = cpu_only_note(file, counted);
@@ -47,15 +47,18 @@ int run_info(const Args& args, std::ostream& out) {
         j["total_bytes"] = file.total_bytes();
         j["devices"] = nlohmann::ordered_json::array();
         for (std::size_t d = 0; d < file.devices.size(); ++d)
-            j["devices"].push_back({{"device", file.devices[d]}, {"storages", device_storages[d]}, {"bytes", device_bytes[d]}});
+            j["devices"].push_back(
+                {{"device", file.devices[d]}, {"storages", device_storages[d]}, {"bytes", device_bytes[d]}});
         j["graphs"] = nlohmann::ordered_json::array();
         for (std::size_t i = 0; i < file.graphs.size(); ++i) {
             const Graph& g = file.graphs[i];
-            j["graphs"].push_back({{"name", g.name}, {"kind", to_string(g.kind)}, {"nodes", g.size()}, {"peak", peaks[i]}});
+            j["graphs"].push_back(
+                {{"name", g.name}, {"kind", to_string(g.kind)}, {"nodes", g.size()}, {"peak", peaks[i]}});
         }
         j["pairs"] = nlohmann::ordered_json::array();
         for (const Pair& p : file.pairs)
-            j["pairs"].push_back({{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
+            j["pairs"].push_back(
+                {{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
         j["storages_with_role"] = with_role;
         j["roles"] = to_string(role_source);
         j["storages_with_label"] = with_label;
@@ -63,7 +66,8 @@ int run_info(const Args& args, std::ostream& out) {
         j["all_cpu"] = !note.empty();
         j["step"] = nlohmann::ordered_json::array();
         for (const StepEntry& e : file.step)
-            j["step"].push_back({{"graph", file.graphs[e.graph].name}, {"call", e.call}, {"module_prefix", e.module_prefix}});
+            j["step"].push_back(
+                {{"graph", file.graphs[e.graph].name}, {"call", e.call}, {"module_prefix", e.module_prefix}});
         j["schedules"] = nlohmann::ordered_json::array();
         for (const NamedSchedule& s : file.schedules)
             j["schedules"].push_back({{"name", s.name}, {"graph", file.graphs[s.graph].name}, {"source", s.source}});
@@ -77,19 +81,21 @@ int run_info(const Args& args, std::ostream& out) {
         << file.total_bytes() << " bytes)\n";
     out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label
         << " a label; modules: " << with_module << " of " << nodes << " nodes carry one\n";
-    out << "roles used: " << (role_source == RoleSource::File      ? "from the file"
-                              : role_source == RoleSource::Derived ? "derived from the graphs' structure"
-                                                                   : "from the file where given, the rest derived")
+    out << "roles used: "
+        << (role_source == RoleSource::File      ? "from the file"
+            : role_source == RoleSource::Derived ? "derived from the graphs' structure"
+                                                 : "from the file where given, the rest derived")
         << '\n';
     out << "devices:\n";
     for (std::size_t d = 0; d < file.devices.size(); ++d)
-        out << "  " << elide(file.devices[d]) << ": " << device_storages[d] << (device_storages[d] == 1 ? " storage, " : " storages, ")
-            << format_bytes(device_bytes[d]) << '\n';
+        out << "  " << elide(file.devices[d]) << ": " << device_storages[d]
+            << (device_storages[d] == 1 ? " storage, " : " storages, ") << format_bytes(device_bytes[d]) << '\n';
     out << "graphs:\n";
     std::vector<std::vector<std::string>> graph_rows{{"name", "kind", "nodes", "peak"}};
     for (std::size_t i = 0; i < file.graphs.size(); ++i) {
         const Graph& g = file.graphs[i];
-        graph_rows.push_back({g.name, std::string(to_string(g.kind)), std::to_string(g.size()), format_bytes(peaks[i])});
+        graph_rows.push_back(
+            {g.name, std::string(to_string(g.kind)), std::to_string(g.size()), format_bytes(peaks[i])});
     }
     write_table(out, graph_rows, {false, false, true, true});
     if (!file.pairs.empty()) {

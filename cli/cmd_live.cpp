@@ -36,7 +36,8 @@ const char* reason_key(LiveReason r) {
 std::string reason_text(const Graph& g, const LiveStorage& s) {
     switch (s.reason) {
     case LiveReason::WaitingForUse:
-        return "waiting for " + (s.next_user.valid() ? "'" + elide(g.node(s.next_user).name) + "'" : std::string("its users")) +
+        return "waiting for " +
+               (s.next_user.valid() ? "'" + elide(g.node(s.next_user).name) + "'" : std::string("its users")) +
                "; freed after '" + elide(g.node(s.last_user).name) + "' at step " + std::to_string(s.free_step);
     case LiveReason::GraphOutput: return "graph output: kept to the end";
     case LiveReason::NotReleasable: return "never freed (a primal or do-not-delete input)";
@@ -68,8 +69,12 @@ int run_live(const Args& args, std::ostream& out) {
     for (const LiveStorage& s : live) total += s.nbytes;
     const NodeId at = index.node_at(step);
     const StepPhase step_phase = phase_of(static_cast<std::int64_t>(step));
-    const char* phase = step_phase == StepPhase::Start ? "start" : step_phase == StepPhase::AfterAlloc ? "after_alloc" : "after_free";
-    const auto name_or_null = [&](NodeId n) { return n.valid() ? nlohmann::json(graph.node(n).name) : nlohmann::json(); };
+    const char* phase = step_phase == StepPhase::Start        ? "start"
+                        : step_phase == StepPhase::AfterAlloc ? "after_alloc"
+                                                              : "after_free";
+    const auto name_or_null = [&](NodeId n) {
+        return n.valid() ? nlohmann::json(graph.node(n).name) : nlohmann::json();
+    };
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
@@ -97,19 +102,23 @@ int run_live(const Args& args, std::ostream& out) {
         return 0;
     }
     if (const std::string note = cpu_only_note(file, analysis->counted()); !note.empty()) out << note << '\n';
-    out << "graph '" << elide(graph.name) << "'" << (schedule ? " (schedule " + schedule_label(args) + ")" : std::string())
-        << ", step " << step;
-    if (at.valid()) out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '") << elide(graph.node(at).name) << "'";
+    out << "graph '" << elide(graph.name) << "'"
+        << (schedule ? " (schedule " + schedule_label(args) + ")" : std::string()) << ", step " << step;
+    if (at.valid())
+        out << ", " << (step_phase == StepPhase::AfterAlloc ? "after the allocations of '" : "after the frees of '")
+            << elide(graph.node(at).name) << "'";
     out << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";
     std::size_t widest = 0;
     for (const LiveStorage& s : live) widest = std::max(widest, display_width(graph.node(s.allocator).name));
     const std::size_t width = column_width("allocator", widest);
-    out << std::setw(12) << "size" << "  " << std::setw(6) << "id" << "  ";
+    out << std::setw(12) << "size"
+        << "  " << std::setw(6) << "id"
+        << "  ";
     put_cell(out, "allocator", width, false);
     out << "  why live\n";
     for (const LiveStorage& s : live) {
-        out << std::setw(12) << format_bytes(s.nbytes) << "  " << std::setw(6) << file.storages[s.storage.index()].file_id
-            << "  ";
+        out << std::setw(12) << format_bytes(s.nbytes) << "  " << std::setw(6)
+            << file.storages[s.storage.index()].file_id << "  ";
         put_cell(out, graph.node(s.allocator).name, width, false);
         out << "  " << reason_text(graph, s) << '\n';
     }

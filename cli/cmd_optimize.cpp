@@ -15,8 +15,8 @@
 
 #include <charconv>
 #include <cmath>
-#include <sys/stat.h>
 #include <ostream>
+#include <sys/stat.h>
 
 namespace fxmem::cli {
 
@@ -32,7 +32,9 @@ double parse_seconds(const std::string& text) {
 
 std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
 // A baseline the time limit stopped before it finished is -1.
-std::string baseline(std::int64_t v) { return v < 0 ? std::string("not computed (the time limit was reached first)") : bytes(v); }
+std::string baseline(std::int64_t v) {
+    return v < 0 ? std::string("not computed (the time limit was reached first)") : bytes(v);
+}
 
 } // namespace
 
@@ -44,10 +46,12 @@ int run_optimize(const Args& args, std::ostream& out) {
     // by any path (the graph would be replaced by a schedule).
     if (const auto path = args.value("-o")) {
         const std::string target = resolve_write_target(*path);
-        struct stat in {}, to {};
+        struct stat in {
+        }, to{};
         if (::stat(args.file.c_str(), &in) == 0 && ::stat(target.c_str(), &to) == 0 && in.st_dev == to.st_dev &&
             in.st_ino == to.st_ino)
-            throw UsageError("optimize: -o " + elide(*path) + " is the graph file itself; write the schedule elsewhere");
+            throw UsageError("optimize: -o " + elide(*path) +
+                             " is the graph file itself; write the schedule elsewhere");
     }
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);

@@ -34,8 +34,8 @@ int run_profile(const Args& args, std::ostream& out) {
     const auto file = std::make_shared<const GraphFile>(load_file(args.file));
     const Graph& graph = select_graph(*file, args);
     // The graph on its own (default releasability), as build_memory_profile reports it.
-    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()), device_filter(args),
-                                                 {}, PairContext::Standalone);
+    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()),
+                                                 device_filter(args), {}, PairContext::Standalone);
     const std::vector<std::int64_t>& profile = analysis->profile();
     const std::int64_t peak = analysis->peak();
 
@@ -74,7 +74,8 @@ int run_profile(const Args& args, std::ostream& out) {
         std::size_t widest = 0;
         for (std::size_t i = 1; i < profile.size(); i += 2) widest = std::max(widest, display_width(node_of(i)));
         const std::size_t width = column_width("node", widest);
-        out << std::setw(8) << "step" << "  ";
+        out << std::setw(8) << "step"
+            << "  ";
         put_cell(out, "node", width, false);
         out << "  " << std::left << std::setw(5) << "phase" << std::right << std::setw(12) << "memory" << '\n';
         for (std::size_t i = 0; i < profile.size(); ++i) {

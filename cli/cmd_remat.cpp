@@ -50,7 +50,8 @@ std::uint32_t select_joint(const GraphFile& file, const Args& args) {
     }
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
         if (file.graphs[i].kind == GraphKind::Joint) return static_cast<std::uint32_t>(i);
-    throw Error(args.file + ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
+    throw Error(args.file +
+                ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
 }
 
 std::string percent(std::int64_t part, std::int64_t whole) {
@@ -67,16 +68,20 @@ std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_stri
 int run_remat(const Args& args, std::ostream& out) {
     RematOptions options;
     int limits = 0;
-    if (const auto v = args.value("--max-extra-flops")) options.max_extra_flops = parse_count("--max-extra-flops", *v), ++limits;
-    if (const auto v = args.value("--max-extra-percent")) options.max_extra_percent = parse_number("--max-extra-percent", *v), ++limits;
+    if (const auto v = args.value("--max-extra-flops"))
+        options.max_extra_flops = parse_count("--max-extra-flops", *v), ++limits;
+    if (const auto v = args.value("--max-extra-percent"))
+        options.max_extra_percent = parse_number("--max-extra-percent", *v), ++limits;
     if (const auto v = args.value("--target-peak")) options.target_peak = parse_count("--target-peak", *v), ++limits;
-    if (limits > 1) throw UsageError("remat: give at most one of --max-extra-flops, --max-extra-percent, --target-peak");
+    if (limits > 1)
+        throw UsageError("remat: give at most one of --max-extra-flops, --max-extra-percent, --target-peak");
     if (const auto v = args.value("--time-limit")) options.time_limit_s = parse_number("--time-limit", *v);
     const auto plan_path = args.value("--plan");
     if (plan_path && (limits > 0 || args.has("--time-limit")))
         throw UsageError("remat: --plan scores a given plan; it takes no limit and no --time-limit");
     if (const auto path = args.value("-o")) {
-        struct stat in {}, to {};
+        struct stat in {
+        }, to{};
         if (::stat(args.file.c_str(), &in) == 0 && ::stat(path->c_str(), &to) == 0 && in.st_dev == to.st_dev &&
             in.st_ino == to.st_ino)
             throw UsageError("remat: -o " + *path + " is the graph file itself; write the plan elsewhere");
@@ -128,7 +133,8 @@ int run_remat(const Args& args, std::ostream& out) {
         j["recomputed"] = names(r.partition.recomputed);
         j["order"] = names(r.backward_order);
         auto& frontier = j["frontier"] = nlohmann::ordered_json::array();
-        for (const FrontierPoint& p : r.frontier) frontier.push_back({{"peak", p.peak}, {"extra_flops", p.extra_flops}});
+        for (const FrontierPoint& p : r.frontier)
+            frontier.push_back({{"peak", p.peak}, {"extra_flops", p.extra_flops}});
         if (!rows.empty()) j["pytorch"] = budget_rows_json(file, rows);
         j["met_limit"] = r.met_limit;
         j["reproducible"] = unstable.empty();
@@ -137,21 +143,25 @@ int run_remat(const Args& args, std::ostream& out) {
         return 0;
     }
     out << "joint graph '" << elide(g.name) << "', " << g.size() << " nodes\n";
-    out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops << " FLOPs\n";
+    out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops
+        << " FLOPs\n";
     out << (plan_path ? "plan " + *plan_path : std::string("plan")) << ": " << bytes(r.peak.peak) << " ("
         << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << "), extra FLOPs " << r.extra_flops << " ("
         << percent(r.extra_flops, r.baseline_flops) << ")" << (r.met_limit ? "" : "; no plan met the limit") << '\n';
-    out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size() << " nodes; forward peak "
-        << format_bytes(r.peak.forward_peak) << ", backward peak " << format_bytes(r.peak.backward_peak) << '\n';
+    out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size()
+        << " nodes; forward peak " << format_bytes(r.peak.forward_peak) << ", backward peak "
+        << format_bytes(r.peak.backward_peak) << '\n';
     if (const auto path = args.value("-o")) out << "written to " << *path << '\n';
     if (!unstable.empty())
         out << "note: PyTorch's partitioner would recompute '" << elide(g.node(unstable[0]).name) << "'"
-            << (unstable.size() > 1 ? " and " + std::to_string(unstable.size() - 1) + " more saved values" : std::string())
+            << (unstable.size() > 1 ? " and " + std::to_string(unstable.size() - 1) + " more saved values"
+                                    : std::string())
             << " instead of saving it (apply_remat cannot force it; docs/estimator.md, \"Reproducible plans\")\n";
     if (!plan_path) {
         std::vector<std::vector<std::string>> table = {{"frontier peak", "extra FLOPs"}};
         for (const FrontierPoint& p : r.frontier)
-            table.push_back({format_bytes(p.peak), std::to_string(p.extra_flops) + " (" + percent(p.extra_flops, r.baseline_flops) + ")"});
+            table.push_back({format_bytes(p.peak),
+                             std::to_string(p.extra_flops) + " (" + percent(p.extra_flops, r.baseline_flops) + ")"});
         write_table(out, table, {true, true});
     }
     if (!rows.empty()) {

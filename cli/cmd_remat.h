@@ -9,8 +9,13 @@ namespace fxmem::cli {
 int run_budgets(const Args& args, std::ostream& out);
 int run_remat(const Args& args, std::ostream& out);
 inline constexpr OptionSpec kBudgetsOptions[] = {{"--json", false}};
-inline constexpr OptionSpec kRematOptions[] = {{"--graph", true},           {"--max-extra-flops", true}, {"--max-extra-percent", true},
-                                               {"--target-peak", true},     {"--time-limit", true},      {"-o", true},
-                                               {"--plan", true},            {"--json", false}};
+inline constexpr OptionSpec kRematOptions[] = {{"--graph", true},
+                                               {"--max-extra-flops", true},
+                                               {"--max-extra-percent", true},
+                                               {"--target-peak", true},
+                                               {"--time-limit", true},
+                                               {"-o", true},
+                                               {"--plan", true},
+                                               {"--json", false}};
 
 } // namespace fxmem::cli

@@ -3,10 +3,10 @@
 #include "commands.h"
 
 #include "fxmem/io.h"
-#include "table.h"
-#include "text.h"
 #include "fxmem/schedule.h"
 #include "fxmem/units.h"
+#include "table.h"
+#include "text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,17 +55,20 @@ int run_schedules(const Args& args, std::ostream& out) {
         return 0;
     }
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
-    out << escape_control(file.source) << ": " << file.schedules.size() << (file.schedules.size() == 1 ? " schedule" : " schedules")
-        << '\n';
+    out << escape_control(file.source) << ": " << file.schedules.size()
+        << (file.schedules.size() == 1 ? " schedule" : " schedules") << '\n';
     if (file.schedules.empty()) return 0;
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"name", "graph", "peak", "original", "change", "source"});
     for (std::size_t i = 0; i < file.schedules.size(); ++i) {
         const NamedSchedule& s = file.schedules[i];
         const std::int64_t original = original_peaks[i];
-        const std::int64_t delta = peaks[i] - original;  // both within [0, total bytes]
+        const std::int64_t delta = peaks[i] - original; // both within [0, total bytes]
         rows.push_back({s.name, file.graphs[s.graph].name, format_bytes(peaks[i]), format_bytes(original),
-                        (delta > 0 ? "+" : delta < 0 ? "-" : "") + format_bytes(delta < 0 ? -delta : delta),
+                        (delta > 0   ? "+"
+                         : delta < 0 ? "-"
+                                     : "") +
+                            format_bytes(delta < 0 ? -delta : delta),
                         s.source});
     }
     write_table(out, rows, {false, false, true, true, true, false});

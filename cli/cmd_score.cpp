@@ -38,13 +38,14 @@ int run_score(const Args& args, std::ostream& out) {
     const ScheduleScore original = score_schedule(file, graph, alias, original_order(graph), releasable, counted);
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     if (const std::string line = score_context_line(file, graph, context); !line.empty()) out << line << '\n';
-    out << "graph '" << elide(graph.name) << "', schedule " << schedule_label(args) << ": peak " << format_bytes(score.peak) << " ("
-        << score.peak << " bytes); the original order peaks at " << format_bytes(original.peak) << " ("
-        << original.peak << " bytes)\n";
+    out << "graph '" << elide(graph.name) << "', schedule " << schedule_label(args) << ": peak "
+        << format_bytes(score.peak) << " (" << score.peak << " bytes); the original order peaks at "
+        << format_bytes(original.peak) << " (" << original.peak << " bytes)\n";
     std::size_t widest = 0;
     for (const Node& n : graph.nodes) widest = std::max(widest, display_width(n.name));
     const std::size_t width = column_width("node", widest);
-    out << std::setw(8) << "position" << "  ";
+    out << std::setw(8) << "position"
+        << "  ";
     put_cell(out, "node", width, false);
     out << std::setw(12) << "memory" << '\n';
     for (std::size_t i = 0; i < schedule.order.size(); ++i) {

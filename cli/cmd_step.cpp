@@ -131,7 +131,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
             return 0;
         }
         out << "whole step of " << file.step.size() << " graph runs: peak " << format_bytes(ws.peak) << " (" << ws.peak
-            << " bytes) at step " << ws.peak_index << ", in " << elide(step_entry_name(file, file.step[at.entry])) << '\n';
+            << " bytes) at step " << ws.peak_index << ", in " << elide(step_entry_name(file, file.step[at.entry]))
+            << '\n';
         out << "parameters and buffers: " << format_bytes(ws.parameters)
             << ", optimizer state: " << format_bytes(ws.optimizer_state) << '\n';
         std::vector<std::vector<std::string>> rows = {{"#", "graph", "carried in", "peak"}};

@@ -4,8 +4,8 @@
 #include "args.h"
 
 #include "fxmem/analysis.h"
-#include "fxmem/estimator.h"
 #include "fxmem/attribution.h"
+#include "fxmem/estimator.h"
 #include "fxmem/model.h"
 #include "fxmem/schedule.h"
 
@@ -38,7 +38,7 @@ struct ScoreContext {
     std::int64_t baseline = 0;
 };
 ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args& args);
-std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c);  // "" outside a pair
+std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c); // "" outside a pair
 
 // breakdown/live --pair FWD,BWD: the app's joined view (cli/pair_view.cpp).
 int run_pair_view(const Args& args, std::ostream& out);
@@ -49,8 +49,8 @@ StorageMask devices_counted(const GraphFile& file, const Args& args);
 DeviceFilter device_filter(const Args& args);
 // A first line for human-readable output when every storage is on the CPU and none counts; "" otherwise.
 std::string cpu_only_note(const GraphFile& file, const StorageMask& counted);
-inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true}, {"--json", false},
-                                                  {"--devices", true}, {"--standalone", false}};
+inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true},
+                                                  {"--json", false}, {"--devices", true},    {"--standalone", false}};
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.

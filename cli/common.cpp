@@ -13,7 +13,8 @@ namespace {
 
 std::string graph_list(const GraphFile& file) {
     std::vector<std::string> names;
-    for (std::size_t i = 0; i < file.graphs.size() && i < 10; ++i) names.push_back("'" + elide(file.graphs[i].name) + "'");
+    for (std::size_t i = 0; i < file.graphs.size() && i < 10; ++i)
+        names.push_back("'" + elide(file.graphs[i].name) + "'");
     return capped_list(names, file.graphs.size());
 }
 

@@ -83,17 +83,18 @@ struct Command {
 };
 
 constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
-constexpr OptionSpec kProfile[] = {{"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false},
-                                   {"--devices", true}};
+constexpr OptionSpec kProfile[] = {
+    {"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false}, {"--devices", true}};
 constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}};
-constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true}, {"--json", false}, {"--devices", true},
-                                 {"--standalone", false}};
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true},
+                                 {"--json", false},    {"--devices", true},       {"--standalone", false}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};
-constexpr OptionSpec kLive[] = {{"--graph", true}, {"--step", true}, {"--schedule", true}, {"--schedule-name", true}, {"--json", false},
-                                {"--whole-step", false}, {"--devices", true}, {"--pair", true}};
-constexpr OptionSpec kBreakdown[] = {{"--graph", true}, {"--step", true}, {"--by", true}, {"--depth", true}, {"--json", false},
-                                     {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true},
-                                     {"--schedule-name", true}};
+constexpr OptionSpec kLive[] = {{"--graph", true},         {"--step", true},  {"--schedule", true},
+                                {"--schedule-name", true}, {"--json", false}, {"--whole-step", false},
+                                {"--devices", true},       {"--pair", true}};
+constexpr OptionSpec kBreakdown[] = {
+    {"--graph", true},       {"--step", true},    {"--by", true},   {"--depth", true},    {"--json", false},
+    {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true}, {"--schedule-name", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},

@@ -110,7 +110,8 @@ int run_pair_view(const Args& args, std::ostream& out) {
     const std::int64_t total = joined[step];
     const std::string head =
         "pair " + std::to_string(k) + " ('" + elide(parts[0].graph->name) + " + " + elide(parts[1].graph->name) +
-        "', joined), step " + std::to_string(step) + " = '" + elide(part.graph->name) + "' step " + std::to_string(local) +
+        "', joined), step " + std::to_string(step) + " = '" + elide(part.graph->name) + "' step " +
+        std::to_string(local) +
         (part.baseline_bytes ? ", with the forward's baseline of " + format_bytes(part.baseline_bytes) : std::string());
     // What both views' JSON starts with: where in the joined timeline.
     const auto json_head = [&] {

@@ -33,8 +33,9 @@ Schedule stored_schedule(const GraphFile& file, const std::string& name, const A
     }
     if (!found)
         throw Error((option == "--schedule" ? elide(name) + ": no such file, and " : std::string()) + file.source +
-                    " has no schedule " + quoted(name) + (graph_name.empty() ? std::string() : " for graph " + quoted(graph_name)) +
-                    " (its schedules: " + (known.empty() ? std::string("none") : capped_list(known, file.schedules.size())) + ")");
+                    " has no schedule " + quoted(name) +
+                    (graph_name.empty() ? std::string() : " for graph " + quoted(graph_name)) + " (its schedules: " +
+                    (known.empty() ? std::string("none") : capped_list(known, file.schedules.size())) + ")");
     // Names are unique per graph only: without --graph, several graphs may have this one.
     if (matches > 1)
         throw UsageError(args.command + ": graphs " + capped_list(graphs_with_it, matches) + " each have a schedule " +

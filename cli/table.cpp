@@ -61,7 +61,7 @@ std::size_t column_width(std::string_view header, std::size_t widest) {
 }
 
 void put_cell(std::ostream& out, std::string_view text, std::size_t width, bool right) {
-    const std::string shown = elide(text, width);  // escaped, so its width is its raw width
+    const std::string shown = elide(text, width); // escaped, so its width is its raw width
     const std::size_t pad = width - std::min(width, raw_width(shown));
     if (right) out << std::string(pad, ' ');
     out << shown;
@@ -84,7 +84,7 @@ void write_table(std::ostream& out, const std::vector<std::vector<std::string>>&
             if (c + 1 < width.size()) line << "  ";
         }
         std::string text = line.str();
-        text.erase(text.find_last_not_of(' ') + 1);  // no trailing blanks
+        text.erase(text.find_last_not_of(' ') + 1); // no trailing blanks
         out << text << '\n';
     }
 }

@@ -38,7 +38,7 @@ std::string escape_control(std::string_view s, bool keep_newlines) {
     for (std::size_t i = 0; i < s.size();) {
         char32_t cp = 0;
         const std::size_t n = decode(s, i, cp);
-        if (n == 0) {  // not UTF-8: the byte itself
+        if (n == 0) { // not UTF-8: the byte itself
             const auto c = static_cast<unsigned char>(s[i++]);
             out += "\\x";
             out += kHex[c >> 4];
@@ -46,9 +46,12 @@ std::string escape_control(std::string_view s, bool keep_newlines) {
             continue;
         }
         if (n == 1 && (cp < 0x20 || cp == 0x7F) && !(keep_newlines && cp == '\n')) {
-            if (cp == '\n') out += "\\n";
-            else if (cp == '\r') out += "\\r";
-            else if (cp == '\t') out += "\\t";
+            if (cp == '\n')
+                out += "\\n";
+            else if (cp == '\r')
+                out += "\\r";
+            else if (cp == '\t')
+                out += "\\t";
             else {
                 out += "\\x";
                 out += kHex[cp >> 4];

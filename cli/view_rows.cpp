@@ -10,7 +10,8 @@ namespace fxmem::cli {
 
 nlohmann::ordered_json groups_json(const std::vector<Attribution::Group>& groups) {
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const Attribution::Group& g : groups) rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
+    for (const Attribution::Group& g : groups)
+        rows.push_back({{"key", g.key}, {"bytes", g.bytes}, {"storages", g.storages}});
     return rows;
 }
 

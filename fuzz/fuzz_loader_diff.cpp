@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         reference = fxmem::to_json(fxmem::load_buffer_nlohmann(text, "fuzz", {}));
     } catch (const fxmem::Error&) {
-        std::abort();  // the fast path accepted what nlohmann rejects
+        std::abort(); // the fast path accepted what nlohmann rejects
     }
     if (fxmem::to_json(*fast) != reference) std::abort();
     return 0;

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Installs what fxmem needs on Debian 12 (as root): compilers, Qt 6, QCustomPlot, nlohmann_json,
 # GoogleTest, Google Benchmark, clang (fuzzer), ccache (rebuilds), desktop-file-utils (the desktop
-# entry check), and a Python venv (.venv) with torch and the exporter.
+# entry check), clang-format (the style check), and a Python venv (.venv) with torch and the exporter.
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkgs=(build-essential cmake pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev nlohmann-json3-dev
       libgtest-dev libbenchmark-dev clang libclang-rt-14-dev libgl1-mesa-dev python3 python3-venv
-      ccache desktop-file-utils)
+      ccache desktop-file-utils clang-format)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -19,8 +19,28 @@ namespace {
 
 // FX-style naming: the first node of a base is "mm", the next ones "mm_1", "mm_2", ...
 enum Base : std::size_t {
-    kMm, kAddmm, kRelu, kAdd, kMul, kSoftmax, kGelu, kClone, kView, kTranspose, kSlice, kSplit, kLayerNorm,
-    kGetitem, kAddInplace, kCopyInplace, kSymSize, kAssert, kThresholdBwd, kSum, kLayerNormBwd, kSoftmaxBwd,
+    kMm,
+    kAddmm,
+    kRelu,
+    kAdd,
+    kMul,
+    kSoftmax,
+    kGelu,
+    kClone,
+    kView,
+    kTranspose,
+    kSlice,
+    kSplit,
+    kLayerNorm,
+    kGetitem,
+    kAddInplace,
+    kCopyInplace,
+    kSymSize,
+    kAssert,
+    kThresholdBwd,
+    kSum,
+    kLayerNormBwd,
+    kSoftmaxBwd,
     kBaseCount
 };
 
@@ -58,7 +78,9 @@ constexpr std::array<Base, 8> kForwardCompute = {kMm, kAddmm, kRelu, kAdd, kMul,
 constexpr std::array<Base, 7> kBackwardCompute = {kMm, kThresholdBwd, kSum, kAdd, kMul, kSoftmaxBwd, kClone};
 
 // Takes a second input (an activation or a weight).
-bool binary(Base b) { return b == kMm || b == kAddmm || b == kAdd || b == kMul || b == kSoftmaxBwd || b == kThresholdBwd; }
+bool binary(Base b) {
+    return b == kMm || b == kAddmm || b == kAdd || b == kMul || b == kSoftmaxBwd || b == kThresholdBwd;
+}
 
 // prefix + k, appended (GCC 12 warns falsely, -Wrestrict, on "literal" + std::to_string(k)).
 std::string numbered(std::string_view prefix, std::size_t k) {
@@ -75,7 +97,7 @@ enum class Layout { Contiguous, Transposed, Flat };
 struct SavedTensor {
     std::string name;
     StorageId storage;
-    NodeId node;  // in the forward
+    NodeId node; // in the forward
 };
 
 class Generator {
@@ -90,19 +112,19 @@ private:
     const Options& options_;
     Rng rng_;
     std::array<std::size_t, kBaseCount> counters_{};
-    std::vector<std::uint8_t> storage_dtype_;  // per StorageId
+    std::vector<std::uint8_t> storage_dtype_; // per StorageId
 
     // Per graph being built.
-    std::vector<StorageId> main_;   // per NodeId: its first tensor's storage (invalid when none)
-    std::vector<NodeId> acts_;      // activation-producing nodes, in graph order
-    std::vector<NodeId> params_;    // weights: primal and get_attr placeholders
+    std::vector<StorageId> main_; // per NodeId: its first tensor's storage (invalid when none)
+    std::vector<NodeId> acts_;    // activation-producing nodes, in graph order
+    std::vector<NodeId> params_;  // weights: primal and get_attr placeholders
     std::size_t trace_line_ = 100;
-    double progress_ = 0;           // share of the current body emitted so far
+    double progress_ = 0; // share of the current body emitted so far
 
     // Carried from the forward into the backward.
-    std::vector<StorageId> primals_;        // storage of primals_1, primals_2, ...
-    std::vector<SavedTensor> saved_;        // saved activations, in forward order
-    std::vector<StorageId> user_outputs_;   // the forward's user-visible outputs
+    std::vector<StorageId> primals_;      // storage of primals_1, primals_2, ...
+    std::vector<SavedTensor> saved_;      // saved activations, in forward order
+    std::vector<StorageId> user_outputs_; // the forward's user-visible outputs
 
     std::string name(Base b) {
         const std::size_t c = counters_[b]++;
@@ -173,10 +195,14 @@ private:
     NodeId pick_act() {
         const std::size_t n = acts_.size();
         std::size_t back;
-        if (rng_.chance(0.01)) back = rng_.below(n);
-        else if (rng_.chance(0.02)) back = rng_.below(std::min<std::size_t>(n, 1024));
-        else if (rng_.chance(0.8)) back = rng_.below(std::min<std::size_t>(n, 6));
-        else back = rng_.below(std::min<std::size_t>(n, 64));
+        if (rng_.chance(0.01))
+            back = rng_.below(n);
+        else if (rng_.chance(0.02))
+            back = rng_.below(std::min<std::size_t>(n, 1024));
+        else if (rng_.chance(0.8))
+            back = rng_.below(std::min<std::size_t>(n, 6));
+        else
+            back = rng_.below(std::min<std::size_t>(n, 64));
         return acts_[n - 1 - back];
     }
 
@@ -211,16 +237,19 @@ std::size_t Generator::emit_compute(GraphBuilder& b, bool fwd, std::vector<NodeI
                           : kBackwardCompute[rng_.below(kBackwardCompute.size())];
     std::vector<NodeId> inputs{pick_act()};
     if (binary(base)) {
-        if (!params_.empty() && rng_.chance(fwd ? 0.6 : 0.4)) push_unique(inputs, pick_param(fwd));
-        else push_unique(inputs, pick_act());
+        if (!params_.empty() && rng_.chance(fwd ? 0.6 : 0.4))
+            push_unique(inputs, pick_param(fwd));
+        else
+            push_unique(inputs, pick_act());
     }
     if (base == kAddmm && !params_.empty()) push_unique(inputs, pick_param(fwd));
     for (NodeId e : extra) push_unique(inputs, e);
     extra.clear();
     // Reductions shrink; everything else is about the size of an input or freshly drawn.
-    const StorageId s = base == kSum ? fresh(9, 16) : rng_.chance(0.5) && main_[inputs[0].index()].valid()
-                                                        ? fresh_bytes(file_.nbytes(main_[inputs[0].index()]))
-                                                        : fresh();
+    const StorageId s = base == kSum ? fresh(9, 16)
+                        : rng_.chance(0.5) && main_[inputs[0].index()].valid()
+                            ? fresh_bytes(file_.nbytes(main_[inputs[0].index()]))
+                            : fresh();
     std::string n;
     const NodeId id = begin(b, base, s, n);
     for (NodeId in : inputs) b.add_input(in);
@@ -293,9 +322,12 @@ std::size_t Generator::step(GraphBuilder& b, bool fwd, std::size_t room, std::ve
         std::string n;
         const NodeId id = begin(b, base, src_storage, n);
         b.add_input(src);
-        if (base == kView) tensor(b, src_storage, Layout::Flat);
-        else if (base == kTranspose) tensor(b, src_storage, Layout::Transposed);
-        else tensor(b, src_storage, Layout::Contiguous, 1, 2);
+        if (base == kView)
+            tensor(b, src_storage, Layout::Flat);
+        else if (base == kTranspose)
+            tensor(b, src_storage, Layout::Transposed);
+        else
+            tensor(b, src_storage, Layout::Contiguous, 1, 2);
         b.end_node();
         acts_.push_back(id);
         if (fwd) maybe_save(id, options_.save_fraction, n);
@@ -411,7 +443,7 @@ void Generator::backward(std::size_t budget) {
     const std::size_t start = main_.size();
     const std::size_t body_end = std::max(start + 1, budget > 1 ? budget - 1 : 0);
     const std::size_t body = body_end - start;
-    std::size_t next_saved = 0;  // counts saved_ph from the back
+    std::size_t next_saved = 0; // counts saved_ph from the back
     std::vector<NodeId> extra;
     while (main_.size() < body_end) {
         const std::size_t done = main_.size() - start;
@@ -425,14 +457,16 @@ void Generator::backward(std::size_t budget) {
     // without a gradient node left.
     std::vector<NodeId> grads;
     for (std::size_t k = 0; k + 1 < primals_.size() && k < acts_.size(); ++k)
-        grads.push_back(acts_[acts_.size() - 1 - k]);  // acts_ holds each node once
+        grads.push_back(acts_[acts_.size() - 1 - k]); // acts_ holds each node once
     begin(b, "output", OpKind::Output, "output", StorageId{});
     for (NodeId g : grads) b.add_input(g);
     b.val_begin_list();
     b.val_null();
     for (std::size_t i = 1; i < primals_.size(); ++i) {
-        if (i - 1 < grads.size()) tensor(b, main_[grads[i - 1].index()]);
-        else b.val_null();
+        if (i - 1 < grads.size())
+            tensor(b, main_[grads[i - 1].index()]);
+        else
+            b.val_null();
     }
     b.val_end_list();
     b.end_node();

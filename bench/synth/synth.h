@@ -18,7 +18,7 @@
 namespace fxmem::synth {
 
 struct Options {
-    std::size_t nodes = 10000;   // total over the file's graphs (at least 32 are generated)
+    std::size_t nodes = 10000; // total over the file's graphs (at least 32 are generated)
     std::uint64_t seed = 1;
     bool pair = true;            // also generate the backward graph and the pair
     double cpu_fraction = 0.05;  // share of fresh storages on "cpu" (the rest on "cuda:0")

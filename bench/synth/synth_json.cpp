@@ -22,7 +22,7 @@ public:
     }
     void str(std::string_view s) {
         out_.push_back('"');
-        std::size_t plain = 0;  // start of the run of characters that need no escape
+        std::size_t plain = 0; // start of the run of characters that need no escape
         for (std::size_t i = 0; i < s.size(); ++i) {
             const auto c = static_cast<unsigned char>(s[i]);
             if (c >= 0x20 && c != '"' && c != '\\') continue;
@@ -63,7 +63,8 @@ void write_dims(Writer& w, std::span<const std::int64_t> dims) {
 }
 
 // Writes the val subtree starting at tokens[at] and returns the index after it.
-std::size_t write_val(Writer& w, const GraphFile& file, const Graph& g, std::span<const ValToken> tokens, std::size_t at) {
+std::size_t write_val(Writer& w, const GraphFile& file, const Graph& g, std::span<const ValToken> tokens,
+                      std::size_t at) {
     const ValToken& t = tokens[at++];
     switch (t.kind) {
     case ValToken::Kind::Null: w.raw("null"); break;

@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     const int steps = atoi(argv[hover ? 5 : 4]);
-    const int rx = atoi(argv[hover ? 6 : 5]), ry = atoi(argv[hover ? 7 : 6]), rw = atoi(argv[hover ? 8 : 7]), rh = atoi(argv[hover ? 9 : 8]);
+    const int rx = atoi(argv[hover ? 6 : 5]), ry = atoi(argv[hover ? 7 : 6]), rw = atoi(argv[hover ? 8 : 7]),
+              rh = atoi(argv[hover ? 9 : 8]);
     double* lat = calloc((size_t)steps, sizeof(double));
     const Window root = DefaultRootWindow(d);
     if (key) {
@@ -138,8 +139,9 @@ int main(int argc, char** argv) {
         XDestroyImage(before);
     }
     qsort(lat, (size_t)n, sizeof(double), cmp);
-    printf("%s: %d steps, first change of region %dx%d+%d+%d after: median %.1f ms, p90 %.1f ms, max %.1f ms\n", argv[1], n, rw,
-           rh, rx, ry, n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2, lat[(9 * n + 9) / 10 - 1], lat[n - 1]);
+    printf("%s: %d steps, first change of region %dx%d+%d+%d after: median %.1f ms, p90 %.1f ms, max %.1f ms\n",
+           argv[1], n, rw, rh, rx, ry, n % 2 ? lat[n / 2] : (lat[n / 2 - 1] + lat[n / 2]) / 2,
+           lat[(9 * n + 9) / 10 - 1], lat[n - 1]);
     if (drag) printf("drop: first change of the region after the release: %.1f ms\n", drop);
     XCloseDisplay(d);
     free(lat);

@@ -22,9 +22,12 @@ void sort_groups(std::vector<Attribution::Group>& groups) {
 std::string_view to_string(GroupBy by) { return by == GroupBy::Role ? "role" : "module"; }
 
 bool parse_group_by(std::string_view text, GroupBy& out) {
-    if (text == "role") out = GroupBy::Role;
-    else if (text == "module") out = GroupBy::Module;
-    else return false;
+    if (text == "role")
+        out = GroupBy::Role;
+    else if (text == "module")
+        out = GroupBy::Module;
+    else
+        return false;
     return true;
 }
 
@@ -56,7 +59,7 @@ Attribution::Attribution(const GraphFile& file, std::size_t graph_index, const R
         } else if (const std::uint32_t pg = roles.producer_graph[s]; a.valid() && pg != kNoGraph && pg != graph_index) {
             const Graph& other = file.graphs[pg];
             const std::uint32_t info = other.node(roles.producer_node[s]).module;
-            if (info == kNoModule) continue;  // the root
+            if (info == kNoModule) continue; // the root
             std::vector<std::uint32_t>& cache = mapped[pg];
             if (cache.empty()) cache.assign(other.modules.size(), ModuleTree::npos);
             if (cache[info] == ModuleTree::npos) cache[info] = tree_.nearest(other.modules[info].name);
@@ -130,10 +133,10 @@ std::string_view Attribution::group_key(GroupBy by, std::uint32_t id) const {
 namespace {
 
 // Bottom to top: long-lived parameters first, temporaries on top, unknown last.
-constexpr StorageRole kRoleOrder[] = {StorageRole::Parameter, StorageRole::UnshardedParameter, StorageRole::OptimizerState,
-                                      StorageRole::Buffer,    StorageRole::Input,
-                                      StorageRole::Activation, StorageRole::Output,   StorageRole::Tangent,
-                                      StorageRole::Gradient,  StorageRole::Temporary, StorageRole::Unknown};
+constexpr StorageRole kRoleOrder[] = {
+    StorageRole::Parameter, StorageRole::UnshardedParameter, StorageRole::OptimizerState, StorageRole::Buffer,
+    StorageRole::Input,     StorageRole::Activation,         StorageRole::Output,         StorageRole::Tangent,
+    StorageRole::Gradient,  StorageRole::Temporary,          StorageRole::Unknown};
 
 // N when module m is named <parent>.<N> with N decimal (a repeated layer), else -1.
 std::int64_t layer_number(const ModuleTree& tree, std::uint32_t m) {
@@ -186,12 +189,14 @@ StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& att
     if (fold) {
         // The folded repeated layers by parent and number; runs of consecutive numbers share a band.
         const ModuleTree& tree = attribution.tree();
-        std::vector<std::pair<std::uint32_t, std::int64_t>> layers;  // (group, number)
+        std::vector<std::pair<std::uint32_t, std::int64_t>> layers; // (group, number)
         std::vector<std::uint32_t> rest;
         for (std::size_t k = own; k < kept.size(); ++k) {
             const std::int64_t n = layer_number(tree, kept[k]);
-            if (n >= 0) layers.emplace_back(kept[k], n);
-            else rest.push_back(kept[k]);
+            if (n >= 0)
+                layers.emplace_back(kept[k], n);
+            else
+                rest.push_back(kept[k]);
         }
         std::sort(layers.begin(), layers.end(), [&](const auto& x, const auto& y) {
             const std::uint32_t px = tree[x.first].parent, py = tree[y.first].parent;
@@ -208,8 +213,8 @@ StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& att
                 out.bands.push_back({std::string(tree[layers[i].first].name), layers[i].first, 0, 1});
             } else {
                 const std::string_view first = tree[layers[i].first].name;
-                out.bands.push_back({std::string(first) + "\xe2\x80\x93" + std::to_string(layers[j - 1].second), kLayerRangeBand,
-                                     0, static_cast<std::uint32_t>(j - i)});
+                out.bands.push_back({std::string(first) + "\xe2\x80\x93" + std::to_string(layers[j - 1].second),
+                                     kLayerRangeBand, 0, static_cast<std::uint32_t>(j - i)});
             }
             i = j;
         }
@@ -222,9 +227,11 @@ StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& att
     out.bytes.assign(out.steps * n, 0);
     for (std::size_t i = 0; i < out.steps; ++i)
         for (std::size_t g = 0; g < groups; ++g)
-            if (used[g] && out.band_of[g] != StackedProfile::npos) out.bytes[i * n + out.band_of[g]] += rows[i * groups + g];
+            if (used[g] && out.band_of[g] != StackedProfile::npos)
+                out.bytes[i * n + out.band_of[g]] += rows[i * groups + g];
     for (std::size_t b = own; b < n; ++b)
-        for (std::size_t i = 0; i < out.steps; ++i) out.bands[b].peak = std::max(out.bands[b].peak, out.bytes[i * n + b]);
+        for (std::size_t i = 0; i < out.steps; ++i)
+            out.bands[b].peak = std::max(out.bands[b].peak, out.bytes[i * n + b]);
     return out;
 }
 

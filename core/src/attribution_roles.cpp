@@ -14,17 +14,17 @@ namespace {
 
 // Evidence bits, in precedence order (lowest bit wins).
 enum : std::uint8_t {
-    kParameter = 1,    // a "primals*" placeholder of a forward or unpaired graph holds it
-    kBuffer = 2,       // a get_attr node holds it
-    kTangent = 4,      // a "tangents*" placeholder holds it
-    kInput = 8,        // another placeholder of a forward or unpaired graph holds it
-    kActivation = 16,  // another placeholder of a backward graph holds it
-    kGradient = 32,    // computed in a backward graph, reaches its output node
-    kOutput = 64,      // computed in a forward or unpaired graph, reaches its output node
+    kParameter = 1,   // a "primals*" placeholder of a forward or unpaired graph holds it
+    kBuffer = 2,      // a get_attr node holds it
+    kTangent = 4,     // a "tangents*" placeholder holds it
+    kInput = 8,       // another placeholder of a forward or unpaired graph holds it
+    kActivation = 16, // another placeholder of a backward graph holds it
+    kGradient = 32,   // computed in a backward graph, reaches its output node
+    kOutput = 64,     // computed in a forward or unpaired graph, reaches its output node
 };
-constexpr std::array<StorageRole, 7> kRoleOfBit = {StorageRole::Parameter, StorageRole::Buffer, StorageRole::Tangent,
-                                                   StorageRole::Input,     StorageRole::Activation,
-                                                   StorageRole::Gradient,  StorageRole::Output};
+constexpr std::array<StorageRole, 7> kRoleOfBit = {
+    StorageRole::Parameter,  StorageRole::Buffer,   StorageRole::Tangent, StorageRole::Input,
+    StorageRole::Activation, StorageRole::Gradient, StorageRole::Output};
 
 } // namespace
 
@@ -49,8 +49,8 @@ RoleAssignment resolve_roles(const GraphFile& file) {
     for (const Pair& p : file.pairs) is_backward[p.backward] = 1;
 
     std::vector<std::uint8_t> evidence(n_storages, 0);
-    std::vector<std::uint32_t> seen_in(n_storages, kNoGraph);      // last graph in which the storage was held
-    std::vector<std::uint32_t> computed_in(n_storages, kNoGraph);  // last graph whose allocator of it computes
+    std::vector<std::uint32_t> seen_in(n_storages, kNoGraph);     // last graph in which the storage was held
+    std::vector<std::uint32_t> computed_in(n_storages, kNoGraph); // last graph whose allocator of it computes
     for (std::uint32_t g = 0; g < n_graphs; ++g) {
         const Graph& graph = file.graphs[g];
         const bool backward = is_backward[g] != 0;
@@ -99,7 +99,9 @@ RoleAssignment resolve_roles(const GraphFile& file) {
             r.role[s] = kRoleOfBit[static_cast<std::size_t>(std::countr_zero(e))];
         }
     }
-    r.source = r.from_file == 0 ? RoleSource::Derived : r.from_file == n_storages ? RoleSource::File : RoleSource::Mixed;
+    r.source = r.from_file == 0            ? RoleSource::Derived
+               : r.from_file == n_storages ? RoleSource::File
+                                           : RoleSource::Mixed;
     return r;
 }
 

@@ -36,7 +36,7 @@ ModuleTree::ModuleTree(const Graph& graph) : ModuleTree() {
 }
 
 std::uint32_t ModuleTree::child(std::uint32_t parent, std::string_view component) const {
-    *lookup_bytes_ += 1;  // the lookup itself, even of a module without children
+    *lookup_bytes_ += 1; // the lookup itself, even of a module without children
     const std::vector<std::uint32_t>& kids = modules_[parent].children;
     if (kids.size() <= kScanChildren) {
         for (const std::uint32_t c : kids) {

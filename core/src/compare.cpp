@@ -14,14 +14,16 @@ std::size_t first_max(const std::vector<std::int64_t>& v) {
 
 // Marks the elements of a longest strictly increasing subsequence of `seq` (patience sorting).
 std::vector<std::uint8_t> longest_increasing(const std::vector<std::size_t>& seq) {
-    std::vector<std::size_t> tails;  // indices into seq: the smallest tail of each length
+    std::vector<std::size_t> tails; // indices into seq: the smallest tail of each length
     std::vector<std::size_t> previous(seq.size(), SIZE_MAX);
     for (std::size_t i = 0; i < seq.size(); ++i) {
         const auto it = std::lower_bound(tails.begin(), tails.end(), seq[i],
                                          [&](std::size_t t, std::size_t v) { return seq[t] < v; });
         if (it != tails.begin()) previous[i] = *(it - 1);
-        if (it == tails.end()) tails.push_back(i);
-        else *it = i;
+        if (it == tails.end())
+            tails.push_back(i);
+        else
+            *it = i;
     }
     std::vector<std::uint8_t> in(seq.size(), 0);
     for (std::size_t i = tails.empty() ? SIZE_MAX : tails.back(); i != SIZE_MAX; i = previous[i]) in[i] = 1;
@@ -57,7 +59,7 @@ OrderComparison compare_orders(const GraphAnalysis& a, const std::vector<NodeId>
         anchor[p] = last;
         if (kept_node[orderB[p].index()]) last = orderB[p];
     }
-    std::size_t work = 0;  // positions shifted by the scoring moves so far
+    std::size_t work = 0; // positions shifted by the scoring moves so far
     for (std::size_t i = 0; i < n; ++i) {
         if (kept[i]) continue;
         const NodeId node = orderA[i];
@@ -78,7 +80,7 @@ OrderComparison compare_orders(const GraphAnalysis& a, const std::vector<NodeId>
             } else if (sa.check_move(from, to).ok) {
                 sa.move(from, to);
                 m.effect = sa.peak() - out.peakA;
-                sa.move(to, from);  // back to A exactly: the others kept their relative order
+                sa.move(to, from); // back to A exactly: the others kept their relative order
             }
         }
         out.moved.push_back(m);

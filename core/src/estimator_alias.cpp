@@ -55,7 +55,7 @@ void build_alias_info(const GraphFile& file, const Graph& graph, AliasInfo& a) {
     a.fresh_pool.reserve(std::min(n_storages, graph.output_storages.size()));
     a.uses_pool.reserve(graph.input_ids.size());
     const StorageId* out_pool = graph.output_storages.data();
-    constexpr std::size_t kAhead = 8;  // Node structs are large: fetch the ones a few steps ahead
+    constexpr std::size_t kAhead = 8; // Node structs are large: fetch the ones a few steps ahead
     for (std::size_t i = 0; i < n_nodes; ++i) {
         if (i + kAhead < n_nodes) __builtin_prefetch(&graph.nodes[i + kAhead].inputs);
         const Node& nd = graph.nodes[i];

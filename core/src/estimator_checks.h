@@ -14,7 +14,7 @@ namespace fxmem::detail {
 inline constexpr std::size_t kQuoteLimit = 200;
 
 inline std::string quote(std::string_view s) {
-    std::string r;  // appended piece by piece: "'" + std::string(s) trips GCC 12's -Wrestrict at -O3
+    std::string r; // appended piece by piece: "'" + std::string(s) trips GCC 12's -Wrestrict at -O3
     r += '\'';
     if (s.size() <= kQuoteLimit) {
         r += s;
@@ -39,10 +39,12 @@ inline std::string storage_label(const GraphFile& file, StorageId s) {
 
 // MemoryTracker's assertion that a running node uses only live counted storages, as a message
 // naming the file (when it has a name), the graph, the node and the storage.
-inline Error not_live_error(const Graph& graph, const AliasInfo& alias, const GraphFile& file, NodeId node, StorageId s) {
+inline Error not_live_error(const Graph& graph, const AliasInfo& alias, const GraphFile& file, NodeId node,
+                            StorageId s) {
     const NodeId alloc = alias.allocator[s.index()];
     return Error((file.source.empty() ? std::string() : file.source + ": ") + graph_where(graph) + ": node " +
-                 quote(graph.node(node).name) + " uses " + storage_label(file, s) + " (allocated by " + quote(graph.node(alloc).name) +
+                 quote(graph.node(node).name) + " uses " + storage_label(file, s) + " (allocated by " +
+                 quote(graph.node(alloc).name) +
                  ") which is not live: its allocator has not run yet or it was already freed");
 }
 

@@ -26,8 +26,8 @@ using detail::quote;
 
 struct IncrementalSchedule::Bounds {
     std::size_t lo = 0, hi = 0;
-    NodeId before, after;                 // blockers (invalid at the schedule's edges)
-    StorageId before_storage, after_storage;  // set when the blocker is an allocator/user through a storage
+    NodeId before, after;                    // blockers (invalid at the schedule's edges)
+    StorageId before_storage, after_storage; // set when the blocker is an allocator/user through a storage
 };
 
 IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
@@ -53,8 +53,8 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
             const OpKind aop = op(a);
             if (aop == OpKind::Output || (has_profile_points(aop) && position_[a.index()] > p))
                 throw Error(detail::graph_where(graph_) + ": node " + quote(graph_.node(u).name) + " (position " +
-                            std::to_string(p) + ") uses " + detail::storage_label(file_, s) +
-                            " before its allocator " + quote(graph_.node(a).name) + " runs");
+                            std::to_string(p) + ") uses " + detail::storage_label(file_, s) + " before its allocator " +
+                            quote(graph_.node(a).name) + " runs");
         }
     }
 
@@ -78,15 +78,14 @@ IncrementalSchedule::IncrementalSchedule(const GraphFile& file, const Graph& gra
     for (std::size_t s = 0; s < n_storages; ++s) {
         const NodeId a = alias_.allocator[s];
         const auto users = alias_.users_of(StorageId(static_cast<std::int32_t>(s)));
-        if (!a.valid() || !counted_[s] || !releasable_[a.index()] || users.empty() ||
-            op(a) == OpKind::Output)
-            continue;
+        if (!a.valid() || !counted_[s] || !releasable_[a.index()] || users.empty() || op(a) == OpKind::Output) continue;
         freeable_[s] = 1;
         NodeId last = users.front();
         for (NodeId u : users)
             if (position_[u.index()] > position_[last.index()]) last = u;
         last_scheduled_[s] = last;
-        if (has_profile_points(op(last))) free_of_[last.index()] += file_.nbytes(StorageId(static_cast<std::int32_t>(s)));
+        if (has_profile_points(op(last)))
+            free_of_[last.index()] += file_.nbytes(StorageId(static_cast<std::int32_t>(s)));
     }
 
     while (leaves_ < n) leaves_ *= 2;
@@ -221,10 +220,12 @@ void IncrementalSchedule::move(std::size_t from, std::size_t to) {
     const NodeId x = order_[from];
     const std::size_t lo = std::min(from, to), hi = std::max(from, to);
     if (from < to)
-        std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(from), order_.begin() + static_cast<std::ptrdiff_t>(from) + 1,
+        std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(from),
+                    order_.begin() + static_cast<std::ptrdiff_t>(from) + 1,
                     order_.begin() + static_cast<std::ptrdiff_t>(to) + 1);
     else
-        std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(to), order_.begin() + static_cast<std::ptrdiff_t>(from),
+        std::rotate(order_.begin() + static_cast<std::ptrdiff_t>(to),
+                    order_.begin() + static_cast<std::ptrdiff_t>(from),
                     order_.begin() + static_cast<std::ptrdiff_t>(from) + 1);
     for (std::size_t p = lo; p <= hi; ++p) position_[order_[p].index()] = p;
 
@@ -327,8 +328,8 @@ std::vector<NodeId> IncrementalSchedule::companions(std::size_t position) const 
 }
 
 std::vector<IncrementalSchedule::Step> IncrementalSchedule::plan_move_with(std::size_t from, std::size_t to,
-                                                                         MoveCheck* check) const {
-    MoveCheck result = check_move(from, to);  // out of range, or the output node: as a single move
+                                                                           MoveCheck* check) const {
+    MoveCheck result = check_move(from, to); // out of range, or the output node: as a single move
     if (from >= order_.size() || to >= order_.size() || order_[from] == output_) {
         if (check) *check = result;
         return {};

@@ -5,9 +5,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
 #include <filesystem>
 #include <new>
 #include <stdexcept>
@@ -54,12 +54,14 @@ std::string read_regular_file(const std::string& path) {
     // blocks, and /dev/zero never ends. O_NONBLOCK covers a file swapped for a FIFO in between.
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) throw Error(path + ": cannot open: " + errno_text(errno));
-    if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read: it is " + std::string(file_kind(st.st_mode)) + ", not a regular file");
+    if (!S_ISREG(st.st_mode))
+        throw Error(path + ": cannot read: it is " + std::string(file_kind(st.st_mode)) + ", not a regular file");
     Fd f;
     f.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (f.fd < 0) throw Error(path + ": cannot open: " + errno_text(errno));
     if (::fstat(f.fd, &st) != 0) throw Error(path + ": cannot read: " + errno_text(errno));
-    if (!S_ISREG(st.st_mode)) throw Error(path + ": cannot read: it is " + std::string(file_kind(st.st_mode)) + ", not a regular file");
+    if (!S_ISREG(st.st_mode))
+        throw Error(path + ": cannot read: it is " + std::string(file_kind(st.st_mode)) + ", not a regular file");
     const auto size = static_cast<std::uint64_t>(st.st_size > 0 ? st.st_size : 0);
     // The text and the model built from it must fit: a file larger than the machine's memory
     // would be killed by the kernel mid-read instead of failing cleanly.
@@ -111,7 +113,9 @@ GraphFile load_file(const std::string& path, const ProgressFn& progress) {
 
 std::string resolve_write_target(const std::string& path) {
     namespace fs = std::filesystem;
-    const auto refuse = [&](const std::string& why) -> Error { return Error("cannot write " + quoted_path(path) + ": " + why); };
+    const auto refuse = [&](const std::string& why) -> Error {
+        return Error("cannot write " + quoted_path(path) + ": " + why);
+    };
     if (path.empty()) throw refuse("empty path");
     std::string target = path;
     struct stat st {};
@@ -121,8 +125,9 @@ std::string resolve_write_target(const std::string& path) {
             char* resolved = ::realpath(path.c_str(), nullptr);
             if (!resolved) {
                 const int err = errno;
-                throw refuse(err == ENOENT ? "it is a symbolic link to a file that does not exist (give the target's path)"
-                                           : "cannot follow the symbolic link: " + errno_text(err));
+                throw refuse(err == ENOENT
+                                 ? "it is a symbolic link to a file that does not exist (give the target's path)"
+                                 : "cannot follow the symbolic link: " + errno_text(err));
             }
             target = resolved;
             std::free(resolved);
@@ -133,7 +138,7 @@ std::string resolve_write_target(const std::string& path) {
         } else if (!S_ISREG(st.st_mode)) {
             throw refuse(std::string("it is ") + file_kind(st.st_mode) + ", not a regular file");
         }
-    } else if (errno != ENOENT && errno != ENOTDIR) {  // the directory checks below say why
+    } else if (errno != ENOENT && errno != ENOTDIR) { // the directory checks below say why
         throw refuse(errno_text(errno));
     }
     const fs::path t(target);
@@ -142,7 +147,8 @@ std::string resolve_write_target(const std::string& path) {
     const std::string dir = t.has_parent_path() ? t.parent_path().string() : std::string(".");
     struct stat ds {};
     if (::stat(dir.c_str(), &ds) != 0)
-        throw refuse(errno == ENOENT ? "the directory " + quoted_path(dir) + " does not exist" : quoted_path(dir) + ": " + errno_text(errno));
+        throw refuse(errno == ENOENT ? "the directory " + quoted_path(dir) + " does not exist"
+                                     : quoted_path(dir) + ": " + errno_text(errno));
     if (!S_ISDIR(ds.st_mode)) throw refuse(quoted_path(dir) + " is not a directory");
     if (::access(dir.c_str(), W_OK | X_OK) != 0) throw refuse("the directory " + quoted_path(dir) + " is not writable");
     return target;

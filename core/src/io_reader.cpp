@@ -33,30 +33,92 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kMaxDepth = 128;        // any JSON nesting; graph files need about 10
-constexpr int kMaxValDepth = 64;      // nested lists inside one val
+constexpr int kMaxDepth = 128;   // any JSON nesting; graph files need about 10
+constexpr int kMaxValDepth = 64; // nested lists inside one val
 constexpr std::size_t kProgressStep = std::size_t{1} << 20;
 
 using json_text::CursorIter;
 
 // What the next value is for: set by a key in objects, implied by the container in arrays.
 enum class Slot : std::uint8_t {
-    Root, Skip,
-    TopFormat, TopVersion, TopProducer, TopStorages, TopGraphs, TopPairs, TopSchedules,
-    Storage, StorageId, StorageDevice, StorageNbytes, StorageRole, StorageLabel,
-    Graph, GraphName, GraphKind, GraphNodes, GraphNumFwdOutputs,
-    Node, NodeName, NodeOp, NodeTarget, NodeInputs, NodeInput, NodeVal, NodeStackTrace, NodeMeta, NodeModule,
-    NodeModuleType, NodePhase, NodeFlops,
-    TensorStorage, TensorDtype, TensorShape, TensorStride, TensorOffset, Dim, OtherText,
-    Pair, PairForward, PairBackward, PairJoint, PairBudget,
-    Schedule, ScheduleName, ScheduleGraph, ScheduleOrder, ScheduleNode, ScheduleSource,
-    TopStep, StepEntry, StepGraph, StepCall, StepPrefix,
+    Root,
+    Skip,
+    TopFormat,
+    TopVersion,
+    TopProducer,
+    TopStorages,
+    TopGraphs,
+    TopPairs,
+    TopSchedules,
+    Storage,
+    StorageId,
+    StorageDevice,
+    StorageNbytes,
+    StorageRole,
+    StorageLabel,
+    Graph,
+    GraphName,
+    GraphKind,
+    GraphNodes,
+    GraphNumFwdOutputs,
+    Node,
+    NodeName,
+    NodeOp,
+    NodeTarget,
+    NodeInputs,
+    NodeInput,
+    NodeVal,
+    NodeStackTrace,
+    NodeMeta,
+    NodeModule,
+    NodeModuleType,
+    NodePhase,
+    NodeFlops,
+    TensorStorage,
+    TensorDtype,
+    TensorShape,
+    TensorStride,
+    TensorOffset,
+    Dim,
+    OtherText,
+    Pair,
+    PairForward,
+    PairBackward,
+    PairJoint,
+    PairBudget,
+    Schedule,
+    ScheduleName,
+    ScheduleGraph,
+    ScheduleOrder,
+    ScheduleNode,
+    ScheduleSource,
+    TopStep,
+    StepEntry,
+    StepGraph,
+    StepCall,
+    StepPrefix,
 };
 static_assert(static_cast<unsigned>(Slot::StepPrefix) < 64, "the seen masks are 64 bits");
 
 enum class Frame : std::uint8_t {
-    Top, Storages, Storage, Graphs, Graph, Nodes, Node, Inputs, ValList, ValObject, Dims, Pairs, Pair,
-    Schedules, Schedule, ScheduleOrder, Steps, Step,
+    Top,
+    Storages,
+    Storage,
+    Graphs,
+    Graph,
+    Nodes,
+    Node,
+    Inputs,
+    ValList,
+    ValObject,
+    Dims,
+    Pairs,
+    Pair,
+    Schedules,
+    Schedule,
+    ScheduleOrder,
+    Steps,
+    Step,
 };
 
 constexpr std::uint64_t bit(Slot s) { return std::uint64_t{1} << static_cast<unsigned>(s); }
@@ -130,7 +192,7 @@ SlotInfo slot_info(Slot s) {
 }
 
 std::string squote(std::string_view s) {
-    constexpr std::size_t kMax = 80;  // keep messages readable when a value is huge
+    constexpr std::size_t kMax = 80; // keep messages readable when a value is huge
     if (s.size() > kMax) return "'" + std::string(s.substr(0, kMax)) + "...'";
     return "'" + std::string(s) + "'";
 }
@@ -138,11 +200,11 @@ std::string squote(std::string_view s) {
 // One staged val token; Tensor and Other carry their fields, Begin/End bracket a list.
 struct StagedVal {
     enum class Kind : std::uint8_t { Null, Tensor, Begin, End, Other } kind = Kind::Null;
-    std::int64_t storage = 0;             // the file's storage id
-    StorageId resolved;                   // its dense id, once emit has looked it up
-    std::uint32_t shape_begin = 0, shape_size = 0, stride_begin = 0, stride_size = 0;  // into NodeRecord::dims
+    std::int64_t storage = 0; // the file's storage id
+    StorageId resolved;       // its dense id, once emit has looked it up
+    std::uint32_t shape_begin = 0, shape_size = 0, stride_begin = 0, stride_size = 0; // into NodeRecord::dims
     std::int64_t offset = 0;
-    std::string text;                     // dtype for Tensor, the text for Other
+    std::string text; // dtype for Tensor, the text for Other
 };
 
 // A node's fields as read, kept until the node's object closes.
@@ -151,15 +213,15 @@ struct NodeRecord {
     bool has_module = false, has_module_type = false;
     OpKind op = OpKind::CallFunction;
     NodePhase phase = NodePhase::Unknown;
-    std::int64_t flops = -1;              // -1: absent
-    std::vector<std::string> inputs;      // first n_inputs are used; the rest keep their capacity
-    std::vector<std::uint32_t> input_tags;  // NameIndex::tag_of each input, computed as it is read
+    std::int64_t flops = -1;               // -1: absent
+    std::vector<std::string> inputs;       // first n_inputs are used; the rest keep their capacity
+    std::vector<std::uint32_t> input_tags; // NameIndex::tag_of each input, computed as it is read
     std::size_t n_inputs = 0;
     std::uint32_t name_tag = 0;
     std::vector<StagedVal> vals;
     std::vector<std::int64_t> dims;
     std::uint64_t seen = 0;
-    std::size_t end_offset = 0;           // where the node's object ended, for messages
+    std::size_t end_offset = 0; // where the node's object ended, for messages
 
     void reset() {
         n_inputs = 0;
@@ -202,10 +264,10 @@ struct PendingGraph {
 // about its own text, not a std::string per entry.
 struct StagedSchedule {
     std::string name, graph, source;
-    bool resolved = false;            // order read as ids (order_ids), else as names
+    bool resolved = false; // order read as ids (order_ids), else as names
     std::vector<NodeId> order_ids;
-    std::string order_names;          // names one after another ...
-    std::vector<std::uint32_t> order_ends;  // ... each ending here
+    std::string order_names;               // names one after another ...
+    std::vector<std::uint32_t> order_ends; // ... each ending here
     std::size_t order_size() const { return resolved ? order_ids.size() : order_ends.size(); }
     std::string_view order_name(std::size_t p) const {
         const std::uint32_t from = p == 0 ? 0 : order_ends[p - 1];
@@ -246,8 +308,9 @@ public:
         // nlohmann's lexer takes a NUL byte for the end of the input, so a document followed by
         // a NUL and anything at all parses; nothing but whitespace may follow it.
         if (const void* nul = std::memchr(text_.data(), '\0', text_.size()))
-            throw Error(location_at(static_cast<std::size_t>(static_cast<const char*>(nul) - text_.data())) +
-                        "invalid JSON: unexpected NUL byte after the JSON document (nothing but whitespace may follow it)");
+            throw Error(
+                location_at(static_cast<std::size_t>(static_cast<const char*>(nul) - text_.data())) +
+                "invalid JSON: unexpected NUL byte after the JSON document (nothing but whitespace may follow it)");
         if (progress_ && !progress_(1.0)) throw Cancelled();
         return std::move(file_);
     }
@@ -265,12 +328,12 @@ public:
         const Slot s = slot();
         switch (s) {
         case Slot::Skip: break;
-        case Slot::TopProducer: break;  // null: absent
+        case Slot::TopProducer: break; // null: absent
         case Slot::NodeStackTrace: break;
         case Slot::NodeMeta: break;
-        case Slot::NodeModule: break;      // null: absent
+        case Slot::NodeModule: break; // null: absent
         case Slot::NodeModuleType: break;
-        case Slot::NodePhase: break;       // null: absent
+        case Slot::NodePhase: break; // null: absent
         case Slot::NodeFlops: break;
         case Slot::PairJoint: break;
         case Slot::PairBudget: break;
@@ -278,8 +341,8 @@ public:
         case Slot::StorageLabel: break;
         case Slot::ScheduleSource: break;
         case Slot::TopSchedules: break;
-        case Slot::TopStep: break;     // null: absent
-        case Slot::StepPrefix: break;  // null: none
+        case Slot::TopStep: break;    // null: absent
+        case Slot::StepPrefix: break; // null: none
         case Slot::NodeVal: rec_.vals.push_back({}); break;
         default: wrong(s, "null");
         }
@@ -379,7 +442,8 @@ public:
             break;
         case Slot::NodeTarget: rec_.target.assign(v); break;
         case Slot::NodePhase:
-            if (!parse_node_phase(v, rec_.phase)) fail("unknown phase " + squote(v) + " (expected forward or backward)");
+            if (!parse_node_phase(v, rec_.phase))
+                fail("unknown phase " + squote(v) + " (expected forward or backward)");
             break;
         case Slot::NodeInput: {
             const std::uint32_t tag = NameIndex::tag_of(v);
@@ -498,15 +562,15 @@ public:
         switch (frames_.back()) {
         case Frame::Top:
             seen = &top_seen_;
-            key_slot_ = k == "format"     ? Slot::TopFormat
-                        : k == "version"  ? Slot::TopVersion
-                        : k == "storages" ? Slot::TopStorages
-                        : k == "graphs"   ? Slot::TopGraphs
-                        : k == "pairs"    ? Slot::TopPairs
-                        : k == "producer" ? Slot::TopProducer
+            key_slot_ = k == "format"      ? Slot::TopFormat
+                        : k == "version"   ? Slot::TopVersion
+                        : k == "storages"  ? Slot::TopStorages
+                        : k == "graphs"    ? Slot::TopGraphs
+                        : k == "pairs"     ? Slot::TopPairs
+                        : k == "producer"  ? Slot::TopProducer
                         : k == "schedules" ? Slot::TopSchedules
-                        : k == "step"     ? Slot::TopStep
-                                          : Slot::Skip;
+                        : k == "step"      ? Slot::TopStep
+                                           : Slot::Skip;
             break;
         case Frame::Storage:
             seen = &storage_seen_;
@@ -814,8 +878,8 @@ private:
         if (storage_has_role_ && !parse_storage_role(storage_role_text_, role))
             throw Error(location_at(cursor_offset()) + "storages[" + std::to_string(storage_count_) + "] (id " +
                         std::to_string(storage_id_) + "): unknown role " + squote(storage_role_text_) +
-                 " (expected parameter, buffer, input, activation, output, tangent, gradient, temporary, "
-                 "optimizer_state or unsharded_parameter)");
+                        " (expected parameter, buffer, input, activation, output, tangent, gradient, temporary, "
+                        "optimizer_state or unsharded_parameter)");
         StorageId id;
         try {
             id = file_.add_storage(storage_id_, storage_device_, storage_nbytes_);
@@ -867,7 +931,8 @@ private:
             if (!(graph_seen_ & bit(k))) fail("missing " + std::string(slot_info(k).field));
         if (node_count_ == 0) fail("the graph has no nodes (an FX graph always has at least its output node)");
         if (graph_kind_ == GraphKind::Joint && !(graph_seen_ & bit(Slot::GraphNumFwdOutputs)))
-            throw Error(location_at(cursor_offset()) + "graph " + squote(graph_name_) + ": a joint graph needs 'num_fwd_outputs'");
+            throw Error(location_at(cursor_offset()) + "graph " + squote(graph_name_) +
+                        ": a joint graph needs 'num_fwd_outputs'");
         if (builder_) {
             builder_->set_num_fwd_outputs(graph_num_fwd_);
             check_joint(builder_->finish(), cursor_offset());
@@ -889,7 +954,8 @@ private:
 
     void replay(PendingGraph& g) {
         if (file_.find_graph(g.name) >= 0)
-            throw Error(location_at(g.end_offset) + "graph " + squote(g.name) + ": duplicate graph name " + squote(g.name));
+            throw Error(location_at(g.end_offset) + "graph " + squote(g.name) + ": duplicate graph name " +
+                        squote(g.name));
         std::optional<GraphBuilder> builder;
         builder.emplace(file_, g.name, g.kind);
         for (NodeRecord& r : g.nodes) emit(*builder, g.name, r);
@@ -905,8 +971,8 @@ private:
         if (last.op != OpKind::Output)
             throw Error(where() + "a joint graph must end with its output node, not " + squote(last.name));
         if (static_cast<std::uint64_t>(g.num_fwd_outputs) > last.inputs.size())
-            throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) + " but the output node has " +
-                        std::to_string(last.inputs.size()) + " inputs");
+            throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) +
+                        " but the output node has " + std::to_string(last.inputs.size()) + " inputs");
     }
 
     void end_val_object() {
@@ -962,14 +1028,16 @@ private:
         const std::size_t p = schedule_.order_ids.size();
         const auto where = [&] {
             return location_at(cursor_offset()) + "schedules[" + std::to_string(schedule_.index) + "]: schedule " +
-                   (schedule_.name.empty() ? std::string() : squote(schedule_.name) + " ") + "of graph " + squote(graph.name) + ": ";
+                   (schedule_.name.empty() ? std::string() : squote(schedule_.name) + " ") + "of graph " +
+                   squote(graph.name) + ": ";
         };
         const NodeId id = graph.find(v);
-        if (!id.valid()) throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(std::string(v)));
+        if (!id.valid())
+            throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(std::string(v)));
         std::uint32_t& first = schedule_position_[id.index()];
         if (first != kNotScheduled)
-            throw Error(where() + "repeats node " + squote(std::string(v)) + " (positions " + std::to_string(first) + " and " +
-                        std::to_string(p) + ")");
+            throw Error(where() + "repeats node " + squote(std::string(v)) + " (positions " + std::to_string(first) +
+                        " and " + std::to_string(p) + ")");
         first = static_cast<std::uint32_t>(p);
         schedule_.order_ids.push_back(id);
     }
@@ -985,24 +1053,29 @@ private:
     // Every named schedule is checked like a SCHED file: known graph, known nodes, every node once,
     // inputs first, output last; names unique per graph.
     void resolve_schedules() {
-        NameIndex by_key;  // "<graph index>:<name>" -> index into file_.schedules
+        NameIndex by_key; // "<graph index>:<name>" -> index into file_.schedules
         std::vector<std::string> keys;
         for (StagedSchedule& st : schedules_) {
             // The place is only spelled out on an error: line_column scans the text up to it, so
             // computing it for every schedule made a file of many schedules quadratic.
-            const auto at = [&] { return location_at(st.end_offset) + "schedules[" + std::to_string(st.index) + "]: "; };
+            const auto at = [&] {
+                return location_at(st.end_offset) + "schedules[" + std::to_string(st.index) + "]: ";
+            };
             const int g = file_.find_graph(st.graph);
             if (g < 0) throw Error(at() + "schedule " + squote(st.name) + ": unknown graph " + squote(st.graph));
             const Graph& graph = file_.graphs[static_cast<std::size_t>(g)];
-            const auto where = [&] { return at() + "schedule " + squote(st.name) + " of graph " + squote(graph.name) + ": "; };
+            const auto where = [&] {
+                return at() + "schedule " + squote(st.name) + " of graph " + squote(graph.name) + ": ";
+            };
             std::string key = std::to_string(g) + ":" + st.name;
             const auto next = static_cast<std::uint32_t>(keys.size());
             const std::uint32_t earlier =
                 by_key.insert(key, next, [&](std::uint32_t i) { return std::string_view(keys[i]); });
-            if (earlier != NameIndex::npos)  // keys are pushed in schedules_ order
-                throw Error(where() + "duplicate schedule name (schedules[" + std::to_string(earlier) + "] has it too)");
+            if (earlier != NameIndex::npos) // keys are pushed in schedules_ order
+                throw Error(where() + "duplicate schedule name (schedules[" + std::to_string(earlier) +
+                            "] has it too)");
             keys.push_back(std::move(key));
-            NamedSchedule named;  // its name and source are moved in once where() can no longer be needed
+            NamedSchedule named; // its name and source are moved in once where() can no longer be needed
             named.graph = static_cast<std::uint32_t>(g);
             if (st.resolved) {
                 named.order = std::move(st.order_ids);
@@ -1011,7 +1084,8 @@ private:
                 for (std::size_t p = 0; p < st.order_size(); ++p) {
                     const NodeId id = graph.find(st.order_name(p));
                     if (!id.valid())
-                        throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " + squote(std::string(st.order_name(p))));
+                        throw Error(where() + "order[" + std::to_string(p) + "] names unknown node " +
+                                    squote(std::string(st.order_name(p))));
                     named.order.push_back(id);
                 }
                 std::string().swap(st.order_names);
@@ -1054,7 +1128,8 @@ private:
                 const int j = file_.find_graph(p.joint);
                 if (j < 0) throw Error(location_at(p.end_offset) + place + "unknown joint graph " + squote(p.joint));
                 if (file_.graphs[static_cast<std::size_t>(j)].kind != GraphKind::Joint)
-                    throw Error(location_at(p.end_offset) + place + "graph " + squote(p.joint) + " is not a joint graph (kind '" +
+                    throw Error(location_at(p.end_offset) + place + "graph " + squote(p.joint) +
+                                " is not a joint graph (kind '" +
                                 std::string(to_string(file_.graphs[static_cast<std::size_t>(j)].kind)) + "')");
                 added.joint = j;
             }
@@ -1064,8 +1139,8 @@ private:
             if (g < 0)
                 throw Error(location_at(st.end_offset) + "step[" + std::to_string(st.index) + "]: unknown graph " +
                             squote(st.graph));
-            file_.step.push_back({static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(st.call),
-                                  std::move(st.module_prefix)});
+            file_.step.push_back(
+                {static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(st.call), std::move(st.module_prefix)});
         }
         resolve_schedules();
     }
@@ -1098,8 +1173,9 @@ private:
                 bool repeated = false;
                 for (std::size_t j = 0; j < i; ++j) repeated = repeated || r.inputs[j] == in;
                 // A placeholder or get_attr node listing an earlier node: the builder says so.
-                const bool reads_nothing = (r.op == OpKind::Placeholder || r.op == OpKind::GetAttr) &&
-                                           std::string_view(e.what()).find(" node takes no inputs") != std::string_view::npos;
+                const bool reads_nothing =
+                    (r.op == OpKind::Placeholder || r.op == OpKind::GetAttr) &&
+                    std::string_view(e.what()).find(" node takes no inputs") != std::string_view::npos;
                 if (in == r.name || repeated || reads_nothing) rethrow_at(e, r.end_offset);
                 throw Error(location_at(r.end_offset) + place() + "input " + squote(in) +
                             " is defined later (or unknown)");
@@ -1113,16 +1189,16 @@ private:
                 case StagedVal::Kind::End: b.val_end_list(); break;
                 case StagedVal::Kind::Other: b.val_other(v.text); break;
                 case StagedVal::Kind::Tensor:
-                    b.val_tensor(v.resolved, v.text,
-                                 std::span<const std::int64_t>(r.dims.data() + v.shape_begin, v.shape_size),
-                                 std::span<const std::int64_t>(r.dims.data() + v.stride_begin, v.stride_size),
-                                 v.offset);
+                    b.val_tensor(
+                        v.resolved, v.text, std::span<const std::int64_t>(r.dims.data() + v.shape_begin, v.shape_size),
+                        std::span<const std::int64_t>(r.dims.data() + v.stride_begin, v.stride_size), v.offset);
                     break;
                 }
             }
             if (!r.stack_trace.empty()) b.set_stack_trace(r.stack_trace);
             if (!r.meta.empty()) b.set_meta_json(r.meta);
-            if (r.has_module) b.set_module(r.module, r.has_module_type ? std::string_view(r.module_type) : std::string_view{});
+            if (r.has_module)
+                b.set_module(r.module, r.has_module_type ? std::string_view(r.module_type) : std::string_view{});
             if (r.flops >= 0) b.set_flops(r.flops);
             if (r.phase != NodePhase::Unknown) b.set_phase(r.phase);
             b.end_node();
@@ -1157,8 +1233,7 @@ private:
                 break;
             case Frame::Nodes: p += ", nodes[" + std::to_string(node_count_) + "]"; break;
             case Frame::Node:
-                if (!rec_.name.empty())
-                    p = p.substr(0, p.rfind(", nodes[")) + ", node " + squote(rec_.name);
+                if (!rec_.name.empty()) p = p.substr(0, p.rfind(", nodes[")) + ", node " + squote(rec_.name);
                 break;
             case Frame::Pairs: p = "pairs[" + std::to_string(pair_count_) + "]"; break;
             case Frame::Schedules: p = "schedules[" + std::to_string(schedule_count_) + "]"; break;
@@ -1178,7 +1253,8 @@ private:
 
     [[noreturn]] void wrong(Slot s, const std::string& got) const {
         const SlotInfo info = slot_info(s);
-        if (s == Slot::Root) throw Error(location_at(cursor_offset()) + "the top level must be a JSON object, got " + got);
+        if (s == Slot::Root)
+            throw Error(location_at(cursor_offset()) + "the top level must be a JSON object, got " + got);
         fail(std::string(info.field) + " must be " + info.expected + ", got " + got);
     }
 
@@ -1194,8 +1270,7 @@ private:
         const auto read = static_cast<std::size_t>(cursor_ - text_.data());
         if (read < next_progress_) return;
         next_progress_ = read + kProgressStep;
-        if (progress_ && !progress_(static_cast<double>(read) / static_cast<double>(text_.size())))
-            throw Cancelled();
+        if (progress_ && !progress_(static_cast<double>(read) / static_cast<double>(text_.size()))) throw Cancelled();
     }
 
     std::string_view text_;
@@ -1207,7 +1282,7 @@ private:
     std::vector<Frame> frames_;
     Slot key_slot_ = Slot::Skip;
     int depth_ = 0;
-    int skip_depth_ = 0;          // > 0 while inside a container we skip or capture
+    int skip_depth_ = 0; // > 0 while inside a container we skip or capture
     std::string* capture_ = nullptr;
     bool capture_first_ = true, capture_after_key_ = false;
 
@@ -1247,10 +1322,10 @@ private:
 
     StagedSchedule schedule_;
     std::vector<StagedSchedule> schedules_;
-    bool graphs_done_ = false;                  // the "graphs" array has been read
-    const Graph* schedule_graph_ = nullptr;     // the graph of the schedule being read, when known
+    bool graphs_done_ = false;              // the "graphs" array has been read
+    const Graph* schedule_graph_ = nullptr; // the graph of the schedule being read, when known
     static constexpr std::uint32_t kNotScheduled = 0xffffffffu;
-    std::vector<std::uint32_t> schedule_position_;  // per node of schedule_graph_: its position
+    std::vector<std::uint32_t> schedule_position_; // per node of schedule_graph_: its position
     std::size_t schedule_count_ = 0;
 };
 
@@ -1263,8 +1338,7 @@ GraphFile load_buffer(std::string_view json, std::string source, const ProgressF
         Reader fast(json, source, progress);
         try {
             if (std::optional<GraphFile> file = fast.run_fast()) return std::move(*file);
-        } catch (const Error&) {
-        }
+        } catch (const Error&) {}
     }
     Reader reader(json, std::move(source), progress);
     return reader.run();

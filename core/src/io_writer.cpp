@@ -40,7 +40,7 @@ void append_tensor(std::string& out, const GraphFile& file, const Graph& g, cons
 // The val tokens are a preorder walk; lists are closed with an explicit stack (no recursion, so
 // any nesting the builder accepted can be written).
 void append_val(std::string& out, const GraphFile& file, const Graph& g, std::span<const ValToken> tokens) {
-    std::vector<std::uint32_t> remaining;  // children still to write, per open list
+    std::vector<std::uint32_t> remaining; // children still to write, per open list
     bool first = true;
     for (const ValToken& t : tokens) {
         if (!remaining.empty() && !first) out += ", ";

@@ -80,8 +80,8 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
     using detail::is_ws;
     const char* p = text.data();
     const char* const end = p + text.size();
-    std::string str;                 // the current string or key, reused
-    std::vector<char> stack;         // '{' or '[' per open container
+    std::string str;         // the current string or key, reused
+    std::vector<char> stack; // '{' or '[' per open container
     stack.reserve(64);
 
     const auto skip_ws = [&] {
@@ -94,7 +94,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
     const auto read_string = [&]() -> bool {
         const char* const start = p;
         const char* run = p;
-        bool owned = false;  // str holds the decoded prefix
+        bool owned = false; // str holds the decoded prefix
         for (;;) {
             // Plain run: 8 bytes at a time while none is special, then byte by byte.
             while (end - p >= 8) {
@@ -157,7 +157,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                     cp = cp * 16 + static_cast<unsigned>(v);
                 }
                 p += 4;
-                if (cp >= 0xD800 && cp <= 0xDFFF) return false;  // surrogates: nlohmann's business
+                if (cp >= 0xD800 && cp <= 0xDFFF) return false; // surrogates: nlohmann's business
                 detail::append_utf8(str, cp);
                 break;
             }
@@ -200,7 +200,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         if (p == digits) return false;
         if (*digits == '0' && p - digits > 1) return false;
         if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) return read_float(start);
-        if (negative && p - digits == 1 && *digits == '0') return false;  // "-0": leave it
+        if (negative && p - digits == 1 && *digits == '0') return false; // "-0": leave it
         cursor = p;
         if (negative) {
             std::int64_t v = 0;
@@ -242,7 +242,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
     // A UTF-8 byte order mark: nlohmann skips it; leave that to it.
     if (text.size() >= 3 && static_cast<unsigned char>(p[0]) == 0xEF) return false;
 
-    bool expect_value = true;  // otherwise: expect ',' or a closer
+    bool expect_value = true; // otherwise: expect ',' or a closer
     skip_ws();
     for (;;) {
         if (expect_value) {
@@ -263,7 +263,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
                 }
                 stack.push_back('{');
                 if (!read_key()) return false;
-                continue;  // expect the member's value
+                continue; // expect the member's value
             case '[':
                 ++p;
                 cursor = p;
@@ -312,7 +312,7 @@ bool sax_parse(std::string_view text, Handler& h, const char*& cursor) {
         }
         // After a value.
         skip_ws();
-        if (stack.empty()) return p == end;  // nlohmann is strict: nothing may follow the root
+        if (stack.empty()) return p == end; // nlohmann is strict: nothing may follow the root
         if (p >= end) return false;
         const char c = *p++;
         if (c == ',') {

@@ -92,18 +92,18 @@ GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order, cons
 std::span<const NodeId> GraphLayout::nodes_in(std::int64_t x0, std::int64_t x1) const {
     auto lo = std::lower_bound(by_step_.begin(), by_step_.end(), x0,
                                [this](NodeId n, std::int64_t x) { return step_[n.index()] < x; });
-    auto hi = std::upper_bound(lo, by_step_.end(), x1,
-                               [this](std::int64_t x, NodeId n) { return x < step_[n.index()]; });
+    auto hi =
+        std::upper_bound(lo, by_step_.end(), x1, [this](std::int64_t x, NodeId n) { return x < step_[n.index()]; });
     return {by_step_.data() + (lo - by_step_.begin()), static_cast<std::size_t>(hi - lo)};
 }
 
 void GraphLayout::wires_crossing(std::int64_t x0, std::int64_t x1, std::vector<NodeId>& out) const {
     if (by_step_.empty() || x1 < x0) return;
     // Every node placed at or before x1 whose wire reaches x0.
-    const auto limit = static_cast<std::size_t>(
-        std::upper_bound(by_step_.begin(), by_step_.end(), x1,
-                         [this](std::int64_t x, NodeId n) { return x < step_[n.index()]; }) -
-        by_step_.begin());
+    const auto limit =
+        static_cast<std::size_t>(std::upper_bound(by_step_.begin(), by_step_.end(), x1,
+                                                  [this](std::int64_t x, NodeId n) { return x < step_[n.index()]; }) -
+                                 by_step_.begin());
     collect(1, 0, leaves_, limit, x0, out);
 }
 

@@ -99,7 +99,7 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
         // node_step_ is 0 exactly for placeholder, get_attr and output nodes: reading it instead
         // of the (large, randomly placed) Node structs keeps this loop on small arrays.
         const auto begin = static_cast<std::int64_t>(node_step_[a.index()]);
-        if (begin == 0 && graph.node(a).op == OpKind::Output) continue;  // never allocated by the estimator
+        if (begin == 0 && graph.node(a).op == OpKind::Output) continue; // never allocated by the estimator
         std::int64_t end = profile_end;
         const NodeId last = last_users[s];
         if (last.valid() && releasable[a.index()] && node_step_[last.index()] != 0)
@@ -123,7 +123,8 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
     std::vector<std::uint32_t> count(P + 1, 0), sorted(intervals_.size());
     for (const Interval& iv : intervals_) ++count[static_cast<std::size_t>(iv.begin) + 1];
     for (std::size_t i = 0; i < P; ++i) count[i + 1] += count[i];
-    for (std::uint32_t k = 0; k < intervals_.size(); ++k) sorted[count[static_cast<std::size_t>(intervals_[k].begin)]++] = k;
+    for (std::uint32_t k = 0; k < intervals_.size(); ++k)
+        sorted[count[static_cast<std::size_t>(intervals_[k].begin)]++] = k;
     by_begin_.resize(intervals_.size());
     std::vector<std::uint32_t> fill(bucket_.begin(), bucket_.end() - 1);
     for (std::uint32_t k : sorted) by_begin_[fill[centre_of(intervals_[k])]++] = k;
@@ -190,7 +191,7 @@ std::vector<std::int64_t> LiveSetIndex::profile() const {
         out[static_cast<std::size_t>(iv.begin)] += bytes;
         out[static_cast<std::size_t>(iv.end)] -= bytes;
     }
-    out.pop_back();  // the entry past the end only balances intervals that are never released
+    out.pop_back(); // the entry past the end only balances intervals that are never released
     for (std::size_t i = 1; i < out.size(); ++i) out[i] += out[i - 1];
     return out;
 }
@@ -206,8 +207,9 @@ std::vector<std::int64_t> LiveSetIndex::profile_by(std::span<const std::uint32_t
     for (const Interval& iv : intervals_) {
         const std::uint32_t g = group_of_storage[iv.storage.index()];
         if (g >= groups)
-            throw Error("LiveSetIndex::profile_by: storage id " + std::to_string(file_.storages[iv.storage.index()].file_id) +
-                        " is in group " + std::to_string(g) + " of " + std::to_string(groups));
+            throw Error("LiveSetIndex::profile_by: storage id " +
+                        std::to_string(file_.storages[iv.storage.index()].file_id) + " is in group " +
+                        std::to_string(g) + " of " + std::to_string(groups));
         const std::int64_t bytes = file_.nbytes(iv.storage);
         out[static_cast<std::size_t>(iv.begin) * groups + g] += bytes;
         out[static_cast<std::size_t>(iv.end) * groups + g] -= bytes;
@@ -238,7 +240,7 @@ LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index
     else if (r.last_user.valid() && graph_.node(r.last_user).op == OpKind::Output)
         r.reason = LiveReason::GraphOutput;
     else
-        r.reason = LiveReason::NeverUsed;  // no user, or only placeholder/get_attr ones, which never run
+        r.reason = LiveReason::NeverUsed; // no user, or only placeholder/get_attr ones, which never run
     // The first user at or after the queried step's node, in the order.
     const NodeId from = profile_index == 0 ? NodeId{} : step_node_[profile_index];
     if (reordered_) {

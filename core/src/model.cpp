@@ -6,20 +6,20 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
-#include <random>
 #include <limits>
+#include <random>
 
 namespace fxmem {
 
 namespace {
 
 constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",    "call_function",
-                                                     "call_method", "call_module", "output"};
+                                                      "call_method", "call_module", "output"};
 constexpr std::array<std::string_view, 5> kKindNames = {"forward", "backward", "inference", "other", "joint"};
 constexpr std::array<std::string_view, 3> kPhaseNames = {"", "forward", "backward"};
-constexpr std::array<std::string_view, 11> kRoleNames = {"",          "parameter",       "buffer",  "input",
-                                                        "activation", "output",          "tangent", "gradient",
-                                                        "temporary",  "optimizer_state", "unsharded_parameter"};
+constexpr std::array<std::string_view, 11> kRoleNames = {
+    "",        "parameter", "buffer",    "input",           "activation",         "output",
+    "tangent", "gradient",  "temporary", "optimizer_state", "unsharded_parameter"};
 
 std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
@@ -76,13 +76,11 @@ std::uint64_t draw_name_hash_seed() noexcept {
     } catch (...) {
         // No entropy source: the clock alone still differs from run to run.
     }
-    seed ^= reinterpret_cast<std::uintptr_t>(&seed);  // address-space randomisation adds bits
+    seed ^= reinterpret_cast<std::uintptr_t>(&seed); // address-space randomisation adds bits
     return hash_name("fxmem", seed);
 }
 
-NodeId Graph::find(std::string_view node_name) const {
-    return find_index(node_name, NameIndex::tag_of(node_name));
-}
+NodeId Graph::find(std::string_view node_name) const { return find_index(node_name, NameIndex::tag_of(node_name)); }
 
 StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes) {
     const std::string where = "storage id " + std::to_string(file_id);
@@ -191,7 +189,8 @@ NodeId GraphBuilder::begin_node(std::string name, std::uint32_t name_tag, OpKind
         throw Error(where() + ": too many nodes");
     if (name.empty()) throw Error(where() + ": node " + std::to_string(graph_.nodes.size()) + " has an empty name");
     NodeId id(static_cast<std::int32_t>(graph_.nodes.size()));
-    if (graph_.by_name_.insert(name, name_tag, static_cast<std::uint32_t>(id.index()), graph_.name_of()) != NameIndex::npos)
+    if (graph_.by_name_.insert(name, name_tag, static_cast<std::uint32_t>(id.index()), graph_.name_of()) !=
+        NameIndex::npos)
         throw Error(where() + ": duplicate node name " + quoted(name));
     Node n;
     n.name = std::move(name);
@@ -221,8 +220,7 @@ void GraphBuilder::add_input(std::string_view input_name, std::uint32_t name_tag
     if (!in_node_) throw Error(where() + ": input outside a node");
     const NodeId input = graph_.find_index(input_name, name_tag);
     if (!input.valid()) throw Error(where() + ": unknown input " + quoted(input_name));
-    if (input.index() + 1 == graph_.nodes.size())
-        throw Error(where() + ": node lists itself as an input");
+    if (input.index() + 1 == graph_.nodes.size()) throw Error(where() + ": node lists itself as an input");
     add_input(input);
 }
 
@@ -231,7 +229,8 @@ void GraphBuilder::add_input(NodeId input) {
     Node& n = graph_.nodes.back();
     // FX placeholders and get_attr nodes read nothing from the graph; an order would have to
     // put them after their "inputs" while every scheduler puts them first.
-    if ((n.op == OpKind::Placeholder || n.op == OpKind::GetAttr) && input.valid() && input.index() + 1 < graph_.nodes.size())
+    if ((n.op == OpKind::Placeholder || n.op == OpKind::GetAttr) && input.valid() &&
+        input.index() + 1 < graph_.nodes.size())
         throw Error(where() + ": a " + std::string(to_string(n.op)) + " node takes no inputs, but it lists " +
                     quoted(graph_.nodes[input.index()].name));
     if (!input.valid() || input.index() + 1 >= graph_.nodes.size())
@@ -439,7 +438,8 @@ Graph& GraphBuilder::finish() {
     if (!g.node_phases.empty()) g.node_phases.resize(n, NodePhase::Unknown);
 
     const auto index = static_cast<std::uint32_t>(file_.graphs.size());
-    file_.graph_index_.insert(graph_.name, index, [this](std::uint32_t i) { return std::string_view(file_.graphs[i].name); });
+    file_.graph_index_.insert(graph_.name, index,
+                              [this](std::uint32_t i) { return std::string_view(file_.graphs[i].name); });
     file_.graphs.push_back(std::move(graph_));
     graph_ = Graph{};
     listed_by_.clear();

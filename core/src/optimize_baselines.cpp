@@ -21,7 +21,8 @@ namespace {
 // does for graph outputs, so its outdegree never reaches zero through its users.
 std::vector<std::uint32_t> buffer_outdegree(const OptProblem& p) {
     std::vector<std::uint32_t> out(p.size.size());
-    for (std::size_t b = 0; b < out.size(); ++b) out[b] = static_cast<std::uint32_t>(p.users_of(b).size()) + (p.freeable[b] ? 0 : 1);
+    for (std::size_t b = 0; b < out.size(); ++b)
+        out[b] = static_cast<std::uint32_t>(p.users_of(b).size()) + (p.freeable[b] ? 0 : 1);
     return out;
 }
 
@@ -35,7 +36,7 @@ public:
         t_[i] = v;
         for (i /= 2; i >= 1; i /= 2) t_[i] = std::min(t_[2 * i], t_[2 * i + 1]);
     }
-    T min(std::size_t lo, std::size_t hi) const {  // [lo, hi)
+    T min(std::size_t lo, std::size_t hi) const { // [lo, hi)
         T r = none_;
         for (lo += n_, hi += n_; lo < hi; lo /= 2, hi /= 2) {
             if (lo & 1) r = std::min(r, t_[lo++]);
@@ -56,7 +57,7 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     std::vector<std::uint32_t> indegree(K);
     std::vector<std::int64_t> memory_to_free(K, 0);
-    std::vector<std::uint32_t> nodes_to_schedule;  // initially ready
+    std::vector<std::uint32_t> nodes_to_schedule; // initially ready
     for (std::size_t k = 0; k < K; ++k) {
         indegree[k] = static_cast<std::uint32_t>(p.preds_of(k).size());
         if (indegree[k] == 0) nodes_to_schedule.push_back(static_cast<std::uint32_t>(k));
@@ -85,15 +86,14 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p, CancelPoll& poll) {
     // of (size, size - memory_to_free, index) over the rest.
     std::vector<std::uint32_t> by_size(K), rank(K);
     for (std::size_t k = 0; k < K; ++k) by_size[k] = static_cast<std::uint32_t>(k);
-    std::sort(by_size.begin(), by_size.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return std::tie(p.alloc[a], a) < std::tie(p.alloc[b], b);
-    });
+    std::sort(by_size.begin(), by_size.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return std::tie(p.alloc[a], a) < std::tie(p.alloc[b], b); });
     for (std::size_t r = 0; r < K; ++r) rank[by_size[r]] = static_cast<std::uint32_t>(r);
     using Key = std::tuple<std::int64_t, std::int64_t, std::uint32_t>;
     const Key none{INT64_MAX, INT64_MAX, UINT32_MAX};
     MinTree<Key> within_gap(K, none), above_gap(K, none);
     auto enter = [&](std::uint32_t k) {
-        within_gap.set(rank[k], Key{p.alloc[k] - memory_to_free[k], k, 0});  // (size - free, index)
+        within_gap.set(rank[k], Key{p.alloc[k] - memory_to_free[k], k, 0}); // (size - free, index)
         above_gap.set(rank[k], Key{p.alloc[k], p.alloc[k] - memory_to_free[k], k});
     };
     std::vector<std::uint8_t> ready(K, 0);
@@ -111,8 +111,8 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p, CancelPoll& poll) {
                              [&](std::int64_t gap, std::uint32_t k) { return gap < p.alloc[k]; }) -
             by_size.begin());
         const Key a = within_gap.min(0, split);
-        const std::uint32_t selected = a != none ? static_cast<std::uint32_t>(std::get<1>(a))
-                                                 : std::get<2>(above_gap.min(split, K));
+        const std::uint32_t selected =
+            a != none ? static_cast<std::uint32_t>(std::get<1>(a)) : std::get<2>(above_gap.min(split, K));
         ready[selected] = 0;
         within_gap.set(rank[selected], none);
         above_gap.set(rank[selected], none);
@@ -143,7 +143,7 @@ std::vector<NodeId> detail::lpmf_order(const OptProblem& p, CancelPoll& poll) {
 std::vector<NodeId> detail::bfs_order(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     struct NodeWithPriority {
-        std::vector<std::uint32_t> priority;  // sorted execution orders of the predecessors
+        std::vector<std::uint32_t> priority; // sorted execution orders of the predecessors
         std::uint32_t node;
         // std::priority_queue pops the largest: invert Python's __lt__ (a min-heap).
         bool operator<(const NodeWithPriority& o) const {
@@ -155,13 +155,14 @@ std::vector<NodeId> detail::bfs_order(const OptProblem& p, CancelPoll& poll) {
     auto node_priority = [&](std::uint32_t k) {
         std::vector<std::uint32_t> exec;
         for (std::uint32_t pred : p.preds_of(k)) exec.push_back(order[pred]);
-        std::sort(exec.begin(), exec.end());  // preds are distinct nodes, so orders are distinct
+        std::sort(exec.begin(), exec.end()); // preds are distinct nodes, so orders are distinct
         return exec;
     };
     std::priority_queue<NodeWithPriority> nodes_to_schedule;
     for (std::size_t k = 0; k < K; ++k) {
         indegree[k] = static_cast<std::uint32_t>(p.preds_of(k).size());
-        if (indegree[k] == 0) nodes_to_schedule.push({node_priority(static_cast<std::uint32_t>(k)), static_cast<std::uint32_t>(k)});
+        if (indegree[k] == 0)
+            nodes_to_schedule.push({node_priority(static_cast<std::uint32_t>(k)), static_cast<std::uint32_t>(k)});
     }
     std::vector<std::uint32_t> schedule;
     schedule.reserve(K);

@@ -28,7 +28,7 @@ std::int64_t end_memory(const OptProblem& p) {
 std::int64_t bitset_bound(const OptProblem& p, CancelPoll& poll) {
     const std::size_t K = p.size_k();
     const std::size_t W = (K + 63) / 64;
-    std::vector<std::uint64_t> anc(K * W, 0);  // strict ancestors; graph order is topological
+    std::vector<std::uint64_t> anc(K * W, 0); // strict ancestors; graph order is topological
     auto row = [&](std::size_t k) { return anc.data() + k * W; };
     for (std::size_t k = 0; k < K; ++k) {
         if (poll.stop(1 + p.preds_of(k).size() * W)) return 0;
@@ -86,7 +86,7 @@ std::int64_t chain_bound(const OptProblem& p, CancelPoll& poll) {
         else
             pinned_alloc[static_cast<std::size_t>(p.allocator[b])] += p.size[b];
     }
-    std::vector<std::int64_t> chain(K, 0);  // pinned bytes along the heaviest chain ending at k (inclusive)
+    std::vector<std::int64_t> chain(K, 0); // pinned bytes along the heaviest chain ending at k (inclusive)
     std::int64_t best = 0;
     for (std::size_t v = 0; v < K; ++v) {
         if (poll.stop(1 + p.preds_of(v).size() + p.uses_of(v).size())) return 0;
@@ -100,8 +100,8 @@ std::int64_t chain_bound(const OptProblem& p, CancelPoll& poll) {
             if (p.freeable[b]) continue;
             (p.allocator[b] < 0 ? used_prefix_pinned : used_pinned) += p.size[b];
         }
-        const std::int64_t live = p.alloc[v] + used + (prefix_pinned - used_prefix_pinned) +
-                                  std::max<std::int64_t>(0, before - used_pinned);
+        const std::int64_t live =
+            p.alloc[v] + used + (prefix_pinned - used_prefix_pinned) + std::max<std::int64_t>(0, before - used_pinned);
         best = std::max(best, live);
     }
     return best;
@@ -116,7 +116,7 @@ std::int64_t last_node_bound(const OptProblem& p, CancelPoll& poll) {
     std::int64_t pinned = 0;
     for (std::size_t b = 0; b < p.size.size(); ++b)
         if (!p.freeable[b]) pinned += p.size[b];
-    std::vector<std::uint8_t> running_below(K, 0);  // a descendant runs; graph order is topological
+    std::vector<std::uint8_t> running_below(K, 0); // a descendant runs; graph order is topological
     std::int64_t least = INT64_MAX;
     for (std::size_t k = K; k-- > 0;) {
         if (poll.stop(1 + p.succs_of(k).size() + p.uses_of(k).size())) return 0;
@@ -144,7 +144,8 @@ std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const A
                               const NodeMask& releasable, const StorageMask& counted,
                               std::size_t ancestor_sets_max_nodes) {
     detail::CancelPoll never;
-    return detail::lower_bound(detail::build_opt_problem(file, graph, alias, releasable, counted), ancestor_sets_max_nodes, never);
+    return detail::lower_bound(detail::build_opt_problem(file, graph, alias, releasable, counted),
+                               ancestor_sets_max_nodes, never);
 }
 
 } // namespace fxmem

@@ -29,7 +29,7 @@ struct Key {
     std::array<std::uint64_t, W> w{};
     bool has(std::size_t i) const { return (w[i / 64] >> (i % 64)) & 1; }
     void set(std::size_t i) { w[i / 64] |= std::uint64_t{1} << (i % 64); }
-    bool covers(const Key& o) const {  // o is a subset of this
+    bool covers(const Key& o) const { // o is a subset of this
         for (std::size_t i = 0; i < W; ++i)
             if (o.w[i] & ~w[i]) return false;
         return true;
@@ -52,11 +52,11 @@ struct KeyHash {
 template <std::size_t W>
 struct State {
     Key<W> key;
-    std::int64_t f = 0;     // least peak over the orders of the set
-    std::int64_t mem = 0;   // memory after the set
-    std::int64_t pinned = 0;  // pinned buffers allocated by the set or the prefix
+    std::int64_t f = 0;      // least peak over the orders of the set
+    std::int64_t mem = 0;    // memory after the set
+    std::int64_t pinned = 0; // pinned buffers allocated by the set or the prefix
     std::uint32_t parent = 0;
-    std::uint32_t last = 0;  // node added last
+    std::uint32_t last = 0; // node added last
 };
 
 template <std::size_t W>
@@ -76,7 +76,8 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
     std::vector<std::int64_t> pinned_alloc(K, 0);
     std::int64_t prefix_pinned = 0;
     for (std::size_t b = 0; b < p.size.size(); ++b)
-        if (!p.freeable[b]) (p.allocator[b] < 0 ? prefix_pinned : pinned_alloc[static_cast<std::size_t>(p.allocator[b])]) += p.size[b];
+        if (!p.freeable[b])
+            (p.allocator[b] < 0 ? prefix_pinned : pinned_alloc[static_cast<std::size_t>(p.allocator[b])]) += p.size[b];
     // Least peak still to come after the set `key` (pinned bytes `pinned`), by the argument above.
     auto to_come = [&](const Key<W>& key, std::int64_t pinned) {
         std::int64_t most = 0;
@@ -143,7 +144,7 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
             }
         }
         std::erase_if(next, [&](const State<W>& t) { return t.f >= upper_bound; });
-        if (next.empty()) {  // nothing beats the upper bound
+        if (next.empty()) { // nothing beats the upper bound
             out.complete = true;
             out.peak = upper_bound;
             out.states = states;
@@ -169,8 +170,8 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
 
 } // namespace
 
-ExactResult detail::exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states,
-                          std::int64_t upper_bound, const std::function<bool()>& keep_going) {
+ExactResult detail::exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states, std::int64_t upper_bound,
+                          const std::function<bool()>& keep_going) {
     const std::size_t K = p.size_k();
     // A freeable buffer whose last user does not run is never freed: the memory after a set then
     // depends on the order inside it, and the DP above does not apply.

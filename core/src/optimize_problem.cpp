@@ -46,7 +46,7 @@ OptProblem build_opt_problem(const GraphFile& file, const Graph& graph, const Al
         const OpKind aop = graph.node(a).op;
         const bool in_prefix = aop == OpKind::Placeholder || aop == OpKind::GetAttr;
         if (!in_prefix && !(p.index_of[a.index()] >= 0 && p.runs[static_cast<std::size_t>(p.index_of[a.index()])]))
-            continue;  // allocated by an output-op node: the tracker never allocates it
+            continue; // allocated by an output-op node: the tracker never allocates it
         const StorageId sid(static_cast<std::int32_t>(s));
         const std::int64_t bytes = file.nbytes(sid);
         buffer_of[s] = static_cast<std::int32_t>(p.size.size());
@@ -63,7 +63,8 @@ OptProblem build_opt_problem(const GraphFile& file, const Graph& graph, const Al
         for (NodeId u : alias.users_of(p.buffer_storage[b]))
             if (p.index_of[u.index()] >= 0) {
                 p.users.push_back(static_cast<std::uint32_t>(p.index_of[u.index()]));
-                if (p.freeable[b] && !p.runs[static_cast<std::size_t>(p.index_of[u.index()])]) p.nonrunning_users = true;
+                if (p.freeable[b] && !p.runs[static_cast<std::size_t>(p.index_of[u.index()])])
+                    p.nonrunning_users = true;
             }
         p.user_begin[b + 1] = static_cast<std::uint32_t>(p.users.size());
     }

@@ -24,33 +24,43 @@ namespace fxmem::detail {
 
 struct OptProblem {
     std::vector<NodeId> prefix;
-    std::vector<NodeId> nodes;            // scheduler nodes, graph order; k = index here
-    NodeId output;                        // invalid when the graph does not end with an output node
-    std::vector<std::int32_t> index_of;   // per graph node: k, or -1
-    std::vector<std::uint8_t> runs;       // per k
-    std::vector<std::int64_t> alloc;      // per k: counted bytes it allocates
-    std::vector<std::uint32_t> pred_begin, preds;  // CSR per k (deduplicated, graph order)
-    std::vector<std::uint32_t> succ_begin, succs;  // CSR per k (reverse of preds)
+    std::vector<NodeId> nodes;                    // scheduler nodes, graph order; k = index here
+    NodeId output;                                // invalid when the graph does not end with an output node
+    std::vector<std::int32_t> index_of;           // per graph node: k, or -1
+    std::vector<std::uint8_t> runs;               // per k
+    std::vector<std::int64_t> alloc;              // per k: counted bytes it allocates
+    std::vector<std::uint32_t> pred_begin, preds; // CSR per k (deduplicated, graph order)
+    std::vector<std::uint32_t> succ_begin, succs; // CSR per k (reverse of preds)
 
     // Buffers: b = dense index.
     std::vector<StorageId> buffer_storage;
-    std::vector<std::int64_t> size;          // per b
-    std::vector<std::int32_t> allocator;     // per b: k, or -1 for the prefix
-    std::vector<std::uint8_t> freeable;      // per b
-    std::vector<std::uint32_t> user_begin, users;  // CSR per b: users among scheduler nodes (graph order)
-    std::vector<std::uint32_t> use_begin, uses;    // CSR per k: buffers it uses (alias order)
-    std::vector<std::uint32_t> out_begin, outs;    // CSR per k: buffers it allocates
+    std::vector<std::int64_t> size;               // per b
+    std::vector<std::int32_t> allocator;          // per b: k, or -1 for the prefix
+    std::vector<std::uint8_t> freeable;           // per b
+    std::vector<std::uint32_t> user_begin, users; // CSR per b: users among scheduler nodes (graph order)
+    std::vector<std::uint32_t> use_begin, uses;   // CSR per k: buffers it uses (alias order)
+    std::vector<std::uint32_t> out_begin, outs;   // CSR per k: buffers it allocates
 
-    std::int64_t start = 0;               // tracker's start memory
-    std::int64_t output_bytes = 0;        // counted bytes of the buffers the output node uses
-    bool nonrunning_users = false;        // some freeable buffer has a user that does not run
+    std::int64_t start = 0;        // tracker's start memory
+    std::int64_t output_bytes = 0; // counted bytes of the buffers the output node uses
+    bool nonrunning_users = false; // some freeable buffer has a user that does not run
 
     std::size_t size_k() const { return nodes.size(); }
-    std::span<const std::uint32_t> preds_of(std::size_t k) const { return {preds.data() + pred_begin[k], pred_begin[k + 1] - pred_begin[k]}; }
-    std::span<const std::uint32_t> succs_of(std::size_t k) const { return {succs.data() + succ_begin[k], succ_begin[k + 1] - succ_begin[k]}; }
-    std::span<const std::uint32_t> users_of(std::size_t b) const { return {users.data() + user_begin[b], user_begin[b + 1] - user_begin[b]}; }
-    std::span<const std::uint32_t> uses_of(std::size_t k) const { return {uses.data() + use_begin[k], use_begin[k + 1] - use_begin[k]}; }
-    std::span<const std::uint32_t> outs_of(std::size_t k) const { return {outs.data() + out_begin[k], out_begin[k + 1] - out_begin[k]}; }
+    std::span<const std::uint32_t> preds_of(std::size_t k) const {
+        return {preds.data() + pred_begin[k], pred_begin[k + 1] - pred_begin[k]};
+    }
+    std::span<const std::uint32_t> succs_of(std::size_t k) const {
+        return {succs.data() + succ_begin[k], succ_begin[k + 1] - succ_begin[k]};
+    }
+    std::span<const std::uint32_t> users_of(std::size_t b) const {
+        return {users.data() + user_begin[b], user_begin[b + 1] - user_begin[b]};
+    }
+    std::span<const std::uint32_t> uses_of(std::size_t k) const {
+        return {uses.data() + use_begin[k], use_begin[k + 1] - use_begin[k]};
+    }
+    std::span<const std::uint32_t> outs_of(std::size_t k) const {
+        return {outs.data() + out_begin[k], out_begin[k + 1] - out_begin[k]};
+    }
 
     // prefix + scheduler nodes in `sched` order (indices k) + output.
     std::vector<NodeId> full_order(std::span<const std::uint32_t> sched) const;

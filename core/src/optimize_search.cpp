@@ -27,16 +27,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kWindow = 24;        // positions on each side of the peak
-constexpr std::size_t kStallKicks = 60;    // kicks in a row without a better order (at least; n / 50 on large graphs)
-constexpr std::size_t kMaxGroup = 48;      // nodes moved together in one group move
+constexpr std::size_t kWindow = 24;     // positions on each side of the peak
+constexpr std::size_t kStallKicks = 60; // kicks in a row without a better order (at least; n / 50 on large graphs)
+constexpr std::size_t kMaxGroup = 48;   // nodes moved together in one group move
 constexpr double kProgressEvery_s = 0.05;
 
 class Search {
 public:
     Search(IncrementalSchedule& schedule, const Graph& graph, const detail::OptProblem& problem, std::uint64_t seed,
            std::int64_t lower_bound, Clock::time_point deadline, const std::function<bool(std::int64_t)>& tick)
-        : s_(schedule), graph_(graph), p_(problem), rng_(seed), lower_bound_(lower_bound), deadline_(deadline), tick_(tick) {
+        : s_(schedule), graph_(graph), p_(problem), rng_(seed), lower_bound_(lower_bound), deadline_(deadline),
+          tick_(tick) {
         if (p_.output.valid()) output_position_ = s_.position_of(p_.output);
     }
 
@@ -72,7 +73,7 @@ private:
     IncrementalSchedule& s_;
     const Graph& graph_;
     const detail::OptProblem& p_;
-    std::optional<std::size_t> output_position_;  // the output node stays last
+    std::optional<std::size_t> output_position_; // the output node stays last
     std::vector<std::size_t> group_;
     std::mt19937_64 rng_;
     std::int64_t lower_bound_;
@@ -80,7 +81,7 @@ private:
     const std::function<bool(std::int64_t)>& tick_;
     std::int64_t best_peak_ = 0;
     std::vector<NodeId> best_order_;
-    std::vector<std::pair<std::size_t, std::size_t>> undo_;  // moves kept since the best order
+    std::vector<std::pair<std::size_t, std::size_t>> undo_; // moves kept since the best order
     std::size_t checks_ = 0;
 
     bool alive() {
@@ -89,7 +90,7 @@ private:
         return tick_(std::min(best_peak_, s_.peak()));
     }
 
-    std::size_t pick(std::size_t lo, std::size_t hi) {  // inclusive
+    std::size_t pick(std::size_t lo, std::size_t hi) { // inclusive
         return std::uniform_int_distribution<std::size_t>(lo, hi)(rng_);
     }
 
@@ -149,12 +150,13 @@ private:
             const NodeId node = s_.at(group_[i]);
             const std::int32_t k = p_.index_of[node.index()];
             if (k < 0) {
-                if (later) return {};  // a placeholder or get_attr: nothing depends on its place
-                continue;              // pulled along as an input; it has no inputs itself
+                if (later) return {}; // a placeholder or get_attr: nothing depends on its place
+                continue;             // pulled along as an input; it has no inputs itself
             }
-            for (std::uint32_t other : later ? p_.succs_of(static_cast<std::size_t>(k)) : p_.preds_of(static_cast<std::size_t>(k)))
+            for (std::uint32_t other :
+                 later ? p_.succs_of(static_cast<std::size_t>(k)) : p_.preds_of(static_cast<std::size_t>(k)))
                 if (!add(p_.nodes[other])) return {};
-            if (!later)  // inputs outside the scheduler nodes (placeholders, get_attr) sit in the schedule too
+            if (!later) // inputs outside the scheduler nodes (placeholders, get_attr) sit in the schedule too
                 for (NodeId in : graph_.inputs(node))
                     if (p_.index_of[in.index()] < 0 && !add(in)) return {};
         }
@@ -205,10 +207,15 @@ private:
                 if (q <= peak_at && peak_at + 1 < n) {
                     const std::size_t t = q == peak_at ? peak_at + 1 : peak_at;
                     changed = attempt(group_moves(q, t, true), peak, peak_at);
-                    if (!changed && t + 1 < n) changed = attempt(group_moves(q, pick(t + 1, std::min(n - 1, t + kWindow)), true), peak, peak_at);
+                    if (!changed && t + 1 < n)
+                        changed =
+                            attempt(group_moves(q, pick(t + 1, std::min(n - 1, t + kWindow)), true), peak, peak_at);
                 } else if (q > peak_at) {
                     changed = attempt(group_moves(q, peak_at, false), peak, peak_at);
-                    if (!changed && peak_at > 0) changed = attempt(group_moves(q, pick(peak_at > kWindow ? peak_at - kWindow : 0, peak_at - 1), false), peak, peak_at);
+                    if (!changed && peak_at > 0)
+                        changed =
+                            attempt(group_moves(q, pick(peak_at > kWindow ? peak_at - kWindow : 0, peak_at - 1), false),
+                                    peak, peak_at);
                 }
             }
             if (changed == 0) return true;
@@ -243,8 +250,7 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     const auto started = Clock::now();
     // At most 1e7 s (a larger one would overflow the clock); negative or NaN: none.
     const double limit_s = options.time_limit_s >= 0 ? std::min(options.time_limit_s, 1e7) : 0.0;
-    const auto deadline =
-        started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
+    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(limit_s));
     OptimizeResult r;
     OptimizeProgress progress;
     auto last_report = started - std::chrono::seconds(1);
@@ -280,10 +286,10 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     r.original_peak = r.peak = score(r.order);
     r.method = "original";
     const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
-    r.lower_bound = detail::lower_bound(problem, kAncestorSetsMaxNodes, poll);  // valid even when cut short
+    r.lower_bound = detail::lower_bound(problem, kAncestorSetsMaxNodes, poll); // valid even when cut short
     if (poll.stopped() || cancelled() || !report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
     auto consider = [&](std::vector<NodeId> order, std::int64_t& slot, const char* method) {
-        if (poll.stopped()) return false;  // cut short: no order
+        if (poll.stopped()) return false; // cut short: no order
         check_schedule(graph, order);
         slot = score(order);
         if (slot < r.peak) {

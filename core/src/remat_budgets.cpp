@@ -31,7 +31,8 @@ std::vector<BudgetRow> budget_rows(const GraphFile& file) {
         row.peak = a.peak;
         row.in_backward = a.peak.backward_peak > a.peak.forward_peak;
         const auto& prof = row.in_backward ? a.backward_profile : a.forward_profile;
-        const std::int64_t target = row.in_backward ? a.peak.backward_peak - a.peak.backward_baseline : a.peak.forward_peak;
+        const std::int64_t target =
+            row.in_backward ? a.peak.backward_peak - a.peak.backward_baseline : a.peak.forward_peak;
         row.step = static_cast<std::size_t>(std::find(prof.begin(), prof.end(), target) - prof.begin());
         if (row.step > 0) {
             const std::vector<NodeId> nodes = profile_nodes(row.in_backward ? bwd : fwd);
@@ -41,7 +42,8 @@ std::vector<BudgetRow> budget_rows(const GraphFile& file) {
         std::vector<StorageId> listed;
         for (std::size_t k = 0; k < bwd.size(); ++k) {
             const Node& nd = bwd.nodes[k];
-            if (nd.op != OpKind::Placeholder || bwd.target(NodeId(static_cast<std::int32_t>(k))).find("tangents") != std::string_view::npos)
+            if (nd.op != OpKind::Placeholder ||
+                bwd.target(NodeId(static_cast<std::int32_t>(k))).find("tangents") != std::string_view::npos)
                 continue;
             for (StorageId s : bwd.outputs(NodeId(static_cast<std::int32_t>(k))))
                 if (!seen[s.index()] && counted[s.index()]) {

@@ -25,7 +25,8 @@ bool is_view_op(std::string_view target) {
     if (!target.starts_with("aten.")) return false;
     std::string_view op = target.substr(5);
     op = op.substr(0, op.find('.'));
-    for (std::string_view v : {"squeeze", "unsqueeze", "alias", "view", "slice", "t", "expand", "as_strided", "permute", "select", "split"})
+    for (std::string_view v :
+         {"squeeze", "unsqueeze", "alias", "view", "slice", "t", "expand", "as_strided", "permute", "select", "split"})
         if (op == v) return true;
     return false;
 }
@@ -35,10 +36,14 @@ bool is_view_op(std::string_view target) {
 JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     const Graph& g = file.graphs.at(graph);
     const auto where = [&] { return file.source + ": graph " + quote(g.name) + ": "; };
-    const auto at = [&](NodeId n) { return where().substr(0, where().size() - 2) + ", node " + quote(g.node(n).name) + ": "; };
-    if (g.kind != GraphKind::Joint) throw Error(where() + "not a joint graph (kind '" + std::string(to_string(g.kind)) + "')");
+    const auto at = [&](NodeId n) {
+        return where().substr(0, where().size() - 2) + ", node " + quote(g.node(n).name) + ": ";
+    };
+    if (g.kind != GraphKind::Joint)
+        throw Error(where() + "not a joint graph (kind '" + std::string(to_string(g.kind)) + "')");
     if (g.num_fwd_outputs < 0) throw Error(where() + "a joint graph needs 'num_fwd_outputs'");
-    if (g.size() == 0 || g.nodes.back().op != OpKind::Output) throw Error(where() + "a joint graph must end with its output node");
+    if (g.size() == 0 || g.nodes.back().op != OpKind::Output)
+        throw Error(where() + "a joint graph must end with its output node");
 
     JointGraph j;
     j.file = &file;
@@ -47,8 +52,8 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     j.output = NodeId(static_cast<std::int32_t>(n - 1));
     const auto outs = g.inputs(j.output);
     if (static_cast<std::uint64_t>(g.num_fwd_outputs) > outs.size())
-        throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) + " but the output node has " +
-                    std::to_string(outs.size()) + " inputs");
+        throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) +
+                    " but the output node has " + std::to_string(outs.size()) + " inputs");
     j.fwd_outputs.assign(outs.begin(), outs.begin() + g.num_fwd_outputs);
     j.bwd_outputs.assign(outs.begin() + g.num_fwd_outputs, outs.end());
 
@@ -80,8 +85,10 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
                               target.find("fwd_base_offset") != std::string_view::npos ||
                               target.find("bwd_seed") != std::string_view::npos ||
                               target.find("bwd_base_offset") != std::string_view::npos;
-            if (tangent) j.tangents.push_back(id);
-            else if (!seed) j.primals.push_back(id);
+            if (tangent)
+                j.tangents.push_back(id);
+            else if (!seed)
+                j.primals.push_back(id);
             if (!tangent && !seed) {
                 bool param = !g.outputs(id).empty();
                 for (StorageId st : g.outputs(id))
@@ -140,7 +147,8 @@ std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair) {
         if (!id.valid())
             throw Error(file.source + ": graph " + quote(bwd.name) + ", node " + quote(nd.name) +
                         ": a backward input that the joint graph " + quote(g.name) + " does not have");
-        if (g.node(id).op == OpKind::Placeholder && std::string_view(g.target(id)).find("tangents") != std::string_view::npos)
+        if (g.node(id).op == OpKind::Placeholder &&
+            std::string_view(g.target(id)).find("tangents") != std::string_view::npos)
             continue;
         saved.push_back(id);
     }

@@ -9,14 +9,14 @@ namespace fxmem {
 namespace {
 
 // Copies node `src` of the joint into `b` as `op` (a placeholder keeps its name as target).
-NodeId copy_node(GraphBuilder& b, const GraphFile& file, const Graph& g, NodeId src, OpKind op, const std::vector<NodeId>& map,
-                 bool full) {
+NodeId copy_node(GraphBuilder& b, const GraphFile& file, const Graph& g, NodeId src, OpKind op,
+                 const std::vector<NodeId>& map, bool full) {
     const Node& nd = g.node(src);
     const NodeId id = b.begin_node(nd.name, op, op == OpKind::Placeholder ? std::string_view(nd.name) : g.target(src));
     if (op != OpKind::Placeholder)
         for (NodeId in : g.inputs(src)) b.add_input(map[in.index()]);
     // The val in preorder; a list's payload is its child count.
-    std::vector<std::uint32_t> left;  // children still to come in each open list
+    std::vector<std::uint32_t> left; // children still to come in each open list
     const auto element_done = [&] {
         while (!left.empty() && --left.back() == 0) {
             b.val_end_list();
@@ -25,8 +25,14 @@ NodeId copy_node(GraphBuilder& b, const GraphFile& file, const Graph& g, NodeId 
     };
     for (const ValToken& t : g.val(src)) {
         switch (t.kind) {
-        case ValToken::Kind::Null: b.val_null(); element_done(); break;
-        case ValToken::Kind::Other: b.val_other(g.others[t.payload]); element_done(); break;
+        case ValToken::Kind::Null:
+            b.val_null();
+            element_done();
+            break;
+        case ValToken::Kind::Other:
+            b.val_other(g.others[t.payload]);
+            element_done();
+            break;
         case ValToken::Kind::Tensor: {
             const Tensor& tn = g.tensors[t.payload];
             b.val_tensor(tn.storage, file.dtypes[tn.dtype], g.shape(tn), g.stride(tn), tn.offset);
@@ -79,7 +85,8 @@ GraphFile storage_template(const JointGraph& j) {
     for (std::size_t i = 0; i < src.storages.size(); ++i) {
         const Storage& s = src.storages[i];
         const StorageId id = f.add_storage(s.file_id, src.devices[s.device], s.nbytes);
-        if (s.role != StorageRole::Unknown || s.label != 0) f.set_role(id, s.role, src.label(StorageId(static_cast<std::int32_t>(i))));
+        if (s.role != StorageRole::Unknown || s.label != 0)
+            f.set_role(id, s.role, src.label(StorageId(static_cast<std::int32_t>(i))));
     }
     return f;
 }
@@ -121,7 +128,8 @@ public:
             if (t.kind == ValToken::Kind::Tensor) {
                 Tensor tn = j_.tensors[t.payload];
                 const auto dims = static_cast<std::uint32_t>(g_.dims.size());
-                g_.dims.insert(g_.dims.end(), j_.dims.begin() + tn.dims_begin, j_.dims.begin() + tn.dims_begin + 2 * tn.rank);
+                g_.dims.insert(g_.dims.end(), j_.dims.begin() + tn.dims_begin,
+                               j_.dims.begin() + tn.dims_begin + 2 * tn.rank);
                 tn.dims_begin = dims;
                 t.payload = static_cast<std::uint32_t>(g_.tensors.size());
                 g_.tensors.push_back(tn);
@@ -153,7 +161,8 @@ public:
         g_.val_tokens.push_back({ValToken::Kind::Null, 0});
         n.val.end = n.val.begin + 1;
         n.tensors = {static_cast<std::uint32_t>(g_.tensors.size()), static_cast<std::uint32_t>(g_.tensors.size())};
-        n.outputs = {static_cast<std::uint32_t>(g_.output_storages.size()), static_cast<std::uint32_t>(g_.output_storages.size())};
+        n.outputs = {static_cast<std::uint32_t>(g_.output_storages.size()),
+                     static_cast<std::uint32_t>(g_.output_storages.size())};
         g_.nodes.push_back(std::move(n));
     }
 
@@ -205,8 +214,10 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
     SimulatedPair out;
     GraphFile& f = out.file;
     // The same storages in the same order, so StorageIds carry over.
-    if (storages) f = *storages;
-    else f = storage_template(j);
+    if (storages)
+        f = *storages;
+    else
+        f = storage_template(j);
     std::vector<NodeId> map(g.size());
     std::vector<std::uint8_t> seen(g.size(), 0);
     // The forward returns fwd_outputs + saved_values + saved_sym_nodes: sym values last there
@@ -216,7 +227,8 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
         for (NodeId x : p.saved)
             if (j.symbolic[x.index()] == sym) saved_out.push_back(x);
     if (!full) {
-        const std::span<const NodeId> order = backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order;
+        const std::span<const NodeId> order =
+            backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order;
         LeanGraph fw(g, forward_name, GraphKind::Forward);
         for (NodeId x : p.forward) fw.copy(x, g.node(x).op == OpKind::Placeholder, map);
         fw.output(mapped_once(j.fwd_outputs, saved_out, map, seen));

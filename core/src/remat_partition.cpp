@@ -37,7 +37,7 @@ void raise_getitems(const JointGraph& j, std::vector<NodeId>& order, std::size_t
         const NodeId node = order[p];
         if (!j.getitem[node.index()] || g.inputs(node).size() != 1) continue;
         const std::int32_t parent = pos[g.inputs(node)[0].index()];
-        if (parent < 0) continue;  // a placeholder of this graph's inputs: already first
+        if (parent < 0) continue; // a placeholder of this graph's inputs: already first
         const auto self = static_cast<std::int32_t>(p);
         if (next[static_cast<std::size_t>(parent)] == self) continue;
         // unlink
@@ -51,7 +51,8 @@ void raise_getitems(const JointGraph& j, std::vector<NodeId>& order, std::size_t
         if (after >= 0) prev[static_cast<std::size_t>(after)] = self;
     }
     std::vector<NodeId> out(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(first));
-    for (std::int32_t p = next[m]; p >= 0; p = next[static_cast<std::size_t>(p)]) out.push_back(order[static_cast<std::size_t>(p)]);
+    for (std::int32_t p = next[m]; p >= 0; p = next[static_cast<std::size_t>(p)])
+        out.push_back(order[static_cast<std::size_t>(p)]);
     order.swap(out);
 }
 
@@ -61,11 +62,14 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
     const GraphFile& file = *j.file;
     const Graph& g = j.g();
     const std::size_t n = g.size();
-    const auto at = [&](NodeId id) { return file.source + ": graph " + quote(g.name) + ", node " + quote(g.node(id).name) + ": "; };
+    const auto at = [&](NodeId id) {
+        return file.source + ": graph " + quote(g.name) + ", node " + quote(g.node(id).name) + ": ";
+    };
 
-    std::vector<std::uint8_t> is_input(n, 0);  // backward inputs: saved values and tangents
+    std::vector<std::uint8_t> is_input(n, 0); // backward inputs: saved values and tangents
     for (NodeId s : saved_in) {
-        if (!s.valid() || s.index() >= n) throw Error(file.source + ": graph " + quote(g.name) + ": saved node id out of range");
+        if (!s.valid() || s.index() >= n)
+            throw Error(file.source + ": graph " + quote(g.name) + ": saved node id out of range");
         if (s == j.output) throw Error(at(s) + "the output node cannot be saved");
         if (!j.computable[s.index()])
             throw Error(at(s) + "cannot be saved: the forward cannot compute it (it needs a tangent)");
@@ -80,10 +84,14 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
     for (std::size_t i = 0; i + 1 < n; ++i) {
         const NodeId id(static_cast<std::int32_t>(i));
         const Node& nd = g.nodes[i];
-        if (is_input[i]) valid[i] = 1;
-        else if (nd.op == OpKind::Placeholder) valid[i] = 0;
-        else if (j.mutating[i] && j.forward[i]) valid[i] = 0;
-        else if (nd.op == OpKind::GetAttr) valid[i] = 1;
+        if (is_input[i])
+            valid[i] = 1;
+        else if (nd.op == OpKind::Placeholder)
+            valid[i] = 0;
+        else if (j.mutating[i] && j.forward[i])
+            valid[i] = 0;
+        else if (nd.op == OpKind::GetAttr)
+            valid[i] = 1;
         else {
             bool ok = true;
             for (NodeId in : g.inputs(id)) ok = ok && valid[in.index()];
@@ -134,10 +142,12 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
     for (std::size_t i = 0; i + 1 < n; ++i)
         if (j.mutating[i] && j.forward[i] && j.computable[i]) fneeded[i] = 1;
     for (std::size_t i = n - 1; i-- > 0;)
-        if (fneeded[i]) for (NodeId in : g.inputs(NodeId(static_cast<std::int32_t>(i)))) fneeded[in.index()] = 1;
+        if (fneeded[i])
+            for (NodeId in : g.inputs(NodeId(static_cast<std::int32_t>(i)))) fneeded[in.index()] = 1;
     for (NodeId prim : j.primals) p.forward.push_back(prim);
     for (std::size_t i = 0; i + 1 < n; ++i)
-        if (fneeded[i] && g.nodes[i].op != OpKind::Placeholder) p.forward.push_back(NodeId(static_cast<std::int32_t>(i)));
+        if (fneeded[i] && g.nodes[i].op != OpKind::Placeholder)
+            p.forward.push_back(NodeId(static_cast<std::int32_t>(i)));
     raise_getitems(j, p.forward, j.primals.size());
 
     // Backward in extraction order: placeholders (saved, tangents), then the needed nodes.
@@ -171,7 +181,7 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
                 for (NodeId o : j.bwd_outputs)
                     if (!placed[o.index()]) placed[o.index()] = 2, stack.push_back(o);
             } else {
-                placed[v.index()] = 2;  // collected
+                placed[v.index()] = 2; // collected
                 stack.push_back(v);
             }
             while (!stack.empty()) {
@@ -208,8 +218,11 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
 
 std::vector<NodeId> recompute_in_backward(const JointGraph& j, std::span<const NodeId> saved, NodeId x) {
     const Graph& g = j.g();
-    const auto at = [&] { return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": "; };
-    if (std::find(saved.begin(), saved.end(), x) == saved.end()) throw Error(at() + "not saved, so there is nothing to recompute");
+    const auto at = [&] {
+        return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": ";
+    };
+    if (std::find(saved.begin(), saved.end(), x) == saved.end())
+        throw Error(at() + "not saved, so there is nothing to recompute");
     if (g.node(x).op == OpKind::Placeholder)
         throw Error(at() + "a primal (an input of the forward) cannot be recomputed, only saved");
     if (j.mutating[x.index()] && j.forward[x.index()])
@@ -219,16 +232,19 @@ std::vector<NodeId> recompute_in_backward(const JointGraph& j, std::span<const N
         if (y != x) out.push_back(y);
     for (NodeId in : g.inputs(x))
         if (j.computable[in.index()]) out.push_back(in);
-    simulate_partition(j, out);  // throws, naming what the backward would lack
+    simulate_partition(j, out); // throws, naming what the backward would lack
     return out;
 }
 
 std::vector<NodeId> save_in_forward(const JointGraph& j, std::span<const NodeId> saved, NodeId x) {
     const Graph& g = j.g();
-    const auto at = [&] { return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": "; };
+    const auto at = [&] {
+        return j.file->source + ": graph " + quote(g.name) + ", node " + quote(g.node(x).name) + ": ";
+    };
     if (std::find(saved.begin(), saved.end(), x) != saved.end()) throw Error(at() + "already saved");
     if (x == j.output) throw Error(at() + "the output node cannot be saved");
-    if (!j.computable[x.index()]) throw Error(at() + "cannot be saved: the forward cannot compute it (it needs a tangent)");
+    if (!j.computable[x.index()])
+        throw Error(at() + "cannot be saved: the forward cannot compute it (it needs a tangent)");
     std::vector<NodeId> out(saved.begin(), saved.end());
     out.push_back(x);
     return out;
@@ -236,7 +252,7 @@ std::vector<NodeId> save_in_forward(const JointGraph& j, std::span<const NodeId>
 
 std::vector<NodeId> unstable_saved(const JointGraph& j, const Partition& p) {
     const Graph& g = j.g();
-    std::vector<std::uint8_t> there(g.size(), 0);  // available in the backward
+    std::vector<std::uint8_t> there(g.size(), 0); // available in the backward
     for (NodeId x : p.saved) there[x.index()] = 1;
     for (NodeId x : p.backward) there[x.index()] = 1;
     for (NodeId t : j.tangents) there[t.index()] = 1;

@@ -51,8 +51,10 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
         const auto lc = json_text::line_column(text, e.byte > 0 ? e.byte - 1 : 0);
         std::string what = e.what();
         if (auto at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
-        if (auto colon = what.find(": "); what.rfind("parse error", 0) == 0 && colon != std::string::npos) what.erase(0, colon + 2);
-        throw Error(source + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": invalid JSON: " + what);
+        if (auto colon = what.find(": "); what.rfind("parse error", 0) == 0 && colon != std::string::npos)
+            what.erase(0, colon + 2);
+        throw Error(source + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
+                    ": invalid JSON: " + what);
     }
     const auto fail = [&](const std::string& what) -> Error { return Error(source + ": " + what); };
     if (!doc.is_object()) throw fail("a remat plan must be a JSON object");
@@ -61,7 +63,8 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
     if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<std::int64_t>() != 1)
         throw fail("unsupported plan version (this build reads version 1)");
     RematPlan plan;
-    if (!doc.contains("joint") || !doc["joint"].is_string()) throw fail("'joint' must be the joint graph's name (a string)");
+    if (!doc.contains("joint") || !doc["joint"].is_string())
+        throw fail("'joint' must be the joint graph's name (a string)");
     plan.joint = doc["joint"].get<std::string>();
     const auto strings = [&](const char* key, std::vector<std::string>& out, bool required) {
         if (!doc.contains(key)) {
@@ -71,7 +74,8 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
         const nlohmann::json& a = doc[key];
         if (!a.is_array()) throw fail(std::string("'") + key + "' must be an array of node names");
         for (std::size_t i = 0; i < a.size(); ++i) {
-            if (!a[i].is_string()) throw fail(std::string(key) + "[" + std::to_string(i) + "] must be a node name (a string)");
+            if (!a[i].is_string())
+                throw fail(std::string(key) + "[" + std::to_string(i) + "] must be a node name (a string)");
             out.push_back(a[i].get<std::string>());
         }
     };
@@ -110,7 +114,8 @@ ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const 
     const Graph& g = joint.g();
     const std::string file = joint.file->source;
     if (plan.joint != g.name)
-        throw Error(source + ": the plan is for joint graph " + quote(plan.joint) + ", not " + quote(g.name) + " of " + file);
+        throw Error(source + ": the plan is for joint graph " + quote(plan.joint) + ", not " + quote(g.name) + " of " +
+                    file);
     const auto lookup = [&](const std::vector<std::string>& list, const char* key, std::size_t i) {
         const NodeId id = g.find(list[i]);
         if (!id.valid())
@@ -138,7 +143,8 @@ ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const 
         }
         for (NodeId x : r.partition.recomputed)
             if (mark[x.index()] != 2)
-                throw Error(source + ": 'recomputed' lacks " + quote(g.node(x).name) + ", which the plan's saved set recomputes");
+                throw Error(source + ": 'recomputed' lacks " + quote(g.node(x).name) +
+                            ", which the plan's saved set recomputes");
         for (NodeId x : r.partition.recomputed) mark[x.index()] = 0;
     }
     if (plan.order.empty()) {
@@ -152,11 +158,12 @@ ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const 
         if (mark[id.index()] == 0)
             throw Error(source + ": order[" + std::to_string(i) + "]: " + quote(plan.order[i]) +
                         " is not a node of the backward the saved set gives");
-        if (mark[id.index()] == 2) throw Error(source + ": order[" + std::to_string(i) + "]: " + quote(plan.order[i]) + " is listed twice");
+        if (mark[id.index()] == 2)
+            throw Error(source + ": order[" + std::to_string(i) + "]: " + quote(plan.order[i]) + " is listed twice");
         for (NodeId in : g.inputs(id))
             if (mark[in.index()] == 1)
-                throw Error(source + ": order[" + std::to_string(i) + "]: " + quote(plan.order[i]) + " comes before its input " +
-                            quote(g.node(in).name));
+                throw Error(source + ": order[" + std::to_string(i) + "]: " + quote(plan.order[i]) +
+                            " comes before its input " + quote(g.node(in).name));
         mark[id.index()] = 2;
         r.backward_order.push_back(id);
     }

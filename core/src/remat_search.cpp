@@ -15,12 +15,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct State {
-    std::vector<NodeId> saved;  // as simulated (used saved values)
+    std::vector<NodeId> saved; // as simulated (used saved values)
     Partition partition;
     PeakMemory peak;
-    std::int64_t saved_bytes = 0;  // counted bytes of the saved values' storages, each storage once
+    std::int64_t saved_bytes = 0; // counted bytes of the saved values' storages, each storage once
     std::int64_t extra = 0;
-    std::vector<NodeId> order;     // backward order when not the simulated one
+    std::vector<NodeId> order; // backward order when not the simulated one
 };
 
 class Search {
@@ -58,7 +58,7 @@ public:
             if (canonical && !unstable_saved(j_, s.partition).empty()) return std::nullopt;
             s.peak = score_partition(j_, s.partition, {}, &storages_);
         } catch (const Error&) {
-            return std::nullopt;  // a move that leaves the backward uncomputable
+            return std::nullopt; // a move that leaves the backward uncomputable
         }
         ++evaluations_;
         s.saved = s.partition.saved;
@@ -71,7 +71,7 @@ public:
                     s.saved_bytes += j_.file->nbytes(st);
                 }
         points_.push_back({s.peak.peak, s.extra});
-        if (canonical && (!best_ || choice(s) < choice(*best_))) best_ = s;  // any partition scored may be the plan
+        if (canonical && (!best_ || choice(s) < choice(*best_))) best_ = s; // any partition scored may be the plan
         return s;
     }
 
@@ -106,15 +106,15 @@ public:
         const bool in_forward = a.peak.forward_peak >= a.peak.backward_peak;
         const auto& prof = in_forward ? a.forward_profile : a.backward_profile;
         const std::size_t step = static_cast<std::size_t>(std::max_element(prof.begin(), prof.end()) - prof.begin());
-        const std::size_t at = step == 0 ? 0 : (step - 1) / 2;  // profile node index at the peak
-        std::vector<std::int32_t> pos(g.size(), -1);  // position among profile nodes
+        const std::size_t at = step == 0 ? 0 : (step - 1) / 2; // profile node index at the peak
+        std::vector<std::int32_t> pos(g.size(), -1);           // position among profile nodes
         const auto& nodes = in_forward ? s.partition.forward : s.partition.backward;
         std::int32_t k = 0;
         for (NodeId x : nodes)
             if (g.node(x).op != OpKind::Placeholder && g.node(x).op != OpKind::GetAttr) pos[x.index()] = k++;
         std::vector<std::pair<std::int64_t, NodeId>> c;
         for (NodeId x : s.saved) {
-            if (g.node(x).op == OpKind::Placeholder) continue;  // a primal cannot be recomputed
+            if (g.node(x).op == OpKind::Placeholder) continue; // a primal cannot be recomputed
             bool live = false;
             if (in_forward) {
                 live = pos[x.index()] >= 0 && static_cast<std::size_t>(pos[x.index()]) <= at;
@@ -176,7 +176,7 @@ public:
     template <class Moves>
     std::vector<NodeId> compose(const State& s, const Moves& moves, std::size_t k) {
         const std::size_t n = j_.g().size();
-        std::vector<std::int8_t> delta(n, 0);  // -1: some move drops it, +1: some move adds it
+        std::vector<std::int8_t> delta(n, 0); // -1: some move drops it, +1: some move adds it
         std::vector<std::uint8_t> in_s(n, 0), in_move(n, 0);
         for (NodeId x : s.saved) in_s[x.index()] = 1;
         for (std::size_t m = 0; m < k && m < moves.size(); ++m) {
@@ -213,7 +213,8 @@ private:
     std::vector<FrontierPoint> points_;
     std::optional<State> best_;
     double deadline_ = 0;
-    GraphFile storages_;  // storage_template: copied per partition scored  // for the saved-set search; the order optimizer gets the rest
+    GraphFile storages_; // storage_template: copied per partition scored  // for the saved-set search; the order
+                         // optimizer gets the rest
 };
 
 std::vector<FrontierPoint> pareto(std::vector<FrontierPoint> pts) {
@@ -286,7 +287,7 @@ RematResult Search::run() {
             const double step_start = elapsed();
             std::optional<State> step;
             using Key = decltype(key(cur));
-            std::vector<std::pair<Key, std::vector<NodeId>>> improving;  // moves that help on their own
+            std::vector<std::pair<Key, std::vector<NodeId>>> improving; // moves that help on their own
             const auto attempt = [&](const std::vector<NodeId>& saved) {
                 std::optional<State> next = evaluate(saved);
                 if (!next) return;
@@ -303,8 +304,7 @@ RematResult Search::run() {
                 if (!wide) continue;
                 for (NodeId y : j_.g().inputs(x)) {
                     if (out_of_time()) break;
-                    if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder ||
-                        is_saved[y.index()])
+                    if (!j_.computable[y.index()] || j_.g().node(y).op == OpKind::Placeholder || is_saved[y.index()])
                         continue;
                     std::vector<NodeId> two;
                     for (NodeId z : one)
@@ -320,7 +320,8 @@ RematResult Search::run() {
             const double step_s = elapsed() - step_start;
             const double steps_left = step_s > 0 ? (deadline_ - elapsed()) / step_s : 1e9;
             if (improving.size() >= 2 && static_cast<double>(improving.size()) > steps_left && !out_of_time()) {
-                std::sort(improving.begin(), improving.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+                std::sort(improving.begin(), improving.end(),
+                          [](const auto& a, const auto& b) { return a.first < b.first; });
                 for (std::size_t k = improving.size(); k >= 2 && !out_of_time(); k /= 2) {
                     std::optional<State> merged = evaluate(compose(cur, improving, k));
                     if (merged && key(*merged) < key(*step)) {
@@ -346,20 +347,22 @@ RematResult Search::run() {
     if (!out_of_time() && base->saved != best.saved)
         if (std::optional<State> b = evaluate(base->saved)) climb(*b);
     if (best_ && choice(*best_) < choice(best)) best = *best_;
-    if (best.peak.peak > base->peak.peak) best = *base;  // never above the baseline
+    if (best.peak.peak > base->peak.peak) best = *base; // never above the baseline
 
     // The backward order: the reorder optimizer on the chosen backward, kept when it lowers the peak.
     // The order optimizer needs a few scorings of the backward beyond its own limit.
     const double per = evaluations_ ? elapsed() / static_cast<double>(evaluations_) : 0.0;
     const double left = o_.time_limit_s - elapsed() - 4 * per;
     if (o_.optimize_order && left > 0.05 && !(o_.cancelled && o_.cancelled())) {
-        const SimulatedPair pair = materialize_partition(j_, best.partition, "forward", "backward", {}, false, &storages_);
+        const SimulatedPair pair =
+            materialize_partition(j_, best.partition, "forward", "backward", {}, false, &storages_);
         const StorageMask counted = default_counted(pair.file);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), counted);
         OptimizeOptions oo;
         oo.time_limit_s = std::min(left, std::max(0.5, 0.2 * o_.time_limit_s));
         oo.cancelled = o_.cancelled;
-        const OptimizeResult opt = optimize_schedule(pair.file, pair.backward(), a.backward_alias, a.backward_releasable, counted, oo);
+        const OptimizeResult opt =
+            optimize_schedule(pair.file, pair.backward(), a.backward_alias, a.backward_releasable, counted, oo);
         // Backward graph node k is, in joint ids: saved values, tangents, the backward, the output.
         std::vector<NodeId> joint_of(best.partition.saved);
         joint_of.insert(joint_of.end(), j_.tangents.begin(), j_.tangents.end());

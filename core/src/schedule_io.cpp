@@ -65,9 +65,12 @@ public:
     bool binary(json::binary_t&) { return scalar("binary"); }
     bool string(std::string& v) {
         if (depth_ == 0) not_object();
-        if (depth_ == 1 && pending_ == Key::Graph) set_graph(v);
-        else if (depth_ == 1 && pending_ == Key::Order) order_not_array();
-        else if (in_order_ && depth_ == 2) add(v);
+        if (depth_ == 1 && pending_ == Key::Graph)
+            set_graph(v);
+        else if (depth_ == 1 && pending_ == Key::Order)
+            order_not_array();
+        else if (in_order_ && depth_ == 2)
+            add(v);
         return true;
     }
     bool start_object(std::size_t) { return open("object"); }
@@ -165,7 +168,8 @@ private:
 
     void set_graph(const std::string& name) {
         if (!want_.empty() && name != want_)
-            throw Error(std::string(src_) + ": \"graph\" is " + quote(name) + " but graph " + quote(want_) + " was asked for");
+            throw Error(std::string(src_) + ": \"graph\" is " + quote(name) + " but graph " + quote(want_) +
+                        " was asked for");
         sched_.graph = file_.find_graph(name);
         if (sched_.graph < 0) {
             std::string known;
@@ -191,7 +195,8 @@ private:
 
     void resolve(std::string_view name, std::size_t p) {
         const NodeId id = graph_->find(name);
-        if (!id.valid()) throw Error(where() + "\"order\"[" + std::to_string(p) + "] names unknown node " + quote(name));
+        if (!id.valid())
+            throw Error(where() + "\"order\"[" + std::to_string(p) + "] names unknown node " + quote(name));
         std::uint32_t& first = position_[id.index()];
         if (first != kNone)
             throw Error(where() + "repeats node " + quote(name) + " (positions " + std::to_string(first) + " and " +
@@ -209,8 +214,8 @@ private:
     bool seen_graph_ = false, seen_order_ = false, top_is_object_ = false, in_order_ = false, order_is_array_ = false;
     const Graph* graph_ = nullptr;
     Schedule sched_;
-    std::vector<std::uint32_t> position_;  // per node of graph_: its position in the order
-    std::string staged_names_;             // entries read before "graph", one after another
+    std::vector<std::uint32_t> position_; // per node of graph_: its position in the order
+    std::string staged_names_;            // entries read before "graph", one after another
     std::vector<std::uint32_t> staged_ends_;
     std::size_t entries_ = 0;
 };

@@ -8,7 +8,8 @@ namespace fxmem {
 std::string format_bytes(std::int64_t bytes) {
     // Work on the magnitude as unsigned so that INT64_MIN has one too.
     const bool negative = bytes < 0;
-    const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+    const std::uint64_t magnitude =
+        negative ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
     const std::string sign = negative ? "-" : "";
     if (magnitude < 1024) return sign + std::to_string(magnitude) + " B";
 

@@ -14,7 +14,9 @@ using namespace fxmem::testing;
 namespace {
 
 template <class T>
-std::vector<T> to_vec(std::span<const T> s) { return {s.begin(), s.end()}; }
+std::vector<T> to_vec(std::span<const T> s) {
+    return {s.begin(), s.end()};
+}
 
 // Same answers to every query, per node and per storage of the file.
 void expect_same(const GraphFile& f, const Graph& g, const AliasInfo& a, const AliasInfo& b, const std::string& where) {
@@ -47,7 +49,8 @@ TEST(AliasReuse, SameAsFreshBuildForEveryGraphInAnyOrder) {
             RandomGraphOptions o;
             o.nodes = 1 + gen.pick(40);
             for (int p = 0; p < 3 && !earlier.empty(); ++p)
-                if (gen.coin(0.5)) o.preset.push_back({"saved_" + std::to_string(p), {earlier[gen.pick(earlier.size())]}});
+                if (gen.coin(0.5))
+                    o.preset.push_back({"saved_" + std::to_string(p), {earlier[gen.pick(earlier.size())]}});
             gen.make(f, "g" + std::to_string(k), o);
             for (std::size_t s = 0; s < f.storages.size(); ++s) earlier.emplace_back(static_cast<std::int32_t>(s));
         }
@@ -62,11 +65,13 @@ TEST(AliasReuse, SameAsFreshBuildForEveryGraphInAnyOrder) {
         for (std::size_t i = 0; i < n; ++i) order.insert(order.end(), {i, i});
         for (std::size_t i : order) {
             build_alias_info(f, f.graphs[i], reused);
-            expect_same(f, f.graphs[i], fresh[i], reused, "round " + std::to_string(round) + " graph " + std::to_string(i));
+            expect_same(f, f.graphs[i], fresh[i], reused,
+                        "round " + std::to_string(round) + " graph " + std::to_string(i));
             if (::testing::Test::HasFatalFailure()) return;
             // The profile from the reused info is the fresh one's.
-            ASSERT_EQ(build_memory_profile(f, f.graphs[i], reused, default_releasable(f.graphs[i]), default_counted(f)),
-                      build_memory_profile(f, f.graphs[i], fresh[i], default_releasable(f.graphs[i]), default_counted(f)));
+            ASSERT_EQ(
+                build_memory_profile(f, f.graphs[i], reused, default_releasable(f.graphs[i]), default_counted(f)),
+                build_memory_profile(f, f.graphs[i], fresh[i], default_releasable(f.graphs[i]), default_counted(f)));
         }
     }
 }

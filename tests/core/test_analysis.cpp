@@ -20,7 +20,8 @@ TEST(Analysis, SingleGraphByHand) {
     G1 t;
     const auto file = std::make_shared<const GraphFile>(t.file);
     const auto a = GraphAnalysis::compute(file, 0);
-    EXPECT_EQ(a->profile(), (std::vector<std::int64_t>{1110, 1310, 1310, 1310, 1310, 1340, 340, 340, 340, 347, 337, 348, 148}));
+    EXPECT_EQ(a->profile(),
+              (std::vector<std::int64_t>{1110, 1310, 1310, 1310, 1310, 1340, 340, 340, 340, 347, 337, 348, 148}));
     EXPECT_EQ(a->peak(), 1340);
     EXPECT_EQ(a->peakStep(), 5u);
     EXPECT_TRUE(a->hasCountedStorage());
@@ -56,7 +57,7 @@ TEST(Analysis, CancelCheckStopsTheAnalysisAndTheLayout) {
     int polls = 0;
     const CancelCheck after_two = [&polls] { return ++polls > 2; };
     EXPECT_THROW(GraphAnalysis::compute(file, 0, DeviceFilter::NonCpu, after_two, PairContext::Standalone), Cancelled);
-    EXPECT_EQ(polls, 3);  // it polled between phases and stopped at the first "yes"
+    EXPECT_EQ(polls, 3); // it polled between phases and stopped at the first "yes"
     EXPECT_THROW(GraphAnalysis::computePair(file, 0, DeviceFilter::NonCpu, [] { return true; }), Cancelled);
     EXPECT_THROW(GraphLayout(*t.fwd, {}, [] { return true; }), Cancelled);
     // A check that never fires changes nothing.

@@ -42,8 +42,8 @@ Indexed index_of(const GraphFile& f, std::size_t graph) {
     Indexed r;
     const Graph& g = f.graphs[graph];
     r.alias = build_alias_info(f, g);
-    r.releasable = graph == 0 ? default_releasable(g)
-                              : backward_releasable(g, get_fwd_bwd_interactions(f, f.graphs[0], g));
+    r.releasable =
+        graph == 0 ? default_releasable(g) : backward_releasable(g, get_fwd_bwd_interactions(f, f.graphs[0], g));
     r.index = std::make_unique<LiveSetIndex>(f, g, r.alias, r.releasable, default_counted(f));
     return r;
 }
@@ -56,16 +56,16 @@ TEST(Attribution, RolesDerivedOnThePairFixture) {
     EXPECT_EQ(r.source, RoleSource::Derived);
     EXPECT_EQ(r.from_file, 0u);
     auto role = [&](StorageId s) { return r.role[s.index()]; };
-    EXPECT_EQ(role(t.w1), StorageRole::Parameter);   // primals_1 (the backward's primals_1 too)
-    EXPECT_EQ(role(t.inp), StorageRole::Parameter);  // primals_2
-    EXPECT_EQ(role(t.h), StorageRole::Temporary);    // computed, reaches no output
-    EXPECT_EQ(role(t.saved), StorageRole::Activation);  // forward output held by relu_saved
-    EXPECT_EQ(role(t.cpuS), StorageRole::Activation);   // held by cpu_in
-    EXPECT_EQ(role(t.out), StorageRole::Output);     // forward output no backward input holds
+    EXPECT_EQ(role(t.w1), StorageRole::Parameter);     // primals_1 (the backward's primals_1 too)
+    EXPECT_EQ(role(t.inp), StorageRole::Parameter);    // primals_2
+    EXPECT_EQ(role(t.h), StorageRole::Temporary);      // computed, reaches no output
+    EXPECT_EQ(role(t.saved), StorageRole::Activation); // forward output held by relu_saved
+    EXPECT_EQ(role(t.cpuS), StorageRole::Activation);  // held by cpu_in
+    EXPECT_EQ(role(t.out), StorageRole::Output);       // forward output no backward input holds
     EXPECT_EQ(role(t.cpu2), StorageRole::Output);
     EXPECT_EQ(role(t.keep), StorageRole::Output);
     EXPECT_EQ(role(t.tan), StorageRole::Tangent);
-    EXPECT_EQ(role(t.grad), StorageRole::Temporary);  // computed in the backward, not returned
+    EXPECT_EQ(role(t.grad), StorageRole::Temporary); // computed in the backward, not returned
     EXPECT_EQ(role(t.gradw), StorageRole::Gradient);
     // Producers: the forward's relu for the saved activation, none for the parameters.
     EXPECT_EQ(r.producer_graph[t.saved.index()], 0u);
@@ -85,7 +85,7 @@ TEST(Attribution, RolesFromTheFileWinAndTheSourceSaysSo) {
     EXPECT_EQ(r.from_file, 2u);
     EXPECT_EQ(r.role[t.h.index()], StorageRole::Activation);
     EXPECT_EQ(r.role[t.w1.index()], StorageRole::Buffer);
-    EXPECT_EQ(r.role[t.out.index()], StorageRole::Output);  // still derived
+    EXPECT_EQ(r.role[t.out.index()], StorageRole::Output); // still derived
     for (std::size_t s = 0; s < t.file.storages.size(); ++s)
         t.file.set_role(StorageId(static_cast<std::int32_t>(s)), StorageRole::Temporary, "");
     r = resolve_roles(t.file);
@@ -98,7 +98,7 @@ TEST(Attribution, RolesFromTheFileWinAndTheSourceSaysSo) {
 }
 
 TEST(Attribution, RolesOfAnUnpairedGraph) {
-    G1 t;  // primals_1, x placeholders; get_attr w; output(d, b)
+    G1 t; // primals_1, x placeholders; get_attr w; output(d, b)
     const RoleAssignment r = resolve_roles(t.file);
     auto role = [&](StorageId s) { return r.role[s.index()]; };
     EXPECT_EQ(role(t.P0), StorageRole::Parameter);
@@ -119,10 +119,10 @@ TEST(Attribution, RolesOfAnUnpairedGraph) {
 TEST(Attribution, RolesOfTheModulePair) {
     ModulePair t;
     const RoleAssignment r = resolve_roles(t.file);
-    const std::vector<StorageRole> expected = {
-        StorageRole::Parameter, StorageRole::Parameter, StorageRole::Input,    StorageRole::Activation,
-        StorageRole::Temporary, StorageRole::Output,    StorageRole::Tangent,  StorageRole::Gradient,
-        StorageRole::Temporary, StorageRole::Gradient};
+    const std::vector<StorageRole> expected = {StorageRole::Parameter,  StorageRole::Parameter, StorageRole::Input,
+                                               StorageRole::Activation, StorageRole::Temporary, StorageRole::Output,
+                                               StorageRole::Tangent,    StorageRole::Gradient,  StorageRole::Temporary,
+                                               StorageRole::Gradient};
     EXPECT_EQ(r.role, expected);
 }
 
@@ -146,12 +146,13 @@ TEST(ModuleTree, AncestorsDepthsAndLookups) {
     for (const auto& m : tree.modules()) names.emplace_back(m.name);
     EXPECT_EQ(names, (std::vector<std::string>{"", "blocks", "blocks.0", "blocks.0.attn", "blocks.1", "blocks.1.mlp",
                                                "blocks.1.mlp.fc", "head"}));
-    const std::uint32_t blocks = tree.find("blocks"), attn = tree.find("blocks.0.attn"), fc = tree.find("blocks.1.mlp.fc");
+    const std::uint32_t blocks = tree.find("blocks"), attn = tree.find("blocks.0.attn"),
+                        fc = tree.find("blocks.1.mlp.fc");
     EXPECT_EQ(tree[ModuleTree::kRoot].type, "GPT");
     EXPECT_EQ(tree[ModuleTree::kRoot].parent, ModuleTree::npos);
-    EXPECT_EQ(tree[blocks].type, "ModuleList");  // named by a node after its children were built
+    EXPECT_EQ(tree[blocks].type, "ModuleList"); // named by a node after its children were built
     EXPECT_EQ(tree[tree.find("blocks.0")].type, "");
-    EXPECT_EQ(tree[attn].type, "Attention");     // the later typeless mention keeps it
+    EXPECT_EQ(tree[attn].type, "Attention"); // the later typeless mention keeps it
     EXPECT_EQ(tree[attn].depth, 3u);
     EXPECT_EQ(tree[fc].depth, 4u);
     EXPECT_EQ(tree.max_depth(), 4u);
@@ -202,7 +203,7 @@ TEST(ModuleTree, OddNamesStayAProperTree) {
     add_in_module(b, f, "n1", OpKind::CallFunction, "t", {}, {}, "c.", "");
     add_in_module(b, f, "n2", OpKind::CallFunction, "t", {}, {}, ".", "");
     std::string deep = "m";
-    for (int i = 0; i < 20000; ++i) deep += ".m";  // 20001 levels: linear work, no recursion
+    for (int i = 0; i < 20000; ++i) deep += ".m"; // 20001 levels: linear work, no recursion
     add_in_module(b, f, "n3", OpKind::CallFunction, "t", {}, {}, deep.c_str(), "");
     const Graph& g = b.finish();
     const ModuleTree tree(g);
@@ -215,15 +216,15 @@ TEST(ModuleTree, OddNamesStayAProperTree) {
     EXPECT_EQ(tree[tree.node_module(g.find("n3"))].depth, 20001u);
     EXPECT_EQ(tree.max_depth(), 20001u);
     for (std::uint32_t m = 1; m < tree.size(); ++m) {
-        ASSERT_LT(tree[m].parent, m);  // parents first
+        ASSERT_LT(tree[m].parent, m); // parents first
         ASSERT_EQ(tree[m].depth, tree[tree[m].parent].depth + 1);
     }
 }
 
 // A module name of D dotted levels costs the tree O(D) lookups and bytes of names hashed or
-// compared (lookup_bytes()), not O(D^2): each level is found by (parent, last component). Hashing every full prefix, as before,
-// hashed D^2 bytes (2e8 at D = 20000). Counted, not timed. A wide level (more children than a
-// scan takes) goes through the hash map, found the same way.
+// compared (lookup_bytes()), not O(D^2): each level is found by (parent, last component). Hashing every full prefix, as
+// before, hashed D^2 bytes (2e8 at D = 20000). Counted, not timed. A wide level (more children than a scan takes) goes
+// through the hash map, found the same way.
 TEST(ModuleTree, DeepNamesCostTheirLength) {
     std::uint64_t work[2] = {};
     std::size_t length[2] = {};
@@ -236,14 +237,15 @@ TEST(ModuleTree, DeepNamesCostTheirLength) {
         GraphBuilder b(f, "g", GraphKind::Other);
         add_in_module(b, f, "n0", OpKind::CallFunction, "t", {}, {}, deep.c_str(), "");
         add_in_module(b, f, "n1", OpKind::CallFunction, "t", {}, {}, (deep + ".x").c_str(), "");
-        for (int w = 0; w < 20; ++w)  // 20 children of the root and 20 of "m.m"
+        for (int w = 0; w < 20; ++w) // 20 children of the root and 20 of "m.m"
             for (const std::string& parent : {std::string(), std::string("m.m.")}) {
                 const std::string name = parent + "w" + std::to_string(w);
-                add_in_module(b, f, ("w" + std::to_string(w) + parent).c_str(), OpKind::CallFunction, "t", {}, {}, name.c_str(), "");
+                add_in_module(b, f, ("w" + std::to_string(w) + parent).c_str(), OpKind::CallFunction, "t", {}, {},
+                              name.c_str(), "");
             }
         const Graph& g = b.finish();
         const ModuleTree tree(g);
-        ASSERT_EQ(tree.size(), depth + 2 + 40);  // root, D levels, "x", the wide ones
+        ASSERT_EQ(tree.size(), depth + 2 + 40); // root, D levels, "x", the wide ones
         EXPECT_EQ(tree.find(deep), tree.node_module(g.find("n0")));
         EXPECT_EQ(tree.nearest(deep + ".y"), tree.node_module(g.find("n0")));
         EXPECT_EQ(tree[tree.find("m.m.w13")].parent, tree.find("m.m"));
@@ -272,19 +274,19 @@ TEST(Attribution, OwnersFollowLabelsAllocatorsAndProducers) {
         EXPECT_EQ(fwd.tree()[fwd.owner(t.A0)].name, "layers.0.fc");
     }
     t.label_parameters();
-    t.file.set_role(t.X, StorageRole::Buffer, "layers.0.norm.scale");  // no node runs in layers.0.norm
+    t.file.set_role(t.X, StorageRole::Buffer, "layers.0.norm.scale"); // no node runs in layers.0.norm
     const RoleAssignment r = resolve_roles(t.file);
     const Attribution fwd(t.file, 0, r), bwd(t.file, 1, r);
     auto name = [](const Attribution& a, StorageId s) { return a.tree()[a.owner(s)].name; };
     EXPECT_EQ(name(fwd, t.W0), "layers.0.fc");
     EXPECT_EQ(name(fwd, t.W1), "layers.1.fc");
-    EXPECT_EQ(name(fwd, t.X), "layers.0.norm");  // the module its label names, added to the tree
+    EXPECT_EQ(name(fwd, t.X), "layers.0.norm"); // the module its label names, added to the tree
     EXPECT_EQ(name(fwd, t.A0), "layers.0.fc");
     EXPECT_EQ(name(fwd, t.A1), "layers.1.fc");
     EXPECT_EQ(name(fwd, t.L), "");
-    EXPECT_EQ(name(fwd, t.G1), "");  // not in this graph
+    EXPECT_EQ(name(fwd, t.G1), ""); // not in this graph
     EXPECT_EQ(name(bwd, t.W1), "layers.1.fc");
-    EXPECT_EQ(name(bwd, t.A0), "layers.0.fc");  // a saved activation: its forward producer's module
+    EXPECT_EQ(name(bwd, t.A0), "layers.0.fc"); // a saved activation: its forward producer's module
     EXPECT_EQ(name(bwd, t.T), "");
     EXPECT_EQ(name(bwd, t.G1), "layers.1.fc");
     EXPECT_EQ(name(bwd, t.D), "layers.1.fc");
@@ -308,8 +310,8 @@ TEST(Attribution, BreakdownAtThePeaksByHand) {
     using Row = std::tuple<std::string, std::int64_t, std::uint32_t>;
     using Rows = std::vector<Row>;
     const auto f5 = fi.index->live_at(5);
-    EXPECT_EQ(flat(fwd.by_role(f5)), (Rows{{"parameter", 3000, 2}, {"temporary", 400, 1}, {"activation", 300, 1},
-                                           {"output", 4, 1}}));
+    EXPECT_EQ(flat(fwd.by_role(f5)),
+              (Rows{{"parameter", 3000, 2}, {"temporary", 400, 1}, {"activation", 300, 1}, {"output", 4, 1}}));
     EXPECT_EQ(flat(fwd.by_module(f5, 0)), (Rows{{"", 3704, 5}}));
     EXPECT_EQ(flat(fwd.by_module(f5, 1)), (Rows{{"layers", 3700, 4}, {"", 4, 1}}));
     EXPECT_EQ(flat(fwd.by_module(f5, 2)), (Rows{{"layers.1", 2400, 2}, {"layers.0", 1300, 2}, {"", 4, 1}}));
@@ -319,8 +321,8 @@ TEST(Attribution, BreakdownAtThePeaksByHand) {
     EXPECT_EQ(flat(fwd.by_role(fi.index->live_at(0))), (Rows{{"parameter", 3000, 2}, {"input", 100, 1}}));
 
     const auto b5 = bi.index->live_at(5);
-    EXPECT_EQ(flat(bwd.by_role(b5)), (Rows{{"gradient", 3000, 2}, {"parameter", 2000, 1}, {"temporary", 50, 1},
-                                           {"tangent", 4, 1}}));
+    EXPECT_EQ(flat(bwd.by_role(b5)),
+              (Rows{{"gradient", 3000, 2}, {"parameter", 2000, 1}, {"temporary", 50, 1}, {"tangent", 4, 1}}));
     EXPECT_EQ(flat(bwd.by_module(b5, 3)), (Rows{{"layers.1.fc", 4050, 3}, {"layers.0.fc", 1000, 1}, {"", 4, 1}}));
     EXPECT_EQ(flat(bwd.breakdown(bi.index->live_at(0), GroupBy::Module, 2)),
               (Rows{{"layers.1", 2000, 1}, {"layers.0", 300, 1}, {"", 4, 1}}));
@@ -370,9 +372,12 @@ TEST(Attribution, ProfileByStacksTheModulePairExactly) {
     const RoleAssignment r = resolve_roles(t.file);
     const Attribution bwd(t.file, 1, r);
     const Indexed bi = index_of(t.file, 1);
-    const std::vector<std::int64_t> rows = bi.index->profile_by(bwd.storage_groups(GroupBy::Role, 0), kStorageRoleCount);
+    const std::vector<std::int64_t> rows =
+        bi.index->profile_by(bwd.storage_groups(GroupBy::Role, 0), kStorageRoleCount);
     ASSERT_EQ(rows.size(), 7 * kStorageRoleCount);
-    auto at = [&](std::size_t i, StorageRole role) { return rows[i * kStorageRoleCount + static_cast<std::size_t>(role)]; };
+    auto at = [&](std::size_t i, StorageRole role) {
+        return rows[i * kStorageRoleCount + static_cast<std::size_t>(role)];
+    };
     // Step 5 by hand; activation A0 is freed after g1 (index 2).
     EXPECT_EQ(at(5, StorageRole::Gradient), 3000);
     EXPECT_EQ(at(5, StorageRole::Parameter), 2000);
@@ -387,7 +392,7 @@ TEST(Attribution, ProfileByStacksTheModulePairExactly) {
     EXPECT_EQ(mod[0 * n + bwd.tree().find("layers.0")], 300);
     EXPECT_EQ(mod[5 * n + bwd.tree().find("layers.1")], 4050);
     EXPECT_EQ(mod[5 * n + ModuleTree::kRoot], 4);
-    EXPECT_EQ(mod[5 * n + bwd.tree().find("layers.1.fc")], 0);  // counted in its ancestor at depth 2
+    EXPECT_EQ(mod[5 * n + bwd.tree().find("layers.1.fc")], 0); // counted in its ancestor at depth 2
     // Bad group arrays.
     EXPECT_THROW(bi.index->profile_by(std::vector<std::uint32_t>(3, 0), 1), Error);
     EXPECT_THROW(bi.index->profile_by(bwd.storage_groups(GroupBy::Role, 0), 2), Error);
@@ -416,7 +421,7 @@ TEST(Attribution, RandomGraphsAndOrdersStackExactly) {
             try {
                 idx = std::make_unique<LiveSetIndex>(f, g, a, rel, counted, order);
             } catch (const Error&) {
-                continue;  // an order the tracker rejects (a rogue storage not live yet)
+                continue; // an order the tracker rejects (a rogue storage not live yet)
             }
             const auto profile = idx->profile();
             const auto rows = idx->profile_by(group, groups);
@@ -486,7 +491,7 @@ TEST(Attribution, StackedProfileBandsByHand) {
     EXPECT_EQ(two.bands[1].key, "other");
     EXPECT_EQ(two.bands[1].id, kOtherBand);
     EXPECT_EQ(two.at(5, 1), 1304);
-    EXPECT_EQ(two.bands[1].peak, 1400);  // step 1: W0 1000 + A0 300 + x 100 (root: a placeholder without module)
+    EXPECT_EQ(two.bands[1].peak, 1400); // step 1: W0 1000 + A0 300 + x 100 (root: a placeholder without module)
     const auto profile = fi.index->profile();
     for (const StackedProfile* s : {&roles, &mods, &two})
         for (std::size_t i = 0; i < profile.size(); ++i) {

@@ -65,8 +65,10 @@ struct ModulePair {
             add_in_module(b, file, "primals_1", OpKind::Placeholder, "primals_1", {}, {W0});
             add_in_module(b, file, "primals_2", OpKind::Placeholder, "primals_2", {}, {W1});
             add_in_module(b, file, "x", OpKind::Placeholder, "x", {}, {X});
-            add_in_module(b, file, "mm0", OpKind::CallFunction, "aten.mm.default", {"x", "primals_1"}, {A0}, "layers.0.fc", "Linear");
-            add_in_module(b, file, "mm1", OpKind::CallFunction, "aten.mm.default", {"mm0", "primals_2"}, {A1}, "layers.1.fc", "Linear");
+            add_in_module(b, file, "mm0", OpKind::CallFunction, "aten.mm.default", {"x", "primals_1"}, {A0},
+                          "layers.0.fc", "Linear");
+            add_in_module(b, file, "mm1", OpKind::CallFunction, "aten.mm.default", {"mm0", "primals_2"}, {A1},
+                          "layers.1.fc", "Linear");
             add_in_module(b, file, "loss", OpKind::CallFunction, "aten.sum.default", {"mm1"}, {L}, "", "Net");
             add_in_module(b, file, "output", OpKind::Output, "output", {"loss", "mm0"}, {});
             b.finish();
@@ -76,8 +78,10 @@ struct ModulePair {
             add_in_module(b, file, "primals_2", OpKind::Placeholder, "primals_2", {}, {W1});
             add_in_module(b, file, "mm0_saved", OpKind::Placeholder, "mm0_saved", {}, {A0});
             add_in_module(b, file, "tangents_1", OpKind::Placeholder, "tangents_1", {}, {T});
-            add_in_module(b, file, "g1", OpKind::CallFunction, "aten.mm.default", {"tangents_1", "mm0_saved"}, {G1}, "layers.1.fc", "Linear");
-            add_in_module(b, file, "d", OpKind::CallFunction, "aten.mm.default", {"tangents_1", "primals_2"}, {D}, "layers.1.fc", "Linear");
+            add_in_module(b, file, "g1", OpKind::CallFunction, "aten.mm.default", {"tangents_1", "mm0_saved"}, {G1},
+                          "layers.1.fc", "Linear");
+            add_in_module(b, file, "d", OpKind::CallFunction, "aten.mm.default", {"tangents_1", "primals_2"}, {D},
+                          "layers.1.fc", "Linear");
             add_in_module(b, file, "g0", OpKind::CallFunction, "aten.mm.default", {"d"}, {G0}, "layers.0.fc", "Linear");
             add_in_module(b, file, "output", OpKind::Output, "output", {"g1", "g0"}, {});
             b.finish();

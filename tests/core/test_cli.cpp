@@ -74,14 +74,16 @@ TEST(Cli, BadUsageExitsTwoWithUsage) {
 }
 
 TEST(Cli, EachCommandHasItsOwnHelp) {
-    const std::vector<std::string> commands = {"info", "profile", "peak", "score", "schedules", "live", "breakdown", "optimize"};
+    const std::vector<std::string> commands = {"info",      "profile", "peak",      "score",
+                                               "schedules", "live",    "breakdown", "optimize"};
     for (const std::string& c : commands) {
-        for (const std::vector<std::string>& args : {std::vector<std::string>{c, "--help"}, {c, "some.json", "-h"}, {"help", c}}) {
+        for (const std::vector<std::string>& args :
+             {std::vector<std::string>{c, "--help"}, {c, "some.json", "-h"}, {"help", c}}) {
             const CliRun r = cli(args);
             EXPECT_EQ(r.status, 0) << c;
             EXPECT_EQ(r.out.rfind("usage: fxmem-cli " + c + " FILE", 0), 0u) << r.out;
             EXPECT_TRUE(contains(r.out, "Exit status:")) << r.out;
-            for (const std::string& other : commands) {  // that command only
+            for (const std::string& other : commands) { // that command only
                 if (other != c) {
                     EXPECT_FALSE(contains(r.out, "\n  " + other + " FILE")) << c << " shows " << other;
                 }
@@ -105,7 +107,8 @@ TEST(Cli, InvalidInputExitsOneWithTheMessage) {
         {{"profile", pair, "--graph", "nope"}, pair + ": no graph 'nope' (the file has 'fwd', 'bwd')"},
         {{"peak", single}, single + ": the file has no forward/backward pairs"},
         {{"peak", pair, "--pair", "1"}, pair + ": no pair 1 (the file has 1 pair)"},
-        {{"score", kBad + "/truncated.json", "--schedule", kGood + "/single_schedule.json"}, "(the file ends too early"},
+        {{"score", kBad + "/truncated.json", "--schedule", kGood + "/single_schedule.json"},
+         "(the file ends too early"},
     };
     for (const auto& [args, message] : cases) {
         const CliRun r = cli(args);
@@ -120,7 +123,8 @@ TEST(Cli, PairWhoseForwardDoesNotEndWithOutputExitsOne) {
     // The file loads (the format does not require an output node), but a pair's forward graph
     // must end with its output node: that is where PyTorch reads the forward outputs.
     const std::string path = scratch_dir() + "/no_output.json";
-    std::ofstream(path) << R"({"format": "fxmem", "version": 1, "storages": [{"id": 0, "device": "cuda:0", "nbytes": 8}],
+    std::ofstream(path)
+        << R"({"format": "fxmem", "version": 1, "storages": [{"id": 0, "device": "cuda:0", "nbytes": 8}],
       "graphs": [
         {"name": "f", "kind": "forward", "nodes": [
           {"name": "primals_1", "op": "placeholder", "target": "primals_1", "inputs": [],
@@ -188,10 +192,10 @@ TEST(Cli, ProfileOfOneGraph) {
     // unused:    +f: 1536 + 256 = 1792; frees a (x is releasable)      -> 768
     const std::vector<std::int64_t> expected = {1024, 7168, 7168, 7168, 7168, 7168, 7168, 7168,
                                                 5120, 5632, 1536, 1536, 1536, 1792, 768};
-    for (const auto& args : std::vector<std::vector<std::string>>{
-             {"profile", kGood + "/single.json", "--json"},
-             {"profile", kGood + "/single.json", "--graph", "g", "--json"},
-             {"profile", "--json", "--graph=g", kGood + "/single.json"}}) {
+    for (const auto& args :
+         std::vector<std::vector<std::string>>{{"profile", kGood + "/single.json", "--json"},
+                                               {"profile", kGood + "/single.json", "--graph", "g", "--json"},
+                                               {"profile", "--json", "--graph=g", kGood + "/single.json"}}) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << r.err;
         const auto j = r.json();
@@ -204,16 +208,15 @@ TEST(Cli, ProfileOfOneGraph) {
 TEST(Cli, ProfileCsvRows) {
     const CliRun r = cli({"profile", kGood + "/single.json", "--csv"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out,
-              "step,node,phase,bytes\n"
-              "0,,start,1024\n"
-              "1,split,alloc,7168\n2,split,free,7168\n"
-              "3,getitem,alloc,7168\n4,getitem,free,7168\n"
-              "5,getitem_1,alloc,7168\n6,getitem_1,free,7168\n"
-              "7,cpu_copy,alloc,7168\n8,cpu_copy,free,5120\n"
-              "9,add,alloc,5632\n10,add,free,1536\n"
-              "11,add_,alloc,1536\n12,add_,free,1536\n"
-              "13,unused,alloc,1792\n14,unused,free,768\n");
+    EXPECT_EQ(r.out, "step,node,phase,bytes\n"
+                     "0,,start,1024\n"
+                     "1,split,alloc,7168\n2,split,free,7168\n"
+                     "3,getitem,alloc,7168\n4,getitem,free,7168\n"
+                     "5,getitem_1,alloc,7168\n6,getitem_1,free,7168\n"
+                     "7,cpu_copy,alloc,7168\n8,cpu_copy,free,5120\n"
+                     "9,add,alloc,5632\n10,add,free,1536\n"
+                     "11,add_,alloc,1536\n12,add_,free,1536\n"
+                     "13,unused,alloc,1792\n14,unused,free,768\n");
 }
 
 TEST(Cli, ProfileHumanOutputUsesBinaryUnits) {
@@ -222,7 +225,7 @@ TEST(Cli, ProfileHumanOutputUsesBinaryUnits) {
     EXPECT_TRUE(contains(r.out, "graph 'g': 7 profiled nodes, peak 7.00 KiB (7168 bytes) at step 1, alloc of 'split'"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "768 B")) << r.out;
-    EXPECT_TRUE(contains(r.out, "5.00 KiB")) << r.out;  // 5120 after cpu_copy frees b
+    EXPECT_TRUE(contains(r.out, "5.00 KiB")) << r.out; // 5120 after cpu_copy frees b
 }
 
 // pair.json: forward 'fwd' and backward 'bwd'.
@@ -247,7 +250,8 @@ TEST(Cli, ProfilesOfAPair) {
     // sum:  +120 = 620; frees s21 (mul): 620 - 300 -> 320; s11 is a primal's
     r = cli({"profile", kGood + "/pair.json", "--graph", "bwd", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.json()["profile"].get<std::vector<std::int64_t>>(), (std::vector<std::int64_t>{660, 960, 500, 620, 320}));
+    EXPECT_EQ(r.json()["profile"].get<std::vector<std::int64_t>>(),
+              (std::vector<std::int64_t>{660, 960, 500, 620, 320}));
     EXPECT_EQ(r.json()["peak"], 960);
 }
 
@@ -260,8 +264,8 @@ TEST(Cli, PeakOfAPair) {
     // Backward profile with do-not-delete: start 660; mul: +300 = 960, frees s12 only (s20 is
     //   tangents_1's): 560; sum: +120 = 680, frees s21: 380. Max 960.
     // backward peak = 800 + 960 = 1760; peak = max(1500, 1760) = 1760.
-    for (const auto& args : std::vector<std::vector<std::string>>{{"peak", kGood + "/pair.json", "--json"},
-                                                                   {"peak", kGood + "/pair.json", "--pair", "0", "--json"}}) {
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"peak", kGood + "/pair.json", "--json"}, {"peak", kGood + "/pair.json", "--pair", "0", "--json"}}) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << r.err;
         const auto j = r.json();
@@ -334,7 +338,7 @@ TEST(Cli, LiveAtThePeakAndAtAStep) {
     EXPECT_EQ(a["id"], 1);
     EXPECT_EQ(a["allocator"], "x");
     EXPECT_EQ(a["alloc_step"], 0);
-    EXPECT_EQ(a["next_user"], "split");  // at or after the queried node
+    EXPECT_EQ(a["next_user"], "split"); // at or after the queried node
     EXPECT_EQ(a["free_step"], 14);
 
     // Step 13 (after unused allocates f): a 1024 (last user unused), d 512 (reaches the
@@ -354,7 +358,8 @@ TEST(Cli, LiveAtThePeakAndAtAStep) {
 
     const CliRun human = cli({"live", kGood + "/single.json"});
     ASSERT_EQ(human.status, 0) << human.err;
-    EXPECT_TRUE(contains(human.out, "graph 'g', step 1, after the allocations of 'split': 7.00 KiB (7168 bytes) in 3 storages"))
+    EXPECT_TRUE(
+        contains(human.out, "graph 'g', step 1, after the allocations of 'split': 7.00 KiB (7168 bytes) in 3 storages"))
         << human.out;
     EXPECT_TRUE(contains(human.out, "waiting for 'getitem'; freed after 'add' at step 10")) << human.out;
 }
@@ -376,7 +381,7 @@ TEST(Cli, LiveInAScheduledOrder) {
     for (const auto& s : j["storages"]) ids.push_back(s["id"]), frees.push_back(s["free_step"]);
     EXPECT_EQ(ids, (std::vector<std::int64_t>{3, 2, 1, 4, 6}));
     EXPECT_EQ(frees, (std::vector<std::int64_t>{12, 14, 8, -1, -1}));
-    EXPECT_EQ(j["storages"][0]["last_user"], "getitem");  // add in graph order
+    EXPECT_EQ(j["storages"][0]["last_user"], "getitem"); // add in graph order
     EXPECT_EQ(j["storages"][0]["next_user"], "getitem");
 }
 
@@ -387,7 +392,7 @@ TEST(Cli, LiveRejectsStepsBeyondTheProfile) {
     r = cli({"live", kGood + "/single.json", "--step", "x"});
     EXPECT_EQ(r.status, 2) << r.err;
     r = cli({"live", kGood + "/pair.json"});
-    EXPECT_EQ(r.status, 2) << r.err;  // two graphs: --graph is needed
+    EXPECT_EQ(r.status, 2) << r.err; // two graphs: --graph is needed
 }
 
 TEST(Cli, Info) {

@@ -67,7 +67,8 @@ TEST(CliBreakdown, ByModuleWithoutModulesIsTheRoot) {
 TEST(CliBreakdown, HumanOutput) {
     CliRun r = breakdown({kGood + "/pair.json", "--graph", "fwd"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "graph 'fwd', step 7, after the allocations of 'relu': 1.46 KiB (1500 bytes) in 4 storages, by role"))
+    EXPECT_TRUE(contains(
+        r.out, "graph 'fwd', step 7, after the allocations of 'relu': 1.46 KiB (1500 bytes) in 4 storages, by role"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "  800 B  53.3%         1  output")) << r.out;
     EXPECT_TRUE(contains(r.out, "  300 B  20.0%         2  parameter")) << r.out;
@@ -81,7 +82,8 @@ TEST(CliBreakdown, HumanOutput) {
 TEST(CliBreakdown, StepBeyondTheProfileIsInvalidInputLikeLive) {
     const CliRun r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--step", "9"});
     EXPECT_EQ(r.status, 1);
-    EXPECT_TRUE(contains(r.err, kGood + "/pair.json: graph 'fwd': --step 9 is beyond its profile (steps 0 to 8)")) << r.err;
+    EXPECT_TRUE(contains(r.err, kGood + "/pair.json: graph 'fwd': --step 9 is beyond its profile (steps 0 to 8)"))
+        << r.err;
     const CliRun live = fxmem_test::cli({"live", kGood + "/pair.json", "--graph", "fwd", "--step", "9"});
     EXPECT_EQ(live.status, 1);
     EXPECT_EQ(live.err, r.err);
@@ -97,9 +99,9 @@ TEST(CliBreakdown, BadUsageExitsTwo) {
     r = breakdown({kGood + "/pair.json", "--graph", "fwd", "--by", "module", "--depth", "-1"});
     EXPECT_EQ(r.status, 2);
     r = breakdown({kGood + "/pair.json"});
-    EXPECT_EQ(r.status, 2);  // two graphs: --graph is needed
+    EXPECT_EQ(r.status, 2); // two graphs: --graph is needed
     r = breakdown({kGood + "/pair.json", "--graph", "nope"});
-    EXPECT_EQ(r.status, 1);  // an unknown graph is invalid input, as for the other commands
+    EXPECT_EQ(r.status, 1); // an unknown graph is invalid input, as for the other commands
     EXPECT_TRUE(contains(r.err, "no graph 'nope'")) << r.err;
 }
 
@@ -145,8 +147,9 @@ TEST(CliBreakdown, ByModuleFromTheFile) {
         {"key": "layers.0.fc", "bytes": 1000, "storages": 1}])"));
     r = breakdown({kGood + "/modules.json", "--graph", "bwd", "--by", "module", "--step", "0", "--depth", "1"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "graph 'bwd', step 0: 2.25 KiB (2304 bytes) in 3 storages, by module at depth 1 (roles from the "
-                           "file, the rest derived)"))
+    EXPECT_TRUE(contains(
+        r.out, "graph 'bwd', step 0: 2.25 KiB (2304 bytes) in 3 storages, by module at depth 1 (roles from the "
+               "file, the rest derived)"))
         << r.out;
     EXPECT_TRUE(contains(r.out, "2.25 KiB  99.8%         2  layers")) << r.out;
     EXPECT_TRUE(contains(r.out, "4 B   0.2%         1  (root)")) << r.out;

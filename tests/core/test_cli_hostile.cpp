@@ -37,15 +37,19 @@ namespace {
 // Placeholder x, then a chain of `n` relu nodes, the first named `huge`; each node allocates 16 bytes.
 std::string chain_file(const std::string& huge, int n) {
     std::string t = R"({"format": "fxmem", "version": 1, "storages": [)";
-    for (int i = 0; i <= n; ++i) t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string(i) + R"(, "device": "cuda:0", "nbytes": 16})";
+    for (int i = 0; i <= n; ++i)
+        t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string(i) + R"(, "device": "cuda:0", "nbytes": 16})";
     t += R"(], "graphs": [{"name": "g", "kind": "forward", "nodes": [)";
-    const auto tensor = [](int s) { return R"({"storage": )" + std::to_string(s) + R"(, "dtype": "torch.float32", "shape": [4], "stride": [1], "offset": 0})"; };
+    const auto tensor = [](int s) {
+        return R"({"storage": )" + std::to_string(s) +
+               R"(, "dtype": "torch.float32", "shape": [4], "stride": [1], "offset": 0})";
+    };
     t += R"({"name": "x", "op": "placeholder", "target": "x", "inputs": [], "val": )" + tensor(0) + "}";
     std::string prev = "x";
     for (int i = 1; i <= n; ++i) {
         const std::string name = i == 1 ? huge : "r" + std::to_string(i);
-        t += R"(, {"name": ")" + name + R"(", "op": "call_function", "target": "aten.relu.default", "inputs": [")" + prev +
-             R"("], "val": )" + tensor(i) + "}";
+        t += R"(, {"name": ")" + name + R"(", "op": "call_function", "target": "aten.relu.default", "inputs": [")" +
+             prev + R"("], "val": )" + tensor(i) + "}";
         prev = name;
     }
     t += R"(, {"name": "output", "op": "output", "target": "output", "inputs": [")" + prev + R"("], "val": null}]}]})";
@@ -63,9 +67,11 @@ TEST(CliHostile, OneHugeNameDoesNotAmplifyTables) {
     std::ofstream(path, std::ios::binary) << text;
     // head 29 characters, "…", tail 30 characters.
     const std::string elided = "head_" + std::string(24, 'a') + "\u2026" + std::string(25, 'a') + "_tail";
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"profile", path}, {"live", path, "--step", "1"}, {"info", path},
-          {"breakdown", path, "--step", "1"}, {"optimize", path}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"profile", path},
+                                                 {"live", path, "--step", "1"},
+                                                 {"info", path},
+                                                 {"breakdown", path, "--step", "1"},
+                                                 {"optimize", path}}) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << args[0] << ": " << r.err;
         // 1003 profile rows of at most ~100 characters: far below one copy of the name per row.
@@ -76,7 +82,8 @@ TEST(CliHostile, OneHugeNameDoesNotAmplifyTables) {
         } else if (args[0] == "profile") {
             EXPECT_TRUE(contains(r.out, "       1  " + elided + "  alloc")) << r.out.substr(0, 2000);
         } else if (args[0] == "breakdown") {
-            EXPECT_TRUE(contains(r.out, "graph 'g', step 1, after the allocations of '" + elided + "': ")) << r.out.substr(0, 2000);
+            EXPECT_TRUE(contains(r.out, "graph 'g', step 1, after the allocations of '" + elided + "': "))
+                << r.out.substr(0, 2000);
         }
     }
     // Column widths count characters, not bytes: 100 two-byte characters elide to 60 characters.
@@ -122,7 +129,8 @@ TEST(CliHostile, LiveRefusesAnOrderTheTrackerRefuses) {
     const CliRun live = cli({"live", path, "--schedule", "bad"});
     EXPECT_EQ(score.status, 1);
     EXPECT_EQ(live.status, 1) << live.out;
-    EXPECT_TRUE(contains(score.err, "graph 'g': node 'c' uses storage id 1 (allocated by 'a') which is not live")) << score.err;
+    EXPECT_TRUE(contains(score.err, "graph 'g': node 'c' uses storage id 1 (allocated by 'a') which is not live"))
+        << score.err;
     EXPECT_EQ(live.err, score.err);
 }
 
@@ -131,7 +139,8 @@ TEST(CliHostile, TrackerRefusalNamesTheFile) {
     const std::string path = scratch_dir() + "/rogue.json";
     std::ofstream(path, std::ios::binary) << kRogue;
     for (const std::vector<std::string>& args : {std::vector<std::string>{"score", path, "--schedule", "bad"},
-                                                 {"schedules", path}, {"live", path, "--schedule", "bad"}}) {
+                                                 {"schedules", path},
+                                                 {"live", path, "--schedule", "bad"}}) {
         const CliRun r = cli(args);
         EXPECT_EQ(r.status, 1) << args[0];
         EXPECT_EQ(r.err.rfind(path + ": graph 'g': node 'c' uses storage id 1", 0), 0u) << args[0] << ": " << r.err;

@@ -32,7 +32,7 @@ bool has_control(const std::string& s) {
         if ((c < 0x20 && c != '\n') || c == 0x7f) return true;
         if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
             static_cast<unsigned char>(s[i + 2]) == 0xAE)
-            return true;  // U+202E
+            return true; // U+202E
     }
     return false;
 }
@@ -45,9 +45,15 @@ TEST(CliReliability, ControlCharactersAreEscapedInHumanOutput) {
     const std::string path = dir + "/control.json";
     write(path, renamed(R"(\u001b]0;pwned\u0007 line\nbreak \u202e)", R"(s\u001bched)"));
     const std::string shown = R"(\x1b]0;pwned\x07 line\nbreak \u202e)";
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"info", path}, {"schedules", path}, {"profile", path}, {"live", path, "--step", "1"},
-          {"score", path, "--schedule-name", "s\x1b" "ched"}, {"breakdown", path}, {"optimize", path}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"info", path},
+                                                 {"schedules", path},
+                                                 {"profile", path},
+                                                 {"live", path, "--step", "1"},
+                                                 {"score", path, "--schedule-name",
+                                                  "s\x1b"
+                                                  "ched"},
+                                                 {"breakdown", path},
+                                                 {"optimize", path}}) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << args[0] << ": " << r.err;
         EXPECT_FALSE(has_control(r.out)) << args[0] << ":\n" << r.out;
@@ -57,7 +63,10 @@ TEST(CliReliability, ControlCharactersAreEscapedInHumanOutput) {
     }
     EXPECT_TRUE(contains(cli({"schedules", path}).out, R"(s\x1bched)"));
     // JSON keeps the name itself (escaped by JSON's own rules).
-    const CliRun json = cli({"score", path, "--schedule-name", "s\x1b" "ched", "--json"});
+    const CliRun json = cli({"score", path, "--schedule-name",
+                             "s\x1b"
+                             "ched",
+                             "--json"});
     ASSERT_EQ(json.status, 0) << json.err;
     const CliRun live = cli({"live", path, "--step", "1", "--json"});
     EXPECT_EQ(live.json()["node"], "\x1b]0;pwned\x07 line\nbreak \u202e");
@@ -75,8 +84,9 @@ TEST(CliReliability, UnknownScheduleErrorIsBounded) {
     std::string schedules;
     const std::string order = R"(["primals_1", "inp", "a", "a2", "b", "b2", "c", "output"])";
     for (int i = 0; i < 5000; ++i)
-        schedules += (i ? ",\n" : "") + std::string(R"({"name": ")") + (i == 0 ? std::string(80000, 'n') : "s" + std::to_string(i)) +
-                     R"(", "graph": "g", "order": )" + order + "}";
+        schedules += (i ? ",\n" : "") + std::string(R"({"name": ")") +
+                     (i == 0 ? std::string(80000, 'n') : "s" + std::to_string(i)) + R"(", "graph": "g", "order": )" +
+                     order + "}";
     std::string text = slurp(kAnnotated);
     const std::size_t from = text.find("\"schedules\": [");
     const std::size_t to = text.find("],", from);
@@ -86,7 +96,7 @@ TEST(CliReliability, UnknownScheduleErrorIsBounded) {
     EXPECT_EQ(r.status, 1);
     EXPECT_LT(r.err.size(), 1500u) << r.err.size();
     EXPECT_TRUE(contains(r.err, "and 4990 more)")) << r.err;
-    EXPECT_TRUE(contains(r.err, "nnn\u2026nnn")) << r.err;  // the 80 KB name elided as in tables
+    EXPECT_TRUE(contains(r.err, "nnn\u2026nnn")) << r.err; // the 80 KB name elided as in tables
 }
 
 // Stored schedules named "." and like a file path: a path still wins, the error says the file
@@ -123,7 +133,9 @@ TEST(CliReliability, ScheduleNamesThatLookLikePaths) {
     EXPECT_TRUE(contains(both.err, "score: --schedule and --schedule-name exclude each other")) << both.err;
     const CliRun unknown = cli({"score", dot, "--schedule-name", "wide"});
     EXPECT_EQ(unknown.status, 1);
-    EXPECT_EQ(unknown.err.rfind(dot + " has no schedule 'wide' (its schedules: '.' (graph 'g'), 'original' (graph 'g'))", 0), 0u)
+    EXPECT_EQ(
+        unknown.err.rfind(dot + " has no schedule 'wide' (its schedules: '.' (graph 'g'), 'original' (graph 'g'))", 0),
+        0u)
         << unknown.err;
 }
 
@@ -146,14 +158,18 @@ TEST(CliReliability, PairAndWholeStepViewsFollowTheSameRules) {
     text.replace(end, 1, R"(, "step": [{"graph": "f\u001b]0;x\u0007wd", "call": 0}, {"graph": "b\nwd", "call": 0}]})");
     write(path, text);
     const std::string pair = "f\x1b]0;x\x07wd,b\nwd";
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"breakdown", path, "--pair", pair}, {"live", path, "--pair", pair},
-          {"peak", path, "--whole-step"}, {"profile", path, "--whole-step"}, {"breakdown", path, "--whole-step"},
-          {"live", path, "--whole-step"}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"breakdown", path, "--pair", pair},
+                                                 {"live", path, "--pair", pair},
+                                                 {"peak", path, "--whole-step"},
+                                                 {"profile", path, "--whole-step"},
+                                                 {"breakdown", path, "--whole-step"},
+                                                 {"live", path, "--whole-step"}}) {
         const CliRun r = cli(args);
         ASSERT_EQ(r.status, 0) << args[0] << " " << args[2] << ": " << r.err;
         EXPECT_FALSE(has_control(r.out)) << args[0] << " " << args[2] << ":\n" << r.out;
-        EXPECT_TRUE(contains(r.out, R"(f\x1b]0;x\x07wd)") || contains(r.out, R"(b\nwd)")) << args[0] << " " << args[2] << ":\n" << r.out;
+        EXPECT_TRUE(contains(r.out, R"(f\x1b]0;x\x07wd)") || contains(r.out, R"(b\nwd)"))
+            << args[0] << " " << args[2] << ":\n"
+            << r.out;
     }
     const CliRun big = cli({"breakdown", path, "--pair", pair, "--by", "module", "--depth", "4294967296"});
     EXPECT_EQ(big.status, 2);

@@ -97,7 +97,8 @@ TEST(CliSchedules, ANameSeveralGraphsUseNeedsGraph) {
     write(path, text);
     const CliRun ambiguous = cli({"score", path, "--schedule", "same"});
     EXPECT_EQ(ambiguous.status, 2);
-    EXPECT_TRUE(contains(ambiguous.err, "score: graphs 'fwd', 'bwd' each have a schedule 'same'; choose one with --graph NAME"))
+    EXPECT_TRUE(
+        contains(ambiguous.err, "score: graphs 'fwd', 'bwd' each have a schedule 'same'; choose one with --graph NAME"))
         << ambiguous.err;
     const CliRun chosen = cli({"score", path, "--schedule", "same", "--graph", "bwd", "--json"});
     ASSERT_EQ(chosen.status, 0) << chosen.err;
@@ -112,13 +113,14 @@ TEST(CliSchedules, InfoCountsRolesLabelsModulesAndListsSchedules) {
     const CliRun r = cli({"info", kAnnotated, "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = r.json();
-    EXPECT_EQ(j["storages_with_role"], 5);   // ids 0 1 2 4 6 (3 has "role": null, 5 none)
-    EXPECT_EQ(j["storages_with_label"], 3);  // ids 0 3 6
-    EXPECT_EQ(j["nodes_with_module"], 4);    // a a2 b b2
+    EXPECT_EQ(j["storages_with_role"], 5);  // ids 0 1 2 4 6 (3 has "role": null, 5 none)
+    EXPECT_EQ(j["storages_with_label"], 3); // ids 0 3 6
+    EXPECT_EQ(j["nodes_with_module"], 4);   // a a2 b b2
     ASSERT_EQ(j["schedules"].size(), 2u);
     EXPECT_EQ(j["schedules"][0]["name"], "wide");
     const CliRun human = cli({"info", kAnnotated});
     EXPECT_TRUE(contains(human.out, "roles: 5 of 7 storages carry a role, 3 a label; modules: 4 of 8 nodes carry one"))
         << human.out;
-    EXPECT_TRUE(contains(human.out, "schedules:\n  name      graph  source\n  wide      g      hand-written")) << human.out;
+    EXPECT_TRUE(contains(human.out, "schedules:\n  name      graph  source\n  wide      g      hand-written"))
+        << human.out;
 }

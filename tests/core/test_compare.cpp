@@ -32,11 +32,11 @@ TEST(Compare, ProfileAndAllocOfByHand) {
     const auto a = small();
     IncrementalSchedule s(a->file(), a->graph(), a->alias(), a->releasable(), a->counted(), original_order(a->graph()));
     EXPECT_EQ(s.profile(), (std::vector<std::int64_t>{100, 1100, 1100, 3100, 3000, 3010, 2010, 2030, 20}));
-    EXPECT_EQ(s.profile(), a->profile());  // the estimator's own curve
-    EXPECT_EQ(s.alloc_of(NodeId(0)), 0);   // a placeholder is live from the start
+    EXPECT_EQ(s.profile(), a->profile()); // the estimator's own curve
+    EXPECT_EQ(s.alloc_of(NodeId(0)), 0);  // a placeholder is live from the start
     EXPECT_EQ(s.alloc_of(NodeId(1)), 1000);
     EXPECT_EQ(s.alloc_of(NodeId(4)), 20);
-    EXPECT_EQ(s.alloc_of(NodeId(5)), 0);   // the output allocates nothing
+    EXPECT_EQ(s.alloc_of(NodeId(5)), 0); // the output allocates nothing
     s.move(3, 2);
     EXPECT_EQ(s.profile(), (std::vector<std::int64_t>{100, 1100, 1100, 1110, 110, 2110, 2010, 2030, 20}));
 }

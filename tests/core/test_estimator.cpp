@@ -93,8 +93,7 @@ TEST(Estimator, ProfileOfG1ByHand) {
     // c: +C on cpu, not counted: 340; B reaches the output, never freed: 340
     // d: +D 7 = 347; frees C (cpu: 0) and P1 10: 337
     // e: +E 11 = 348; frees A 200: 148 (= P0 100 + B 30 + D 7 + E 11: primal, outputs, unused)
-    const std::vector<std::int64_t> expected = {1110, 1310, 1310, 1310, 1310, 1340, 340,
-                                                340,  340,  347,  337,  348,  148};
+    const std::vector<std::int64_t> expected = {1110, 1310, 1310, 1310, 1310, 1340, 340, 340, 340, 347, 337, 348, 148};
     EXPECT_EQ(p, expected);
     EXPECT_EQ(p.size(), 1 + 2 * profile_nodes(*t.graph).size());
 }
@@ -120,7 +119,7 @@ TEST(Estimator, ProfileReleasesEverythingWhenAllReleasable) {
     const auto p = build_memory_profile(t.file, *t.graph, a, all, default_counted(t.file));
     // Now P0 (last user a) is freed at a: 1310 - 100 = 1210, and everything later is 100 lower.
     EXPECT_EQ(p[2], 1210);
-    EXPECT_EQ(p.back(), 48);  // B 30 + D 7 + E 11: output-reaching and unused storages stay
+    EXPECT_EQ(p.back(), 48); // B 30 + D 7 + E 11: output-reaching and unused storages stay
 }
 
 TEST(Estimator, GetitemOfMultiOutputUsesAllElements) {

@@ -30,7 +30,7 @@ public:
     // Appends a graph named `name` to `file`.
     const Graph& make(GraphFile& file, const std::string& name, const RandomGraphOptions& o = {}) {
         GraphBuilder b(file, name, GraphKind::Other);
-        std::vector<std::vector<StorageId>> outs;  // per node so far
+        std::vector<std::vector<StorageId>> outs; // per node so far
         std::vector<int> multi_nodes;
         std::vector<NodeId> inputs;
         std::vector<StorageId> val;
@@ -65,14 +65,14 @@ public:
                 }
                 const double kind = uniform();
                 double acc = o.view;
-                if (kind < acc) {  // view or in-place: a storage of an input, sometimes plus a fresh one
+                if (kind < acc) { // view or in-place: a storage of an input, sometimes plus a fresh one
                     const StorageId s = any_output(inputs, outs);
                     if (s.valid()) val.push_back(s);
                     if (!s.valid() || coin(0.2)) val.push_back(fresh(file, o));
                 } else if (kind < (acc += o.multi)) {
                     const int m = 2 + static_cast<int>(pick(3));
                     for (int j = 0; j < m; ++j) val.push_back(fresh(file, o));
-                    if (coin(0.2)) val.push_back(val.front());  // a repeat: dropped from the outputs
+                    if (coin(0.2)) val.push_back(val.front()); // a repeat: dropped from the outputs
                     multi_nodes.push_back(static_cast<int>(i));
                 } else if (kind < (acc += o.getitem) && !multi_nodes.empty()) {
                     const int src = multi_nodes[pick(multi_nodes.size())];
@@ -91,7 +91,8 @@ public:
                     val.push_back(fresh(file, o));
                 }
             }
-            b.add(node_name, op, "t" + std::to_string(i), std::span<const NodeId>(inputs), std::span<const StorageId>(val));
+            b.add(node_name, op, "t" + std::to_string(i), std::span<const NodeId>(inputs),
+                  std::span<const StorageId>(val));
             std::vector<StorageId> dedup;
             for (StorageId s : val)
                 if (std::find(dedup.begin(), dedup.end(), s) == dedup.end()) dedup.push_back(s);

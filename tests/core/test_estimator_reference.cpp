@@ -84,7 +84,7 @@ std::vector<std::int64_t> ref_profile(const GraphFile& f, const Graph& g, const 
                                       const DeviceFilter& device_filter) {
     RefAliasTracker alias(g);
     std::int64_t current = 0;
-    for (OpKind kind : {OpKind::Placeholder, OpKind::GetAttr})  // find_nodes(placeholder), then get_attr
+    for (OpKind kind : {OpKind::Placeholder, OpKind::GetAttr}) // find_nodes(placeholder), then get_attr
         for (std::size_t i = 0; i < g.size(); ++i)
             if (g.nodes[i].op == kind)
                 for (Key k : alias.node_to_fresh_allocations[NodeRef(static_cast<std::int32_t>(i))].items)
@@ -277,8 +277,9 @@ TEST(EstimatorReference, PairsMatchOnRandomGraphs) {
         // Some backward placeholders hold forward storages that are not outputs (primals, say).
         for (std::size_t i = 0; i < fwd0.size(); ++i)
             if (fwd0.nodes[i].op == OpKind::Placeholder && gen.coin(0.3))
-                bo.preset.push_back({"p_" + std::to_string(k++), {fwd0.outputs(NodeId(static_cast<std::int32_t>(i))).begin(),
-                                                                   fwd0.outputs(NodeId(static_cast<std::int32_t>(i))).end()}});
+                bo.preset.push_back({"p_" + std::to_string(k++),
+                                     {fwd0.outputs(NodeId(static_cast<std::int32_t>(i))).begin(),
+                                      fwd0.outputs(NodeId(static_cast<std::int32_t>(i))).end()}});
         bo.preset.push_back({"tangents_" + std::to_string(k++), {f.add_storage(1000000 + round, "cuda:0", 77)}});
         bo.preset.push_back({"sym_" + std::to_string(k++), {}});
         gen.make(f, "bwd", bo);

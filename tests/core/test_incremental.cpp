@@ -20,7 +20,7 @@ TEST(Incremental, G1MoveByHand) {
                           original_order(*t.graph));
     EXPECT_EQ(s.start(), 1110);
     EXPECT_EQ(s.peak(), 1340);
-    EXPECT_EQ(s.peak_position(), 5u);  // b: 1310 + 30
+    EXPECT_EQ(s.peak_position(), 5u); // b: 1310 + 30
     EXPECT_EQ(s.current(), (std::vector<std::int64_t>{1110, 1110, 1310, 1310, 1310, 340, 340, 337, 148, 148}));
     EXPECT_EQ(s.after(7), 337);
     // e (position 8) may go anywhere after its input a (position 2) and before the output.
@@ -47,20 +47,20 @@ TEST(Incremental, RefusalsNameTheBlocker) {
     const AliasInfo a = build_alias_info(t.file, *t.graph);
     IncrementalSchedule s(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file),
                           original_order(*t.graph));
-    auto c = s.check_move(3, 1);  // v before its input a
+    auto c = s.check_move(3, 1); // v before its input a
     EXPECT_FALSE(c.ok);
     EXPECT_EQ(c.blocker, t.id("a"));
     EXPECT_EQ(c.reason, "'v' must stay after its input 'a' (position 2)");
-    c = s.check_move(5, 7);  // b after its user c
+    c = s.check_move(5, 7); // b after its user c
     EXPECT_FALSE(c.ok);
     EXPECT_EQ(c.blocker, t.id("c"));
     EXPECT_EQ(c.reason, "'b' must stay before its user 'c' (position 6)");
     c = s.check_move(9, 2);
     EXPECT_EQ(c.reason, "the output node 'output' must stay last");
-    c = s.check_move(8, 9);  // e has no users, but the output stays last
+    c = s.check_move(8, 9); // e has no users, but the output stays last
     EXPECT_EQ(c.blocker, t.id("output"));
     EXPECT_EQ(c.reason, "'e' must stay before the output node 'output' (position 9)");
-    c = s.check_move(7, 9);  // d is a user of the output itself
+    c = s.check_move(7, 9); // d is a user of the output itself
     EXPECT_EQ(c.reason, "'d' must stay before its user 'output' (position 9)");
     c = s.check_move(0, 10);
     EXPECT_EQ(c.reason, "position 10 is out of range (the schedule has 10 nodes)");
@@ -94,7 +94,7 @@ TEST(Incremental, StorageOrderingBetweenUnrelatedNodes) {
     EXPECT_FALSE(c.ok);
     EXPECT_EQ(c.blocker, g.find("c"));
     EXPECT_EQ(c.reason, "'a' must stay before 'c' (position 2), which uses storage id 5 that it allocates");
-    s.move(1, 0);  // b first is fine
+    s.move(1, 0); // b first is fine
     c = s.check_move(2, 0);
     EXPECT_EQ(c.reason, "'c' must stay after 'a' (position 1), which allocates storage id 5 that it uses");
     // An initial order that breaks it is refused like the tracker refuses it.
@@ -104,7 +104,8 @@ TEST(Incremental, StorageOrderingBetweenUnrelatedNodes) {
         IncrementalSchedule(f, g, a, default_releasable(g), default_counted(f), bad);
         FAIL();
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), "graph 'g': node 'c' (position 1) uses storage id 5 before its allocator 'a' runs");
+        EXPECT_EQ(std::string(e.what()),
+                  "graph 'g': node 'c' (position 1) uses storage id 5 before its allocator 'a' runs");
     }
     EXPECT_THROW(IncrementalSchedule(f, g, a, default_releasable(g), default_counted(f), {g.find("a")}), Error);
 }
@@ -147,8 +148,8 @@ TEST(Incremental, RandomMovesMatchFullRescore) {
         NodeMask rel = default_releasable(g);
         if (round % 3 == 1)
             for (auto& m : rel) m = gen.coin(0.8) ? 1 : 0;
-        const StorageMask counted = round % 4 == 3 ? counted_by_device(f, [](std::string_view d) { return d != "meta"; })
-                                                   : default_counted(f);
+        const StorageMask counted =
+            round % 4 == 3 ? counted_by_device(f, [](std::string_view d) { return d != "meta"; }) : default_counted(f);
         // Start from the original order or from a random one the tracker accepts.
         std::vector<NodeId> start = gen.topological(g);
         if (!brute_legal(f, g, a, start, rel, counted)) start = original_order(g);
@@ -204,8 +205,8 @@ TEST(Incremental, RefusalCutsHugeNames) {
     GraphFile file;
     const StorageId s0 = file.add_storage(0, "cuda:0", 16);
     const StorageId s1 = file.add_storage(1, "cuda:0", 16);
-    std::string huge = "é" + std::string(1 << 20, 'x') + "tail_end";  // 2-byte 'é' first
-    huge[119] = '\xc3';  // a 2-byte character straddling the 120-byte cut: the cut moves before it
+    std::string huge = "é" + std::string(1 << 20, 'x') + "tail_end"; // 2-byte 'é' first
+    huge[119] = '\xc3'; // a 2-byte character straddling the 120-byte cut: the cut moves before it
     huge[120] = '\xa9';
     GraphBuilder b(file, "g", GraphKind::Other);
     b.add("p", OpKind::Placeholder, "p", {}, {s0});
@@ -214,7 +215,7 @@ TEST(Incremental, RefusalCutsHugeNames) {
     const Graph& g = b.finish();
     const AliasInfo a = build_alias_info(file, g);
     IncrementalSchedule s(file, g, a, default_releasable(g), default_counted(file), original_order(g));
-    const auto c = s.check_move(1, 0);  // the huge node before its input
+    const auto c = s.check_move(1, 0); // the huge node before its input
     ASSERT_FALSE(c.ok);
     EXPECT_LT(c.reason.size(), 1000u);
     EXPECT_NE(c.reason.find("'" + huge.substr(0, 119) + "\u2026"), std::string::npos) << c.reason.substr(0, 300);

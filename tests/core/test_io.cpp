@@ -165,7 +165,7 @@ TEST(Io, RoundTripKeepsEverything) {
     const GraphFile loaded = load_buffer(text, "round.json");
     EXPECT_EQ(loaded.source, "round.json");
     expect_same(original, loaded);
-    EXPECT_EQ(to_json(loaded), text);  // the writer is deterministic and the reader loses nothing
+    EXPECT_EQ(to_json(loaded), text); // the writer is deterministic and the reader loses nothing
     // The output is valid JSON that other tools can read.
     const auto j = nlohmann::json::parse(text);
     EXPECT_EQ(j["format"], "fxmem");
@@ -217,7 +217,7 @@ TEST(Io, AnyKeyOrderGivesTheSameFile) {
     const GraphFile original = rich_file();
     const std::string text = to_json(original);
     const std::string reversed = reverse_keys(nlohmann::ordered_json::parse(text)).dump(1);
-    ASSERT_LT(reversed.find("\"graphs\""), reversed.find("\"storages\""));  // the hard order
+    ASSERT_LT(reversed.find("\"graphs\""), reversed.find("\"storages\"")); // the hard order
     ASSERT_LT(reversed.find("\"pairs\""), reversed.find("\"graphs\""));
     const GraphFile loaded = load_buffer(reversed, "reversed.json");
     expect_same(original, loaded);
@@ -276,12 +276,14 @@ TEST(Io, MetaAndProducerAreReserialisedCompactly) {
     EXPECT_EQ(f.graphs[0].meta_json(NodeId(0)), "{\"k\":[{\"x\":1},[[]]],\"u\":\"\xc3\xa9\"}");
     EXPECT_TRUE(f.graphs[0].stack_trace(NodeId(0)).empty());
     // A scalar producer is kept as its JSON text.
-    const GraphFile g = load_buffer(R"({"format":"fxmem","version":1,"producer":"torch 2.13","storages":[],"graphs":[]})", "p");
+    const GraphFile g =
+        load_buffer(R"({"format":"fxmem","version":1,"producer":"torch 2.13","storages":[],"graphs":[]})", "p");
     EXPECT_EQ(g.producer_json, "\"torch 2.13\"");
 }
 
 TEST(Io, ByteOrderMarkIsAccepted) {
-    const GraphFile f = load_buffer("\xEF\xBB\xBF{\"format\":\"fxmem\",\"version\":1,\"storages\":[],\"graphs\":[]}", "bom.json");
+    const GraphFile f =
+        load_buffer("\xEF\xBB\xBF{\"format\":\"fxmem\",\"version\":1,\"storages\":[],\"graphs\":[]}", "bom.json");
     EXPECT_TRUE(f.graphs.empty());
 }
 
@@ -300,7 +302,7 @@ TEST(Io, StorageIdsAreMappedToDenseIds) {
     EXPECT_EQ(f.devices.size(), 2u);
     EXPECT_TRUE(f.is_cpu(StorageId(1)));
     const auto outs = f.graphs[0].outputs(NodeId(0));
-    ASSERT_EQ(outs.size(), 2u);  // 41 twice counts once
+    ASSERT_EQ(outs.size(), 2u); // 41 twice counts once
     EXPECT_EQ(outs[0], StorageId(2));
     EXPECT_EQ(outs[1], StorageId(0));
     EXPECT_EQ(f.total_bytes(), 7);
@@ -317,11 +319,12 @@ TEST(Io, SyntaxErrorsGiveLineAndColumn) {
 }
 
 TEST(Io, ContractErrorsNamePlaceAndLine) {
-    const std::string text = "{\"format\":\"fxmem\",\"version\":1,\"storages\":[],\n"
-                             "\"graphs\":[{\"name\":\"g\",\"kind\":\"forward\",\"nodes\":[\n"
-                             "{\"name\":\"a\",\"op\":\"placeholder\",\"target\":\"a\",\"inputs\":[],\"val\":null},\n"
-                             "{\"name\":\"b\",\"op\":\"call_function\",\"target\":\"f\",\"inputs\":[\"a\",\"c\"],\"val\":null},\n"
-                             "{\"name\":\"c\",\"op\":\"output\",\"target\":\"output\",\"inputs\":[\"b\"],\"val\":null}]}]}";
+    const std::string text =
+        "{\"format\":\"fxmem\",\"version\":1,\"storages\":[],\n"
+        "\"graphs\":[{\"name\":\"g\",\"kind\":\"forward\",\"nodes\":[\n"
+        "{\"name\":\"a\",\"op\":\"placeholder\",\"target\":\"a\",\"inputs\":[],\"val\":null},\n"
+        "{\"name\":\"b\",\"op\":\"call_function\",\"target\":\"f\",\"inputs\":[\"a\",\"c\"],\"val\":null},\n"
+        "{\"name\":\"c\",\"op\":\"output\",\"target\":\"output\",\"inputs\":[\"b\"],\"val\":null}]}]}";
     // Column 76 is the node's closing brace: the inputs are checked when the node is complete.
     EXPECT_EQ(message_of(text), "mem.json:4:76: graph 'g', node 'b': input 'c' is defined later (or unknown)");
 }
@@ -403,7 +406,8 @@ TEST(Io, WriteFileAtomicallyFailsWithThePath) {
         write_file_atomically(path, "x");
         FAIL();
     } catch (const Error& e) {
-        EXPECT_EQ(std::string(e.what()), "cannot write '" + path + "': the directory '" + dir + "/missing_dir' does not exist");
+        EXPECT_EQ(std::string(e.what()),
+                  "cannot write '" + path + "': the directory '" + dir + "/missing_dir' does not exist");
     }
     // The target is a directory: refused, and no temporary file is left.
     std::filesystem::create_directories(dir + "/taken");

@@ -102,13 +102,13 @@ TEST(IoFast, GoodAndBadCorpusGiveTheSameOutcomeBothWays) {
 TEST(IoFast, FastPathTakesGoodFilesAndDeclinesWhatItLeavesToNlohmann) {
     for (const auto& p : json_files(kData / "good")) {
         const std::string text = read_text(p);
-        if (outcome(text, true).rfind("error", 0) == 0) continue;  // a schedule file, say
+        if (outcome(text, true).rfind("error", 0) == 0) continue; // a schedule file, say
         EXPECT_TRUE(fast_takes(text)) << p;
     }
     EXPECT_TRUE(fast_takes(small_file(R"(, "stack_trace": "a\"b\\c\/\n\u00e9\u4e2d")")));
     EXPECT_TRUE(fast_takes(small_file(", \"stack_trace\": \"caf\xc3\xa9\"")));
     EXPECT_TRUE(fast_takes(small_file(R"(, "meta": {"f": 1.5, "g": -0.25e-3, "h": 1E+2})")));
-    EXPECT_FALSE(fast_takes(small_file(R"(, "meta": {"f": 1e999})")));  // out of range: nlohmann's call
+    EXPECT_FALSE(fast_takes(small_file(R"(, "meta": {"f": 1e999})"))); // out of range: nlohmann's call
     EXPECT_FALSE(fast_takes(small_file(R"(, "meta": {"f": 1.})")));
     EXPECT_FALSE(fast_takes(small_file(R"(, "stack_trace": "\ud83d\ude00")")));
     EXPECT_FALSE(fast_takes(small_file("") + ","));
@@ -124,7 +124,8 @@ TEST(IoFast, TextTheFastPathHandlesOrDeclines) {
         small_file(", \"stack_trace\": \"truncated UTF-8: \xe4\xb8\""),
         small_file(", \"stack_trace\": \"raw control \x01 char\""),
         small_file(R"(, "meta": {"a": [1, -2, 3.5, 1e3, true, false, null, "s\n"], "b": {}, "c": []})"),
-        small_file(R"(, "meta": {"big": 18446744073709551615, "bigger": 18446744073709551616, "neg": -9223372036854775808})"),
+        small_file(
+            R"(, "meta": {"big": 18446744073709551615, "bigger": 18446744073709551616, "neg": -9223372036854775808})"),
         small_file(R"(, "meta": {"negzero": -0, "lead": 01})"),
         small_file(R"(, "extra": [[[[]]]], "more": {"x": {"y": {"z": 1}}})"),
         small_file("", R"( "producer": {"torch": "2.13", "n": [1, 2]},)"),
@@ -165,8 +166,9 @@ TEST(IoFast, TextTheFastPathHandlesOrDeclines) {
 // offset of two such words (and inside node names, which the builder indexes) so that no
 // alignment lets one slip through or cut a run short.
 TEST(IoFast, SpecialBytesAtEveryOffsetOfTheWordScan) {
-    const std::vector<std::string> specials = {"\\\"", "\\\\", "\\n", "\\u00e9", "\xc3\xa9", "\xe4\xb8\xad",
-                                               "\xf0\x9f\x98\x80", "\x01", "\x7f", "\xc0\xaf", "\xe4\xb8"};
+    const std::vector<std::string> specials = {
+        "\\\"", "\\\\", "\\n",      "\\u00e9", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80",
+        "\x01", "\x7f", "\xc0\xaf", "\xe4\xb8"};
     int taken = 0;
     for (const std::string& special : specials) {
         for (std::size_t at = 0; at < 17; ++at) {
@@ -207,9 +209,12 @@ TEST(IoFast, ProgressReachesOneAndCancelStops) {
     // About 3 MB of nodes, so that the reader reports progress on the way.
     std::string nodes;
     for (int i = 0; i < 30000; ++i)
-        nodes += R"({"name": "n)" + std::to_string(i) + R"(", "op": "call_function", "target": "aten.relu", "inputs": [], "val": null, "meta": {"pad": "....................................................."}},)";
-    const std::string text = R"({"format": "fxmem", "version": 1, "storages": [], "graphs": [{"name": "g", "kind": "other", "nodes": [)" +
-                             nodes + R"({"name": "out", "op": "output", "target": "output", "inputs": [], "val": null}]}]})";
+        nodes +=
+            R"({"name": "n)" + std::to_string(i) +
+            R"(", "op": "call_function", "target": "aten.relu", "inputs": [], "val": null, "meta": {"pad": "....................................................."}},)";
+    const std::string text =
+        R"({"format": "fxmem", "version": 1, "storages": [], "graphs": [{"name": "g", "kind": "other", "nodes": [)" +
+        nodes + R"({"name": "out", "op": "output", "target": "output", "inputs": [], "val": null}]}]})";
     std::vector<double> seen;
     const GraphFile f = load_buffer(text, "p.json", [&](double x) {
         seen.push_back(x);

@@ -28,9 +28,9 @@ void expect_annotations(const GraphFile& f) {
     EXPECT_EQ(f.label(s(0)), "lin.weight");
     EXPECT_EQ(f.role(s(1)), StorageRole::Input);
     EXPECT_EQ(f.label(s(1)), "");
-    EXPECT_EQ(f.role(s(2)), StorageRole::Activation);  // "label": null is no label
+    EXPECT_EQ(f.role(s(2)), StorageRole::Activation); // "label": null is no label
     EXPECT_EQ(f.label(s(2)), "");
-    EXPECT_EQ(f.role(s(3)), StorageRole::Unknown);  // "role": null is no role
+    EXPECT_EQ(f.role(s(3)), StorageRole::Unknown); // "role": null is no role
     EXPECT_EQ(f.label(s(3)), "a2 (no role)");
     EXPECT_EQ(f.role(s(4)), StorageRole::Temporary);
     EXPECT_EQ(f.role(s(5)), StorageRole::Unknown);
@@ -45,14 +45,14 @@ void expect_annotations(const GraphFile& f) {
     ASSERT_NE(module("a"), nullptr);
     EXPECT_EQ(module("a")->name, "lin");
     EXPECT_EQ(module("a")->type, "Linear");
-    EXPECT_EQ(module("a2"), module("a"));  // interned: the same (name, type)
+    EXPECT_EQ(module("a2"), module("a")); // interned: the same (name, type)
     ASSERT_NE(module("b"), nullptr);
-    EXPECT_EQ(module("b")->name, "");  // the root module
+    EXPECT_EQ(module("b")->name, ""); // the root module
     EXPECT_EQ(module("b")->type, "Net");
     ASSERT_NE(module("b2"), nullptr);
     EXPECT_EQ(module("b2")->name, "act");
-    EXPECT_EQ(module("b2")->type, "");  // "module_type": null
-    EXPECT_EQ(module("c"), nullptr);    // "module": null
+    EXPECT_EQ(module("b2")->type, ""); // "module_type": null
+    EXPECT_EQ(module("c"), nullptr);   // "module": null
     EXPECT_EQ(g.modules.size(), 3u);
 
     ASSERT_EQ(f.schedules.size(), 2u);
@@ -123,7 +123,7 @@ void expect_joint_fields(const GraphFile& f) {
     EXPECT_EQ(j.phase(j.find("cos")), NodePhase::Backward);
     EXPECT_EQ(j.flops(j.find("mm")), 1000);
     EXPECT_EQ(j.flops(j.find("expand")), 0);
-    EXPECT_EQ(j.flops(j.find("primals_1")), -1);  // not given
+    EXPECT_EQ(j.flops(j.find("primals_1")), -1); // not given
     const Graph& fwd = f.graphs[1];
     EXPECT_EQ(fwd.kind, GraphKind::Forward);
     EXPECT_EQ(fwd.num_fwd_outputs, -1);

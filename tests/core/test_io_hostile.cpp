@@ -18,8 +18,8 @@
 #include <future>
 #include <iostream>
 #include <limits>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -75,12 +75,14 @@ TEST(IoHostile, PairBackwardPeakAtTheLimitIsExact) {
 // the end of the input, so these parsed before.
 TEST(IoHostile, ScheduleWithBytesAfterTheDocumentIsAnError) {
     const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
-    const std::string order = R"({"graph": "g", "order": ["x", "split", "getitem_1", "add", "unused", "add_", "getitem", "cpu_copy", "output"]})";
+    const std::string order =
+        R"({"graph": "g", "order": ["x", "split", "getitem_1", "add", "unused", "add_", "getitem", "cpu_copy", "output"]})";
     EXPECT_NO_THROW(parse_schedule(file, order + "\n \t\n", "s.json"));
     EXPECT_EQ(error_of([&] { parse_schedule(file, order + "\n" + std::string(1, '\0') + "garbage", "s.json"); }),
               "s.json:2:1: JSON syntax error: unexpected NUL byte after the JSON document (nothing but whitespace "
               "may follow it)");
-    EXPECT_EQ(error_of([&] { parse_schedule(file, order + std::string(1, '\0'), "s.json"); }).rfind("s.json:1:", 0), 0u);
+    EXPECT_EQ(error_of([&] { parse_schedule(file, order + std::string(1, '\0'), "s.json"); }).rfind("s.json:1:", 0),
+              0u);
     EXPECT_EQ(error_of([&] { parse_schedule(file, std::string(R"({"graph": "g", )") + '\0' + "}", "s.json"); }),
               "s.json:1:16: JSON syntax error: unexpected NUL byte");
     EXPECT_NE(error_of([&] { parse_schedule(file, order + " x", "s.json"); }).find("s.json:1:"), std::string::npos);
@@ -89,8 +91,11 @@ TEST(IoHostile, ScheduleWithBytesAfterTheDocumentIsAnError) {
 // Item 12: a known key twice is an error, as in graph files (it was: the last one wins).
 TEST(IoHostile, ScheduleWithDuplicateKeysIsAnError) {
     const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
-    const std::string order = R"(["x", "split", "getitem_1", "add", "unused", "add_", "getitem", "cpu_copy", "output"])";
-    EXPECT_EQ(error_of([&] { parse_schedule(file, "{\"graph\": \"g\",\n \"graph\": \"g\", \"order\": " + order + "}", "s.json"); }),
+    const std::string order =
+        R"(["x", "split", "getitem_1", "add", "unused", "add_", "getitem", "cpu_copy", "output"])";
+    EXPECT_EQ(error_of([&] {
+                  parse_schedule(file, "{\"graph\": \"g\",\n \"graph\": \"g\", \"order\": " + order + "}", "s.json");
+              }),
               "s.json:2:8: top level: duplicate key 'graph'");
     EXPECT_EQ(error_of([&] {
                   parse_schedule(file, "{\"graph\": \"g\", \"order\": [], \"order\": " + order + "}", "s.json");
@@ -98,7 +103,8 @@ TEST(IoHostile, ScheduleWithDuplicateKeysIsAnError) {
               "s.json:1:35: top level: duplicate key 'order'");
     // Unknown keys are ignored, repeated or not, as in graph files; so are keys of nested objects.
     EXPECT_NO_THROW(parse_schedule(
-        file, R"({"note": 1, "note": 2, "x": {"graph": 1, "graph": 2}, "graph": "g", "order": )" + order + "}", "s.json"));
+        file, R"({"note": 1, "note": 2, "x": {"graph": 1, "graph": 2}, "graph": "g", "order": )" + order + "}",
+        "s.json"));
 }
 
 // Item 15: what is not a regular file is refused before it is read: a FIFO without a writer
@@ -111,7 +117,7 @@ TEST(IoHostile, FifoIsRefusedWithoutBlocking) {
     auto result = std::async(std::launch::async, [&] { return error_of([&] { load_file(fifo); }); });
     if (result.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
         ADD_FAILURE() << "load_file blocked on a FIFO";
-        const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // let the reader go
+        const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); // let the reader go
         if (w >= 0) ::close(w);
     }
     EXPECT_EQ(result.get(), fifo + ": cannot read: it is a FIFO (named pipe), not a regular file");
@@ -119,11 +125,13 @@ TEST(IoHostile, FifoIsRefusedWithoutBlocking) {
 }
 
 TEST(IoHostile, DevicesAndDirectoriesAreRefused) {
-    EXPECT_EQ(error_of([] { load_file("/dev/zero"); }), "/dev/zero: cannot read: it is a character device, not a regular file");
+    EXPECT_EQ(error_of([] { load_file("/dev/zero"); }),
+              "/dev/zero: cannot read: it is a character device, not a regular file");
     const std::string dir = ::testing::TempDir();
     EXPECT_EQ(error_of([&] { load_file(dir); }), dir + ": cannot read: it is a directory, not a regular file");
     const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json");
-    EXPECT_EQ(error_of([&] { load_schedule(file, dir); }), dir + ": cannot read: it is a directory, not a regular file");
+    EXPECT_EQ(error_of([&] { load_schedule(file, dir); }),
+              dir + ": cannot read: it is a directory, not a regular file");
     EXPECT_EQ(error_of([&] { load_schedule(file, "/dev/zero"); }),
               "/dev/zero: cannot read: it is a character device, not a regular file");
 }
@@ -182,10 +190,11 @@ std::string many_names_file(int graphs) {
              std::to_string(i) + R"(", "nbytes": 4})";
     t += R"(], "graphs": [)";
     for (int i = 0; i < graphs; ++i)
-        t += (i ? ", " : "") + std::string(R"({"name": "g)") + std::to_string(i) +
-             R"(", "kind": "other", "nodes": [{"name": "output", "op": "output", "target": "output", "inputs": [], "val": {"storage": )" +
-             std::to_string(i) + R"(, "dtype": "dtype)" + std::to_string(i) +
-             R"(", "shape": [1], "stride": [1], "offset": 0}}]})";
+        t +=
+            (i ? ", " : "") + std::string(R"({"name": "g)") + std::to_string(i) +
+            R"(", "kind": "other", "nodes": [{"name": "output", "op": "output", "target": "output", "inputs": [], "val": {"storage": )" +
+            std::to_string(i) + R"(, "dtype": "dtype)" + std::to_string(i) +
+            R"(", "shape": [1], "stride": [1], "offset": 0}}]})";
     return t + "]}";
 }
 
@@ -219,16 +228,19 @@ TEST(IoHostile, ManyGraphsDtypesAndDevicesLoadInLinearWork) {
 TEST(IoHostile, ManySchedulesLoadInLinearWorkAndErrorsStayPlaced) {
     const int n = 10000;
     std::string t = many_names_file(n);
-    t.resize(t.size() - 1);  // reopen the top-level object
+    t.resize(t.size() - 1); // reopen the top-level object
     t += R"(, "schedules": [)";
-    for (int i = 0; i < n; ++i) t += (i ? ", " : "") + std::string(R"({"name": "s", "graph": "g)") + std::to_string(i) + R"(", "order": ["output"]})";
+    for (int i = 0; i < n; ++i)
+        t += (i ? ", " : "") + std::string(R"({"name": "s", "graph": "g)") + std::to_string(i) +
+             R"(", "order": ["output"]})";
     const auto start = std::chrono::steady_clock::now();
     const GraphFile f = load_buffer(t + "]}", "scheds.json");
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(f.schedules.size(), static_cast<std::size_t>(n));
     EXPECT_EQ(f.schedules[n - 1].name, "s");
     EXPECT_EQ(f.schedules[n - 1].graph, static_cast<std::uint32_t>(n - 1));
-    std::cout << "  " << n << " graphs with a schedule each (" << t.size() / 1000 << " kB): loaded in " << ms << " ms\n";
+    std::cout << "  " << n << " graphs with a schedule each (" << t.size() / 1000 << " kB): loaded in " << ms
+              << " ms\n";
     // The last schedule names an unknown node: the message places it on line 1 at that name (the
     // graphs are read by then, so the order is checked entry by entry as it is read).
     const std::string bad = t + R"(, {"name": "x", "graph": "g0", "order": ["nope"]}]})";
@@ -240,7 +252,7 @@ TEST(IoHostile, ManySchedulesLoadInLinearWorkAndErrorsStayPlaced) {
         }
         return std::string();
     }();
-    const std::size_t column = bad.size() - 4;  // 1-based column of the closing quote of "nope"
+    const std::size_t column = bad.size() - 4; // 1-based column of the closing quote of "nope"
     EXPECT_EQ(msg, "scheds.json:1:" + std::to_string(column) + ": schedules[" + std::to_string(n) +
                        "]: schedule 'x' of graph 'g0': order[0] names unknown node 'nope'");
 }
@@ -253,7 +265,7 @@ TEST(IoHostile, StoredScheduleStopsAtTheFirstRepeat) {
     std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::size_t from = t.find("\"schedules\": [");
     const std::size_t to = t.find("],", from);
-    t.erase(from, to - from + 2);  // the schedules move after the graphs
+    t.erase(from, to - from + 2); // the schedules move after the graphs
     std::string order = R"(["primals_1", "inp", "primals_1")";
     for (int i = 0; i < 200000; ++i) order += R"(, "a")";
     t.insert(t.rfind('}'), R"(, "schedules": [{"name": "s", "graph": "g", "order": )" + order + ", garbage");
@@ -267,17 +279,18 @@ TEST(IoHostile, StoredScheduleStopsAtTheFirstRepeat) {
 // are multiples of the map's bucket count all chained in one bucket (200k of them: 27 s).
 TEST(IoHostile, StorageIdsCraftedAgainstTheIdentityHashSpread) {
     constexpr int kN = 20000;
-    std::unordered_map<std::int64_t, int> probe;  // the bucket count an unseeded map ends with
+    std::unordered_map<std::int64_t, int> probe; // the bucket count an unseeded map ends with
     for (int i = 0; i < kN; ++i) probe.emplace(i, i);
     const auto step = static_cast<std::int64_t>(probe.bucket_count());
     std::string t = R"({"format": "fxmem", "version": 1, "storages": [)";
     for (int i = 0; i < kN; ++i)
-        t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string((i + 1) * step) + R"(, "device": "cuda:0", "nbytes": 4})";
+        t += (i ? ", " : "") + std::string(R"({"id": )") + std::to_string((i + 1) * step) +
+             R"(, "device": "cuda:0", "nbytes": 4})";
     t += R"(], "graphs": []})";
     const GraphFile f = load_buffer(t, "ids.json");
     ASSERT_EQ(f.storages.size(), static_cast<std::size_t>(kN));
     EXPECT_EQ(f.find_storage(kN * step), StorageId(kN - 1));
-    EXPECT_LT(f.longest_sparse_id_chain(), 16u);  // unseeded: all kN in one bucket
+    EXPECT_LT(f.longest_sparse_id_chain(), 16u); // unseeded: all kN in one bucket
 }
 
 // Item 10, the other sums: within one graph every sum is of distinct storages, which the loader
@@ -285,11 +298,13 @@ TEST(IoHostile, StorageIdsCraftedAgainstTheIdentityHashSpread) {
 // profile, MemoryTracker, the incremental scorer and the live-set profile (no overflow, no wrap).
 TEST(IoHostile, OneGraphAtTheByteLimitIsExactEverywhere) {
     constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-    constexpr std::int64_t kA = std::int64_t{1} << 62, kB = kMax - kA - 16;  // 16 + kA + kB = 2^63-1
+    constexpr std::int64_t kA = std::int64_t{1} << 62, kB = kMax - kA - 16; // 16 + kA + kB = 2^63-1
     const std::string text = R"({"format": "fxmem", "version": 1, "storages": [
       {"id": 0, "device": "cuda:0", "nbytes": 16},
-      {"id": 1, "device": "cuda:0", "nbytes": )" + std::to_string(kA) + R"(},
-      {"id": 2, "device": "cuda:0", "nbytes": )" + std::to_string(kB) + R"(}],
+      {"id": 1, "device": "cuda:0", "nbytes": )" +
+                             std::to_string(kA) + R"(},
+      {"id": 2, "device": "cuda:0", "nbytes": )" +
+                             std::to_string(kB) + R"(}],
       "graphs": [{"name": "g", "kind": "inference", "nodes": [
       {"name": "x", "op": "placeholder", "target": "x", "inputs": [], "val": {"storage": 0, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
       {"name": "a", "op": "call_function", "target": "relu", "inputs": ["x"], "val": {"storage": 1, "dtype": "f", "shape": [4], "stride": [1], "offset": 0}},
@@ -308,7 +323,8 @@ TEST(IoHostile, OneGraphAtTheByteLimitIsExactEverywhere) {
     const auto live_profile = LiveSetIndex(f, g, alias, releasable, counted).profile();
     EXPECT_EQ(*std::max_element(live_profile.begin(), live_profile.end()), kMax);
     // One byte more cannot even be loaded.
-    EXPECT_NE(error_of([&] { load_buffer(replace_first(text, std::to_string(kB), std::to_string(kB + 1)), "over.json"); })
-                  .find("the storages' sizes add up to more than 2^63-1 bytes"),
+    EXPECT_NE(error_of([&] {
+                  load_buffer(replace_first(text, std::to_string(kB), std::to_string(kB + 1)), "over.json");
+              }).find("the storages' sizes add up to more than 2^63-1 bytes"),
               std::string::npos);
 }

@@ -18,8 +18,10 @@ const Graph& chain(GraphFile& f, const char* name, const std::vector<std::string
     std::string previous;
     for (std::size_t i = 0; i < modules.size(); ++i) {
         const std::string n = "n" + std::to_string(i);
-        if (previous.empty()) add_in_module(b, f, n, OpKind::Placeholder, "x", {}, {}, modules[i].c_str());
-        else add_in_module(b, f, n, OpKind::CallFunction, "aten.relu.default", {previous}, {}, modules[i].c_str());
+        if (previous.empty())
+            add_in_module(b, f, n, OpKind::Placeholder, "x", {}, {}, modules[i].c_str());
+        else
+            add_in_module(b, f, n, OpKind::CallFunction, "aten.relu.default", {previous}, {}, modules[i].c_str());
         previous = n;
     }
     return b.finish();
@@ -36,9 +38,9 @@ TEST(LayerDepth, ShallowestRepeatedDepthElseDeepest) {
     m.push_back("head");
     const ModuleTree deep(chain(f, "deep", m));
     EXPECT_EQ(deep.max_depth(), 3u);
-    EXPECT_EQ(deep.layer_depth(), 2u);   // the first depth with 6 modules
-    EXPECT_EQ(deep.layer_depth(3), 1u);  // embed, layers, head
-    EXPECT_EQ(deep.layer_depth(7), 3u);  // none has 7: the deepest
+    EXPECT_EQ(deep.layer_depth(), 2u);  // the first depth with 6 modules
+    EXPECT_EQ(deep.layer_depth(3), 1u); // embed, layers, head
+    EXPECT_EQ(deep.layer_depth(7), 3u); // none has 7: the deepest
     // Two blocks only: no depth reaches 6, so the deepest (blocks.i.attn at 3).
     const ModuleTree two(chain(f, "two", {"", "blocks.0.attn", "blocks.1.attn"}));
     EXPECT_EQ(two.layer_depth(), 3u);

@@ -43,7 +43,7 @@ TEST(Layout, StepsFollowTheProfile) {
     EXPECT_EQ(layout.step(d.id("c")), 5);
     EXPECT_EQ(layout.step(d.id("d")), 7);
     EXPECT_EQ(layout.step(d.id("out")), 8);
-    EXPECT_EQ(layout.wire_end(d.id("a")), 5);   // last user c
+    EXPECT_EQ(layout.wire_end(d.id("a")), 5); // last user c
     EXPECT_EQ(layout.wire_end(d.id("p1")), 3);
     EXPECT_EQ(layout.wire_end(d.id("out")), 8); // no users: its own step
 }
@@ -74,12 +74,12 @@ TEST(Layout, RangeQueries) {
     EXPECT_TRUE(layout.nodes_in(9, 20).empty());
 
     std::vector<NodeId> wires;
-    layout.wires_crossing(4, 4, wires);  // a's wire [1, 5] and b's [3, 7]
+    layout.wires_crossing(4, 4, wires); // a's wire [1, 5] and b's [3, 7]
     ASSERT_EQ(wires.size(), 2u);
     EXPECT_EQ(wires[0], d.id("a"));
     EXPECT_EQ(wires[1], d.id("b"));
     wires.clear();
-    layout.wires_crossing(0, 0, wires);  // both placeholders
+    layout.wires_crossing(0, 0, wires); // both placeholders
     EXPECT_EQ(wires.size(), 2u);
 }
 
@@ -90,9 +90,9 @@ TEST(Layout, FreedLanesAreReused) {
     for (int i = 0; i < 5; ++i) s.push_back(f.add_storage(i, "cuda:0", 4));
     GraphBuilder g(f, "g", GraphKind::Forward);
     g.add("x", OpKind::Placeholder, "x", {}, {s[0]});
-    g.add("a", OpKind::CallFunction, "f", {"x"}, {s[1]});   // step 1, lane 0 (continues x)
-    g.add("u", OpKind::CallFunction, "f", {}, {s[2]});      // step 3, unused: new lane 1, freed at once
-    g.add("b", OpKind::CallFunction, "f", {}, {s[3]});      // step 5: reuses lane 1
+    g.add("a", OpKind::CallFunction, "f", {"x"}, {s[1]}); // step 1, lane 0 (continues x)
+    g.add("u", OpKind::CallFunction, "f", {}, {s[2]});    // step 3, unused: new lane 1, freed at once
+    g.add("b", OpKind::CallFunction, "f", {}, {s[3]});    // step 5: reuses lane 1
     g.add("c", OpKind::CallFunction, "f", {"a", "b"}, {s[4]});
     g.add("out", OpKind::Output, "output", {"c"}, {});
     const Graph& graph = g.finish();
@@ -110,7 +110,7 @@ TEST(Layout, FollowsAnEditedSchedule) {
     GraphLayout layout(*d.graph, order);
     EXPECT_EQ(layout.step(d.id("c")), 3);
     EXPECT_EQ(layout.step(d.id("b")), 5);
-    EXPECT_EQ(layout.wire_end(d.id("a")), 5);  // its last user is now b
+    EXPECT_EQ(layout.wire_end(d.id("a")), 5); // its last user is now b
     const auto in = layout.nodes_in(3, 3);
     ASSERT_EQ(in.size(), 1u);
     EXPECT_EQ(in[0], d.id("c"));

@@ -74,17 +74,17 @@ TEST(LiveSet, G1ByHand) {
     EXPECT_EQ(live[0].storage, t.W);
     EXPECT_EQ(live[0].reason, LiveReason::WaitingForUse);
     EXPECT_EQ(live[0].free_step, 6);  // freed after its last user b
-    EXPECT_EQ(live[0].alloc_step, 0);  // get_attr: from the start
+    EXPECT_EQ(live[0].alloc_step, 0); // get_attr: from the start
     EXPECT_EQ(live[0].next_user, t.id("b"));
     EXPECT_EQ(live[1].storage, t.A);
     EXPECT_EQ(live[1].alloc_step, 1);
-    EXPECT_EQ(live[1].free_step, 12);  // last user e (steps 11/12)
+    EXPECT_EQ(live[1].free_step, 12); // last user e (steps 11/12)
     EXPECT_EQ(live[1].last_user, t.id("e"));
-    EXPECT_EQ(live[1].next_user, t.id("b"));  // users v, b, e: first at or after b
+    EXPECT_EQ(live[1].next_user, t.id("b")); // users v, b, e: first at or after b
     EXPECT_EQ(live[2].storage, t.P0);
-    EXPECT_EQ(live[2].reason, LiveReason::NotReleasable);  // a primal
+    EXPECT_EQ(live[2].reason, LiveReason::NotReleasable); // a primal
     EXPECT_EQ(live[2].free_step, -1);
-    EXPECT_FALSE(live[2].next_user.valid());  // its only user a already ran
+    EXPECT_FALSE(live[2].next_user.valid()); // its only user a already ran
     EXPECT_EQ(live[3].storage, t.B);
     EXPECT_EQ(live[3].reason, LiveReason::GraphOutput);
     EXPECT_EQ(live[3].next_user, t.id("c"));
@@ -161,12 +161,12 @@ TEST(LiveSet, ManyLiveStoragesWithTiesAreOrdered) {
     expect_sums_match(f, g, default_releasable(g), default_counted(f));
     const AliasInfo a = build_alias_info(f, g);
     const LiveSetIndex idx(f, g, a, default_releasable(g), default_counted(f));
-    const auto live = idx.live_at(1);  // after sum's allocation: everything
+    const auto live = idx.live_at(1); // after sum's allocation: everything
     ASSERT_EQ(live.size(), 1501u);
     EXPECT_EQ(sum(live), total + 4);
     EXPECT_EQ(live.front().nbytes, 28);
-    EXPECT_EQ(live.back().storage, out);  // size 4, the highest storage index
-    EXPECT_EQ(sum(idx.live_at(2)), 4);    // all placeholders freed at their last use
+    EXPECT_EQ(live.back().storage, out); // size 4, the highest storage index
+    EXPECT_EQ(sum(idx.live_at(2)), 4);   // all placeholders freed at their last use
 }
 
 // ---- An index over another order (the schedule editor's) ----
@@ -228,14 +228,14 @@ TEST(LiveSet, G1InAnotherOrderByHand) {
     ASSERT_EQ(at3.size(), 5u);
     EXPECT_EQ(sum(at3), 1321);
     EXPECT_EQ(at3[1].storage, t.A);
-    EXPECT_EQ(at3[1].last_user, t.id("b"));  // users e, v, b: b now runs last (graph order: e)
+    EXPECT_EQ(at3[1].last_user, t.id("b")); // users e, v, b: b now runs last (graph order: e)
     EXPECT_EQ(at3[1].free_step, 8);
-    EXPECT_EQ(at3[1].next_user, t.id("e"));  // the queried node itself uses A
+    EXPECT_EQ(at3[1].next_user, t.id("e")); // the queried node itself uses A
     EXPECT_EQ(at3[3].storage, t.E);
     EXPECT_EQ(at3[3].alloc_step, 3);
     EXPECT_EQ(at3[3].reason, LiveReason::NeverUsed);
     EXPECT_EQ(at3[4].storage, t.P1);
-    EXPECT_EQ(at3[4].next_user, t.id("d"));  // users a and d; a already ran
+    EXPECT_EQ(at3[4].next_user, t.id("d")); // users a and d; a already ran
     EXPECT_EQ(at3[4].free_step, 12);
 
     // Index 8 (after b frees A and W): P0 100, B 30, E 11, P1 10 = 151.
@@ -247,7 +247,8 @@ TEST(LiveSet, G1InAnotherOrderByHand) {
     EXPECT_EQ(at8[1].next_user, t.id("c"));
 
     // The same order scored by the independent transcription.
-    const auto expected = tracker_profile(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file), order);
+    const auto expected =
+        tracker_profile(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file), order);
     ASSERT_EQ(expected.size(), 13u);
     for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(sum(idx.live_at(i)), expected[i]) << i;
 }
@@ -257,7 +258,7 @@ TEST(LiveSet, AnotherOrderMustBeALegalSchedule) {
     const AliasInfo a = build_alias_info(t.file, *t.graph);
     const auto rel = default_releasable(*t.graph);
     const auto counted = default_counted(t.file);
-    const auto bad = t.order({"primals_1", "x", "w", "v", "a", "e", "b", "c", "d", "output"});  // v before a
+    const auto bad = t.order({"primals_1", "x", "w", "v", "a", "e", "b", "c", "d", "output"}); // v before a
     EXPECT_THROW(LiveSetIndex(t.file, *t.graph, a, rel, counted, bad), Error);
     const auto short_order = t.order({"primals_1", "x", "w", "a"});
     EXPECT_THROW(LiveSetIndex(t.file, *t.graph, a, rel, counted, short_order), Error);
@@ -328,5 +329,5 @@ TEST(LiveSet, RandomOrdersMatchTheTrackerEverywhere) {
         }
     }
     EXPECT_GT(checked, 400);
-    EXPECT_GT(refused, 0);  // rogue producers make some orders the tracker refuses
+    EXPECT_GT(refused, 0); // rogue producers make some orders the tracker refuses
 }

@@ -23,7 +23,7 @@ TEST(Model, BuilderDerivesUsersAndDedupedOutputs) {
     ASSERT_EQ(users.size(), 2u);
     EXPECT_EQ(users[0], NodeId(1));
     EXPECT_EQ(users[1], NodeId(2));
-    EXPECT_EQ(graph.val(NodeId(1))[0].payload, 3u);  // a list of three tensors
+    EXPECT_EQ(graph.val(NodeId(1))[0].payload, 3u); // a list of three tensors
     EXPECT_TRUE(f.is_cpu(b));
     EXPECT_FALSE(f.is_cpu(a));
     EXPECT_EQ(f.total_bytes(), 80);

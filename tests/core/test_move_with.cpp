@@ -32,7 +32,7 @@ TEST(MoveWith, AMatmulPinnedByItsTransposeMovesWithIt) {
     EXPECT_EQ(alone.reason, "'mm' must stay after its input 't' (position 4)");
     // t is a view whose only user is mm; b is an input too, but no view.
     EXPECT_EQ(s.companions(5), (std::vector<NodeId>{g.find("t")}));
-    EXPECT_TRUE(s.companions(3).empty());  // a's input is a placeholder
+    EXPECT_TRUE(s.companions(3).empty()); // a's input is a placeholder
     // With t: t to position 3, then mm right after it (from 5 to 4).
     IncrementalSchedule::MoveCheck check;
     const auto steps = s.plan_move_with(5, 3, &check);
@@ -42,10 +42,10 @@ TEST(MoveWith, AMatmulPinnedByItsTransposeMovesWithIt) {
     EXPECT_EQ(steps[0].to, 3u);
     EXPECT_EQ(steps[1].from, 5u);
     EXPECT_EQ(steps[1].to, 4u);
-    EXPECT_EQ(s.order()[5], g.find("mm"));  // planning moved nothing
+    EXPECT_EQ(s.order()[5], g.find("mm")); // planning moved nothing
     for (const auto& st : steps) s.move(st.from, st.to);
-    const std::vector<NodeId> want = {g.find("primals_1"), g.find("primals_2"), g.find("b"), g.find("t"),
-                                      g.find("mm"), g.find("a"), g.find("output")};
+    const std::vector<NodeId> want = {g.find("primals_1"), g.find("primals_2"), g.find("b"),     g.find("t"),
+                                      g.find("mm"),        g.find("a"),         g.find("output")};
     EXPECT_EQ(s.order(), want);
     // b 310; t 310; mm 360, frees b -> 350; a 1350: the peak drops by 10.
     EXPECT_EQ(s.peak(), 1350);

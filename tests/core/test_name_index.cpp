@@ -29,7 +29,8 @@ TEST(NameIndex, FindsEveryInsertedNameAcrossGrowthAndRejectsDuplicates) {
     for (int i = 0; i < 5000; ++i) names.v.push_back((i % 3 ? "add_" : "convolution_backward_") + std::to_string(i));
     names.v.push_back("x");
     names.v.push_back(std::string(100, 'q'));
-    for (std::uint32_t i = 0; i < names.v.size(); ++i) ASSERT_EQ(index.insert(names.v[i], i, names), NameIndex::npos) << i;
+    for (std::uint32_t i = 0; i < names.v.size(); ++i)
+        ASSERT_EQ(index.insert(names.v[i], i, names), NameIndex::npos) << i;
     EXPECT_EQ(index.size(), names.v.size());
     for (std::uint32_t i = 0; i < names.v.size(); ++i) EXPECT_EQ(index.find(names.v[i], names), i) << names.v[i];
     // A second insert of a stored name reports where it is and changes nothing.
@@ -46,11 +47,11 @@ TEST(NameIndex, AgreesWithAStandardMapOnRandomNames) {
     std::mt19937 rng(7);
     Names names;
     NameIndex index;
-    index.reserve(10);  // grows past it
+    index.reserve(10); // grows past it
     std::unordered_map<std::string, std::uint32_t> reference;
     for (int i = 0; i < 20000; ++i) {
         std::string s(1 + rng() % 12, ' ');
-        for (char& c : s) c = static_cast<char>('a' + rng() % 4);  // small alphabet: many repeats
+        for (char& c : s) c = static_cast<char>('a' + rng() % 4); // small alphabet: many repeats
         const auto next = static_cast<std::uint32_t>(names.v.size());
         const auto [it, fresh] = reference.emplace(s, next);
         const std::uint32_t got = index.insert(s, next, names);
@@ -98,7 +99,7 @@ TEST(GraphBuilderText, TargetsAreInternedAndTextsPooledPerNode) {
     b.end_node();
     b.add("output", OpKind::Output, "output", {"c"}, {});
     const Graph& g = b.finish();
-    ASSERT_EQ(g.targets.size(), 3u);  // primals_1, aten.relu.default (once), output
+    ASSERT_EQ(g.targets.size(), 3u); // primals_1, aten.relu.default (once), output
     EXPECT_EQ(g.node(NodeId(1)).target, g.node(NodeId(2)).target);
     EXPECT_EQ(g.target(NodeId(0)), "primals_1");
     EXPECT_EQ(g.target(NodeId(2)), "aten.relu.default");

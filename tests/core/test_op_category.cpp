@@ -30,7 +30,7 @@ TEST(OpCategory, ExporterTargets) {
     EXPECT_EQ(cat("aten.t.default"), OpCategory::View);
     EXPECT_EQ(cat("aten._unsafe_view.default"), OpCategory::View);
     EXPECT_EQ(cat("aten.add.Tensor"), OpCategory::Elementwise);
-    EXPECT_EQ(cat("aten.add_.Tensor"), OpCategory::Elementwise);  // in place
+    EXPECT_EQ(cat("aten.add_.Tensor"), OpCategory::Elementwise); // in place
     EXPECT_EQ(cat("aten.gelu_backward.default"), OpCategory::Elementwise);
     EXPECT_EQ(cat("aten.threshold_backward.default"), OpCategory::Elementwise);
     EXPECT_EQ(cat("aten.sum.dim_IntList"), OpCategory::Reduction);
@@ -76,7 +76,7 @@ TEST(OpCategory, NamesAndPerTargetTable) {
     EXPECT_EQ(to_string(OpCategory::Wait), "wait");
     EXPECT_EQ(to_string(OpCategory::Other), "other");
     EXPECT_EQ(to_string(static_cast<OpCategory>(kOpCategoryCount - 1)), "other");
-    fxmem::testing::G1 t;  // targets: primals_1, x, aten.add, aten.view, weight, aten.mm, ...
+    fxmem::testing::G1 t; // targets: primals_1, x, aten.add, aten.view, weight, aten.mm, ...
     const std::vector<OpCategory> by_target = target_categories(*t.graph);
     ASSERT_EQ(by_target.size(), t.graph->targets.size());
     EXPECT_EQ(node_category(*t.graph, t.id("primals_1"), by_target), OpCategory::Input);

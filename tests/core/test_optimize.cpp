@@ -56,7 +56,8 @@ struct Fixture {
     NodeMask releasable;
     StorageMask counted;
     Fixture(const GraphFile& f, const Graph& g)
-        : file(f), graph(g), alias(build_alias_info(f, g)), releasable(default_releasable(g)), counted(default_counted(f)) {}
+        : file(f), graph(g), alias(build_alias_info(f, g)), releasable(default_releasable(g)),
+          counted(default_counted(f)) {}
     std::int64_t score(const std::vector<NodeId>& order) const {
         return score_schedule(file, graph, alias, order, releasable, counted).peak;
     }
@@ -181,8 +182,10 @@ std::vector<NodeId> reference_lpmf(const Fixture& s) {
     std::vector<NodeId> nodes, head;
     for (std::size_t i = 0; i < n; ++i) {
         const NodeId v(static_cast<std::int32_t>(i));
-        if (prefix(v)) head.push_back(v);
-        else if (scheduler(v)) nodes.push_back(v);
+        if (prefix(v))
+            head.push_back(v);
+        else if (scheduler(v))
+            nodes.push_back(v);
     }
     // Buffers: counted storages allocated by the prefix or a node that runs.
     auto is_buffer = [&](StorageId b) {
@@ -192,14 +195,15 @@ std::vector<NodeId> reference_lpmf(const Fixture& s) {
     std::vector<std::uint8_t> used_by_output(file_storages(s), 0);
     if (has_output)
         for (StorageId b : s.alias.uses_of(NodeId(static_cast<std::int32_t>(n - 1)))) used_by_output[b.index()] = 1;
-    std::map<std::int32_t, std::int64_t> outdegree;  // per buffer
+    std::map<std::int32_t, std::int64_t> outdegree; // per buffer
     std::int64_t live = 0, output_memory = 0;
     for (std::size_t b = 0; b < file_storages(s); ++b) {
         const StorageId id(static_cast<std::int32_t>(b));
         if (!is_buffer(id)) continue;
         std::int64_t users = 0;
         for (NodeId u : s.alias.users_of(id)) users += scheduler(u);
-        const bool freeable = s.releasable[s.alias.allocator[b].index()] && !s.alias.users_of(id).empty() && !used_by_output[b];
+        const bool freeable =
+            s.releasable[s.alias.allocator[b].index()] && !s.alias.users_of(id).empty() && !used_by_output[b];
         outdegree[id.value] = users + (freeable ? 0 : 1);
         if (prefix(s.alias.allocator[b])) live += s.file.nbytes(id);
         if (used_by_output[b]) output_memory += s.file.nbytes(id);
@@ -214,7 +218,8 @@ std::vector<NodeId> reference_lpmf(const Fixture& s) {
             if (scheduler(in)) preds[v.value].insert(in.value);
         if (runs(v))
             for (StorageId b : s.alias.uses_of(v))
-                if (is_buffer(b) && scheduler(s.alias.allocator[b.index()])) preds[v.value].insert(s.alias.allocator[b.index()].value);
+                if (is_buffer(b) && scheduler(s.alias.allocator[b.index()]))
+                    preds[v.value].insert(s.alias.allocator[b.index()].value);
         for (std::int32_t p : preds[v.value]) succs[p].insert(v.value);
         if (runs(v))
             for (StorageId b : s.alias.fresh_of(v))
@@ -234,7 +239,8 @@ std::vector<NodeId> reference_lpmf(const Fixture& s) {
         auto key = [&](std::int32_t v) {
             return std::make_tuple(size[v] > gap ? size[v] : 0, size[v] - to_free[v], index[v]);
         };
-        auto best = std::min_element(ready.begin(), ready.end(), [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+        auto best = std::min_element(ready.begin(), ready.end(),
+                                     [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
         const std::int32_t v = *best;
         ready.erase(best);
         order.emplace_back(v);
@@ -260,14 +266,14 @@ TEST(Optimize, LpmfPicksAsInductorsLinearScan) {
         GraphFile file;
         testing::RandomGraphOptions o;
         o.nodes = 20 + gen.pick(200);
-        o.max_inputs = 1 + static_cast<int>(gen.pick(4));  // some wide graphs: many ready nodes
+        o.max_inputs = 1 + static_cast<int>(gen.pick(4)); // some wide graphs: many ready nodes
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
         const Fixture s(file, g);
         const auto lpmf = inductor_lpmf_order(s.file, s.graph, s.alias, s.releasable, s.counted);
         EXPECT_EQ(lpmf, reference_lpmf(s)) << i;
         reordered += lpmf != original_order(g);
     }
-    EXPECT_GT(reordered, 100);  // the picks matter: most orders differ from the graph's
+    EXPECT_GT(reordered, 100); // the picks matter: most orders differ from the graph's
 }
 
 // Every legal order (inputs first, the output node last, and accepted by MemoryTracker), scored.
@@ -318,8 +324,10 @@ void check_result(const Fixture& s, const OptimizeResult& r, const std::string& 
     EXPECT_EQ(r.original_peak, s.score(original_order(s.graph)));
     EXPECT_LE(r.peak, r.original_peak);
     for (const std::int64_t baseline : {r.lpmf_peak, r.bfs_peak, r.dfs_peak}) {
-        if (baseline == -1) EXPECT_TRUE(r.cancelled);  // -1: cancelled before it was computed
-        else EXPECT_LE(r.peak, baseline);
+        if (baseline == -1)
+            EXPECT_TRUE(r.cancelled); // -1: cancelled before it was computed
+        else
+            EXPECT_LE(r.peak, baseline);
     }
     EXPECT_LE(r.lower_bound, r.peak);
 }
@@ -340,9 +348,9 @@ void check_bound_limits(const Fixture& s, std::int64_t bound, const std::string&
     SCOPED_TRACE(where);
     const ScheduleScore sc = score_schedule(s.file, s.graph, s.alias, original_order(s.graph), s.releasable, s.counted);
     MemoryTracker t(s.file, s.graph, s.alias, s.releasable, s.counted);
-    EXPECT_GE(bound, t.current());  // start
+    EXPECT_GE(bound, t.current()); // start
     if (!sc.current.empty()) {
-        EXPECT_GE(bound, sc.current.back());  // end
+        EXPECT_GE(bound, sc.current.back()); // end
     }
 }
 
@@ -352,12 +360,12 @@ TEST(Optimize, ExactEqualsBruteForceOnRandomSmallGraphs) {
     for (int i = 0; graphs < 220; ++i) {
         GraphFile file;
         testing::RandomGraphOptions o;
-        o.nodes = 5 + gen.pick(4);  // 5..8 nodes before the output
+        o.nodes = 5 + gen.pick(4); // 5..8 nodes before the output
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
         const Fixture s(file, g);
         std::size_t orders = 0;
         const std::int64_t optimum = brute_force_optimum(s, orders);
-        if (orders == 0) continue;  // only the rare rogue graphs with no order the tracker accepts
+        if (orders == 0) continue; // only the rare rogue graphs with no order the tracker accepts
         ++graphs;
         const std::string where = "graph " + std::to_string(i);
         const ExactResult e = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 64, 100000);
@@ -391,14 +399,14 @@ TEST(Optimize, LocalSearchAgainstTheExactSearchOnRandomGraphs) {
     for (int i = 0; i < 120; ++i) {
         GraphFile file;
         testing::RandomGraphOptions o;
-        o.nodes = 12 + gen.pick(14);  // 12..25 nodes before the output
+        o.nodes = 12 + gen.pick(14); // 12..25 nodes before the output
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
         const Fixture s(file, g);
         const std::string where = "graph " + std::to_string(i);
         try {
             s.score(original_order(g));
         } catch (const Error&) {
-            continue;  // the original order of a rogue graph that the tracker refuses
+            continue; // the original order of a rogue graph that the tracker refuses
         }
         const ExactResult e = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 64, 2'000'000);
         ASSERT_TRUE(e.complete) << where;
@@ -458,8 +466,8 @@ TEST(Optimize, NeverWorseThanTheBaselinesOnBundledExamples) {
                 EXPECT_TRUE(r.exact) << where;
             }
             std::cout << "[ info ] " << where << ": original " << r.original_peak << ", lpmf " << r.lpmf_peak
-                      << ", bfs " << r.bfs_peak << ", dfs " << r.dfs_peak << ", best " << r.peak << " ("
-                      << r.method << (r.exact ? ", optimal" : "") << "), bound " << bound
+                      << ", bfs " << r.bfs_peak << ", dfs " << r.dfs_peak << ", best " << r.peak << " (" << r.method
+                      << (r.exact ? ", optimal" : "") << "), bound " << bound
                       << (e.complete ? ", exact search complete" : "") << "\n";
         }
     }
@@ -480,7 +488,7 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
     opt.progress = [&](const OptimizeProgress& p) {
         ++calls;
         EXPECT_GE(p.elapsed_s, 0);
-        return p.phase == OptimizeProgress::Phase::Baselines;  // cancel as soon as the baselines are done
+        return p.phase == OptimizeProgress::Phase::Baselines; // cancel as soon as the baselines are done
     };
     const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
     EXPECT_TRUE(r.cancelled);
@@ -561,17 +569,17 @@ TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
         std::cout << "cancel at poll " << j << " of " << total << ": returned " << after_ms << " ms later (lpmf "
                   << r.lpmf_peak << ", bfs " << r.bfs_peak << ", dfs " << r.dfs_peak << ")\n";
         EXPECT_TRUE(r.cancelled);
-        EXPECT_EQ(calls, j);  // asked once per poll until it said stop, never after
+        EXPECT_EQ(calls, j); // asked once per poll until it said stop, never after
         check_result(s, r, "cancelled");
         EXPECT_LE(r.peak, r.original_peak);
         if (j == 1) {
             EXPECT_EQ(r.order, original_order(g));
-            EXPECT_EQ(r.lpmf_peak, -1);  // inside the lower bound: no baseline ran
+            EXPECT_EQ(r.lpmf_peak, -1); // inside the lower bound: no baseline ran
         }
         if (j <= total) {
-            EXPECT_EQ(r.dfs_peak, -1);  // dfs, the last baseline, was cut short or never ran
+            EXPECT_EQ(r.dfs_peak, -1); // dfs, the last baseline, was cut short or never ran
         } else {
-            EXPECT_NE(r.dfs_peak, -1);  // in the search: all three done
+            EXPECT_NE(r.dfs_peak, -1); // in the search: all three done
         }
     }
 }
@@ -596,13 +604,13 @@ TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
     };
     const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
     EXPECT_FALSE(r.cancelled);
-    EXPECT_EQ(asked, 0u);  // the first poll found the time spent, before asking the cancel flag
+    EXPECT_EQ(asked, 0u); // the first poll found the time spent, before asking the cancel flag
     EXPECT_EQ(r.lpmf_peak, -1);
     EXPECT_EQ(r.bfs_peak, -1);
     EXPECT_EQ(r.dfs_peak, -1);
     EXPECT_EQ(r.order, original_order(g));
     EXPECT_EQ(r.peak, r.original_peak);
-    EXPECT_LE(r.lower_bound, r.peak);  // the cheap bound, still valid
+    EXPECT_LE(r.lower_bound, r.peak); // the cheap bound, still valid
 
     // A graph under kCancelPollWork steps never polls: it always gets the baselines.
     testing::RandomGraphOptions small;
@@ -627,10 +635,14 @@ TEST(Optimize, ExactSearchStopsWithinAPollOfWork) {
     const Graph& g = gen.make(file, "wide", o);
     const Fixture s(file, g);
     std::size_t asked = 0;
-    const ExactResult stopped = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000,
-                                               INT64_MAX, [&] { ++asked; return false; });
+    const ExactResult stopped =
+        exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000, INT64_MAX, [&] {
+            ++asked;
+            return false;
+        });
     const ExactResult done = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000);
-    std::cout << "exact search: " << done.states << " sets in all, " << stopped.states << " when stopped at the first question\n";
+    std::cout << "exact search: " << done.states << " sets in all, " << stopped.states
+              << " when stopped at the first question\n";
     ASSERT_GT(done.states, 2 * kCancelPollWork);
     EXPECT_FALSE(stopped.complete);
     EXPECT_EQ(asked, 1u);
@@ -670,7 +682,7 @@ TEST(Optimize, DegenerateGraphs) {
         const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted);
         check_result(s, r, s.graph.name);
         EXPECT_EQ(r.peak, expected_peak[i]) << s.graph.name;
-        EXPECT_TRUE(r.exact) << s.graph.name;  // the bound is reached in all three
+        EXPECT_TRUE(r.exact) << s.graph.name; // the bound is reached in all three
     }
     const Fixture odd(file, file.graphs[2]);
     EXPECT_FALSE(exact_schedule(odd.file, odd.graph, odd.alias, odd.releasable, odd.counted, 64, 1000).complete);

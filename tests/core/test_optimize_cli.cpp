@@ -9,8 +9,8 @@
 
 namespace {
 
-using fxmem_test::CliRun;
 using fxmem_test::cli;
+using fxmem_test::CliRun;
 using fxmem_test::scratch_dir;
 using fxmem_test::slurp;
 
@@ -33,8 +33,8 @@ TEST(CliOptimize, JsonAndScheduleFile) {
     std::vector<std::string> keys;
     const auto ordered = nlohmann::ordered_json::parse(r.out);
     for (const auto& [k, v] : ordered.items()) keys.push_back(k);
-    EXPECT_EQ(keys, (std::vector<std::string>{"graph", "original_peak", "baselines", "peak", "lower_bound", "order", "exact", "scored",
-                                        "baseline"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{"graph", "original_peak", "baselines", "peak", "lower_bound", "order",
+                                              "exact", "scored", "baseline"}));
     // The only orders at 155 run b and b2 before a (c anywhere before b2).
     const auto order = j["order"].get<std::vector<std::string>>();
     ASSERT_EQ(order.size(), 7u);
@@ -56,7 +56,8 @@ TEST(CliOptimize, HumanOutputEndsWithTheBound) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("original order:     165 B (165 bytes)"), std::string::npos) << r.out;
     // The local search runs first and reaches the bound, which proves it optimal.
-    EXPECT_NE(r.out.find("best order:         155 B (155 bytes), from the local search; it is optimal"), std::string::npos)
+    EXPECT_NE(r.out.find("best order:         155 B (155 bytes), from the local search; it is optimal"),
+              std::string::npos)
         << r.out;
     const std::string last = "no order can go below 155 B (155 bytes)\n";
     ASSERT_GE(r.out.size(), last.size());

@@ -52,7 +52,7 @@ TEST(Pair, PeakByHand) {
     EXPECT_EQ(p.forward_peak, 602);
     EXPECT_EQ(p.backward_baseline, 42);
     EXPECT_EQ(p.backward_peak, 42 + 832);
-    EXPECT_EQ(p.peak, 874);  // max(602, 874)
+    EXPECT_EQ(p.peak, 874); // max(602, 874)
 }
 
 TEST(Pair, AnalyzePairKeepsWhatThePeakNeeded) {

@@ -74,14 +74,19 @@ TEST(Remat, DerivedPhasesEqualTheFilesAndContradictionsAreErrors) {
     EXPECT_EQ(with.forward, without.forward);
     f.graphs[0].node_phases.assign(f.graphs[0].size(), NodePhase::Unknown);
     f.graphs[0].node_phases[f.graphs[0].find("sin").index()] = NodePhase::Backward;
-    EXPECT_NE(error_of([&] { analyze_joint(f, 0); })
-                  .find("graph 'joint', node 'sin': the file says phase 'backward' but the forward outputs need the node"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of([&] {
+            analyze_joint(f, 0);
+        }).find("graph 'joint', node 'sin': the file says phase 'backward' but the forward outputs need the node"),
+        std::string::npos);
     f.graphs[0].node_phases.assign(f.graphs[0].size(), NodePhase::Unknown);
     f.graphs[0].node_phases[f.graphs[0].find("mul").index()] = NodePhase::Forward;
-    EXPECT_NE(error_of([&] { analyze_joint(f, 0); }).find("node 'mul': the file says phase 'forward' but the node needs a tangent"),
+    EXPECT_NE(error_of([&] {
+                  analyze_joint(f, 0);
+              }).find("node 'mul': the file says phase 'forward' but the node needs a tangent"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { analyze_joint(f, 1); }).find("graph 'budget=1.0.forward': not a joint graph"), std::string::npos);
+    EXPECT_NE(error_of([&] { analyze_joint(f, 1); }).find("graph 'budget=1.0.forward': not a joint graph"),
+              std::string::npos);
 }
 
 // The file's budget=1.0 pair is the partition that saves primals_2 and relu: the simulation
@@ -117,12 +122,13 @@ TEST(Remat, RecomputedNodeGoesWhereTheAutogradOrderNeedsIt) {
     const GraphFile f = load_file(kJoint);
     const JointGraph j = analyze_joint(f, 0);
     const Partition p = simulate_partition(j, ids(j.g(), {"mm", "primals_2"}));
-    EXPECT_EQ(names(j.g(), p.saved), (std::vector<std::string>{"primals_2", "mm"}));  // joint order
+    EXPECT_EQ(names(j.g(), p.saved), (std::vector<std::string>{"primals_2", "mm"})); // joint order
     EXPECT_EQ(names(j.g(), p.backward),
               (std::vector<std::string>{"expand", "relu", "cos", "mul", "threshold_backward", "t", "mm_1"}));
     EXPECT_EQ(names(j.g(), p.recomputed), (std::vector<std::string>{"relu"}));
-    EXPECT_EQ(names(j.g(), p.forward), (std::vector<std::string>{"primals_1", "primals_2", "mm", "relu", "sin", "sum_1"}));
-    EXPECT_EQ(p.flops, 1192 + 1192 + 64);  // relu once more
+    EXPECT_EQ(names(j.g(), p.forward),
+              (std::vector<std::string>{"primals_1", "primals_2", "mm", "relu", "sin", "sum_1"}));
+    EXPECT_EQ(p.flops, 1192 + 1192 + 64); // relu once more
     const PeakMemory got = score_partition(j, p);
     // Forward: mm stays (saved): 128, 384, 640 (relu), 896 (sin; relu freed after it) -> 896.
     // Backward: 324; expand 580; relu 836 (mm freed) 580; cos 836; mul 1092; + baseline 4.
@@ -156,10 +162,13 @@ TEST(Remat, SavedSetsThatCannotWorkAreErrorsNamingTheNode) {
                   .find("joint.json: graph 'joint', node 'mm_1': the backward needs it but cannot compute it from the "
                         "saved values: it needs 'primals_2', which is neither saved nor computable from saved values"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { simulate_partition(j, ids(j.g(), {"primals_2", "relu", "expand"})); })
-                  .find("node 'expand': cannot be saved: the forward cannot compute it (it needs a tangent)"),
+    EXPECT_NE(error_of([&] {
+                  simulate_partition(j, ids(j.g(), {"primals_2", "relu", "expand"}));
+              }).find("node 'expand': cannot be saved: the forward cannot compute it (it needs a tangent)"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { simulate_partition(j, ids(j.g(), {"primals_2", "output"})); }).find("node 'output': the output node cannot be saved"),
+    EXPECT_NE(error_of([&] {
+                  simulate_partition(j, ids(j.g(), {"primals_2", "output"}));
+              }).find("node 'output': the output node cannot be saved"),
               std::string::npos);
 }
 
@@ -168,9 +177,9 @@ TEST(Remat, SavedSetsThatCannotWorkAreErrorsNamingTheNode) {
 TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
     const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/joint_sweep.json");
     const JointGraph j = analyze_joint(f, 0);
-    for (const auto& saved : std::vector<std::vector<NodeId>>{ids(j.g(), {"primals_2", "relu"}), ids(j.g(), {"primals_2", "mm"}),
-                                                              ids(j.g(), {"primals_2", "primals_1"}),
-                                                              ids(j.g(), {"primals_2", "relu", "cos", "sin"})}) {
+    for (const auto& saved : std::vector<std::vector<NodeId>>{
+             ids(j.g(), {"primals_2", "relu"}), ids(j.g(), {"primals_2", "mm"}), ids(j.g(), {"primals_2", "primals_1"}),
+             ids(j.g(), {"primals_2", "relu", "cos", "sin"})}) {
         const Partition p = simulate_partition(j, saved);
         const SimulatedPair lean = materialize_partition(j, p, "f", "b", {}, false);
         const SimulatedPair full = materialize_partition(j, p, "f", "b", {}, true);
@@ -181,7 +190,7 @@ TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
         EXPECT_EQ(a.forward_profile, b.forward_profile);
         EXPECT_EQ(a.backward_profile, b.backward_profile);
         EXPECT_EQ(a.peak.peak, b.peak.peak);
-        EXPECT_TRUE(full.backward().find("tangents_1").valid());  // the full copy has its name index
+        EXPECT_TRUE(full.backward().find("tangents_1").valid()); // the full copy has its name index
     }
 }
 
@@ -198,11 +207,15 @@ TEST(Remat, SingleEditsAndTheirRefusals) {
     EXPECT_EQ(names(g, p.recomputed), (std::vector<std::string>{"relu"}));
     EXPECT_EQ(p.flops, 2384 + 64);
     const std::vector<NodeId> back = save_in_forward(j, p.saved, g.find("relu"));
-    EXPECT_EQ(simulate_partition(j, back).saved, simulate_partition(j, base).saved);  // mm is no longer read
-    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("primals_2")); })
-                  .find("node 'primals_2': a primal (an input of the forward) cannot be recomputed, only saved"),
+    EXPECT_EQ(simulate_partition(j, back).saved, simulate_partition(j, base).saved); // mm is no longer read
+    EXPECT_NE(error_of([&] {
+                  recompute_in_backward(j, base, g.find("primals_2"));
+              }).find("node 'primals_2': a primal (an input of the forward) cannot be recomputed, only saved"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("sin")); }).find("node 'sin': not saved"), std::string::npos);
-    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("relu")); }).find("node 'relu': already saved"), std::string::npos);
-    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("mul")); }).find("node 'mul': cannot be saved"), std::string::npos);
+    EXPECT_NE(error_of([&] { recompute_in_backward(j, base, g.find("sin")); }).find("node 'sin': not saved"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("relu")); }).find("node 'relu': already saved"),
+              std::string::npos);
+    EXPECT_NE(error_of([&] { save_in_forward(j, base, g.find("mul")); }).find("node 'mul': cannot be saved"),
+              std::string::npos);
 }

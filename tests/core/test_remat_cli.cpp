@@ -126,7 +126,8 @@ TEST(RematCli, RematJsonAndPlanScoring) {
     const auto unstable = cli({"remat", kJoint, "--plan", hand, "--json"});
     ASSERT_EQ(unstable.status, 0) << unstable.err;
     EXPECT_EQ(unstable.json()["reproducible"], false);
-    EXPECT_NE(cli({"remat", kJoint, "--plan", hand}).out.find("note: PyTorch's partitioner would recompute 'cos'"), std::string::npos);
+    EXPECT_NE(cli({"remat", kJoint, "--plan", hand}).out.find("note: PyTorch's partitioner would recompute 'cos'"),
+              std::string::npos);
     // Usage: two limits, a limit with --plan, a non-number.
     EXPECT_EQ(cli({"remat", kJoint, "--max-extra-flops", "1", "--target-peak", "5"}).status, 2);
     EXPECT_EQ(cli({"remat", kJoint, "--plan", plan, "--max-extra-percent", "5"}).status, 2);
@@ -188,7 +189,7 @@ TEST(RematSearch, RecomputingAChainLowersThePeakWithinTheLimitAndNeverAboveTheBa
     const RematResult r = search_remat(j, o);
     EXPECT_EQ(r.baseline_peak, 608);
     EXPECT_LT(r.peak.peak, 608);
-    EXPECT_EQ(score_partition(j, r.partition, r.backward_order).peak, r.peak.peak);  // scored exactly
+    EXPECT_EQ(score_partition(j, r.partition, r.backward_order).peak, r.peak.peak); // scored exactly
     EXPECT_EQ(r.extra_flops, r.partition.flops - 50);
     // The frontier: FLOPs rising, peaks falling, starting at the baseline's 0 extra FLOPs.
     ASSERT_GE(r.frontier.size(), 2u);
@@ -282,7 +283,7 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
     EXPECT_EQ(rows[4].peak.peak, 5335816);
     EXPECT_TRUE(rows[4].lowest);
     EXPECT_EQ(rows[10].peak.peak, 8829704);
-    EXPECT_EQ(rows[10].extra_flops * 1000 / rows[0].flops, 333);  // +33.3 %
+    EXPECT_EQ(rows[10].extra_flops * 1000 / rows[0].flops, 333); // +33.3 %
     const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
     {
         // The phases fxmem derives equal the ones the exporter wrote (PyTorch's classify_nodes).
@@ -301,7 +302,8 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
     EXPECT_LE(r.peak.peak, rows[4].peak.peak);
     for (const BudgetRow& row : rows) {
         bool dominated = false;
-        for (const FrontierPoint& pt : r.frontier) dominated = dominated || (pt.peak <= row.peak.peak && pt.extra_flops <= row.extra_flops);
+        for (const FrontierPoint& pt : r.frontier)
+            dominated = dominated || (pt.peak <= row.peak.peak && pt.extra_flops <= row.extra_flops);
         EXPECT_TRUE(dominated) << row.budget;
     }
 }

@@ -63,8 +63,8 @@ TEST(Schedule, ParseAndRoundTrip) {
     EXPECT_EQ(s.order, order);
     // Extra fields are ignored; the graph may be required by name.
     const Schedule s2 = parse_schedule(
-        t.file, R"({"note": 1, "graph": "g1", "order": ["primals_1","x","a","v","w","b","c","d","e","output"]})",
-        "mem", "g1");
+        t.file, R"({"note": 1, "graph": "g1", "order": ["primals_1","x","a","v","w","b","c","d","e","output"]})", "mem",
+        "g1");
     EXPECT_EQ(s2.order, original_order(*t.graph));
 }
 

@@ -24,7 +24,8 @@ std::shared_ptr<const GraphAnalysis> layers(const std::vector<std::int64_t>& byt
     for (std::size_t i = 0; i < bytes.size(); ++i) {
         const StorageId s = file->add_storage(static_cast<std::int64_t>(i), "cuda:0", bytes[i]);
         const std::string name = "b" + std::to_string(i), module = "blocks." + std::to_string(i);
-        add_in_module(b, *file, name, OpKind::CallFunction, "aten.empty.memory_format", {}, {s}, module.c_str(), "Block");
+        add_in_module(b, *file, name, OpKind::CallFunction, "aten.empty.memory_format", {}, {s}, module.c_str(),
+                      "Block");
         outs.push_back(name);
     }
     const StorageId hs = file->add_storage(100, "cuda:0", 4);
@@ -51,10 +52,13 @@ TEST(StackedLayers, ConsecutiveFoldedLayersShareARangeBand) {
     const Attribution attr(*file, 0, resolve_roles(*file));
     // Peaks: blocks.5 60, blocks.4 40, blocks.3 20, blocks.2 16, blocks.1 12, blocks.0 8, head 4.
     const StackedProfile p = stacked_profile(a->live(), attr, GroupBy::Module, 1, 3);
-    EXPECT_EQ(keys(p), (std::vector<std::string>{"blocks", "head"}));  // depth 1: no folding needed
+    EXPECT_EQ(keys(p), (std::vector<std::string>{"blocks", "head"})); // depth 1: no folding needed
     const StackedProfile q = stacked_profile(a->live(), attr, GroupBy::Module, 2, 3);
     // Two of their own, then blocks.0..3 as one range, then the head (not a layer) as "other".
-    EXPECT_EQ(keys(q), (std::vector<std::string>{"blocks.5", "blocks.4", "blocks.0\xe2\x80\x93" "3", "other"}));
+    EXPECT_EQ(keys(q), (std::vector<std::string>{"blocks.5", "blocks.4",
+                                                 "blocks.0\xe2\x80\x93"
+                                                 "3",
+                                                 "other"}));
     EXPECT_EQ(q.bands[2].id, kLayerRangeBand);
     EXPECT_EQ(q.bands[2].groups, 4u);
     EXPECT_EQ(q.bands[3].id, kOtherBand);
@@ -82,7 +86,11 @@ TEST(StackedLayers, AKeptLayerSplitsTheRange) {
     const Attribution attr(*file, 0, resolve_roles(*file));
     // blocks.2 (70) and blocks.5 (60) keep their bands; 0–1 and 3–4 fold into two ranges.
     const StackedProfile q = stacked_profile(a->live(), attr, GroupBy::Module, 2, 3);
-    EXPECT_EQ(keys(q), (std::vector<std::string>{"blocks.2", "blocks.5", "blocks.0\xe2\x80\x93" "1", "blocks.3\xe2\x80\x93" "4",
+    EXPECT_EQ(keys(q), (std::vector<std::string>{"blocks.2", "blocks.5",
+                                                 "blocks.0\xe2\x80\x93"
+                                                 "1",
+                                                 "blocks.3\xe2\x80\x93"
+                                                 "4",
                                                  "other"}));
     const std::size_t last = q.steps - 1;
     EXPECT_EQ(q.at(last, 2), 20);

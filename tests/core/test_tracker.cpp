@@ -74,7 +74,7 @@ TEST(Tracker, ErrorsNameNodeAndStorage) {
         tr.schedule(t.id("a"));
         const auto m = message_of([&] { tr.schedule(t.id("a")); });
         EXPECT_NE(m.find("node 'a' is scheduled twice"), std::string::npos) << m;
-        EXPECT_EQ(tr.current(), 1310);  // unchanged by the failed call
+        EXPECT_EQ(tr.current(), 1310); // unchanged by the failed call
     }
     {
         MemoryTracker tr(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file));
@@ -90,7 +90,7 @@ TEST(Tracker, ErrorsNameNodeAndStorage) {
         // d uses C before c ran, but C is on the CPU: not counted, so no assertion.
         MemoryTracker tr(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file));
         EXPECT_NO_THROW(tr.schedule(t.id("d")));
-        EXPECT_EQ(tr.current(), 1117);  // 1110 + D 7; P1 stays live: its other user a has not run
+        EXPECT_EQ(tr.current(), 1117); // 1110 + D 7; P1 stays live: its other user a has not run
     }
     {
         MemoryTracker tr(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file));

@@ -17,17 +17,17 @@ TEST(Units, ThreeSignificantDigits) {
     EXPECT_EQ(format_bytes(1024), "1.00 KiB");
     EXPECT_EQ(format_bytes(1536), "1.50 KiB");
     EXPECT_EQ(format_bytes(10 * 1024), "10.0 KiB");
-    EXPECT_EQ(format_bytes(12 * 1048576 + 524288), "12.5 MiB");   // 12.5 MiB exactly
+    EXPECT_EQ(format_bytes(12 * 1048576 + 524288), "12.5 MiB"); // 12.5 MiB exactly
     EXPECT_EQ(format_bytes(123 * 1048576), "123 MiB");
     EXPECT_EQ(format_bytes(-3LL * 1073741824), "-3.00 GiB");
     EXPECT_EQ(format_bytes(5LL << 40), "5.00 TiB");
 }
 
 TEST(Units, RoundingMovesToTheNextPrecisionOrUnit) {
-    EXPECT_EQ(format_bytes(10235), "10.0 KiB");        // 9.995 KiB rounds to 10.0, not "10.00"
-    EXPECT_EQ(format_bytes(102350), "100 KiB");        // 99.95 KiB
+    EXPECT_EQ(format_bytes(10235), "10.0 KiB"); // 9.995 KiB rounds to 10.0, not "10.00"
+    EXPECT_EQ(format_bytes(102350), "100 KiB"); // 99.95 KiB
     EXPECT_EQ(format_bytes(1023 * 1024), "1023 KiB");
-    EXPECT_EQ(format_bytes(1048575), "1.00 MiB");      // 1023.999 KiB would print as "1024 KiB"
+    EXPECT_EQ(format_bytes(1048575), "1.00 MiB"); // 1023.999 KiB would print as "1024 KiB"
     EXPECT_EQ(format_bytes(1048576), "1.00 MiB");
 }
 

@@ -58,8 +58,8 @@ TEST(Write, RefusesAFifoAndLeavesIt) {
     EXPECT_THROW(resolve_write_target(fifo), Error);
     struct stat st {};
     ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
-    EXPECT_TRUE(S_ISFIFO(st.st_mode));  // still the FIFO, not a regular file put in its place
-    EXPECT_EQ(entries(dir), 1u);        // no temporary file left
+    EXPECT_TRUE(S_ISFIFO(st.st_mode)); // still the FIFO, not a regular file put in its place
+    EXPECT_EQ(entries(dir), 1u);       // no temporary file left
 }
 
 TEST(Write, RefusesADirectory) {
@@ -72,24 +72,23 @@ TEST(Write, RefusesADirectory) {
 TEST(Write, WritesThroughASymlinkToItsTarget) {
     const std::string dir = fresh_dir("link");
     fs::create_directories(dir + "/real");
-    {
-        std::ofstream(dir + "/real/out.json") << "old";
-    }
+    { std::ofstream(dir + "/real/out.json") << "old"; }
     ASSERT_EQ(::symlink("real/out.json", (dir + "/link.json").c_str()), 0);
     EXPECT_EQ(resolve_write_target(dir + "/link.json"), fs::canonical(dir + "/real/out.json").string());
     write_file_atomically(dir + "/link.json", "new");
     struct stat st {};
     ASSERT_EQ(::lstat((dir + "/link.json").c_str(), &st), 0);
-    EXPECT_TRUE(S_ISLNK(st.st_mode));  // the link is kept ...
-    EXPECT_EQ(read(dir + "/real/out.json"), "new");  // ... and its target written
+    EXPECT_TRUE(S_ISLNK(st.st_mode));               // the link is kept ...
+    EXPECT_EQ(read(dir + "/real/out.json"), "new"); // ... and its target written
     EXPECT_EQ(entries(dir), 2u);
     EXPECT_EQ(entries(dir + "/real"), 1u);
 
     // A link to a FIFO is refused like the FIFO; a dangling link is refused and creates nothing.
     ASSERT_EQ(::mkfifo((dir + "/real/pipe").c_str(), 0600), 0);
     ASSERT_EQ(::symlink("real/pipe", (dir + "/to_pipe").c_str()), 0);
-    EXPECT_NE(error_of(dir + "/to_pipe", "x").find("it is a symbolic link to '" + fs::canonical(dir + "/real/pipe").string() +
-                                                   "', which is a FIFO (named pipe), not a regular file"),
+    EXPECT_NE(error_of(dir + "/to_pipe", "x")
+                  .find("it is a symbolic link to '" + fs::canonical(dir + "/real/pipe").string() +
+                        "', which is a FIFO (named pipe), not a regular file"),
               std::string::npos);
     ASSERT_EQ(::symlink("real/missing.json", (dir + "/dangling").c_str()), 0);
     EXPECT_EQ(error_of(dir + "/dangling", "x"), "cannot write '" + dir +
@@ -101,9 +100,7 @@ TEST(Write, WritesThroughASymlinkToItsTarget) {
 TEST(Write, KeepsAnExistingFilesMode) {
     const std::string dir = fresh_dir("mode");
     const std::string path = dir + "/secret.json";
-    {
-        std::ofstream(path) << "old";
-    }
+    { std::ofstream(path) << "old"; }
     ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
     write_file_atomically(path, "new");
     struct stat st {};
@@ -125,10 +122,10 @@ TEST(Write, KeepsAnExistingFilesMode) {
 
 TEST(Write, ChecksTheDirectoryFirst) {
     const std::string dir = fresh_dir("nodir");
-    EXPECT_EQ(error_of(dir + "/no/x.json", "x"), "cannot write '" + dir + "/no/x.json': the directory '" + dir + "/no' does not exist");
+    EXPECT_EQ(error_of(dir + "/no/x.json", "x"),
+              "cannot write '" + dir + "/no/x.json': the directory '" + dir + "/no' does not exist");
     EXPECT_EQ(error_of("", "x"), "cannot write '': empty path");
-    {
-        std::ofstream(dir + "/file") << "";
-    }
-    EXPECT_EQ(error_of(dir + "/file/x.json", "x"), "cannot write '" + dir + "/file/x.json': '" + dir + "/file' is not a directory");
+    { std::ofstream(dir + "/file") << ""; }
+    EXPECT_EQ(error_of(dir + "/file/x.json", "x"),
+              "cannot write '" + dir + "/file/x.json': '" + dir + "/file' is not a directory");
 }

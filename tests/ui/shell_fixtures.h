@@ -13,8 +13,8 @@ using namespace fxmem;
 inline GraphFile numbered() {
     GraphFile f;
     f.source = "numbered.json";
-    const StorageId a = f.add_storage(0, "cuda:0", 10), b = f.add_storage(1, "cuda:0", 4), c = f.add_storage(2, "cuda:0", 2),
-                    d = f.add_storage(3, "cuda:0", 1);
+    const StorageId a = f.add_storage(0, "cuda:0", 10), b = f.add_storage(1, "cuda:0", 4),
+                    c = f.add_storage(2, "cuda:0", 2), d = f.add_storage(3, "cuda:0", 1);
     GraphBuilder g(f, "numbered", GraphKind::Inference);
     g.add("primals_10", OpKind::Placeholder, "primals_10", {}, {a});
     g.add("primals_4", OpKind::Placeholder, "primals_4", {}, {b});

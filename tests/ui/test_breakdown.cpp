@@ -3,13 +3,13 @@
 // [3100, 3400, 3300, 3700, 3700, 3704, 3304]; at step 5: W0 1000 (parameter, layers.0.fc by its
 // label), W1 2000 (parameter, layers.1.fc), A0 300 (activation, mm0's layers.0.fc), A1 400
 // (temporary, mm1's layers.1.fc), L 4 (output, loss's root module).
+#include "graphview/graphview.h"
 #include "mainwindow/mainwindow.h"
 #include "models/breakdownmodels.h"
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "state/viewstate.h"
-#include "graphview/graphview.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 
@@ -41,7 +41,8 @@ const QString kModules = QStringLiteral(FXMEM_TEST_DATA "/good/modules.json");
 
 std::unique_ptr<MainWindow> openModules(const QString& path = kModules) {
     QSettings().clear();
-    auto w = std::make_unique<MainWindow>([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    auto w = std::make_unique<MainWindow>(
+        [](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
     w->resize(1366, 768);
     w->show();
     QSignalSpy shown(w.get(), &MainWindow::sceneShown);
@@ -77,7 +78,8 @@ void TestBreakdown::groupsAtTheStepByHand() {
     QCOMPARE(panel->roleModel()->total(), 3704);
     std::map<std::string, std::int64_t> roles;
     for (const auto& g : panel->roleModel()->groups()) roles[g.key] = g.bytes;
-    QCOMPARE(roles, (std::map<std::string, std::int64_t>{{"parameter", 3000}, {"temporary", 400}, {"activation", 300}, {"output", 4}}));
+    QCOMPARE(roles, (std::map<std::string, std::int64_t>{
+                        {"parameter", 3000}, {"temporary", 400}, {"activation", 300}, {"output", 4}}));
     QCOMPARE(panel->moduleModel()->total(), 3704);
     QCOMPARE(moduleBytes(panel, ""), 3704);
     QCOMPARE(moduleBytes(panel, "layers"), 3700);
@@ -90,7 +92,8 @@ void TestBreakdown::groupsAtTheStepByHand() {
     QCOMPARE(layers.data(ModuleBreakdownModel::NameRole).toString(), QStringLiteral("layers"));
     const QModelIndex first = panel->moduleProxy()->index(0, 0, layers);
     QCOMPARE(first.data(ModuleBreakdownModel::NameRole).toString(), QStringLiteral("layers.1"));
-    QCOMPARE(first.siblingAtColumn(ModuleBreakdownModel::ShareColumn).data().toString(), QStringLiteral("64.8 %"));  // 2400 / 3704
+    QCOMPARE(first.siblingAtColumn(ModuleBreakdownModel::ShareColumn).data().toString(),
+             QStringLiteral("64.8 %")); // 2400 / 3704
     QVERIFY(panel->headerLabel()->text().contains(QStringLiteral("in 5 storages")));
 }
 
@@ -100,8 +103,10 @@ void TestBreakdown::groupsAddUpToEveryStep() {
         QVERIFY(w);
         if (QByteArray(view) != "fwd") {
             QSignalSpy shown(w.get(), &MainWindow::sceneShown);
-            if (QByteArray(view) == "bwd") w->showGraph(1);
-            else w->showGraph(-1, 0);
+            if (QByteArray(view) == "bwd")
+                w->showGraph(1);
+            else
+                w->showGraph(-1, 0);
             QTRY_COMPARE(shown.count(), 1);
         }
         BreakdownPanel* panel = w->breakdownPanel();
@@ -120,7 +125,7 @@ void TestBreakdown::groupsAddUpToEveryStep() {
                 std::int64_t children = 0;
                 for (std::uint32_t c : tree[m].children) children += panel->moduleModel()->bytes(c);
                 QVERIFY(panel->moduleModel()->bytes(m) >= children);
-                leaves += panel->moduleModel()->bytes(m) - children;  // its own storages
+                leaves += panel->moduleModel()->bytes(m) - children; // its own storages
             }
             QCOMPARE(leaves, profile[k]);
             QCOMPARE(w->liveModel()->totalBytes(), profile[k]);
@@ -139,7 +144,8 @@ void TestBreakdown::selectingAModuleFiltersTheTable() {
         const std::uint32_t m = panel->moduleModel()->attribution()->tree().find(name);
         const QModelIndex i = panel->moduleProxy()->mapFromSource(panel->moduleModel()->indexOf(m));
         QVERIFY(i.isValid());
-        panel->moduleView()->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        panel->moduleView()->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect |
+                                                                      QItemSelectionModel::Rows);
     };
     auto shown = [&] {
         std::int64_t bytes = 0;
@@ -150,9 +156,10 @@ void TestBreakdown::selectingAModuleFiltersTheTable() {
     select("layers.1.fc");
     QCOMPARE(w->state()->selectedModule(), QStringLiteral("layers.1.fc"));
     QCOMPARE(selected.count(), 1);
-    QCOMPARE(w->liveProxy()->rowCount(), 2);  // W1 and A1
+    QCOMPARE(w->liveProxy()->rowCount(), 2); // W1 and A1
     QCOMPARE(shown(), 2400);
-    QVERIFY2(w->liveTotalLabel()->text().contains(QStringLiteral("in 2 storages shown")), qPrintable(w->liveTotalLabel()->text()));
+    QVERIFY2(w->liveTotalLabel()->text().contains(QStringLiteral("in 2 storages shown")),
+             qPrintable(w->liveTotalLabel()->text()));
     select("layers");
     QCOMPARE(w->liveProxy()->rowCount(), 4);
     QCOMPARE(shown(), 3700);
@@ -168,7 +175,7 @@ void TestBreakdown::selectingAModuleFiltersTheTable() {
     panel->refresh();
     const QModelIndex current = panel->moduleView()->selectionModel()->currentIndex();
     QCOMPARE(current.data(ModuleBreakdownModel::NameRole).toString(), QStringLiteral("layers.0.fc"));
-    QCOMPARE(shown(), 1300 - 300 + 300);  // at step 1: W0 1000 and A0 300
+    QCOMPARE(shown(), 1300 - 300 + 300); // at step 1: W0 1000 and A0 300
 }
 
 void TestBreakdown::liveTableHasRoleAndModule() {
@@ -179,11 +186,15 @@ void TestBreakdown::liveTableHasRoleAndModule() {
     LiveStorageModel* m = w->liveModel();
     for (int r = 0; r < m->rowCount(); ++r)
         byAllocator[m->index(r, LiveStorageModel::AllocatorColumn).data().toString()] = {
-            m->index(r, LiveStorageModel::RoleColumn).data().toString(), m->index(r, LiveStorageModel::ModuleColumn).data().toString()};
+            m->index(r, LiveStorageModel::RoleColumn).data().toString(),
+            m->index(r, LiveStorageModel::ModuleColumn).data().toString()};
     QCOMPARE(byAllocator.size(), 5);
-    QCOMPARE(byAllocator[QStringLiteral("primals_1")], qMakePair(QStringLiteral("parameter"), QStringLiteral("layers.0.fc")));
-    QCOMPARE(byAllocator[QStringLiteral("primals_2")], qMakePair(QStringLiteral("parameter"), QStringLiteral("layers.1.fc")));
-    QCOMPARE(byAllocator[QStringLiteral("mm0")], qMakePair(QStringLiteral("activation"), QStringLiteral("layers.0.fc")));
+    QCOMPARE(byAllocator[QStringLiteral("primals_1")],
+             qMakePair(QStringLiteral("parameter"), QStringLiteral("layers.0.fc")));
+    QCOMPARE(byAllocator[QStringLiteral("primals_2")],
+             qMakePair(QStringLiteral("parameter"), QStringLiteral("layers.1.fc")));
+    QCOMPARE(byAllocator[QStringLiteral("mm0")],
+             qMakePair(QStringLiteral("activation"), QStringLiteral("layers.0.fc")));
     QCOMPARE(byAllocator[QStringLiteral("mm1")], qMakePair(QStringLiteral("temporary"), QStringLiteral("layers.1.fc")));
     QCOMPARE(byAllocator[QStringLiteral("loss")], qMakePair(QStringLiteral("output"), QStringLiteral("(root)")));
     // The filter box searches them too.
@@ -194,7 +205,7 @@ void TestBreakdown::liveTableHasRoleAndModule() {
 void TestBreakdown::stackedTimelineFollowsTheModeBar() {
     auto w = openModules();
     QVERIFY(w);
-    QCOMPARE(w->timelineModeBar()->mode(), TimelineModeBar::Mode::Total);  // 14 nodes: the plain curve
+    QCOMPARE(w->timelineModeBar()->mode(), TimelineModeBar::Mode::Total); // 14 nodes: the plain curve
     QVERIFY(!w->timeline()->isStacked());
     auto bandsAddUp = [&] {
         const auto& profile = w->timeline()->profile();
@@ -209,7 +220,8 @@ void TestBreakdown::stackedTimelineFollowsTheModeBar() {
     QTRY_VERIFY(w->timeline()->isStacked());
     QStringList names;
     for (const auto& b : w->timeline()->stackedBands()) names << b.name;
-    QVERIFY2(names.contains(QStringLiteral("parameter")) && names.contains(QStringLiteral("activation")), qPrintable(names.join(u',')));
+    QVERIFY2(names.contains(QStringLiteral("parameter")) && names.contains(QStringLiteral("activation")),
+             qPrintable(names.join(u',')));
     QVERIFY(bandsAddUp());
     w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByModule);
     QTRY_VERIFY(w->timeline()->stackedBands().front().name != QStringLiteral("parameter"));
@@ -221,7 +233,8 @@ void TestBreakdown::stackedTimelineFollowsTheModeBar() {
     QSignalSpy shown(w.get(), &MainWindow::sceneShown);
     w->showGraph(-1, 0);
     QTRY_COMPARE(shown.count(), 1);
-    QTRY_VERIFY(w->timeline()->isStacked() && w->timeline()->stackedBands().front().values.size() == w->timeline()->profile().size());
+    QTRY_VERIFY(w->timeline()->isStacked() &&
+                w->timeline()->stackedBands().front().values.size() == w->timeline()->profile().size());
     QVERIFY(bandsAddUp());
 }
 
@@ -233,7 +246,7 @@ void TestBreakdown::graphViewModuleClickSelectsIt() {
     QCOMPARE(w->state()->selectedModule(), QStringLiteral("layers.1.fc"));
     w->setCursorStep(5);
     QCOMPARE(w->liveProxy()->rowCount(), 2);
-    emit w->graphView()->moduleClicked(0, fxmem::ModuleTree::kRoot);  // the whole graph: no filter
+    emit w->graphView()->moduleClicked(0, fxmem::ModuleTree::kRoot); // the whole graph: no filter
     QVERIFY(w->state()->selectedModule().isNull());
     QCOMPARE(w->liveProxy()->rowCount(), 5);
 }

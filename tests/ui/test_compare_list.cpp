@@ -43,11 +43,15 @@ void TestCompareList::opensSortedByEffectAndSortsByAnyColumn() {
     QVERIFY(list->isSortingEnabled());
     QCOMPARE(list->horizontalHeader()->sortIndicatorSection(), int(CompareModel::EffectColumn));
     QCOMPARE(list->horizontalHeader()->sortIndicatorOrder(), Qt::DescendingOrder);
-    const auto effect = [&](int row) { return m->index(row, CompareModel::EffectColumn).data(CompareModel::EffectRole); };
+    const auto effect = [&](int row) {
+        return m->index(row, CompareModel::EffectColumn).data(CompareModel::EffectRole);
+    };
     // Opens with the peak-changing moves on top, largest |effect| first, then the rest.
-    for (int r = 0; r < changing; ++r) QVERIFY2(effect(r).isValid() && effect(r).toLongLong() != 0, qPrintable(QString::number(r)));
+    for (int r = 0; r < changing; ++r)
+        QVERIFY2(effect(r).isValid() && effect(r).toLongLong() != 0, qPrintable(QString::number(r)));
     for (int r = changing; r < m->rowCount(); ++r) QVERIFY(!effect(r).isValid() || effect(r).toLongLong() == 0);
-    for (int r = 1; r < changing; ++r) QVERIFY(std::llabs(effect(r - 1).toLongLong()) >= std::llabs(effect(r).toLongLong()));
+    for (int r = 1; r < changing; ++r)
+        QVERIFY(std::llabs(effect(r - 1).toLongLong()) >= std::llabs(effect(r).toLongLong()));
     qInfo("%d moved, %d change the peak; top row %s %s", m->rowCount(), changing,
           qPrintable(m->index(0, CompareModel::NodeColumn).data().toString()),
           qPrintable(m->index(0, CompareModel::EffectColumn).data().toString()));
@@ -55,14 +59,16 @@ void TestCompareList::opensSortedByEffectAndSortsByAnyColumn() {
     // Any column: bytes allocated, descending; positions in B, ascending; names.
     list->sortByColumn(CompareModel::AllocatesColumn, Qt::DescendingOrder);
     for (int r = 1; r < m->rowCount(); ++r)
-        QVERIFY(m->index(r - 1, 0).data(CompareModel::BytesRole).toLongLong() >= m->index(r, 0).data(CompareModel::BytesRole).toLongLong());
+        QVERIFY(m->index(r - 1, 0).data(CompareModel::BytesRole).toLongLong() >=
+                m->index(r, 0).data(CompareModel::BytesRole).toLongLong());
     list->sortByColumn(CompareModel::PositionBColumn, Qt::AscendingOrder);
     for (int r = 1; r < m->rowCount(); ++r)
         QVERIFY(m->index(r - 1, CompareModel::PositionBColumn).data().toULongLong() <
                 m->index(r, CompareModel::PositionBColumn).data().toULongLong());
     list->sortByColumn(CompareModel::NodeColumn, Qt::AscendingOrder);
     for (int r = 1; r < m->rowCount(); ++r)
-        QVERIFY(m->index(r - 1, CompareModel::NodeColumn).data().toString() <= m->index(r, CompareModel::NodeColumn).data().toString());
+        QVERIFY(m->index(r - 1, CompareModel::NodeColumn).data().toString() <=
+                m->index(r, CompareModel::NodeColumn).data().toString());
 }
 
 QTEST_MAIN(TestCompareList)

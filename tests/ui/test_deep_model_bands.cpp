@@ -20,14 +20,20 @@ std::shared_ptr<const GraphAnalysis> deep(int layers) {
     constexpr std::int64_t MiB = 1 << 20;
     GraphBuilder b(*f, "forward", GraphKind::Forward);
     std::vector<std::string> names;
-    const auto add = [&](const std::string& name, const std::string& input, std::int64_t bytes, const std::string& module) {
+    const auto add = [&](const std::string& name, const std::string& input, std::int64_t bytes,
+                         const std::string& module) {
         const StorageId s = f->add_storage(static_cast<std::int64_t>(names.size()), "cuda:0", bytes);
-        if (input.empty()) testing::add_in_module(b, *f, name, OpKind::CallFunction, "aten.embedding.default", {}, {s}, module.c_str(), "M");
-        else testing::add_in_module(b, *f, name, OpKind::CallFunction, "aten.mm.default", {input}, {s}, module.c_str(), "M");
+        if (input.empty())
+            testing::add_in_module(b, *f, name, OpKind::CallFunction, "aten.embedding.default", {}, {s}, module.c_str(),
+                                   "M");
+        else
+            testing::add_in_module(b, *f, name, OpKind::CallFunction, "aten.mm.default", {input}, {s}, module.c_str(),
+                                   "M");
         names.push_back(name);
     };
     add("embed", "", MiB, "embed");
-    for (int i = 0; i < layers; ++i) add("mm_" + std::to_string(i), names.back(), 4 * MiB, "blocks." + std::to_string(i));
+    for (int i = 0; i < layers; ++i)
+        add("mm_" + std::to_string(i), names.back(), 4 * MiB, "blocks." + std::to_string(i));
     add("head", names.back(), 2 * MiB, "head");
     b.begin_node("output", OpKind::Output, "output");
     for (const std::string& n : names) b.add_input(n);
@@ -47,7 +53,7 @@ private slots:
 void TestDeepModelBands::thirtyTwoLayersFoldIntoARangeNotOther() {
     const auto a = deep(32);
     const fxmem::Attribution attribution(a->file(), 0, fxmem::resolve_roles(a->file()));
-    QCOMPARE(attribution.tree().layer_depth(), 2u);  // blocks.N
+    QCOMPARE(attribution.tree().layer_depth(), 2u); // blocks.N
     const auto bands = StackedBands::byModule(a->live(), attribution, 2);
     QStringList names;
     for (const auto& b : bands) names << b.name;

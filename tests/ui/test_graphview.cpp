@@ -62,11 +62,12 @@ fxmem::GraphFile fan(int width, std::size_t longName = 0) {
     for (int i = 0; i < width; ++i) {
         const fxmem::StorageId s = f.add_storage(1000 + i, "cuda:0", 8);
         const std::string name = i == 0 && longName ? std::string(longName, 'n') : "d_" + std::to_string(i);
-        ds.push_back(b.add(name, fxmem::OpKind::CallFunction, "aten.mul.Tensor", std::span<const fxmem::NodeId>(&ps[i], 1),
-                           std::span<const fxmem::StorageId>(&s, 1)));
+        ds.push_back(b.add(name, fxmem::OpKind::CallFunction, "aten.mul.Tensor",
+                           std::span<const fxmem::NodeId>(&ps[i], 1), std::span<const fxmem::StorageId>(&s, 1)));
     }
     const fxmem::StorageId s = f.add_storage(5000, "cuda:0", 8);
-    const fxmem::NodeId sum = b.add("sum", fxmem::OpKind::CallFunction, "aten.sum.default", ds, std::span<const fxmem::StorageId>(&s, 1));
+    const fxmem::NodeId sum =
+        b.add("sum", fxmem::OpKind::CallFunction, "aten.sum.default", ds, std::span<const fxmem::StorageId>(&s, 1));
     b.add("output", fxmem::OpKind::Output, "output", std::span<const fxmem::NodeId>(&sum, 1), {});
     b.finish();
     return f;
@@ -185,8 +186,8 @@ void TestGraphView::zoomedInGivesBoxesWiresAndLabels() {
     in.selected = {0, c.id("b")};
     c.live[c.id("a").index()] = 1;
     const VisibleItems items = prepareVisibleItems(in);
-    QCOMPARE(items.nodeW, 160.0);  // 1.6 steps
-    QCOMPARE(items.nodeH, 14.0);   // 0.7 lanes
+    QCOMPARE(items.nodeW, 160.0); // 1.6 steps
+    QCOMPARE(items.nodeH, 14.0);  // 0.7 lanes
     QCOMPARE(items.boxes.size(), std::size_t(5));
     QVERIFY(items.dots.empty());
     const VisibleItems::Box* b = boxOf(items, c.id("b"));
@@ -206,7 +207,7 @@ void TestGraphView::zoomedInGivesBoxesWiresAndLabels() {
             QCOMPARE(w.line, QLineF(550 - 176, 28, 550 - 80, 48));
         }
         if (w.line == QLineF(350, 28, 650, 28)) bWire = true;
-        QCOMPARE(w.live, w.line == QLineF(150, 28, 350, 28));  // a's wire
+        QCOMPARE(w.live, w.line == QLineF(150, 28, 350, 28)); // a's wire
     }
     QCOMPARE(diagonals, 1);
     QVERIFY(bWire);
@@ -241,14 +242,14 @@ void TestGraphView::liveDotWinsItsPixel() {
     {
         const VisibleItems items = prepareVisibleItems(c.input(-0.5, 27.5, 0, 7, 20, 200));
         QCOMPARE(items.dots.size(), std::size_t(3));
-        QCOMPARE(items.dots[0].ref.node, c.id("primals_1"));  // the first wins
+        QCOMPARE(items.dots[0].ref.node, c.id("primals_1")); // the first wins
         QCOMPARE(items.dots[0].x, 0);
         QVERIFY(!items.dots[0].live);
     }
     c.live[c.id("b").index()] = 1;
     const VisibleItems items = prepareVisibleItems(c.input(-0.5, 27.5, 0, 7, 20, 200));
     QCOMPARE(items.dots.size(), std::size_t(3));
-    QCOMPARE(items.dots[0].ref.node, c.id("b"));  // a live node takes the pixel
+    QCOMPARE(items.dots[0].ref.node, c.id("b")); // a live node takes the pixel
     QVERIFY(items.dots[0].live);
 }
 
@@ -283,12 +284,12 @@ void TestGraphView::liveMarksRefreshLikeAPrepare() {
         VisibleItems items = prepareVisibleItems(before);
         mark(5);
         PrepareInput now = in;
-        now.selected = {0, g.find("d_120")};  // in the close-up's range
-        now.hovered = {0, g.find("p_57")};  // a box of the close-up
+        now.selected = {0, g.find("d_120")}; // in the close-up's range
+        now.hovered = {0, g.find("p_57")};   // a box of the close-up
         QVERIFY(refreshMarks(items, now));
         const VisibleItems expected = prepareVisibleItems(now);
         QCOMPARE(items.edges.size(), expected.edges.size());
-        QCOMPARE(items.edges.size(), std::size_t(2));  // d_120's input p_120 and its user sum
+        QCOMPARE(items.edges.size(), std::size_t(2)); // d_120's input p_120 and its user sum
         for (std::size_t i = 0; i < items.edges.size(); ++i) {
             QCOMPARE(items.edges[i].from, expected.edges[i].from);
             QCOMPARE(items.edges[i].to, expected.edges[i].to);
@@ -317,7 +318,9 @@ void TestGraphView::liveMarksRefreshLikeAPrepare() {
         }
         if (!items.dots.empty()) {
             // Many nodes share a dot, and live ones are among them: the choice was made again.
-            QVERIFY2(items.dotNodes.size() >= items.dots.size() + 100, qPrintable(QStringLiteral("%1 nodes on %2 dots").arg(items.dotNodes.size()).arg(items.dots.size())));
+            QVERIFY2(
+                items.dotNodes.size() >= items.dots.size() + 100,
+                qPrintable(QStringLiteral("%1 nodes on %2 dots").arg(items.dotNodes.size()).arg(items.dots.size())));
             QVERIFY(std::any_of(items.dots.begin(), items.dots.end(), [](const auto& d) { return d.live; }));
         } else {
             QVERIFY(lit > 0);
@@ -330,7 +333,8 @@ void TestGraphView::cursorStepReusesPreparedItems() {
     const fxmem::Graph& g = scene->segments[0].analysis->graph();
     auto liveEvery = [&](std::size_t every) {
         std::vector<NodeRef> nodes;
-        for (std::size_t i = 0; i < g.size(); i += every) nodes.push_back({0, fxmem::NodeId(static_cast<std::int32_t>(i))});
+        for (std::size_t i = 0; i < g.size(); i += every)
+            nodes.push_back({0, fxmem::NodeId(static_cast<std::int32_t>(i))});
         return nodes;
     };
     GraphView view;
@@ -339,7 +343,7 @@ void TestGraphView::cursorStepReusesPreparedItems() {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.setScene(scene);
     view.setPlotArea(40, 860);
-    view.setXRange(20, 70);  // boxes, wires and labels
+    view.setXRange(20, 70); // boxes, wires and labels
     view.setLiveNodes(liveEvery(3));
     view.setCursorStep(30);
     QImage image = view.grab().toImage();
@@ -351,7 +355,7 @@ void TestGraphView::cursorStepReusesPreparedItems() {
     image = view.grab().toImage();
     view.setLiveNodes(liveEvery(7));
     view.setCursorStep(45);
-    view.selectNode({0, g.find("d_20")});  // a key step selects the node at the cursor
+    view.selectNode({0, g.find("d_20")}); // a key step selects the node at the cursor
     image = view.grab().toImage();
     QCOMPARE(view.preparedCount(), prepared);
     // ... and the picture equals one drawn from scratch.
@@ -391,7 +395,7 @@ void TestGraphView::jointPairNamesStayInTheirPart() {
     in.view.x0 = -0.5;
     in.view.x1 = 7.5;
     in.view.left = 0;
-    in.view.right = 800;  // 100 px per step: the backward starts at x = px(4.5) = 500
+    in.view.right = 800; // 100 px per step: the backward starts at x = px(4.5) = 500
     in.view.width = 800;
     in.view.height = 200;
     in.segments.push_back({&f.graphs[0], &fwd, 0, nullptr, nullptr});
@@ -405,11 +409,11 @@ void TestGraphView::jointPairNamesStayInTheirPart() {
     QCOMPARE(heads.size(), std::size_t(2));
     QCOMPARE(heads[0].text, QStringLiteral("fwd"));
     QCOMPARE(heads[0].rect.left(), 4.0);
-    QCOMPARE(heads[0].rect.right(), 496.0);  // ends before the backward's part
+    QCOMPARE(heads[0].rect.right(), 496.0); // ends before the backward's part
     QCOMPARE(heads[1].rect.left(), 504.0);
     // Zoomed so that the forward shows only 10 px: its name is dropped, not overprinted.
     in.view.x0 = 4.4;
-    in.view.x1 = 8.4;  // 200 px per step: the divider at px(4.5) = 20
+    in.view.x1 = 8.4; // 200 px per step: the divider at px(4.5) = 20
     items = prepareVisibleItems(in);
     heads.clear();
     for (const auto& l : items.labels)
@@ -443,7 +447,7 @@ void TestGraphView::ctrlWheelZoomsLanesAtTheMouse() {
     view.setPlotArea(40, 760);
     view.setScene(sceneOf(fan(60)));
     const GraphViewport before = view.viewport();
-    QVERIFY(before.laneHeight * 60 <= before.height - before.topPad);  // every lane fits at first
+    QVERIFY(before.laneHeight * 60 <= before.height - before.topPad); // every lane fits at first
     // A node far from the top lane, under the mouse.
     const NodeRef d = {0, view.scene()->segments[0].analysis->graph().find("d_45")};
     const QPointF at = view.nodeCenter(d);
@@ -453,7 +457,7 @@ void TestGraphView::ctrlWheelZoomsLanesAtTheMouse() {
     QVERIFY2(after.top > 0, "zoomed around the mouse, not the top lane");
     QVERIFY2(std::abs(view.nodeCenter(d).y() - at.y()) < 0.5,
              qPrintable(QStringLiteral("%1 vs %2").arg(view.nodeCenter(d).y()).arg(at.y())));
-    QCOMPARE(view.nodeCenter(d).x(), at.x());  // time untouched
+    QCOMPARE(view.nodeCenter(d).x(), at.x()); // time untouched
     // And back out, still anchored.
     for (int i = 0; i < 3; ++i) wheel(&view, at, QPoint(0, -120), Qt::ControlModifier);
     QVERIFY(std::abs(view.nodeCenter(d).y() - at.y()) < 0.5);
@@ -469,10 +473,10 @@ void TestGraphView::wheelZoomsTimeAtTheMouse() {
     const QPointF at = view.nodeCenter(d);
     const double width = view.viewport().x1 - view.viewport().x0;
     wheel(&view, at, QPoint(0, 240), Qt::NoModifier);
-    QCOMPARE(range.count(), 1);  // the timeline follows through this signal
+    QCOMPARE(range.count(), 1); // the timeline follows through this signal
     const double lo = range.last().at(0).toDouble(), hi = range.last().at(1).toDouble();
     QCOMPARE(lo, view.viewport().x0);
-    QVERIFY(std::abs((hi - lo) - width * 0.64) < 1e-9);  // two notches of 0.8
+    QVERIFY(std::abs((hi - lo) - width * 0.64) < 1e-9); // two notches of 0.8
     QVERIFY(std::abs(view.nodeCenter(d).x() - at.x()) < 1e-6);
 }
 
@@ -480,7 +484,7 @@ void TestGraphView::shiftWheelScrollsAFractionOfTheView() {
     GraphView view;
     view.resize(800, 400);
     view.setScene(sceneOf(fan(200)));
-    view.zoomLanes(8, 0);  // lanes 8x taller: a few dozen of the 200 in view
+    view.zoomLanes(8, 0); // lanes 8x taller: a few dozen of the 200 in view
     const GraphViewport v = view.viewport();
     QCOMPARE(v.top, 0.0);
     const double visible = v.visibleLanes();
@@ -491,7 +495,7 @@ void TestGraphView::shiftWheelScrollsAFractionOfTheView() {
     wheel(&view, QPointF(400, 200), QPoint(-120, 0), Qt::ShiftModifier);
     QVERIFY(std::abs(view.viewport().top - 2 * visible / 6) < 1e-9);
     wheel(&view, QPointF(400, 200), QPoint(0, 120 * 100), Qt::ShiftModifier);
-    QCOMPARE(view.viewport().top, 0.0);  // clamped at the first lane
+    QCOMPARE(view.viewport().top, 0.0); // clamped at the first lane
 }
 
 void TestGraphView::scrollBarsFollowAndDrive() {
@@ -506,7 +510,7 @@ void TestGraphView::scrollBarsFollowAndDrive() {
     const auto steps = static_cast<int>(view.scene()->profile.size());
     QCOMPARE(h->maximum(), 0);
     QCOMPARE(h->pageStep(), steps);
-    view.zoomTime(0.25, 40);  // a quarter of the axis, from its left edge
+    view.zoomTime(0.25, 40); // a quarter of the axis, from its left edge
     QCOMPARE(h->pageStep(), static_cast<int>(std::lround(steps * 0.25)));
     QCOMPARE(h->value(), 0);
     QSignalSpy range(&view, &GraphView::xRangeChanged);
@@ -549,7 +553,7 @@ void TestGraphView::hugeNameInTheView() {
     GraphView view;
     view.resize(800, 400);
     view.setPlotArea(40, 760);
-    view.setScene(sceneOf(fan(3, 32u << 20)));  // d_0 has a 32 MiB name
+    view.setScene(sceneOf(fan(3, 32u << 20))); // d_0 has a 32 MiB name
     // Zoomed in on d_0 (step 1) with tall lanes: boxes wide enough for labels.
     view.setXRange(-0.5, 4.5);
     view.zoomLanes(3, 0);
@@ -578,17 +582,22 @@ void TestGraphView::moduleRunsAsWorkedOut() {
     auto runs = [&](std::uint32_t d) {
         QStringList out;
         for (const auto& r : mg.runs(d))
-            out << QStringLiteral("%1 %2-%3 x%4").arg(toQString(t[r.module].name)).arg(r.stepLo).arg(r.stepHi).arg(r.nodes);
+            out << QStringLiteral("%1 %2-%3 x%4")
+                       .arg(toQString(t[r.module].name))
+                       .arg(r.stepLo)
+                       .arg(r.stepHi)
+                       .arg(r.nodes);
         return out.join(u';');
     };
     // r0 (in blocks.0 itself) joins blocks.0's run at depth 2 and is skipped at depth 3.
     QCOMPARE(runs(1), QStringLiteral("embed 1-1 x1;blocks 3-11 x5;head 13-13 x1"));
     QCOMPARE(runs(2), QStringLiteral("blocks.0 3-7 x3;blocks.1 9-11 x2"));
-    QCOMPARE(runs(3), QStringLiteral("blocks.0.attn 3-3 x1;blocks.0.mlp 5-5 x1;blocks.1.attn 9-9 x1;blocks.1.mlp 11-11 x1"));
-    QCOMPARE(mg.runsIn(2, 8, 100).size(), std::size_t(1));  // blocks.1 only
-    QCOMPARE(mg.runsIn(3, 4, 9).size(), std::size_t(2));    // blocks.0.mlp, blocks.1.attn
-    QCOMPARE(t.layer_depth(6), 3u);  // no depth has 6 modules: the deepest
-    QCOMPARE(t.layer_depth(3), 1u);  // embed, blocks, head
+    QCOMPARE(runs(3),
+             QStringLiteral("blocks.0.attn 3-3 x1;blocks.0.mlp 5-5 x1;blocks.1.attn 9-9 x1;blocks.1.mlp 11-11 x1"));
+    QCOMPARE(mg.runsIn(2, 8, 100).size(), std::size_t(1)); // blocks.1 only
+    QCOMPARE(mg.runsIn(3, 4, 9).size(), std::size_t(2));   // blocks.0.mlp, blocks.1.attn
+    QCOMPARE(t.layer_depth(6), 3u);                        // no depth has 6 modules: the deepest
+    QCOMPARE(t.layer_depth(3), 1u);                        // embed, blocks, head
 }
 
 void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {
@@ -628,7 +637,8 @@ void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {
     view.selectNode({});
     QVERIFY(view.tooltipAt(items.groups[1].rect.center().toPoint()).contains(QStringLiteral("2 nodes")));
     // A hidden node cannot be hovered or clicked.
-    QVERIFY(!view.nodeAt(view.nodeCenter({0, view.scene()->segments[0].analysis->graph().find("m0")}).toPoint()).valid());
+    QVERIFY(
+        !view.nodeAt(view.nodeCenter({0, view.scene()->segments[0].analysis->graph().find("m0")}).toPoint()).valid());
 
     // Opening blocks.0 one level: r0 shows, its attn and mlp are boxes.
     view.expandModule(0, t.find("blocks.0"));
@@ -646,7 +656,7 @@ void TestGraphView::collapsingHidesNodesAndExpandingShowsThem() {
     // blocks, blocks.1, blocks.1.mlp opened; embed, head, blocks.0, blocks.1.attn stay boxes.
     QCOMPARE(boxNames(view), names({"x", "m1", "output"}));
     QCOMPARE(view.visibleItems().groups.size(), std::size_t(4));
-    view.setGroupDepth(2);  // back to the state above
+    view.setGroupDepth(2); // back to the state above
     view.expandModule(0, t.find("blocks.0"));
 
     // Collapsing a parent swallows its collapsed children; expanding everything shows all.
@@ -678,7 +688,8 @@ void TestGraphView::clickingABandCollapsesItsModule() {
     QCOMPARE(block0->depth, 2u);
     QVERIFY(block0->rect.bottom() < view.viewport().topPad);
     const QString tip = view.tooltipAt(block0->rect.center().toPoint());
-    QVERIFY2(tip.contains(QStringLiteral("<b>blocks.0</b> <i>Block</i>")) && tip.contains(QStringLiteral("collapse")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("<b>blocks.0</b> <i>Block</i>")) && tip.contains(QStringLiteral("collapse")),
+             qPrintable(tip));
     QSignalSpy clicked(&view, &GraphView::moduleClicked);
     QTest::mouseClick(&view, Qt::LeftButton, {}, block0->rect.center().toPoint());
     QCOMPARE(clicked.count(), 1);
@@ -705,17 +716,19 @@ void TestGraphView::highlightedModuleMarksItsNodes() {
     QCOMPARE(lit, names({"a1", "m1"}));
     int bands = 0;
     for (const auto& b : view.visibleItems().bands) bands += b.highlight;
-    QCOMPARE(bands, 3);  // blocks.1, blocks.1.attn, blocks.1.mlp (not their parent "blocks")
+    QCOMPARE(bands, 3); // blocks.1, blocks.1.attn, blocks.1.mlp (not their parent "blocks")
     view.setHighlightedModuleName(QString());
     for (const auto& b : view.visibleItems().boxes) QVERIFY(!(b.flags & VisibleItems::Highlight));
 }
 
 void TestGraphView::thirtyTwoLayersOpenAsGroups() {
-    std::vector<NodeSpec> specs = {{"x", "x", "", ""}, {"emb", "aten.embedding.default", "tok_embeddings", "Embedding"}};
+    std::vector<NodeSpec> specs = {{"x", "x", "", ""},
+                                   {"emb", "aten.embedding.default", "tok_embeddings", "Embedding"}};
     for (int l = 0; l < 32; ++l) {
         const std::string layer = "layers." + std::to_string(l);
         specs.push_back({"q" + std::to_string(l), "aten.mm.default", layer + ".attention.wq", "Linear"});
-        specs.push_back({"s" + std::to_string(l), "aten._scaled_dot_product_flash_attention.default", layer + ".attention", "Attention"});
+        specs.push_back({"s" + std::to_string(l), "aten._scaled_dot_product_flash_attention.default",
+                         layer + ".attention", "Attention"});
         specs.push_back({"n" + std::to_string(l), "aten.mul.Tensor", layer + ".ffn_norm", "RMSNorm"});
         specs.push_back({"w" + std::to_string(l), "aten.mm.default", layer + ".feed_forward.w1", "Linear"});
     }
@@ -738,7 +751,8 @@ void TestGraphView::thirtyTwoLayersOpenAsGroups() {
     QStringList captions;
     for (const auto& l : items.labels)
         if (l.kind == VisibleItems::LabelKind::Band) captions << l.text;
-    QVERIFY2(captions.contains(QStringLiteral("layers.7")) || captions.contains(QStringLiteral("7")), qPrintable(captions.join(u',')));
+    QVERIFY2(captions.contains(QStringLiteral("layers.7")) || captions.contains(QStringLiteral("7")),
+             qPrintable(captions.join(u',')));
     // Collapsed at that depth: 32 boxes, one per layer.
     view.setGroupDepth(2);
     QCOMPARE(view.visibleItems().groups.size(), std::size_t(32));
@@ -768,14 +782,15 @@ void TestGraphView::everyColourModeHasALegend() {
         for (const LegendEntry& e : view.legend()) out << e.text;
         return out;
     };
-    QCOMPARE(view.colorMode(), GraphView::ColorMode::OpCategory);  // the default
+    QCOMPARE(view.colorMode(), GraphView::ColorMode::OpCategory); // the default
     QCOMPARE(texts(), names({"input", "output", "matmul", "attention", "elementwise", "indexing"}));
     view.setColorMode(GraphView::ColorMode::OpKind);
     QCOMPARE(texts(), names({"placeholder", "call_function", "output"}));
     view.setColorMode(GraphView::ColorMode::MemoryChange);
     QCOMPARE(texts().size(), 3);
     // Distinct colours within each legend.
-    for (auto mode : {GraphView::ColorMode::OpCategory, GraphView::ColorMode::OpKind, GraphView::ColorMode::MemoryChange}) {
+    for (auto mode :
+         {GraphView::ColorMode::OpCategory, GraphView::ColorMode::OpKind, GraphView::ColorMode::MemoryChange}) {
         view.setColorMode(mode);
         QSet<QRgb> seen;
         for (const LegendEntry& e : view.legend()) seen.insert(e.color.rgb());
@@ -824,7 +839,8 @@ fxmem::GraphFile prefetch() {
     f.source = "prefetch.json";
     fxmem::GraphBuilder b(f, "fsdp", fxmem::GraphKind::Inference);
     std::int64_t id = 0;
-    auto add = [&](const char* name, fxmem::OpKind op, const char* target, std::initializer_list<std::string_view> inputs) {
+    auto add = [&](const char* name, fxmem::OpKind op, const char* target,
+                   std::initializer_list<std::string_view> inputs) {
         const fxmem::StorageId s = f.add_storage(id++, "cuda:0", 16);
         b.add(name, op, target, inputs, {s});
     };
@@ -871,7 +887,8 @@ void TestGraphView::collectivesAreSpansFromStartToWait() {
     QCOMPARE(items.spans[1].rect.right(), v.px(13));
     // Its tooltip says what is in flight and for how long (m runs meanwhile).
     const QString tip = view.tooltipAt(QPointF(v.px(3), v.py(1)).toPoint());
-    QVERIFY2(tip.contains(QStringLiteral("all_gather_into_tensor</b> in flight from step 1 to 5 (1 nodes")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("all_gather_into_tensor</b> in flight from step 1 to 5 (1 nodes")),
+             qPrintable(tip));
     // Scrolled to steps 6-8: neither span is in view.
     view.setXRange(5.8, 8.2);
     QVERIFY(view.visibleItems().spans.empty());
@@ -885,7 +902,8 @@ void TestGraphView::largeModularGraphFigures() {
     for (int l = 0; l < 32; ++l)
         for (int k = 0; k < 3000; ++k) {
             const std::string layer = "layers." + std::to_string(l) + "." + parts[k % 5];
-            specs.push_back({"n" + std::to_string(l) + "_" + std::to_string(k), k % 3 ? "aten.mm.default" : "aten.add.Tensor", layer, "M"});
+            specs.push_back({"n" + std::to_string(l) + "_" + std::to_string(k),
+                             k % 3 ? "aten.mm.default" : "aten.add.Tensor", layer, "M"});
         }
     QElapsedTimer t;
     t.start();
@@ -904,14 +922,15 @@ void TestGraphView::largeModularGraphFigures() {
     items = view.visibleItems();
     const qint64 collapsed = t.restart();
     QCOMPARE(items.groups.size(), std::size_t(32));
-    QVERIFY(items.dots.size() <= 2);  // x and the output only
+    QVERIFY(items.dots.size() <= 2); // x and the output only
     view.setGroupDepth(0);
     view.setXRange(50000, 50400);
     t.restart();
     items = view.visibleItems();
     const qint64 zoomed = t.restart();
     QVERIFY(!items.boxes.empty());
-    qInfo("%zu nodes, 32 layers: scene %lld ms; setScene (categories, module tree, runs) %lld ms; prepare: overview %lld ms, "
+    qInfo("%zu nodes, 32 layers: scene %lld ms; setScene (categories, module tree, runs) %lld ms; prepare: overview "
+          "%lld ms, "
           "collapsed to layers %lld ms, 400 steps %lld ms",
           specs.size(), static_cast<long long>(build), static_cast<long long>(set), static_cast<long long>(overview),
           static_cast<long long>(collapsed), static_cast<long long>(zoomed));

@@ -70,7 +70,7 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
     const GraphView::DropBand band = view.dropBand(a);
     QVERIFY(band.ok);
     QCOMPARE(band.loStep, 1);
-    QCOMPARE(band.hiStep, 3);  // b's step: not c's (5) nor e's (7)
+    QCOMPARE(band.hiStep, 3); // b's step: not c's (5) nor e's (7)
     QVERIFY2(band.why.contains(QStringLiteral("before 'c'")), qPrintable(band.why));
 
     QSignalSpy requested(&view, &GraphView::moveRequested);
@@ -83,7 +83,7 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
         const QPointF at = view.nodeCenter(a);
         drag(&view, at, QPointF(view.viewport().px(static_cast<double>(step)), at.y()));
         if (requested.isEmpty()) {
-            QCOMPARE(static_cast<std::int64_t>(schedule.stepOf(a.node)), step);  // dropped on itself
+            QCOMPARE(static_cast<std::int64_t>(schedule.stepOf(a.node)), step); // dropped on itself
             continue;
         }
         const auto from = requested.front().at(0).value<std::size_t>();
@@ -91,10 +91,10 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
         QCOMPARE(from, schedule.positionOf(a.node));
         const fxmem::IncrementalSchedule::MoveCheck check = schedule.checkMove(from, to);
         QVERIFY2(check.ok == inBand, qPrintable(QStringLiteral("step %1: band says %2, core says %3 (%4)")
-                                                     .arg(step)
-                                                     .arg(inBand)
-                                                     .arg(check.ok)
-                                                     .arg(QString::fromStdString(check.reason))));
+                                                    .arg(step)
+                                                    .arg(inBand)
+                                                    .arg(check.ok)
+                                                    .arg(QString::fromStdString(check.reason))));
         if (check.ok) {
             // Accepted: the move happens, and the band of the moved node is still core's range.
             QVERIFY(schedule.move(from, to));
@@ -108,8 +108,8 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
             ++refused;
         }
     }
-    QCOMPARE(legal, 1);    // to step 3 (step 1 is where a is)
-    QCOMPARE(refused, 2);  // steps 5 and 7
+    QCOMPARE(legal, 1);   // to step 3 (step 1 is where a is)
+    QCOMPARE(refused, 2); // steps 5 and 7
     QCOMPARE(schedule.isEdited(), false);
 }
 

@@ -67,7 +67,7 @@ void TestJobTracker::newerJobStopsTheRunningOne() {
     QCOMPARE(delivered.front(), 2);
     QTRY_VERIFY(firstSawStop.load());
     QTest::qWait(50);
-    QCOMPARE(delivered.size(), std::size_t(1));  // the first job's result never came
+    QCOMPARE(delivered.size(), std::size_t(1)); // the first job's result never came
 }
 
 void TestJobTracker::cancelDeliversNothing() {
@@ -77,7 +77,7 @@ void TestJobTracker::cancelDeliversNothing() {
     jobs.start<int>(
         [&](JobContext& job) {
             started = true;
-            const fxmem::CancelCheck check = job.cancelCheck();  // what core code receives
+            const fxmem::CancelCheck check = job.cancelCheck(); // what core code receives
             while (!check()) QThread::msleep(1);
             stopped = true;
             return std::make_shared<const int>(3);
@@ -89,7 +89,7 @@ void TestJobTracker::cancelDeliversNothing() {
     QTRY_VERIFY(stopped.load());
     QTest::qWait(50);
     QVERIFY(!delivered);
-    QVERIFY(!jobs.cancel());  // nothing runs any more
+    QVERIFY(!jobs.cancel()); // nothing runs any more
 }
 
 void TestJobTracker::exceptionsBecomeFailed() {
@@ -111,9 +111,11 @@ void TestJobTracker::exceptionsBecomeFailed() {
     QTest::qWait(50);
     QCOMPARE(failed.count(), 2);
     // A message quoting a huge node name (a hostile file) comes out elided, not 16 MiB long.
-    jobs.start<int>([](JobContext&) -> std::shared_ptr<const int> {
-        throw fxmem::Error("g.json: node '" + std::string(16u << 20, 'n') + "': broken");
-    }, [](std::shared_ptr<const int>) {});
+    jobs.start<int>(
+        [](JobContext&) -> std::shared_ptr<const int> {
+            throw fxmem::Error("g.json: node '" + std::string(16u << 20, 'n') + "': broken");
+        },
+        [](std::shared_ptr<const int>) {});
     QTRY_COMPARE(failed.count(), 3);
     const QString shown = failed.back().front().toString();
     QVERIFY2(shown.size() <= 4 * qsizetype(kMaxShownNameBytes) + 1, qPrintable(QString::number(shown.size())));

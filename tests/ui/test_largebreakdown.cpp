@@ -27,7 +27,8 @@ void TestLargeBreakdown::scrubTheJoinedPair() {
     QSKIP("fxmem_synth is not built");
 #else
     fxmem::synth::Options options;
-    options.nodes = qEnvironmentVariableIsSet("FXMEM_LARGE_NODES") ? qEnvironmentVariableIntValue("FXMEM_LARGE_NODES") : 100000;
+    options.nodes =
+        qEnvironmentVariableIsSet("FXMEM_LARGE_NODES") ? qEnvironmentVariableIntValue("FXMEM_LARGE_NODES") : 100000;
     options.pair = true;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
     QElapsedTimer t;
@@ -60,7 +61,8 @@ void TestLargeBreakdown::scrubTheJoinedPair() {
         QCOMPARE(breakdown->moduleModel()->total(), expected);
         QCOMPARE(live->model()->totalBytes(), expected);
     }
-    qInfo("scrub with the live table and the breakdown: %.1f ms per step, worst %lld ms (live rows at the last: %d, modules: %zu)",
+    qInfo("scrub with the live table and the breakdown: %.1f ms per step, worst %lld ms (live rows at the last: %d, "
+          "modules: %zu)",
           static_cast<double>(t.elapsed()) / 50, static_cast<long long>(worst), live->model()->rowCount(),
           breakdown->moduleModel()->attribution()->tree().size());
     breakdown->hide();

@@ -43,12 +43,14 @@ void TestLargeGraph::initTestCase() {
     QVERIFY(dir_.isValid());
     fxmem::synth::Options options;
     // FXMEM_LARGE_NODES overrides the size (e.g. a small graph under valgrind).
-    options.nodes = qEnvironmentVariableIsSet("FXMEM_LARGE_NODES") ? qEnvironmentVariableIntValue("FXMEM_LARGE_NODES") : 100000;
+    options.nodes =
+        qEnvironmentVariableIsSet("FXMEM_LARGE_NODES") ? qEnvironmentVariableIntValue("FXMEM_LARGE_NODES") : 100000;
     options.pair = false;
     const std::string json = fxmem::synth::generate_json(options);
     path_ = dir_.filePath(QStringLiteral("synth100k.fxmem.json"));
     fxmem::write_file_atomically(path_.toStdString(), json);
-    qInfo("synthetic file: %zu nodes requested, %.1f MiB of JSON", options.nodes, static_cast<double>(json.size()) / (1 << 20));
+    qInfo("synthetic file: %zu nodes requested, %.1f MiB of JSON", options.nodes,
+          static_cast<double>(json.size()) / (1 << 20));
 #endif
 }
 
@@ -76,11 +78,11 @@ void TestLargeGraph::openStaysResponsive() {
     w.openFile(path_);
     QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 55000));
     const qint64 loadMs = total.elapsed();
-    QTest::qWait(100);  // the first paints after the scene arrives count too
+    QTest::qWait(100); // the first paints after the scene arrives count too
     ticker.stop();
     maxGap = std::max(maxGap, clock.elapsed() - last);
-    qInfo("open %zu nodes: %lld ms until shown; event loop max gap %lld ms over %d ticks of 10 ms", w.scene()->nodeCount(),
-          static_cast<long long>(loadMs), static_cast<long long>(maxGap), ticks);
+    qInfo("open %zu nodes: %lld ms until shown; event loop max gap %lld ms over %d ticks of 10 ms",
+          w.scene()->nodeCount(), static_cast<long long>(loadMs), static_cast<long long>(maxGap), ticks);
 
     // Painting the whole graph (dots) and a zoomed-in window (boxes, names, wires).
     GraphView* view = w.graphView();
@@ -97,7 +99,8 @@ void TestLargeGraph::openStaysResponsive() {
         QVERIFY(layout.lanes() > 1000);
         fxmem::NodeId deepest(0);
         for (std::size_t i = 0; i < g.size(); ++i)
-            if (layout.lane(fxmem::NodeId(static_cast<std::int32_t>(i))) > layout.lane(deepest)) deepest = fxmem::NodeId(static_cast<std::int32_t>(i));
+            if (layout.lane(fxmem::NodeId(static_cast<std::int32_t>(i))) > layout.lane(deepest))
+                deepest = fxmem::NodeId(static_cast<std::int32_t>(i));
         const QPointF at = view->nodeCenter({0, deepest});
         QVERIFY2(at.y() >= 0 && at.y() < view->height(), qPrintable(QString::number(at.y())));
         QVERIFY(view->lastPaintedNodes() > 3000);
@@ -108,7 +111,8 @@ void TestLargeGraph::openStaysResponsive() {
     w.timeline()->setXRange(mid - 200, mid + 200);
     t.restart();
     view->grab();
-    qInfo("graph view, 400 steps: %lld ms, %zu nodes drawn", static_cast<long long>(t.elapsed()), view->lastPaintedNodes());
+    qInfo("graph view, 400 steps: %lld ms, %zu nodes drawn", static_cast<long long>(t.elapsed()),
+          view->lastPaintedNodes());
     w.timeline()->resetZoom();
     t.restart();
     w.timeline()->grab();
@@ -118,7 +122,8 @@ void TestLargeGraph::openStaysResponsive() {
     t.restart();
     const auto n = static_cast<std::int64_t>(w.scene()->profile.size());
     for (int i = 0; i < 50; ++i) w.setCursorStep(n * i / 50);
-    qInfo("scrub: %.1f ms per step (live rows at the last: %d)", static_cast<double>(t.elapsed()) / 50, w.liveModel()->rowCount());
+    qInfo("scrub: %.1f ms per step (live rows at the last: %d)", static_cast<double>(t.elapsed()) / 50,
+          w.liveModel()->rowCount());
     QCOMPARE(w.liveModel()->totalBytes(), w.scene()->profile[static_cast<std::size_t>(w.timeline()->cursorStep())]);
 }
 

@@ -1,6 +1,6 @@
 // The live-storage table: model invariants, totals against the profile, rows worked by hand.
-#include "loading/scene.h"
 #include "analysis/liveatstep.h"
+#include "loading/scene.h"
 #include "models/breakdownmodels.h"
 #include "models/livestoragemodel.h"
 #include "shell_fixtures.h"
@@ -11,9 +11,9 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 
+#include <QtTest>
 #include <map>
 #include <set>
-#include <QtTest>
 
 class TestLiveStorageModel : public QObject {
     Q_OBJECT
@@ -47,7 +47,7 @@ void TestLiveStorageModel::modelsPassTheTester() {
     proxy.setFilterText(QStringLiteral("saved"));
     model.setStep(6);
     proxy.setFilterText(QString());
-    model.setStep(100);  // outside: empty
+    model.setStep(100); // outside: empty
     QCOMPARE(model.rowCount(), 0);
     model.setScene(nullptr);
 }
@@ -91,7 +91,7 @@ void TestLiveStorageModel::rowsAtThePeak() {
     QVERIFY2(cell(2, LiveStorageModel::ReasonColumn).contains(QStringLiteral("freed at step 4")),
              qPrintable(cell(2, LiveStorageModel::ReasonColumn)));
     QCOMPARE(cell(2, LiveStorageModel::DtypeColumn), QStringLiteral("float32"));
-    QCOMPARE(cell(2, LiveStorageModel::ShapeColumn), QStringLiteral("[2]"));  // 10 bytes / 4
+    QCOMPARE(cell(2, LiveStorageModel::ShapeColumn), QStringLiteral("[2]")); // 10 bytes / 4
     QCOMPARE(cell(2, LiveStorageModel::DeviceColumn), QStringLiteral("cuda:0"));
     QCOMPARE(model.data(model.index(2, 0), LiveStorageModel::BytesRole).toLongLong(), 10);
     // After b's frees: a's output is gone.
@@ -108,7 +108,7 @@ void TestLiveStorageModel::joinedPairListsTheBaseline() {
     QCOMPARE(scene->pairPeak->backward_baseline, 20);
     LiveStorageModel model;
     model.setScene(scene);
-    model.setStep(6);  // backward step 1: after g's allocation
+    model.setStep(6); // backward step 1: after g's allocation
     QCOMPARE(model.totalBytes(), 75);
     QCOMPARE(model.rowCount(), 4);
     bool sawBaseline = false;
@@ -151,7 +151,8 @@ void TestLiveStorageModel::namesSortNaturally() {
     QCOMPARE(model.rowCount(), 4);
     proxy.sort(LiveStorageModel::AllocatorColumn, Qt::AscendingOrder);
     QStringList names;
-    for (int r = 0; r < proxy.rowCount(); ++r) names << proxy.index(r, LiveStorageModel::AllocatorColumn).data().toString();
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, LiveStorageModel::AllocatorColumn).data().toString();
     QCOMPARE(names, (QStringList{QStringLiteral("add"), QStringLiteral("primals_2"), QStringLiteral("primals_4"),
                                  QStringLiteral("primals_10")}));
     proxy.sort(LiveStorageModel::AllocatorColumn, Qt::DescendingOrder);
@@ -164,7 +165,8 @@ void TestLiveStorageModel::namesSortNaturally() {
 QTEST_MAIN(TestLiveStorageModel)
 void TestLiveStorageModel::neighbouringStepsUpdateByDifference() {
     // The llama example as a joined pair: 4k steps, hundreds of storages live at a time.
-    const auto scene = sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto scene =
+        sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     LiveStorageModel model;
     LiveStorageProxy proxy;
     proxy.setSourceModel(&model);
@@ -173,15 +175,18 @@ void TestLiveStorageModel::neighbouringStepsUpdateByDifference() {
     QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setScene(scene);
     int inserted = 0, removed = 0;
-    connect(&model, &QAbstractItemModel::rowsInserted, this, [&](const QModelIndex&, int first, int last) { inserted += last - first + 1; });
-    connect(&model, &QAbstractItemModel::rowsRemoved, this, [&](const QModelIndex&, int first, int last) { removed += last - first + 1; });
+    connect(&model, &QAbstractItemModel::rowsInserted, this,
+            [&](const QModelIndex&, int first, int last) { inserted += last - first + 1; });
+    connect(&model, &QAbstractItemModel::rowsRemoved, this,
+            [&](const QModelIndex&, int first, int last) { removed += last - first + 1; });
     QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
     // The live set by hand: (storage, listed as the backward's baseline) at a step.
     using Key = std::pair<std::uint32_t, bool>;
     auto keysAt = [&](std::int64_t step) {
         const LiveAtStep at = liveAtStep(*scene, nullptr, step);
         std::set<Key> keys;
-        for (std::size_t i = 0; i < at.live.size(); ++i) keys.insert({at.live[i].storage.index(), i >= at.baselineBegin});
+        for (std::size_t i = 0; i < at.live.size(); ++i)
+            keys.insert({at.live[i].storage.index(), i >= at.baselineBegin});
         return keys;
     };
     auto rowsOf = [](const LiveStorageModel& m) {
@@ -232,7 +237,8 @@ void TestLiveStorageModel::neighbouringStepsUpdateByDifference() {
 }
 
 void TestLiveStorageModel::roleBreakdownUpdatesByDifference() {
-    const auto scene = sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto scene =
+        sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     RoleBreakdownModel roles;
     QSortFilterProxyModel proxy;
     proxy.setSourceModel(&roles);
@@ -247,7 +253,8 @@ void TestLiveStorageModel::roleBreakdownUpdatesByDifference() {
         roles.setLive(&a, at.live);
         // By hand: bytes per role over the live storages.
         std::map<std::string, std::int64_t> expected, shown;
-        for (const fxmem::LiveStorage& s : at.live) expected[std::string(fxmem::to_string(a.role(s.storage)))] += s.nbytes;
+        for (const fxmem::LiveStorage& s : at.live)
+            expected[std::string(fxmem::to_string(a.role(s.storage)))] += s.nbytes;
         for (const auto& g : roles.groups()) shown[g.key] = g.bytes;
         QCOMPARE(shown, expected);
         QCOMPARE(roles.rowCount(), static_cast<int>(expected.size()));

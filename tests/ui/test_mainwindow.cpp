@@ -22,21 +22,21 @@
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
-#include <QLineEdit>
-#include <QPushButton>
-#include <QStatusBar>
-#include <QTableView>
-#include <QUndoStack>
-#include <QSet>
-#include <QTemporaryDir>
-#include <fxmem/schedule.h>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
-#include <QSignalSpy>
+#include <QPushButton>
+#include <QSet>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QUndoStack>
 #include <QtTest>
+#include <fxmem/schedule.h>
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -93,7 +93,8 @@ void TestMainWindow::openingShowsTheCorePeak() {
     QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
     QCOMPARE(w.scene()->peak, 130);
     QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("130 B")), qPrintable(w.summaryLabel()->text()));
-    QVERIFY2(w.timeline()->peakText().startsWith(QStringLiteral("peak 130 B · step 3")), qPrintable(w.timeline()->peakText()));
+    QVERIFY2(w.timeline()->peakText().startsWith(QStringLiteral("peak 130 B · step 3")),
+             qPrintable(w.timeline()->peakText()));
     QCOMPARE(w.timeline()->profile(), fixtures::kChainProfile);
     // The cursor starts at the peak, and the table already answers for it.
     QCOMPARE(w.timeline()->cursorStep(), 3);
@@ -154,7 +155,7 @@ void TestMainWindow::switchingGraphsAndJoinedPair() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
-    QCOMPARE(w.graphCombo()->count(), 3);  // fwd, bwd, fwd + bwd
+    QCOMPARE(w.graphCombo()->count(), 3); // fwd, bwd, fwd + bwd
     QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
     QCOMPARE(w.scene()->peak, 130);
     QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>130 B</b>")));
@@ -171,7 +172,7 @@ void TestMainWindow::switchingGraphsAndJoinedPair() {
     QVERIFY(w.scene()->joined());
     QCOMPARE(w.timeline()->profile(), fixtures::kJoinedProfile);
     QCOMPARE(w.graphCombo()->currentIndex(), 2);
-    QVERIFY(!w.scheduleEditor()->isEnabled());  // the editor works on one graph
+    QVERIFY(!w.scheduleEditor()->isEnabled()); // the editor works on one graph
     for (std::int64_t k = 0; k < 8; ++k) {
         w.setCursorStep(k);
         QCOMPARE(w.liveModel()->totalBytes(), fixtures::kJoinedProfile[static_cast<std::size_t>(k)]);
@@ -195,7 +196,8 @@ void TestMainWindow::cpuOnlyGraphShowsTheBanner() {
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->peak, 128);
     QVERIFY(!banner->isVisible());
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("counting CPU storages")), qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("counting CPU storages")),
+             qPrintable(w.summaryLabel()->text()));
     // The choice is this file's: the next file, and the next session, count as PyTorch does.
     QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
     QCOMPARE(w.scene()->request.filter, DeviceFilter::NonCpu);
@@ -237,7 +239,7 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     ScheduleEditor* editor = w.scheduleEditor();
     QVERIFY(editor->isEnabled());
     QString why;
-    QVERIFY(!editor->moveNode(3, 1, &why));  // use_big before its input big
+    QVERIFY(!editor->moveNode(3, 1, &why)); // use_big before its input big
     QVERIFY(why.contains(QStringLiteral("big")));
     QVERIFY(!w.timeline()->hasOverlay());
 
@@ -245,7 +247,8 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     GraphView* view = w.graphView();
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
     const NodeRef useBig{0, g.find("use_big")}, small{0, g.find("small")};
-    const QPoint from = view->nodeCenter(useBig).toPoint(), to = QPoint(view->nodeCenter(small).toPoint().x(), from.y());
+    const QPoint from = view->nodeCenter(useBig).toPoint(),
+                 to = QPoint(view->nodeCenter(small).toPoint().x(), from.y());
     QTest::mousePress(view, Qt::LeftButton, {}, from);
     for (int i = 1; i <= 4; ++i) {
         const QPoint p = from + (to - from) * i / 4;
@@ -272,7 +275,8 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     }
     // The inspector gives the node's step in the edited order, and where it was.
     w.inspector()->showNode(useBig);
-    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("step 3 (originally 5)")), qPrintable(w.inspector()->toPlainText()));
+    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("step 3 (originally 5)")),
+             qPrintable(w.inspector()->toPlainText()));
     w.setCursorStep(3);
     // After use_big allocates: big 100 (its last user is use_big), primals_1 4, use_big 1 = 105.
     QCOMPARE(w.liveModel()->rowCount(), 3);
@@ -283,11 +287,14 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     QVERIFY(bigRow >= 0);
     QCOMPARE(w.liveModel()->row(bigRow).lastUser, g.find("use_big"));
     QCOMPARE(w.liveModel()->row(bigRow).freeStep, 4);
-    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("use_big (after alloc)")), qPrintable(w.liveHeaderLabel()->text()));
-    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("edited order")), qPrintable(w.liveTotalLabel()->text()));
+    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("use_big (after alloc)")),
+             qPrintable(w.liveHeaderLabel()->text()));
+    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("edited order")),
+             qPrintable(w.liveTotalLabel()->text()));
     // The summary's peak is the original order's: step 5 is use_big's allocation there (in the
     // edited order it is small's).
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("use_big (after alloc)")), qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("use_big (after alloc)")),
+             qPrintable(w.summaryLabel()->text()));
 
     editor->undoStack()->undo();
     QVERIFY(!w.timeline()->hasOverlay());
@@ -296,8 +303,9 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     // Back to the graph's own order, at once.
     QVERIFY(w.liveModel()->orderedLive() == nullptr);
     w.setCursorStep(3);
-    QCOMPARE(w.liveModel()->totalBytes(), 114);  // original profile [4, 104, 104, 114, 114, 115, 15, 16, 6]
-    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("small (after alloc)")), qPrintable(w.liveHeaderLabel()->text()));
+    QCOMPARE(w.liveModel()->totalBytes(), 114); // original profile [4, 104, 104, 114, 114, 115, 15, 16, 6]
+    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("small (after alloc)")),
+             qPrintable(w.liveHeaderLabel()->text()));
     w.inspector()->showNode(useBig);
     QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("step 5")));
     QVERIFY(!w.inspector()->toPlainText().contains(QStringLiteral("originally")));
@@ -313,7 +321,8 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
     w.showGraph(1);
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->profile, (std::vector<std::int64_t>{15, 215, 215, 245, 235, 236, 36, 37, 7}));
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>265 B</b>")), qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>265 B</b>")),
+             qPrintable(w.summaryLabel()->text()));
     QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
     QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));
     QCOMPARE(w.scheduleEditor()->peak(), 216);
@@ -323,7 +332,8 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
              qPrintable(w.timeline()->peakText()));
     w.setCursorStep(2);
     w.setCursorStep(3);
-    QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("245 B · small (after alloc)")), qPrintable(w.timeline()->cursorText()));
+    QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("245 B · small (after alloc)")),
+             qPrintable(w.timeline()->cursorText()));
     QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("edited 216 B · use_big (after alloc)")),
              qPrintable(w.timeline()->cursorText()));
     QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("edited <b>236 B</b> -29 B (-10.9 %)")),
@@ -356,7 +366,7 @@ void TestMainWindow::droppingAFileOpensIt() {
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->path, QStringLiteral("/nowhere/pair.json"));
     QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
-    QCOMPARE(w.timeline()->exportTitle(), QStringLiteral("pair.json · fwd"));  // exported plots say what they show
+    QCOMPARE(w.timeline()->exportTitle(), QStringLiteral("pair.json · fwd")); // exported plots say what they show
     delete mime;
 }
 
@@ -418,7 +428,7 @@ void TestMainWindow::fitsALaptopScreenAfterAnEdit() {
     // The joined pair (the longest summary) as well.
     const int pairs = static_cast<int>(w.scene()->file->pairs.size());
     if (pairs > 0) {
-        w.scheduleEditor()->undoStack()->setClean();  // no "unsaved" question
+        w.scheduleEditor()->undoStack()->setClean(); // no "unsaved" question
         QSignalSpy shown(&w, &MainWindow::sceneShown);
         w.showGraph(-1, 0);
         QTRY_COMPARE(shown.count(), 1);
@@ -443,7 +453,8 @@ void TestMainWindow::redoAnswersBothKeys() {
     QUndoStack* stack = w.scheduleEditor()->undoStack();
     QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
     QCOMPARE(w.scheduleEditor()->peak(), 105);
-    for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}) {
+    for (const QKeySequence& key :
+         {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}) {
         stack->undo();
         QCOMPARE(w.scheduleEditor()->peak(), 115);
         QSignalSpy ambiguous(w.redoAction(), &QAction::triggered);
@@ -465,7 +476,8 @@ void TestMainWindow::joinedPairScheduleTabSaysWhy() {
     QTRY_COMPARE(shown.count(), 1);
     QVERIFY(w.scene()->joined());
     QVERIFY(panel->currentWidget() != w.scheduleEditor());
-    QVERIFY2(panel->messageLabel()->text().contains(QStringLiteral("joined")), qPrintable(panel->messageLabel()->text()));
+    QVERIFY2(panel->messageLabel()->text().contains(QStringLiteral("joined")),
+             qPrintable(panel->messageLabel()->text()));
     QVERIFY(panel->forwardButton()->text().contains(QStringLiteral("fwd")));
     QVERIFY(panel->backwardButton()->text().contains(QStringLiteral("bwd")));
     panel->backwardButton()->click();
@@ -491,7 +503,7 @@ void TestMainWindow::resetScheduleLeavesNothingUnsaved() {
     w.resetScheduleAction()->trigger();
     QCOMPARE(w.scheduleEditor()->order(), fxmem::original_order(w.scene()->segments[0].analysis->graph()));
     QVERIFY(!w.isWindowModified());
-    QVERIFY(!w.scheduleEditor()->isModified());  // Open Schedule and Quit ask nothing
+    QVERIFY(!w.scheduleEditor()->isModified()); // Open Schedule and Quit ask nothing
     // Undoing the reset brings the edit back: unsaved again; redoing it: clean again.
     w.scheduleEditor()->undoStack()->undo();
     QVERIFY(w.isWindowModified());
@@ -504,13 +516,14 @@ void TestMainWindow::liveFooterCountsWhatTheFilterShows() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
-    w.setCursorStep(3);  // primals_1 100, a 10, b 20
-    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>130 B</b> in 3 storages")), qPrintable(w.liveTotalLabel()->text()));
+    w.setCursorStep(3); // primals_1 100, a 10, b 20
+    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>130 B</b> in 3 storages")),
+             qPrintable(w.liveTotalLabel()->text()));
     w.livePanel()->filterEdit()->setText(QStringLiteral("primals"));
     QTRY_COMPARE(w.liveProxy()->rowCount(), 1);
     QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>100 B</b> in 1 storages shown, of 130 B in 3")),
              qPrintable(w.liveTotalLabel()->text()));
-    w.setCursorStep(1);  // primals_1 100, a 10: the filter still applies
+    w.setCursorStep(1); // primals_1 100, a 10: the filter still applies
     QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>100 B</b> in 1 storages shown, of 110 B in 2")),
              qPrintable(w.liveTotalLabel()->text()));
 }
@@ -537,14 +550,14 @@ void TestMainWindow::inspectorFollowsKeyboardScrubbing() {
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
-    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));  // the peak's node
+    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")})); // the peak's node
     w.timeline()->setFocus();
-    QTest::keyClick(w.timeline(), Qt::Key_Left);  // step 2: after a frees
+    QTest::keyClick(w.timeline(), Qt::Key_Left); // step 2: after a frees
     QCOMPARE(w.timeline()->cursorStep(), 2);
     QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("a")}));
     QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("aten.relu.default")));
     QTest::keyClick(w.timeline(), Qt::Key_Right);
-    QTest::keyClick(w.timeline(), Qt::Key_Right);  // step 4: after b frees
+    QTest::keyClick(w.timeline(), Qt::Key_Right); // step 4: after b frees
     QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
     // Hovering scrubs without taking the selection away.
     const QRect area = w.timeline()->axisRect()->rect();
@@ -566,10 +579,11 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
     QVERIFY2(w.liveHeaderLabel()->text().size() < limit, "live header");
     QVERIFY2(w.timeline()->cursorText().size() < limit, "cursor label");
     QVERIFY2(w.timeline()->peakText().size() < limit, "peak label");
-    for (int i = 0; i < w.graphCombo()->count(); ++i) QVERIFY2(w.graphCombo()->itemText(i).size() < limit, "graph combo");
+    for (int i = 0; i < w.graphCombo()->count(); ++i)
+        QVERIFY2(w.graphCombo()->itemText(i).size() < limit, "graph combo");
     QVERIFY2(w.statusBar()->findChildren<QLabel*>().size() > 0, "status");
     for (QLabel* l : w.statusBar()->findChildren<QLabel*>()) QVERIFY2(l->text().size() < limit, "status bar");
-    w.setCursorStep(3);  // b allocated: its row names it
+    w.setCursorStep(3); // b allocated: its row names it
     for (int r = 0; r < w.liveModel()->rowCount(); ++r)
         for (int c = 0; c < LiveStorageModel::ColumnCount; ++c) {
             const QModelIndex i = w.liveModel()->index(r, c);
@@ -581,8 +595,9 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
     auto* table = w.livePanel()->findChild<QTableView*>();
     QVERIFY(table);
     for (int c = 0; c + 1 < LiveStorageModel::ColumnCount; ++c)
-        QVERIFY2(table->columnWidth(c) <= 400, qPrintable(QStringLiteral("column %1: %2 px").arg(c).arg(table->columnWidth(c))));
-    w.setCursorStep(1);  // a's row: "needed by <giant>"
+        QVERIFY2(table->columnWidth(c) <= 400,
+                 qPrintable(QStringLiteral("column %1: %2 px").arg(c).arg(table->columnWidth(c))));
+    w.setCursorStep(1); // a's row: "needed by <giant>"
     for (int r = 0; r < w.liveModel()->rowCount(); ++r)
         QVERIFY(w.liveModel()->data(w.liveModel()->index(r, LiveStorageModel::ReasonColumn)).toString().size() < limit);
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
@@ -604,9 +619,9 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
     const QStringList sources = w.scheduleEditor()->sourceNames();
     QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
     QVERIFY(w.timeline()->hasOverlay());
-    w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1);  // the original and the edit
+    w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1); // the original and the edit
     QTRY_VERIFY(w.timeline()->hasComparison());
-    QVERIFY(!w.timeline()->hasOverlay());  // the comparison's B curve is the edit: not drawn twice
+    QVERIFY(!w.timeline()->hasOverlay()); // the comparison's B curve is the edit: not drawn twice
     w.scheduleEditor()->clearComparison();
     QTRY_VERIFY(!w.timeline()->hasComparison());
     QVERIFY(w.timeline()->hasOverlay());
@@ -616,10 +631,13 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
 namespace {
 void requireFits(MainWindow& w, const char* state) {
     const QSize m = minimumOf(w);
-    QVERIFY2(m.width() <= 1366 && m.height() <= 768,
-             qPrintable(QStringLiteral("minimum in state '%1': %2x%3").arg(QLatin1String(state)).arg(m.width()).arg(m.height())));
+    QVERIFY2(
+        m.width() <= 1366 && m.height() <= 768,
+        qPrintable(
+            QStringLiteral("minimum in state '%1': %2x%3").arg(QLatin1String(state)).arg(m.width()).arg(m.height())));
     QVERIFY2(w.width() <= 1366 && w.height() <= 768,
-             qPrintable(QStringLiteral("size in state '%1': %2x%3").arg(QLatin1String(state)).arg(w.width()).arg(w.height())));
+             qPrintable(
+                 QStringLiteral("size in state '%1': %2x%3").arg(QLatin1String(state)).arg(w.width()).arg(w.height())));
 }
 QDockWidget* dock(MainWindow& w, const char* name) { return w.findChild<QDockWidget*>(QLatin1String(name)); }
 } // namespace
@@ -646,7 +664,7 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     QCOMPARE(w.timelineModeBar()->depth(), 2);
     w.timelineModeBar()->setMode(TimelineModeBar::Mode::ByModule);
     QTRY_VERIFY(std::any_of(w.timeline()->stackedBands().begin(), w.timeline()->stackedBands().end(),
-                        [](const TimelinePlot::Band& b) { return b.name == QStringLiteral("layers.7"); }));
+                            [](const TimelinePlot::Band& b) { return b.name == QStringLiteral("layers.7"); }));
     requireFits(w, "stacked by module, depth 2");
     // The breakdown tab, a module selected (its tree expanded to it).
     dock(w, "breakdownDock")->raise();
@@ -678,7 +696,8 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     w.scheduleEditor()->undoStack()->setClean();
     QVERIFY(openAndWait(w, fsdp));
     QVERIFY(w.scheduleEditor()->sourceNames().contains(QStringLiteral("inductor-overlap")));
-    w.scheduleEditor()->setComparison(0, static_cast<int>(w.scheduleEditor()->sourceNames().indexOf(QStringLiteral("inductor-overlap"))));
+    w.scheduleEditor()->setComparison(
+        0, static_cast<int>(w.scheduleEditor()->sourceNames().indexOf(QStringLiteral("inductor-overlap"))));
     QTRY_VERIFY(w.timeline()->hasComparison());
     requireFits(w, "fsdp comparison");
 }
@@ -746,18 +765,21 @@ void TestMainWindow::editedPairPeakOverflowIsAnError() {
     MainWindow w([](const std::string&, const LoadProgress&) { return overflowingPair(); });
     w.show();
     QSignalSpy failed(&w, &MainWindow::loadFailed);
-    QVERIFY2(openAndWait(w, QStringLiteral("overflow.json")), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+    QVERIFY2(openAndWait(w, QStringLiteral("overflow.json")),
+             failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.showGraph(1);
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->pairPeak->peak, 7 * kE60 + 16);
-    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));  // re before use_big
+    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr)); // re before use_big
     QCOMPARE(w.scheduleEditor()->peak(), 7 * kE60 + 15);
     const QString text = w.summaryLabel()->text();
     QVERIFY2(text.contains(QStringLiteral("→ edited: <b>overflow</b>")), qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("EiB -")) && !text.contains(QStringLiteral("<b>-")), qPrintable(text));
-    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("more than 2^63-1 bytes")), qPrintable(w.summaryLabel()->toolTip()));
-    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("overflow.json")), qPrintable(w.summaryLabel()->toolTip()));
+    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("more than 2^63-1 bytes")),
+             qPrintable(w.summaryLabel()->toolTip()));
+    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("overflow.json")),
+             qPrintable(w.summaryLabel()->toolTip()));
     // Undo: the pair peak alone, no error left behind.
     w.scheduleEditor()->undoStack()->undo();
     QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("overflow</b>")));

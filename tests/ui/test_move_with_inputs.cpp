@@ -40,7 +40,7 @@ void TestMoveWithInputs::refusalOffersToMoveWithTheView() {
     QCOMPARE(editor.peak(), 1360);
 
     QString why;
-    QVERIFY(!editor.moveNode(5, 3, &why));  // mm before a: its transpose t pins it
+    QVERIFY(!editor.moveNode(5, 3, &why)); // mm before a: its transpose t pins it
     QVERIFY2(why.contains(QStringLiteral("must stay after its input 't'")), qPrintable(why));
     QVERIFY2(why.endsWith(QStringLiteral("; move with 't'")), qPrintable(why));
     QVERIFY(!offer->isHidden());
@@ -53,11 +53,11 @@ void TestMoveWithInputs::refusalOffersToMoveWithTheView() {
     QVERIFY(!editor.moveNode(5, 3, &why));
     const int commands = editor.undoStack()->count();
     offer->click();
-    const std::vector<fxmem::NodeId> want = {g.find("primals_1"), g.find("primals_2"), g.find("b"), g.find("t"),
-                                             g.find("mm"), g.find("a"), g.find("output")};
+    const std::vector<fxmem::NodeId> want = {g.find("primals_1"), g.find("primals_2"), g.find("b"),     g.find("t"),
+                                             g.find("mm"),        g.find("a"),         g.find("output")};
     QCOMPARE(editor.order(), want);
     QCOMPARE(editor.peak(), 1350);
-    QCOMPARE(editor.undoStack()->count(), commands + 1);  // one undo step for both moves
+    QCOMPARE(editor.undoStack()->count(), commands + 1); // one undo step for both moves
     QVERIFY(offer->isHidden());
     editor.undoStack()->undo();
     QCOMPARE(editor.order(), fxmem::original_order(g));

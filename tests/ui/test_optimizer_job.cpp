@@ -47,7 +47,7 @@ private slots:
         QVERIFY(job.tracker()->busy());
         QVERIFY(finished.wait(20000));
         QVERIFY(!job.isRunning());
-        QCOMPARE(busy.size(), 2);  // busy, then idle
+        QCOMPARE(busy.size(), 2); // busy, then idle
         const auto r = resultOf(finished);
         QVERIFY(!r->cancelled);
         // Graph g's optimum (test_schedule_graphs.h): c before b, peak 2110.
@@ -61,13 +61,13 @@ private slots:
         QSignalSpy progress(&job, &OptimizerJob::progress);
         QSignalSpy finished(&job, &OptimizerJob::finished);
         job.start(analysis, 600);
-        QVERIFY(progress.wait(30000));  // running (the first phase reports at its start)
+        QVERIFY(progress.wait(30000)); // running (the first phase reports at its start)
         QElapsedTimer t;
         t.start();
         job.cancel();
         QVERIFY(finished.wait(30000));
-        qInfo("%zu nodes: finished %lld ms after Cancel (phase at the last report: %s)", analysis->graph().size(), t.elapsed(),
-              qPrintable(progress.last().at(3).toString()));
+        qInfo("%zu nodes: finished %lld ms after Cancel (phase at the last report: %s)", analysis->graph().size(),
+              t.elapsed(), qPrintable(progress.last().at(3).toString()));
         const auto r = resultOf(finished);
         QVERIFY(r->cancelled);
         QVERIFY_THROWS_NO_EXCEPTION(fxmem::check_schedule(analysis->graph(), r->order));
@@ -95,7 +95,7 @@ private slots:
         QVERIFY(progress.wait(30000));
         QElapsedTimer t;
         t.start();
-        delete job;  // waits for the worker, which stops at its next poll
+        delete job; // waits for the worker, which stops at its next poll
         qInfo("100k nodes: a running job destroyed in %lld ms", t.elapsed());
     }
 };

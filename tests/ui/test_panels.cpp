@@ -69,7 +69,7 @@ void TestPanels::csvQuotesNamesAndJoinsPairs() {
     // The joined pair: forward [100, 110, 110, 130, 130], backward raised by 20: [35, 75, 65].
     const auto joined = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     const QList<QByteArray> lines = profileCsv(*joined).split('\n');
-    QCOMPARE(lines.size(), 1 + 8 + 1);  // header, 8 steps, the empty piece after the last newline
+    QCOMPARE(lines.size(), 1 + 8 + 1); // header, 8 steps, the empty piece after the last newline
     QCOMPARE(lines[5], QByteArray("4,fwd,b,after_free,130"));
     QCOMPARE(lines[6], QByteArray("5,bwd,,start,35"));
     QCOMPARE(lines[7], QByteArray("6,bwd,g,after_alloc,75"));
@@ -110,7 +110,7 @@ void TestPanels::naturalOrder() {
 
 void TestPanels::elisionCutsBeforeTheQString() {
     QCOMPARE(elided(std::string_view("short")), QStringLiteral("short"));
-    const std::string big(50u << 20, 'x');  // 50 MiB
+    const std::string big(50u << 20, 'x'); // 50 MiB
     const QString e = elided(std::string_view(big));
     QCOMPARE(e.size(), static_cast<qsizetype>(kMaxShownNameBytes) + 1);
     QVERIFY(e.endsWith(QStringLiteral("…")));
@@ -126,23 +126,23 @@ void TestPanels::findBarSelectsThroughTheState() {
     const auto scene = sceneOf(fixtures::reorderable());
     state.setScene(scene);
     QSignalSpy selected(&state, &ViewState::nodeSelected);
-    bar.edit()->setText(QStringLiteral("USE_"));  // case-insensitive: use_big, use_small
+    bar.edit()->setText(QStringLiteral("USE_")); // case-insensitive: use_big, use_small
     bar.runSearch();
     QCOMPARE(bar.matches().size(), std::size_t(2));
     QCOMPARE(bar.countLabel()->text(), QStringLiteral("2 matches"));
     bar.step(1);
     const fxmem::Graph& g = scene->segments[0].analysis->graph();
     QCOMPARE(state.selectedNode(), (NodeRef{0, g.find("use_big")}));
-    QCOMPARE(state.cursorStep(), 5);  // use_big allocates at step 5 in the graph's order
+    QCOMPARE(state.cursorStep(), 5); // use_big allocates at step 5 in the graph's order
     bar.step(1);
     QCOMPARE(state.selectedNode(), (NodeRef{0, g.find("use_small")}));
-    bar.step(1);  // wraps around
+    bar.step(1); // wraps around
     QCOMPARE(state.selectedNode(), (NodeRef{0, g.find("use_big")}));
     bar.step(-1);
     QCOMPARE(state.selectedNode(), (NodeRef{0, g.find("use_small")}));
     QCOMPARE(bar.countLabel()->text(), QStringLiteral("2 of 2"));
     QCOMPARE(selected.count(), 4);
-    bar.edit()->setText(QStringLiteral("aten.sum"));  // targets too
+    bar.edit()->setText(QStringLiteral("aten.sum")); // targets too
     bar.runSearch();
     QCOMPARE(bar.matches().size(), std::size_t(2));
     bar.dismiss();

@@ -3,12 +3,12 @@
 // simulated pair with the peak the search scored.
 #include "graphview/visibleitems.h"
 #include "inspector/nodeinspector.h"
+#include "jobs/jobtracker.h"
 #include "mainwindow/mainwindow.h"
-#include "state/viewstate.h"
 #include "recompute/recomputepanel.h"
 #include "recompute/recomputeplot.h"
 #include "recompute/recomputetable.h"
-#include "jobs/jobtracker.h"
+#include "state/viewstate.h"
 #include "util/units.h"
 
 #include <fxmem/io.h>
@@ -17,17 +17,17 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QJsonArray>
-#include <QLocale>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLocale>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QUndoStack>
-#include <QTableView>
 #include <QtTest>
 
 using Kind = RecomputePoint::Kind;
@@ -60,7 +60,9 @@ bool openAndWait(MainWindow& w, const QString& path) {
 
 int budgetIndex(const RecomputePoints& pts, double budget) {
     for (int i = 0; i < static_cast<int>(pts.points.size()); ++i)
-        if (pts.points[static_cast<std::size_t>(i)].kind == Kind::Budget && pts.points[static_cast<std::size_t>(i)].budget == budget) return i;
+        if (pts.points[static_cast<std::size_t>(i)].kind == Kind::Budget &&
+            pts.points[static_cast<std::size_t>(i)].budget == budget)
+            return i;
     return -1;
 }
 
@@ -94,7 +96,8 @@ void TestRecompute::pointsEqualTheCliBudgets() {
     cli.start(QStringLiteral(FXMEM_CLI_PATH), {QStringLiteral("budgets"), kSweep, QStringLiteral("--json")});
     QVERIFY(cli.waitForFinished(120000));
     QCOMPARE(cli.exitCode(), 0);
-    const QJsonArray rows = QJsonDocument::fromJson(cli.readAllStandardOutput()).object().value(QStringLiteral("rows")).toArray();
+    const QJsonArray rows =
+        QJsonDocument::fromJson(cli.readAllStandardOutput()).object().value(QStringLiteral("rows")).toArray();
     QCOMPARE(rows.size(), 11);
     QCOMPARE(static_cast<qsizetype>(pts.points.size()), rows.size());
     for (qsizetype i = 0; i < rows.size(); ++i) {
@@ -128,7 +131,7 @@ void TestRecompute::pointsEqualTheCliBudgets() {
     // The plot draws them where the numbers say, and the table sorts by the raw peak.
     RecomputePlot* plot = w.recomputePanel()->plot();
     const int i6 = budgetIndex(pts, 0.6), i0 = budgetIndex(pts, 0.0);
-    QVERIFY(plot->pixelOf(i6).y() > plot->pixelOf(i0).y());  // lower peak, lower on screen
+    QVERIFY(plot->pixelOf(i6).y() > plot->pixelOf(i0).y()); // lower peak, lower on screen
     QVERIFY(plot->pixelOf(i6).x() < plot->pixelOf(i0).x());
     QCOMPARE(plot->pointAt(plot->pixelOf(i6)), i6);
     QTableView* table = w.recomputePanel()->table();
@@ -218,7 +221,8 @@ void TestRecompute::planPointShowsTheSimulatedPair() {
         if (b.ref == first) boxed = (b.flags & VisibleItems::Recomputed) != 0;
     QVERIFY(boxed);
     w.state()->selectNode(first);
-    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("recomputed in the backward from")), qPrintable(w.inspector()->toPlainText().left(300)));
+    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("recomputed in the backward from")),
+             qPrintable(w.inspector()->toPlainText().left(300)));
     // Back to a budget pair of the sweep.
     shown.clear();
     const int i6 = budgetIndex(panel->points(), 0.6);
@@ -255,7 +259,8 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     fxmem::NodeId x;
     const auto sharesStorage = [&](fxmem::NodeId n) {
         for (fxmem::NodeId m : saved)
-            if (m != n && !joint.g().outputs(m).empty() && joint.g().outputs(m)[0] == joint.g().outputs(n)[0]) return true;
+            if (m != n && !joint.g().outputs(m).empty() && joint.g().outputs(m)[0] == joint.g().outputs(n)[0])
+                return true;
         return false;
     };
     for (fxmem::NodeId n : saved) {
@@ -264,8 +269,7 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
             (void)fxmem::recompute_in_backward(joint, saved, n);
             x = n;
             break;
-        } catch (const fxmem::Error&) {
-        }
+        } catch (const fxmem::Error&) {}
     }
     QVERIFY(x.valid());
     const fxmem::StorageId storage = joint.g().outputs(x)[0];
@@ -296,13 +300,14 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
         f.write(QByteArray::fromStdString(fxmem::plan_to_json(plan)));
     }
     QProcess cli;
-    cli.start(QStringLiteral(FXMEM_CLI_PATH), {QStringLiteral("remat"), kSweep, QStringLiteral("--plan"), planPath, QStringLiteral("--json")});
+    cli.start(QStringLiteral(FXMEM_CLI_PATH),
+              {QStringLiteral("remat"), kSweep, QStringLiteral("--plan"), planPath, QStringLiteral("--json")});
     QVERIFY(cli.waitForFinished(120000));
     QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
     const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
     QCOMPARE(editedPeak, j.value(QStringLiteral("peak")).toInteger());
     QCOMPARE(panel->lastExtraFlops(), j.value(QStringLiteral("extra_flops")).toInteger());
-    QVERIFY(panel->lastExtraFlops() >= joint.flops[x.index()]);  // recomputing x costs at least its FLOPs
+    QVERIFY(panel->lastExtraFlops() >= joint.flops[x.index()]); // recomputing x costs at least its FLOPs
     // The edited pair is a point of the plot and the table.
     const auto& after = panel->points().points;
     QVERIFY(std::any_of(after.begin(), after.end(), [&](const RecomputePoint& p) {
@@ -311,7 +316,8 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     // What the status bar says: the new peak and the FLOPs it costs (from budget 1.0: all extra).
     QCOMPARE(editSpy.count(), 1);
     const QString message = editSpy.first().first().toString();
-    QVERIFY2(message.contains(formatBytes(editedPeak)) && message.contains(QLocale().toString(static_cast<qlonglong>(panel->lastExtraFlops()))),
+    QVERIFY2(message.contains(formatBytes(editedPeak)) &&
+                 message.contains(QLocale().toString(static_cast<qlonglong>(panel->lastExtraFlops()))),
              qPrintable(message));
 
     // Undo: the exact pair before (the same file, the same pair, its peak).
@@ -341,7 +347,9 @@ void TestRecompute::refusalsSayWhy() {
     // A primal is only ever saved: core refuses, and the panel passes its reason on.
     fxmem::NodeId primal;
     for (fxmem::NodeId n : saved)
-        if (std::find(joint.primals.begin(), joint.primals.end(), n) != joint.primals.end() && !joint.g().outputs(n).empty()) primal = n;
+        if (std::find(joint.primals.begin(), joint.primals.end(), n) != joint.primals.end() &&
+            !joint.g().outputs(n).empty())
+            primal = n;
     QVERIFY(primal.valid());
     QString expected;
     try {

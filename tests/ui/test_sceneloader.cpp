@@ -37,7 +37,7 @@ void TestSceneLoader::deliversOnTheGuiThread() {
     QTRY_COMPARE(ready.count(), 1);
     QVERIFY(workerThread.load());
     QVERIFY(!loader.busy());
-    QCOMPARE(busy.count(), 2);  // true, then false
+    QCOMPARE(busy.count(), 2); // true, then false
     QVERIFY(scene);
     QCOMPARE(scene->profile, fixtures::kChainProfile);
     QCOMPARE(scene->path, QStringLiteral("chain.json"));
@@ -74,14 +74,14 @@ void TestSceneLoader::cancelStopsTheLoad() {
     QSignalSpy progress(&loader, &SceneLoader::progress);
     loader.open(QStringLiteral("endless.json"));
     QTRY_VERIFY(started.load());
-    QTRY_VERIFY(progress.count() >= 2);  // throttled, but it comes
+    QTRY_VERIFY(progress.count() >= 2); // throttled, but it comes
     loader.cancel();
     QCOMPARE(cancelled.count(), 1);
     QVERIFY(!loader.busy());
     QTRY_VERIFY(stopped.load());
     QTest::qWait(50);
     QCOMPARE(ready.count(), 0);
-    QCOMPARE(failed.count(), 0);  // a cancel is not an error
+    QCOMPARE(failed.count(), 0); // a cancel is not an error
 }
 
 void TestSceneLoader::latestRequestWins() {
@@ -90,17 +90,18 @@ void TestSceneLoader::latestRequestWins() {
         if (path == "slow/chain.json")
             for (int i = 0; i < 30; ++i) {
                 QThread::msleep(10);
-                progress(i / 30.0);  // ignores cancellation on purpose: a stale result must still be dropped
+                progress(i / 30.0); // ignores cancellation on purpose: a stale result must still be dropped
             }
         return fixtures::fakeLoader()(path, {});
     });
     std::vector<QString> delivered;
-    connect(&loader, &SceneLoader::sceneReady, this, [&](std::shared_ptr<const Scene> s) { delivered.push_back(s->path); });
+    connect(&loader, &SceneLoader::sceneReady, this,
+            [&](std::shared_ptr<const Scene> s) { delivered.push_back(s->path); });
     loader.open(QStringLiteral("slow/chain.json"));
     QTest::qWait(20);
     loader.open(QStringLiteral("pair.json"));
     QTRY_COMPARE(delivered.size(), std::size_t(1));
-    QTest::qWait(400);  // the slow one has finished by now
+    QTest::qWait(400); // the slow one has finished by now
     QCOMPARE(delivered.size(), std::size_t(1));
     QCOMPARE(delivered.front(), QStringLiteral("pair.json"));
 }
@@ -117,7 +118,7 @@ void TestSceneLoader::rebuildShowsAnotherGraph() {
     loader.rebuild(file, QStringLiteral("pair.json"), SceneRequest{1, -1, DeviceFilter::NonCpu});
     QTRY_VERIFY(scene);
     QCOMPARE(scene->title(), QStringLiteral("bwd"));
-    QCOMPARE(scene->file, file);  // the file is shared, not reloaded
+    QCOMPARE(scene->file, file); // the file is shared, not reloaded
     QCOMPARE(scene->profile, (std::vector<std::int64_t>{15, 55, 45}));
 }
 

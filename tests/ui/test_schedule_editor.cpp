@@ -16,15 +16,15 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QCompleter>
-#include <QLineEdit>
-#include <QScrollBar>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -42,7 +42,7 @@ std::vector<fxmem::NodeId> ids(std::initializer_list<int> values) {
 }
 
 const std::vector<fxmem::NodeId> kOriginal = ids({0, 1, 2, 3, 4, 5});
-const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5});  // c before b
+const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5}); // c before b
 
 QString text(const ScheduleEditor& e, const char* name) {
     const auto* label = e.findChild<QLabel*>(QString::fromLatin1(name));
@@ -144,7 +144,7 @@ void TestScheduleEditor::scriptedDragMovesAndUndoRestores() {
     // The first move arms the drag, the second one past the drag distance starts it.
     QTest::mouseMove(view->viewport(), rowC.center() + QPoint(0, -1));
     QTest::mouseMove(view->viewport(), rowC.center() + QPoint(0, -3 * QApplication::startDragDistance()));
-    QTRY_COMPARE(dragEnded.count(), 1);  // the drag ran: the legal range was shown and cleared
+    QTRY_COMPARE(dragEnded.count(), 1); // the drag ran: the legal range was shown and cleared
     QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, rowC.center());
     QCOMPARE(editor.order(), kOriginal);
 
@@ -195,7 +195,7 @@ void TestScheduleEditor::scriptedDragMovesAndUndoRestores() {
     QCOMPARE(view->currentIndex().row(), 2);
     QCOMPARE(view->currentIndex().data(ScheduleModel::NodeIdRole).toInt(), 3);
     if (qEnvironmentVariableIsSet("FXMEM_SCHEDULE_PNG")) {
-        QCoreApplication::processEvents();  // let the layouts follow the new texts
+        QCoreApplication::processEvents(); // let the layouts follow the new texts
         editor.grab().save(qEnvironmentVariable("FXMEM_SCHEDULE_PNG") + QStringLiteral(".png"));
         // The same under a dark palette: every colour comes from the palette.
         QPalette dark;
@@ -233,12 +233,12 @@ void TestScheduleEditor::refusedMovesNameTheBlocker() {
     editor.setAnalysis(schedtest::smallAnalysis());
     QSignalSpy changed(&editor, &ScheduleEditor::scheduleChanged);
     QString why;
-    QVERIFY(!editor.moveNode(3, 1, &why));  // c before its input a
+    QVERIFY(!editor.moveNode(3, 1, &why)); // c before its input a
     QVERIFY2(why.contains(QStringLiteral("'c'")) && why.contains(QStringLiteral("'a'")), qPrintable(why));
     QVERIFY(text(editor, "scheduleStatus").contains(why));
-    QVERIFY(!editor.moveNode(1, 4, &why));  // a after its user c
+    QVERIFY(!editor.moveNode(1, 4, &why)); // a after its user c
     QVERIFY2(why.contains(QStringLiteral("'c'")), qPrintable(why));
-    QVERIFY(!editor.moveNode(4, 5, &why));  // nothing goes after the output node
+    QVERIFY(!editor.moveNode(4, 5, &why)); // nothing goes after the output node
     QVERIFY(!why.isEmpty());
     QVERIFY(!editor.moveNode(0, 42, &why));
     QVERIFY(!why.isEmpty());
@@ -268,7 +268,7 @@ void TestScheduleEditor::altDownPressesMerge() {
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
     auto* view = editor.findChild<ScheduleView*>();
     view->setFocus();
-    editor.selectNode(fxmem::NodeId(2));  // b
+    editor.selectNode(fxmem::NodeId(2)); // b
     // b: up to step 1, then down twice to step 3 (after c); a third press is refused (d uses b).
     QTest::keyClick(view, Qt::Key_Up, Qt::AltModifier);
     QCOMPARE(view->currentIndex().row(), 1);
@@ -289,7 +289,7 @@ void TestScheduleEditor::altDownPressesMerge() {
     QCOMPARE(editor.order(), kOriginal);
     editor.undoStack()->undo();
     QCOMPARE(editor.order(), kMoved);
-    editor.undoStack()->undo();  // all three presses of b at once
+    editor.undoStack()->undo(); // all three presses of b at once
     QCOMPARE(editor.order(), kOriginal);
     QCOMPARE(editor.profile(), kOriginalProfile);
     QVERIFY(!editor.isModified());
@@ -333,7 +333,7 @@ void TestScheduleEditor::saveOpenRoundTrip() {
     QVERIFY(!editor.isModified());
     const int count = editor.undoStack()->count();
     QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Open schedule 'g.sched.json'"));
-    editor.undoStack()->undo();  // the open is one undoable step
+    editor.undoStack()->undo(); // the open is one undoable step
     QCOMPARE(editor.order(), kOriginal);
     QVERIFY(editor.isModified());
     editor.undoStack()->redo();
@@ -379,15 +379,16 @@ void TestScheduleEditor::openRefusesSchedulesThatDoNotFit() {
         {"missing", R"({"graph": "g", "order": ["x", "a", "b", "d", "output"]})", "'c'"},
         {"unknown", R"({"graph": "g", "order": ["x", "a", "b", "c", "zz", "d", "output"]})", "zz"},
         {"dependency", R"({"graph": "g", "order": ["x", "c", "a", "b", "d", "output"]})", "'a'"},
-        {"syntax", R"({"graph": "g", "order": ["x", )", ":1:"},  // line and column
+        {"syntax", R"({"graph": "g", "order": ["x", )", ":1:"}, // line and column
     };
     for (const auto& c : cases) {
         const QString path = dir.filePath(QString::fromLatin1(c.name) + QStringLiteral(".json"));
         writeText(path, c.json);
         error.clear();
         QVERIFY2(!editor.openSchedule(path, &error), c.name);
-        QVERIFY2(error.contains(QString::fromLatin1(c.mentions)), qPrintable(QString::fromLatin1(c.name) + QStringLiteral(": ") + error));
-        QVERIFY2(error.contains(QString::fromLatin1(c.name)), qPrintable(error));  // names the file
+        QVERIFY2(error.contains(QString::fromLatin1(c.mentions)),
+                 qPrintable(QString::fromLatin1(c.name) + QStringLiteral(": ") + error));
+        QVERIFY2(error.contains(QString::fromLatin1(c.name)), qPrintable(error)); // names the file
         qInfo("%s", qPrintable(error));
         unchanged();
     }
@@ -406,7 +407,7 @@ void TestScheduleEditor::resetIsUndoable() {
     QCOMPARE(editor.profile(), analysis->profile());
     QCOMPARE(editor.undoStack()->count(), 2);
     QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Reset schedule"));
-    editor.resetSchedule();  // already original: nothing to push
+    editor.resetSchedule(); // already original: nothing to push
     QCOMPARE(editor.undoStack()->count(), 2);
     editor.undoStack()->undo();
     QCOMPARE(editor.order(), kMoved);
@@ -427,15 +428,15 @@ void TestScheduleEditor::selection() {
     QSignalSpy selected(&editor, &ScheduleEditor::nodeSelected);
     editor.selectNode(fxmem::NodeId(3));
     QCOMPARE(view->currentIndex().row(), 3);
-    QCOMPARE(selected.count(), 0);  // no echo to whoever asked
+    QCOMPARE(selected.count(), 0); // no echo to whoever asked
     QVERIFY(editor.moveNode(3, 2, nullptr));
-    editor.selectNode(fxmem::NodeId(2));  // b is at row 3 now
+    editor.selectNode(fxmem::NodeId(2)); // b is at row 3 now
     QCOMPARE(view->currentIndex().row(), 3);
     const QRect rowX = view->visualRect(view->scheduleModel()->index(0, 1));
     QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, rowX.center());
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.front().front().value<fxmem::NodeId>(), fxmem::NodeId(0));
-    editor.selectNode(fxmem::NodeId(99));  // not in the graph: ignored
+    editor.selectNode(fxmem::NodeId(99)); // not in the graph: ignored
     QCOMPARE(view->currentIndex().row(), 0);
 }
 
@@ -449,7 +450,7 @@ void TestScheduleEditor::moveToCommands() {
     QVERIFY(editor.moveNodeAfter(fxmem::NodeId(3), fxmem::NodeId(1), &why));
     QCOMPARE(editor.order(), kMoved);
     QCOMPARE(editor.undoStack()->count(), 1);
-    QCOMPARE(editor.currentNode(), fxmem::NodeId(3));  // the moved node stays selected
+    QCOMPARE(editor.currentNode(), fxmem::NodeId(3)); // the moved node stays selected
     // b (node 2, now at position 3) just after x: refused, with check_move's reason (a? no: b's
     // only input is x, so it may go to position 1). Then c after d: d uses c.
     QVERIFY(!editor.moveNodeAfter(fxmem::NodeId(3), fxmem::NodeId(4), &why));
@@ -472,7 +473,7 @@ void TestScheduleEditor::moveToCommands() {
     QVERIFY(kind && target);
     editor.selectNode(fxmem::NodeId(3));
     kind->setCurrentIndex(2);
-    QVERIFY(target->completer());  // node names complete
+    QVERIFY(target->completer()); // node names complete
     target->setText(QStringLiteral("a"));
     QTest::keyClick(target, Qt::Key_Return);
     QCOMPARE(editor.order(), kMoved);
@@ -483,7 +484,8 @@ void TestScheduleEditor::moveToCommands() {
     QVERIFY(text(editor, "scheduleStatus").contains(QStringLiteral("not a position")));
     target->setText(QStringLiteral("0"));
     QTest::keyClick(target, Qt::Key_Return);
-    QVERIFY2(text(editor, "scheduleStatus").contains(QStringLiteral("'a'")), qPrintable(text(editor, "scheduleStatus")));
+    QVERIFY2(text(editor, "scheduleStatus").contains(QStringLiteral("'a'")),
+             qPrintable(text(editor, "scheduleStatus")));
     QCOMPARE(editor.order(), kMoved);
     kind->setCurrentIndex(2);
     target->setText(QStringLiteral("nope"));
@@ -535,7 +537,7 @@ void TestScheduleEditor::dragAutoScrollStaysInTheLegalRange() {
     std::unique_ptr<QMimeData> mime(model->mimeData({model->index(1, 0)}));
     QWidget* vp = view->viewport();
     const QPoint edge(40, vp->height() - 3);
-    QCursor::setPos(vp->mapToGlobal(edge));  // Qt's own autoscroll reads the cursor
+    QCursor::setPos(vp->mapToGlobal(edge)); // Qt's own autoscroll reads the cursor
     QDragEnterEvent enter(edge, Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(vp, &enter);
     QDragMoveEvent hover(edge, Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
@@ -563,14 +565,14 @@ void TestScheduleEditor::dragAutoScrollStaysInTheLegalRange() {
 void TestScheduleEditor::autoScrollSpeedAndClamp() {
     QCOMPARE(ScheduleView::autoScrollRows(0, 40, 10), 0);
     QCOMPARE(ScheduleView::autoScrollRows(1, 40, 10), 1);
-    QCOMPARE(ScheduleView::autoScrollRows(20, 40, 10), 3);    // 1 + 9 / 4 = 3.25
+    QCOMPARE(ScheduleView::autoScrollRows(20, 40, 10), 3); // 1 + 9 / 4 = 3.25
     QCOMPARE(ScheduleView::autoScrollRows(40, 40, 10), 10);
-    QCOMPARE(ScheduleView::autoScrollRows(400, 40, 10), 10);  // beyond the edge: the fastest
+    QCOMPARE(ScheduleView::autoScrollRows(400, 40, 10), 10); // beyond the edge: the fastest
     // Range 100..120 in a 10-row view: the first visible row stays within 91..120.
     QCOMPARE(ScheduleView::clampToRange(0, 100, 120, 10), 91);
     QCOMPARE(ScheduleView::clampToRange(150, 100, 120, 10), 120);
     QCOMPARE(ScheduleView::clampToRange(105, 100, 120, 10), 105);
-    QCOMPARE(ScheduleView::clampToRange(3, 0, 5, 10), 3);  // rows 3..12 show 3..5
+    QCOMPARE(ScheduleView::clampToRange(3, 0, 5, 10), 3); // rows 3..12 show 3..5
     QCOMPARE(ScheduleView::clampToRange(7, 0, 5, 10), 5);
 }
 
@@ -607,7 +609,7 @@ void TestScheduleEditor::moveTimeOn100kNodes() {
     QVERIFY(editor.moveNode(from, to, nullptr));
     const double farMs = double(timer.nsecsElapsed()) / 1e6;
     const std::int64_t farPeak = editor.peak();
-    QCoreApplication::processEvents();  // let the view repaint before the next measurement
+    QCoreApplication::processEvents(); // let the view repaint before the next measurement
     timer.restart();
     const bool stepped = editor.moveNode(to, to == range.lo ? to + 1 : to - 1, nullptr);
     const double nearMs = double(timer.nsecsElapsed()) / 1e6;

@@ -41,22 +41,26 @@ void TestScheduleFsdp::llamaPairStackedByRoleAndModule() {
         }
         QStringList names;
         for (const auto& b : bands) names << b.name;
-        qInfo("%s depth %u: %s", by == fxmem::GroupBy::Role ? "role" : "module", depth, qPrintable(names.join(QStringLiteral(", "))));
-        if (by == fxmem::GroupBy::Role)  // bottom to top in the documented order across both halves
-            QCOMPARE(names.join(QLatin1Char(',')), QStringLiteral("parameter,buffer,input,activation,output,tangent,gradient,temporary"));
+        qInfo("%s depth %u: %s", by == fxmem::GroupBy::Role ? "role" : "module", depth,
+              qPrintable(names.join(QStringLiteral(", "))));
+        if (by == fxmem::GroupBy::Role) // bottom to top in the documented order across both halves
+            QCOMPARE(names.join(QLatin1Char(',')),
+                     QStringLiteral("parameter,buffer,input,activation,output,tangent,gradient,temporary"));
         if (qEnvironmentVariableIsSet("FXMEM_TIMELINE_PNG")) {
             TimelinePlot plot;
             plot.resize(1000, 340);
             plot.show();
             QVERIFY(QTest::qWaitForWindowExposed(&plot));
             std::vector<TimelinePlot::Marker> sections;
-            for (const Segment& s : scene->segments) sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
+            for (const Segment& s : scene->segments)
+                sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
             plot.setProfile(scene->profile, scene->peakStep, sections);
             plot.setStackedBands(bands);
             plot.replot(QCustomPlot::rpImmediateRefresh);
-            plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG") + QStringLiteral("-llama-%1%2.png")
-                                                                             .arg(by == fxmem::GroupBy::Role ? QStringLiteral("role") : QStringLiteral("module"))
-                                                                             .arg(depth));
+            plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG") +
+                             QStringLiteral("-llama-%1%2.png")
+                                 .arg(by == fxmem::GroupBy::Role ? QStringLiteral("role") : QStringLiteral("module"))
+                                 .arg(depth));
         }
     }
 }
@@ -93,8 +97,8 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
         for (const auto& b : bands) sum += b.values[i];
         QCOMPARE(sum, analysis->profile()[i]);
     }
-    const std::int64_t bound = fxmem::peak_lower_bound(*file, analysis->graph(), analysis->alias(), analysis->releasable(),
-                                                       analysis->counted());
+    const std::int64_t bound = fxmem::peak_lower_bound(*file, analysis->graph(), analysis->alias(),
+                                                       analysis->releasable(), analysis->counted());
     QVERIFY(bound <= std::min(c->peakA, c->peakB));
 
     TimelinePlot plot;
@@ -103,7 +107,8 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(analysis->profile(), analysis->peakStep());
     plot.setStackedBands(bands);
-    plot.setComparison({editor.comparisonName(0), c->profileA, c->peakStepA}, {editor.comparisonName(1), c->profileB, c->peakStepB});
+    plot.setComparison({editor.comparisonName(0), c->profileA, c->peakStepA},
+                       {editor.comparisonName(1), c->profileB, c->peakStepB});
     plot.setLowerBound(bound);
     plot.setTitle(QStringLiteral("fsdp · ") + QString::fromStdString(analysis->graph().name));
     QVERIFY(plot.hasComparison());

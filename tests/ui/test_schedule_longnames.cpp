@@ -23,7 +23,7 @@
 
 namespace {
 
-constexpr std::size_t kHuge = 24u << 20;  // 24 MiB
+constexpr std::size_t kHuge = 24u << 20; // 24 MiB
 // Longest string any view may show for one name: the elided head plus a little text around it.
 constexpr qsizetype kShort = static_cast<qsizetype>(kMaxShownNameBytes) + 200;
 
@@ -69,7 +69,7 @@ void checkShort(const QString& s, const char* what, qsizetype limit = kShort) {
 void checkModel(const QAbstractItemModel& m, const char* what) {
     for (int r = 0; r < m.rowCount(); ++r)
         for (int c = 0; c < m.columnCount(); ++c)
-            for (int role = 0; role < Qt::UserRole + 20; ++role) {  // every role, the model's own ones too
+            for (int role = 0; role < Qt::UserRole + 20; ++role) { // every role, the model's own ones too
                 if (role == Qt::DecorationRole) continue;
                 const QVariant v = m.index(r, c).data(role);
                 if (v.typeId() == QMetaType::QString) checkShort(v.toString(), what);
@@ -100,13 +100,15 @@ private slots:
         QCOMPARE(m.index(1, ScheduleModel::NodeColumn).data(ScheduleModel::SortRole).toString(), shown);
         const QString target = m.index(1, ScheduleModel::TargetColumn).data().toString();
         QVERIFY(target.startsWith(QStringLiteral("tttt")) && target.endsWith(QStringLiteral("…")));
-        QVERIFY(m.index(1, ScheduleModel::NodeColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("nnnn…")));
+        QVERIFY(
+            m.index(1, ScheduleModel::NodeColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("nnnn…")));
         qInfo("schedule model built and read: %lld ms", t.elapsed());
     }
 
     void compareModelElides() {
         const auto& a = *analysis_;
-        const OrderComparison c = fxmem::compare_orders(a, fxmem::original_order(a.graph()), a.file().schedules[0].order);
+        const OrderComparison c =
+            fxmem::compare_orders(a, fxmem::original_order(a.graph()), a.file().schedules[0].order);
         QVERIFY(!c.moved.empty());
         CompareModel m;
         m.setComparison(analysis_, std::make_shared<const OrderComparison>(c));

@@ -23,9 +23,7 @@ using schedtest::kOriginalProfile;
 
 namespace {
 
-QString nameAt(const ScheduleModel& m, int row) {
-    return m.index(row, ScheduleModel::NodeColumn).data().toString();
-}
+QString nameAt(const ScheduleModel& m, int row) { return m.index(row, ScheduleModel::NodeColumn).data().toString(); }
 
 QStringList names(const ScheduleModel& m) {
     QStringList out;
@@ -177,7 +175,7 @@ void TestScheduleModel::dropThroughMimeData() {
     QCOMPARE(model.decodePosition(mime.get()), std::optional<std::size_t>(3));
     // Two rows at once are not a single node.
     QVERIFY(!model.mimeData({model.index(3, 0), model.index(2, 0)}));
-    QVERIFY(!model.canDropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));  // before a: illegal
+    QVERIFY(!model.canDropMimeData(mime.get(), Qt::MoveAction, 1, 0, {})); // before a: illegal
     QVERIFY(!model.canDropMimeData(mime.get(), Qt::CopyAction, 2, 0, {}));
     QVERIFY(model.canDropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
     QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));
@@ -297,7 +295,7 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
             ++k;
         }
         QCOMPARE(static_cast<std::int64_t>(profile.size()), fxmem::profile_size(k));
-        QCOMPARE(model.profileStep(order.size() - 1), fxmem::profile_size(k) - 1);  // the output node
+        QCOMPARE(model.profileStep(order.size() - 1), fxmem::profile_size(k) - 1); // the output node
     }
     QVERIFY(done >= 20);
 }
@@ -311,10 +309,13 @@ void TestScheduleModel::positionsAndProfileStepsAreBothShown() {
     model.setAnalysis(schedtest::smallAnalysis());
     QCOMPARE(model.headerData(ScheduleModel::StepColumn, Qt::Horizontal).toString(), QStringLiteral("Pos"));
     QCOMPARE(model.headerData(ScheduleModel::ProfileStepColumn, Qt::Horizontal).toString(), QStringLiteral("Step"));
-    QVERIFY(model.headerData(ScheduleModel::ProfileStepColumn, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("timeline")));
+    QVERIFY(model.headerData(ScheduleModel::ProfileStepColumn, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("timeline")));
     const auto steps = [&] {
         QStringList out;
-        for (int r = 0; r < model.rowCount(); ++r) out << model.index(r, ScheduleModel::ProfileStepColumn).data().toString();
+        for (int r = 0; r < model.rowCount(); ++r)
+            out << model.index(r, ScheduleModel::ProfileStepColumn).data().toString();
         return out.join(QLatin1Char(','));
     };
     QCOMPARE(steps(), QStringLiteral("0,1,3,5,7,8"));
@@ -326,13 +327,17 @@ void TestScheduleModel::positionsAndProfileStepsAreBothShown() {
     QCOMPARE(model.positionOfProfileStep(6), std::size_t(3));
     QCOMPARE(model.positionOfProfileStep(7), std::size_t(4));
     QCOMPARE(model.positionOfProfileStep(99), std::size_t(5));
-    QVERIFY(model.moveRows({}, 3, 1, {}, 2));  // c before b
+    QVERIFY(model.moveRows({}, 3, 1, {}, 2)); // c before b
     QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
     QCOMPARE(steps(), QStringLiteral("0,1,3,5,7,8"));
-    QCOMPARE(model.positionOfProfileStep(3), std::size_t(2));  // c now
+    QCOMPARE(model.positionOfProfileStep(3), std::size_t(2)); // c now
     // The same steps as the profile the timeline draws: c's allocation is at profile index 3.
     QCOMPARE(model.schedule()->profile()[3], kMovedProfile[3]);
-    QCOMPARE(model.index(2, ScheduleModel::NodeColumn).data(Qt::ToolTipRole).toString().contains(QStringLiteral("profile step 3")), true);
+    QCOMPARE(model.index(2, ScheduleModel::NodeColumn)
+                 .data(Qt::ToolTipRole)
+                 .toString()
+                 .contains(QStringLiteral("profile step 3")),
+             true);
 }
 
 QTEST_MAIN(TestScheduleModel)

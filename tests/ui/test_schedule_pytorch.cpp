@@ -59,9 +59,9 @@ void TestSchedulePytorch::savedScheduleScoresTheSameInPyTorch() {
     QVERIFY2(editor.saveSchedule(sched, &error), qPrintable(error));
 
     // fxmem-cli score on the saved schedule.
-    const QJsonObject cli = runJson(QStringLiteral(FXMEM_CLI_PATH),
-                                    {QStringLiteral("score"), example, QStringLiteral("--schedule"), sched,
-                                     QStringLiteral("--json")});
+    const QJsonObject cli =
+        runJson(QStringLiteral(FXMEM_CLI_PATH),
+                {QStringLiteral("score"), example, QStringLiteral("--schedule"), sched, QStringLiteral("--json")});
     QVERIFY(!cli.isEmpty());
     QCOMPARE(static_cast<std::int64_t>(cli.value(QStringLiteral("peak")).toDouble()), editor.peak());
 

@@ -7,8 +7,8 @@
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
 #include "schedule/timelinelink.h"
-#include "timeline/timelineplot.h"
 #include "test_schedule_graphs.h"
+#include "timeline/timelineplot.h"
 #include "util/units.h"
 
 #include <fxmem/optimize.h>
@@ -17,8 +17,8 @@
 #include <synth.h>
 
 #include <QComboBox>
-#include <QHeaderView>
 #include <QElapsedTimer>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
@@ -39,7 +39,7 @@ std::vector<fxmem::NodeId> ids(std::initializer_list<int> values) {
 }
 
 const std::vector<fxmem::NodeId> kOriginal = ids({0, 1, 2, 3, 4, 5});
-const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5});  // c before b: peak 2110
+const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5}); // c before b: peak 2110
 
 // Graph g with two stored schedules: "c-first" (kMoved) and "same" (the original order again).
 std::shared_ptr<const GraphAnalysis> withSchedules() {
@@ -87,7 +87,7 @@ void TestScheduleTools::linkedToTheTimeline() {
     QVERIFY(finished.wait(20000));
     QCOMPARE(timeline.lowerBound(), editor.lowerBound());
     QVERIFY(timeline.lowerBound() >= 0);
-    editor.setAnalysis(analysis);  // a new graph: no bound known
+    editor.setAnalysis(analysis); // a new graph: no bound known
     QCOMPARE(timeline.lowerBound(), std::int64_t(-1));
 }
 
@@ -109,9 +109,11 @@ void TestScheduleTools::compareTimeOn100kNodes() {
     const double ms = double(timer.nsecsElapsed()) / 1e6;
     std::size_t scored = 0;
     for (const auto& m : c.moved) scored += m.effect.has_value();
-    qInfo("compare on %zu nodes: %.1f ms, %zu moved, %zu with an effect", a->graph().size(), ms, c.moved.size(), scored);
+    qInfo("compare on %zu nodes: %.1f ms, %zu moved, %zu with an effect", a->graph().size(), ms, c.moved.size(),
+          scored);
     QCOMPARE(c.peakA, a->peak());
-    QCOMPARE(c.peakB, fxmem::score_schedule(a->file(), a->graph(), a->alias(), bfs, a->releasable(), a->counted()).peak);
+    QCOMPARE(c.peakB,
+             fxmem::score_schedule(a->file(), a->graph(), a->alias(), bfs, a->releasable(), a->counted()).peak);
 }
 
 // The dock must fit beside the graph on a 1366-pixel laptop screen with every tool open and a
@@ -148,10 +150,12 @@ void TestScheduleTools::memoryColumnsInViewOnALaptopDock() {
     const QHeaderView* h = view->horizontalHeader();
     QCOMPARE(h->visualIndex(ScheduleModel::DuringColumn), h->visualIndex(ScheduleModel::NodeColumn) + 1);
     QCOMPARE(h->visualIndex(ScheduleModel::TargetColumn), int(ScheduleModel::ColumnCount) - 1);
-    for (int c : {int(ScheduleModel::DuringColumn), int(ScheduleModel::MemoryColumn), int(ScheduleModel::DeltaColumn)}) {
+    for (int c :
+         {int(ScheduleModel::DuringColumn), int(ScheduleModel::MemoryColumn), int(ScheduleModel::DeltaColumn)}) {
         const int right = h->sectionViewportPosition(c) + h->sectionSize(c);
         QVERIFY2(right <= view->viewport()->width(),
-                 qPrintable(QStringLiteral("column %1 ends at %2 of %3 px").arg(c).arg(right).arg(view->viewport()->width())));
+                 qPrintable(
+                     QStringLiteral("column %1 ends at %2 of %3 px").arg(c).arg(right).arg(view->viewport()->width())));
     }
 }
 
@@ -159,7 +163,7 @@ void TestScheduleTools::memoryColumnsInViewOnALaptopDock() {
 // is already optimal says that, not "no order found".
 void TestScheduleTools::sameOrdersAndOptimalOrdersSaySo() {
     ScheduleEditor editor;
-    editor.setAnalysis(schedtest::smallAnalysis());  // no named schedules: original and your edit
+    editor.setAnalysis(schedtest::smallAnalysis()); // no named schedules: original and your edit
     auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
     QVERIFY(status);
     editor.setComparison(0, 1);
@@ -168,7 +172,7 @@ void TestScheduleTools::sameOrdersAndOptimalOrdersSaySo() {
     QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
     editor.optimize(5);
     QVERIFY(finished.wait(20000));
-    QCOMPARE(editor.peak(), 2110);  // the optimum of graph g
+    QCOMPARE(editor.peak(), 2110); // the optimum of graph g
     editor.optimize(5);
     QVERIFY(finished.wait(20000));
     QCOMPARE(finished.last().front().toBool(), false);
@@ -180,14 +184,14 @@ void TestScheduleTools::pickerSwitchesToANamedSchedule() {
     ScheduleEditor editor;
     editor.setAnalysis(withSchedules());
     // Only the schedules of this graph, between the original and your edit.
-    QCOMPARE(editor.sourceNames(), (QStringList{QStringLiteral("Original order"), QStringLiteral("c-first"),
-                                                QStringLiteral("Your edit")}));
+    QCOMPARE(editor.sourceNames(),
+             (QStringList{QStringLiteral("Original order"), QStringLiteral("c-first"), QStringLiteral("Your edit")}));
     QCOMPARE(editor.sourceIndex(), 0);
     auto* picker = editor.findChild<QComboBox*>(QStringLiteral("schedulePicker"));
     QVERIFY(picker);
     QCOMPARE(picker->count(), 3);
-    QCOMPARE(picker->itemData(1, Qt::ToolTipRole).toString(), QStringLiteral("by hand"));  // the source
-    QVERIFY(!editor.pickSource(2));  // no edit yet
+    QCOMPARE(picker->itemData(1, Qt::ToolTipRole).toString(), QStringLiteral("by hand")); // the source
+    QVERIFY(!editor.pickSource(2));                                                       // no edit yet
     // Pick the stored schedule: one undoable command, its numbers.
     QVERIFY(editor.pickSchedule(QStringLiteral("c-first")));
     QCOMPARE(editor.order(), kMoved);
@@ -197,7 +201,7 @@ void TestScheduleTools::pickerSwitchesToANamedSchedule() {
     QCOMPARE(editor.undoStack()->undoText(), QStringLiteral("Use schedule 'c-first'"));
     QCOMPARE(picker->currentIndex(), 1);
     // A move of the user's own: the picker says "Your edit", and keeps it while others are picked.
-    QVERIFY(editor.moveNode(3, 1));  // b (its only input is x) right after x: x b a c d output
+    QVERIFY(editor.moveNode(3, 1)); // b (its only input is x) right after x: x b a c d output
     QCOMPARE(picker->currentIndex(), 2);
     const std::vector<fxmem::NodeId> mine = editor.order();
     QVERIFY(mine != kMoved && mine != kOriginal);
@@ -229,7 +233,7 @@ void TestScheduleTools::compareListOnAHandMadePair() {
     QCOMPARE(c.peakStepA, std::size_t(3));
     QCOMPARE(c.peakStepB, std::size_t(5));
     QCOMPARE(c.moved.size(), std::size_t(1));
-    QCOMPARE(c.moved[0].node, fxmem::NodeId(2));  // b
+    QCOMPARE(c.moved[0].node, fxmem::NodeId(2)); // b
     QCOMPARE(c.moved[0].positionA, std::size_t(2));
     QCOMPARE(c.moved[0].positionB, std::size_t(3));
     QCOMPARE(c.moved[0].allocates, 2000);
@@ -263,10 +267,10 @@ void TestScheduleTools::compareListOnAHandMadePair() {
     // A: x p q up uq; B: x q p up uq... B2: x p up q uq (up right after p: p is freed before q).
     // A -> B2 moves up (before q): alone it lowers A's peak (1014 -> 1005), effect -9.
     const OrderComparison t = fxmem::compare_orders(*two, ids({0, 1, 2, 3, 4, 5}), ids({0, 1, 3, 2, 4, 5}));
-    QCOMPARE(t.peakA, 1014);  // x 4 + p 1000 + q 10 (x is freed after q, p after up)
-    QCOMPARE(t.peakB, 1005);  // x 4 + p 1000 + up 1, then p is freed before q
+    QCOMPARE(t.peakA, 1014); // x 4 + p 1000 + q 10 (x is freed after q, p after up)
+    QCOMPARE(t.peakB, 1005); // x 4 + p 1000 + up 1, then p is freed before q
     QCOMPARE(t.moved.size(), std::size_t(1));
-    QCOMPARE(t.moved[0].node, fxmem::NodeId(2));  // q moved after up (the LCS keeps up)
+    QCOMPARE(t.moved[0].node, fxmem::NodeId(2)); // q moved after up (the LCS keeps up)
     QCOMPARE(*t.moved[0].effect, -9);
     // Two moved nodes, sorted by effect: A = x q p uq up, B = x p up q uq.
     const OrderComparison u = fxmem::compare_orders(*two, ids({0, 2, 1, 4, 3, 5}), ids({0, 1, 3, 2, 4, 5}));
@@ -294,12 +298,12 @@ void TestScheduleTools::compareInTheDock() {
     QCOMPARE(list->model()->index(0, CompareModel::EffectColumn).data(CompareModel::EffectRole).toLongLong(), -990);
     QCOMPARE(list->model()->index(0, CompareModel::EffectColumn).data().toString(), QStringLiteral("-990 B (-31.9 %)"));
     // "Your edit" follows the edits while compared.
-    QVERIFY(editor.moveNode(3, 2));  // the user's own c-first: the same order as the stored one
+    QVERIFY(editor.moveNode(3, 2)); // the user's own c-first: the same order as the stored one
     editor.setComparison(0, 2);
     QCOMPARE(editor.comparison()->peakB, 2110);
     editor.clearComparison();
     QVERIFY(!editor.comparison());
-    QCOMPARE(changed.count(), 4);  // set, the edit, set again, clear
+    QCOMPARE(changed.count(), 4); // set, the edit, set again, clear
 }
 
 void TestScheduleTools::optimizeIsOneUndoStep() {
@@ -317,12 +321,13 @@ void TestScheduleTools::optimizeIsOneUndoStep() {
     QCOMPARE(editor.undoStack()->count(), 1);
     QVERIFY(editor.undoStack()->undoText().startsWith(QStringLiteral("Optimize: peak")));
     const std::vector<fxmem::NodeId> best = editor.order();
-    const fxmem::ScheduleScore s =
-        fxmem::score_schedule(analysis->file(), analysis->graph(), analysis->alias(), best, analysis->releasable(), analysis->counted());
+    const fxmem::ScheduleScore s = fxmem::score_schedule(analysis->file(), analysis->graph(), analysis->alias(), best,
+                                                         analysis->releasable(), analysis->counted());
     QCOMPARE(editor.peak(), s.peak);
-    QVERIFY(editor.peak() <= 2110);  // at least as good as c-first, found by hand
+    QVERIFY(editor.peak() <= 2110); // at least as good as c-first, found by hand
     // The change spelled out (both ends of a large peak can round alike).
-    QVERIFY2(editor.undoStack()->undoText().contains(formatDelta(s.peak - 3100, 3100)), qPrintable(editor.undoStack()->undoText()));
+    QVERIFY2(editor.undoStack()->undoText().contains(formatDelta(s.peak - 3100, 3100)),
+             qPrintable(editor.undoStack()->undoText()));
     QCOMPARE(bound.count(), 1);
     QVERIFY(editor.lowerBound() >= 0 && editor.lowerBound() <= editor.peak());
     // Undone in one step, redone in one step.
@@ -387,7 +392,7 @@ void TestScheduleTools::moveToSaysWhereANodeMayGo() {
     QString why;
     QVERIFY(!editor.moveNodeToPosition(fxmem::NodeId(3), 0, &why));
     QVERIFY2(status->text().endsWith(QStringLiteral("it may go to positions 2–3.")), qPrintable(status->text()));
-    QVERIFY(!why.contains(QStringLiteral("may go")));  // the reason itself stays the core's
+    QVERIFY(!why.contains(QStringLiteral("may go"))); // the reason itself stays the core's
     QComboBox* kind = nullptr;
     for (QComboBox* box : editor.findChildren<QComboBox*>())
         if (box->findText(QStringLiteral("just after node")) >= 0) kind = box;

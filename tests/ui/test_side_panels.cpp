@@ -49,7 +49,7 @@ void TestSidePanels::sharesWidthInProportionAndRemembersIt() {
         QDockWidget* dock = liveDock(w);
         QVERIFY(dock);
         QVERIFY2(near(dock->width(), share * 1920), qPrintable(QString::number(dock->width())));
-        QVERIFY(dock->width() > 600);  // more than the fixed 560 px it had
+        QVERIFY(dock->width() > 600); // more than the fixed 560 px it had
         // A narrower window: the panels shrink with it, in proportion.
         sized(w, 1366, 768);
         QVERIFY2(near(dock->width(), share * 1366), qPrintable(QString::number(dock->width())));

@@ -47,10 +47,12 @@ void TestTheme::contrastHolds() {
     QVERIFY(contrast(p.color(QPalette::Link), p.color(QPalette::Base)) >= 4.5);
     // Curves, markers and highlights on the plot's background: 3:1 for graphical objects.
     for (const QColor& c : {colors::curve(p), colors::edited(p), colors::peak(p), colors::live(p), colors::cursor(p)})
-        QVERIFY2(contrast(c, p.color(QPalette::Base)) >= 3.0, qPrintable(c.name() + QStringLiteral(" on ") + p.color(QPalette::Base).name()));
+        QVERIFY2(contrast(c, p.color(QPalette::Base)) >= 3.0,
+                 qPrintable(c.name() + QStringLiteral(" on ") + p.color(QPalette::Base).name()));
     for (fxmem::OpKind op : {fxmem::OpKind::Placeholder, fxmem::OpKind::GetAttr, fxmem::OpKind::CallFunction,
                              fxmem::OpKind::CallMethod, fxmem::OpKind::CallModule})
-        QVERIFY2(contrast(colors::opColor(op, p), p.color(QPalette::Base)) >= 3.0, qPrintable(colors::opColor(op, p).name()));
+        QVERIFY2(contrast(colors::opColor(op, p), p.color(QPalette::Base)) >= 3.0,
+                 qPrintable(colors::opColor(op, p).name()));
 }
 
 void TestTheme::unknownNamesAreRefused() {

@@ -33,7 +33,7 @@ void TestTimeline::smallRangesAreKeptAsIs() {
     downsampleMinMax(v, 1, 3, 10, keys, out);
     QCOMPARE(keys, (QVector<double>{1, 2, 3}));
     QCOMPARE(out, (QVector<double>{1, 7, 3}));
-    downsampleMinMax(v, 3, 1, 10, keys, out);  // empty range
+    downsampleMinMax(v, 3, 1, 10, keys, out); // empty range
     QVERIFY(keys.isEmpty());
 }
 
@@ -70,15 +70,15 @@ void TestTimeline::bucketsKeepTheirMinimumAndMaximum() {
 void TestTimeline::zoomedOutPlotKeepsFrees() {
     std::vector<std::int64_t> profile(200000);
     for (std::size_t i = 0; i < profile.size(); ++i) profile[i] = (std::int64_t(1) << 20) + std::int64_t(i % 1000) * 64;
-    profile[123457] = 1024;              // everything freed for one step
-    profile[54321] = std::int64_t(9) << 20;  // the peak
+    profile[123457] = 1024;                 // everything freed for one step
+    profile[54321] = std::int64_t(9) << 20; // the peak
     TimelinePlot plot;
     plot.resize(800, 300);
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(profile, 54321);
     const QSharedPointer<QCPGraphDataContainer> data = plot.graph(0)->data();
-    QVERIFY(data->size() < 4000);  // reduced to a few points per pixel
+    QVERIFY(data->size() < 4000); // reduced to a few points per pixel
     double lo = 1e300, hi = -1e300;
     for (const QCPGraphData& d : *data) lo = std::min(lo, d.value), hi = std::max(hi, d.value);
     QCOMPARE(hi, double(std::int64_t(9) << 20));
@@ -98,8 +98,9 @@ void TestTimeline::sectionLabelsNeverOverprint() {
         std::vector<std::pair<QString, QRectF>> out;
         for (int i = 0; i < plot.itemCount(); ++i) {
             auto* t = qobject_cast<QCPItemText*>(plot.item(i));
-            if (!t || !t->visible() || !(t->text() == QStringLiteral("forward") || t->text() == QStringLiteral("backward") ||
-                                         t->text().endsWith(QStringLiteral("…"))))
+            if (!t || !t->visible() ||
+                !(t->text() == QStringLiteral("forward") || t->text() == QStringLiteral("backward") ||
+                  t->text().endsWith(QStringLiteral("…"))))
                 continue;
             out.emplace_back(t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()));
         }
@@ -113,7 +114,8 @@ void TestTimeline::sectionLabelsNeverOverprint() {
     };
     auto shown = labels();
     QVERIFY(noOverlap(shown));
-    QVERIFY(std::any_of(shown.begin(), shown.end(), [](const auto& l) { return l.first == QStringLiteral("backward"); }));
+    QVERIFY(
+        std::any_of(shown.begin(), shown.end(), [](const auto& l) { return l.first == QStringLiteral("backward"); }));
     // Zoomed in around the boundary: both whole, side by side.
     plot.setXRange(-0.5, 9.5);
     shown = labels();
@@ -144,12 +146,14 @@ void TestTimeline::sectionLabelsGiveWayToThePeakLabel() {
     for (int i = 0; i < plot.itemCount(); ++i) {
         auto* t = qobject_cast<QCPItemText*>(plot.item(i));
         if (!t || !t->visible()) continue;
-        if (t->text().startsWith(QStringLiteral("peak "))) peak = t;
-        else if (t->text() == QStringLiteral("forward") || t->text().startsWith(QStringLiteral("back")) || t->text().startsWith(QStringLiteral("b")))
+        if (t->text().startsWith(QStringLiteral("peak ")))
+            peak = t;
+        else if (t->text() == QStringLiteral("forward") || t->text().startsWith(QStringLiteral("back")) ||
+                 t->text().startsWith(QStringLiteral("b")))
             sections.push_back(t);
     }
     QVERIFY(peak);
-    QVERIFY(!sections.empty());  // "forward" at least keeps its place
+    QVERIFY(!sections.empty()); // "forward" at least keeps its place
     const QRectF peakBox(peak->topLeft->pixelPosition(), peak->bottomRight->pixelPosition());
     for (QCPItemText* t : sections) {
         const QRectF box(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition());
@@ -181,7 +185,8 @@ void TestTimeline::peakLabelHiddenWhenThePeakIsOutOfView() {
 }
 
 void TestTimeline::tinyProfilesHaveWholeStepTicks() {
-    for (const std::vector<std::int64_t>& profile : {std::vector<std::int64_t>{0, 8}, std::vector<std::int64_t>{0, 8, 8}}) {
+    for (const std::vector<std::int64_t>& profile :
+         {std::vector<std::int64_t>{0, 8}, std::vector<std::int64_t>{0, 8, 8}}) {
         TimelinePlot plot;
         plot.resize(800, 300);
         plot.show();
@@ -218,8 +223,8 @@ void TestTimeline::exportHasTitleAndLegendButNoHoverBox() {
     QFile svg(path);
     QVERIFY(svg.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(svg.readAll());
-    QVERIFY(text.contains(QStringLiteral(">chain.json · chain<")));  // the title is drawn
-    QVERIFY(text.contains(QStringLiteral(">original order<")));      // the legend names both curves
+    QVERIFY(text.contains(QStringLiteral(">chain.json · chain<"))); // the title is drawn
+    QVERIFY(text.contains(QStringLiteral(">original order<")));     // the legend names both curves
     QVERIFY(text.contains(QStringLiteral(">edited order<")));
     QVERIFY2(!text.contains(QStringLiteral(">step 5<")), "the hover box was exported");
     // On screen nothing changed: the cursor is back, no title row, no legend.
@@ -253,7 +258,8 @@ void TestTimeline::lowerBoundAndComparison() {
     QVERIFY(plot.hasComparison());
     QVERIFY(plot.legend->visible());
     const QStringList texts = textItems();
-    QVERIFY2(texts.contains(QStringLiteral("A: original peak 130 B · step 3")), qPrintable(texts.join(QLatin1Char('|'))));
+    QVERIFY2(texts.contains(QStringLiteral("A: original peak 130 B · step 3")),
+             qPrintable(texts.join(QLatin1Char('|'))));
     QVERIFY(texts.contains(QStringLiteral("B: overlap peak 150 B · step 3")));
     QVERIFY(plot.yAxis->range().upper > 150);
     plot.setCursorStep(1);
@@ -270,7 +276,7 @@ void TestTimeline::formatsBytes() {
     QCOMPARE(formatBytes(std::int64_t(1024)), QStringLiteral("1.00 KiB"));
     QCOMPARE(formatBytes(std::int64_t(12) << 20 | std::int64_t(1) << 19), QStringLiteral("12.5 MiB"));
     QCOMPARE(formatBytes(-(std::int64_t(3) << 30)), QStringLiteral("-3.00 GiB"));
-    QCOMPARE(formatBytes(std::int64_t(1048575)), QStringLiteral("1.00 MiB"));  // 1023.999 KiB rounds up a unit
+    QCOMPARE(formatBytes(std::int64_t(1048575)), QStringLiteral("1.00 MiB")); // 1023.999 KiB rounds up a unit
     QCOMPARE(formatDelta(-10, 115), QStringLiteral("-10 B (-8.7 %)"));
     QCOMPARE(formatDelta(0, 115), QStringLiteral("±0 B"));
     setByteUnits(ByteUnits::Decimal);
@@ -287,7 +293,7 @@ void TestTimeline::cursorAndZoom() {
     QSignalSpy range(&plot, &TimelinePlot::xRangeChanged);
     plot.setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
     QVERIFY(plot.peakText().startsWith(QStringLiteral("peak 130 B · step 3")));
-    plot.setCursorStep(99);  // clamped to the last step
+    plot.setCursorStep(99); // clamped to the last step
     QCOMPARE(plot.cursorStep(), 6);
     QCOMPARE(moved.count(), 1);
     QTest::keyClick(&plot, Qt::Key_Home);
@@ -327,7 +333,7 @@ void TestTimeline::cursorMoveReplotsOnlyItsLayer() {
     const QRect area = plot.axisRect()->rect();
     QTest::mouseMove(&plot, QPoint(area.left() + area.width() / 3, area.center().y()));
     QVERIFY(plot.cursorStep() > 0);
-    QCOMPARE(full.count(), 0);  // the curves and marks were not redrawn
+    QCOMPARE(full.count(), 0); // the curves and marks were not redrawn
     // What is shown equals a plot drawn whole at that step.
     TimelinePlot fresh;
     fresh.resize(800, 300);
@@ -364,7 +370,7 @@ void TestTimeline::exportsEveryFormat() {
     QVERIFY(svg.open(QIODevice::ReadOnly));
     const QByteArray text = svg.readAll();
     QVERIFY(text.contains("<svg"));
-    QVERIFY(text.contains("<path") || text.contains("<polyline"));  // the curve is vector data
+    QVERIFY(text.contains("<path") || text.contains("<polyline")); // the curve is vector data
     QVERIFY(!PlotExport::save(plot, dir.filePath(QStringLiteral("p.bmpx")), &error));
     QVERIFY(error.contains(QStringLiteral(".bmpx")));
 }

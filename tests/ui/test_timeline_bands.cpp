@@ -128,7 +128,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     QVERIFY(band(byModule, QStringLiteral("l1")));
     QVERIFY(band(byModule, QStringLiteral("l2")));
     QVERIFY(band(byModule, QStringLiteral("(root)")));
-    QCOMPARE(band(byModule, QStringLiteral("l2"))->values[5], 20 + 4);  // c allocated: b and c
+    QCOMPARE(band(byModule, QStringLiteral("l2"))->values[5], 20 + 4); // c allocated: b and c
     // Depth 2 splits l2.act off l2.
     const auto deep = StackedBands::byModule(analysis->live(), attribution, 2);
     QCOMPARE(firstMismatch(deep, profile), std::int64_t(-1));
@@ -146,7 +146,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     plot.setProfile(profile, analysis->peakStep());
     plot.setStackedBands(byRole);
     QVERIFY(plot.isStacked());
-    QVERIFY(plot.legend->visible());  // the legend names the bands on screen
+    QVERIFY(plot.legend->visible()); // the legend names the bands on screen
     checkDrawnStack(plot, byRole);
     // The cursor box names what holds the memory at the step.
     plot.setCursorStep(1);
@@ -171,7 +171,8 @@ void TestTimelineBands::joinedPairWithBaselineAddsUp() {
         const auto f = StackedBands::compute(pair.forward->live(), fwd, by, 1);
         const auto bp = StackedBands::profileOf(pair.backward->live(), bwd, by, 1);
         const auto b = StackedBands::colour(bp, by);
-        const auto base = StackedBands::baselineParts(*file, pair.baselineStorages, pair.backward->counted(), bwd, bp, b, by, 1);
+        const auto base =
+            StackedBands::baselineParts(*file, pair.baselineStorages, pair.backward->counted(), bwd, bp, b, by, 1);
         const auto joined = StackedBands::join(f, b, base);
         QCOMPARE(firstMismatch(joined, fixtures::kJoinedProfile), std::int64_t(-1));
         // The same through the scene the views show.
@@ -208,7 +209,7 @@ void TestTimelineBands::largeGraphDownsampledConsistently() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(analysis->profile(), analysis->peakStep());
     plot.setStackedBands(bands);
-    QVERIFY(plot.graph(0)->data()->size() < int(analysis->profile().size()));  // downsampled
+    QVERIFY(plot.graph(0)->data()->size() < int(analysis->profile().size())); // downsampled
     checkDrawnStack(plot, bands);
     plot.setLowerBound(analysis->peak() / 2);
     if (qEnvironmentVariableIsSet("FXMEM_TIMELINE_PNG")) {
@@ -216,7 +217,7 @@ void TestTimelineBands::largeGraphDownsampledConsistently() {
         plot.replot(QCustomPlot::rpImmediateRefresh);
         plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG"));
     }
-    plot.setXRange(1000, 9000);  // and after a zoom
+    plot.setXRange(1000, 9000); // and after a zoom
     checkDrawnStack(plot, bands);
 }
 
@@ -232,7 +233,7 @@ void TestTimelineBands::modeBar() {
     bar.setDepth(2);
     QCOMPARE(changed.count(), 2);
     QCOMPARE(changed.last().at(1).toInt(), 2);
-    bar.setDepth(7);  // clamped to the deepest level
+    bar.setDepth(7); // clamped to the deepest level
     QCOMPARE(bar.depth(), 3);
     QCOMPARE(TimelineModeBar::defaultFor(100, true), TimelineModeBar::Mode::Total);
     QCOMPARE(TimelineModeBar::defaultFor(5000, true), TimelineModeBar::Mode::ByRole);
@@ -259,17 +260,20 @@ void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
         const QString text = plot.cursorText();
         QVERIFY2(text.contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)), qPrintable(text));
         if (n == 5) {
-            QVERIFY2(text.contains(QStringLiteral("g1 1 B")) && !text.contains(QStringLiteral("more")), qPrintable(text));
+            QVERIFY2(text.contains(QStringLiteral("g1 1 B")) && !text.contains(QStringLiteral("more")),
+                     qPrintable(text));
         } else {
-            QVERIFY2(!text.contains(QStringLiteral("g2 2 B")) && text.contains(QStringLiteral("2 more")), qPrintable(text));
+            QVERIFY2(!text.contains(QStringLiteral("g2 2 B")) && text.contains(QStringLiteral("2 more")),
+                     qPrintable(text));
         }
         // On a short plot (a laptop's timeline) fewer lines: the box covers at most about half of it.
-        plot.resize(800, 150);  // the resize redoes the box
+        plot.resize(800, 150); // the resize redoes the box
         QTRY_VERIFY(plot.axisRect()->height() < 120);
         const int lines = static_cast<int>(plot.cursorText().count(QLatin1Char('\n'))) + 1;
-        QVERIFY2(lines < 2 + static_cast<int>(n), qPrintable(plot.cursorText()));  // fewer than at 300 px
+        QVERIFY2(lines < 2 + static_cast<int>(n), qPrintable(plot.cursorText())); // fewer than at 300 px
         QVERIFY2(plot.cursorText().contains(QStringLiteral("more")), qPrintable(plot.cursorText()));
-        QVERIFY2(plot.cursorText().contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)), qPrintable(plot.cursorText()));  // the largest stays
+        QVERIFY2(plot.cursorText().contains(QStringLiteral("g%1 %2 B").arg(n).arg(n)),
+                 qPrintable(plot.cursorText())); // the largest stays
     }
 }
 

@@ -120,7 +120,8 @@ inline GraphFile reorderable() {
     GraphFile f;
     f.source = "reorder.json";
     const StorageId sx = f.add_storage(0, "cuda:0", 4), sb = f.add_storage(1, "cuda:0", 100),
-                    ss = f.add_storage(2, "cuda:0", 10), ub = f.add_storage(3, "cuda:0", 1), us = f.add_storage(4, "cuda:0", 1);
+                    ss = f.add_storage(2, "cuda:0", 10), ub = f.add_storage(3, "cuda:0", 1),
+                    us = f.add_storage(4, "cuda:0", 1);
     GraphBuilder g(f, "reorder", GraphKind::Inference);
     g.add("primals_1", OpKind::Placeholder, "primals_1", {}, {sx});
     g.add("big", OpKind::CallFunction, "aten.empty", {"primals_1"}, {sb});

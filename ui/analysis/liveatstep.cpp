@@ -2,7 +2,7 @@
 
 const fxmem::LiveSetIndex& shownIndex(const Scene& scene, const Segment& segment, const OrderedLive* ordered) {
     return ordered && !scene.joined() && ordered->analysis == segment.analysis ? ordered->index
-                                                                                : segment.analysis->live();
+                                                                               : segment.analysis->live();
 }
 
 LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64_t globalStep) {

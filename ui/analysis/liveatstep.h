@@ -15,9 +15,9 @@
 const fxmem::LiveSetIndex& shownIndex(const Scene& scene, const Segment& segment, const OrderedLive* ordered);
 
 struct LiveAtStep {
-    Scene::Where where;                    // segment -1: outside every segment (live is empty)
-    std::vector<fxmem::LiveStorage> live;  // largest first, then the baseline storages
-    std::size_t baselineBegin = 0;         // live[baselineBegin, end) hold the baseline
+    Scene::Where where;                   // segment -1: outside every segment (live is empty)
+    std::vector<fxmem::LiveStorage> live; // largest first, then the baseline storages
+    std::size_t baselineBegin = 0;        // live[baselineBegin, end) hold the baseline
 };
 
 // The live set comes from shownIndex(scene, segment, ordered). Baseline entries carry the forward's allocator and

@@ -16,15 +16,15 @@
 
 struct OrderedLive {
     OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::span<const fxmem::NodeId> order);
-    std::shared_ptr<const GraphAnalysis> analysis;  // keeps the graph and alias info the index reads
-    fxmem::LiveSetIndex index;                      // keeps its own copy of the order
+    std::shared_ptr<const GraphAnalysis> analysis; // keeps the graph and alias info the index reads
+    fxmem::LiveSetIndex index;                     // keeps its own copy of the order
 };
 
 class OrderedLiveBuilder : public QObject {
     Q_OBJECT
 public:
     explicit OrderedLiveBuilder(QObject* parent = nullptr);
-    ~OrderedLiveBuilder() override;  // waits for the worker
+    ~OrderedLiveBuilder() override; // waits for the worker
 
     // Builds the index of `order` (a legal schedule of the analysis's graph) and emits ready().
     void request(std::shared_ptr<const GraphAnalysis> analysis, std::vector<fxmem::NodeId> order);

@@ -26,9 +26,11 @@ const char* phaseName(std::int64_t step) {
 }
 } // namespace
 
-QByteArray profileCsv(const Scene& scene, std::span<const std::int64_t> edited, std::span<const fxmem::NodeId> editedOrder) {
+QByteArray profileCsv(const Scene& scene, std::span<const std::int64_t> edited,
+                      std::span<const fxmem::NodeId> editedOrder) {
     const bool withEdit = !edited.empty() && !scene.joined() && !scene.empty();
-    QByteArray csv = withEdit ? "step,graph,node,phase,bytes,edited_bytes,edited_node\n" : "step,graph,node,phase,bytes\n";
+    QByteArray csv =
+        withEdit ? "step,graph,node,phase,bytes,edited_bytes,edited_node\n" : "step,graph,node,phase,bytes\n";
     // The running nodes of the edited order, by position: step 1 + 2k and 2 + 2k are the k-th's.
     std::vector<fxmem::NodeId> running;
     if (withEdit) {

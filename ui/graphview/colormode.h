@@ -17,7 +17,7 @@ enum class NodeColorMode { OpCategory, OpKind, MemoryChange };
 // chooser builds its items from this list and colorModeName() so it cannot disagree with the view.
 inline constexpr std::array<NodeColorMode, 3> kNodeColorModes = {NodeColorMode::OpCategory, NodeColorMode::OpKind,
                                                                  NodeColorMode::MemoryChange};
-QString colorModeName(NodeColorMode mode);  // "By op category", …
+QString colorModeName(NodeColorMode mode); // "By op category", …
 
 struct LegendEntry {
     QString text;
@@ -27,7 +27,7 @@ struct LegendEntry {
 // What a scene contains, for a legend that lists only what is drawn.
 struct LegendContent {
     std::bitset<fxmem::kOpCategoryCount> categories;
-    std::bitset<6> kinds;   // fxmem::OpKind values
+    std::bitset<6> kinds; // fxmem::OpKind values
 };
 
 // The legend of `mode`: the categories or op kinds present, in a fixed order; for memory change

@@ -25,7 +25,7 @@
 #include <limits>
 
 namespace {
-constexpr double kTopPad = 18;  // room for the graph names of a joined pair
+constexpr double kTopPad = 18; // room for the graph names of a joined pair
 constexpr std::uint32_t kMaxBandRows = 4;
 } // namespace
 
@@ -184,7 +184,7 @@ void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
     for (const NodeRef& r : nodes)
         if (r.valid() && static_cast<std::size_t>(r.segment) < recomputedMark_.size())
             recomputedMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    ++matchGen_;  // marks outside the live set: the prepared items are stale, as for new matches
+    ++matchGen_; // marks outside the live set: the prepared items are stale, as for new matches
     update();
 }
 
@@ -228,12 +228,13 @@ void GraphView::followNodes() {
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
         const auto off = static_cast<double>(scene_->segments[s].offset);
-        const auto nodes = L.nodes_in(static_cast<std::int64_t>(std::ceil(x0_ - off)), static_cast<std::int64_t>(std::floor(x1_ - off)));
-        if (nodes.size() > 50000) return;  // an overview: leave the scroll position alone
+        const auto nodes = L.nodes_in(static_cast<std::int64_t>(std::ceil(x0_ - off)),
+                                      static_cast<std::int64_t>(std::floor(x1_ - off)));
+        if (nodes.size() > 50000) return; // an overview: leave the scroll position alone
         for (fxmem::NodeId n : nodes) {
-            if (groups_[s] && groups_[s]->hidden(n)) continue;  // inside a collapsed module's box
+            if (groups_[s] && groups_[s]->hidden(n)) continue; // inside a collapsed module's box
             const std::int32_t lane = L.lane(n);
-            if (lane >= top_ - 0.5 && lane <= top_ + visible - 1) return;  // something is in view
+            if (lane >= top_ - 0.5 && lane <= top_ + visible - 1) return; // something is in view
             topmost = std::min(topmost, lane);
         }
     }
@@ -263,7 +264,7 @@ void GraphView::updateLanes() {
 
 void GraphView::selectNode(NodeRef ref) {
     selected_ = ref;
-    updateLanes();  // a key step selects the node at the cursor: the scroll bars stay as they are
+    updateLanes(); // a key step selects the node at the cursor: the scroll bars stay as they are
 }
 
 std::int64_t GraphView::stepOf(NodeRef ref) const {
@@ -345,7 +346,8 @@ void GraphView::resetZoom() {
 std::int32_t GraphView::laneCount() const {
     std::int32_t lanes = 1;
     if (scene_)
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s) lanes = std::max(lanes, layoutOf(static_cast<int>(s)).lanes());
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s)
+            lanes = std::max(lanes, layoutOf(static_cast<int>(s)).lanes());
     return lanes;
 }
 
@@ -421,8 +423,9 @@ PrepareInput GraphView::prepareInput() const {
     if (!scene_) return in;
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const Segment& seg = scene_->segments[s];
-        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s], &matchMark_[s],
-                               groups_[s].get(), highlight_[s], collectives_[s].empty() ? nullptr : &collectives_[s]});
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s],
+                               &matchMark_[s], groups_[s].get(), highlight_[s],
+                               collectives_[s].empty() ? nullptr : &collectives_[s]});
         in.segments.back().recomputed = &recomputedMark_[s];
     }
     in.bandRows = bandRows_;
@@ -436,9 +439,10 @@ VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepar
 bool GraphView::ItemsKey::operator==(const ItemsKey& o) const {
     const GraphViewport& a = view;
     const GraphViewport& b = o.view;
-    return a.x0 == b.x0 && a.x1 == b.x1 && a.left == b.left && a.right == b.right && a.top == b.top && a.laneHeight == b.laneHeight &&
-           a.topPad == b.topPad && a.width == b.width && a.height == b.height && font == o.font && scene == o.scene && layouts == o.layouts && highlight == o.highlight && bandRows == o.bandRows &&
-           stripeDepth == o.stripeDepth && matches == o.matches;
+    return a.x0 == b.x0 && a.x1 == b.x1 && a.left == b.left && a.right == b.right && a.top == b.top &&
+           a.laneHeight == b.laneHeight && a.topPad == b.topPad && a.width == b.width && a.height == b.height &&
+           font == o.font && scene == o.scene && layouts == o.layouts && highlight == o.highlight &&
+           bandRows == o.bandRows && stripeDepth == o.stripeDepth && matches == o.matches;
 }
 
 GraphView::ItemsKey GraphView::itemsKey() const {
@@ -490,7 +494,7 @@ void GraphView::syncColors(const QPalette& pal) {
 
 QRgb GraphView::colorOf(NodeRef ref, const QPalette& pal) {
     QRgb& c = colors_[static_cast<std::size_t>(ref.segment)][ref.node.index()];
-    if (c == 0) c = nodeColor(ref, pal).rgba();  // node colours are opaque: 0 is never a colour
+    if (c == 0) c = nodeColor(ref, pal).rgba(); // node colours are opaque: 0 is never a colour
     return c;
 }
 
@@ -502,7 +506,8 @@ QColor GraphView::nodeColor(NodeRef ref, const QPalette& pal) const {
     }
     const fxmem::Graph& g = seg.analysis->graph();
     if (colorMode_ == ColorMode::OpCategory)
-        return colors::categoryColor(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]), pal);
+        return colors::categoryColor(
+            fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]), pal);
     return colors::opColor(g.node(ref.node).op, pal);
 }
 
@@ -559,7 +564,9 @@ void GraphView::expandModule(int segment, std::uint32_t module) {
 
 void GraphView::setHighlightedModule(int segment, std::uint32_t module) {
     for (std::size_t s = 0; s < highlight_.size(); ++s)
-        highlight_[s] = static_cast<int>(s) == segment && groups_[s] && module < groups_[s]->tree().size() ? module : ModuleGroups::npos;
+        highlight_[s] = static_cast<int>(s) == segment && groups_[s] && module < groups_[s]->tree().size()
+                            ? module
+                            : ModuleGroups::npos;
     update();
 }
 
@@ -603,8 +610,9 @@ void GraphView::paintEvent(QPaintEvent*) {
     // Layer 1: the peak column, under everything else.
     QColor peakCol = colors::peak(pal);
     peakCol.setAlphaF(0.25f);
-    p.fillRect(QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
-               peakCol);
+    p.fillRect(
+        QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
+        peakCol);
 
     // Layer 2: the model's blocks (layers) as alternating shades behind the lanes, a highlighted
     // module tinted; graph dividers of a joined pair.
@@ -614,7 +622,8 @@ void GraphView::paintEvent(QPaintEvent*) {
         tint.setAlphaF(0.16f);
         const QColor shade = colors::mix(base, text, 0.05);
         for (const VisibleItems::Stripe& st : items.stripes)
-            if (st.highlight || st.ordinal % 2 == 1) p.fillRect(QRectF(st.x0, y0, st.x1 - st.x0, height() - y0), st.highlight ? tint : shade);
+            if (st.highlight || st.ordinal % 2 == 1)
+                p.fillRect(QRectF(st.x0, y0, st.x1 - st.x0, height() - y0), st.highlight ? tint : shade);
     }
     p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
     for (const VisibleItems::SegmentMark& m : items.segmentMarks)
@@ -644,7 +653,8 @@ void GraphView::paintEvent(QPaintEvent*) {
     }
     for (const VisibleItems::GroupBox& gb : items.groups) {
         p.setRenderHint(QPainter::Antialiasing, true);
-        p.setPen(QPen(gb.highlight ? pal.color(QPalette::Highlight) : colors::mix(base, text, 0.5), gb.highlight ? 2 : 1));
+        p.setPen(
+            QPen(gb.highlight ? pal.color(QPalette::Highlight) : colors::mix(base, text, 0.5), gb.highlight ? 2 : 1));
         p.setBrush(colors::mix(base, text, 0.16));
         p.drawRoundedRect(gb.rect, 3, 3);
         p.setBrush(Qt::NoBrush);
@@ -672,7 +682,9 @@ void GraphView::paintEvent(QPaintEvent*) {
         dots.fill(Qt::transparent);
         const int rows = items.dotRows;
         for (const VisibleItems::Dot& d : items.dots) {
-            const QRgb c = d.live ? liveCol.rgba() : d.highlight ? pal.color(QPalette::Highlight).rgba() : colorOf(d.ref, pal);
+            const QRgb c = d.live        ? liveCol.rgba()
+                           : d.highlight ? pal.color(QPalette::Highlight).rgba()
+                                         : colorOf(d.ref, pal);
             // A 2x`rows` dot (live ones 3 wide), clipped to the image.
             for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
                 if (d.y + dy < 0 || d.y + dy >= h) continue;
@@ -716,7 +728,9 @@ void GraphView::paintEvent(QPaintEvent*) {
         const QColor inCol = colors::curve(pal), outCol = colors::edited(pal);
         for (const VisibleItems::Edge& e : items.edges) {
             // Far ends are clamped: the painter clips, but huge coordinates lose precision.
-            auto clampPt = [](QPointF q) { return QPointF(std::clamp(q.x(), -1e5, 1e5), std::clamp(q.y(), -1e5, 1e5)); };
+            auto clampPt = [](QPointF q) {
+                return QPointF(std::clamp(q.x(), -1e5, 1e5), std::clamp(q.y(), -1e5, 1e5));
+            };
             const QPointF a = clampPt(e.from), b = clampPt(e.to);
             const double bend = std::max(12.0, std::abs(b.x() - a.x()) / 3);
             QPainterPath path(a);
@@ -781,7 +795,8 @@ void GraphView::paintEvent(QPaintEvent*) {
         const double nodeW = items.nodeW, nodeH = items.nodeH;
         QColor band = dragRange_.ok ? QColor(60, 180, 90) : colors::peak(pal);
         band.setAlphaF(0.18f);
-        const double a = px(static_cast<double>(dragRange_.loStep) - 1), b = px(static_cast<double>(dragRange_.hiStep) + 1);
+        const double a = px(static_cast<double>(dragRange_.loStep) - 1),
+                     b = px(static_cast<double>(dragRange_.hiStep) + 1);
         p.fillRect(QRectF(a, 0, b - a, height()), band);
         const bool inside = dragStep_ >= static_cast<double>(dragRange_.loStep) - 1 &&
                             dragStep_ <= static_cast<double>(dragRange_.hiStep) + 1;
@@ -808,7 +823,7 @@ void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
     const double sw = 9, gap = 10, rowH = fm.height() + 4;
     const GraphViewport v = viewport();
     const double maxW = std::max(120.0, v.width - 8.0);
-    std::vector<std::pair<double, double>> pos;  // per entry: x, row
+    std::vector<std::pair<double, double>> pos; // per entry: x, row
     double x = 0, row = 0, widest = 0;
     for (const LegendEntry& e : entries) {
         const double w = sw + 4 + fm.horizontalAdvance(e.text);
@@ -827,7 +842,8 @@ void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
         const double ex = box.left() + 4 + pos[i].first, ey = box.top() + 1 + pos[i].second * rowH;
         p.fillRect(QRectF(ex, ey + (rowH - sw) / 2, sw, sw), entries[i].color);
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRectF(ex + sw + 4, ey, fm.horizontalAdvance(entries[i].text) + 2, rowH), Qt::AlignVCenter | Qt::AlignLeft, entries[i].text);
+        p.drawText(QRectF(ex + sw + 4, ey, fm.horizontalAdvance(entries[i].text) + 2, rowH),
+                   Qt::AlignVCenter | Qt::AlignLeft, entries[i].text);
     }
     p.setFont(font());
 }
@@ -841,7 +857,8 @@ GraphView::DropBand GraphView::dropBand(NodeRef ref) const {
     const fxmem::Graph& g = scene_->segments.front().analysis->graph();
     if (!fxmem::has_profile_points(g.node(ref.node).op)) {
         d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
-                    .arg(elided(g.node(ref.node).name, 80), QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
+                    .arg(elided(g.node(ref.node).name, 80),
+                         QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
         return d;
     }
     // Core's legal range (inputs, users, the output node last, and the storages the node
@@ -858,10 +875,11 @@ GraphView::DropBand GraphView::dropBand(NodeRef ref) const {
     };
     QStringList parts;
     if (const fxmem::NodeId b = range.blocker_before; b.valid())
-        parts << (has(g.inputs(ref.node), b) ? tr("after its input '%1'") : tr("after '%1', which allocates a storage it uses"))
+        parts << (has(g.inputs(ref.node), b) ? tr("after its input '%1'")
+                                             : tr("after '%1', which allocates a storage it uses"))
                      .arg(elided(g.node(b).name, 80));
     if (const fxmem::NodeId a = range.blocker_after; a.valid())
-        parts << (has(g.users(ref.node), a)          ? tr("before its user '%1'")
+        parts << (has(g.users(ref.node), a)               ? tr("before its user '%1'")
                   : g.node(a).op == fxmem::OpKind::Output ? tr("before the output node '%1'")
                                                           : tr("before '%1', which uses a storage it allocates"))
                      .arg(elided(g.node(a).name, 80));
@@ -931,8 +949,10 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
         if (segment >= 0) {
             ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
             const bool inBand = event->pos().y() < topPad();
-            if (inBand) g.setCollapsed(module, !g.collapsed(module));
-            else g.expandOneLevel(module);
+            if (inBand)
+                g.setCollapsed(module, !g.collapsed(module));
+            else
+                g.expandOneLevel(module);
             update();
             emit moduleClicked(segment, module);
         }
@@ -1005,15 +1025,29 @@ void GraphView::scrollLanes(double notches) {
 void GraphView::keyPressEvent(QKeyEvent* event) {
     const double w = x1_ - x0_;
     switch (event->key()) {
-    case Qt::Key_Left: x0_ -= w / 10, x1_ -= w / 10; emitRange(); return;
-    case Qt::Key_Right: x0_ += w / 10, x1_ += w / 10; emitRange(); return;
+    case Qt::Key_Left:
+        x0_ -= w / 10, x1_ -= w / 10;
+        emitRange();
+        return;
+    case Qt::Key_Right:
+        x0_ += w / 10, x1_ += w / 10;
+        emitRange();
+        return;
     case Qt::Key_Up: scrollLanes(-1); return;
     case Qt::Key_Down: scrollLanes(1); return;
     case Qt::Key_PageUp: scrollLanes(-5); return;
     case Qt::Key_PageDown: scrollLanes(5); return;
-    case Qt::Key_R: case Qt::Key_0: resetZoom(); return;
-    case Qt::Key_Plus: case Qt::Key_Equal: x0_ += w / 5, x1_ -= w / 5; emitRange(); return;
-    case Qt::Key_Minus: x0_ -= w / 4, x1_ += w / 4; emitRange(); return;
+    case Qt::Key_R:
+    case Qt::Key_0: resetZoom(); return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        x0_ += w / 5, x1_ -= w / 5;
+        emitRange();
+        return;
+    case Qt::Key_Minus:
+        x0_ -= w / 4, x1_ += w / 4;
+        emitRange();
+        return;
     default: QWidget::keyPressEvent(event);
     }
 }
@@ -1026,7 +1060,8 @@ QString GraphView::tooltipFor(NodeRef ref) const {
                     .arg(elided(n.name, 120).toHtmlEscaped(), toQString(fxmem::to_string(n.op)),
                          elided(g.target(ref.node), 120).toHtmlEscaped());
     if (!categories_.empty())
-        t += QStringLiteral(" (%1)").arg(toQString(fxmem::to_string(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]))));
+        t += QStringLiteral(" (%1)").arg(toQString(
+            fxmem::to_string(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]))));
     if (const fxmem::ModuleInfo* m = g.module(ref.node)) {
         const QString name = m->name.empty() ? tr("(model)") : elided(m->name, 120).toHtmlEscaped();
         t += tr("<br>module %1").arg(name);
@@ -1038,12 +1073,14 @@ QString GraphView::tooltipFor(NodeRef ref) const {
     for (std::size_t i = 0; i < tensors.size() && i < 4; ++i) {
         QStringList dims;
         for (std::int64_t d : g.shape(tensors[i])) dims << QString::number(d);
-        shapes << QStringLiteral("%1[%2]").arg(elided(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
+        shapes << QStringLiteral("%1[%2]").arg(
+            elided(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
     }
     if (tensors.size() > 4) shapes << tr("… %1 more").arg(tensors.size() - 4);
     if (!shapes.isEmpty()) t += QStringLiteral("<br>") + shapes.join(QStringLiteral(", "));
     t += tr("<br>step %1").arg(stepOf(ref));
-    t += tr("<br>allocates %1, frees %2").arg(formatBytes(seg.allocated[ref.node.index()]), formatBytes(seg.freed[ref.node.index()]));
+    t += tr("<br>allocates %1, frees %2")
+             .arg(formatBytes(seg.allocated[ref.node.index()]), formatBytes(seg.freed[ref.node.index()]));
     return t;
 }
 
@@ -1053,13 +1090,15 @@ QString GraphView::tooltipAt(QPoint pos) const {
     if (segment >= 0) {
         const ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
         const fxmem::ModuleTree::Module& m = g.tree()[module];
-        QString t = QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : elided(m.name, 120).toHtmlEscaped());
+        QString t =
+            QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : elided(m.name, 120).toHtmlEscaped());
         if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(elided(m.type, 60).toHtmlEscaped());
         if (pos.y() < topPad()) {
             t += g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse");
         } else {
             for (const VisibleItems::GroupBox& gb : visibleItems().groups)
-                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) t += tr("<br>%1 nodes").arg(gb.nodes);
+                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos))
+                    t += tr("<br>%1 nodes").arg(gb.nodes);
             t += tr("<br>Collapsed: click to open one level");
         }
         return t;
@@ -1075,7 +1114,8 @@ QString GraphView::tooltipAt(QPoint pos) const {
                 .arg(a)
                 .arg(b)
                 .arg(std::max<std::int64_t>(0, (b - a) / 2 - 1))
-                .arg(elided(g.node(sp.start.node).name, 80).toHtmlEscaped(), elided(g.node(sp.wait.node).name, 80).toHtmlEscaped());
+                .arg(elided(g.node(sp.start.node).name, 80).toHtmlEscaped(),
+                     elided(g.node(sp.wait.node).name, 80).toHtmlEscaped());
         }
     return {};
 }
@@ -1084,8 +1124,10 @@ bool GraphView::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip && scene_) {
         auto* help = static_cast<QHelpEvent*>(event);
         const QString tip = tooltipAt(help->pos());
-        if (!tip.isEmpty()) QToolTip::showText(help->globalPos(), tip, this);
-        else QToolTip::hideText();
+        if (!tip.isEmpty())
+            QToolTip::showText(help->globalPos(), tip, this);
+        else
+            QToolTip::hideText();
         return true;
     }
     return QWidget::event(event);

@@ -51,7 +51,7 @@ public:
     // Where a dragged node may be dropped: the green band, from core's legal range.
     struct DropBand {
         bool ok = false;
-        std::int64_t loStep = 0, hiStep = 0;  // legal drop steps (global)
+        std::int64_t loStep = 0, hiStep = 0; // legal drop steps (global)
         QString why;
     };
     DropBand dropBand(NodeRef ref) const;
@@ -59,8 +59,8 @@ public:
     const std::shared_ptr<const Scene>& scene() const { return scene_; }
     NodeRef selectedNode() const { return selected_; }
     NodeRef nodeAt(QPoint pos) const;
-    QPointF nodeCenter(NodeRef ref) const;   // widget coordinates
-    std::int64_t stepOf(NodeRef ref) const;  // global step
+    QPointF nodeCenter(NodeRef ref) const;  // widget coordinates
+    std::int64_t stepOf(NodeRef ref) const; // global step
     std::size_t lastPaintedNodes() const { return paintedNodes_; }
     // How often a paint prepared its items from scratch (a cursor step only refreshes live marks).
     std::size_t preparedCount() const { return preparedCount_; }
@@ -148,14 +148,14 @@ private:
 
     std::shared_ptr<const Scene> scene_;
     EditedSchedule* schedule_ = nullptr;
-    std::shared_ptr<const fxmem::GraphLayout> editedLayout_;  // held while painted: the schedule may replace it
+    std::shared_ptr<const fxmem::GraphLayout> editedLayout_; // held while painted: the schedule may replace it
     bool editable() const;
     void onScheduleChanged();
     ColorMode colorMode_ = ColorMode::OpCategory;
-    std::vector<std::unique_ptr<ModuleGroups>> groups_;       // per segment; null without modules
-    std::vector<std::vector<fxmem::OpCategory>> categories_;  // per segment, per interned target
-    std::vector<std::vector<CollectivePair>> collectives_;    // per segment
-    std::vector<std::uint32_t> highlight_;                    // per segment: tree index or npos
+    std::vector<std::unique_ptr<ModuleGroups>> groups_;      // per segment; null without modules
+    std::vector<std::vector<fxmem::OpCategory>> categories_; // per segment, per interned target
+    std::vector<std::vector<CollectivePair>> collectives_;   // per segment
+    std::vector<std::uint32_t> highlight_;                   // per segment: tree index or npos
     LegendContent legendContent_;
     std::uint32_t stripeDepth_ = 0, bandRows_ = 0;
     int groupDepth_ = 0;
@@ -165,12 +165,12 @@ private:
     QFont bandFont() const;
     void paintLegend(QPainter& p, const VisibleItems& items);
 
-    double x0_ = 0, x1_ = 1;   // visible global steps
+    double x0_ = 0, x1_ = 1; // visible global steps
     int left_ = 60, right_ = 600;
     bool plotAreaSet_ = false;
-    double top_ = 0;            // first visible lane (fractional)
+    double top_ = 0; // first visible lane (fractional)
     double laneHeight_ = 22;
-    bool fitted_ = true;        // lanes follow the view's height until the user zooms them
+    bool fitted_ = true; // lanes follow the view's height until the user zooms them
     std::int64_t cursor_ = -1;
 
     // Painting caches. A cursor step changes only the live marks (a key step also the selection):
@@ -187,9 +187,9 @@ private:
         bool operator==(const ItemsKey& o) const;
     };
     ItemsKey itemsKey() const;
-    void updateLanes();  // repaints all but the scroll bars
+    void updateLanes(); // repaints all but the scroll bars
     const VisibleItems& paintItems();
-    void syncColors(const QPalette& palette);  // drops the colour cache when mode, palette or scene changed
+    void syncColors(const QPalette& palette); // drops the colour cache when mode, palette or scene changed
     QRgb colorOf(NodeRef ref, const QPalette& palette);
     VisibleItems items_;
     ItemsKey itemsKey_;
@@ -197,12 +197,12 @@ private:
     std::size_t preparedCount_ = 0;
     std::uint64_t liveGen_ = 0, itemsLiveGen_ = 0, matchGen_ = 0;
     NodeRef itemsSelected_, itemsHovered_;  // the marks items_ carries
-    std::vector<std::vector<QRgb>> colors_;  // per segment, per node; 0: not worked out yet
+    std::vector<std::vector<QRgb>> colors_; // per segment, per node; 0: not worked out yet
     qint64 colorsPalette_ = 0;
     ColorMode colorsMode_ = ColorMode::OpCategory;
     const Scene* colorsScene_ = nullptr;
 
-    std::vector<std::vector<std::uint8_t>> liveMark_;  // per segment, per node
+    std::vector<std::vector<std::uint8_t>> liveMark_; // per segment, per node
     std::vector<NodeRef> live_;
     std::vector<std::vector<std::uint8_t>> matchMark_;
     std::vector<std::vector<std::uint8_t>> recomputedMark_;

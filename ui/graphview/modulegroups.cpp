@@ -41,14 +41,15 @@ std::span<const ModuleGroups::Run> ModuleGroups::runs(std::uint32_t depth) const
 std::span<const ModuleGroups::Run> ModuleGroups::runsIn(std::uint32_t depth, std::int64_t x0, std::int64_t x1) const {
     const std::span<const Run> all = runs(depth);
     // Disjoint and in step order: both ends are sorted.
-    const auto lo = std::lower_bound(all.begin(), all.end(), x0, [](const Run& r, std::int64_t x) { return r.stepHi < x; });
+    const auto lo =
+        std::lower_bound(all.begin(), all.end(), x0, [](const Run& r, std::int64_t x) { return r.stepHi < x; });
     const auto hi = std::upper_bound(lo, all.end(), x1, [](std::int64_t x, const Run& r) { return x < r.stepLo; });
     return {all.data() + (lo - all.begin()), static_cast<std::size_t>(hi - lo)};
 }
 
 void ModuleGroups::setCollapsed(std::uint32_t m, bool on) {
     if (m >= collapsed_.size() || m == fxmem::ModuleTree::kRoot) return;
-    if (on)  // its own collapsed descendants open when it opens again
+    if (on) // its own collapsed descendants open when it opens again
         for (std::uint32_t k = 0; k < tree_.size(); ++k)
             if (k != m && tree_.contains(m, k)) collapsed_[k] = 0;
     collapsed_[m] = on ? 1 : 0;

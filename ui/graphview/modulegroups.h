@@ -19,17 +19,17 @@ public:
     static constexpr std::uint32_t kMaxDepth = 8;
 
     struct Run {
-        std::uint32_t module = 0;   // tree index, at the run's depth
-        std::int64_t stepLo = 0, stepHi = 0;   // first and last step of its nodes
-        std::int32_t laneLo = 0, laneHi = 0;   // lanes its nodes use
+        std::uint32_t module = 0;            // tree index, at the run's depth
+        std::int64_t stepLo = 0, stepHi = 0; // first and last step of its nodes
+        std::int32_t laneLo = 0, laneHi = 0; // lanes its nodes use
         std::uint32_t nodes = 0;
-        std::uint32_t ordinal = 0;  // index among the runs of its depth (for alternating shades)
+        std::uint32_t ordinal = 0; // index among the runs of its depth (for alternating shades)
     };
 
     ModuleGroups(const fxmem::Graph& graph, const fxmem::GraphLayout& layout);
 
     const fxmem::ModuleTree& tree() const { return tree_; }
-    std::uint32_t depths() const { return static_cast<std::uint32_t>(runs_.size()); }  // 0: no modules
+    std::uint32_t depths() const { return static_cast<std::uint32_t>(runs_.size()); } // 0: no modules
     // Runs at `depth` (1-based), in step order, disjoint.
     std::span<const Run> runs(std::uint32_t depth) const;
     // The runs at `depth` that overlap steps [x0, x1]. O(log R).
@@ -52,8 +52,8 @@ public:
 private:
     const fxmem::Graph* graph_;
     fxmem::ModuleTree tree_;
-    std::vector<std::vector<Run>> runs_;   // [depth - 1]
-    std::vector<std::uint8_t> collapsed_;  // per tree index
+    std::vector<std::vector<Run>> runs_;  // [depth - 1]
+    std::vector<std::uint8_t> collapsed_; // per tree index
     std::vector<std::uint32_t> collapsedRoot_;
     bool anyCollapsed_ = false;
     void updateRoots();

@@ -4,12 +4,12 @@
 #include <algorithm>
 
 struct GraphViewport {
-    double x0 = 0, x1 = 1;        // visible global steps
-    double left = 0, right = 1;   // pixels where steps x0 and x1 fall (the timeline's plot area)
-    double top = 0;               // first visible lane (fractional)
-    double laneHeight = 22;       // pixels per lane
-    double topPad = 18;           // pixels above the first lane (segment names, module bands)
-    int width = 0, height = 0;    // the widget
+    double x0 = 0, x1 = 1;      // visible global steps
+    double left = 0, right = 1; // pixels where steps x0 and x1 fall (the timeline's plot area)
+    double top = 0;             // first visible lane (fractional)
+    double laneHeight = 22;     // pixels per lane
+    double topPad = 18;         // pixels above the first lane (segment names, module bands)
+    int width = 0, height = 0;  // the widget
 
     double pxPerStep() const { return (right - left) / std::max(x1 - x0, 1e-9); }
     double px(double step) const { return left + (step - x0) * pxPerStep(); }

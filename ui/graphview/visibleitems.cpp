@@ -16,8 +16,8 @@ constexpr std::size_t kMaxWires = 40000;
 
 bool hiddenNode(const SegmentInput& seg, fxmem::NodeId n) { return seg.groups && seg.groups->hidden(n); }
 
-void addWires(const SegmentInput& seg, int segment, const GraphViewport& v, std::int64_t lo, std::int64_t hi, std::int32_t laneLo,
-              std::int32_t laneHi, double nodeW, VisibleItems& out) {
+void addWires(const SegmentInput& seg, int segment, const GraphViewport& v, std::int64_t lo, std::int64_t hi,
+              std::int32_t laneLo, std::int32_t laneHi, double nodeW, VisibleItems& out) {
     const fxmem::GraphLayout& L = *seg.layout;
     const fxmem::Graph& g = *seg.graph;
     const auto off = static_cast<double>(seg.offset);
@@ -56,7 +56,8 @@ void addWires(const SegmentInput& seg, int segment, const GraphViewport& v, std:
 // The op is left out when the name already starts with it.
 QString nodeLabel(const fxmem::Graph& g, fxmem::NodeId n, const QFontMetricsF& fm, double width) {
     const fxmem::Node& node = g.node(n);
-    if (node.op != fxmem::OpKind::CallFunction && node.op != fxmem::OpKind::CallMethod) return elidedName(node.name, fm, width);
+    if (node.op != fxmem::OpKind::CallFunction && node.op != fxmem::OpKind::CallMethod)
+        return elidedName(node.name, fm, width);
     // FX names most nodes after their op ("mul_12", "view_3"): the op adds nothing then.
     const std::string_view shortOp = fxmem::short_op(g.target(n));
     if (std::string_view(node.name).starts_with(shortOp)) return elidedName(node.name, fm, width);
@@ -80,7 +81,8 @@ void addEdges(const PrepareInput& in, std::size_t s, VisibleItems& out) {
 }
 
 bool inModule(const SegmentInput& seg, fxmem::NodeId n) {
-    return seg.groups && seg.highlight != ModuleGroups::npos && seg.groups->tree().contains(seg.highlight, seg.groups->tree().node_module(n));
+    return seg.groups && seg.highlight != ModuleGroups::npos &&
+           seg.groups->tree().contains(seg.highlight, seg.groups->tree().node_module(n));
 }
 
 void addModuleItems(const PrepareInput& in, std::size_t s, std::int64_t lo, std::int64_t hi, const VisibleItems& sizes,
@@ -93,7 +95,8 @@ void addModuleItems(const PrepareInput& in, std::size_t s, std::int64_t lo, std:
     auto lit = [&](std::uint32_t m) { return seg.highlight != ModuleGroups::npos && tree.contains(seg.highlight, m); };
     // A run covers its first to its last node, half a step either side.
     auto xs = [&](const ModuleGroups::Run& r) {
-        return std::pair{v.px(off + static_cast<double>(r.stepLo) - 0.5), v.px(off + static_cast<double>(r.stepHi) + 0.5)};
+        return std::pair{v.px(off + static_cast<double>(r.stepLo) - 0.5),
+                         v.px(off + static_cast<double>(r.stepHi) + 0.5)};
     };
     if (in.stripeDepth > 0)
         for (const ModuleGroups::Run& r : mg.runsIn(in.stripeDepth, lo, hi)) {
@@ -104,9 +107,11 @@ void addModuleItems(const PrepareInput& in, std::size_t s, std::int64_t lo, std:
         const double y = in.bandTop + (d - 1) * PrepareInput::kBandRow;
         for (const ModuleGroups::Run& r : mg.runsIn(d, lo, hi)) {
             const auto [a, b] = xs(r);
-            if (b - a < 1 && !out.bands.empty() && out.bands.back().depth == d && out.bands.back().rect.right() >= a - 1) continue;
-            out.bands.push_back({QRectF(a, y, std::max(1.0, b - a), PrepareInput::kBandRow - 2), static_cast<int>(s), r.module, d,
-                                 r.ordinal, mg.collapsed(r.module), lit(r.module)});
+            if (b - a < 1 && !out.bands.empty() && out.bands.back().depth == d &&
+                out.bands.back().rect.right() >= a - 1)
+                continue;
+            out.bands.push_back({QRectF(a, y, std::max(1.0, b - a), PrepareInput::kBandRow - 2), static_cast<int>(s),
+                                 r.module, d, r.ordinal, mg.collapsed(r.module), lit(r.module)});
         }
     }
     if (!mg.anyCollapsed()) return;
@@ -125,11 +130,13 @@ void addModuleItems(const PrepareInput& in, std::size_t s, std::int64_t lo, std:
                 if (seg.match && (*seg.match)[n.index()]) flags |= VisibleItems::Match;
                 if (in.selected == NodeRef{static_cast<int>(s), n}) flags |= VisibleItems::Selected;
             }
-            out.groups.push_back({QRectF(x0, y0, x1 - x0, y1 - y0), static_cast<int>(s), r.module, r.nodes, lit(r.module), flags});
+            out.groups.push_back(
+                {QRectF(x0, y0, x1 - x0, y1 - y0), static_cast<int>(s), r.module, r.nodes, lit(r.module), flags});
         }
     // In step order, whatever their depth.
-    std::sort(out.groups.begin() + static_cast<std::ptrdiff_t>(first), out.groups.end(),
-              [](const VisibleItems::GroupBox& a, const VisibleItems::GroupBox& b) { return a.rect.left() < b.rect.left(); });
+    std::sort(
+        out.groups.begin() + static_cast<std::ptrdiff_t>(first), out.groups.end(),
+        [](const VisibleItems::GroupBox& a, const VisibleItems::GroupBox& b) { return a.rect.left() < b.rect.left(); });
 }
 
 } // namespace
@@ -142,7 +149,8 @@ QString moduleCaption(const fxmem::ModuleTree& tree, std::uint32_t m, const QFon
     if (fm.horizontalAdvance(full) <= width) return full;
     // The last component tells siblings apart ("0", "attn").
     const auto dot = mod.name.rfind('.');
-    const std::string_view last = dot == std::string::npos ? std::string_view(mod.name) : std::string_view(mod.name).substr(dot + 1);
+    const std::string_view last =
+        dot == std::string::npos ? std::string_view(mod.name) : std::string_view(mod.name).substr(dot + 1);
     return elidedName(last, fm, width);
 }
 
@@ -158,11 +166,11 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
     const double sx = v.pxPerStep();
     out.nodeW = std::max(1.0, 1.6 * sx);
     out.nodeH = std::max(1.0, v.laneHeight * 0.7);
-    out.dotRows = std::clamp(static_cast<int>(out.nodeH), 2, 3);  // 2 rows at least: visible on any screen
+    out.dotRows = std::clamp(static_cast<int>(out.nodeH), 2, 3); // 2 rows at least: visible on any screen
     const auto laneLo = static_cast<std::int32_t>(std::floor(v.top)) - 1;
     const auto laneHi = static_cast<std::int32_t>(std::ceil(v.top + v.visibleLanes())) + 1;
     const int w = std::max(v.width, 0), h = std::max(v.height, 0);
-    std::vector<std::int32_t> dotAt;  // per pixel: 1 + index into out.dots, 0 when empty
+    std::vector<std::int32_t> dotAt; // per pixel: 1 + index into out.dots, 0 when empty
 
     QFont small = in.font;
     small.setPointSizeF(std::max(6.5, std::min(in.font.pointSizeF(), out.nodeH * 0.62)));
@@ -188,7 +196,8 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                 if (b < lo || a > hi || lane < laneLo || lane > laneHi) continue;
                 const double x0 = v.px(off + static_cast<double>(a)), x1 = v.px(off + static_cast<double>(b));
                 if (x1 < 0 || x0 > w) continue;
-                out.spans.push_back({QRectF(x0, v.py(lane) - thick / 2, std::max(x1 - x0, 2.0), thick), {static_cast<int>(s), c.start},
+                out.spans.push_back({QRectF(x0, v.py(lane) - thick / 2, std::max(x1 - x0, 2.0), thick),
+                                     {static_cast<int>(s), c.start},
                                      {static_cast<int>(s), c.wait}});
             }
         }
@@ -205,10 +214,12 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
                 const int y = static_cast<int>(v.py(lane));
                 if (x < 0 || x >= w || y < 0 || y >= h) continue;
                 const bool live = seg.live && (*seg.live)[n.index()];
-                std::int32_t& at = dotAt[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
+                std::int32_t& at =
+                    dotAt[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)];
                 const NodeRef ref{static_cast<int>(s), n};
-                out.dotNodes.push_back({static_cast<std::uint32_t>(at == 0 ? out.dots.size() : static_cast<std::size_t>(at - 1)), ref,
-                                        inModule(seg, n)});
+                out.dotNodes.push_back(
+                    {static_cast<std::uint32_t>(at == 0 ? out.dots.size() : static_cast<std::size_t>(at - 1)), ref,
+                     inModule(seg, n)});
                 if (at == 0) {
                     out.dots.push_back({x, y, ref, live, inModule(seg, n)});
                     at = static_cast<std::int32_t>(out.dots.size());
@@ -245,10 +256,12 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
     const QFontMetricsF headFm(in.font);
     for (std::size_t k = 0; k < out.segmentMarks.size(); ++k) {
         const double a = std::max(out.segmentMarks[k].x, 0.0) + 4;
-        const double b = (k + 1 < out.segmentMarks.size() ? std::min(out.segmentMarks[k + 1].x, double(w)) : double(w)) - 4;
+        const double b =
+            (k + 1 < out.segmentMarks.size() ? std::min(out.segmentMarks[k + 1].x, double(w)) : double(w)) - 4;
         if (b - a < 24) continue;
         const SegmentInput& seg = in.segments[static_cast<std::size_t>(out.segmentMarks[k].segment)];
-        out.labels.push_back({QRectF(a, 0, b - a, 16), elidedName(seg.graph->name, headFm, b - a), VisibleItems::LabelKind::Segment});
+        out.labels.push_back(
+            {QRectF(a, 0, b - a, 16), elidedName(seg.graph->name, headFm, b - a), VisibleItems::LabelKind::Segment});
     }
     const QFontMetricsF bandFm(bandFontOf(in.font));
     for (const VisibleItems::Span& sp : out.spans) {
@@ -256,9 +269,11 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         const QRectF r = sp.rect.intersected(QRectF(0, 0, w, h)).adjusted(out.nodeW / 2 + 3, 0, -out.nodeW / 2 - 3, 0);
         if (r.width() < 60 || out.nodeH < 9) continue;
         const SegmentInput& seg = in.segments[static_cast<std::size_t>(sp.start.segment)];
-        const QString text = elided(fxmem::short_op(seg.graph->target(sp.start.node)), 60) + QStringLiteral(" in flight");
+        const QString text =
+            elided(fxmem::short_op(seg.graph->target(sp.start.node)), 60) + QStringLiteral(" in flight");
         const QRectF line(r.left(), r.top() - bandFm.height() - 1, r.width(), bandFm.height());
-        out.labels.push_back({line, bandFm.elidedText(text, Qt::ElideRight, line.width()), VisibleItems::LabelKind::Span});
+        out.labels.push_back(
+            {line, bandFm.elidedText(text, Qt::ElideRight, line.width()), VisibleItems::LabelKind::Span});
     }
     for (const VisibleItems::Band& b : out.bands) {
         if (b.rect.width() < 24) continue;
@@ -266,7 +281,8 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         if (r.width() < 16) continue;
         const auto& tree = in.segments[static_cast<std::size_t>(b.segment)].groups->tree();
         const QString mark = b.collapsed ? QStringLiteral("\u25b8 ") : QString();
-        out.labels.push_back({r, mark + moduleCaption(tree, b.module, bandFm, r.width() - bandFm.horizontalAdvance(mark)),
+        out.labels.push_back({r,
+                              mark + moduleCaption(tree, b.module, bandFm, r.width() - bandFm.horizontalAdvance(mark)),
                               VisibleItems::LabelKind::Band});
     }
     for (const VisibleItems::GroupBox& gb : out.groups) {
@@ -275,8 +291,9 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         const auto& tree = in.segments[static_cast<std::size_t>(gb.segment)].groups->tree();
         const QString count = QStringLiteral("  (%1)").arg(gb.nodes);
         const QRectF line(r.left(), r.top(), r.width(), std::min(r.height(), bandFm.height() + 2));
-        out.labels.push_back({line, moduleCaption(tree, gb.module, bandFm, line.width() - bandFm.horizontalAdvance(count)) + count,
-                              VisibleItems::LabelKind::Group});
+        out.labels.push_back(
+            {line, moduleCaption(tree, gb.module, bandFm, line.width() - bandFm.horizontalAdvance(count)) + count,
+             VisibleItems::LabelKind::Group});
     }
     return out;
 }

@@ -24,20 +24,20 @@
 struct SegmentInput {
     const fxmem::Graph* graph = nullptr;
     const fxmem::GraphLayout* layout = nullptr;
-    std::int64_t offset = 0;                       // global step of the graph's step 0
-    const std::vector<std::uint8_t>* live = nullptr;   // per node: its storage is live at the cursor
-    const std::vector<std::uint8_t>* match = nullptr;  // per node: a search match
-    const ModuleGroups* groups = nullptr;              // null: the graph has no modules
-    std::uint32_t highlight = ModuleGroups::npos;      // tree index of a highlighted module
+    std::int64_t offset = 0;                          // global step of the graph's step 0
+    const std::vector<std::uint8_t>* live = nullptr;  // per node: its storage is live at the cursor
+    const std::vector<std::uint8_t>* match = nullptr; // per node: a search match
+    const ModuleGroups* groups = nullptr;             // null: the graph has no modules
+    std::uint32_t highlight = ModuleGroups::npos;     // tree index of a highlighted module
     const std::vector<CollectivePair>* collectives = nullptr;
-    const std::vector<std::uint8_t>* recomputed = nullptr;  // per node: recomputed in the backward
+    const std::vector<std::uint8_t>* recomputed = nullptr; // per node: recomputed in the backward
 };
 
 struct PrepareInput {
     std::vector<SegmentInput> segments;
     GraphViewport view;
     NodeRef selected, hovered;
-    QFont font;   // for the labels that must fit their box
+    QFont font; // for the labels that must fit their box
     // Module bands: rows for depths 1..bandRows from y = bandTop, kBandRow pixels each; the runs
     // at stripeDepth shade the lanes behind the nodes in alternation (0: no stripes).
     std::uint32_t bandRows = 0;
@@ -60,12 +60,12 @@ struct VisibleItems {
         int x = 0, y = 0;
         NodeRef ref;
         bool live = false;
-        bool highlight = false;   // in the highlighted module
+        bool highlight = false; // in the highlighted module
     };
     struct Wire {
         QLineF line;
         bool live = false;
-        NodeRef producer;   // whose storage it carries (its live mark follows the cursor)
+        NodeRef producer; // whose storage it carries (its live mark follows the cursor)
     };
     enum class LabelKind : std::uint8_t { Node, Segment, Band, Group, Span };
     struct Label {
@@ -75,7 +75,7 @@ struct VisibleItems {
     };
     // A joined pair: where a graph starts (the divider) and its name.
     struct SegmentMark {
-        double x = 0;   // divider, at the segment's first step - 0.5
+        double x = 0; // divider, at the segment's first step - 0.5
         int segment = 0;
     };
 
@@ -85,7 +85,7 @@ struct VisibleItems {
         int segment = 0;
         std::uint32_t module = 0;
         std::uint32_t depth = 1;
-        std::uint32_t ordinal = 0;   // alternating shades
+        std::uint32_t ordinal = 0; // alternating shades
         bool collapsed = false;
         bool highlight = false;
     };
@@ -102,7 +102,7 @@ struct VisibleItems {
         std::uint32_t module = 0;
         std::uint32_t nodes = 0;
         bool highlight = false;
-        std::uint8_t flags = 0;   // Live, Match, Selected: of any node it hides
+        std::uint8_t flags = 0; // Live, Match, Selected: of any node it hides
     };
     // The selected node's edges: from each input to it, from it to each user.
     struct Edge {
@@ -134,8 +134,8 @@ struct VisibleItems {
         bool highlight = false;
     };
     std::vector<DotNode> dotNodes;
-    double nodeW = 1, nodeH = 1;   // box size in pixels
-    int dotRows = 1;               // dot height in pixels
+    double nodeW = 1, nodeH = 1; // box size in pixels
+    int dotRows = 1;             // dot height in pixels
     std::size_t nodeCount() const { return boxes.size() + dots.size(); }
 };
 

@@ -65,7 +65,8 @@ QString NodeInspector::html(NodeRef ref) const {
     h += QStringLiteral("<h3 style='margin-bottom:2px'>%1</h3>").arg(esc(n.name));
     const std::int64_t originalStep = scene_->globalStep(ref.segment, ref.node);
     const std::int64_t step = state_ ? state_->stepOf(ref) : originalStep;
-    const QString where = step == originalStep ? tr("step %1").arg(step) : tr("step %1 (originally %2)").arg(step).arg(originalStep);
+    const QString where =
+        step == originalStep ? tr("step %1").arg(step) : tr("step %1 (originally %2)").arg(step).arg(originalStep);
     h += QStringLiteral("<div style='color:%1'>%2 · %3 · %4</div>")
              .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name), where);
     h += QStringLiteral("<p><b>target</b> <code>%1</code></p>").arg(esc(g.target(ref.node)));
@@ -78,17 +79,20 @@ QString NodeInspector::html(NodeRef ref) const {
         for (fxmem::NodeId id : ids) items << link(id);
         return items.join(QStringLiteral(", "));
     };
-    h += tr("<p><b>inputs</b> %1<br><b>users</b> %2</p>").arg(nodeList(g.inputs(ref.node)), nodeList(g.users(ref.node)));
+    h +=
+        tr("<p><b>inputs</b> %1<br><b>users</b> %2</p>").arg(nodeList(g.inputs(ref.node)), nodeList(g.users(ref.node)));
 
     const auto tensors = g.node_tensors(ref.node);
     if (!tensors.empty()) {
-        h += tr("<p><b>outputs</b></p><table cellspacing=0 cellpadding=2><tr><th align=left>dtype</th><th align=left>shape</th>"
+        h += tr("<p><b>outputs</b></p><table cellspacing=0 cellpadding=2><tr><th align=left>dtype</th><th "
+                "align=left>shape</th>"
                 "<th align=left>stride</th><th align=left>storage</th></tr>");
         for (const fxmem::Tensor& t : tensors) {
             QStringList shape, stride;
             for (std::int64_t d : g.shape(t)) shape << QString::number(d);
             for (std::int64_t d : g.stride(t)) stride << QString::number(d);
-            h += QStringLiteral("<tr><td><code>%1</code></td><td><code>[%2]</code></td><td><code>[%3]</code></td><td>%4</td></tr>")
+            h += QStringLiteral(
+                     "<tr><td><code>%1</code></td><td><code>[%2]</code></td><td><code>[%3]</code></td><td>%4</td></tr>")
                      .arg(esc(f.dtypes[t.dtype]), shape.join(QStringLiteral(", ")), stride.join(QStringLiteral(", ")),
                           storageName(t.storage));
         }
@@ -102,18 +106,21 @@ QString NodeInspector::html(NodeRef ref) const {
         std::int64_t total = 0;
         for (fxmem::StorageId s : ids) {
             if (!a.counted()[s.index()]) continue;
-            if (frees && (n.op == fxmem::OpKind::Output || !a.releasable()[a.alias().allocator[s.index()].index()])) continue;
+            if (frees && (n.op == fxmem::OpKind::Output || !a.releasable()[a.alias().allocator[s.index()].index()]))
+                continue;
             items << storageName(s);
             total += f.nbytes(s);
         }
         if (items.isEmpty()) return tr("<span style='color:%1'>nothing</span>").arg(dim);
         return QStringLiteral("<b>%1</b>: %2").arg(formatBytes(total), items.join(QStringLiteral(", ")));
     };
-    h += tr("<p><b>allocates</b> %1<br><b>frees</b> %2</p>")
-             .arg(storageList(a.alias().fresh_of(ref.node), false), storageList(a.alias().last_used_at(ref.node), true));
+    h +=
+        tr("<p><b>allocates</b> %1<br><b>frees</b> %2</p>")
+            .arg(storageList(a.alias().fresh_of(ref.node), false), storageList(a.alias().last_used_at(ref.node), true));
 
     if (const std::string_view trace = g.stack_trace(ref.node); !trace.empty())
-        h += tr("<p><b>stack trace</b></p><pre style='font-size:small'>%1</pre>").arg(elided(trace, 64 * 1024).toHtmlEscaped());
+        h += tr("<p><b>stack trace</b></p><pre style='font-size:small'>%1</pre>")
+                 .arg(elided(trace, 64 * 1024).toHtmlEscaped());
     else
         h += tr("<p style='color:%1'>no stack trace recorded</p>").arg(dim);
     return h;

@@ -25,7 +25,7 @@ public:
     void setNote(Note note) { note_ = std::move(note); }
 
 signals:
-    void nodeActivated(NodeRef ref);  // a link to another node was clicked
+    void nodeActivated(NodeRef ref); // a link to another node was clicked
 
 protected:
     void changeEvent(QEvent* event) override;

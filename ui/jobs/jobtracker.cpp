@@ -9,7 +9,11 @@ void JobContext::post(std::function<void(JobTracker*)> f) const {
     if (!o) return;
     const quint64 gen = generation_;
     QMetaObject::invokeMethod(
-        o, [o, gen, f = std::move(f)] { if (o->generation_ == gen) f(o); }, Qt::QueuedConnection);
+        o,
+        [o, gen, f = std::move(f)] {
+            if (o->generation_ == gen) f(o);
+        },
+        Qt::QueuedConnection);
 }
 
 void JobContext::report(double fraction, const QString& stage, bool force) {
@@ -42,7 +46,7 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
     setBusy(true);
     pool_.start([job, work = std::move(work)]() mutable {
         try {
-            if (job->cancelled()) return;  // superseded while queued
+            if (job->cancelled()) return; // superseded while queued
             std::function<void()> deliver = work(*job);
             if (job->cancelled()) return;
             job->post([deliver = std::move(deliver)](JobTracker* o) {
@@ -67,7 +71,7 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
 
 bool JobTracker::cancel() {
     if (stop_) stop_->store(true);
-    ++generation_;  // whatever the worker still posts is stale now
+    ++generation_; // whatever the worker still posts is stale now
     const bool was = busy_;
     setBusy(false);
     return was;

@@ -49,14 +49,14 @@ class JobTracker : public QObject {
 public:
     // `threads`: 2 lets a new job start while a superseded one is still winding down.
     explicit JobTracker(QObject* parent = nullptr, int threads = 2);
-    ~JobTracker() override;  // stops the running job and waits for the pool
+    ~JobTracker() override; // stops the running job and waits for the pool
 
     // Runs `work` on the pool; `deliver` receives its result on this object's thread, unless a
     // newer job started or cancel() was called meanwhile.
     template <class T, class Work, class Deliver>
     void start(Work work, Deliver deliver) {
-        startErased([work = std::move(work), deliver = std::move(deliver)](JobContext& job) mutable
-                    -> std::function<void()> {
+        startErased([work = std::move(work),
+                     deliver = std::move(deliver)](JobContext& job) mutable -> std::function<void()> {
             std::shared_ptr<const T> result = work(job);
             return [deliver = std::move(deliver), result = std::move(result)]() mutable { deliver(std::move(result)); };
         });

@@ -44,9 +44,10 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::
     Segment s;
     s.analysis = std::move(analysis);
     fxmem::throw_if_cancelled(cancelled);
-    s.attribution = std::make_shared<const fxmem::Attribution>(s.analysis->file(),
-                                                               static_cast<std::size_t>(s.analysis->graphIndex()), roles);
-    s.layout = std::make_shared<const fxmem::GraphLayout>(s.analysis->graph(), std::span<const fxmem::NodeId>(), cancelled);
+    s.attribution = std::make_shared<const fxmem::Attribution>(
+        s.analysis->file(), static_cast<std::size_t>(s.analysis->graphIndex()), roles);
+    s.layout =
+        std::make_shared<const fxmem::GraphLayout>(s.analysis->graph(), std::span<const fxmem::NodeId>(), cancelled);
     const GraphAnalysis& a = *s.analysis;
     const std::size_t n = a.graph().size();
     s.allocated.assign(n, 0);
@@ -54,7 +55,7 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::
     for (std::size_t i = 0; i < n; ++i) {
         if (i % 4096 == 0) fxmem::throw_if_cancelled(cancelled);
         const fxmem::NodeId id(static_cast<std::int32_t>(i));
-        if (a.graph().nodes[i].op == fxmem::OpKind::Output) continue;  // output frees nothing
+        if (a.graph().nodes[i].op == fxmem::OpKind::Output) continue; // output frees nothing
         for (fxmem::StorageId st : a.alias().fresh_of(id))
             if (a.counted()[st.index()]) s.allocated[i] += a.file().nbytes(st);
         for (fxmem::StorageId st : a.alias().last_used_at(id))
@@ -91,7 +92,8 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
         scene->segments.push_back(std::move(fwd));
         scene->segments.push_back(std::move(bwd));
     } else if (request.graph >= 0) {
-        scene->segments.push_back(makeSegment(GraphAnalysis::compute(file, request.graph, request.filter, cancelled), roles, cancelled));
+        scene->segments.push_back(
+            makeSegment(GraphAnalysis::compute(file, request.graph, request.filter, cancelled), roles, cancelled));
         scene->pairPeak = scene->segments.front().analysis->pairPeak();
     }
     for (const Segment& s : scene->segments)

@@ -34,9 +34,9 @@ struct NodeRef {
 struct Segment {
     std::shared_ptr<const GraphAnalysis> analysis;
     std::shared_ptr<const fxmem::GraphLayout> layout;
-    std::int64_t offset = 0;     // global step of this graph's profile index 0
-    std::int64_t baseline = 0;   // bytes under this graph's profile (backward of a joined pair)
-    std::vector<fxmem::StorageId> baselineStorages;  // the forward outputs that make the baseline
+    std::int64_t offset = 0;                        // global step of this graph's profile index 0
+    std::int64_t baseline = 0;                      // bytes under this graph's profile (backward of a joined pair)
+    std::vector<fxmem::StorageId> baselineStorages; // the forward outputs that make the baseline
     // Per node, counted bytes it allocates and frees in the profile (for colouring by change).
     std::vector<std::int64_t> allocated, freed;
     // Each storage's role and owner module, and this graph's module tree (issue 9).
@@ -46,25 +46,25 @@ struct Segment {
 struct Scene {
     std::shared_ptr<const fxmem::GraphFile> file;
     QString path;
-    SceneRequest request;        // resolved: graph or pair set
+    SceneRequest request; // resolved: graph or pair set
     std::vector<Segment> segments;
-    std::vector<std::int64_t> profile;  // global: the segments' profiles, baseline included
+    std::vector<std::int64_t> profile; // global: the segments' profiles, baseline included
     std::int64_t peak = 0;
     std::size_t peakStep = 0;
     std::optional<fxmem::PeakMemory> pairPeak;
-    std::shared_ptr<const fxmem::RoleAssignment> roles;  // the file's storage roles, resolved once
+    std::shared_ptr<const fxmem::RoleAssignment> roles; // the file's storage roles, resolved once
 
     bool joined() const { return segments.size() > 1; }
     bool empty() const { return segments.empty(); }
-    QString title() const;       // graph name, or "fwd + bwd"
+    QString title() const; // graph name, or "fwd + bwd"
     std::size_t nodeCount() const;
     // The module depth of the model's layers over all segments (fxmem::layer_depth): the timeline's
     // bands by module and the graph view's stripes both start there. 0 without modules.
     std::uint32_t layerDepth() const;
 
     struct Where {
-        int segment = -1;        // -1: outside every segment
-        std::size_t step = 0;    // profile index within the segment
+        int segment = -1;     // -1: outside every segment
+        std::size_t step = 0; // profile index within the segment
     };
     Where locate(std::int64_t globalStep) const;
     // Global step of a node's allocation point.

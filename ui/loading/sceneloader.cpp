@@ -6,9 +6,8 @@ SceneLoader::SceneLoader(FileLoader loader, QObject* parent)
     : QObject(parent), loader_(std::move(loader)), jobs_(new JobTracker(this)) {
     connect(jobs_, &JobTracker::progress, this, &SceneLoader::progress);
     connect(jobs_, &JobTracker::busyChanged, this, &SceneLoader::busyChanged);
-    connect(jobs_, &JobTracker::failed, this, [this](const QString& message) {
-        emit failed(reading_ && reading_->load() ? path_ : QString(), message);
-    });
+    connect(jobs_, &JobTracker::failed, this,
+            [this](const QString& message) { emit failed(reading_ && reading_->load() ? path_ : QString(), message); });
 }
 
 SceneLoader::~SceneLoader() = default;

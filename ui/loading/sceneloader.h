@@ -23,7 +23,7 @@ class SceneLoader : public QObject {
     Q_OBJECT
 public:
     explicit SceneLoader(FileLoader loader, QObject* parent = nullptr);
-    ~SceneLoader() override;  // stops and waits for the worker (the tracker's destructor)
+    ~SceneLoader() override; // stops and waits for the worker (the tracker's destructor)
 
     // Reads `path` and builds the requested scene.
     void open(const QString& path, SceneRequest request = {});

@@ -19,9 +19,9 @@ void forgetDeviceFilter();
 NodeColorMode nodeColorMode();
 void setNodeColorMode(NodeColorMode mode);
 
-QString scheduleDir();  // where the last schedule was saved or opened
+QString scheduleDir(); // where the last schedule was saved or opened
 void setScheduleDir(const QString& dir);
-QString lastDir();      // where the last graph file was opened
+QString lastDir(); // where the last graph file was opened
 // Most recent first, at most `max`; adding one also makes its folder lastDir().
 QStringList recentFiles();
 void addRecentFile(const QString& absolutePath, int max);

@@ -22,9 +22,9 @@ FileCommands::FileCommands(QMainWindow* window, ViewState* state, ScheduleEditor
 
 bool FileCommands::maybeKeepSchedule() {
     if (!editor_->isModified()) return true;
-    const auto answer = QMessageBox::warning(window_, tr("Unsaved schedule"),
-                                             tr("The edited schedule has not been saved. Save it first?"),
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    const auto answer = QMessageBox::warning(
+        window_, tr("Unsaved schedule"), tr("The edited schedule has not been saved. Save it first?"),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     if (answer == QMessageBox::Cancel) return false;
     if (answer == QMessageBox::Save) {
         saveSchedule();
@@ -38,7 +38,8 @@ QString FileCommands::scheduleDir() const {
     const auto& scene = state_->scene();
     if (scene && !scene->path.isEmpty()) {
         const QFileInfo dir(QFileInfo(scene->path).absolutePath());
-        const bool bundled = !bundledDir_.isEmpty() && dir.canonicalFilePath() == QFileInfo(bundledDir_).canonicalFilePath();
+        const bool bundled =
+            !bundledDir_.isEmpty() && dir.canonicalFilePath() == QFileInfo(bundledDir_).canonicalFilePath();
         if (dir.isDir() && dir.isWritable() && !bundled) return dir.absoluteFilePath();
     }
     return QDir::homePath();
@@ -52,9 +53,11 @@ void FileCommands::rememberScheduleDir(const QString& path) {
 void FileCommands::saveSchedule() {
     const auto& scene = state_->scene();
     if (!scene || scene->joined() || scene->empty()) return;
-    const QString suggested = scheduleDir() % QLatin1Char('/') % elided(scene->segments.front().analysis->graph().name, 60) %
+    const QString suggested = scheduleDir() % QLatin1Char('/') %
+                              elided(scene->segments.front().analysis->graph().name, 60) %
                               QStringLiteral(".schedule.json");
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
+    const QString path =
+        QFileDialog::getSaveFileName(window_, tr("Save schedule"), suggested, tr("Schedules (*.json)"));
     if (path.isEmpty()) return;
     QString error;
     if (!editor_->saveSchedule(path, &error)) {
@@ -82,8 +85,8 @@ void FileCommands::openSchedule() {
 void FileCommands::exportCsv() {
     const auto& scene = state_->scene();
     if (!scene) return;
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Export profile"), scheduleDir() % QStringLiteral("/profile.csv"),
-                                                      tr("CSV (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(
+        window_, tr("Export profile"), scheduleDir() % QStringLiteral("/profile.csv"), tr("CSV (*.csv)"));
     if (path.isEmpty()) return;
     QSaveFile out(path);
     if (!out.open(QIODevice::WriteOnly | QIODevice::Text)) {
@@ -91,8 +94,10 @@ void FileCommands::exportCsv() {
         return;
     }
     out.write(profileCsv(*scene, state_->editedProfile(), state_->editedOrder()));
-    if (!out.commit()) QMessageBox::critical(window_, tr("Export failed"), out.errorString());
-    else window_->statusBar()->showMessage(tr("Profile exported to %1").arg(elided(path, 200)), 5000);
+    if (!out.commit())
+        QMessageBox::critical(window_, tr("Export failed"), out.errorString());
+    else
+        window_->statusBar()->showMessage(tr("Profile exported to %1").arg(elided(path, 200)), 5000);
 }
 
 void FileCommands::exportPlot() {
@@ -100,11 +105,13 @@ void FileCommands::exportPlot() {
     if (!scene) return;
     QString selected;
     const QString base = QFileInfo(scene->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
-    const QString path = QFileDialog::getSaveFileName(window_, tr("Export plot"),
-                                                      scheduleDir() % QLatin1Char('/') % base % QStringLiteral("-memory.png"),
-                                                      PlotExport::filters(), &selected);
+    const QString path = QFileDialog::getSaveFileName(
+        window_, tr("Export plot"), scheduleDir() % QLatin1Char('/') % base % QStringLiteral("-memory.png"),
+        PlotExport::filters(), &selected);
     if (path.isEmpty()) return;
     QString error;
-    if (!PlotExport::save(*timeline_, path, &error)) QMessageBox::critical(window_, tr("Export failed"), error);
-    else window_->statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
+    if (!PlotExport::save(*timeline_, path, &error))
+        QMessageBox::critical(window_, tr("Export failed"), error);
+    else
+        window_->statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
 }

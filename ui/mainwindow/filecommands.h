@@ -32,6 +32,6 @@ private:
     ScheduleEditor* editor_;
     TimelinePlot* timeline_;
     QString bundledDir_;
-    QString scheduleDir_;  // where the last schedule was saved or opened
+    QString scheduleDir_; // where the last schedule was saved or opened
     void rememberScheduleDir(const QString& path);
 };

@@ -103,12 +103,13 @@ void MainActions::buildMenus(const QList<QAction*>& panels) {
 
     QMenu* help = bar->addMenu(tr("&Help"));
     help->addAction(tr("&About fxmem"), window_, [this] {
-        QMessageBox::about(window_, tr("About fxmem"),
-                           tr("<b>fxmem</b> shows where the GPU memory of PyTorch FX graphs goes, with the numbers "
-                              "of Inductor's memory_estimator.py, and lets you reorder a graph to cut its peak.<br><br>"
-                              "Timeline: hover to scrub, ←/→ step, P jumps to the peak, wheel zooms, drag pans, R resets.<br>"
-                              "Graph: wheel zooms, Shift+wheel scrolls, Ctrl+wheel changes lane height, drag a node "
-                              "along time to reschedule it (Shift+drop takes its single-use views along)."));
+        QMessageBox::about(
+            window_, tr("About fxmem"),
+            tr("<b>fxmem</b> shows where the GPU memory of PyTorch FX graphs goes, with the numbers "
+               "of Inductor's memory_estimator.py, and lets you reorder a graph to cut its peak.<br><br>"
+               "Timeline: hover to scrub, ←/→ step, P jumps to the peak, wheel zooms, drag pans, R resets.<br>"
+               "Graph: wheel zooms, Shift+wheel scrolls, Ctrl+wheel changes lane height, drag a node "
+               "along time to reschedule it (Shift+drop takes its single-use views along)."));
     });
     updateRecentMenu();
 }
@@ -134,7 +135,8 @@ void MainActions::updateRecentMenu() {
     const QStringList recent = AppSettings::recentFiles();
     for (int i = 0; i < recent.size(); ++i) {
         const QString path = recent[i];
-        QAction* a = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(elided(QFileInfo(path).fileName(), 80)));
+        QAction* a =
+            recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(elided(QFileInfo(path).fileName(), 80)));
         a->setToolTip(path);
         a->setStatusTip(path);
         connect(a, &QAction::triggered, this, [this, path] { emit openRequested(path); });

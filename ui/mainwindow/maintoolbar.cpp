@@ -33,9 +33,7 @@ MainToolbar::MainToolbar(MainActions* actions, QWidget* parent) : QToolBar(tr("M
     device_->addItem(tr("All devices"));
     device_->setToolTip(tr("Which storages count: PyTorch's estimator ignores CPU storages"));
     addWidget(device_);
-    connect(device_, &QComboBox::activated, this, [this] {
-        emit deviceFilterChosen(deviceFilter());
-    });
+    connect(device_, &QComboBox::activated, this, [this] { emit deviceFilterChosen(deviceFilter()); });
     addWidget(new QLabel(tr("  Colour ")));
     colour_ = new QComboBox;
     colour_->setObjectName(QStringLiteral("colorCombo"));
@@ -53,7 +51,9 @@ MainToolbar::MainToolbar(MainActions* actions, QWidget* parent) : QToolBar(tr("M
     addAction(actions->exportPlot);
 }
 
-DeviceFilter MainToolbar::deviceFilter() const { return device_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu; }
+DeviceFilter MainToolbar::deviceFilter() const {
+    return device_->currentIndex() == 1 ? DeviceFilter::All : DeviceFilter::NonCpu;
+}
 
 void MainToolbar::setDeviceFilter(DeviceFilter filter) {
     const QSignalBlocker block(device_);
@@ -72,9 +72,10 @@ void MainToolbar::showScene(const Scene* scene) {
                             .arg(f.graphs[g].size()),
                         QPoint(static_cast<int>(g), -1));
     for (std::size_t p = 0; p < f.pairs.size(); ++p)
-        graph_->addItem(tr("%1 + %2  (pair, joined)")
-                            .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
-                        QPoint(-1, static_cast<int>(p)));
+        graph_->addItem(
+            tr("%1 + %2  (pair, joined)")
+                .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
+            QPoint(-1, static_cast<int>(p)));
     const QPoint current(scene->request.pair >= 0 ? -1 : scene->request.graph, scene->request.pair);
     graph_->setCurrentIndex(std::max(0, graph_->findData(current)));
     setDeviceFilter(scene->request.filter);

@@ -19,7 +19,7 @@ public:
     // The graphs and pairs of the shown scene's file, the shown one current; its device filter.
     void showScene(const Scene* scene);
     DeviceFilter deviceFilter() const;
-    void setDeviceFilter(DeviceFilter filter);  // no signal
+    void setDeviceFilter(DeviceFilter filter); // no signal
     NodeColorMode colorMode() const;
 
 signals:

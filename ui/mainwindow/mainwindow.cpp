@@ -4,6 +4,12 @@
 #include "mainwindow/mainwindow.h"
 
 #include "inspector/nodeinspector.h"
+#include "jobs/jobtracker.h"
+#include "mainwindow/appsettings.h"
+#include "mainwindow/docklayout.h"
+#include "mainwindow/filecommands.h"
+#include "mainwindow/mainactions.h"
+#include "mainwindow/maintoolbar.h"
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
 #include "panels/findbar.h"
@@ -12,15 +18,9 @@
 #include "panels/summarybar.h"
 #include "recompute/livetablemenu.h"
 #include "recompute/recomputepanel.h"
-#include "mainwindow/appsettings.h"
-#include "mainwindow/docklayout.h"
-#include "mainwindow/filecommands.h"
-#include "mainwindow/mainactions.h"
-#include "mainwindow/maintoolbar.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
-#include "jobs/jobtracker.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelinebinding.h"
 #include "timeline/timelinemodebar.h"
@@ -116,8 +116,8 @@ void MainWindow::buildActions() {
     connect(actions_->resetSchedule, &QAction::triggered, this, [this] { editor_->resetSchedule(); });
     connect(actions_->find, &QAction::triggered, this, [this] { findBar_->activate(); });
     connect(actions_->resetZoom, &QAction::triggered, this, [this] {
-        graphView_->resetZoom();  // every lane in view
-        timeline_->resetZoom();   // the whole time axis (the graph view follows)
+        graphView_->resetZoom(); // every lane in view
+        timeline_->resetZoom();  // the whole time axis (the graph view follows)
     });
     connect(actions_, &MainActions::unitsChanged, this, [this] {
         timeline_->applyPalette();
@@ -137,7 +137,8 @@ void MainWindow::buildWidgets() {
         r.filter = filter;
         requestScene(r);
     });
-    connect(toolbar_, &MainToolbar::colorModeChosen, this, [this](NodeColorMode mode) { graphView_->setColorMode(mode); });
+    connect(toolbar_, &MainToolbar::colorModeChosen, this,
+            [this](NodeColorMode mode) { graphView_->setColorMode(mode); });
 
     // Centre: banner, summary, find bar, graph view over the timeline.
     auto* central = new QWidget;
@@ -193,7 +194,8 @@ void MainWindow::buildWidgets() {
     connect(timeline_, &TimelinePlot::xRangeChanged, graphView_, &GraphView::setXRange);
     connect(timeline_, &TimelinePlot::plotAreaChanged, graphView_, &GraphView::setPlotArea);
     connect(graphView_, &GraphView::xRangeChanged, timeline_, &TimelinePlot::setXRange);
-    connect(graphView_, &GraphView::nodeHovered, this, [this](NodeRef ref) { timeline_->setCursorStep(graphView_->stepOf(ref)); });
+    connect(graphView_, &GraphView::nodeHovered, this,
+            [this](NodeRef ref) { timeline_->setCursorStep(graphView_->stepOf(ref)); });
     for (auto signal : {&GraphView::moveRequested, &GraphView::moveWithInputsRequested})
         connect(graphView_, signal, this, [this, signal](std::size_t from, std::size_t to) {
             QString why;
@@ -204,12 +206,14 @@ void MainWindow::buildWidgets() {
             graphView_->showRefusal(why);
             statusBar()->showMessage(why, 8000);
         });
-    connect(findBar_, &FindBar::matchesChanged, graphView_, [this](const std::vector<NodeRef>& m) { graphView_->setSearchMatches(m); });
+    connect(findBar_, &FindBar::matchesChanged, graphView_,
+            [this](const std::vector<NodeRef>& m) { graphView_->setSearchMatches(m); });
     connect(findBar_, &FindBar::dismissed, graphView_, qOverload<>(&QWidget::setFocus));
 
     // Right: the storages live at the cursor, then the inspector and the schedule dock.
     livePanel_ = new LiveStoragePanel(state_);
-    connect(livePanel_, &LiveStoragePanel::rowsChanged, graphView_, [this] { graphView_->setLiveNodes(livePanel_->liveProducers()); });
+    connect(livePanel_, &LiveStoragePanel::rowsChanged, graphView_,
+            [this] { graphView_->setLiveNodes(livePanel_->liveProducers()); });
     inspector_ = new NodeInspector;
     inspector_->setState(state_);
     editor_ = new ScheduleEditor(state_->schedule());
@@ -219,14 +223,16 @@ void MainWindow::buildWidgets() {
     docks_ = new DockLayout(this, livePanel_, inspector_, schedulePanel_, breakdown_);
     recompute_ = new RecomputePanel(state_);
     docks_->addRecompute(recompute_);
-    connect(recompute_, &RecomputePanel::pairRequested, this, [this](std::shared_ptr<const fxmem::GraphFile> file, int pair) {
-        if (!scene() || !files_->maybeKeepSchedule()) return;
-        SceneRequest r = scene()->request;
-        r.graph = -1;
-        r.pair = pair;
-        loader_->rebuild(std::move(file), scene()->path, r);
-    });
-    connect(recompute_, &RecomputePanel::rematEdited, this, [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(recompute_, &RecomputePanel::pairRequested, this,
+            [this](std::shared_ptr<const fxmem::GraphFile> file, int pair) {
+                if (!scene() || !files_->maybeKeepSchedule()) return;
+                SceneRequest r = scene()->request;
+                r.graph = -1;
+                r.pair = pair;
+                loader_->rebuild(std::move(file), scene()->path, r);
+            });
+    connect(recompute_, &RecomputePanel::rematEdited, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
     attachRematMenu(livePanel_->table(), recompute_);
     inspector_->setNote([this](const Scene& scene, NodeRef ref) { return recompute_->recomputedNote(scene, ref); });
     const auto markRecomputed = [this] {
@@ -262,9 +268,7 @@ void MainWindow::buildWidgets() {
     statusBar()->addPermanentWidget(cancelButton_);
 }
 
-void MainWindow::buildMenus() {
-    actions_->buildMenus(docks_->toggleActions());
-}
+void MainWindow::buildMenus() { actions_->buildMenus(docks_->toggleActions()); }
 
 void MainWindow::restoreSettings() {
     graphView_->setColorMode(toolbar_->colorMode());
@@ -287,7 +291,7 @@ void MainWindow::showEmptyHint(const QString& hint) {
 void MainWindow::openFile(const QString& path) {
     if (!files_->maybeKeepSchedule()) return;
     SceneRequest r;
-    r.filter = DeviceFilter::NonCpu;  // per file: a new file starts as PyTorch counts
+    r.filter = DeviceFilter::NonCpu; // per file: a new file starts as PyTorch counts
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
     loader_->open(path, r);
 }
@@ -295,7 +299,7 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::requestScene(SceneRequest request) {
     if (!scene()) return;
     if (!files_->maybeKeepSchedule()) {
-        toolbar_->showScene(scene().get());  // back to what is shown
+        toolbar_->showScene(scene().get()); // back to what is shown
         return;
     }
     loader_->rebuild(scene()->file, scene()->path, request);
@@ -313,7 +317,8 @@ void MainWindow::onLoadFailed(const QString& path, const QString& message) {
     statusBar()->showMessage(tr("Could not open %1").arg(elided(QFileInfo(path).fileName(), 80)), 8000);
     // Not exec(): a nested event loop would stall scrubbing and tests; the window stays usable.
     auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot open file"),
-                                path.isEmpty() ? tr("The graph could not be analysed.") : tr("Cannot open %1").arg(elided(path, 300)),
+                                path.isEmpty() ? tr("The graph could not be analysed.")
+                                               : tr("Cannot open %1").arg(elided(path, 300)),
                                 QMessageBox::Ok, this);
     box->setInformativeText(elided(message, 2000));
     box->setAttribute(Qt::WA_DeleteOnClose);
@@ -326,7 +331,9 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     Q_ASSERT(QThread::currentThread() == thread());
     QElapsedTimer clock;
     clock.start();
-    auto phase = [&](const char* what) { qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart())); };
+    auto phase = [&](const char* what) {
+        qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart()));
+    };
     const bool newFile = !state_->scene() || state_->scene()->file != scene->file;
     applyingScene_ = true;
     if (newFile) actions_->addRecent(scene->path);
@@ -335,7 +342,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
 
     const bool single = !scene->empty() && !scene->joined();
     editor_->setEnabled(single);
-    state_->setScene(scene);  // the schedule, the views and the panels follow
+    state_->setScene(scene); // the schedule, the views and the panels follow
     toolbar_->showScene(scene.get());
     {
         // Stacked by role by default for a real model that says (or lets us derive) what its
@@ -384,7 +391,8 @@ void MainWindow::updateBands() {
     bandJobs_->start<std::vector<TimelinePlot::Band>>(
         [scene, by, depth](JobContext& job) {
             job.throwIfCancelled();
-            return std::make_shared<const std::vector<TimelinePlot::Band>>(StackedBands::forScene(*scene, *scene->roles, by, depth));
+            return std::make_shared<const std::vector<TimelinePlot::Band>>(
+                StackedBands::forScene(*scene, *scene->roles, by, depth));
         },
         [this, scene](std::shared_ptr<const std::vector<TimelinePlot::Band>> bands) {
             if (scene != state_->scene()) return;
@@ -401,7 +409,8 @@ void MainWindow::updateBanner() {
     if (!banner_->isVisible()) return;
     const QPalette pal = palette();
     const QColor bg = colors::mix(pal.color(QPalette::Window), colors::live(pal), 0.3);
-    banner_->setStyleSheet(QStringLiteral("background:%1; color:%2").arg(bg.name(), pal.color(QPalette::WindowText).name()));
+    banner_->setStyleSheet(
+        QStringLiteral("background:%1; color:%2").arg(bg.name(), pal.color(QPalette::WindowText).name()));
     banner_->setText(scene->request.filter == DeviceFilter::NonCpu
                          ? tr("<b>This graph holds only CPU storages.</b> PyTorch's estimator counts non-CPU storages "
                               "only, so every number here is 0. <a href=\"all\">Count all devices</a>")
@@ -422,7 +431,8 @@ QString MainWindow::applyViewOptions(const ViewOptions& options) {
     if (!options.selectModule.isEmpty()) {
         const std::string wanted = options.selectModule.toStdString();
         bool known = false;
-        for (const Segment& seg : scene->segments) known = known || seg.attribution->tree().find(wanted) != fxmem::ModuleTree::npos;
+        for (const Segment& seg : scene->segments)
+            known = known || seg.attribution->tree().find(wanted) != fxmem::ModuleTree::npos;
         if (!known) return tr("the shown graph has no module named '%1'").arg(options.selectModule);
         state_->selectModule(options.selectModule);
     }
@@ -439,7 +449,8 @@ QString MainWindow::applyViewOptions(const ViewOptions& options) {
     if (options.tab) docks_->raise(*options.tab);
     if (options.findPlan) {
         const auto& graphs = scene->file->graphs;
-        if (std::none_of(graphs.begin(), graphs.end(), [](const fxmem::Graph& g) { return g.kind == fxmem::GraphKind::Joint; }))
+        if (std::none_of(graphs.begin(), graphs.end(),
+                         [](const fxmem::Graph& g) { return g.kind == fxmem::GraphKind::Joint; }))
             return tr("the file has no joint graph to search a recompute plan on (fxmem_export.sweep writes one)");
         recompute_->findPlan(-1, true);
     }
@@ -480,7 +491,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-    if (event->mimeData()->hasUrls() && !event->mimeData()->urls().isEmpty() && event->mimeData()->urls().first().isLocalFile())
+    if (event->mimeData()->hasUrls() && !event->mimeData()->urls().isEmpty() &&
+        event->mimeData()->urls().first().isLocalFile())
         event->acceptProposedAction();
 }
 

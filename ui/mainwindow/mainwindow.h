@@ -109,7 +109,7 @@ private:
     void updateStatus();
     void updateActions();
     void updateBanner();
-    void updateBands();  // the stacked timeline of the mode bar's choice, computed as a job
+    void updateBands(); // the stacked timeline of the mode bar's choice, computed as a job
     void requestScene(SceneRequest request);
 
     SceneLoader* loader_ = nullptr;

@@ -28,7 +28,7 @@ namespace {
 
 enum Bucket { Timeline, Graph, Live, Breakdown, Inspector, Summary, Other, BucketCount };
 constexpr std::array<const char*, BucketCount> kBucketNames = {"timeline",  "graph view", "live table", "breakdown",
-                                                                "inspector", "summary",    "other"};
+                                                               "inspector", "summary",    "other"};
 
 Bucket bucketOf(QObject* o) {
     for (QObject* w = o; w; w = w->parent()) {
@@ -48,7 +48,7 @@ class PaintTimer : public QObject {
 public:
     std::array<qint64, BucketCount> ns{};
     int paints = 0;
-    std::map<QString, qint64> byClass;  // whole run: "panel / widget class" -> ns
+    std::map<QString, qint64> byClass; // whole run: "panel / widget class" -> ns
     void reset() {
         ns.fill(0);
         paints = 0;
@@ -63,7 +63,8 @@ protected:
         QCoreApplication::sendEvent(o, e);
         const qint64 took = t.nsecsElapsed();
         ns[bucketOf(o)] += took;
-        byClass[QLatin1String(kBucketNames[bucketOf(o)]) + QStringLiteral(" / ") + QLatin1String(o->metaObject()->className())] += took;
+        byClass[QLatin1String(kBucketNames[bucketOf(o)]) + QStringLiteral(" / ") +
+                QLatin1String(o->metaObject()->className())] += took;
         inside_ = false;
         ++paints;
         return true;
@@ -83,9 +84,12 @@ qint64 settle(PaintTimer& pt, const QElapsedTimer& clock) {
         const int before = pt.paints;
         QCoreApplication::sendPostedEvents();
         QCoreApplication::processEvents(QEventLoop::AllEvents);
-        if (pt.paints > before) lastPaint = clock.nsecsElapsed();
-        else if (lastPaint >= 0) break;
-        else QThread::usleep(200);
+        if (pt.paints > before)
+            lastPaint = clock.nsecsElapsed();
+        else if (lastPaint >= 0)
+            break;
+        else
+            QThread::usleep(200);
     }
     return lastPaint;
 }
@@ -140,13 +144,14 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     std::vector<QPoint> positions;
     if (hover) {
         const double dx = std::max(1.0, static_cast<double>(plot.width() - 4) / total);
-        for (int i = 0; i < total; ++i) positions.emplace_back(plot.left() + 2 + static_cast<int>(std::lround(dx * i)), plot.center().y());
+        for (int i = 0; i < total; ++i)
+            positions.emplace_back(plot.left() + 2 + static_cast<int>(std::lround(dx * i)), plot.center().y());
     }
     const std::int64_t keyStart = std::max<std::int64_t>(0, steps / 2 - total / 2);
     auto start = [&] {
         if (hover) {
-            QMouseEvent away(QEvent::MouseMove, QPointF(plot.left() + 1, plot.center().y()), timeline->mapToGlobal(QPointF(0, 0)),
-                             Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QMouseEvent away(QEvent::MouseMove, QPointF(plot.left() + 1, plot.center().y()),
+                             timeline->mapToGlobal(QPointF(0, 0)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
             QCoreApplication::sendEvent(timeline, &away);
         } else {
             timeline->setCursorStep(keyStart);
@@ -162,7 +167,9 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
 
     // Pass 1: real input events, end to end.
     std::array<Series, BucketCount> paint;
-    for (int b = 0; b < BucketCount; ++b) paint[static_cast<std::size_t>(b)].name = QStringLiteral("  paint ") + QLatin1String(kBucketNames[static_cast<std::size_t>(b)]);
+    for (int b = 0; b < BucketCount; ++b)
+        paint[static_cast<std::size_t>(b)].name =
+            QStringLiteral("  paint ") + QLatin1String(kBucketNames[static_cast<std::size_t>(b)]);
     Series totalMs{QStringLiteral("total: input to last paint")}, handlers{QStringLiteral("  input handlers")};
     std::vector<std::int64_t> visited;
     start();
@@ -173,7 +180,8 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         const qint64 t0 = clock.nsecsElapsed();
         if (hover) {
             const QPointF at = positions[static_cast<std::size_t>(i)];
-            QMouseEvent move(QEvent::MouseMove, at, timeline->mapToGlobal(at), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+            QMouseEvent move(QEvent::MouseMove, at, timeline->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                             Qt::NoModifier);
             QCoreApplication::sendEvent(timeline, &move);
         } else {
             QKeyEvent key(QEvent::KeyPress, Qt::Key_Right, Qt::NoModifier);
@@ -182,24 +190,27 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         const qint64 t1 = clock.nsecsElapsed();
         const qint64 t2 = settle(pt, clock);
         if (state->cursorStep() == before) {
-            ++unchanged;  // two positions on one step: nothing to measure
+            ++unchanged; // two positions on one step: nothing to measure
             continue;
         }
         visited.push_back(state->cursorStep());
         if (i < options.warmup) {
-            pt.byClass.clear();  // only measured steps count
+            pt.byClass.clear(); // only measured steps count
             continue;
         }
         handlers.ms.push_back(static_cast<double>(t1 - t0) / 1e6);
         totalMs.ms.push_back(static_cast<double>((t2 < 0 ? t1 : t2) - t0) / 1e6);
-        for (int b = 0; b < BucketCount; ++b) paint[static_cast<std::size_t>(b)].ms.push_back(static_cast<double>(pt.ns[static_cast<std::size_t>(b)]) / 1e6);
+        for (int b = 0; b < BucketCount; ++b)
+            paint[static_cast<std::size_t>(b)].ms.push_back(static_cast<double>(pt.ns[static_cast<std::size_t>(b)]) /
+                                                            1e6);
     }
 
     const std::map<QString, qint64> firstPassByClass = pt.byClass;
 
     // Pass 2: the same steps, the handlers split: the timeline alone (its signals blocked), then
     // what the shared state's change runs (live set, live table, breakdown, graph view marks).
-    Series tlMs{QStringLiteral("  timeline (cursor, replot)")}, stateMs{QStringLiteral("  state subscribers (live set, panels)")},
+    Series tlMs{QStringLiteral("  timeline (cursor, replot)")},
+        stateMs{QStringLiteral("  state subscribers (live set, panels)")},
         paintMs{QStringLiteral("  paint and posted events")}, paintSum{QStringLiteral("    of which widget paints")},
         total2{QStringLiteral("total")};
     start();
@@ -238,10 +249,16 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
                        .arg(totalMs.ms.size())
                        .arg(std::max(1.0, static_cast<double>(plot.width() - 4) / total), 0, 'f', 1)
                  : QStringLiteral("%1 key steps (Right) from step %2").arg(totalMs.ms.size()).arg(keyStart);
-    out += QStringLiteral(" after %1 warm-up steps; %2 moves left the step unchanged (not counted)\n").arg(options.warmup).arg(unchanged);
+    out += QStringLiteral(" after %1 warm-up steps; %2 moves left the step unchanged (not counted)\n")
+               .arg(options.warmup)
+               .arg(unchanged);
     out += QStringLiteral("load average before: %1, after: ").arg(loadBefore);
     out += loadAverage() + QLatin1Char('\n');
-    out += QStringLiteral("%1 %2 %3 %4\n").arg(QString(), -40).arg(QStringLiteral("median"), 8).arg(QStringLiteral("p90"), 8).arg(QStringLiteral("max ms"), 8);
+    out += QStringLiteral("%1 %2 %3 %4\n")
+               .arg(QString(), -40)
+               .arg(QStringLiteral("median"), 8)
+               .arg(QStringLiteral("p90"), 8)
+               .arg(QStringLiteral("max ms"), 8);
     out += statsLine(totalMs);
     out += statsLine(handlers);
     for (const Series& s : paint) out += statsLine(s);
@@ -251,7 +268,11 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     std::sort(classes.rbegin(), classes.rend());
     out += QStringLiteral("paint by widget class, mean ms per step:");
     for (std::size_t i = 0; i < std::min<std::size_t>(classes.size(), 8); ++i)
-        out += QStringLiteral(" %1 %2;").arg(classes[i].second).arg(static_cast<double>(classes[i].first) / 1e6 / std::max<double>(1, static_cast<double>(totalMs.ms.size())), 0, 'f', 2);
+        out += QStringLiteral(" %1 %2;")
+                   .arg(classes[i].second)
+                   .arg(static_cast<double>(classes[i].first) / 1e6 /
+                            std::max<double>(1, static_cast<double>(totalMs.ms.size())),
+                        0, 'f', 2);
     out += QLatin1Char('\n');
     out += QStringLiteral("second pass, the same steps set directly (no input event):\n");
     out += statsLine(total2);

@@ -13,7 +13,7 @@ struct ScrubBenchmarkOptions {
     enum class Input { Hover, Key };
     Input input = Input::Hover;
     int steps = 400;
-    int warmup = 5;  // steps before the measured ones (first paints fill caches)
+    int warmup = 5; // steps before the measured ones (first paints fill caches)
 };
 
 // The report: one line per measured quantity with median, p90 and max in ms.

@@ -23,7 +23,7 @@ private:
     QMainWindow* window_;
     QDockWidget* dock_;
     double fraction_ = kDefaultFraction;
-    int appliedWidth_ = -1;  // the window width the fraction was last applied at
+    int appliedWidth_ = -1; // the window width the fraction was last applied at
     bool pending_ = false;
     void apply();
 };

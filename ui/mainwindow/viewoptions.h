@@ -11,15 +11,15 @@
 
 struct ViewOptions {
     std::optional<TimelineModeBar::Mode> timelineMode;
-    std::optional<int> depth;          // the module depth of the timeline's bands
-    std::optional<int> collapseDepth;  // the graph view's modules collapsed at this depth
-    std::optional<std::int64_t> step;  // the timeline cursor
-    QString selectModule;              // a module's qualified name; empty: none
-    QString schedule;                  // show the file's schedule of this name (an undoable edit)
-    QString compare;                   // compare the original order with this schedule
+    std::optional<int> depth;         // the module depth of the timeline's bands
+    std::optional<int> collapseDepth; // the graph view's modules collapsed at this depth
+    std::optional<std::int64_t> step; // the timeline cursor
+    QString selectModule;             // a module's qualified name; empty: none
+    QString schedule;                 // show the file's schedule of this name (an undoable edit)
+    QString compare;                  // compare the original order with this schedule
     enum class Tab { Node, Schedule, Breakdown, Recompute };
-    std::optional<Tab> tab;            // the right-hand tab to raise
-    bool findPlan = false;             // start the Recompute view's plan search
+    std::optional<Tab> tab; // the right-hand tab to raise
+    bool findPlan = false;  // start the Recompute view's plan search
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };

@@ -7,7 +7,8 @@
 
 QString shareText(std::int64_t part, std::int64_t total) {
     if (total <= 0) return QStringLiteral("—");
-    return QString::number(100.0 * static_cast<double>(part) / static_cast<double>(total), 'f', 1) % QStringLiteral(" %");
+    return QString::number(100.0 * static_cast<double>(part) / static_cast<double>(total), 'f', 1) %
+           QStringLiteral(" %");
 }
 
 namespace {
@@ -19,7 +20,8 @@ QVariant rightAligned() { return QVariant::fromValue(Qt::Alignment(Qt::AlignRigh
 RoleBreakdownModel::RoleBreakdownModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void RoleBreakdownModel::setLive(const fxmem::Attribution* attribution, std::span<const fxmem::LiveStorage> live) {
-    std::vector<fxmem::Attribution::Group> next = attribution ? attribution->by_role(live) : std::vector<fxmem::Attribution::Group>{};
+    std::vector<fxmem::Attribution::Group> next =
+        attribution ? attribution->by_role(live) : std::vector<fxmem::Attribution::Group>{};
     total_ = 0;
     for (const auto& g : next) total_ += g.bytes;
     // By difference, rows keyed by role: a role that holds nothing goes, a new one is appended,
@@ -52,7 +54,9 @@ void RoleBreakdownModel::setLive(const fxmem::Attribution* attribution, std::spa
     }
 }
 
-int RoleBreakdownModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(groups_.size()); }
+int RoleBreakdownModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(groups_.size());
+}
 int RoleBreakdownModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant RoleBreakdownModel::headerData(int section, Qt::Orientation orientation, int role) const {
@@ -105,13 +109,14 @@ void ModuleBreakdownModel::setLive(std::shared_ptr<const fxmem::Attribution> att
             const fxmem::ModuleTree& tree = attribution_->tree();
             row_.assign(tree.size(), 0);
             for (std::uint32_t m = 0; m < tree.size(); ++m)
-                for (std::size_t r = 0; r < tree[m].children.size(); ++r) row_[tree[m].children[r]] = static_cast<std::uint32_t>(r);
+                for (std::size_t r = 0; r < tree[m].children.size(); ++r)
+                    row_[tree[m].children[r]] = static_cast<std::uint32_t>(r);
         }
     }
     fxmem::Attribution::ModuleTotals old = std::move(totals_);
     const std::int64_t oldTotal = total_;
     totals_ = attribution_ ? attribution_->module_totals(live) : fxmem::Attribution::ModuleTotals{};
-    total_ = totals_.bytes.empty() ? 0 : totals_.bytes[fxmem::ModuleTree::kRoot];  // inclusive: everything
+    total_ = totals_.bytes.empty() ? 0 : totals_.bytes[fxmem::ModuleTree::kRoot]; // inclusive: everything
     if (newTree) {
         endResetModel();
     } else if (attribution_) {

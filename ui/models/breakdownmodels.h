@@ -44,10 +44,10 @@ class ModuleBreakdownModel : public QAbstractItemModel {
 public:
     enum Column { ModuleColumn, BytesColumn, ShareColumn, StoragesColumn, ColumnCount };
     enum Roles {
-        SortRole = Qt::UserRole,  // bytes for the number columns, the name otherwise
-        BytesRole,                // qint64 inclusive bytes
-        NameRole,                 // QString: the module's qualified name ("" = root)
-        ModuleIndexRole,          // uint: the ModuleTree index
+        SortRole = Qt::UserRole, // bytes for the number columns, the name otherwise
+        BytesRole,               // qint64 inclusive bytes
+        NameRole,                // QString: the module's qualified name ("" = root)
+        ModuleIndexRole,         // uint: the ModuleTree index
     };
     explicit ModuleBreakdownModel(QObject* parent = nullptr);
 
@@ -66,9 +66,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    std::uint32_t moduleOf(const QModelIndex& index) const;  // internalId - 1; the root for the invisible root
+    std::uint32_t moduleOf(const QModelIndex& index) const; // internalId - 1; the root for the invisible root
     std::shared_ptr<const fxmem::Attribution> attribution_;
-    std::vector<std::uint32_t> row_;  // per module: its row under its parent
+    std::vector<std::uint32_t> row_; // per module: its row under its parent
     fxmem::Attribution::ModuleTotals totals_;
     std::int64_t total_ = 0;
 };

@@ -114,7 +114,8 @@ void LiveStorageModel::applyDifference(std::vector<Row> next, int segment) {
         while (begin > 0 && !keep[begin - 1]) --begin;
         beginRemoveRows({}, static_cast<int>(begin), static_cast<int>(end - 1));
         for (std::size_t i = begin; i < end; ++i) rowOf_[slot(rows_[i])] = 0;
-        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(begin), rows_.begin() + static_cast<std::ptrdiff_t>(end));
+        rows_.erase(rows_.begin() + static_cast<std::ptrdiff_t>(begin),
+                    rows_.begin() + static_cast<std::ptrdiff_t>(end));
         endRemoveRows();
         end = begin;
     }
@@ -140,8 +141,8 @@ QVariant LiveStorageModel::headerData(int section, Qt::Orientation orientation, 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         static const char* const names[ColumnCount] = {
-            QT_TR_NOOP("Size"),  QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Role"),   QT_TR_NOOP("Module"),
-            QT_TR_NOOP("Why live"), QT_TR_NOOP("Shape"),     QT_TR_NOOP("Dtype"),  QT_TR_NOOP("Device"),
+            QT_TR_NOOP("Size"),      QT_TR_NOOP("Allocated by"), QT_TR_NOOP("Role"),  QT_TR_NOOP("Module"),
+            QT_TR_NOOP("Why live"),  QT_TR_NOOP("Shape"),        QT_TR_NOOP("Dtype"), QT_TR_NOOP("Device"),
             QT_TR_NOOP("Last user"), QT_TR_NOOP("Storage"),
         };
         return tr(names[section]);

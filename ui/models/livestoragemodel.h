@@ -20,25 +20,36 @@ class LiveStorageModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     // Most telling first: how big, who allocated it, why it is still there.
-    enum Column { SizeColumn, AllocatorColumn, RoleColumn, ModuleColumn, ReasonColumn, ShapeColumn, DtypeColumn,
-                  DeviceColumn, LastUserColumn, StorageColumn, ColumnCount };
+    enum Column {
+        SizeColumn,
+        AllocatorColumn,
+        RoleColumn,
+        ModuleColumn,
+        ReasonColumn,
+        ShapeColumn,
+        DtypeColumn,
+        DeviceColumn,
+        LastUserColumn,
+        StorageColumn,
+        ColumnCount
+    };
     enum Roles {
-        SortRole = Qt::UserRole,  // numbers for numeric columns, text otherwise
-        BytesRole,                // qint64 size
-        SegmentRole,              // int: the scene segment of the allocator
-        AllocatorRole,            // int: the allocator's NodeId value
-        StorageRole,              // int: the StorageId value
-        FilterRole,               // every column's text, for the filter box
+        SortRole = Qt::UserRole, // numbers for numeric columns, text otherwise
+        BytesRole,               // qint64 size
+        SegmentRole,             // int: the scene segment of the allocator
+        AllocatorRole,           // int: the allocator's NodeId value
+        StorageRole,             // int: the StorageId value
+        FilterRole,              // every column's text, for the filter box
     };
 
     struct Row {
         fxmem::StorageId storage;
         std::int64_t nbytes = 0;
-        int segment = 0;              // whose graph names the allocator and users
+        int segment = 0; // whose graph names the allocator and users
         fxmem::NodeId allocator, lastUser, nextUser;
-        std::int64_t freeStep = -1;   // global; -1: never
+        std::int64_t freeStep = -1; // global; -1: never
         fxmem::LiveReason reason = fxmem::LiveReason::WaitingForUse;
-        bool baseline = false;        // a forward output kept for the backward (joined pair)
+        bool baseline = false; // a forward output kept for the backward (joined pair)
         friend bool operator==(const Row&, const Row&) = default;
     };
 
@@ -83,8 +94,8 @@ private:
     void applyDifference(std::vector<Row> next, int segment);
     std::size_t slot(const Row& r) const { return r.storage.index() * 2 + (r.baseline ? 1 : 0); }
     std::vector<Row> rows_;
-    int segment_ = -1;                 // the segment the rows' non-baseline storages belong to
-    std::vector<std::int32_t> rowOf_;  // per (storage, baseline): row + 1, 0 when not listed
+    int segment_ = -1;                // the segment the rows' non-baseline storages belong to
+    std::vector<std::int32_t> rowOf_; // per (storage, baseline): row + 1, 0 when not listed
     Update last_;
     std::int64_t step_ = -1;
     std::int64_t total_ = 0;
@@ -110,10 +121,10 @@ protected:
     bool lessThan(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
-    void resolveModule() const;  // the filter module's tree index in each segment of the scene
+    void resolveModule() const; // the filter module's tree index in each segment of the scene
     QString filter_;
     QString module_;
-    mutable std::vector<std::uint32_t> moduleIndex_;  // per scene segment; ModuleTree::npos when absent
+    mutable std::vector<std::uint32_t> moduleIndex_; // per scene segment; ModuleTree::npos when absent
     mutable const Scene* resolvedFor_ = nullptr;
-    const LiveStorageModel* live_ = nullptr;  // the source, cast once (lessThan runs n log n times)
+    const LiveStorageModel* live_ = nullptr; // the source, cast once (lessThan runs n log n times)
 };

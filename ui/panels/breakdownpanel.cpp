@@ -109,14 +109,16 @@ void BreakdownPanel::refresh() {
     modules_->setLive(seg.attribution, at.live);
     tree_->expandToDepth(1);
     selectInTree(state_->selectedModule());
-    header_->setText(tr("<b>Step %1</b> · %2 in %L3 storages").arg(step).arg(formatBytes(roles_->total())).arg(at.live.size()));
+    header_->setText(
+        tr("<b>Step %1</b> · %2 in %L3 storages").arg(step).arg(formatBytes(roles_->total())).arg(at.live.size()));
 }
 
 void BreakdownPanel::selectInTree(const QString& module) {
     selecting_ = true;
     const fxmem::Attribution* a = modules_->attribution();
     const std::uint32_t m = module.isNull() || !a ? fxmem::ModuleTree::npos : a->tree().find(module.toStdString());
-    const QModelIndex i = m == fxmem::ModuleTree::npos ? QModelIndex() : moduleProxy_->mapFromSource(modules_->indexOf(m));
+    const QModelIndex i =
+        m == fxmem::ModuleTree::npos ? QModelIndex() : moduleProxy_->mapFromSource(modules_->indexOf(m));
     if (i.isValid()) {
         tree_->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         tree_->scrollTo(i);

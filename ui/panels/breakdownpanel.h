@@ -52,5 +52,5 @@ private:
     QToolButton* clear_ = nullptr;
     bool stale_ = true;
     bool selecting_ = false;
-    std::shared_ptr<const LiveAtStep> live_;  // ViewState's, for the step shown
+    std::shared_ptr<const LiveAtStep> live_; // ViewState's, for the step shown
 };

@@ -14,9 +14,8 @@
 #include <cctype>
 
 bool containsIgnoringCase(std::string_view hay, std::string_view lowerNeedle) {
-    return std::search(hay.begin(), hay.end(), lowerNeedle.begin(), lowerNeedle.end(), [](char a, char b) {
-               return std::tolower(static_cast<unsigned char>(a)) == b;
-           }) != hay.end();
+    return std::search(hay.begin(), hay.end(), lowerNeedle.begin(), lowerNeedle.end(),
+                       [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) != hay.end();
 }
 
 FindBar::FindBar(ViewState* state, QWidget* parent) : QWidget(parent), state_(state) {
@@ -39,7 +38,7 @@ FindBar::FindBar(ViewState* state, QWidget* parent) : QWidget(parent), state_(st
     connect(close, &QToolButton::clicked, this, &FindBar::dismiss);
     timer_ = new QTimer(this);
     timer_->setSingleShot(true);
-    timer_->setInterval(250);  // debounce typing: a search scans every node
+    timer_->setInterval(250); // debounce typing: a search scans every node
     connect(edit_, &QLineEdit::textChanged, timer_, qOverload<>(&QTimer::start));
     connect(timer_, &QTimer::timeout, this, &FindBar::runSearch);
     connect(state_, &ViewState::sceneChanged, this, [this] {
@@ -93,11 +92,14 @@ void FindBar::runSearch() {
         for (std::size_t s = 0; s < scene->segments.size(); ++s) {
             const fxmem::Graph& g = scene->segments[s].analysis->graph();
             for (std::size_t i = 0; i < g.size(); ++i)
-                if (containsIgnoringCase(g.nodes[i].name, needle) || containsIgnoringCase(g.targets[g.nodes[i].target], needle))
+                if (containsIgnoringCase(g.nodes[i].name, needle) ||
+                    containsIgnoringCase(g.targets[g.nodes[i].target], needle))
                     matches_.push_back({static_cast<int>(s), fxmem::NodeId(static_cast<std::int32_t>(i))});
         }
     }
-    count_->setText(text.isEmpty() ? QString() : matches_.empty() ? tr("no match") : tr("%L1 matches").arg(matches_.size()));
+    count_->setText(text.isEmpty()     ? QString()
+                    : matches_.empty() ? tr("no match")
+                                       : tr("%L1 matches").arg(matches_.size()));
     emit matchesChanged(matches_);
 }
 

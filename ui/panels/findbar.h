@@ -25,12 +25,12 @@ public:
 
 signals:
     void matchesChanged(const std::vector<NodeRef>& matches);
-    void dismissed();  // closed by Esc or its button (matches cleared)
+    void dismissed(); // closed by Esc or its button (matches cleared)
 
 public slots:
     void dismiss();
     void runSearch();
-    void step(int delta);  // +1 next, -1 previous
+    void step(int delta); // +1 next, -1 previous
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

@@ -20,7 +20,7 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
     ll->setContentsMargins(4, 4, 4, 4);
     header_ = new QLabel;
     header_->setTextFormat(Qt::RichText);
-    header_->setWordWrap(true);  // never sets the dock's minimum width
+    header_->setWordWrap(true); // never sets the dock's minimum width
     ll->addWidget(header_);
     filter_ = new QLineEdit;
     filter_->setPlaceholderText(tr("Filter by name, module, role, device, dtype, reason…"));
@@ -52,7 +52,7 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
 
     filterTimer_ = new QTimer(this);
     filterTimer_->setSingleShot(true);
-    filterTimer_->setInterval(300);  // debounce typing
+    filterTimer_->setInterval(300); // debounce typing
     connect(filter_, &QLineEdit::textChanged, filterTimer_, qOverload<>(&QTimer::start));
     connect(filterTimer_, &QTimer::timeout, this, [this] {
         proxy_->setFilterText(filter_->text());
@@ -136,7 +136,8 @@ void LiveStoragePanel::updateFooter() {
                     .arg(formatBytes(model_->totalBytes()))
                     .arg(model_->rowCount());
     }
-    if (model_->totalBytes() != plotted) total += tr(" <span style='color:red'>(plot: %1)</span>").arg(formatBytes(plotted));
+    if (model_->totalBytes() != plotted)
+        total += tr(" <span style='color:red'>(plot: %1)</span>").arg(formatBytes(plotted));
     if (state_->liveStale())
         total += tr("<br><i>Updating for the edited order…</i>");
     else if (state_->orderedLive())

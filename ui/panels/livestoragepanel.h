@@ -36,7 +36,7 @@ signals:
     void rowsChanged();
 
 public slots:
-    void refresh();  // refills the rows for the state's cursor step
+    void refresh(); // refills the rows for the state's cursor step
 
 private:
     void updateHeader();

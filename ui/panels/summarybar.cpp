@@ -59,9 +59,10 @@ void SummaryBar::refresh() {
     const std::int64_t editedPeak = edited.empty() ? 0 : *std::max_element(edited.begin(), edited.end());
     const std::int64_t original = first.peak();
     if (state_->orderEdited()) {
-        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span>Edited <b style='color:%1'>%2</b></span> "
-                "<span style='color:%1'>%3</span>")
-                 .arg(colors::edited(pal).name(), formatBytes(editedPeak), formatDelta(editedPeak - original, original));
+        h +=
+            tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span>Edited <b style='color:%1'>%2</b></span> "
+               "<span style='color:%1'>%3</span>")
+                .arg(colors::edited(pal).name(), formatBytes(editedPeak), formatDelta(editedPeak - original, original));
     }
     if (scene->pairPeak) {
         const fxmem::PeakMemory& pm = *scene->pairPeak;
@@ -80,14 +81,16 @@ void SummaryBar::refresh() {
                 // The baseline plus the edited backward's peak can exceed 2^63-1 on a hostile
                 // file: core's checked sum says so instead of a wrapped, negative number.
                 const std::int64_t editedBackward =
-                    !backward || p < 0 ? pm.backward_peak
-                                       : fxmem::pair_backward_peak(file, file.graphs[file.pairs[static_cast<std::size_t>(p)].forward],
-                                                                   file.graphs[file.pairs[static_cast<std::size_t>(p)].backward],
-                                                                   pm.backward_baseline, editedPeak);
-                const std::int64_t editedPair = backward ? std::max(pm.forward_peak, editedBackward)
-                                                         : std::max(editedPeak, pm.backward_peak);
+                    !backward || p < 0
+                        ? pm.backward_peak
+                        : fxmem::pair_backward_peak(file, file.graphs[file.pairs[static_cast<std::size_t>(p)].forward],
+                                                    file.graphs[file.pairs[static_cast<std::size_t>(p)].backward],
+                                                    pm.backward_baseline, editedPeak);
+                const std::int64_t editedPair =
+                    backward ? std::max(pm.forward_peak, editedBackward) : std::max(editedPeak, pm.backward_peak);
                 h += tr(" <span style='color:%1'>→ edited <b>%2</b> %3</span>")
-                         .arg(colors::edited(pal).name(), formatBytes(editedPair), formatDelta(editedPair - pm.peak, pm.peak));
+                         .arg(colors::edited(pal).name(), formatBytes(editedPair),
+                              formatDelta(editedPair - pm.peak, pm.peak));
             } catch (const fxmem::Error& e) {
                 h += tr(" <span style='color:%1'>→ edited: <b>overflow</b></span>").arg(colors::peak(pal).name());
                 setToolTip(elided(QString::fromUtf8(e.what()), 2000));

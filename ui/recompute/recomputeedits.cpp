@@ -28,7 +28,8 @@ bool RecomputePanel::shownSaved(std::vector<fxmem::NodeId>* saved, QString* why)
     const RecomputePoints& pts = points();
     if (!scene || !file_) return fail(tr("The file has no joint graph."));
     if (!pts.jointGraph)
-        return fail(pts.jointError.empty() ? tr("The file has no joint graph.") : tr("The joint graph is unusable: %1").arg(elided(pts.jointError, 400)));
+        return fail(pts.jointError.empty() ? tr("The file has no joint graph.")
+                                           : tr("The joint graph is unusable: %1").arg(elided(pts.jointError, 400)));
     for (const Made& m : made_)
         if (m.file == scene->file) {
             *saved = m.saved;
@@ -36,7 +37,8 @@ bool RecomputePanel::shownSaved(std::vector<fxmem::NodeId>* saved, QString* why)
         }
     const int pair = scene->request.pair;
     if (scene->file != file_ || pair < 0 || file_->pairs[static_cast<std::size_t>(pair)].joint != pts.joint)
-        return fail(tr("The shown graph is not a pair partitioned from the joint graph; show a budget pair or the plan."));
+        return fail(
+            tr("The shown graph is not a pair partitioned from the joint graph; show a budget pair or the plan."));
     try {
         *saved = fxmem::saved_of_pair(*pts.jointGraph, file_->pairs[static_cast<std::size_t>(pair)]);
     } catch (const fxmem::Error& e) {
@@ -91,12 +93,16 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
     const QString name = elided(joint.g().node(r.node).name, 80);
     const QString what = r.recompute ? tr("Recompute %1 in backward").arg(name) : tr("Save %1 in forward").arg(name);
     const std::int64_t delta = r.partition.flops - r.flopsBefore;
-    const QString message = tr("%1: pair peak %2 → %3, FLOPs %4%L5 (+%6 % over budget 1.0)")
-                                .arg(what, formatBytes(scene->pairPeak ? scene->pairPeak->peak : scene->peak), formatBytes(r.peak.peak),
-                                     delta >= 0 ? QStringLiteral("+") : QString())
-                                .arg(static_cast<qlonglong>(delta))
-                                .arg(100.0 * static_cast<double>(lastExtra_) / static_cast<double>(std::max<std::int64_t>(base, 1)), 0, 'f', 1);
-    const auto show = [this](const std::shared_ptr<const fxmem::GraphFile>& file, int pair) { emit pairRequested(file, pair); };
+    const QString message =
+        tr("%1: pair peak %2 → %3, FLOPs %4%L5 (+%6 % over budget 1.0)")
+            .arg(what, formatBytes(scene->pairPeak ? scene->pairPeak->peak : scene->peak), formatBytes(r.peak.peak),
+                 delta >= 0 ? QStringLiteral("+") : QString())
+            .arg(static_cast<qlonglong>(delta))
+            .arg(100.0 * static_cast<double>(lastExtra_) / static_cast<double>(std::max<std::int64_t>(base, 1)), 0, 'f',
+                 1);
+    const auto show = [this](const std::shared_ptr<const fxmem::GraphFile>& file, int pair) {
+        emit pairRequested(file, pair);
+    };
     undo_->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
     lastEdit_ = message + QLatin1Char('.');
     // The edited pair joins the plot and the table, where a click shows it again.
@@ -135,7 +141,9 @@ QString RecomputePanel::recomputedNote(const Scene& scene, NodeRef ref) const {
     const fxmem::Graph& g = scene.segments[1].analysis->graph();
     QStringList from;
     for (fxmem::NodeId in : g.inputs(ref.node))
-        from << QStringLiteral("<a href=\"node:1:%1\">%2</a>").arg(in.value).arg(elided(g.node(in).name).toHtmlEscaped());
+        from << QStringLiteral("<a href=\"node:1:%1\">%2</a>")
+                    .arg(in.value)
+                    .arg(elided(g.node(in).name).toHtmlEscaped());
     return tr("<b>recomputed</b> in the backward from %1 (the forward computes it too; it is not saved)")
         .arg(from.isEmpty() ? tr("nothing") : from.join(QStringLiteral(", ")));
 }
@@ -145,6 +153,7 @@ std::vector<NodeRef> RecomputePanel::recomputedNodes(const Scene& scene) const {
     if (!points().jointGraph || !scene.joined()) return out;
     const std::size_t n = scene.segments[1].analysis->graph().size();
     for (std::size_t i = 0; i < n; ++i)
-        if (const NodeRef ref{1, fxmem::NodeId(static_cast<std::int32_t>(i))}; isRecomputed(scene, ref)) out.push_back(ref);
+        if (const NodeRef ref{1, fxmem::NodeId(static_cast<std::int32_t>(i))}; isRecomputed(scene, ref))
+            out.push_back(ref);
     return out;
 }

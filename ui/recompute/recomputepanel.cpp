@@ -69,7 +69,7 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
     table_->setObjectName(QStringLiteral("recomputeTable"));
     table_->setModel(proxy_);
     table_->setSortingEnabled(true);
-    table_->sortByColumn(-1, Qt::AscendingOrder);  // file order until a header is clicked
+    table_->sortByColumn(-1, Qt::AscendingOrder); // file order until a header is clicked
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->setVisible(false);
@@ -183,7 +183,8 @@ void RecomputePanel::updateSummary() {
     if (!file_) {
         text = tr("The file has no joint graph and no budget pairs (fxmem_export.sweep writes them).");
     } else {
-        const auto lowest = std::find_if(pts.points.begin(), pts.points.end(), [](const RecomputePoint& p) { return p.lowest; });
+        const auto lowest =
+            std::find_if(pts.points.begin(), pts.points.end(), [](const RecomputePoint& p) { return p.lowest; });
         int budgets = 0;
         for (const RecomputePoint& p : pts.points) budgets += p.kind == Kind::Budget;
         text = tr("%n PyTorch budget pair(s)", nullptr, budgets);
@@ -192,7 +193,9 @@ void RecomputePanel::updateSummary() {
             text += tr(". Lowest peak: %1 at +%2 % FLOPs (%3).")
                         .arg(formatBytes(lowest->peak))
                         .arg(pts.percent(lowest->extraFlops), 0, 'f', 1)
-                        .arg(lowest->kind == Kind::Budget ? tr("budget %1").arg(QString::fromStdString(budgetText(lowest->budget))) : tr("fxmem plan"));
+                        .arg(lowest->kind == Kind::Budget
+                                 ? tr("budget %1").arg(QString::fromStdString(budgetText(lowest->budget)))
+                                 : tr("fxmem plan"));
         if (plan_)
             text += tr(" Plan: %1 at +%2 % FLOPs, %L3 partitions scored.")
                         .arg(formatBytes(plan_->result.peak.peak))
@@ -247,7 +250,8 @@ void RecomputePanel::openPoint(int index) {
         if (plan_) emit pairRequested(plan_->pairFile, 0);
         break;
     case Kind::Edit:
-        if (p.made >= 0 && p.made < static_cast<int>(made_.size())) emit pairRequested(made_[static_cast<std::size_t>(p.made)].file, 0);
+        if (p.made >= 0 && p.made < static_cast<int>(made_.size()))
+            emit pairRequested(made_[static_cast<std::size_t>(p.made)].file, 0);
         break;
     case Kind::Frontier:
         // The frontier keeps peaks and FLOPs only: the cheapest plan at that peak is searched again.

@@ -95,13 +95,13 @@ private:
     std::int64_t lastExtra_ = 0;
     std::shared_ptr<const fxmem::GraphFile> file_;
     std::shared_ptr<const RecomputePlan> plan_;
-    bool pendingFind_ = false;  // findPlan before the points were scored
+    bool pendingFind_ = false; // findPlan before the points were scored
     std::int64_t pendingPeak_ = -1;
-    bool openPlan_ = false;  // show the plan once it arrives (a frontier point was clicked)
+    bool openPlan_ = false; // show the plan once it arrives (a frontier point was clicked)
     QString error_;
-    QString lastEdit_;  // the last edit's peak and FLOPs, or why it was refused
+    QString lastEdit_; // the last edit's peak and FLOPs, or why it was refused
     JobTracker* jobs_ = nullptr;
-    JobTracker* scoring_ = nullptr;  // budget rows of a new file
+    JobTracker* scoring_ = nullptr; // budget rows of a new file
     QLabel* summary_ = nullptr;
     QPushButton* find_ = nullptr;
     QProgressBar* progress_ = nullptr;

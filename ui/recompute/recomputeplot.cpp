@@ -98,7 +98,11 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     std::vector<int> budgets, frontier, plan, edits, lowest;
     for (int i = 0; i < static_cast<int>(points_.points.size()); ++i) {
         const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
-        (p.kind == Kind::Budget ? budgets : p.kind == Kind::Frontier ? frontier : p.kind == Kind::Plan ? plan : edits).push_back(i);
+        (p.kind == Kind::Budget     ? budgets
+         : p.kind == Kind::Frontier ? frontier
+         : p.kind == Kind::Plan     ? plan
+                                    : edits)
+            .push_back(i);
         if (p.lowest) lowest.push_back(i);
     }
     // Both axes from 0 up, with room for the labels.
@@ -119,8 +123,10 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
             return std::abs(points_.percent(p.extraFlops) - points_.percent(q.extraFlops)) < xmax * 0.05 &&
                    std::abs(static_cast<double>(p.peak - q.peak)) < ymax * 0.06;
         });
-        if (near == groups.end()) groups.push_back({i});
-        else near->push_back(i);
+        if (near == groups.end())
+            groups.push_back({i});
+        else
+            near->push_back(i);
     }
     for (const std::vector<int>& g : groups) {
         QStringList names;
@@ -142,8 +148,10 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     place(plan_, plan);
     place(edits_, edits);
     // "your edits" in the legend once there are some.
-    if (edits.empty()) edits_->removeFromLegend();
-    else edits_->addToLegend();
+    if (edits.empty())
+        edits_->removeFromLegend();
+    else
+        edits_->addToLegend();
     fitLegend();
     place(lowest_, lowest);
     currentIndex_ = -1;
@@ -167,7 +175,8 @@ void RecomputePlot::fitLegend() {
     int fit = 1;
     for (int k = 4; k > 1; --k) {
         std::vector<int> column(static_cast<std::size_t>(k), 0);
-        for (std::size_t i = 0; i < widths.size(); ++i) column[i % column.size()] = std::max(column[i % column.size()], widths[i]);
+        for (std::size_t i = 0; i < widths.size(); ++i)
+            column[i % column.size()] = std::max(column[i % column.size()], widths[i]);
         int total = 0;
         for (int w : column) total += w;
         if (total <= width()) {
@@ -176,7 +185,7 @@ void RecomputePlot::fitLegend() {
         }
     }
     if (legend->wrap() != fit) legend->setWrap(fit);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);  // lays the entries out again
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true); // lays the entries out again
 }
 
 void RecomputePlot::resizeEvent(QResizeEvent* event) {
@@ -201,7 +210,8 @@ int RecomputePlot::pointAt(const QPointF& pos) const {
     double bestD = 8 * 8 + 1;
     for (int i = 0; i < static_cast<int>(points_.points.size()); ++i) {
         const QPointF d = pixelOf(i) - pos;
-        const double dd = d.x() * d.x() + d.y() * d.y() - (points_.points[static_cast<std::size_t>(i)].kind == Kind::Frontier ? 0 : 0.5);
+        const double dd = d.x() * d.x() + d.y() * d.y() -
+                          (points_.points[static_cast<std::size_t>(i)].kind == Kind::Frontier ? 0 : 0.5);
         if (dd < bestD) {
             bestD = dd;
             best = i;

@@ -31,7 +31,8 @@ RecomputePoints budgetPoints(const GraphFile& file) {
         if (file.graphs[g].kind == GraphKind::Joint) out.joint = static_cast<int>(g);
     if (out.joint >= 0) {
         try {
-            out.jointGraph = std::make_shared<const JointGraph>(analyze_joint(file, static_cast<std::uint32_t>(out.joint)));
+            out.jointGraph =
+                std::make_shared<const JointGraph>(analyze_joint(file, static_cast<std::uint32_t>(out.joint)));
         } catch (const Error& e) {
             out.jointError = e.what();
         }
@@ -66,14 +67,16 @@ std::int64_t savedBytes(const JointGraph& joint, std::span<const NodeId> saved) 
 
 std::shared_ptr<const GraphFile> simulatedPairFile(const JointGraph& joint, const Partition& partition,
                                                    std::span<const NodeId> backwardOrder, const std::string& name) {
-    SimulatedPair pair = materialize_partition(joint, partition, name + ".forward", name + ".backward", backwardOrder, true);
+    SimulatedPair pair =
+        materialize_partition(joint, partition, name + ".forward", name + ".backward", backwardOrder, true);
     auto file = std::make_shared<GraphFile>(std::move(pair.file));
     file->source = joint.file->source + " (" + name + ")";
     file->add_pair(name + ".forward", name + ".backward");
     return file;
 }
 
-std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const GraphFile> file, int joint, const RematOptions& options) {
+std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const GraphFile> file, int joint,
+                                                const RematOptions& options) {
     auto plan = std::make_shared<RecomputePlan>();
     plan->file = std::move(file);
     plan->joint = std::make_shared<const JointGraph>(analyze_joint(*plan->file, static_cast<std::uint32_t>(joint)));
@@ -84,7 +87,9 @@ std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const GraphFile>
 }
 
 void addPlan(RecomputePoints& points, const RecomputePlan& plan) {
-    std::erase_if(points.points, [](const RecomputePoint& p) { return p.kind == RecomputePoint::Kind::Frontier || p.kind == RecomputePoint::Kind::Plan; });
+    std::erase_if(points.points, [](const RecomputePoint& p) {
+        return p.kind == RecomputePoint::Kind::Frontier || p.kind == RecomputePoint::Kind::Plan;
+    });
     if (points.baseFlops == 0) points.baseFlops = plan.result.baseline_flops;
     for (const FrontierPoint& f : plan.result.frontier) {
         RecomputePoint p;

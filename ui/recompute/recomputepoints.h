@@ -10,26 +10,28 @@
 #include <vector>
 
 struct RecomputePoint {
-    enum class Kind { Budget, Frontier, Plan, Edit };  // Edit: a live-table Recompute/Save
+    enum class Kind { Budget, Frontier, Plan, Edit }; // Edit: a live-table Recompute/Save
     Kind kind = Kind::Budget;
-    double budget = -1;              // Budget: activation_memory_budget
-    int pair = -1;                   // Budget: index into the file's pairs
+    double budget = -1; // Budget: activation_memory_budget
+    int pair = -1;      // Budget: index into the file's pairs
     std::int64_t peak = 0;
-    std::int64_t extraFlops = 0;     // over the budget-1.0 pair
-    std::int64_t savedBytes = -1;    // -1: not known (a frontier point keeps only peak and FLOPs)
-    bool lowest = false;             // the lowest peak of all points (the first such)
-    int made = -1;                   // Edit: which pair the view made (RecomputePanel's)
-    std::string label;               // Edit: what was done
+    std::int64_t extraFlops = 0;  // over the budget-1.0 pair
+    std::int64_t savedBytes = -1; // -1: not known (a frontier point keeps only peak and FLOPs)
+    bool lowest = false;          // the lowest peak of all points (the first such)
+    int made = -1;                // Edit: which pair the view made (RecomputePanel's)
+    std::string label;            // Edit: what was done
 };
 
 struct RecomputePoints {
-    int joint = -1;                  // the file's first joint graph, -1 none
-    std::shared_ptr<const fxmem::JointGraph> jointGraph;  // analyze_joint of it; null when none or unusable
-    std::string jointError;          // why it is unusable
-    std::int64_t baseFlops = 0;      // FLOPs of the budget-1.0 pair (100 % of the x axis); 0: unknown
-    std::vector<RecomputePoint> points;  // the budget rows in file order, then the frontier, then the plan
+    int joint = -1;                                      // the file's first joint graph, -1 none
+    std::shared_ptr<const fxmem::JointGraph> jointGraph; // analyze_joint of it; null when none or unusable
+    std::string jointError;                              // why it is unusable
+    std::int64_t baseFlops = 0;         // FLOPs of the budget-1.0 pair (100 % of the x axis); 0: unknown
+    std::vector<RecomputePoint> points; // the budget rows in file order, then the frontier, then the plan
     // Extra FLOPs in percent of baseFlops (0 when that is unknown).
-    double percent(std::int64_t extra) const { return baseFlops > 0 ? 100.0 * static_cast<double>(extra) / static_cast<double>(baseFlops) : 0.0; }
+    double percent(std::int64_t extra) const {
+        return baseFlops > 0 ? 100.0 * static_cast<double>(extra) / static_cast<double>(baseFlops) : 0.0;
+    }
     bool empty() const { return points.empty() && joint < 0; }
     void markLowest();
 };
@@ -46,7 +48,7 @@ struct RecomputePlan {
     std::shared_ptr<const fxmem::JointGraph> joint;
     fxmem::RematResult result;
     std::int64_t savedBytes = 0;
-    std::shared_ptr<const fxmem::GraphFile> pairFile;  // the plan's pair (simulatedPairFile)
+    std::shared_ptr<const fxmem::GraphFile> pairFile; // the plan's pair (simulatedPairFile)
 };
 // Runs search_remat on the file's joint graph (options' cancel and progress are passed through).
 std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const fxmem::GraphFile> file, int joint,
@@ -58,5 +60,7 @@ void addPlan(RecomputePoints& points, const RecomputePlan& plan);
 std::int64_t savedBytes(const fxmem::JointGraph& joint, std::span<const fxmem::NodeId> saved);
 // The partition as a file of two graphs ("<name>.forward", "<name>.backward") and one pair, with
 // stack traces, modules and FLOPs: what a scene shows.
-std::shared_ptr<const fxmem::GraphFile> simulatedPairFile(const fxmem::JointGraph& joint, const fxmem::Partition& partition,
-                                                          std::span<const fxmem::NodeId> backwardOrder, const std::string& name);
+std::shared_ptr<const fxmem::GraphFile> simulatedPairFile(const fxmem::JointGraph& joint,
+                                                          const fxmem::Partition& partition,
+                                                          std::span<const fxmem::NodeId> backwardOrder,
+                                                          const std::string& name);

@@ -23,7 +23,8 @@ QVariant RecomputeTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rowCount()) return {};
     const RecomputePoint& p = points_.points[static_cast<std::size_t>(index.row())];
     if (role == IndexRole) return index.row();
-    if (role == Qt::TextAlignmentRole && index.column() != Point) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::TextAlignmentRole && index.column() != Point)
+        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::FontRole && p.lowest) {
         QFont f;
         f.setBold(true);
@@ -40,7 +41,9 @@ QVariant RecomputeTableModel::data(const QModelIndex& index, int role) const {
                : p.kind == Kind::Edit ? QString::fromStdString(p.label)
                                       : tr("frontier");
     case Peak: return sort ? QVariant(static_cast<qlonglong>(p.peak)) : QVariant(formatBytes(p.peak));
-    case ExtraFlops: return sort ? QVariant(static_cast<qlonglong>(p.extraFlops)) : QVariant(QLocale().toString(static_cast<qlonglong>(p.extraFlops)));
+    case ExtraFlops:
+        return sort ? QVariant(static_cast<qlonglong>(p.extraFlops))
+                    : QVariant(QLocale().toString(static_cast<qlonglong>(p.extraFlops)));
     case ExtraPercent: {
         const double pc = points_.percent(p.extraFlops);
         return sort ? QVariant(pc) : QVariant(QStringLiteral("%1 %").arg(pc, 0, 'f', 1));

@@ -10,7 +10,7 @@ class RecomputeTableModel : public QAbstractTableModel {
 public:
     enum Column { Point, Peak, ExtraFlops, ExtraPercent, Saved, ColumnCount };
     static constexpr int SortRole = Qt::UserRole;
-    static constexpr int IndexRole = Qt::UserRole + 1;  // index into the points
+    static constexpr int IndexRole = Qt::UserRole + 1; // index into the points
 
     using QAbstractTableModel::QAbstractTableModel;
     void setPoints(const RecomputePoints& points);

@@ -15,13 +15,15 @@ NodeId holding(const JointGraph& joint, std::span<const NodeId> nodes, StorageId
     NodeId best;
     for (NodeId n : nodes) {
         const auto outs = joint.g().outputs(n);
-        if (std::find(outs.begin(), outs.end(), storage) != outs.end() && (!best.valid() || n.index() < best.index())) best = n;
+        if (std::find(outs.begin(), outs.end(), storage) != outs.end() && (!best.valid() || n.index() < best.index()))
+            best = n;
     }
     return best;
 }
 } // namespace
 
-RematEditResult editAtStorage(const JointGraph& joint, std::span<const NodeId> saved, StorageId storage, const std::string& name) {
+RematEditResult editAtStorage(const JointGraph& joint, std::span<const NodeId> saved, StorageId storage,
+                              const std::string& name) {
     const Partition before = simulate_partition(joint, saved);
     RematEditResult r;
     r.flopsBefore = before.flops;

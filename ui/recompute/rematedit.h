@@ -11,17 +11,17 @@
 #include <vector>
 
 struct RematEditResult {
-    bool recompute = false;          // true: x was recomputed in the backward; false: saved
-    fxmem::NodeId node;              // the joint node edited
+    bool recompute = false; // true: x was recomputed in the backward; false: saved
+    fxmem::NodeId node;     // the joint node edited
     std::vector<fxmem::NodeId> saved;
     fxmem::Partition partition;
-    fxmem::PeakMemory peak;          // the edited pair, scored
-    std::int64_t flopsBefore = 0;    // forward + backward FLOPs before the edit
-    std::shared_ptr<const fxmem::GraphFile> file;  // the edited pair as a file of one pair
+    fxmem::PeakMemory peak;                       // the edited pair, scored
+    std::int64_t flopsBefore = 0;                 // forward + backward FLOPs before the edit
+    std::shared_ptr<const fxmem::GraphFile> file; // the edited pair as a file of one pair
 };
 
 // Edits the partition `saved` at the joint node that holds `storage`: a saved value holding it is
 // recomputed in the backward, else a recomputed node holding it is saved. Throws fxmem::Error
 // with the reason when the storage is neither or core refuses the edit.
-RematEditResult editAtStorage(const fxmem::JointGraph& joint, std::span<const fxmem::NodeId> saved, fxmem::StorageId storage,
-                              const std::string& name);
+RematEditResult editAtStorage(const fxmem::JointGraph& joint, std::span<const fxmem::NodeId> saved,
+                              fxmem::StorageId storage, const std::string& name);

@@ -45,8 +45,9 @@ ComparePanel::ComparePanel(QWidget* parent) : QWidget(parent) {
     const auto onPick = [this] { emit pairPicked(a_->currentIndex(), b_->currentIndex()); };
     connect(a_, &QComboBox::activated, this, onPick);
     connect(b_, &QComboBox::activated, this, onPick);
-    connect(view_, &QTableView::clicked, this,
-            [this](const QModelIndex& index) { emit nodeClicked(fxmem::NodeId(index.data(CompareModel::NodeIdRole).toInt())); });
+    connect(view_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+        emit nodeClicked(fxmem::NodeId(index.data(CompareModel::NodeIdRole).toInt()));
+    });
 }
 
 void ComparePanel::setPair(int a, int b) {

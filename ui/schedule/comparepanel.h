@@ -20,7 +20,8 @@ public:
     QComboBox* boxB() const { return b_; }
     // Shows the pair picked (no pairPicked signal).
     void setPair(int a, int b);
-    void setComparison(std::shared_ptr<const GraphAnalysis> analysis, std::shared_ptr<const OrderComparison> comparison);
+    void setComparison(std::shared_ptr<const GraphAnalysis> analysis,
+                       std::shared_ptr<const OrderComparison> comparison);
 
 signals:
     void pairPicked(int a, int b);

@@ -57,7 +57,8 @@ void MoveToRow::updateCompleter() {
     }
     QStringList names;
     names.reserve(static_cast<qsizetype>(graph_->size()));
-    for (std::size_t n = 0; n < graph_->size(); ++n) names << elided(graph_->node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
+    for (std::size_t n = 0; n < graph_->size(); ++n)
+        names << elided(graph_->node(fxmem::NodeId(static_cast<std::int32_t>(n))).name);
     auto* completer = new QCompleter(names, target_);
     completer->setCaseSensitivity(Qt::CaseSensitive);
     completer->setFilterMode(Qt::MatchContains);

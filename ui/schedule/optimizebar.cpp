@@ -22,10 +22,12 @@ OptimizeBar::OptimizeBar(QWidget* parent) : QWidget(parent), job_(new OptimizerJ
     o->addWidget(stop);
     hide();
     connect(stop, &QToolButton::clicked, this, &OptimizeBar::cancel);
-    connect(job_, &OptimizerJob::progress, this, [this](double fraction, qint64 best, qint64 bound, const QString& phase) {
-        progress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
-        progress_->setFormat(tr("%1: best %2, bound %3").arg(phase, formatBytes(std::int64_t(best)), formatBytes(std::int64_t(bound))));
-    });
+    connect(
+        job_, &OptimizerJob::progress, this, [this](double fraction, qint64 best, qint64 bound, const QString& phase) {
+            progress_->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+            progress_->setFormat(tr("%1: best %2, bound %3")
+                                     .arg(phase, formatBytes(std::int64_t(best)), formatBytes(std::int64_t(bound))));
+        });
     connect(job_, &OptimizerJob::finished, this,
             [this](std::shared_ptr<const fxmem::OptimizeResult> result, std::shared_ptr<const GraphAnalysis> analysis) {
                 hide();

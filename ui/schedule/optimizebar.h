@@ -12,7 +12,7 @@ class OptimizeBar : public QWidget {
 public:
     explicit OptimizeBar(QWidget* parent = nullptr);
     void start(std::shared_ptr<const GraphAnalysis> analysis, double timeLimitSeconds);
-    void cancel();  // the job returns its best so far: finished() still comes
+    void cancel(); // the job returns its best so far: finished() still comes
     bool isRunning() const { return job_->isRunning(); }
 
 signals:

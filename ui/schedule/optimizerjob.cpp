@@ -34,7 +34,7 @@ void OptimizerJob::start(std::shared_ptr<const GraphAnalysis> analysis, double t
     finishEarly_ = finishEarly;
     QPointer<OptimizerJob> self(this);
     JobTracker* tracker = tracker_;
-    const quint64 generation = tracker->generation() + 1;  // the one start() below takes
+    const quint64 generation = tracker->generation() + 1; // the one start() below takes
     tracker_->start<fxmem::OptimizeResult>(
         [self, tracker, generation, finishEarly, analysis, timeLimitSeconds](JobContext& job) {
             fxmem::OptimizeOptions options;
@@ -50,13 +50,15 @@ void OptimizerJob::start(std::shared_ptr<const GraphAnalysis> analysis, double t
                 QMetaObject::invokeMethod(
                     tracker,
                     [self, tracker, generation, fraction, best, bound, phase] {
-                        if (self && tracker->generation() == generation) emit self->progress(fraction, best, bound, phase);
+                        if (self && tracker->generation() == generation)
+                            emit self->progress(fraction, best, bound, phase);
                     },
                     Qt::QueuedConnection);
                 return true;
             };
-            auto result = std::make_shared<const fxmem::OptimizeResult>(fxmem::optimize_schedule(
-                analysis->file(), analysis->graph(), analysis->alias(), analysis->releasable(), analysis->counted(), options));
+            auto result = std::make_shared<const fxmem::OptimizeResult>(
+                fxmem::optimize_schedule(analysis->file(), analysis->graph(), analysis->alias(), analysis->releasable(),
+                                         analysis->counted(), options));
             // Superseded: nothing to deliver (the tracker drops it anyway).
             job.throwIfCancelled();
             return result;

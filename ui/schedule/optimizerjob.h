@@ -28,7 +28,7 @@ public:
     // Starts on the analysis' graph in its original order's context (releasable, counted).
     // A running job is superseded (its result dropped).
     void start(std::shared_ptr<const GraphAnalysis> analysis, double timeLimitSeconds = 10);
-    void cancel();  // the running job returns its best so far (finished() still comes)
+    void cancel(); // the running job returns its best so far (finished() still comes)
     bool isRunning() const;
     JobTracker* tracker() const { return tracker_; }
 

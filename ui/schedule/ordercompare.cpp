@@ -33,7 +33,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
         default: return {};
         }
     case Qt::TextAlignmentRole:
-        return index.column() == NodeColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == NodeColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                            : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case NodeIdRole: return m.node.value;
     case EffectRole: return m.effect ? QVariant(static_cast<qlonglong>(*m.effect)) : QVariant();
     case BytesRole: return static_cast<qlonglong>(m.allocates);

@@ -19,16 +19,17 @@ class CompareModel : public QAbstractTableModel {
 public:
     enum Column { NodeColumn, PositionAColumn, PositionBColumn, AllocatesColumn, EffectColumn, ColumnCount };
     enum Roles {
-        NodeIdRole = Qt::UserRole,  // int
-        EffectRole,                 // qlonglong, or invalid without an effect
-        BytesRole,                  // qlonglong
+        NodeIdRole = Qt::UserRole, // int
+        EffectRole,                // qlonglong, or invalid without an effect
+        BytesRole,                 // qlonglong
         // Sorts the column: the name, the positions, the bytes; for the effect its size |effect|,
         // -1 without one, so that a descending sort (how the list opens) puts the moves that
         // change the peak most first and those that change nothing after them.
         SortRole,
     };
     using QAbstractTableModel::QAbstractTableModel;
-    void setComparison(std::shared_ptr<const GraphAnalysis> analysis, std::shared_ptr<const OrderComparison> comparison);
+    void setComparison(std::shared_ptr<const GraphAnalysis> analysis,
+                       std::shared_ptr<const OrderComparison> comparison);
     const OrderComparison* comparison() const { return comparison_.get(); }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -21,7 +21,7 @@ void MoveNodeCommand::redo() { schedule_->applyMove(from_, to_); }
 void MoveNodeCommand::undo() { schedule_->applyMove(to_, from_); }
 
 bool MoveNodeCommand::mergeWith(const QUndoCommand* other) {
-    const auto* next = static_cast<const MoveNodeCommand*>(other);  // same id(): same class
+    const auto* next = static_cast<const MoveNodeCommand*>(other); // same id(): same class
     if (!stepwise_ || !next->stepwise_ || next->node_ != node_ || next->from_ != to_) return false;
     to_ = next->to_;
     // Down then up again: nothing left to undo.

@@ -6,8 +6,8 @@
 #include "schedule/comparepanel.h"
 #include "schedule/movetorow.h"
 #include "schedule/optimizebar.h"
-#include "schedule/schedulepicker.h"
 #include "schedule/schedulemodel.h"
+#include "schedule/schedulepicker.h"
 #include "schedule/scheduleview.h"
 #include "schedule/suggestionlist.h"
 #include "state/editedschedule.h"
@@ -21,19 +21,19 @@
 
 #include <QComboBox>
 #include <QCursor>
-#include <QLineEdit>
-#include <QSignalBlocker>
-#include <QStandardItemModel>
-#include <QStringListModel>
 #include <QEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFrame>
-#include <QHBoxLayout>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QStandardItemModel>
+#include <QStringListModel>
 #include <QStyle>
 #include <QToolButton>
 #include <QToolTip>
@@ -46,17 +46,17 @@
 struct ScheduleEditor::State {
     struct Source {
         QString name;
-        std::vector<fxmem::NodeId> order;  // empty for "Your edit" until there is one
+        std::vector<fxmem::NodeId> order; // empty for "Your edit" until there is one
         bool isEdit = false;
-        QString source;  // where a stored schedule comes from (tooltip)
+        QString source; // where a stored schedule comes from (tooltip)
     };
-    std::vector<Source> sources;  // original, named ones, your edit (last)
+    std::vector<Source> sources; // original, named ones, your edit (last)
     int compareA = -1, compareB = -1;
     std::shared_ptr<const OrderComparison> comparison;
     std::int64_t lowerBound = -1;
     std::vector<fxmem::MoveSuggestion> suggestions;
     std::vector<QLabel*> captions;
-    bool selecting = false;  // selectNode() in progress: do not echo nodeSelected
+    bool selecting = false; // selectNode() in progress: do not echo nodeSelected
 };
 
 namespace {
@@ -276,12 +276,14 @@ void ScheduleEditor::rebuildSources() {
     d_->sources.clear();
     const auto& a = model_->analysis();
     if (a) {
-        d_->sources.push_back({tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
+        d_->sources.push_back(
+            {tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
         // The name only: a schedule's `source` can be a long provenance line (the pass and its
         // options), shown as the item's tooltip.
         for (const fxmem::NamedSchedule& named : a->file().schedules)
             if (static_cast<int>(named.graph) == a->graphIndex())
-                d_->sources.push_back({elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
+                d_->sources.push_back(
+                    {elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
         d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
     }
     for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
@@ -306,7 +308,7 @@ int ScheduleEditor::sourceIndex() const {
     const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
     for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i)
         if (d_->sources[i].order == now) return static_cast<int>(i);
-    return static_cast<int>(d_->sources.size()) - 1;  // your edit
+    return static_cast<int>(d_->sources.size()) - 1; // your edit
 }
 
 void ScheduleEditor::syncPicker() {
@@ -332,7 +334,8 @@ bool ScheduleEditor::pickSource(int index) {
         return false;
     }
     if (order == model_->schedule()->order()) return true;
-    edited_->replaceOrder(order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)), false);
+    edited_->replaceOrder(order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)),
+                          false);
     showStatus(tr("Now editing %1: peak %2").arg(src.name, formatBytes(peak())), false);
     return true;
 }
@@ -397,14 +400,16 @@ void ScheduleEditor::updateComparison() {
     }
     comparePanel_->setComparison(model_->analysis(), d_->comparison);
     if (d_->comparison && d_->comparison->moved.empty() && d_->comparison->profileA == d_->comparison->profileB)
-        showStatus(tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
-                       .arg(comparisonName(0), comparisonName(1)),
-                   false);
+        showStatus(
+            tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
+                .arg(comparisonName(0), comparisonName(1)),
+            false);
     else if (d_->comparison)
-        showStatus(tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
-                       .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
-                            formatBytes(d_->comparison->peakB)),
-                   false);
+        showStatus(
+            tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
+                .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
+                     formatBytes(d_->comparison->peakB)),
+            false);
     emit comparisonChanged();
 }
 
@@ -428,17 +433,18 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     optimizeButton_->setEnabled(model_->schedule() != nullptr);
     if (analysis != model_->analysis() || !model_->schedule()) {
         emit optimizeFinished(false);
-        return;  // another graph is open now
+        return; // another graph is open now
     }
     d_->lowerBound = result->lower_bound;
     emit lowerBoundChanged(result->lower_bound);
     // The one definition of a backward's peak (docs/estimator.md): in its pair, as fxmem-cli scores it.
-    const QString bound = tr("no order can go below %1").arg(formatBytes(result->lower_bound)) +
-                          (analysis->isBackwardOfPair()
-                               ? tr(" (the backward in its pair, as fxmem-cli scores it: primal and tangent inputs kept; "
-                                    "the forward's baseline of %1 comes on top)")
-                                     .arg(formatBytes(analysis->baseline()))
-                               : QString());
+    const QString bound =
+        tr("no order can go below %1").arg(formatBytes(result->lower_bound)) +
+        (analysis->isBackwardOfPair()
+             ? tr(" (the backward in its pair, as fxmem-cli scores it: primal and tangent inputs kept; "
+                  "the forward's baseline of %1 comes on top)")
+                   .arg(formatBytes(analysis->baseline()))
+             : QString());
     if (result->cancelled) {
         showStatus(tr("Optimize cancelled; the best order found so far (peak %1) was not applied; %2.")
                        .arg(formatBytes(result->peak), bound),
@@ -449,19 +455,25 @@ void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeRes
     const std::int64_t before = peak();
     const bool better = result->peak < before && result->order != model_->schedule()->order();
     if (better)
-        edited_->replaceOrder(result->order,
-                              tr("Optimize: peak %1 → %2 (%3)").arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before)),
-                              true);
-    const QString how = result->exact ? tr("the exact optimum") : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
+        edited_->replaceOrder(
+            result->order,
+            tr("Optimize: peak %1 → %2 (%3)")
+                .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before)),
+            true);
+    const QString how = result->exact ? tr("the exact optimum")
+                                      : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
     if (better)
         // The change spelled out: on a large peak both ends can round to the same "113 GiB".
         showStatus(tr("Optimized: peak %1 → %2 (%3), %4; %5.")
-                       .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before), how, bound),
+                       .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before),
+                            how, bound),
                    false);
     else if (before <= result->lower_bound)
-        showStatus(tr("This order is already optimal: no order can go below its peak %1.").arg(formatBytes(before)), false);
+        showStatus(tr("This order is already optimal: no order can go below its peak %1.").arg(formatBytes(before)),
+                   false);
     else
-        showStatus(tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound), false);
+        showStatus(tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound),
+                   false);
     emit optimizeFinished(better);
 }
 
@@ -488,7 +500,9 @@ bool ScheduleEditor::applySuggestion(std::size_t index) {
     return moved;
 }
 
-void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) { edited_->setAnalysis(std::move(analysis)); }
+void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
+    edited_->setAnalysis(std::move(analysis));
+}
 
 void ScheduleEditor::onAnalysisChanged() {
     view_->scrollToTop();
@@ -518,13 +532,19 @@ void ScheduleEditor::runMoveCommand(MoveToRow::Kind kind, const QString& text) {
     switch (kind) {
     case MoveToRow::Kind::Position: {
         const qulonglong position = text.toULongLong(&ok);
-        if (!ok) return showStatus(tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
+        if (!ok)
+            return showStatus(
+                tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
         moveNodeToPosition(node, static_cast<std::size_t>(position));
         break;
     }
     case MoveToRow::Kind::ProfileStep: {
         const qlonglong step = text.toLongLong(&ok);
-        if (!ok || step < 0) return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).").arg(elided(text)).arg(model_->profileStep(model_->size() - 1)), true);
+        if (!ok || step < 0)
+            return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).")
+                                  .arg(elided(text))
+                                  .arg(model_->profileStep(model_->size() - 1)),
+                              true);
         moveNodeToProfileStep(node, step);
         break;
     }
@@ -545,7 +565,7 @@ bool ScheduleEditor::moveNodeToPosition(fxmem::NodeId node, std::size_t position
     }
     const std::size_t from = s->position_of(node);
     const bool moved = move(from, position, whyRefused, false);
-    if (moved) selectNode(node);  // keep the moved node in view wherever it went
+    if (moved) selectNode(node); // keep the moved node in view wherever it went
     return moved;
 }
 
@@ -631,7 +651,8 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         }
         if (whyRefused) *whyRefused = why;
         // Where it may go instead, so the next try need not be a guess.
-        if (from < model_->size() && model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
+        if (from < model_->size() &&
+            model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
             const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
             showStatus(tr("Refused: %1; it may go to positions %2–%3.").arg(why).arg(range.lo).arg(range.hi), true);
         } else {

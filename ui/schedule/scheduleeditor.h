@@ -87,14 +87,14 @@ public:
     QStringList sourceNames() const;
     int sourceIndex() const;
     bool pickSource(int index);
-    bool pickSchedule(const QString& name);  // a named schedule of the file
+    bool pickSchedule(const QString& name); // a named schedule of the file
 
     // Compare any two sources (indexes as in sourceNames()): both curves and the moved nodes
     // (see ordercompare.h). The comparison follows edits while it is on; null when off.
     void setComparison(int sourceA, int sourceB);
     void clearComparison();
     std::shared_ptr<const OrderComparison> comparison() const;
-    QString comparisonName(int which) const;  // 0: A, 1: B
+    QString comparisonName(int which) const; // 0: A, 1: B
 
     // Optimize: fxmem::optimize_schedule on a worker with progress and Cancel. The result, when
     // it lowers the peak and was not cancelled, becomes one undoable edit; lowerBound() then
@@ -102,7 +102,7 @@ public:
     void optimize(double timeLimitSeconds = 10);
     void cancelOptimize();
     bool isOptimizing() const;
-    std::int64_t lowerBound() const;  // -1 when not known
+    std::int64_t lowerBound() const; // -1 when not known
     // Suggest moves: at the current peak, the few single moves that lower it most
     // (fxmem::suggest_moves); applySuggestion(i) makes suggestion i one undoable move.
     std::vector<fxmem::MoveSuggestion> suggestions() const;
@@ -146,7 +146,7 @@ private:
     QToolButton* optimizeButton_ = nullptr;
     QToolButton* suggestButton_ = nullptr;
     MoveToRow* moveRow_ = nullptr;
-    QToolButton* moveWithButton_ = nullptr;  // the refusal's offer: move with the view inputs
+    QToolButton* moveWithButton_ = nullptr; // the refusal's offer: move with the view inputs
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
@@ -154,11 +154,12 @@ private:
     void applyPalette();
     void updateSummary();
     void showStatus(const QString& text, bool refusal);
-    void runMoveCommand(MoveToRow::Kind kind, const QString& text);  // the "Move to" row
+    void runMoveCommand(MoveToRow::Kind kind, const QString& text); // the "Move to" row
     void buildSourceRow();
     void rebuildSources();
     void syncPicker();
     void updateComparison();
-    void onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result, std::shared_ptr<const GraphAnalysis> analysis);
+    void onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
+                            std::shared_ptr<const GraphAnalysis> analysis);
     void fillSuggestionList();
 };

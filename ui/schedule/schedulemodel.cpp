@@ -56,14 +56,16 @@ ScheduleModel::ScheduleModel(EditedSchedule* shared, QObject* parent)
         emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
         replacing_ = persistentIndexList();
         replacingNodes_.clear();
-        for (const QModelIndex& i : replacing_) replacingNodes_.push_back(schedule()->at(static_cast<std::size_t>(i.row())));
+        for (const QModelIndex& i : replacing_)
+            replacingNodes_.push_back(schedule()->at(static_cast<std::size_t>(i.row())));
     });
     connect(edited_, &EditedSchedule::orderReplaced, this, [this] {
         QModelIndexList after;
         after.reserve(replacing_.size());
         for (qsizetype i = 0; i < replacing_.size(); ++i)
-            after.push_back(index(static_cast<int>(schedule()->position_of(replacingNodes_[static_cast<std::size_t>(i)])),
-                                  replacing_[i].column()));
+            after.push_back(
+                index(static_cast<int>(schedule()->position_of(replacingNodes_[static_cast<std::size_t>(i)])),
+                      replacing_[i].column()));
         changePersistentIndexList(replacing_, after);
         replacing_.clear();
         replacingNodes_.clear();
@@ -115,9 +117,7 @@ std::size_t ScheduleModel::targetPosition(std::size_t from, std::size_t insertRo
     return insertRow > from ? insertRow - 1 : insertRow;
 }
 
-int ScheduleModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : static_cast<int>(size());
-}
+int ScheduleModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(size()); }
 
 int ScheduleModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
@@ -153,9 +153,9 @@ QVariant ScheduleModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case Qt::ToolTipRole: {
-        QString tip = QStringLiteral("<b>%1</b> (%2)<br>after allocations: %3<br>after frees: %4")
-                          .arg(elided(n.name).toHtmlEscaped(), opName(n.op),
-                               formatBytes(during(position)), formatBytes(after()));
+        QString tip =
+            QStringLiteral("<b>%1</b> (%2)<br>after allocations: %3<br>after frees: %4")
+                .arg(elided(n.name).toHtmlEscaped(), opName(n.op), formatBytes(during(position)), formatBytes(after()));
         tip += QStringLiteral("<br>position %1 · profile step %2").arg(position).arg(profileStep(position));
         if (node.index() != position) tip += QStringLiteral("<br>originally at position %1").arg(node.index());
         if (isPeak) tip += QStringLiteral("<br><b>peak of this order</b>");
@@ -202,7 +202,8 @@ QVariant ScheduleModel::headerData(int section, Qt::Orientation orientation, int
                                                                 : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case StepColumn: return tr("Position in this order (what a move counts: 0 = first node, placeholders included)");
+        case StepColumn:
+            return tr("Position in this order (what a move counts: 0 = first node, placeholders included)");
         case ProfileStepColumn:
             return tr("Profile step in this order: the step the timeline, the graph view and the node inspector show "
                       "(1 + 2k for the k-th node with profile points)");
@@ -256,7 +257,7 @@ QMimeData* ScheduleModel::mimeData(const QModelIndexList& indexes) const {
     if (indexes.isEmpty() || !schedule()) return nullptr;
     const int row = indexes.front().row();
     for (const QModelIndex& i : indexes)
-        if (i.row() != row) return nullptr;  // one node at a time
+        if (i.row() != row) return nullptr; // one node at a time
     // The position plus the node id, so a stale drag (the order changed meanwhile) is refused.
     auto* mime = new QMimeData;
     const QByteArray payload = QByteArray::number(row) + ' ' + QByteArray::number(schedule()->at(row).value);

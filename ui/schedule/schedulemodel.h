@@ -25,26 +25,26 @@ public:
     // the node inspector show (1 + 2k for the k-th node with profile points, 0 for placeholders
     // and get_attr, the last step for the output node).
     enum Column {
-        StepColumn,         // position
-        ProfileStepColumn,  // profile step in this order
+        StepColumn,        // position
+        ProfileStepColumn, // profile step in this order
         NodeColumn,
         TargetColumn,
-        DuringColumn,  // after the node's allocations, before its frees: where peaks happen
-        MemoryColumn,  // after its frees
+        DuringColumn, // after the node's allocations, before its frees: where peaks happen
+        MemoryColumn, // after its frees
         DeltaColumn,
-        OriginalStepColumn,  // position in the original order, when it moved
+        OriginalStepColumn, // position in the original order, when it moved
         ColumnCount
     };
     enum Roles {
-        NodeIdRole = Qt::UserRole,  // int: the node's NodeId value
-        SortRole,                   // a value that sorts the column numerically
-        BytesRole,                  // qlonglong: memory after the node (bytes)
-        DeltaRole,                  // qlonglong: change of memory over the node (bytes)
-        DuringRole,                 // qlonglong: memory after its allocations, before its frees
-        OriginalStepRole,           // qulonglong: position in the graph's original order
-        IsPeakRole,                 // bool: the current order's peak is reached at this node
-        ProfileStepRole,            // qlonglong: the node's profile step in the current order
-        LegalDropRole,              // QVariant(): no drag; else bool: the dragged node may go here
+        NodeIdRole = Qt::UserRole, // int: the node's NodeId value
+        SortRole,                  // a value that sorts the column numerically
+        BytesRole,                 // qlonglong: memory after the node (bytes)
+        DeltaRole,                 // qlonglong: change of memory over the node (bytes)
+        DuringRole,                // qlonglong: memory after its allocations, before its frees
+        OriginalStepRole,          // qulonglong: position in the graph's original order
+        IsPeakRole,                // bool: the current order's peak is reached at this node
+        ProfileStepRole,           // qlonglong: the node's profile step in the current order
+        LegalDropRole,             // QVariant(): no drag; else bool: the dragged node may go here
     };
     static constexpr const char* kMimeType = "application/x-fxmem-schedule-position";
 
@@ -112,16 +112,16 @@ signals:
 
 private:
     EditedSchedule* edited_;
-    QModelIndexList replacing_;                // persistent indexes while the order is replaced
-    std::vector<fxmem::NodeId> replacingNodes_;  // and their nodes
+    QModelIndexList replacing_;                 // persistent indexes while the order is replaced
+    std::vector<fxmem::NodeId> replacingNodes_; // and their nodes
     std::size_t peakRow_ = 0;
     bool hasPeakRow_ = false;
     std::optional<std::size_t> dragSource_;
     fxmem::IncrementalSchedule::LegalRange dragRange_;
     MoveHandler moveHandler_;
-    QFont fixedFont_, fixedBoldFont_, boldFont_;  // looked up once, not per painted cell
+    QFont fixedFont_, fixedBoldFont_, boldFont_; // looked up once, not per painted cell
 
-    std::int64_t afterOrStart(std::size_t position) const;  // memory after `position`; start for -1
+    std::int64_t afterOrStart(std::size_t position) const; // memory after `position`; start for -1
     std::optional<std::size_t> dropTarget(const QMimeData* data, int row, const QModelIndex& parent,
                                           std::size_t* from) const;
     void updatePeakRow(bool notify);

@@ -10,7 +10,8 @@ SchedulePicker::SchedulePicker(QWidget* parent) : QWidget(parent) {
     h->setContentsMargins(4, 0, 4, 0);
     combo = new QComboBox(this);
     combo->setObjectName(QStringLiteral("schedulePicker"));
-    combo->setToolTip(tr("Which order to edit: the graph's original order, a schedule stored in the file, or your edit"));
+    combo->setToolTip(
+        tr("Which order to edit: the graph's original order, a schedule stored in the file, or your edit"));
     combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     combo->setMinimumContentsLength(8);
     compare = new QToolButton(this);
@@ -19,7 +20,8 @@ SchedulePicker::SchedulePicker(QWidget* parent) : QWidget(parent) {
     compare->setToolTip(tr("Overlay two orders on the timeline and list the nodes that moved"));
     optimize = new QToolButton(this);
     optimize->setText(tr("Optimize"));
-    optimize->setToolTip(tr("Search an order with a lower peak (exact on small graphs); the result is one undoable edit"));
+    optimize->setToolTip(
+        tr("Search an order with a lower peak (exact on small graphs); the result is one undoable edit"));
     suggest = new QToolButton(this);
     suggest->setText(tr("Suggest"));
     suggest->setCheckable(true);

@@ -12,7 +12,7 @@ class SchedulePicker : public QWidget {
 public:
     explicit SchedulePicker(QWidget* parent = nullptr);
     QComboBox* combo = nullptr;
-    QToolButton* compare = nullptr;   // checkable: the Compare panel is open
+    QToolButton* compare = nullptr; // checkable: the Compare panel is open
     QToolButton* optimize = nullptr;
-    QToolButton* suggest = nullptr;   // checkable: the suggestions are shown
+    QToolButton* suggest = nullptr; // checkable: the suggestions are shown
 };

@@ -55,11 +55,15 @@ void ScheduleView::updateDragScroll(const QPoint& pos) {
     const int band = std::clamp(h / 6, 2 * row, 6 * row);
     const int maxRows = std::max(1, h / row / 2);
     int rows = 0;
-    if (pos.y() < band) rows = -autoScrollRows(band - pos.y(), band, maxRows);
-    else if (pos.y() > h - band) rows = autoScrollRows(pos.y() - (h - band), band, maxRows);
+    if (pos.y() < band)
+        rows = -autoScrollRows(band - pos.y(), band, maxRows);
+    else if (pos.y() > h - band)
+        rows = autoScrollRows(pos.y() - (h - band), band, maxRows);
     dragScrollRows_ = rows;
-    if (rows == 0) dragScroll_.stop();
-    else if (!dragScroll_.isActive()) dragScroll_.start();
+    if (rows == 0)
+        dragScroll_.stop();
+    else if (!dragScroll_.isActive())
+        dragScroll_.start();
 }
 
 void ScheduleView::onDragScrollTick() {
@@ -217,7 +221,8 @@ void ScheduleView::endDrag() {
 }
 
 void ScheduleView::keyPressEvent(QKeyEvent* event) {
-    const bool alt = event->modifiers() == Qt::AltModifier || event->modifiers() == (Qt::AltModifier | Qt::KeypadModifier);
+    const bool alt =
+        event->modifiers() == Qt::AltModifier || event->modifiers() == (Qt::AltModifier | Qt::KeypadModifier);
     if (alt && (event->key() == Qt::Key_Up || event->key() == Qt::Key_Down) && currentIndex().isValid()) {
         emit stepRequested(static_cast<std::size_t>(currentIndex().row()), event->key() == Qt::Key_Up ? -1 : 1);
         event->accept();

@@ -38,9 +38,8 @@ void EditedSchedule::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) 
     if (analysis_) {
         const fxmem::Graph& graph = analysis_->graph();
         cleanOrder_ = fxmem::original_order(graph);
-        schedule_ = std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), graph, analysis_->alias(),
-                                                                 analysis_->releasable(), analysis_->counted(),
-                                                                 cleanOrder_);
+        schedule_ = std::make_unique<fxmem::IncrementalSchedule>(
+            analysis_->file(), graph, analysis_->alias(), analysis_->releasable(), analysis_->counted(), cleanOrder_);
         inProfile_.assign(graph.size(), 0);
         for (std::size_t n = 0; n < graph.size(); ++n)
             inProfile_[n] = fxmem::has_profile_points(graph.nodes[n].op) ? 1 : 0;
@@ -77,8 +76,10 @@ void EditedSchedule::updateProfileSteps(std::size_t lo, std::size_t hi) {
     std::size_t k = runningBefore(lo);
     for (std::size_t p = lo; p <= hi && p < n; ++p) {
         const fxmem::NodeId node = schedule_->at(p);
-        if (inProfile_[node.index()]) profileStep_[p] = fxmem::alloc_step(k++);
-        else profileStep_[p] = analysis_->graph().node(node).op == fxmem::OpKind::Output ? lastStep_ : 0;
+        if (inProfile_[node.index()])
+            profileStep_[p] = fxmem::alloc_step(k++);
+        else
+            profileStep_[p] = analysis_->graph().node(node).op == fxmem::OpKind::Output ? lastStep_ : 0;
     }
 }
 
@@ -96,7 +97,7 @@ std::size_t EditedSchedule::positionOfProfileStep(std::int64_t step) const {
     const std::size_t n = size();
     if (n == 0 || step <= 0) return 0;
     // Profile steps grow with the position among profile nodes: binary search on those.
-    std::size_t lo = 0, hi = n;  // first position whose profile node has a step >= the node's alloc step
+    std::size_t lo = 0, hi = n; // first position whose profile node has a step >= the node's alloc step
     const std::int64_t want = fxmem::alloc_step(fxmem::running_position(step));
     while (lo < hi) {
         const std::size_t mid = (lo + hi) / 2;
@@ -107,8 +108,10 @@ std::size_t EditedSchedule::positionOfProfileStep(std::int64_t step) const {
                 s = profileStep_[p];
                 break;
             }
-        if (s < want) lo = mid + 1;
-        else hi = mid;
+        if (s < want)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return std::min(lo, n - 1);
 }
@@ -137,7 +140,8 @@ std::size_t EditedSchedule::peakStep() const {
 
 std::shared_ptr<const fxmem::GraphLayout> EditedSchedule::layout() const {
     if (!layoutValid_) {
-        layout_ = isEdited() ? std::make_shared<const fxmem::GraphLayout>(analysis_->graph(), schedule_->order()) : nullptr;
+        layout_ =
+            isEdited() ? std::make_shared<const fxmem::GraphLayout>(analysis_->graph(), schedule_->order()) : nullptr;
         layoutValid_ = true;
     }
     return layout_;
@@ -159,7 +163,8 @@ bool EditedSchedule::moveWithInputs(std::size_t from, std::size_t to, fxmem::Inc
     if (steps.empty()) return true;
     const QString name = elided(analysis_->graph().node(schedule_->at(from)).name);
     stack_->beginMacro(tr("Move '%1' with its inputs to position %2").arg(name).arg(steps.back().to));
-    for (const fxmem::IncrementalSchedule::Step& st : steps) stack_->push(new MoveNodeCommand(this, st.from, st.to, false));
+    for (const fxmem::IncrementalSchedule::Step& st : steps)
+        stack_->push(new MoveNodeCommand(this, st.from, st.to, false));
     stack_->endMacro();
     return true;
 }
@@ -215,9 +220,9 @@ void EditedSchedule::applyMove(std::size_t from, std::size_t to) {
 void EditedSchedule::applyOrder(std::vector<fxmem::NodeId> order) {
     if (!analysis_) throw fxmem::Error("no graph is open");
     // Build first: an illegal order throws here and leaves everything as it was.
-    auto next = std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(),
-                                                             analysis_->alias(), analysis_->releasable(),
-                                                             analysis_->counted(), std::move(order));
+    auto next =
+        std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(), analysis_->alias(),
+                                                     analysis_->releasable(), analysis_->counted(), std::move(order));
     emit orderAboutToBeReplaced(next->order());
     schedule_ = std::move(next);
     if (schedule_->size() > 0) updateProfileSteps(0, schedule_->size() - 1);

@@ -32,7 +32,7 @@ public:
     // nullptr without a graph.
     const fxmem::IncrementalSchedule* schedule() const { return schedule_.get(); }
     std::size_t size() const { return schedule_ ? schedule_->size() : 0; }
-    const std::vector<fxmem::NodeId>& order() const;  // empty without a graph
+    const std::vector<fxmem::NodeId>& order() const; // empty without a graph
     // The order differs from the graph's own.
     bool isEdited() const;
 
@@ -55,7 +55,7 @@ public:
 
     // The current order's memory (build_memory_profile's layout), cached until the order changes.
     const std::vector<std::int64_t>& profile() const;
-    std::size_t peakStep() const;  // first profile index at the peak
+    std::size_t peakStep() const; // first profile index at the peak
     std::int64_t peak() const { return schedule_ ? schedule_->peak() : 0; }
     std::int64_t originalPeak() const { return analysis_ ? analysis_->peak() : 0; }
     // The layout of the current order; nullptr while it is the graph's own (the scene has that one).
@@ -74,7 +74,7 @@ public:
     // A whole order (must be legal, else fxmem::Error and nothing changes). `userMade`: it becomes
     // "Your edit" when it is none of the stored orders; a pick of a stored one is not.
     void replaceOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade);
-    bool resetToOriginal();  // false when already original
+    bool resetToOriginal(); // false when already original
     // The current order is what is on disk now (after Save or Open): the undo stack is clean
     // whenever the order equals it again.
     void markSaved();
@@ -105,11 +105,11 @@ private:
     std::unique_ptr<fxmem::IncrementalSchedule> schedule_;
     QUndoStack* stack_ = nullptr;
     std::vector<fxmem::NodeId> cleanOrder_, userEdit_;
-    std::vector<std::int64_t> profileStep_;  // per position, for the current order
-    std::vector<std::uint8_t> inProfile_;    // per NodeId
-    std::int64_t lastStep_ = 0;              // the output node's step
+    std::vector<std::int64_t> profileStep_; // per position, for the current order
+    std::vector<std::uint8_t> inProfile_;   // per NodeId
+    std::int64_t lastStep_ = 0;             // the output node's step
     std::size_t running_ = 0;
-    bool picking_ = false;                   // a replaceOrder that is not the user's own order
+    bool picking_ = false; // a replaceOrder that is not the user's own order
     mutable std::optional<std::vector<std::int64_t>> profile_;
     mutable std::shared_ptr<const fxmem::GraphLayout> layout_;
     mutable bool layoutValid_ = false;

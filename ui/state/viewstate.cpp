@@ -55,7 +55,7 @@ void ViewState::setCursorStep(std::int64_t step) {
 void ViewState::selectNode(NodeRef ref, bool center) {
     if (!scene_ || !ref.valid()) return;
     node_ = ref;
-    emit nodeSelected(ref, center);  // also when unchanged: "center" may be asked again
+    emit nodeSelected(ref, center); // also when unchanged: "center" may be asked again
 }
 
 void ViewState::selectModule(const QString& module) {
@@ -125,12 +125,14 @@ std::int64_t ViewState::plottedAt(std::int64_t step) const {
 
 std::int64_t ViewState::stepOf(NodeRef ref) const {
     if (!scene_ || !ref.valid()) return -1;
-    if (edited_ && ref.segment == 0 && !scene_->joined()) return scene_->segments.front().offset + schedule_->stepOf(ref.node);
+    if (edited_ && ref.segment == 0 && !scene_->joined())
+        return scene_->segments.front().offset + schedule_->stepOf(ref.node);
     return scene_->globalStep(ref.segment, ref.node);
 }
 
 const std::shared_ptr<const LiveAtStep>& ViewState::liveAtCursor() const {
     if (!liveAt_)
-        liveAt_ = std::make_shared<const LiveAtStep>(scene_ && cursor_ >= 0 ? liveAtStep(*scene_, ordered_.get(), cursor_) : LiveAtStep{});
+        liveAt_ = std::make_shared<const LiveAtStep>(
+            scene_ && cursor_ >= 0 ? liveAtStep(*scene_, ordered_.get(), cursor_) : LiveAtStep{});
     return liveAt_;
 }

@@ -78,10 +78,10 @@ private:
     NodeRef node_;
     QString module_;
     EditedSchedule* schedule_ = nullptr;
-    bool edited_ = false;  // the schedule differs from the graph's own order
+    bool edited_ = false; // the schedule differs from the graph's own order
     bool settingScene_ = false;
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
-    mutable std::shared_ptr<const LiveAtStep> liveAt_;  // null: not worked out for this step and order yet
+    mutable std::shared_ptr<const LiveAtStep> liveAt_; // null: not worked out for this step and order yet
     void onScheduleChanged();
 };

@@ -9,5 +9,5 @@ protected:
     QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override;
 
 private:
-    int power_ = 0;  // unit of the current labels: base^power_
+    int power_ = 0; // unit of the current labels: base^power_
 };

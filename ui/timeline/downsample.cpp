@@ -23,7 +23,7 @@ void downsampleMinMax(std::span<const std::int64_t> values, std::size_t first, s
     keys.reserve(static_cast<qsizetype>(2 * buckets + 1));
     out.reserve(static_cast<qsizetype>(2 * buckets + 1));
     for (std::size_t b = 0; b < buckets; ++b) {
-        const std::size_t lo = first + count * b / buckets, hi = first + count * (b + 1) / buckets;  // [lo, hi)
+        const std::size_t lo = first + count * b / buckets, hi = first + count * (b + 1) / buckets; // [lo, hi)
         std::size_t at_min = lo, at_max = lo;
         for (std::size_t i = lo + 1; i < hi; ++i) {
             if (values[i] < values[at_min]) at_min = i;

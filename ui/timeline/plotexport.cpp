@@ -20,7 +20,7 @@ bool saveSvg(QCustomPlot& plot, const QString& path) {
     svg.setFileName(path);
     svg.setSize(plot.size());
     svg.setViewBox(QRect(QPoint(0, 0), plot.size()));
-    svg.setTitle(QStringLiteral("fxmem memory timeline"));  // metadata; the drawn title is the plot's
+    svg.setTitle(QStringLiteral("fxmem memory timeline")); // metadata; the drawn title is the plot's
     QCPPainter painter;
     if (!painter.begin(&svg)) return false;
     plot.toPainter(&painter, plot.width(), plot.height());
@@ -32,10 +32,14 @@ bool saveSvg(QCustomPlot& plot, const QString& path) {
 bool save(QCustomPlot& plot, const QString& path, QString* error) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     bool ok = false;
-    if (suffix == QLatin1String("svg")) ok = saveSvg(plot, path);
-    else if (suffix == QLatin1String("pdf")) ok = plot.savePdf(path);
-    else if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg")) ok = plot.saveJpg(path, 0, 0, 2.0);
-    else if (suffix == QLatin1String("png")) ok = plot.savePng(path, 0, 0, 2.0);
+    if (suffix == QLatin1String("svg"))
+        ok = saveSvg(plot, path);
+    else if (suffix == QLatin1String("pdf"))
+        ok = plot.savePdf(path);
+    else if (suffix == QLatin1String("jpg") || suffix == QLatin1String("jpeg"))
+        ok = plot.saveJpg(path, 0, 0, 2.0);
+    else if (suffix == QLatin1String("png"))
+        ok = plot.savePng(path, 0, 0, 2.0);
     else {
         if (error) *error = QObject::tr("Unknown image type '.%1': use .png, .svg, .pdf or .jpg.").arg(suffix);
         return false;

@@ -7,7 +7,7 @@ class QCustomPlot;
 class TimelinePlot;
 
 namespace PlotExport {
-QString filters();  // for QFileDialog, PNG first
+QString filters(); // for QFileDialog, PNG first
 bool save(QCustomPlot& plot, const QString& path, QString* error);
 // The timeline as a reader of the file needs it: its title and legend, without the hover cursor.
 bool save(TimelinePlot& plot, const QString& path, QString* error);

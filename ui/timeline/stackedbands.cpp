@@ -107,14 +107,17 @@ std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>
         Band& o = slot(p.band, kOtherColour);
         for (std::size_t i = 0; i < nb; ++i) o.values[nf + i] += p.bytes;
     }
-    std::erase_if(out, [](const Band& b) { return std::all_of(b.values.begin(), b.values.end(), [](std::int64_t v) { return v == 0; }); });
+    std::erase_if(out, [](const Band& b) {
+        return std::all_of(b.values.begin(), b.values.end(), [](std::int64_t v) { return v == 0; });
+    });
     return out;
 }
 
 std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std::vector<fxmem::StorageId>& storages,
                                         const fxmem::StorageMask& counted, const fxmem::Attribution& backward,
-                                        const fxmem::StackedProfile& backwardProfile, const std::vector<Band>& backwardBands,
-                                        fxmem::GroupBy by, std::uint32_t depth) {
+                                        const fxmem::StackedProfile& backwardProfile,
+                                        const std::vector<Band>& backwardBands, fxmem::GroupBy by,
+                                        std::uint32_t depth) {
     std::vector<BaselinePart> out;
     for (fxmem::StorageId s : storages) {
         if (!counted[s.index()]) continue;
@@ -123,12 +126,15 @@ std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std:
         const std::uint32_t group = by == fxmem::GroupBy::Role
                                         ? static_cast<std::uint32_t>(backward.role(s))
                                         : backward.tree().ancestor_at_depth(backward.owner(s), depth);
-        const std::uint32_t band = group < backwardProfile.band_of.size() ? backwardProfile.band_of[group]
-                                                                          : fxmem::StackedProfile::npos;
+        const std::uint32_t band =
+            group < backwardProfile.band_of.size() ? backwardProfile.band_of[group] : fxmem::StackedProfile::npos;
         QString name;
-        if (band != fxmem::StackedProfile::npos && band < backwardBands.size()) name = backwardBands[band].name;
-        else if (by == fxmem::GroupBy::Role) name = roleName(backward.role(s));
-        else name = moduleName(backward.tree()[group].name);
+        if (band != fxmem::StackedProfile::npos && band < backwardBands.size())
+            name = backwardBands[band].name;
+        else if (by == fxmem::GroupBy::Role)
+            name = roleName(backward.role(s));
+        else
+            name = moduleName(backward.tree()[group].name);
         out.push_back({name, file.nbytes(s)});
     }
     return out;
@@ -138,7 +144,8 @@ std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& role
                            std::uint32_t depth, std::size_t top) {
     if (scene.empty()) return {};
     const auto profileFor = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
-        attribution = std::make_unique<fxmem::Attribution>(*scene.file, static_cast<std::size_t>(s.analysis->graphIndex()), roles);
+        attribution = std::make_unique<fxmem::Attribution>(*scene.file,
+                                                           static_cast<std::size_t>(s.analysis->graphIndex()), roles);
         // Roles: all nine on both sides, so the joined bands keep the documented order.
         return profileOf(s.analysis->live(), *attribution, by, depth, top, scene.joined());
     };

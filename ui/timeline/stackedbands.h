@@ -38,7 +38,8 @@ std::vector<Band> colour(const fxmem::StackedProfile& profile, fxmem::GroupBy by
 
 // Bands of one order: `live` is that order's index (the graph's own or an edited order's).
 // keepEmpty: list all nine roles, zero ones included (so two halves of a pair join in order).
-std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, bool keepEmpty = false);
+std::vector<Band> byRole(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution,
+                         bool keepEmpty = false);
 std::vector<Band> byModule(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, std::uint32_t depth,
                            std::size_t top = 8);
 std::vector<Band> compute(const fxmem::LiveSetIndex& live, const fxmem::Attribution& attribution, fxmem::GroupBy by,
@@ -59,8 +60,8 @@ std::vector<Band> join(const std::vector<Band>& forward, const std::vector<Band>
 // (`backwardBands` = colour(backwardProfile)).
 std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std::vector<fxmem::StorageId>& storages,
                                         const fxmem::StorageMask& counted, const fxmem::Attribution& backward,
-                                        const fxmem::StackedProfile& backwardProfile, const std::vector<Band>& backwardBands,
-                                        fxmem::GroupBy by, std::uint32_t depth);
+                                        const fxmem::StackedProfile& backwardProfile,
+                                        const std::vector<Band>& backwardBands, fxmem::GroupBy by, std::uint32_t depth);
 
 // Bands for what the views show: one graph, or a joined pair (forward, then backward with its
 // baseline), over the scene's global profile. `roles` = fxmem::resolve_roles(*scene.file), built

@@ -15,8 +15,9 @@ void updateOverlay(TimelinePlot* timeline, const ViewState& state) {
     if (state.orderEdited() && !timeline->hasComparison()) {
         const EditedSchedule& schedule = *state.schedule();
         const std::int64_t edited = schedule.peak(), original = schedule.originalPeak();
-        timeline->setOverlay(state.editedProfile(), schedule.peakStep(),
-                             QObject::tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
+        timeline->setOverlay(
+            state.editedProfile(), schedule.peakStep(),
+            QObject::tr("edited peak %1 · %2").arg(formatBytes(edited), formatDelta(edited - original, original)));
     } else {
         timeline->clearOverlay();
     }
@@ -37,20 +38,25 @@ void bindTimeline(TimelinePlot* timeline, ViewState* state, ScheduleEditor* edit
     QObject::connect(timeline, &TimelinePlot::cursorMoved, state, &ViewState::setCursorStep);
     QObject::connect(state, &ViewState::cursorStepChanged, timeline, &TimelinePlot::setCursorStep);
     // Keyboard scrubbing (←/→, P) walks node by node: the inspector follows; hovering does not.
-    QObject::connect(timeline, &TimelinePlot::steppedByKey, state, [state](std::int64_t step) { selectAt(state, step, false); });
-    QObject::connect(timeline, &TimelinePlot::stepActivated, state, [state](std::int64_t step) { selectAt(state, step, true); });
+    QObject::connect(timeline, &TimelinePlot::steppedByKey, state,
+                     [state](std::int64_t step) { selectAt(state, step, false); });
+    QObject::connect(timeline, &TimelinePlot::stepActivated, state,
+                     [state](std::int64_t step) { selectAt(state, step, true); });
     QObject::connect(state, &ViewState::sceneChanged, timeline, [timeline](const std::shared_ptr<const Scene>& scene) {
         timeline->clearOverlay();
         if (!scene) return timeline->clearProfile();
         std::vector<TimelinePlot::Marker> sections;
         if (scene->joined())
-            for (const Segment& s : scene->segments) sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
+            for (const Segment& s : scene->segments)
+                sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
         timeline->setProfile(scene->profile, scene->peakStep, std::move(sections));
         // Exported plots say what they show: the file and the graph (or pair).
-        timeline->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") % elided(scene->title(), 80));
+        timeline->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") %
+                           elided(scene->title(), 80));
     });
     QObject::connect(state, &ViewState::orderChanged, timeline, [timeline, state] { updateOverlay(timeline, *state); });
     linkScheduleToTimeline(editor, timeline);
     // After linkScheduleToTimeline's own handler: the overlay hides while a comparison is shown.
-    QObject::connect(editor, &ScheduleEditor::comparisonChanged, timeline, [timeline, state] { updateOverlay(timeline, *state); });
+    QObject::connect(editor, &ScheduleEditor::comparisonChanged, timeline,
+                     [timeline, state] { updateOverlay(timeline, *state); });
 }

@@ -25,7 +25,7 @@ TimelineModeBar::TimelineModeBar(QWidget* parent) : QWidget(parent) {
     layout->addWidget(new QLabel(tr("Timeline"), this));
     layout->addWidget(mode_);
     layout->addWidget(depth_);
-    layout->addStretch(1);  // the controls keep their size; the bar's width is the timeline's
+    layout->addStretch(1); // the controls keep their size; the bar's width is the timeline's
     connect(mode_, &QComboBox::currentIndexChanged, this, [this] {
         depth_->setEnabled(mode() == Mode::ByModule);
         emitChange();

@@ -17,7 +17,7 @@ public:
     explicit TimelineModeBar(QWidget* parent = nullptr);
 
     Mode mode() const;
-    int depth() const;  // module depth, 1 = top-level modules
+    int depth() const; // module depth, 1 = top-level modules
     // The plain curve for small graphs (under 500 nodes) and graphs without any module or role
     // information to show; stacked by role otherwise.
     static Mode defaultFor(std::size_t nodes, bool hasRolesOrModules);

@@ -35,7 +35,7 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
 
     curve_ = addGraph();
     curve_->setLineStyle(QCPGraph::lsStepLeft);
-    curve_->setAdaptiveSampling(false);  // we already reduce to a few points per pixel
+    curve_->setAdaptiveSampling(false); // we already reduce to a few points per pixel
     profileName_ = tr("original order");
     curve_->setName(profileName_);
     overlayCurve_ = addGraph();
@@ -85,9 +85,10 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     emptyLabel_->position->setType(QCPItemPosition::ptAxisRectRatio);
     emptyLabel_->position->setCoords(0.5, 0.5);
     emptyLabel_->setText(tr("No graph loaded"));
-    for (QCPAbstractItem* item : {static_cast<QCPAbstractItem*>(cursorLine_), static_cast<QCPAbstractItem*>(cursorLabel_),
-                                  static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
-                                  static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_)})
+    for (QCPAbstractItem* item :
+         {static_cast<QCPAbstractItem*>(cursorLine_), static_cast<QCPAbstractItem*>(cursorLabel_),
+          static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
+          static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_)})
         item->setVisible(false);
     // What follows the mouse gets a buffered layer of its own, replotted alone: a hover step
     // redraws the cursor, not the curves and bands. The marks drawn over the cursor until now
@@ -98,9 +99,10 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     addLayer(QStringLiteral("marks"), cursorLayer_, limAbove);
     cursorLine_->setLayer(cursorLayer_);
     cursorLabel_->setLayer(cursorLayer_);
-    for (QCPAbstractItem* item : {static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
-                                  static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_),
-                                  static_cast<QCPAbstractItem*>(emptyLabel_)})
+    for (QCPAbstractItem* item :
+         {static_cast<QCPAbstractItem*>(peakDot_), static_cast<QCPAbstractItem*>(peakLabel_),
+          static_cast<QCPAbstractItem*>(editedDot_), static_cast<QCPAbstractItem*>(editedLabel_),
+          static_cast<QCPAbstractItem*>(emptyLabel_)})
         item->setLayer(QStringLiteral("marks"));
 
     connect(this, &QCustomPlot::mouseMove, this, &TimelinePlot::onMouseMove);
@@ -113,7 +115,7 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QCustomPlot(parent) {
     });
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::onRangeChanged);
     connect(this, &QCustomPlot::afterReplot, this, [this] {
-        if (exporting_) return;  // the title row of an export moves the plot area for a moment
+        if (exporting_) return; // the title row of an export moves the plot area for a moment
         const QRect r = axisRect()->rect();
         if (r.left() != lastLeft_ || r.right() != lastRight_) {
             lastLeft_ = r.left();
@@ -141,7 +143,7 @@ void TimelinePlot::applyPalette() {
     curve_->setPen(QPen(c, 1.6));
     QColor fill = c;
     fill.setAlphaF(0.18f);
-    curve_->setBrush(bands_.empty() ? QBrush(fill) : QBrush(Qt::NoBrush));  // stacked: the bands are the fill
+    curve_->setBrush(bands_.empty() ? QBrush(fill) : QBrush(Qt::NoBrush)); // stacked: the bands are the fill
     overlayCurve_->setPen(QPen(colors::edited(pal), 1.6, Qt::SolidLine));
     cursorLine_->setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
     QColor labelBg = base;
@@ -364,31 +366,42 @@ void TimelinePlot::layoutSections() {
     if (peakLabel_->visible() && !peakLabel_->text().isEmpty()) {
         const QFontMetrics pfm(peakLabel_->font());
         const QMargins pp = peakLabel_->padding();
-        peakBox.setSize(QSizeF(pfm.horizontalAdvance(peakLabel_->text()) + pp.left() + pp.right(), pfm.height() + pp.top() + pp.bottom()));
+        peakBox.setSize(QSizeF(pfm.horizontalAdvance(peakLabel_->text()) + pp.left() + pp.right(),
+                               pfm.height() + pp.top() + pp.bottom()));
         const QPointF at = peakLabel_->position->pixelPosition();
         const Qt::Alignment a = peakLabel_->positionAlignment();
-        if (a & Qt::AlignLeft) peakBox.moveLeft(at.x());
-        else if (a & Qt::AlignRight) peakBox.moveRight(at.x());
-        else peakBox.moveLeft(at.x() - peakBox.width() / 2);
-        if (a & Qt::AlignTop) peakBox.moveTop(at.y());
-        else peakBox.moveBottom(at.y());
+        if (a & Qt::AlignLeft)
+            peakBox.moveLeft(at.x());
+        else if (a & Qt::AlignRight)
+            peakBox.moveRight(at.x());
+        else
+            peakBox.moveLeft(at.x() - peakBox.width() / 2);
+        if (a & Qt::AlignTop)
+            peakBox.moveTop(at.y());
+        else
+            peakBox.moveBottom(at.y());
     }
     for (std::size_t i = 0; i < sections_.size(); ++i) {
         QCPItemText* label = sectionLabels_[i];
         const double start = xAxis->coordToPixel(static_cast<double>(sections_[i].step) - 0.5);
-        const double end = i + 1 < sections_.size() ? xAxis->coordToPixel(static_cast<double>(sections_[i + 1].step) - 0.5)
-                                                     : static_cast<double>(area.right());
+        const double end = i + 1 < sections_.size()
+                               ? xAxis->coordToPixel(static_cast<double>(sections_[i + 1].step) - 0.5)
+                               : static_cast<double>(area.right());
         double left = std::max(start, static_cast<double>(area.left()));
         double right = std::min(end, static_cast<double>(area.right()));
         const QMargins pad = label->padding();
         const double top = area.top() + 0.02 * area.height();
-        if (!peakBox.isNull() && peakBox.top() < top + QFontMetrics(label->font()).height() + pad.top() + pad.bottom() &&
+        if (!peakBox.isNull() &&
+            peakBox.top() < top + QFontMetrics(label->font()).height() + pad.top() + pad.bottom() &&
             peakBox.bottom() > top && peakBox.right() > left && peakBox.left() < right) {
             // Before the peak label if the whole name fits there, else after it if there is more room.
-            const double need = QFontMetrics(label->font()).horizontalAdvance(sections_[i].label) + pad.left() + pad.right() + 2;
+            const double need =
+                QFontMetrics(label->font()).horizontalAdvance(sections_[i].label) + pad.left() + pad.right() + 2;
             const double before = peakBox.left() - 4 - left, after = right - (peakBox.right() + 4);
-            if (before >= need || before >= after) right = std::max(left, peakBox.left() - 4);
-            else left = peakBox.right() + 4;
+            if (before >= need || before >= after)
+                right = std::max(left, peakBox.left() - 4);
+            else
+                left = peakBox.right() + 4;
         }
         const int room = static_cast<int>(right - left) - pad.left() - pad.right() - 2;
         const QFontMetrics fm(label->font());
@@ -417,7 +430,10 @@ void TimelinePlot::updatePeakItems() {
     const std::int64_t peak = profile_[peakStep_];
     const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_), false) : QString();
     place(peakDot_, peakLabel_, peakStep_, peak,
-          tr("peak %1 · step %2%3").arg(formatBytes(peak)).arg(peakStep_).arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where),
+          tr("peak %1 · step %2%3")
+              .arg(formatBytes(peak))
+              .arg(peakStep_)
+              .arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where),
           false);
     peakLabel_->position->setPixelPosition(peakLabel_->position->pixelPosition() + QPointF(0, -8));
     // While two orders are compared their own peak labels say it; a third label would cover them.
@@ -477,15 +493,19 @@ void TimelinePlot::updateCursorItems() {
     };
     QString text = tr("step %1").arg(cursor_);
     text += QStringLiteral("\n") % line(formatBytes(profile_[static_cast<std::size_t>(cursor_)]), false);
-    if (both) text += QStringLiteral("\n") % line(tr("edited %1").arg(formatBytes(overlay_[static_cast<std::size_t>(cursor_)])), true);
+    if (both)
+        text += QStringLiteral("\n") %
+                line(tr("edited %1").arg(formatBytes(overlay_[static_cast<std::size_t>(cursor_)])), true);
     for (const Curve& c : compare_)
         if (static_cast<std::size_t>(cursor_) < c.profile.size())
-            text += QStringLiteral("\n") % c.name % QStringLiteral(": ") % formatBytes(c.profile[static_cast<std::size_t>(cursor_)]);
+            text += QStringLiteral("\n") % c.name % QStringLiteral(": ") %
+                    formatBytes(c.profile[static_cast<std::size_t>(cursor_)]);
     if (!bands_.empty()) {
         // The largest bands at this step, so the box names what holds the memory.
         std::vector<std::pair<std::int64_t, std::size_t>> held;
         for (std::size_t b = 0; b < bands_.size(); ++b)
-            if (const std::int64_t v = bands_[b].values[static_cast<std::size_t>(cursor_)]; v > 0) held.emplace_back(v, b);
+            if (const std::int64_t v = bands_[b].values[static_cast<std::size_t>(cursor_)]; v > 0)
+                held.emplace_back(v, b);
         std::sort(held.begin(), held.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
         // At most five lines (four and "N more"; a fifth band takes the line "1 more" would), and
         // fewer on a short plot, so that the box covers at most about half of it.
@@ -496,8 +516,10 @@ void TimelinePlot::updateCursorItems() {
         const auto lines = static_cast<std::size_t>(std::clamp(room, 2, 5));
         const std::size_t shown = held.size() <= lines ? held.size() : lines - 1;
         for (std::size_t i = 0; i < shown; ++i)
-            text += QStringLiteral("\n  ") % bands_[held[i].second].name % QStringLiteral(" ") % formatBytes(held[i].first);
-        if (held.size() > shown) text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - shown));
+            text +=
+                QStringLiteral("\n  ") % bands_[held[i].second].name % QStringLiteral(" ") % formatBytes(held[i].first);
+        if (held.size() > shown)
+            text += QStringLiteral("\n  ") % tr("%n more", nullptr, static_cast<int>(held.size() - shown));
     }
     cursorLabel_->setText(text);
     const QCPRange r = xAxis->range();
@@ -530,8 +552,10 @@ void TimelinePlot::keyPressEvent(QKeyEvent* event) {
     emit steppedByKey(cursor_);
     // Keep the cursor in view when stepping past an edge.
     const QCPRange r = xAxis->range();
-    if (static_cast<double>(cursor_) < r.lower) setXRange(static_cast<double>(cursor_) - 0.5, static_cast<double>(cursor_) - 0.5 + r.size());
-    if (static_cast<double>(cursor_) > r.upper) setXRange(static_cast<double>(cursor_) + 0.5 - r.size(), static_cast<double>(cursor_) + 0.5);
+    if (static_cast<double>(cursor_) < r.lower)
+        setXRange(static_cast<double>(cursor_) - 0.5, static_cast<double>(cursor_) - 0.5 + r.size());
+    if (static_cast<double>(cursor_) > r.upper)
+        setXRange(static_cast<double>(cursor_) + 0.5 - r.size(), static_cast<double>(cursor_) + 0.5);
 }
 
 void TimelinePlot::resizeEvent(QResizeEvent* event) {
@@ -547,8 +571,10 @@ void TimelinePlot::refreshLegend() {
     // Only curves that are drawn: the legend never names an empty overlay.
     for (int i = 0; i < graphCount(); ++i) {
         QCPGraph* g = graph(i);
-        if (g->visible() && !g->data()->isEmpty() && !g->name().isEmpty()) g->addToLegend();
-        else g->removeFromLegend();
+        if (g->visible() && !g->data()->isEmpty() && !g->name().isEmpty())
+            g->addToLegend();
+        else
+            g->removeFromLegend();
     }
 }
 
@@ -560,7 +586,8 @@ void TimelinePlot::setExportMode(bool on) {
         // (the hover cursor and its box).
         cursorLine_->setVisible(false);
         cursorLabel_->setVisible(false);
-        titleElement_ = new QCPTextElement(this, exportTitle(), QFont(font().family(), font().pointSize() + 2, QFont::Bold));
+        titleElement_ =
+            new QCPTextElement(this, exportTitle(), QFont(font().family(), font().pointSize() + 2, QFont::Bold));
         titleElement_->setTextColor(palette().color(QPalette::Text));
         plotLayout()->insertRow(0);
         plotLayout()->addElement(0, 0, titleElement_);
@@ -626,7 +653,7 @@ void TimelinePlot::refreshLegendOnScreen() {
         plotLayout()->addElement(row, 1, legendColumn_);
         plotLayout()->setColumnStretchFactor(1, 0.001);
         legendColumn_->addElement(0, 0, legend);
-        legendColumn_->addElement(1, 0, new QCPLayoutElement(this));  // takes the rest of the height
+        legendColumn_->addElement(1, 0, new QCPLayoutElement(this)); // takes the rest of the height
         legendColumn_->setRowStretchFactor(0, 0.001);
         legendColumn_->setMargins(QMargins(0, 6, 6, 0));
     } else if (!show && legendColumn_) {
@@ -660,7 +687,8 @@ void TimelinePlot::setComparison(Curve a, Curve b) {
     compare_[0] = std::move(a);
     compare_[1] = std::move(b);
     for (int i = 0; i < 2; ++i) {
-        if (!compare_[i].profile.empty()) compare_[i].peakStep = std::min(compare_[i].peakStep, compare_[i].profile.size() - 1);
+        if (!compare_[i].profile.empty())
+            compare_[i].peakStep = std::min(compare_[i].peakStep, compare_[i].profile.size() - 1);
         compareGraphs_[i]->setName(legendName(compare_[i].name));
     }
     legendOnScreen_ = !bands_.empty() || hasComparison();
@@ -686,13 +714,15 @@ void TimelinePlot::updateCompareItems() {
         if (!on) continue;
         const auto x = static_cast<double>(c.peakStep), y = static_cast<double>(c.profile[c.peakStep]);
         compareDots_[i]->position->setCoords(x, y);
-        compareLabels_[i]->setText(tr("%1 peak %2 · step %3").arg(legendName(c.name), formatBytes(c.profile[c.peakStep])).arg(c.peakStep));
+        compareLabels_[i]->setText(
+            tr("%1 peak %2 · step %3").arg(legendName(c.name), formatBytes(c.profile[c.peakStep])).arg(c.peakStep));
         compareLabels_[i]->position->setCoords(x, y);
         const QCPRange r = xAxis->range();
         const double rel = (x - r.lower) / std::max(r.size(), 1.0);
         const Qt::Alignment h = rel < 0.3 ? Qt::AlignLeft : rel > 0.7 ? Qt::AlignRight : Qt::AlignHCenter;
         // A's label above its dot, B's below, so two peaks at one step stay readable.
         compareLabels_[i]->setPositionAlignment(h | (i == 0 ? Qt::AlignBottom : Qt::AlignTop));
-        compareLabels_[i]->position->setPixelPosition(compareLabels_[i]->position->pixelPosition() + QPointF(0, i == 0 ? -8 : 8));
+        compareLabels_[i]->position->setPixelPosition(compareLabels_[i]->position->pixelPosition() +
+                                                      QPointF(0, i == 0 ? -8 : 8));
     }
 }

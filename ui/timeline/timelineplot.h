@@ -64,7 +64,7 @@ public:
     std::int64_t cursorStep() const { return cursor_; }
     std::size_t stepCount() const { return profile_.size(); }
     const std::vector<std::int64_t>& profile() const { return profile_; }
-    const std::vector<std::int64_t>& overlay() const { return overlay_; }  // empty without one
+    const std::vector<std::int64_t>& overlay() const { return overlay_; } // empty without one
     // The title of exported images ("Memory timeline" when none was set), e.g. "model.json — fwd".
     void setTitle(const QString& title);
     QString exportTitle() const;
@@ -73,7 +73,7 @@ public:
     void setExportMode(bool on);
     bool exportMode() const { return exporting_; }
     QString peakText() const;
-    QString cursorText() const;  // the cursor label: step, bytes and node (both orders with an overlay)
+    QString cursorText() const; // the cursor label: step, bytes and node (both orders with an overlay)
 
 public slots:
     void setCursorStep(std::int64_t step);
@@ -83,7 +83,7 @@ public slots:
 
 signals:
     void cursorMoved(std::int64_t step);
-    void stepActivated(std::int64_t step);  // a click
+    void stepActivated(std::int64_t step); // a click
     // The cursor was moved by a key (←/→, PgUp/PgDn, Home/End, P): the user walks node by node,
     // so views that show "the node at the cursor" may follow (hovering does not select).
     void steppedByKey(std::int64_t step);
@@ -102,7 +102,7 @@ private:
     void onRangeChanged(const QCPRange& range);
     void resample();
     void updateCursorItems();
-    void replotCursor();  // the cursor layer alone
+    void replotCursor(); // the cursor layer alone
     void updatePeakItems();
     void layoutSections();
     void refreshLegend();
@@ -114,8 +114,8 @@ private:
     void updateCompareItems();
     std::vector<std::int64_t> profile_, overlay_;
     std::vector<Band> bands_;
-    std::vector<std::vector<std::int64_t>> cumulative_;  // per band: the sum of it and those below
-    std::vector<QCPGraph*> bandGraphs_;                   // top band first (drawn first)
+    std::vector<std::vector<std::int64_t>> cumulative_; // per band: the sum of it and those below
+    std::vector<QCPGraph*> bandGraphs_;                 // top band first (drawn first)
     std::int64_t lowerBound_ = -1;
     QCPItemStraightLine* boundLine_ = nullptr;
     QCPItemText* boundLabel_ = nullptr;
@@ -134,15 +134,15 @@ private:
     bool exporting_ = false;
     bool legendOnScreen_ = false;
     QString title_;
-    QString profileName_;  // the plain curve's legend name
+    QString profileName_; // the plain curve's legend name
     QCPTextElement* titleElement_ = nullptr;
-    QCPLayoutGrid* legendColumn_ = nullptr;  // right of the plot while the legend shows
+    QCPLayoutGrid* legendColumn_ = nullptr; // right of the plot while the legend shows
     int lastLeft_ = -1, lastRight_ = -1;
     QPoint pressPos_;
 
     QCPGraph* curve_ = nullptr;
     QCPGraph* overlayCurve_ = nullptr;
-    QCPLayer* cursorLayer_ = nullptr;  // cursor line and box, buffered on their own
+    QCPLayer* cursorLayer_ = nullptr; // cursor line and box, buffered on their own
     QCPItemStraightLine* cursorLine_ = nullptr;
     QCPItemText* cursorLabel_ = nullptr;
     QCPItemTracer* peakDot_ = nullptr;

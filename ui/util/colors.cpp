@@ -23,12 +23,12 @@ QColor themed(int hue, int saturation, const QPalette& palette) {
 
 QColor opColor(fxmem::OpKind op, const QPalette& palette) {
     switch (op) {
-    case fxmem::OpKind::Placeholder: return themed(210, 160, palette);  // inputs: blue
-    case fxmem::OpKind::GetAttr: return themed(270, 110, palette);      // parameters: violet
-    case fxmem::OpKind::CallFunction: return themed(30, 170, palette);  // compute: amber
-    case fxmem::OpKind::CallMethod: return themed(170, 140, palette);   // methods: teal
-    case fxmem::OpKind::CallModule: return themed(320, 120, palette);   // modules: magenta
-    case fxmem::OpKind::Output: return themed(0, 0, palette);           // output: grey
+    case fxmem::OpKind::Placeholder: return themed(210, 160, palette); // inputs: blue
+    case fxmem::OpKind::GetAttr: return themed(270, 110, palette);     // parameters: violet
+    case fxmem::OpKind::CallFunction: return themed(30, 170, palette); // compute: amber
+    case fxmem::OpKind::CallMethod: return themed(170, 140, palette);  // methods: teal
+    case fxmem::OpKind::CallModule: return themed(320, 120, palette);  // modules: magenta
+    case fxmem::OpKind::Output: return themed(0, 0, palette);          // output: grey
     }
     return palette.color(QPalette::Text);
 }
@@ -39,22 +39,22 @@ QColor categoryColor(fxmem::OpCategory category, const QPalette& palette) {
     // Muted: low saturation, close to the background's contrast floor.
     auto muted = [&](int hue) { return QColor::fromHsl(hue, 25, dark ? 135 : 150); };
     switch (category) {
-    case C::Input: return themed(210, 160, palette);        // blue
-    case C::Output: return themed(0, 0, palette);           // grey
-    case C::Matmul: return themed(22, 220, palette);        // orange
-    case C::Attention: return themed(350, 200, palette);    // crimson
-    case C::Convolution: return themed(40, 200, palette);   // amber
-    case C::Norm: return themed(125, 150, palette);         // green
-    case C::Reduction: return themed(175, 160, palette);    // teal
-    case C::Elementwise: return themed(60, 120, palette);   // olive yellow
-    case C::View: return muted(210);                        // pale grey-blue: free
-    case C::Copy: return themed(330, 110, palette);         // pink
-    case C::Indexing: return themed(265, 120, palette);     // violet
-    case C::Creation: return themed(195, 110, palette);     // sky
-    case C::Random: return themed(95, 110, palette);        // lime
-    case C::Collective: return themed(295, 200, palette);   // magenta
-    case C::Wait: return themed(295, 90, palette);          // dim magenta
-    case C::Other: return muted(30);                        // grey-brown
+    case C::Input: return themed(210, 160, palette);      // blue
+    case C::Output: return themed(0, 0, palette);         // grey
+    case C::Matmul: return themed(22, 220, palette);      // orange
+    case C::Attention: return themed(350, 200, palette);  // crimson
+    case C::Convolution: return themed(40, 200, palette); // amber
+    case C::Norm: return themed(125, 150, palette);       // green
+    case C::Reduction: return themed(175, 160, palette);  // teal
+    case C::Elementwise: return themed(60, 120, palette); // olive yellow
+    case C::View: return muted(210);                      // pale grey-blue: free
+    case C::Copy: return themed(330, 110, palette);       // pink
+    case C::Indexing: return themed(265, 120, palette);   // violet
+    case C::Creation: return themed(195, 110, palette);   // sky
+    case C::Random: return themed(95, 110, palette);      // lime
+    case C::Collective: return themed(295, 200, palette); // magenta
+    case C::Wait: return themed(295, 90, palette);        // dim magenta
+    case C::Other: return muted(30);                      // grey-brown
     }
     return palette.color(QPalette::Text);
 }
@@ -70,6 +70,8 @@ QColor curve(const QPalette& palette) { return isDark(palette) ? QColor(100, 170
 QColor edited(const QPalette& palette) { return isDark(palette) ? QColor(255, 170, 60) : QColor(220, 110, 0); }
 QColor peak(const QPalette& palette) { return isDark(palette) ? QColor(255, 90, 90) : QColor(200, 20, 30); }
 QColor live(const QPalette& palette) { return isDark(palette) ? QColor(255, 215, 0) : QColor(175, 140, 0); }
-QColor cursor(const QPalette& palette) { return mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.7); }
+QColor cursor(const QPalette& palette) {
+    return mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.7);
+}
 
 } // namespace colors

@@ -17,10 +17,10 @@ QColor categoryColor(fxmem::OpCategory category, const QPalette& palette);
 // Net memory change of a node: red for growth, green for release, grey for none; `strength`
 // in [0, 1] (log-scaled by the caller) sets the saturation.
 QColor deltaColor(double signedStrength, const QPalette& palette);
-QColor curve(const QPalette& palette);     // the original profile
-QColor edited(const QPalette& palette);    // the edited schedule's overlay
+QColor curve(const QPalette& palette);  // the original profile
+QColor edited(const QPalette& palette); // the edited schedule's overlay
 QColor peak(const QPalette& palette);
-QColor live(const QPalette& palette);      // storages live at the cursor
+QColor live(const QPalette& palette); // storages live at the cursor
 QColor cursor(const QPalette& palette);
 QColor mix(const QColor& a, const QColor& b, double t);
 

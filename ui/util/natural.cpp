@@ -5,7 +5,9 @@
 
 namespace {
 template <class Char>
-bool isDigit(Char c) { return c >= Char('0') && c <= Char('9'); }
+bool isDigit(Char c) {
+    return c >= Char('0') && c <= Char('9');
+}
 // Code units compared unsigned, so UTF-8 bytes above 0x7f sort after ASCII as their characters do.
 inline unsigned unit(char c) { return static_cast<unsigned char>(c); }
 inline unsigned unit(char16_t c) { return c; }

@@ -47,7 +47,8 @@ bool applyTheme(const QString& name) {
     const bool dark = name == QLatin1String("dark");
     QPalette palette = dark ? darkPalette() : fusion->standardPalette();
     if (!dark)
-        for (auto group : {QPalette::Active, QPalette::Inactive}) palette.setColor(group, QPalette::Highlight, kSelection);
+        for (auto group : {QPalette::Active, QPalette::Inactive})
+            palette.setColor(group, QPalette::Highlight, kSelection);
     QApplication::setPalette(palette);
     return true;
 }

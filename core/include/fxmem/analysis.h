@@ -55,16 +55,16 @@ public:
     const AliasInfo& alias() const { return alias_; }
     const StorageMask& counted() const { return counted_; }
     const NodeMask& releasable() const { return releasable_; }
-    const std::vector<std::int64_t>& profile() const { return profile_; }  // build_memory_profile, no baseline
+    const std::vector<std::int64_t>& profile() const { return profile_; } // build_memory_profile, no baseline
     std::int64_t peak() const { return peak_; }                           // max(profile), no baseline
     std::size_t peakStep() const { return peakStep_; }                    // first profile index at the peak
     const LiveSetIndex& live() const { return *live_; }
-    bool hasCountedStorage() const { return hasCounted_; }                // false: e.g. a CPU-only graph
+    bool hasCountedStorage() const { return hasCounted_; } // false: e.g. a CPU-only graph
 
     // Pair context: set when this graph is the forward or backward of a pair (AsInPair only).
     int pairIndex() const { return pairIndex_; }
     bool isBackwardOfPair() const { return isBackward_; }
-    std::int64_t baseline() const { return baseline_; }                    // backward: forward outputs kept alive
+    std::int64_t baseline() const { return baseline_; } // backward: forward outputs kept alive
     std::optional<PeakMemory> pairPeak() const { return pairPeak_; }
 
 private:
@@ -72,7 +72,7 @@ private:
     static std::shared_ptr<GraphAnalysis> start(std::shared_ptr<const GraphFile> file, int graphIndex,
                                                 DeviceFilter filter, StorageMask counted);
     void takeFromPair(PairAnalysis& pa, int pairIndex, bool forward);
-    void finish(const CancelCheck& cancelled);  // peak, hasCounted and the live-set index
+    void finish(const CancelCheck& cancelled); // peak, hasCounted and the live-set index
     std::shared_ptr<const GraphFile> file_;
     int graphIndex_ = -1;
     DeviceFilter filter_ = DeviceFilter::NonCpu;

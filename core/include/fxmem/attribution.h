@@ -22,22 +22,22 @@
 
 namespace fxmem {
 
-inline constexpr std::size_t kStorageRoleCount = 11;  // StorageRole values, Unknown included
+inline constexpr std::size_t kStorageRoleCount = 11; // StorageRole values, Unknown included
 inline constexpr std::uint32_t kNoGraph = 0xffffffffu;
 
 // How the roles of a file were obtained: all given by the file, none (all derived), or some.
 enum class RoleSource : std::uint8_t { File, Derived, Mixed };
-std::string_view to_string(RoleSource source);  // "file", "derived", "mixed"
+std::string_view to_string(RoleSource source); // "file", "derived", "mixed"
 
 struct RoleAssignment {
-    std::vector<StorageRole> role;  // per StorageId; never Unknown
+    std::vector<StorageRole> role; // per StorageId; never Unknown
     // Per StorageId: the first node that computes the storage (not a placeholder, get_attr or
     // output node), graphs in file order, nodes in graph order; kNoGraph / invalid when only
     // placeholders or get_attr nodes hold it. A backward's saved activations point into the forward.
     std::vector<std::uint32_t> producer_graph;
     std::vector<NodeId> producer_node;
     RoleSource source = RoleSource::Derived;
-    std::size_t from_file = 0;  // storages whose role the file gives
+    std::size_t from_file = 0; // storages whose role the file gives
 };
 
 // Roles: the file's role where it gives one (GraphFile::role != Unknown). Otherwise the first of
@@ -67,13 +67,13 @@ public:
         // valid as long as any copy of the tree lives (ancestors share their descendants' text,
         // so a hostile name with many dots costs its length once, not once per level).
         std::string_view name;
-        std::string type;  // class name; empty when unknown (an ancestor no node names, the root)
-        std::uint32_t parent = npos;  // npos for the root
-        std::uint32_t depth = 0;      // root 0, "blocks" 1, "blocks.0" 2, ...
-        std::vector<std::uint32_t> children;  // in order of first appearance
+        std::string type;                    // class name; empty when unknown (an ancestor no node names, the root)
+        std::uint32_t parent = npos;         // npos for the root
+        std::uint32_t depth = 0;             // root 0, "blocks" 1, "blocks.0" 2, ...
+        std::vector<std::uint32_t> children; // in order of first appearance
     };
 
-    ModuleTree();  // the root alone
+    ModuleTree(); // the root alone
     explicit ModuleTree(const Graph& graph);
 
     std::size_t size() const { return modules_.size(); }
@@ -104,8 +104,8 @@ public:
 
 private:
     std::vector<Module> modules_;
-    std::vector<std::uint32_t> node_module_;  // per NodeId
-    std::shared_ptr<std::deque<std::string>> names_;  // distinct full names; elements never move
+    std::vector<std::uint32_t> node_module_;         // per NodeId
+    std::shared_ptr<std::deque<std::string>> names_; // distinct full names; elements never move
     // A module's children are found by their last dotted component: by a scan of its children
     // while it has at most kScanChildren (a deep chain: one child each, no hashing, memory read
     // in order), then through child_, keyed by (parent index, component). Either way interning a
@@ -117,15 +117,15 @@ private:
         bool operator==(const ChildKey&) const = default;
     };
     struct ChildHash {
-        std::uint64_t* counted;  // lookup_bytes()
+        std::uint64_t* counted; // lookup_bytes()
         std::size_t operator()(const ChildKey& k) const;
     };
-    std::shared_ptr<std::uint64_t> lookup_bytes_ = std::make_shared<std::uint64_t>(0);  // shared by copies
+    std::shared_ptr<std::uint64_t> lookup_bytes_ = std::make_shared<std::uint64_t>(0); // shared by copies
     std::unordered_map<ChildKey, std::uint32_t, ChildHash> child_{16, ChildHash{lookup_bytes_.get()}};
-    std::vector<std::string_view> component_;  // per module: its last component (a view of its name)
+    std::vector<std::string_view> component_; // per module: its last component (a view of its name)
     std::uint32_t max_depth_ = 0;
-    std::uint32_t intern(std::string_view name);  // adds the module and its missing ancestors
-    std::uint32_t child(std::uint32_t parent, std::string_view component) const;  // npos when absent
+    std::uint32_t intern(std::string_view name); // adds the module and its missing ancestors
+    std::uint32_t child(std::uint32_t parent, std::string_view component) const; // npos when absent
 };
 
 // One layer depth for graphs shown together (a joined pair), so that the timeline's bands and the
@@ -134,7 +134,7 @@ private:
 std::uint32_t layer_depth(std::span<const ModuleTree* const> trees, std::size_t min_modules = 6);
 
 enum class GroupBy : std::uint8_t { Role, Module };
-std::string_view to_string(GroupBy by);  // "role", "module"
+std::string_view to_string(GroupBy by); // "role", "module"
 bool parse_group_by(std::string_view text, GroupBy& out);
 
 // Roles and owner modules of the storages of one graph, and the live set grouped by them.
@@ -150,15 +150,15 @@ bool parse_group_by(std::string_view text, GroupBy& out);
 class Attribution {
 public:
     struct Group {
-        std::string key;         // role name, or module name ("" = root)
-        std::uint32_t id = 0;    // StorageRole value, or tree index
+        std::string key;      // role name, or module name ("" = root)
+        std::uint32_t id = 0; // StorageRole value, or tree index
         std::int64_t bytes = 0;
         std::uint32_t storages = 0;
     };
     // Inclusive totals per tree module (a module counts its descendants' storages).
     struct ModuleTotals {
-        std::vector<std::int64_t> bytes;       // per tree index
-        std::vector<std::uint32_t> storages;   // per tree index
+        std::vector<std::int64_t> bytes;     // per tree index
+        std::vector<std::uint32_t> storages; // per tree index
     };
 
     // O(N + S + modules). `roles` from resolve_roles(file); graph_index into file.graphs.
@@ -166,7 +166,7 @@ public:
 
     const ModuleTree& tree() const { return tree_; }
     StorageRole role(StorageId s) const { return role_[s.index()]; }
-    std::uint32_t owner(StorageId s) const { return owner_[s.index()]; }  // tree index
+    std::uint32_t owner(StorageId s) const { return owner_[s.index()]; } // tree index
 
     // The live set (LiveSetIndex::live_at) grouped: non-empty groups only (a group of zero-byte
     // storages is listed), sorted by bytes descending, then key. bytes add up to the live total.
@@ -188,8 +188,8 @@ public:
 
 private:
     ModuleTree tree_;
-    std::vector<StorageRole> role_;     // per StorageId
-    std::vector<std::uint32_t> owner_;  // per StorageId: tree index
+    std::vector<StorageRole> role_;    // per StorageId
+    std::vector<std::uint32_t> owner_; // per StorageId: tree index
 };
 
 // A stacked timeline ready to draw: one band per non-empty group (the one folding rule; the app's
@@ -214,10 +214,10 @@ struct StackedProfile {
         std::uint32_t groups = 1; // how many roles or modules it holds
     };
     std::vector<Band> bands;
-    std::size_t steps = 0;             // index.profile_size()
-    std::vector<std::int64_t> bytes;   // row-major: bytes[step * bands.size() + band]
+    std::size_t steps = 0;           // index.profile_size()
+    std::vector<std::int64_t> bytes; // row-major: bytes[step * bands.size() + band]
     static constexpr std::uint32_t npos = 0xffffffffu;
-    std::vector<std::uint32_t> band_of;  // per group id (role or tree index): its band, npos when empty
+    std::vector<std::uint32_t> band_of; // per group id (role or tree index): its band, npos when empty
     std::int64_t at(std::size_t step, std::size_t band) const { return bytes[step * bands.size() + band]; }
 };
 StackedProfile stacked_profile(const LiveSetIndex& index, const Attribution& attribution, GroupBy by,

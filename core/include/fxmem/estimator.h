@@ -27,14 +27,14 @@ NodeMask default_releasable(const Graph& graph);
 // GraphAliasTracker. Per-node lists are CSR ranges; per-storage arrays are indexed by the
 // file-wide StorageId and hold an invalid NodeId for storages this graph never touches.
 struct AliasInfo {
-    std::vector<Range> fresh;       // per node: storages it allocates first, in output order
-    std::vector<Range> uses;        // per node: union of its inputs' output storages, ordered, no repeats
-    std::vector<Range> last_used;   // per node: storages whose last use is this node
+    std::vector<Range> fresh;     // per node: storages it allocates first, in output order
+    std::vector<Range> uses;      // per node: union of its inputs' output storages, ordered, no repeats
+    std::vector<Range> last_used; // per node: storages whose last use is this node
     std::vector<StorageId> fresh_pool, uses_pool, last_used_pool;
 
-    std::vector<NodeId> allocator;  // per storage
-    std::vector<NodeId> last_user;  // per storage; invalid when never used
-    std::vector<Range> storage_users;  // per storage: nodes that use it, in graph order
+    std::vector<NodeId> allocator;    // per storage
+    std::vector<NodeId> last_user;    // per storage; invalid when never used
+    std::vector<Range> storage_users; // per storage: nodes that use it, in graph order
     std::vector<NodeId> storage_users_pool;
 
     std::span<const StorageId> fresh_of(NodeId n) const { return span(fresh_pool, fresh[n.index()]); }
@@ -44,7 +44,9 @@ struct AliasInfo {
 
 private:
     template <class T>
-    static std::span<const T> span(const std::vector<T>& v, Range r) { return {v.data() + r.begin, r.size()}; }
+    static std::span<const T> span(const std::vector<T>& v, Range r) {
+        return {v.data() + r.begin, r.size()};
+    }
 };
 
 AliasInfo build_alias_info(const GraphFile& file, const Graph& graph);
@@ -87,8 +89,8 @@ private:
 };
 
 struct FwdBwdInteractions {
-    std::int64_t backward_baseline = 0;   // counted forward-output storages no backward placeholder holds
-    NodeMask do_not_delete;               // per backward node: a placeholder that must not be released
+    std::int64_t backward_baseline = 0; // counted forward-output storages no backward placeholder holds
+    NodeMask do_not_delete;             // per backward node: a placeholder that must not be released
     std::vector<StorageId> baseline_storages;
 };
 
@@ -103,7 +105,7 @@ NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& in
 struct PeakMemory {
     std::int64_t forward_peak = 0;
     std::int64_t backward_baseline = 0;
-    std::int64_t backward_peak = 0;   // baseline included
+    std::int64_t backward_peak = 0; // baseline included
     std::int64_t peak = 0;
 };
 
@@ -123,7 +125,7 @@ struct PairAnalysis {
     AliasInfo forward_alias, backward_alias;
     NodeMask forward_releasable, backward_releasable;
     FwdBwdInteractions interactions;
-    std::vector<std::int64_t> forward_profile, backward_profile;  // backward's without the baseline
+    std::vector<std::int64_t> forward_profile, backward_profile; // backward's without the baseline
     PeakMemory peak;
 };
 PairAnalysis analyze_pair(const GraphFile& file, const Graph& forward, const Graph& backward,

@@ -17,8 +17,8 @@ struct Id {
     friend constexpr auto operator<=>(Id a, Id b) = default;
 };
 
-using NodeId = Id<struct NodeTag>;        // position of a node in its graph's original order
-using StorageId = Id<struct StorageTag>;  // position of a storage in GraphFile::storages (not the file's "id")
+using NodeId = Id<struct NodeTag>;       // position of a node in its graph's original order
+using StorageId = Id<struct StorageTag>; // position of a storage in GraphFile::storages (not the file's "id")
 
 } // namespace fxmem
 

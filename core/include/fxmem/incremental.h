@@ -33,8 +33,8 @@ public:
 
     struct MoveCheck {
         bool ok = false;
-        NodeId blocker;       // the node that forbids the move, when one does
-        std::string reason;   // user-facing, e.g. "'relu' must stay after its input 'addmm' (step 12)"
+        NodeId blocker;     // the node that forbids the move, when one does
+        std::string reason; // user-facing, e.g. "'relu' must stay after its input 'addmm' (step 12)"
     };
     MoveCheck check_move(std::size_t from, std::size_t to) const;
     // Moves the node at `from` to `to` (the others keep their relative order). Throws Error when
@@ -55,11 +55,11 @@ public:
     };
     std::vector<Step> plan_move_with(std::size_t from, std::size_t to, MoveCheck* check = nullptr) const;
 
-    std::int64_t start() const { return start_; }      // memory before the first node
-    std::int64_t peak() const;                         // MemoryTracker peak of the current order
-    std::size_t peak_position() const;                 // first position where the peak is reached
-    std::int64_t after(std::size_t position) const;    // memory after the node at `position`
-    std::vector<std::int64_t> current() const;         // memory after each position, O(N)
+    std::int64_t start() const { return start_; }   // memory before the first node
+    std::int64_t peak() const;                      // MemoryTracker peak of the current order
+    std::size_t peak_position() const;              // first position where the peak is reached
+    std::int64_t after(std::size_t position) const; // memory after the node at `position`
+    std::vector<std::int64_t> current() const;      // memory after each position, O(N)
     // The current order's memory in build_memory_profile's layout (what the timeline draws): the
     // start, then for each node that runs, memory after its allocations and after its frees
     // (1 + 2K points for K running nodes). O(N).
@@ -79,12 +79,12 @@ private:
     std::vector<NodeId> order_;
     std::vector<std::size_t> position_;
     std::int64_t start_ = 0;
-    NodeId output_;                       // the graph's last node when it is an output node
-    std::vector<std::uint8_t> op_;        // per node: its OpKind, compact (a Node is large)
-    std::vector<std::int64_t> alloc_of_;  // per node
-    std::vector<std::int64_t> free_of_;   // per node
-    std::vector<std::uint8_t> freeable_;  // per storage: counted, releasable allocator, used
-    std::vector<NodeId> last_scheduled_;  // per freeable storage: its user at the highest position
+    NodeId output_;                      // the graph's last node when it is an output node
+    std::vector<std::uint8_t> op_;       // per node: its OpKind, compact (a Node is large)
+    std::vector<std::int64_t> alloc_of_; // per node
+    std::vector<std::int64_t> free_of_;  // per node
+    std::vector<std::uint8_t> freeable_; // per storage: counted, releasable allocator, used
+    std::vector<NodeId> last_scheduled_; // per freeable storage: its user at the highest position
     std::vector<std::int64_t> tree_sum_, tree_best_;
     std::size_t leaves_ = 1;
     OpKind op(NodeId n) const { return static_cast<OpKind>(op_[n.index()]); }

@@ -22,7 +22,7 @@ public:
     // `cancelled` is polled between passes (fxmem::Cancelled).
     explicit GraphLayout(const Graph& graph, std::span<const NodeId> order = {}, const CancelCheck& cancelled = {});
 
-    std::int64_t steps() const { return steps_; }   // profile size (1 + 2K)
+    std::int64_t steps() const { return steps_; } // profile size (1 + 2K)
     std::int32_t lanes() const { return lanes_; }
     std::int64_t step(NodeId n) const { return step_[n.index()]; }
     std::int32_t lane(NodeId n) const { return lane_[n.index()]; }
@@ -42,7 +42,7 @@ private:
     std::vector<std::int64_t> step_, wire_end_;
     std::vector<std::int32_t> lane_;
     std::vector<NodeId> by_step_;
-    std::vector<std::int64_t> max_end_;   // max wire_end over by_step_, as an implicit segment tree
+    std::vector<std::int64_t> max_end_; // max wire_end over by_step_, as an implicit segment tree
     std::size_t leaves_ = 1;
     void collect(std::size_t node, std::size_t lo, std::size_t hi, std::size_t limit, std::int64_t x0,
                  std::vector<NodeId>& out) const;

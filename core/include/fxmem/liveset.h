@@ -11,20 +11,20 @@
 namespace fxmem {
 
 enum class LiveReason : std::uint8_t {
-    WaitingForUse,   // released after its last user runs (at free_step)
-    GraphOutput,     // reaches the output node: never released
-    NotReleasable,   // allocated by a primal or a do-not-delete placeholder: never released
-    NeverUsed,       // no node uses it: never released
+    WaitingForUse, // released after its last user runs (at free_step)
+    GraphOutput,   // reaches the output node: never released
+    NotReleasable, // allocated by a primal or a do-not-delete placeholder: never released
+    NeverUsed,     // no node uses it: never released
 };
 
 struct LiveStorage {
     StorageId storage;
     std::int64_t nbytes = 0;
     NodeId allocator;
-    NodeId last_user;         // the user that runs last in the order; invalid when never used
-    NodeId next_user;         // first user at or after the queried step's node, in the order; invalid when none
-    std::int64_t alloc_step = 0;  // profile index where it became live (0: from the start)
-    std::int64_t free_step = -1;  // profile index where it is gone; -1 when never released
+    NodeId last_user;            // the user that runs last in the order; invalid when never used
+    NodeId next_user;            // first user at or after the queried step's node, in the order; invalid when none
+    std::int64_t alloc_step = 0; // profile index where it became live (0: from the start)
+    std::int64_t free_step = -1; // profile index where it is gone; -1 when never released
     LiveReason reason = LiveReason::WaitingForUse;
 };
 
@@ -56,7 +56,7 @@ public:
 
 private:
     struct Interval {
-        std::int64_t begin, end;  // live on [begin, end)
+        std::int64_t begin, end; // live on [begin, end)
         StorageId storage;
     };
     const GraphFile& file_;
@@ -78,9 +78,9 @@ private:
     // with begin < c <= end inside that block. Buckets are CSR ranges into by_begin_ (ascending
     // begin) and by_end_ (descending end); see liveset.cpp.
     unsigned levels_ = 0;
-    std::vector<std::uint32_t> bucket_;  // 2^levels_ + 1 offsets
+    std::vector<std::uint32_t> bucket_; // 2^levels_ + 1 offsets
     std::vector<std::uint32_t> by_begin_, by_end_;
-    std::vector<std::uint32_t> rank_;  // per interval: place in (size descending, storage) order
+    std::vector<std::uint32_t> rank_; // per interval: place in (size descending, storage) order
     LiveStorage describe(const Interval& iv, std::size_t profile_index) const;
 };
 

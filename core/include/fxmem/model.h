@@ -26,25 +26,34 @@ enum class NodePhase : std::uint8_t { Unknown, Forward, Backward };
 // OptimizerState: held by the optimizer for one parameter (exp_avg, ...); UnshardedParameter: a
 // parameter all-gathered from its shards (FSDP).
 enum class StorageRole : std::uint8_t {
-    Unknown, Parameter, Buffer, Input, Activation, Output, Tangent, Gradient, Temporary, OptimizerState,
+    Unknown,
+    Parameter,
+    Buffer,
+    Input,
+    Activation,
+    Output,
+    Tangent,
+    Gradient,
+    Temporary,
+    OptimizerState,
     UnshardedParameter
 };
 
 std::string_view to_string(OpKind op);
 std::string_view to_string(GraphKind kind);
-std::string_view to_string(StorageRole role);  // "parameter", ...; "" for Unknown
-bool parse_storage_role(std::string_view text, StorageRole& out);  // the ten known names only
+std::string_view to_string(StorageRole role);                     // "parameter", ...; "" for Unknown
+bool parse_storage_role(std::string_view text, StorageRole& out); // the ten known names only
 bool parse_op_kind(std::string_view text, OpKind& out);
 bool parse_graph_kind(std::string_view text, GraphKind& out);
-std::string_view to_string(NodePhase phase);  // "forward", "backward"; "" for Unknown
-bool parse_node_phase(std::string_view text, NodePhase& out);  // "forward" or "backward" only
+std::string_view to_string(NodePhase phase);                  // "forward", "backward"; "" for Unknown
+bool parse_node_phase(std::string_view text, NodePhase& out); // "forward" or "backward" only
 
 struct Storage {
-    std::int64_t file_id = 0;   // the "id" written in the file
-    std::uint32_t device = 0;   // index into GraphFile::devices
-    std::int64_t nbytes = 0;    // the whole storage's size, not a view's
-    StorageRole role = StorageRole::Unknown;  // as the file says
-    std::uint32_t label = 0;    // 1 + index into GraphFile::labels; 0 when the file gives none
+    std::int64_t file_id = 0;                // the "id" written in the file
+    std::uint32_t device = 0;                // index into GraphFile::devices
+    std::int64_t nbytes = 0;                 // the whole storage's size, not a view's
+    StorageRole role = StorageRole::Unknown; // as the file says
+    std::uint32_t label = 0;                 // 1 + index into GraphFile::labels; 0 when the file gives none
 };
 
 // The module a node belongs to: qualified name as users write it ("blocks.0.attn", "" for the
@@ -81,15 +90,15 @@ struct Range {
 struct Node {
     std::string name;
     OpKind op = OpKind::CallFunction;
-    std::uint32_t target = 0;  // Graph::targets
-    Range stack_trace;  // Graph::texts; empty when absent
-    Range meta_json;    // Graph::texts: the "meta" object re-serialised, empty when absent
-    Range inputs;   // Graph::input_ids
-    Range users;    // Graph::user_ids (derived: nodes that list this one as input, in graph order)
-    Range val;      // Graph::val_tokens
-    Range tensors;  // Graph::tensors, in val order
-    Range outputs;  // Graph::output_storages: storages of the tensors, in order, without repeats
-    std::uint32_t module = kNoModule;  // Graph::modules; kNoModule when the file gives none
+    std::uint32_t target = 0;         // Graph::targets
+    Range stack_trace;                // Graph::texts; empty when absent
+    Range meta_json;                  // Graph::texts: the "meta" object re-serialised, empty when absent
+    Range inputs;                     // Graph::input_ids
+    Range users;                      // Graph::user_ids (derived: nodes that list this one as input, in graph order)
+    Range val;                        // Graph::val_tokens
+    Range tensors;                    // Graph::tensors, in val order
+    Range outputs;                    // Graph::output_storages: storages of the tensors, in order, without repeats
+    std::uint32_t module = kNoModule; // Graph::modules; kNoModule when the file gives none
 };
 
 class Graph {
@@ -105,13 +114,13 @@ public:
     std::vector<std::int64_t> dims;
     std::vector<std::string> others;
     std::vector<StorageId> output_storages;
-    std::vector<std::string> targets;  // distinct targets, in order of first use
-    std::string texts;                 // stack traces and meta JSON, back to back
-    std::vector<ModuleInfo> modules;   // distinct (module, module_type) pairs, in order of first use
+    std::vector<std::string> targets; // distinct targets, in order of first use
+    std::string texts;                // stack traces and meta JSON, back to back
+    std::vector<ModuleInfo> modules;  // distinct (module, module_type) pairs, in order of first use
     // Per node, each empty when no node of the graph has one: FLOPs (-1 where absent) and phase.
     std::vector<std::int64_t> node_flops;
     std::vector<NodePhase> node_phases;
-    std::int64_t num_fwd_outputs = -1;  // joint graphs: how many output inputs are forward outputs; -1 absent
+    std::int64_t num_fwd_outputs = -1; // joint graphs: how many output inputs are forward outputs; -1 absent
 
     std::size_t size() const { return nodes.size(); }
     const Node& node(NodeId id) const { return nodes[id.index()]; }
@@ -129,7 +138,9 @@ public:
     std::span<const Tensor> node_tensors(NodeId id) const { return slice(tensors, node(id).tensors); }
     std::span<const StorageId> outputs(NodeId id) const { return slice(output_storages, node(id).outputs); }
     std::span<const std::int64_t> shape(const Tensor& t) const { return {dims.data() + t.dims_begin, t.rank}; }
-    std::span<const std::int64_t> stride(const Tensor& t) const { return {dims.data() + t.dims_begin + t.rank, t.rank}; }
+    std::span<const std::int64_t> stride(const Tensor& t) const {
+        return {dims.data() + t.dims_begin + t.rank, t.rank};
+    }
 
     // The node's FLOPs as the file gives them, -1 when absent.
     std::int64_t flops(NodeId id) const { return node_flops.empty() ? -1 : node_flops[id.index()]; }
@@ -142,7 +153,9 @@ private:
     friend class GraphBuilder;
     std::string_view text(Range r) const { return std::string_view(texts).substr(r.begin, r.size()); }
     template <class T>
-    static std::span<const T> slice(const std::vector<T>& v, Range r) { return {v.data() + r.begin, r.size()}; }
+    static std::span<const T> slice(const std::vector<T>& v, Range r) {
+        return {v.data() + r.begin, r.size()};
+    }
     // by_name_ reads the stored names through this.
     auto name_of() const {
         return [this](std::uint32_t i) -> std::string_view { return nodes[i].name; };
@@ -152,49 +165,49 @@ private:
         const std::uint32_t at = by_name_.find(node_name, tag, name_of());
         return at == NameIndex::npos ? NodeId{} : NodeId(static_cast<std::int32_t>(at));
     }
-    NameIndex by_name_;  // node name -> position in nodes
+    NameIndex by_name_; // node name -> position in nodes
 };
 
 struct Pair {
-    std::uint32_t forward = 0;   // index into GraphFile::graphs
+    std::uint32_t forward = 0; // index into GraphFile::graphs
     std::uint32_t backward = 0;
-    std::int32_t joint = -1;     // the joint graph this pair partitions (index into graphs), -1 none
-    double budget = -1.0;        // activation_memory_budget it was partitioned with, in [0, 1]; -1 none
+    std::int32_t joint = -1; // the joint graph this pair partitions (index into graphs), -1 none
+    double budget = -1.0;    // activation_memory_budget it was partitioned with, in [0, 1]; -1 none
 };
 
 // A named complete order of one graph stored in the file ("schedules", docs/format.md), e.g.
 // Inductor's overlap schedule. Checked like a SCHED file when read.
 struct NamedSchedule {
-    std::string name;            // unique per graph
-    std::uint32_t graph = 0;     // index into GraphFile::graphs
-    std::vector<NodeId> order;   // every node once, a legal order
-    std::string source;          // free-form provenance ("torch._inductor ... schedule_overlap_bucketing"); may be empty
+    std::string name;          // unique per graph
+    std::uint32_t graph = 0;   // index into GraphFile::graphs
+    std::vector<NodeId> order; // every node once, a legal order
+    std::string source;        // free-form provenance ("torch._inductor ... schedule_overlap_bucketing"); may be empty
 };
 
 // One entry of the file's "step": a graph that ran during the training iteration, in run order.
 struct StepEntry {
-    std::uint32_t graph = 0;      // index into GraphFile::graphs
-    std::uint32_t call = 0;       // 0-based call of the graph in the step (a backward: its forward's)
-    std::string module_prefix;    // "blocks.1": the call ran in that submodule; empty at the root
+    std::uint32_t graph = 0;   // index into GraphFile::graphs
+    std::uint32_t call = 0;    // 0-based call of the graph in the step (a backward: its forward's)
+    std::string module_prefix; // "blocks.1": the call ran in that submodule; empty at the root
 };
 
 class GraphFile {
 public:
-    std::string source;           // path or label used in error messages
-    std::string producer_json;    // re-serialised "producer", empty when absent
+    std::string source;        // path or label used in error messages
+    std::string producer_json; // re-serialised "producer", empty when absent
     std::vector<Storage> storages;
-    std::vector<std::string> devices;      // interned device strings ("cuda:0", "cpu", ...)
-    std::vector<std::uint8_t> device_is_cpu;  // per device: its type (before ':') is "cpu"
-    std::vector<std::string> dtypes;       // interned dtype strings
+    std::vector<std::string> devices;        // interned device strings ("cuda:0", "cpu", ...)
+    std::vector<std::uint8_t> device_is_cpu; // per device: its type (before ':') is "cpu"
+    std::vector<std::string> dtypes;         // interned dtype strings
     std::vector<Graph> graphs;
     std::vector<Pair> pairs;
-    std::vector<std::string> labels;       // storage labels ("blocks.0.attn.qkv.weight"); Storage::label - 1
+    std::vector<std::string> labels; // storage labels ("blocks.0.attn.qkv.weight"); Storage::label - 1
     std::vector<NamedSchedule> schedules;
-    std::vector<StepEntry> step;           // empty when the file has no "step"
+    std::vector<StepEntry> step; // empty when the file has no "step"
 
     // Adds a storage; throws Error on a duplicate id, a negative size, or a total over INT64_MAX.
     StorageId add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes);
-    StorageId find_storage(std::int64_t file_id) const;  // invalid when absent
+    StorageId find_storage(std::int64_t file_id) const; // invalid when absent
     bool is_cpu(StorageId s) const { return device_is_cpu[storages[s.index()].device] != 0; }
     std::int64_t nbytes(StorageId s) const { return storages[s.index()].nbytes; }
     std::string_view device(StorageId s) const { return devices[storages[s.index()].device]; }
@@ -258,7 +271,7 @@ public:
 
     // Starts a node. Inputs must be earlier nodes of this graph, without repeats.
     NodeId begin_node(std::string name, OpKind op, std::string_view target);
-    void add_input(std::string_view input_name);  // by name, as the file lists them
+    void add_input(std::string_view input_name); // by name, as the file lists them
     // The same with the name's NameIndex::tag_of computed ahead, for a reader that called
     // prefetch_name() when it first saw the name (the lookup's cache miss then overlaps parsing).
     NodeId begin_node(std::string name, std::uint32_t name_tag, OpKind op, std::string_view target);
@@ -269,7 +282,7 @@ public:
     void set_meta_json(std::string_view meta);
     // The node's module (name as users write it, "" for the root) and its class name.
     void set_module(std::string_view name, std::string_view type);
-    void set_flops(std::int64_t flops);   // >= 0
+    void set_flops(std::int64_t flops); // >= 0
     void set_phase(NodePhase phase);
     void set_num_fwd_outputs(std::int64_t n) { graph_.num_fwd_outputs = n; }
     // The node's val, in preorder. Without any val call the val is null.
@@ -291,18 +304,18 @@ public:
     // Derives users and output storages, appends the graph to the file and returns it.
     Graph& finish();
 
-    std::string where() const;  // "graph 'g', node 'n'" for messages
+    std::string where() const; // "graph 'g', node 'n'" for messages
 
 private:
     GraphFile& file_;
     Graph graph_;
     bool in_node_ = false;
-    std::vector<std::uint32_t> open_lists_;  // val_tokens index of each open List token
-    std::vector<std::int32_t> listed_by_;    // per node: the last node that listed it as input (O(1) repeat check)
-    NameIndex target_index_;                 // target text -> index into Graph::targets
-    NameIndex module_index_;                 // "<len>:<name><type>" -> index into Graph::modules
-    std::vector<std::string> module_keys_;   // the keys of module_index_, by module index
-    std::string module_key_;                 // scratch for a key
+    std::vector<std::uint32_t> open_lists_; // val_tokens index of each open List token
+    std::vector<std::int32_t> listed_by_;   // per node: the last node that listed it as input (O(1) repeat check)
+    NameIndex target_index_;                // target text -> index into Graph::targets
+    NameIndex module_index_;                // "<len>:<name><type>" -> index into Graph::modules
+    std::vector<std::string> module_keys_;  // the keys of module_index_, by module index
+    std::string module_key_;                // scratch for a key
     Range append_text(std::string_view text);
 };
 

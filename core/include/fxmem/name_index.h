@@ -134,7 +134,7 @@ private:
         }
     }
 
-    std::vector<Slot> slots_;  // a power of two long, at most half full
+    std::vector<Slot> slots_; // a power of two long, at most half full
     std::size_t count_ = 0;
     std::uint64_t probes_ = 0;
 };

@@ -55,7 +55,7 @@ std::vector<NodeId> inductor_dfs_order(const GraphFile& file, const Graph& graph
 // (K * K bits for K nodes) are used up to `ancestor_sets_max_nodes` nodes; above that, a cheaper
 // O(N + E) form that is never higher (still valid): the pinned storages of one heaviest chain of
 // ancestors instead of all ancestors, and no freeable storage that v does not use itself.
-inline constexpr std::size_t kAncestorSetsMaxNodes = 12288;  // 18 MB of bitsets at most
+inline constexpr std::size_t kAncestorSetsMaxNodes = 12288; // 18 MB of bitsets at most
 std::int64_t peak_lower_bound(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                               const NodeMask& releasable, const StorageMask& counted,
                               std::size_t ancestor_sets_max_nodes = kAncestorSetsMaxNodes);
@@ -64,8 +64,8 @@ struct OptimizeProgress {
     enum class Phase { Baselines, Exact, Search, Done };
     Phase phase = Phase::Baselines;
     double elapsed_s = 0;
-    double fraction = 0;             // rough, 0..1 (time used / time limit during the search)
-    std::int64_t best_peak = 0;      // best peak found so far
+    double fraction = 0;        // rough, 0..1 (time used / time limit during the search)
+    std::int64_t best_peak = 0; // best peak found so far
     std::int64_t lower_bound = 0;
 };
 
@@ -78,8 +78,8 @@ struct OptimizeOptions {
     // get_attr and the output node (at most 512), and gives up when the number of sets of
     // scheduled nodes it keeps passes exact_max_states.
     std::size_t exact_max_nodes = 256;
-    std::size_t exact_max_states = 1'000'000;  // 50-130 bytes each (more words per set on larger graphs)
-    std::uint64_t seed = 1;          // the local search's random choices
+    std::size_t exact_max_states = 1'000'000; // 50-130 bytes each (more words per set on larger graphs)
+    std::uint64_t seed = 1;                   // the local search's random choices
     // Called now and then (at most every ~50 ms, and once per phase); return false to cancel:
     // optimize_schedule then returns the best order found so far with cancelled = true.
     std::function<bool(const OptimizeProgress&)> progress;
@@ -95,14 +95,14 @@ struct OptimizeOptions {
 inline constexpr std::uint64_t kCancelPollWork = 4096;
 
 struct OptimizeResult {
-    std::int64_t original_peak = 0;   // the graph's own order
-    std::int64_t lpmf_peak = -1, bfs_peak = -1, dfs_peak = -1;  // -1: cancelled or out of time before it was computed
-    std::int64_t peak = 0;            // MemoryTracker peak of `order`; <= all four above
-    std::int64_t lower_bound = 0;     // peak_lower_bound, raised to `peak` when exact
-    std::vector<NodeId> order;        // legal, complete
-    bool exact = false;               // `peak` is the optimum over all legal orders
+    std::int64_t original_peak = 0;                            // the graph's own order
+    std::int64_t lpmf_peak = -1, bfs_peak = -1, dfs_peak = -1; // -1: cancelled or out of time before it was computed
+    std::int64_t peak = 0;                                     // MemoryTracker peak of `order`; <= all four above
+    std::int64_t lower_bound = 0;                              // peak_lower_bound, raised to `peak` when exact
+    std::vector<NodeId> order;                                 // legal, complete
+    bool exact = false;                                        // `peak` is the optimum over all legal orders
     bool cancelled = false;
-    std::string method;               // where the order comes from: "original", "lpmf", "bfs", "dfs", "exact", "search"
+    std::string method; // where the order comes from: "original", "lpmf", "bfs", "dfs", "exact", "search"
 };
 
 // Best of the original order and the three baselines; then an anytime local search with
@@ -117,15 +117,15 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
 // Exact optimum by dynamic programming over the sets of scheduled nodes (memory after a set does
 // not depend on the order inside it under MemoryTracker semantics). complete = false when the
 // graph has more than `max_nodes` (or 512) nodes besides placeholders, get_attr and the output,
-// when the sets kept pass `max_states`, or when `keep_going` (asked once per kCancelPollWork candidate nodes tried) says stop.
-// `upper_bound`, when given, prunes every partial order that cannot beat it; complete without
-// improved then means "nothing beats upper_bound": it is the optimum.
+// when the sets kept pass `max_states`, or when `keep_going` (asked once per kCancelPollWork candidate nodes tried)
+// says stop. `upper_bound`, when given, prunes every partial order that cannot beat it; complete without improved then
+// means "nothing beats upper_bound": it is the optimum.
 struct ExactResult {
-    bool complete = false;            // the search finished (the optimum is known)
-    bool improved = false;            // `order` beats upper_bound (always true without one)
-    std::int64_t peak = 0;            // optimum when complete (upper_bound when not improved)
+    bool complete = false; // the search finished (the optimum is known)
+    bool improved = false; // `order` beats upper_bound (always true without one)
+    std::int64_t peak = 0; // optimum when complete (upper_bound when not improved)
     std::vector<NodeId> order;
-    std::size_t states = 0;           // sets of scheduled nodes visited
+    std::size_t states = 0; // sets of scheduled nodes visited
 };
 ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                            const NodeMask& releasable, const StorageMask& counted, std::size_t max_nodes,
@@ -140,7 +140,7 @@ ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const Alia
 // shortest move), at most `max_count`, only moves with peak_after < the current peak, at most one
 // per node.
 struct MoveSuggestion {
-    std::size_t from = 0, to = 0;     // positions, as IncrementalSchedule::move takes them
+    std::size_t from = 0, to = 0; // positions, as IncrementalSchedule::move takes them
     NodeId node;
     std::int64_t peak_after = 0;
 };

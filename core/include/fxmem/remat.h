@@ -22,19 +22,21 @@ namespace fxmem {
 // What the partitioner needs to know about a joint graph, computed once (O(N + E)).
 struct JointGraph {
     const GraphFile* file = nullptr;
-    std::uint32_t graph = 0;             // index into file->graphs
-    NodeId output;                       // the joint's output node (its last node)
-    std::vector<NodeId> primals, tangents;      // placeholders, in graph order (_is_primal, _is_tangent)
-    std::vector<NodeId> fwd_outputs, bwd_outputs;  // the output node's inputs split at num_fwd_outputs
-    std::vector<std::uint8_t> computable;  // per node: computable from the primals alone (may be saved)
-    std::vector<std::uint8_t> forward;     // per node: phase forward (a required forward node)
-    std::vector<std::uint8_t> mutating;    // per node: an in-place aten op (kept by dead-code removal; forward ones stay there)
-    std::vector<std::uint8_t> getitem, copy;  // operator.getitem; aten.copy_.default
-    std::vector<std::uint8_t> view;        // the partitioner's view ops (get_default_op_list().view_ops)
-    std::vector<std::uint8_t> free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
-                                            // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
-    std::vector<std::uint8_t> symbolic;    // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
-    std::vector<std::int64_t> flops;       // per node, 0 where the file gives none
+    std::uint32_t graph = 0;                      // index into file->graphs
+    NodeId output;                                // the joint's output node (its last node)
+    std::vector<NodeId> primals, tangents;        // placeholders, in graph order (_is_primal, _is_tangent)
+    std::vector<NodeId> fwd_outputs, bwd_outputs; // the output node's inputs split at num_fwd_outputs
+    std::vector<std::uint8_t> computable;         // per node: computable from the primals alone (may be saved)
+    std::vector<std::uint8_t> forward;            // per node: phase forward (a required forward node)
+    std::vector<std::uint8_t>
+        mutating; // per node: an in-place aten op (kept by dead-code removal; forward ones stay there)
+    std::vector<std::uint8_t> getitem, copy; // operator.getitem; aten.copy_.default
+    std::vector<std::uint8_t> view;          // the partitioner's view ops (get_default_op_list().view_ops)
+    std::vector<std::uint8_t>
+        free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
+                      // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
+    std::vector<std::uint8_t> symbolic; // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
+    std::vector<std::int64_t> flops;    // per node, 0 where the file gives none
 
     const Graph& g() const { return file->graphs[graph]; }
     std::size_t size() const { return computable.size(); }
@@ -48,11 +50,11 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph);
 
 // One simulated partition, in joint-graph node ids.
 struct Partition {
-    std::vector<NodeId> saved;       // saved values the backward uses, in the order of the backward's placeholders
-    std::vector<NodeId> forward;     // the forward graph's nodes in order (placeholders first), without the output node
-    std::vector<NodeId> backward;    // the backward's nodes after its placeholders, in order, without the output node
-    std::vector<NodeId> recomputed;  // forward-phase nodes the backward computes again, in joint order
-    std::int64_t flops = 0;          // forward + backward
+    std::vector<NodeId> saved;      // saved values the backward uses, in the order of the backward's placeholders
+    std::vector<NodeId> forward;    // the forward graph's nodes in order (placeholders first), without the output node
+    std::vector<NodeId> backward;   // the backward's nodes after its placeholders, in order, without the output node
+    std::vector<NodeId> recomputed; // forward-phase nodes the backward computes again, in joint order
+    std::int64_t flops = 0;         // forward + backward
 };
 
 // Extracts the pair PyTorch would for `saved` (joint node ids, any order, repeats ignored). Throws
@@ -72,9 +74,10 @@ struct SimulatedPair {
 };
 // `storages`, when given, is storage_template(joint): copied instead of adding the storages one
 // by one (the search materializes thousands of partitions).
-SimulatedPair materialize_partition(const JointGraph& joint, const Partition& partition, const std::string& forward_name,
-                                    const std::string& backward_name, std::span<const NodeId> backward_order = {},
-                                    bool full = false, const GraphFile* storages = nullptr);
+SimulatedPair materialize_partition(const JointGraph& joint, const Partition& partition,
+                                    const std::string& forward_name, const std::string& backward_name,
+                                    std::span<const NodeId> backward_order = {}, bool full = false,
+                                    const GraphFile* storages = nullptr);
 // A GraphFile with the joint's storages (same StorageIds, roles and labels) and no graphs.
 GraphFile storage_template(const JointGraph& joint);
 
@@ -112,18 +115,18 @@ std::vector<NodeId> save_in_forward(const JointGraph& joint, std::span<const Nod
 // first pair, else every forward value a backward-phase node reads saved (no recompute).
 struct RematBaseline {
     std::vector<NodeId> saved;
-    std::int64_t flops = 0;   // the pair's node FLOPs (the simulated partition's without a pair)
-    int pair = -1;            // index into file.pairs, -1 without one
-    std::string source;       // "budget=1.0.forward / budget=1.0.backward", or a description
+    std::int64_t flops = 0; // the pair's node FLOPs (the simulated partition's without a pair)
+    int pair = -1;          // index into file.pairs, -1 without one
+    std::string source;     // "budget=1.0.forward / budget=1.0.backward", or a description
 };
 RematBaseline remat_baseline(const JointGraph& joint);
 
 struct RematOptions {
     // At most one limit applies: extra FLOPs over the baseline partition (absolute or in percent
     // of the baseline's FLOPs), or the lowest FLOPs whose peak is at most target_peak.
-    std::int64_t max_extra_flops = -1;   // -1: none
-    double max_extra_percent = -1;       // -1: none
-    std::int64_t target_peak = -1;       // -1: none
+    std::int64_t max_extra_flops = -1; // -1: none
+    double max_extra_percent = -1;     // -1: none
+    std::int64_t target_peak = -1;     // -1: none
     double time_limit_s = 30;
     // Optimize the chosen plan's backward order with the reorder optimizer (its share of the time).
     bool optimize_order = true;
@@ -137,14 +140,14 @@ struct FrontierPoint {
 };
 
 struct RematResult {
-    std::vector<NodeId> saved;           // the plan (joint ids, backward placeholder order)
+    std::vector<NodeId> saved; // the plan (joint ids, backward placeholder order)
     Partition partition;
-    std::vector<NodeId> backward_order;  // partition.backward, reordered (what the plan runs)
-    PeakMemory peak;                     // of the plan, with backward_order
-    std::int64_t extra_flops = 0;        // partition.flops - baseline_flops
-    std::int64_t baseline_flops = 0;     // forward + backward FLOPs of the baseline partition
-    std::int64_t baseline_peak = 0;      // pair peak of the baseline partition
-    std::string baseline;                // where the baseline comes from: a pair "budget=1.0.forward/backward" or "joint"
+    std::vector<NodeId> backward_order; // partition.backward, reordered (what the plan runs)
+    PeakMemory peak;                    // of the plan, with backward_order
+    std::int64_t extra_flops = 0;       // partition.flops - baseline_flops
+    std::int64_t baseline_flops = 0;    // forward + backward FLOPs of the baseline partition
+    std::int64_t baseline_peak = 0;     // pair peak of the baseline partition
+    std::string baseline; // where the baseline comes from: a pair "budget=1.0.forward/backward" or "joint"
     std::vector<FrontierPoint> frontier; // Pareto-optimal (peak, extra FLOPs) of every partition scored, by FLOPs
     std::size_t evaluations = 0;         // partitions scored
     bool met_limit = true;               // false when no partition met target_peak (the lowest peak is returned)
@@ -160,10 +163,10 @@ RematResult search_remat(const JointGraph& joint, const RematOptions& options = 
 // ---- plan files (docs/format.md, "Remat plans") ----
 
 struct RematPlan {
-    std::string joint;                    // the joint graph's name
+    std::string joint; // the joint graph's name
     std::vector<std::string> saved, recomputed, order;
-    std::int64_t peak = -1;                          // as predicted when written (-1: not given)
-    std::int64_t extra_flops = INT64_MIN;            // likewise (INT64_MIN: not given)
+    std::int64_t peak = -1;               // as predicted when written (-1: not given)
+    std::int64_t extra_flops = INT64_MIN; // likewise (INT64_MIN: not given)
 };
 
 std::string plan_to_json(const RematPlan& plan);
@@ -185,17 +188,17 @@ RematPlan make_plan(const JointGraph& joint, const RematResult& result);
 // ---- PyTorch's budget points ----
 
 struct BudgetRow {
-    std::size_t pair = 0;      // index into file.pairs
+    std::size_t pair = 0; // index into file.pairs
     double budget = 0;
     PeakMemory peak;
-    std::size_t step = 0;      // first profile step at the pair peak (forward's, or backward's when the peak is there)
-    std::string node;          // the node at that step ("" at step 0)
-    bool in_backward = false;  // the peak is the backward's
-    std::int64_t saved_bytes = 0;  // counted bytes of the backward's saved-value placeholders' storages
-    std::int64_t flops = 0;        // forward + backward node FLOPs
-    std::int64_t extra_flops = 0;  // minus the budget-1.0 pair's (0 when there is none)
-    bool pareto = false;           // no other row has peak and extra FLOPs both <= and one <
-    bool lowest = false;           // the lowest peak (the first such row)
+    std::size_t step = 0;     // first profile step at the pair peak (forward's, or backward's when the peak is there)
+    std::string node;         // the node at that step ("" at step 0)
+    bool in_backward = false; // the peak is the backward's
+    std::int64_t saved_bytes = 0; // counted bytes of the backward's saved-value placeholders' storages
+    std::int64_t flops = 0;       // forward + backward node FLOPs
+    std::int64_t extra_flops = 0; // minus the budget-1.0 pair's (0 when there is none)
+    bool pareto = false;          // no other row has peak and extra FLOPs both <= and one <
+    bool lowest = false;          // the lowest peak (the first such row)
 };
 // One row per pair with a budget, in file order. Throws Error when a pair's peak cannot be computed.
 std::vector<BudgetRow> budget_rows(const GraphFile& file);

@@ -11,7 +11,7 @@
 namespace fxmem {
 
 struct Schedule {
-    int graph = -1;                 // index into GraphFile::graphs
+    int graph = -1; // index into GraphFile::graphs
     std::vector<NodeId> order;
 };
 
@@ -32,13 +32,12 @@ std::string schedule_to_json(const Graph& graph, std::span<const NodeId> order);
 void save_schedule(const Graph& graph, std::span<const NodeId> order, const std::string& path);
 
 struct ScheduleScore {
-    std::int64_t peak = 0;                // MemoryTracker peak
-    std::vector<std::int64_t> current;    // memory after each node, in schedule order
+    std::int64_t peak = 0;             // MemoryTracker peak
+    std::vector<std::int64_t> current; // memory after each node, in schedule order
 };
 
 ScheduleScore score_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
-                             std::span<const NodeId> order, const NodeMask& releasable,
-                             const StorageMask& counted);
+                             std::span<const NodeId> order, const NodeMask& releasable, const StorageMask& counted);
 
 std::vector<NodeId> original_order(const Graph& graph);
 
