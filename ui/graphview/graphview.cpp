@@ -117,7 +117,11 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
 void GraphView::setEditedSchedule(EditedSchedule* schedule) {
     if (schedule_) disconnect(schedule_, nullptr, this, nullptr);
     schedule_ = schedule;
-    if (schedule_) connect(schedule_, &EditedSchedule::orderChanged, this, &GraphView::onScheduleChanged);
+    if (schedule_) {
+        connect(schedule_, &EditedSchedule::orderChanged, this, &GraphView::onScheduleChanged);
+        // The lanes of an edited order, laid out on a worker after a move.
+        connect(schedule_, &EditedSchedule::layoutChanged, this, &GraphView::onScheduleChanged);
+    }
     onScheduleChanged();
 }
 
