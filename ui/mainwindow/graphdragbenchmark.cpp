@@ -92,8 +92,12 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
     const QString load = loadAverage();
     zoomIn(view);
     const int pairs = std::max(1, (options.steps + options.warmup + 1) / 2);
-    const std::vector<Candidate> nodes = candidates(*view, static_cast<std::size_t>(pairs));
-    if (nodes.empty()) return QStringLiteral("nothing to drop: no node in view can move\n");
+    // One more node than the pairs need: it is dropped first and stays moved, so the order stays
+    // edited (a drop back to the graph's own order would need no layout of its own).
+    std::vector<Candidate> nodes = candidates(*view, static_cast<std::size_t>(pairs) + 1);
+    if (nodes.size() < 2) return QStringLiteral("nothing to drop: too few nodes in view can move\n");
+    const Candidate stays = nodes.front();
+    nodes.erase(nodes.begin());
 
     PaintTimer pt;
     QElapsedTimer clock;
@@ -115,11 +119,14 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
         paint[static_cast<std::size_t>(b)].name =
             QStringLiteral("  paint ") + QLatin1String(kBucketNames[static_cast<std::size_t>(b)]);
     int refused = 0, done = 0;
+    std::int64_t home = 0;
     const int drops = options.steps + options.warmup;
-    for (int i = 0; i < drops; ++i) {
-        const Candidate& c = nodes[static_cast<std::size_t>(i / 2) % nodes.size()];
-        const std::int64_t target = i % 2 == 0 ? c.to : c.from; // there, then back
+    for (int i = -1; i < drops; ++i) {
+        const Candidate& c = i < 0 ? stays : nodes[static_cast<std::size_t>(i / 2) % nodes.size()];
+        // There, then back (steps as they are now: the drop that stays shifted some).
         const std::int64_t before = view->stepOf(c.ref);
+        if (i < 0 || i % 2 == 0) home = before;
+        const std::int64_t target = i < 0 || i % 2 == 0 ? before + (c.to - c.from) : home;
         const QPointF a = view->nodeCenter(c.ref);
         const QPointF b(view->viewport().px(static_cast<double>(target)), a.y());
         mouse(view, QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton);
@@ -136,7 +143,7 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
             ++refused;
             continue;
         }
-        if (i < options.warmup) continue;
+        if (i < options.warmup) continue; // the node that stays moved is a warm-up drop too
         ++done;
         handler.ms.push_back(ms(t1 - t0));
         edit.ms.push_back(ms(tMoved - t0));
@@ -164,7 +171,8 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
     }
 
     QString out = header(window, *view, QStringLiteral("drop"), load);
-    out += QStringLiteral("%1 drops measured (%2 nodes, each there and back, %3 warm-up); %4 refused or not moved\n")
+    out += QStringLiteral("%1 drops measured (%2 nodes, each there and back, after one that stays moved and %3 "
+                          "warm-up); %4 refused or not moved\n")
                .arg(done)
                .arg(nodes.size())
                .arg(options.warmup)
