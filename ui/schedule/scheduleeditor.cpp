@@ -7,8 +7,10 @@
 #include "schedule/movetorow.h"
 #include "schedule/optimizebar.h"
 #include "schedule/peakstrip.h"
+#include "schedule/schedulefiles.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/schedulepicker.h"
+#include "schedule/schedulestatus.h"
 #include "schedule/scheduleview.h"
 #include "schedule/suggestionlist.h"
 #include "state/editedschedule.h"
@@ -17,19 +19,14 @@
 #include "util/text.h"
 #include "util/units.h"
 
-#include <fxmem/error.h>
 #include <fxmem/schedule.h>
 
 #include <QComboBox>
-#include <QCursor>
-#include <QFile>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
-#include <QLabel>
 #include <QSignalBlocker>
 #include <QToolButton>
-#include <QToolTip>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -58,14 +55,7 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     strip_ = new PeakStrip(edited_, this);
     connect(strip_, &PeakStrip::resetRequested, this, &ScheduleEditor::resetSchedule);
 
-    statusLabel_ = new QLabel(this);
-    statusLabel_->setObjectName(QStringLiteral("scheduleStatus"));
-    statusLabel_->setWordWrap(true);
-    // A long node name must not widen the dock (issue 11 item 1): the label takes the width it
-    // is given and clips; the tooltip keeps the whole text.
-    statusLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    statusLabel_->setContentsMargins(4, 2, 4, 2);
+    status_ = new ScheduleStatus(this);
 
     // "Move to": the selected node to a position, a profile step, or just after a named node.
     moveRow_ = new MoveToRow(this);
@@ -82,19 +72,12 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     layout->addWidget(view_, 3);
     layout->addWidget(comparePanel_, 2);
     layout->addWidget(suggestionList_, 1);
-    auto* statusRow = new QHBoxLayout;
-    statusRow->setContentsMargins(0, 0, 4, 0);
-    statusRow->addWidget(statusLabel_, 1);
-    moveWithButton_ = new QToolButton(this);
-    moveWithButton_->setObjectName(QStringLiteral("moveWithInputs"));
-    moveWithButton_->hide();
-    statusRow->addWidget(moveWithButton_);
-    layout->addLayout(statusRow);
+    layout->addWidget(status_);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
     // A new graph: what belonged to the previous one goes before the rows change.
     connect(edited_, &EditedSchedule::analysisAboutToChange, this, [this] {
-        statusLabel_->clear();
+        status_->clear();
         if (isOptimizing()) cancelOptimize();
         clearComparison();
         pickerRow_->clear();
@@ -105,25 +88,7 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
         if ((delta < 0 && from == 0) || (delta > 0 && from + 1 >= model_->size())) return;
         move(from, delta < 0 ? from - 1 : from + 1, nullptr, true);
     });
-    connect(view_, &ScheduleView::dragHovered, this, [this](std::size_t from, std::size_t to) {
-        const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
-        const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
-        const QString name = nodeName(model_, model_->schedule()->at(from));
-        if (check.ok) {
-            showStatus(tr("Move '%1' to position %2 (it may go to positions %3–%4)")
-                           .arg(name)
-                           .arg(to)
-                           .arg(range.lo)
-                           .arg(range.hi),
-                       false);
-            QToolTip::hideText();
-        } else {
-            const QString why = messageText(check.reason);
-            showStatus(why, true);
-            QToolTip::showText(QCursor::pos(), why, view_);
-        }
-    });
-    connect(view_, &ScheduleView::dragEnded, this, [] { QToolTip::hideText(); });
+    connect(view_, &ScheduleView::dragStatus, this, &ScheduleEditor::showStatus);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
         if (selecting_ || !current.isValid()) return;
         emit nodeSelected(fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()));
@@ -265,37 +230,13 @@ fxmem::NodeId ScheduleEditor::currentNode() const {
 void ScheduleEditor::runMoveCommand(MoveToRow::Kind kind, const QString& text) {
     const fxmem::NodeId node = currentNode();
     if (!model_->schedule()) return;
-    if (!node.valid()) {
-        showStatus(tr("Select the node to move first."), true);
-        return;
-    }
-    bool ok = false;
-    switch (kind) {
-    case MoveToRow::Kind::Position: {
-        const qulonglong position = text.toULongLong(&ok);
-        if (!ok)
-            return showStatus(
-                tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
-        moveNodeToPosition(node, static_cast<std::size_t>(position));
-        break;
-    }
-    case MoveToRow::Kind::ProfileStep: {
-        const qlonglong step = text.toLongLong(&ok);
-        if (!ok || step < 0)
-            return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).")
-                                  .arg(elided(text))
-                                  .arg(model_->profileStep(model_->size() - 1)),
-                              true);
-        moveNodeToProfileStep(node, step);
-        break;
-    }
-    case MoveToRow::Kind::AfterNode: {
-        const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
-        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(elided(text)), true);
-        moveNodeAfter(node, after);
-        break;
-    }
-    }
+    if (!node.valid()) return showStatus(tr("Select the node to move first."), true);
+    const MoveToRow::Target target = MoveToRow::read(kind, text, *edited_);
+    if (!target.error.isEmpty()) return showStatus(target.error, true);
+    if (kind == MoveToRow::Kind::AfterNode)
+        moveNodeAfter(node, target.after);
+    else
+        moveNodeToPosition(node, target.position);
 }
 
 bool ScheduleEditor::moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused) {
@@ -381,14 +322,12 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         QString why = messageText(check.reason);
         // Pinned by its own single-use views: offer to take them along.
         const std::vector<fxmem::NodeId> with = edited_->companionsToOffer(from, to);
+        QString offer;
         if (!with.empty()) {
             QStringList names;
             for (fxmem::NodeId n : with) names << QLatin1Char('\'') % nodeName(model_, n) % QLatin1Char('\'');
-            const QString offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
+            offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
             why += QStringLiteral("; ") % offer;
-            moveWithButton_->setText(offer.left(1).toUpper() % offer.mid(1));
-            disconnect(moveWithButton_, &QToolButton::clicked, this, nullptr);
-            connect(moveWithButton_, &QToolButton::clicked, this, [this, from, to] { moveNodeWithInputs(from, to); });
         }
         if (whyRefused) *whyRefused = why;
         // Where it may go instead, so the next try need not be a guess.
@@ -399,7 +338,8 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         } else {
             showStatus(tr("Refused: %1").arg(why), true);
         }
-        moveWithButton_->setVisible(!with.empty());
+        if (!offer.isEmpty())
+            status_->offer(offer.left(1).toUpper() % offer.mid(1), [this, from, to] { moveNodeWithInputs(from, to); });
         return false;
     }
     if (whyRefused) whyRefused->clear();
@@ -417,44 +357,22 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
 }
 
 bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
-    if (!model_->schedule()) {
-        if (error) *error = tr("No graph is open.");
+    QString why;
+    if (!ScheduleFiles::save(*edited_, path, &why)) {
+        if (error) *error = why;
         return false;
     }
-    try {
-        fxmem::save_schedule(model_->analysis()->graph(), model_->schedule()->order(),
-                             QFile::encodeName(path).toStdString());
-    } catch (const fxmem::Error& e) {
-        if (error) *error = messageText(e.what());
-        return false;
-    }
-    edited_->markSaved();
     showStatus(tr("Saved schedule to %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
 
 bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
-    if (!model_->schedule()) {
-        if (error) *error = tr("No graph is open.");
-        return false;
-    }
-    const std::shared_ptr<const GraphAnalysis>& a = model_->analysis();
-    fxmem::Schedule schedule;
-    try {
-        // The graph name makes a schedule of another graph an error naming both.
-        schedule = fxmem::load_schedule(a->file(), QFile::encodeName(path).toStdString(), a->graph().name);
-        if (schedule.graph != a->graphIndex())
-            throw fxmem::Error(QFile::encodeName(path).toStdString() + ": the schedule is for graph '" +
-                               a->file().graphs[static_cast<std::size_t>(schedule.graph)].name + "', not '" +
-                               a->graph().name + "'");
-    } catch (const fxmem::Error& e) {
-        const QString why = messageText(e.what());
+    QString why;
+    if (!ScheduleFiles::open(*edited_, path, &why)) {
         if (error) *error = why;
-        showStatus(tr("Could not open the schedule: %1").arg(why), true);
+        if (edited_->schedule()) showStatus(tr("Could not open the schedule: %1").arg(why), true);
         return false;
     }
-    edited_->replaceOrder(std::move(schedule.order), tr("Open schedule '%1'").arg(QFileInfo(path).fileName()), true);
-    edited_->markSaved();
     showStatus(tr("Opened schedule %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
@@ -487,12 +405,4 @@ void ScheduleEditor::onOrderChanged() {
     emit scheduleChanged();
 }
 
-void ScheduleEditor::showStatus(const QString& text, bool refusal) {
-    // An offer belongs to the refusal that made it (move() shows it again right after this).
-    moveWithButton_->hide();
-    statusLabel_->setText(text);
-    statusLabel_->setToolTip(text);
-    QPalette p = palette();
-    if (refusal) p.setColor(QPalette::WindowText, colors::deltaColor(1.0, palette()));
-    statusLabel_->setPalette(p);
-}
+void ScheduleEditor::showStatus(const QString& text, bool refusal) { status_->say(text, refusal); }

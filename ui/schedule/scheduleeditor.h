@@ -20,7 +20,6 @@
 
 class EditedSchedule;
 class ViewState;
-class QLabel;
 class QUndoStack;
 class QToolButton;
 class ComparePanel;
@@ -28,6 +27,7 @@ class OptimizeBar;
 class PeakStrip;
 class ScheduleModel;
 class SchedulePicker;
+class ScheduleStatus;
 class ScheduleView;
 class SuggestionList;
 
@@ -130,14 +130,13 @@ private:
     bool selecting_ = false; // selectNode() in progress: do not echo nodeSelected
     ScheduleModel* model_ = nullptr;
     ScheduleView* view_ = nullptr;
-    QLabel* statusLabel_ = nullptr;
+    ScheduleStatus* status_ = nullptr;
     PeakStrip* strip_ = nullptr;
     SchedulePicker* pickerRow_ = nullptr;
     ComparePanel* comparePanel_ = nullptr;
     SuggestionList* suggestionList_ = nullptr;
     OptimizeBar* optimizeRow_ = nullptr;
     MoveToRow* moveRow_ = nullptr;
-    QToolButton* moveWithButton_ = nullptr; // the refusal's offer: move with the view inputs
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
