@@ -6,6 +6,8 @@
 #include <QPainter>
 #include <QStyle>
 
+#include <algorithm>
+
 namespace {
 // Everything the drawn pixels depend on, as bytes; empty when the cell is not cached.
 QByteArray keyOf(const QStyleOptionViewItem& o, qreal dpr) {
@@ -26,7 +28,7 @@ QByteArray keyOf(const QStyleOptionViewItem& o, qreal dpr) {
 } // namespace
 
 CachedCellDelegate::CachedCellDelegate(QObject* parent) : QStyledItemDelegate(parent) {
-    cache_.setMaxCost(4000); // cells: a few screens of a wide table, both row parities
+    cache_.setMaxCost(16 * 1024); // KiB of pixels: several screens of a wide table, both row parities
 }
 
 void CachedCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
@@ -55,5 +57,5 @@ void CachedCellDelegate::paint(QPainter* painter, const QStyleOptionViewItem& op
     }
     ++drawn_;
     painter->drawPixmap(option.rect.topLeft(), *pixmap);
-    cache_.insert(key, pixmap);
+    cache_.insert(key, pixmap, std::max(1, int(qint64(pixmap->width()) * pixmap->height() * 4 / 1024)));
 }
