@@ -7,6 +7,7 @@
 #include "graphview/graphview.h"
 #include "inspector/nodeinspector.h"
 #include "mainwindow/appsettings.h"
+#include "mainwindow/centralarea.h"
 #include "mainwindow/docklayout.h"
 #include "mainwindow/filecommands.h"
 #include "mainwindow/loadbanner.h"
@@ -36,10 +37,8 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QScreen>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QUndoStack>
-#include <QVBoxLayout>
 
 #include <algorithm>
 
@@ -106,7 +105,13 @@ void MainWindow::buildWidgets() {
     });
     connect(p.toolbar, &MainToolbar::colorModeChosen, this,
             [this](NodeColorMode mode) { parts_.graphView->setColorMode(mode); });
-    setCentralWidget(buildCentre());
+    centre_ = new CentralArea(state_, p);
+    setCentralWidget(centre_);
+    connect(centre_->banner(), &LoadBanner::countAllDevicesRequested, this, &MainWindow::requestAllDevices);
+    bands_ = new TimelineBands(state_, p.modeBar, p.timeline, this);
+    connect(bands_, &TimelineBands::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Stacked timeline: %1").arg(elided(message, 300)), 8000);
+    });
 
     // Right: the storages live at the cursor, then the inspector, the schedule, the breakdown.
     p.livePanel = new LiveStoragePanel(state_);
@@ -145,48 +150,6 @@ void MainWindow::buildWidgets() {
     statusLine_ = new StatusLine(statusBar(), p.loader);
 }
 
-QWidget* MainWindow::buildCentre() {
-    // Banner, summary, find bar, then the graph view over the timeline and its mode bar.
-    WindowParts& p = parts_;
-    auto* central = new QWidget;
-    auto* layout = new QVBoxLayout(central);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(0);
-    banner_ = new LoadBanner;
-    connect(banner_, &LoadBanner::countAllDevicesRequested, this, &MainWindow::requestAllDevices);
-    layout->addWidget(banner_);
-    p.summary = new SummaryBar(state_);
-    layout->addWidget(p.summary);
-    p.findBar = new FindBar(state_);
-    layout->addWidget(p.findBar);
-
-    splitter_ = new QSplitter(Qt::Vertical);
-    splitter_->setObjectName(QStringLiteral("centralSplitter"));
-    splitter_->setChildrenCollapsible(false);
-    // Made in this order (graph view, timeline, mode bar) for the focus chain.
-    p.graphView = new GraphView;
-    p.graphView->setState(state_);
-    p.timeline = new TimelinePlot;
-    p.timeline->setMinimumHeight(160);
-    splitter_->addWidget(p.graphView);
-    auto* timelinePane = new QWidget;
-    auto* tl = new QVBoxLayout(timelinePane);
-    tl->setContentsMargins(0, 0, 0, 0);
-    tl->setSpacing(0);
-    p.modeBar = new TimelineModeBar;
-    tl->addWidget(p.modeBar);
-    tl->addWidget(p.timeline, 1);
-    splitter_->addWidget(timelinePane);
-    splitter_->setStretchFactor(0, 3);
-    splitter_->setStretchFactor(1, 2);
-    layout->addWidget(splitter_, 1);
-    bands_ = new TimelineBands(state_, p.modeBar, p.timeline, this);
-    connect(bands_, &TimelineBands::failed, this, [this](const QString& message) {
-        statusBar()->showMessage(tr("Stacked timeline: %1").arg(elided(message, 300)), 8000);
-    });
-    return central;
-}
-
 void MainWindow::restoreSettings() {
     parts_.graphView->setColorMode(parts_.toolbar->colorMode());
     AppSettings::forgetDeviceFilter();
@@ -197,7 +160,7 @@ void MainWindow::restoreSettings() {
         resize(std::min(1600, avail.width() * 9 / 10), std::min(1000, avail.height() * 9 / 10));
     }
     restoreState(saved.windowState);
-    if (!splitter_->restoreState(saved.splitter)) splitter_->setSizes({560, 340});
+    centre_->restoreSplitter(saved.splitter);
 }
 
 void MainWindow::showEmptyHint(const QString& hint) {
@@ -271,7 +234,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     bands_->showScene(*scene, newFile);
     phase("views");
     applyingScene_ = false;
-    banner_->showScene(scene);
+    centre_->banner()->showScene(scene);
     statusLine_->showScene(scene.get());
     updateActions();
     // Start where the question usually is: the peak, and the node that makes it.
@@ -295,7 +258,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();
         return;
     }
-    AppSettings::setLayout({saveGeometry(), saveState(), splitter_->saveState()});
+    AppSettings::setLayout({saveGeometry(), saveState(), centre_->saveSplitter()});
     parts_.loader->cancel();
     event->accept();
 }
@@ -315,6 +278,6 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::changeEvent(QEvent* event) {
     QMainWindow::changeEvent(event);
     if (event->type() != QEvent::PaletteChange) return;
-    banner_->showScene(scene());
+    centre_->banner()->showScene(scene());
     parts_.livePanel->refresh();
 }

@@ -14,9 +14,8 @@
 
 #include <memory>
 
-class QSplitter;
+class CentralArea;
 class FileCommands;
-class LoadBanner;
 class StatusLine;
 class TimelineBands;
 class ViewState;
@@ -65,7 +64,6 @@ protected:
 private:
     void buildActions();
     void buildWidgets();
-    QWidget* buildCentre();
     void restoreSettings();
     void onSceneReady(std::shared_ptr<const Scene> scene);
     void onLoadFailed(const QString& path, const QString& message);
@@ -76,8 +74,7 @@ private:
     ViewState* state_ = nullptr;
     WindowParts parts_;
     bool applyingScene_ = false;
-    QSplitter* splitter_ = nullptr;
-    LoadBanner* banner_ = nullptr;
+    CentralArea* centre_ = nullptr;
     StatusLine* statusLine_ = nullptr;
     TimelineBands* bands_ = nullptr;
     FileCommands* files_ = nullptr;
