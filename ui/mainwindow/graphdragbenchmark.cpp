@@ -83,7 +83,7 @@ void zoomIn(GraphView* view) {
 }
 
 QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
-    GraphView* view = window.graphView();
+    GraphView* view = window.parts().graphView;
     EditedSchedule* schedule = window.state()->schedule();
     const auto& scene = window.scene();
     if (!scene || scene->joined() || scene->empty() || schedule->size() == 0 ||
@@ -185,7 +185,7 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
 }
 
 QString runPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
-    GraphView* view = window.graphView();
+    GraphView* view = window.parts().graphView;
     const auto& scene = window.scene();
     if (!scene || scene->empty()) return QStringLiteral("nothing to pan: no graph shown\n");
     const QString load = loadAverage();
