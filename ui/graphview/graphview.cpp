@@ -57,10 +57,7 @@ const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
 void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     scene_ = std::move(scene);
     editedLayout_ = editable() ? schedule_->layout() : nullptr;
-    live_.clear();
-    liveMark_.clear();
-    matchMark_.clear();
-    recomputedMark_.clear();
+    marks_.reset(scene_.get());
     selected_ = hovered_ = {};
     cursor_ = -1;
     input_.reset();
@@ -77,11 +74,6 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     vbar_->setHidden(!scene_ || scene_->empty());
     placeScrollBars();
     if (scene_) {
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-            liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-            matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-            recomputedMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-        }
         std::uint32_t depths = 0;
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             const fxmem::Graph& g = scene_->segments[s].analysis->graph();
@@ -169,34 +161,19 @@ void GraphView::setColorMode(ColorMode mode) {
 }
 
 void GraphView::setLiveNodes(std::vector<NodeRef> nodes) {
-    for (const NodeRef& r : live_) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 0;
-    live_ = std::move(nodes);
-    for (const NodeRef& r : live_)
-        if (r.valid()) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    std::erase_if(live_, [](const NodeRef& r) { return !r.valid(); });
-    ++liveGen_;
+    marks_.setLive(std::move(nodes));
     updateLanes();
 }
 
 void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
-    for (auto& m : recomputedMark_) std::fill(m.begin(), m.end(), 0);
-    for (const NodeRef& r : nodes)
-        if (r.valid() && static_cast<std::size_t>(r.segment) < recomputedMark_.size())
-            recomputedMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    ++matchGen_; // marks outside the live set: the prepared items are stale, as for new matches
+    marks_.setRecomputed(nodes);
     update();
 }
 
-bool GraphView::isMarkedRecomputed(NodeRef ref) const {
-    return ref.valid() && static_cast<std::size_t>(ref.segment) < recomputedMark_.size() &&
-           recomputedMark_[static_cast<std::size_t>(ref.segment)][ref.node.index()] != 0;
-}
+bool GraphView::isMarkedRecomputed(NodeRef ref) const { return marks_.recomputed(ref); }
 
 void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
-    for (auto& m : matchMark_) std::fill(m.begin(), m.end(), 0);
-    for (const NodeRef& r : matches)
-        if (r.valid()) matchMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    ++matchGen_;
+    marks_.setMatches(matches);
     update();
 }
 
@@ -422,10 +399,10 @@ PrepareInput GraphView::prepareInput() const {
     if (!scene_) return in;
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const Segment& seg = scene_->segments[s];
-        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s],
-                               &matchMark_[s], groups_[s].get(), highlight_[s],
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &marks_.live(s),
+                               &marks_.matches(s), groups_[s].get(), highlight_[s],
                                collectives_[s].empty() ? nullptr : &collectives_[s]});
-        in.segments.back().recomputed = &recomputedMark_[s];
+        in.segments.back().recomputed = &marks_.recomputed(s);
     }
     in.bandRows = bandRows_;
     in.bandTop = bandTop();
@@ -445,7 +422,7 @@ ItemsCache::Key GraphView::itemsKey() const {
     k.highlight = highlight_;
     k.bandRows = bandRows_;
     k.stripeDepth = stripeDepth_;
-    k.matches = matchGen_;
+    k.matches = marks_.otherGeneration();
     return k;
 }
 
@@ -453,7 +430,7 @@ const VisibleItems& GraphView::paintItems() {
     // Collapsed modules change without a trace in the key (and summarise live marks): no reuse.
     bool reusable = true;
     for (const auto& g : groups_) reusable &= !(g && g->anyCollapsed());
-    return cache_.get(prepareInput(), itemsKey(), {liveGen_, selected_, hovered_}, reusable);
+    return cache_.get(prepareInput(), itemsKey(), {marks_.liveGeneration(), selected_, hovered_}, reusable);
 }
 
 double GraphView::bandTop() const { return scene_ && scene_->joined() ? kTopPad : 3; }

@@ -14,6 +14,7 @@
 #include "graphview/itemscache.h"
 #include "graphview/modulegroups.h"
 #include "graphview/nodecolors.h"
+#include "graphview/nodemarks.h"
 #include "graphview/viewport.h"
 #include "graphview/visibleitems.h"
 #include "loading/scene.h"
@@ -180,12 +181,8 @@ private:
     const VisibleItems& paintItems();
     ItemsCache cache_;
     NodeColors colors_;
-    std::uint64_t liveGen_ = 0, matchGen_ = 0;
 
-    std::vector<std::vector<std::uint8_t>> liveMark_; // per segment, per node
-    std::vector<NodeRef> live_;
-    std::vector<std::vector<std::uint8_t>> matchMark_;
-    std::vector<std::vector<std::uint8_t>> recomputedMark_;
+    NodeMarks marks_;
     NodeRef selected_, hovered_;
     std::size_t paintedNodes_ = 0;
 
