@@ -10,6 +10,7 @@
 #include "schedule/scheduleeditor.h"
 #include "shell_fixtures.h"
 #include "state/viewstate.h"
+#include "timeline/qcp.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "ui_fixtures.h"
@@ -121,9 +122,9 @@ void TestMainWindow::scrubbingFillsTheLiveTable() {
     QCOMPARE(w.timeline()->cursorStep(), 2);
     QCOMPARE(w.liveModel()->totalBytes(), 110);
     // The hovered mouse position maps to a step the same way.
-    const QRect area = w.timeline()->axisRect()->rect();
-    const int x = static_cast<int>(w.timeline()->xAxis->coordToPixel(5));
-    QTest::mouseMove(w.timeline(), QPoint(x, area.center().y()));
+    const QRect area = w.timeline()->chart()->axisRect()->rect();
+    const int x = static_cast<int>(w.timeline()->chart()->xAxis->coordToPixel(5));
+    QTest::mouseMove(w.timeline()->chart(), QPoint(x, area.center().y()));
     QTRY_COMPARE(w.timeline()->cursorStep(), 5);
     QCOMPARE(w.liveModel()->totalBytes(), 120);
 }
@@ -560,8 +561,9 @@ void TestMainWindow::inspectorFollowsKeyboardScrubbing() {
     QTest::keyClick(w.timeline(), Qt::Key_Right); // step 4: after b frees
     QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
     // Hovering scrubs without taking the selection away.
-    const QRect area = w.timeline()->axisRect()->rect();
-    QTest::mouseMove(w.timeline(), QPoint(static_cast<int>(w.timeline()->xAxis->coordToPixel(1)), area.center().y()));
+    const QRect area = w.timeline()->chart()->axisRect()->rect();
+    QTest::mouseMove(w.timeline()->chart(),
+                     QPoint(static_cast<int>(w.timeline()->chart()->xAxis->coordToPixel(1)), area.center().y()));
     QTRY_COMPARE(w.timeline()->cursorStep(), 1);
     QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
 }

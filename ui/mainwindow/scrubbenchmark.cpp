@@ -7,6 +7,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
 #include "state/viewstate.h"
+#include "timeline/qcp.h"
 #include "timeline/timelineplot.h"
 
 #include <QApplication>
@@ -137,7 +138,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     if (!scene || timeline->stepCount() < 2) return QStringLiteral("nothing to scrub: no profile shown\n");
     const bool hover = options.input == ScrubBenchmarkOptions::Input::Hover;
     const int total = std::max(1, options.steps) + std::max(0, options.warmup);
-    const QRect plot = timeline->axisRect()->rect();
+    const QRect plot = timeline->chart()->axisRect()->rect();
     const auto steps = static_cast<std::int64_t>(timeline->stepCount());
 
     // The inputs: mouse positions left to right across the plot, or key presses from mid-profile.
@@ -152,7 +153,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         if (hover) {
             QMouseEvent away(QEvent::MouseMove, QPointF(plot.left() + 1, plot.center().y()),
                              timeline->mapToGlobal(QPointF(0, 0)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
-            QCoreApplication::sendEvent(timeline, &away);
+            QCoreApplication::sendEvent(timeline->chart(), &away);
         } else {
             timeline->setCursorStep(keyStart);
         }
@@ -182,7 +183,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
             const QPointF at = positions[static_cast<std::size_t>(i)];
             QMouseEvent move(QEvent::MouseMove, at, timeline->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
                              Qt::NoModifier);
-            QCoreApplication::sendEvent(timeline, &move);
+            QCoreApplication::sendEvent(timeline->chart(), &move);
         } else {
             QKeyEvent key(QEvent::KeyPress, Qt::Key_Right, Qt::NoModifier);
             QCoreApplication::sendEvent(timeline, &key);
