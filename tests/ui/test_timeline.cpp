@@ -8,6 +8,7 @@
 #include "timeline/timelineplot.h"
 #include "util/units.h"
 
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -29,6 +30,7 @@ private slots:
     void exportsEveryFormat();
     void keysMoveTheCursor();
     void dataChangesReplotOnce();
+    void clickOnTheChartFocusesThePlot();
 };
 
 void TestTimeline::smallRangesAreKeptAsIs() {
@@ -443,6 +445,33 @@ void TestTimeline::dataChangesReplotOnce() {
     full.clear();
     plot.setStackedBands({{QStringLiteral("a"), Qt::red, profile}});
     QCOMPARE(full.count(), 1);
+}
+
+void TestTimeline::clickOnTheChartFocusesThePlot() {
+    // The mouse lands on the contained chart; the plot takes the focus (and so the keys) and
+    // names the clicked step.
+    QWidget window;
+    auto* other = new QLineEdit(&window);
+    auto* plot = new TimelinePlot(&window);
+    other->setGeometry(0, 0, 100, 20);
+    plot->setGeometry(0, 30, 800, 300);
+    window.resize(800, 340);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    plot->setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
+    other->setFocus();
+    QVERIFY(!plot->hasFocus());
+    QSignalSpy clicked(plot, &TimelinePlot::stepActivated);
+    const QPoint at(static_cast<int>(plot->chart()->xAxis->coordToPixel(4)),
+                    plot->chart()->axisRect()->rect().center().y());
+    QTest::mouseClick(plot->chart(), Qt::LeftButton, {}, at);
+    QTRY_VERIFY(plot->hasFocus());
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.front().front().value<std::int64_t>(), 4);
+    plot->setCursorStep(4);
+    QCOMPARE(QApplication::focusWidget(), plot);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+    QCOMPARE(plot->cursorStep(), 5);
 }
 
 QTEST_MAIN(TestTimeline)
