@@ -436,6 +436,8 @@ void TestTimeline::dataChangesReplotOnce() {
     plot.setOverlay(edited, 7000, QStringLiteral("edited peak"));
     QCOMPARE(full.count(), 1);
     QCOMPARE(plot.chart()->yAxis->range().upper, 6000 * 1.22);
+    // Sampled again at the same width: the points are replaced in place, without reallocating.
+    QCOMPARE(&*plot.chart()->graph(0)->data()->constBegin(), profilePoints);
     full.clear();
     plot.clearOverlay();
     QCOMPARE(full.count(), 1);

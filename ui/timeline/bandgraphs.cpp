@@ -1,6 +1,7 @@
 #include "timeline/bandgraphs.h"
 
 #include "timeline/downsample.h"
+#include "timeline/graphpoints.h"
 #include "util/colors.h"
 #include "util/units.h"
 
@@ -46,7 +47,7 @@ void BandGraphs::resample(const QVector<double>& keys) {
     QVector<double> v;
     for (std::size_t i = 0; i < graphs_.size(); ++i) {
         sampleAt(cumulative_[cumulative_.size() - 1 - i], keys, v);
-        graphs_[i]->setData(keys, v, true);
+        setGraphPoints(graphs_[i], keys, v);
     }
 }
 

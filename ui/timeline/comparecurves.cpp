@@ -1,6 +1,7 @@
 #include "timeline/comparecurves.h"
 
 #include "timeline/downsample.h"
+#include "timeline/graphpoints.h"
 #include "util/units.h"
 
 #include <QStringBuilder>
@@ -34,7 +35,7 @@ void CompareCurves::resample(std::size_t first, std::size_t end, std::size_t buc
             continue;
         }
         downsampleMinMax(curves_[i].profile, first, end, buckets, k, v);
-        graphs_[i]->setData(k, v, true);
+        setGraphPoints(graphs_[i], k, v);
     }
 }
 

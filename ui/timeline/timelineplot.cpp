@@ -8,6 +8,7 @@
 #include "timeline/comparecurves.h"
 #include "timeline/cursoroverlay.h"
 #include "timeline/downsample.h"
+#include "timeline/graphpoints.h"
 #include "timeline/lowerboundline.h"
 #include "timeline/peakmark.h"
 #include "timeline/qcp.h"
@@ -196,7 +197,7 @@ bool TimelinePlot::resampleOverlay() {
     if (!overlay_.empty()) {
         const Window w = window();
         downsampleMinMax(overlay_, w.first, w.end, w.buckets, keys_, values_);
-        overlayCurve_->setData(keys_, values_, true);
+        setGraphPoints(overlayCurve_, keys_, values_);
     }
     updatePeakItems();
     updateCursorItems();
@@ -271,12 +272,12 @@ void TimelinePlot::resample() {
     }
     const Window w = window();
     downsampleMinMax(profile_, w.first, w.end, w.buckets, keys_, values_);
-    curve_->setData(keys_, values_, true);
+    setGraphPoints(curve_, keys_, values_);
     bands_->resample(keys_);
     compare_->resample(w.first, w.end, w.buckets);
     if (!overlay_.empty()) {
         downsampleMinMax(overlay_, w.first, w.end, w.buckets, keys_, values_);
-        overlayCurve_->setData(keys_, values_, true);
+        setGraphPoints(overlayCurve_, keys_, values_);
     }
     chart_->yAxis->setRange(0, yUpper());
     updatePeakItems();
