@@ -9,6 +9,7 @@
 #include "timeline/cursoroverlay.h"
 #include "timeline/downsample.h"
 #include "timeline/graphpoints.h"
+#include "timeline/hovertext.h"
 #include "timeline/lowerboundline.h"
 #include "timeline/peakmark.h"
 #include "timeline/qcp.h"
@@ -330,26 +331,8 @@ void TimelinePlot::updateCursorItems() {
         cursorOverlay_->hide();
         return;
     }
-    const auto at = static_cast<std::size_t>(cursor_);
-    // With an overlay the same step is another node in each order: name both.
-    const bool both = !overlay_.empty() && at < overlay_.size();
-    const auto line = [&](const QString& bytes, bool edited) {
-        const QString node = describe_ ? describe_(cursor_, edited) : QString();
-        return node.isEmpty() ? bytes : bytes % QStringLiteral(" · ") % node;
-    };
-    QString text = tr("step %1").arg(cursor_);
-    text += QStringLiteral("\n") % line(formatBytes(profile_[at]), false);
-    if (both) text += QStringLiteral("\n") % line(tr("edited %1").arg(formatBytes(overlay_[at])), true);
-    text += compare_->cursorLines(at);
-    if (!bands_->empty()) {
-        // The largest bands at this step, so the box names what holds the memory: at most five
-        // lines (four and "N more"; a fifth band takes the line "1 more" would), and fewer on a
-        // short plot, so that the box covers at most about half of it; the largest band and
-        // "N more" at least.
-        const auto header = static_cast<int>(text.count(QLatin1Char('\n'))) + 1;
-        const int room = chart_->axisRect()->height() * 55 / 100 / cursorOverlay_->lineSpacing() - header;
-        text += bands_->cursorLines(at, static_cast<std::size_t>(std::clamp(room, 2, 5)));
-    }
+    const int lines = chart_->axisRect()->height() * 55 / 100 / cursorOverlay_->lineSpacing();
+    const QString text = hoverText({profile_, overlay_, describe_, *compare_, *bands_}, cursor_, lines);
     cursorOverlay_->show(static_cast<double>(cursor_), text);
 }
 
