@@ -17,33 +17,22 @@
 #include <cmath>
 #include <limits>
 
-namespace {
-constexpr double kTopPad = 18; // room for the graph names of a joined pair
-constexpr std::uint32_t kMaxBandRows = 4;
-} // namespace
-
-GraphView::GraphView(QWidget* parent) : QWidget(parent) {
+GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumHeight(120);
-    hbar_ = new QScrollBar(Qt::Horizontal, this);
-    vbar_ = new QScrollBar(Qt::Vertical, this);
-    hbar_->hide();
-    vbar_->hide();
-    connect(hbar_, &QScrollBar::valueChanged, this, [this](int value) {
-        if (syncingBars_) return;
-        const double w = x1_ - x0_;
-        x0_ = value - 0.5;
-        x1_ = x0_ + w;
+    bars_.onTimeScrolled = [this](int value) {
+        const double w = nav_.x1 - nav_.x0;
+        nav_.x0 = value - 0.5;
+        nav_.x1 = nav_.x0 + w;
         emitRange();
-    });
-    connect(vbar_, &QScrollBar::valueChanged, this, [this](int value) {
-        if (syncingBars_) return;
-        top_ = value;
+    };
+    bars_.onLanesScrolled = [this](int value) {
+        nav_.top = value;
         clampVertical();
         update();
-    });
+    };
     input_.nodeAt = [this](QPoint pos) { return nodeAt(pos); };
     input_.editable = [this] { return editable(); };
 }
@@ -62,21 +51,16 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     cursor_ = -1;
     input_.reset();
     refusal_.clear();
-    top_ = 0;
-    groups_.clear();
+    nav_.top = 0;
     categories_.clear();
     collectives_.clear();
-    highlight_.clear();
     legendContent_ = {};
-    stripeDepth_ = bandRows_ = 0;
-    groupDepth_ = 0;
-    hbar_->setHidden(!scene_ || scene_->empty());
-    vbar_->setHidden(!scene_ || scene_->empty());
-    placeScrollBars();
+    bars_.setShown(scene_ && !scene_->empty());
+    bars_.place();
+    modules_.reset(scene_.get());
     if (scene_) {
-        std::uint32_t depths = 0;
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-            const fxmem::Graph& g = scene_->segments[s].analysis->graph();
+        for (const Segment& seg : scene_->segments) {
+            const fxmem::Graph& g = seg.analysis->graph();
             categories_.push_back(fxmem::target_categories(g));
             collectives_.push_back(findCollectives(g, categories_.back()));
             for (std::size_t i = 0; i < g.size(); ++i) {
@@ -84,23 +68,11 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
                 legendContent_.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, categories_.back())));
                 legendContent_.kinds.set(static_cast<std::size_t>(g.nodes[i].op));
             }
-            auto groups = std::make_unique<ModuleGroups>(g, *scene_->segments[s].layout);
-            if (groups->depths() == 0) groups.reset();
-            if (groups) depths = std::max(depths, groups->depths());
-            groups_.push_back(std::move(groups));
         }
-        // Stripes at the depth of the model's repeated blocks (the layers), bands down to one
-        // level below them.
-        if (depths > 0) stripeDepth_ = std::min(scene_->layerDepth(), depths);
-        highlight_.assign(scene_->segments.size(), ModuleGroups::npos);
-        bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
-        fitted_ = true;
-        laneHeight_ = std::min(24.0, fitLaneHeight());
-        x0_ = -0.5;
-        x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
-        if (editedLayout_ && groups_[0]) groups_[0]->relayout(*editedLayout_);
+        nav_.reset(scene_->profile.size(), extent());
+        if (editedLayout_) modules_.relayoutFirst(*editedLayout_);
     }
     syncScrollBars();
     update();
@@ -125,7 +97,7 @@ bool GraphView::editable() const {
 void GraphView::onScheduleChanged() {
     // Segment 0 is laid out in the edited order (the scene's own layout while it is the original).
     editedLayout_ = editable() ? schedule_->layout() : nullptr;
-    if (scene_ && !scene_->empty() && !groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
+    if (scene_ && !scene_->empty()) modules_.relayoutFirst(layoutOf(0));
     // The module groups were laid out again in place: the prepared items' key cannot see that.
     cache_.invalidate();
     update();
@@ -183,15 +155,10 @@ void GraphView::showRefusal(const QString& why) {
     update();
 }
 
-double GraphView::px(double globalStep) const { return viewport().px(globalStep); }
-double GraphView::stepAt(double x) const { return viewport().stepAt(x); }
-double GraphView::py(double lane) const { return viewport().py(lane); }
-double GraphView::laneAt(double y) const { return viewport().laneAt(y); }
-
 void GraphView::setXRange(double lo, double hi) {
-    if (lo == x0_ && hi == x1_) return;
-    x0_ = lo;
-    x1_ = hi;
+    if (lo == nav_.x0 && hi == nav_.x1) return;
+    nav_.x0 = lo;
+    nav_.x1 = hi;
     followNodes();
     syncScrollBars();
     update();
@@ -199,30 +166,12 @@ void GraphView::setXRange(double lo, double hi) {
 
 void GraphView::followNodes() {
     if (!scene_ || input_.drag() == GraphInput::Drag::Pan) return;
-    const double visible = viewport().visibleLanes();
-    std::int32_t topmost = std::numeric_limits<std::int32_t>::max();
-    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
-        const auto off = static_cast<double>(scene_->segments[s].offset);
-        const auto nodes = L.nodes_in(static_cast<std::int64_t>(std::ceil(x0_ - off)),
-                                      static_cast<std::int64_t>(std::floor(x1_ - off)));
-        if (nodes.size() > 50000) return; // an overview: leave the scroll position alone
-        for (fxmem::NodeId n : nodes) {
-            if (groups_[s] && groups_[s]->hidden(n)) continue; // inside a collapsed module's box
-            const std::int32_t lane = L.lane(n);
-            if (lane >= top_ - 0.5 && lane <= top_ + visible - 1) return; // something is in view
-            topmost = std::min(topmost, lane);
-        }
-    }
-    if (topmost == std::numeric_limits<std::int32_t>::max()) return;
-    top_ = std::max(0.0, topmost - 1.0);
-    clampVertical();
+    if (nav_.followNodes(hitSegments(), extent())) clampVertical();
 }
 
 void GraphView::setPlotArea(int left, int right) {
-    left_ = left;
-    right_ = std::max(right, left + 10);
-    plotAreaSet_ = true;
+    nav_.left = left;
+    nav_.right = std::max(right, left + 10);
     update();
 }
 
@@ -249,24 +198,15 @@ std::int64_t GraphView::stepOf(NodeRef ref) const {
 }
 
 QPointF GraphView::nodeCenter(NodeRef ref) const {
-    return {px(static_cast<double>(stepOf(ref))), py(layoutOf(ref.segment).lane(ref.node))};
+    const GraphViewport v = viewport();
+    return {v.px(static_cast<double>(stepOf(ref))), v.py(layoutOf(ref.segment).lane(ref.node))};
 }
 
 void GraphView::centerOn(NodeRef ref) {
     if (!scene_ || !ref.valid()) return;
-    // A node inside collapsed modules: open them level by level down to it.
-    if (ModuleGroups* g = moduleGroupsOf(ref.segment))
-        while (g->hidden(ref.node)) g->expandOneLevel(g->collapsedRoot(g->tree().node_module(ref.node)));
-    const double step = static_cast<double>(stepOf(ref));
-    const double width = x1_ - x0_;
-    if (step < x0_ + width * 0.05 || step > x1_ - width * 0.05) {
-        x0_ = step - width / 2;
-        x1_ = step + width / 2;
-        emitRange();
-    }
-    const double visible = viewport().visibleLanes();
-    const double lane = layoutOf(ref.segment).lane(ref.node);
-    if (lane < top_ || lane > top_ + visible - 1) top_ = lane - visible / 2;
+    modules_.reveal(ref); // a node inside collapsed modules: open them down to it
+    if (nav_.centerStep(static_cast<double>(stepOf(ref)))) emitRange();
+    nav_.centerLane(layoutOf(ref.segment).lane(ref.node), extent());
     clampVertical();
     update();
 }
@@ -274,121 +214,64 @@ void GraphView::centerOn(NodeRef ref) {
 void GraphView::emitRange() {
     update();
     syncScrollBars();
-    emit xRangeChanged(x0_, x1_);
+    emit xRangeChanged(nav_.x0, nav_.x1);
 }
 
 void GraphView::syncScrollBars() {
     const bool on = scene_ && !scene_->empty();
-    if (hbar_->isHidden() == on) {
-        hbar_->setVisible(on);
-        vbar_->setVisible(on);
-        placeScrollBars();
+    if (bars_.shown() != on) {
+        bars_.setShown(on);
+        bars_.place();
     }
     if (!on) return;
-    syncingBars_ = true;
-    // Horizontal: in steps over the whole profile; vertical: in lanes.
-    const double steps = static_cast<double>(std::max<std::size_t>(scene_->profile.size(), 2));
-    const int page = std::max(1, static_cast<int>(std::lround(x1_ - x0_)));
-    hbar_->setRange(0, std::max(0, static_cast<int>(std::lround(steps)) - page));
-    hbar_->setPageStep(page);
-    hbar_->setSingleStep(std::max(1, page / 10));
-    hbar_->setValue(static_cast<int>(std::lround(x0_ + 0.5)));
-    const double visible = viewport().visibleLanes();
-    const int lanePage = std::max(1, static_cast<int>(visible));
-    vbar_->setRange(0, std::max(0, static_cast<int>(std::ceil(laneCount() - visible + 0.5))));
-    vbar_->setPageStep(lanePage);
-    vbar_->setSingleStep(std::max(1, lanePage / 10));
-    vbar_->setValue(static_cast<int>(std::lround(top_)));
-    syncingBars_ = false;
-}
-
-void GraphView::placeScrollBars() {
-    const int bw = vbar_->sizeHint().width(), bh = hbar_->sizeHint().height();
-    const int vw = !vbar_->isHidden() ? bw : 0;
-    hbar_->setGeometry(0, height() - bh, width() - vw, bh);
-    vbar_->setGeometry(width() - bw, 0, bw, height() - (!hbar_->isHidden() ? bh : 0));
+    const GraphNavigation::Extent e = extent();
+    bars_.sync({scene_->profile.size(), nav_.x0, nav_.x1, nav_.top, nav_.visibleLanes(e), e.lanes});
 }
 
 void GraphView::resetZoom() {
     if (!scene_ || scene_->empty()) return;
-    fitted_ = true;
-    laneHeight_ = std::min(24.0, fitLaneHeight());
-    top_ = 0;
-    x0_ = -0.5;
-    x1_ = std::max<double>(static_cast<double>(scene_->profile.size()), 2.0) - 0.5;
+    nav_.reset(scene_->profile.size(), extent());
     emitRange();
 }
 
-std::int32_t GraphView::laneCount() const {
-    std::int32_t lanes = 1;
+GraphNavigation::Extent GraphView::extent() const {
+    GraphNavigation::Extent e;
+    e.width = width() - bars_.rightWidth();
+    e.height = height() - bars_.bottomHeight();
+    e.topPad = modules_.topPad(scene_ && scene_->joined());
     if (scene_)
         for (std::size_t s = 0; s < scene_->segments.size(); ++s)
-            lanes = std::max(lanes, layoutOf(static_cast<int>(s)).lanes());
-    return lanes;
+            e.lanes = std::max(e.lanes, layoutOf(static_cast<int>(s)).lanes());
+    return e;
 }
 
-double GraphView::fitLaneHeight() const {
-    return std::max(1e-3, viewport().height - viewport().topPad - 6) / laneCount();
+std::vector<HitSegment> GraphView::hitSegments() const {
+    std::vector<HitSegment> segs;
+    if (scene_)
+        for (std::size_t s = 0; s < scene_->segments.size(); ++s)
+            segs.push_back(
+                {&layoutOf(static_cast<int>(s)), scene_->segments[s].offset, modules_.of(static_cast<int>(s))});
+    return segs;
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
-    placeScrollBars();
-    if (fitted_ && scene_) laneHeight_ = std::min(24.0, fitLaneHeight());
+    bars_.place();
+    if (scene_) nav_.refit(extent());
     clampVertical();
 }
 
 void GraphView::clampVertical() {
-    const std::int32_t lanes = laneCount();
-    const double visible = viewport().visibleLanes();
-    top_ = std::clamp(top_, 0.0, std::max(0.0, lanes - visible + 0.5));
+    nav_.clampTop(extent());
     syncScrollBars();
 }
 
 GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
     if (!scene_) return {};
-    const double step = stepAt(pos.x());
-    const double lane = laneAt(pos.y());
-    const double pxPerStep = (right_ - left_) / std::max(x1_ - x0_, 1e-9);
-    const double halfWidthSteps = std::max(0.8, 3.0 / pxPerStep);
-    // Within 3 pixels, or the pointer's own lane when lanes are taller: in an overview many
-    // lanes share a pixel row, so the nearest node on screen wins.
-    const double laneReach = std::max(0.5, 3.0 / laneHeight_);
-    NodeRef best;
-    double bestDist = 1e300;
-    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-        const fxmem::GraphLayout& L = layoutOf(static_cast<int>(s));
-        const double local = step - static_cast<double>(scene_->segments[s].offset);
-        for (fxmem::NodeId n : L.nodes_in(static_cast<std::int64_t>(std::floor(local - halfWidthSteps)),
-                                          static_cast<std::int64_t>(std::ceil(local + halfWidthSteps)))) {
-            if (groups_[s] && groups_[s]->hidden(n)) continue;
-            const double dl = std::abs(static_cast<double>(L.lane(n)) - lane);
-            const double ds = std::abs(static_cast<double>(L.step(n)) - local);
-            if (dl > laneReach || ds > halfWidthSteps) continue;
-            const double dx = ds * pxPerStep, dy = dl * laneHeight_;
-            const double d = dx * dx + dy * dy;
-            if (d < bestDist) {
-                bestDist = d;
-                best = {static_cast<int>(s), n};
-            }
-        }
-    }
-    return best;
+    return hitNode(hitSegments(), viewport(), pos);
 }
 
-GraphViewport GraphView::viewport() const {
-    GraphViewport v;
-    v.x0 = x0_;
-    v.x1 = x1_;
-    v.left = left_;
-    v.right = right_;
-    v.top = top_;
-    v.laneHeight = laneHeight_;
-    v.topPad = topPad();
-    v.width = width() - (!vbar_->isHidden() ? vbar_->width() : 0);
-    v.height = height() - (!hbar_->isHidden() ? hbar_->height() : 0);
-    return v;
-}
+GraphViewport GraphView::viewport() const { return nav_.viewport(extent()); }
 
 PrepareInput GraphView::prepareInput() const {
     PrepareInput in;
@@ -399,14 +282,15 @@ PrepareInput GraphView::prepareInput() const {
     if (!scene_) return in;
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const Segment& seg = scene_->segments[s];
-        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &marks_.live(s),
-                               &marks_.matches(s), groups_[s].get(), highlight_[s],
+        const int si = static_cast<int>(s);
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(si), seg.offset, &marks_.live(s), &marks_.matches(s),
+                               modules_.of(si), modules_.highlight(s),
                                collectives_[s].empty() ? nullptr : &collectives_[s]});
         in.segments.back().recomputed = &marks_.recomputed(s);
     }
-    in.bandRows = bandRows_;
-    in.bandTop = bandTop();
-    in.stripeDepth = stripeDepth_;
+    in.bandRows = modules_.bandRows();
+    in.bandTop = GraphModules::bandTop(scene_->joined());
+    in.stripeDepth = modules_.stripeDepth();
     return in;
 }
 
@@ -419,25 +303,17 @@ ItemsCache::Key GraphView::itemsKey() const {
     k.scene = scene_.get();
     if (scene_)
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) k.layouts.push_back(&layoutOf(static_cast<int>(s)));
-    k.highlight = highlight_;
-    k.bandRows = bandRows_;
-    k.stripeDepth = stripeDepth_;
+    k.highlight = modules_.highlights();
+    k.bandRows = modules_.bandRows();
+    k.stripeDepth = modules_.stripeDepth();
     k.matches = marks_.otherGeneration();
     return k;
 }
 
 const VisibleItems& GraphView::paintItems() {
     // Collapsed modules change without a trace in the key (and summarise live marks): no reuse.
-    bool reusable = true;
-    for (const auto& g : groups_) reusable &= !(g && g->anyCollapsed());
-    return cache_.get(prepareInput(), itemsKey(), {marks_.liveGeneration(), selected_, hovered_}, reusable);
-}
-
-double GraphView::bandTop() const { return scene_ && scene_->joined() ? kTopPad : 3; }
-
-double GraphView::topPad() const {
-    if (bandRows_ == 0) return kTopPad;
-    return bandTop() + bandRows_ * PrepareInput::kBandRow + 4;
+    return cache_.get(prepareInput(), itemsKey(), {marks_.liveGeneration(), selected_, hovered_},
+                      !modules_.anyCollapsed());
 }
 
 std::vector<LegendEntry> GraphView::legend() const {
@@ -445,68 +321,40 @@ std::vector<LegendEntry> GraphView::legend() const {
     return legendEntries(colorMode_, legendContent_, palette());
 }
 
-const ModuleGroups* GraphView::moduleGroups(int segment) const {
-    if (segment < 0 || static_cast<std::size_t>(segment) >= groups_.size()) return nullptr;
-    return groups_[static_cast<std::size_t>(segment)].get();
-}
-
-ModuleGroups* GraphView::moduleGroupsOf(int segment) {
-    if (segment < 0 || static_cast<std::size_t>(segment) >= groups_.size()) return nullptr;
-    return groups_[static_cast<std::size_t>(segment)].get();
-}
+const ModuleGroups* GraphView::moduleGroups(int segment) const { return modules_.of(segment); }
 
 void GraphView::setGroupDepth(int depth) {
-    groupDepth_ = std::max(depth, 0);
-    for (auto& g : groups_)
-        if (g) g->collapseDepth(static_cast<std::uint32_t>(groupDepth_));
-    if (groupDepth_ > 0) {
-        stripeDepth_ = static_cast<std::uint32_t>(groupDepth_);
-        std::uint32_t depths = 0;
-        for (auto& g : groups_)
-            if (g) depths = std::max(depths, g->depths());
-        stripeDepth_ = std::min(stripeDepth_, depths);
-        bandRows_ = std::min({depths, stripeDepth_ + 1, kMaxBandRows});
-    }
+    modules_.setDepth(depth);
     update();
 }
 
 void GraphView::setModuleCollapsed(int segment, std::uint32_t module, bool collapsed) {
-    if (ModuleGroups* g = moduleGroupsOf(segment)) {
+    if (ModuleGroups* g = modules_.of(segment)) {
         g->setCollapsed(module, collapsed);
         update();
     }
 }
 
 void GraphView::expandModule(int segment, std::uint32_t module) {
-    if (ModuleGroups* g = moduleGroupsOf(segment)) {
+    if (ModuleGroups* g = modules_.of(segment)) {
         g->expandOneLevel(module);
         update();
     }
 }
 
 void GraphView::setHighlightedModule(int segment, std::uint32_t module) {
-    for (std::size_t s = 0; s < highlight_.size(); ++s)
-        highlight_[s] = static_cast<int>(s) == segment && groups_[s] && module < groups_[s]->tree().size()
-                            ? module
-                            : ModuleGroups::npos;
+    modules_.setHighlighted(segment, module);
     update();
 }
 
 void GraphView::setHighlightedModuleName(const QString& name) {
-    const std::string key = name.toStdString();
-    for (std::size_t s = 0; s < highlight_.size(); ++s)
-        highlight_[s] = name.isEmpty() || !groups_[s] ? ModuleGroups::npos : groups_[s]->tree().find(key);
+    modules_.setHighlightedName(name);
     update();
 }
 
 std::pair<int, std::uint32_t> GraphView::moduleAt(QPoint pos) const {
-    if (!scene_ || groups_.empty()) return {-1, ModuleGroups::npos};
-    const VisibleItems items = visibleItems();
-    for (const VisibleItems::Band& b : items.bands)
-        if (b.rect.adjusted(0, 0, 0, 1).contains(pos)) return {b.segment, b.module};
-    for (const VisibleItems::GroupBox& g : items.groups)
-        if (g.rect.contains(pos)) return {g.segment, g.module};
-    return {-1, ModuleGroups::npos};
+    if (!scene_ || modules_.empty()) return {-1, ModuleGroups::npos};
+    return hitModule(visibleItems(), pos);
 }
 
 void GraphView::paintEvent(QPaintEvent*) {
@@ -591,31 +439,27 @@ void GraphView::apply(const std::vector<GraphIntent>& intents) {
             // A band toggles its module; a collapsed box opens one level.
             const auto [segment, module] = moduleAt(i.pos);
             if (segment < 0) break;
-            ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
-            if (i.pos.y() < topPad())
-                g.setCollapsed(module, !g.collapsed(module));
-            else
-                g.expandOneLevel(module);
+            modules_.click(segment, module, i.pos.y() < viewport().topPad);
             update();
             emit moduleClicked(segment, module);
             break;
         }
         case GraphIntent::StartPan: setCursor(Qt::ClosedHandCursor); break;
         case GraphIntent::Pan:
-            x0_ -= i.a;
-            x1_ -= i.a;
-            top_ -= i.b;
+            nav_.x0 -= i.a;
+            nav_.x1 -= i.a;
+            nav_.top -= i.b;
             clampVertical();
             emitRange();
             break;
         case GraphIntent::ShiftTime:
-            x0_ += i.a;
-            x1_ += i.a;
+            nav_.x0 += i.a;
+            nav_.x1 += i.a;
             emitRange();
             break;
         case GraphIntent::SetTime:
-            x0_ = i.a;
-            x1_ = i.b;
+            nav_.x0 = i.a;
+            nav_.x1 = i.b;
             emitRange();
             break;
         case GraphIntent::ZoomTime: zoomTime(i.a, i.b); break;
@@ -649,27 +493,20 @@ void GraphView::drop(NodeRef node, double step, bool withInputs) {
 
 void GraphView::zoomTime(double factor, double x) {
     // The step under x stays under x, as in the timeline.
-    const double at = stepAt(x);
-    x0_ = at - (at - x0_) * factor;
-    x1_ = at + (x1_ - at) * factor;
+    nav_.zoomTime(factor, x, extent());
     followNodes();
     emitRange();
 }
 
 void GraphView::zoomLanes(double factor, double y) {
-    // The lane under y stays under y: from the overview where every lane fits up to large boxes.
-    const double lane = laneAt(y);
-    laneHeight_ = std::clamp(laneHeight_ * factor, std::min(2.0, fitLaneHeight()), 60.0);
-    fitted_ = laneHeight_ <= fitLaneHeight();
-    top_ = lane + 0.5 - (y - viewport().topPad) / laneHeight_;
-    clampVertical();
+    nav_.zoomLanes(factor, y, extent());
+    syncScrollBars();
     update();
 }
 
 void GraphView::scrollLanes(double notches) {
-    // A notch moves a sixth of the visible lanes (at least one).
-    top_ += notches * std::max(1.0, viewport().visibleLanes() / 6);
-    clampVertical();
+    nav_.scrollLanes(notches, extent());
+    syncScrollBars();
     update();
 }
 
@@ -677,9 +514,9 @@ QString GraphView::tooltipAt(QPoint pos) const {
     if (!scene_) return {};
     const auto [segment, module] = moduleAt(pos);
     if (segment >= 0) {
-        const ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
+        const ModuleGroups& g = *modules_.of(segment);
         std::vector<std::uint32_t> boxNodes;
-        const bool inBand = pos.y() < topPad();
+        const bool inBand = pos.y() < viewport().topPad;
         if (!inBand)
             for (const VisibleItems::GroupBox& gb : visibleItems().groups)
                 if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) boxNodes.push_back(gb.nodes);
@@ -689,10 +526,10 @@ QString GraphView::tooltipAt(QPoint pos) const {
         return nodeTooltip(scene_->segments[static_cast<std::size_t>(ref.segment)],
                            categories_.empty() ? nullptr : &categories_[static_cast<std::size_t>(ref.segment)],
                            ref.node, stepOf(ref));
-    for (const VisibleItems::Span& sp : visibleItems().spans)
-        if (sp.rect.adjusted(0, -2, 0, 2).contains(pos))
-            return spanTooltip(scene_->segments[static_cast<std::size_t>(sp.start.segment)].analysis->graph(),
-                               sp.start.node, sp.wait.node, stepOf(sp.start), stepOf(sp.wait));
+    const VisibleItems items = visibleItems();
+    if (const VisibleItems::Span* sp = hitSpan(items, pos))
+        return spanTooltip(scene_->segments[static_cast<std::size_t>(sp->start.segment)].analysis->graph(),
+                           sp->start.node, sp->wait.node, stepOf(sp->start), stepOf(sp->wait));
     return {};
 }
 

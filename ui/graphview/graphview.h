@@ -3,18 +3,22 @@
 // for the visible range only: nodes come from the layout's step index, wires from its stabbing
 // query; nodes under a pixel collapse into dots and wires are skipped when zoomed far out, so a
 // 100k-node graph stays smooth.
-// Three parts: GraphPainter draws a frame layer by layer, GraphInput turns events into intents,
-// and this view owns the state (range, lanes, marks, module groups, the drag's band) and wires
-// them to ViewState and the edited schedule. graphview.cpp stays above 400 lines because the
-// state and the slots that change it (navigation, marks, module groups) belong together.
+// GraphPainter draws a frame layer by layer, GraphInput turns events into intents, and this view
+// owns the state and wires it to ViewState and the edited schedule; the parts of that state keep
+// their own maths: GraphNavigation (range, lanes, zoom, pan, fit), GraphScrollBars, GraphModules
+// (module groups, highlight, bands), NodeMarks, and hit tests (hittest.h) say what is under a point.
 #pragma once
 #include "graphview/colormode.h"
 #include "graphview/dropband.h"
 #include "graphview/graphinput.h"
+#include "graphview/graphmodules.h"
+#include "graphview/hittest.h"
 #include "graphview/itemscache.h"
 #include "graphview/modulegroups.h"
+#include "graphview/navigation.h"
 #include "graphview/nodecolors.h"
 #include "graphview/nodemarks.h"
+#include "graphview/scrollbars.h"
 #include "graphview/viewport.h"
 #include "graphview/visibleitems.h"
 #include "loading/scene.h"
@@ -73,10 +77,10 @@ public:
     const ModuleGroups* moduleGroups(int segment) const;
     // The module band or collapsed module box at pos: {segment, tree index}, or {-1, npos}.
     std::pair<int, std::uint32_t> moduleAt(QPoint pos) const;
-    int groupDepth() const { return groupDepth_; }
+    int groupDepth() const { return modules_.depth(); }
     QString tooltipAt(QPoint pos) const;
-    QScrollBar* horizontalScrollBar() const { return hbar_; }
-    QScrollBar* verticalScrollBar() const { return vbar_; }
+    QScrollBar* horizontalScrollBar() const { return bars_.horizontal(); }
+    QScrollBar* verticalScrollBar() const { return bars_.vertical(); }
     // The current mapping of steps and lanes to pixels, and what a paint would draw now.
     GraphViewport viewport() const;
     VisibleItems visibleItems() const;
@@ -133,55 +137,37 @@ protected:
 private:
     const fxmem::GraphLayout& layoutOf(int segment) const;
     PrepareInput prepareInput() const;
-    double px(double globalStep) const;
-    double stepAt(double x) const;
-    double py(double lane) const;
-    double laneAt(double y) const;
+    // What the navigation needs measured now, and the graphs as hit tests see them.
+    GraphNavigation::Extent extent() const;
+    std::vector<HitSegment> hitSegments() const;
     void emitRange();
     void syncScrollBars();
-    void placeScrollBars();
     void clampVertical();
-    std::int32_t laneCount() const;
-    // The lane height at which every lane fits the view (an overview for graphs with many lanes).
-    double fitLaneHeight() const;
-    // After a change of the x range: when no node of the range is on the visible lanes, scroll
-    // to the topmost one (a narrow window of a big graph often lives far down).
     void followNodes();
     // Carries out what the input handler made of an event.
     void apply(const std::vector<GraphIntent>& intents);
     void drop(NodeRef node, double step, bool withInputs);
+    bool editable() const;
+    void onScheduleChanged();
+    ItemsCache::Key itemsKey() const;
+    void updateLanes(); // repaints all but the scroll bars
+    const VisibleItems& paintItems();
 
     std::shared_ptr<const Scene> scene_;
     EditedSchedule* schedule_ = nullptr;
     std::shared_ptr<const fxmem::GraphLayout> editedLayout_; // held while painted: the schedule may replace it
-    bool editable() const;
-    void onScheduleChanged();
     ColorMode colorMode_ = ColorMode::OpCategory;
-    std::vector<std::unique_ptr<ModuleGroups>> groups_;      // per segment; null without modules
     std::vector<std::vector<fxmem::OpCategory>> categories_; // per segment, per interned target
     std::vector<std::vector<CollectivePair>> collectives_;   // per segment
-    std::vector<std::uint32_t> highlight_;                   // per segment: tree index or npos
     LegendContent legendContent_;
-    std::uint32_t stripeDepth_ = 0, bandRows_ = 0;
-    int groupDepth_ = 0;
-    ModuleGroups* moduleGroupsOf(int segment);
-    double topPad() const;
-    double bandTop() const;
+    GraphModules modules_;
 
-    double x0_ = 0, x1_ = 1; // visible global steps
-    int left_ = 60, right_ = 600;
-    bool plotAreaSet_ = false;
-    double top_ = 0; // first visible lane (fractional)
-    double laneHeight_ = 22;
-    bool fitted_ = true; // lanes follow the view's height until the user zooms them
+    GraphNavigation nav_;
+    GraphScrollBars bars_;
     std::int64_t cursor_ = -1;
 
-    ItemsCache::Key itemsKey() const;
-    void updateLanes(); // repaints all but the scroll bars
-    const VisibleItems& paintItems();
     ItemsCache cache_;
     NodeColors colors_;
-
     NodeMarks marks_;
     NodeRef selected_, hovered_;
     std::size_t paintedNodes_ = 0;
@@ -189,7 +175,4 @@ private:
     GraphInput input_;
     DropBand dragRange_;
     QString refusal_;
-    QScrollBar* hbar_ = nullptr;
-    QScrollBar* vbar_ = nullptr;
-    bool syncingBars_ = false;
 };
