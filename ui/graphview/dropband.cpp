@@ -56,3 +56,11 @@ std::size_t dropPosition(const EditedSchedule& schedule, double step) {
                                             static_cast<std::int64_t>(schedule.runningCount()) - 1);
     return schedule.positionOfProfileStep(fxmem::alloc_step(static_cast<std::size_t>(k)));
 }
+
+std::optional<std::pair<std::size_t, std::size_t>> dropMove(const EditedSchedule& schedule, fxmem::NodeId node,
+                                                            double step) {
+    const std::size_t from = schedule.positionOf(node);
+    const std::size_t to = dropPosition(schedule, step);
+    if (to == from) return std::nullopt;
+    return std::pair{from, to};
+}

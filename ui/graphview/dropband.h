@@ -7,6 +7,8 @@
 #include <QString>
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 class EditedSchedule;
 
@@ -20,3 +22,7 @@ struct DropBand {
 DropBand dropBandOf(const EditedSchedule& schedule, const fxmem::Graph& graph, fxmem::NodeId node);
 // The position a node dropped at profile step `step` takes (the running node nearest the step).
 std::size_t dropPosition(const EditedSchedule& schedule, double step);
+// The move a drop of `node` at profile step `step` asks for: {from, to} schedule positions;
+// none when the node stays where it is.
+std::optional<std::pair<std::size_t, std::size_t>> dropMove(const EditedSchedule& schedule, fxmem::NodeId node,
+                                                            double step);

@@ -66,3 +66,29 @@ QString spanTooltip(const fxmem::Graph& g, fxmem::NodeId start, fxmem::NodeId wa
         .arg(std::max<std::int64_t>(0, (b - a) / 2 - 1))
         .arg(elided(g.node(start).name, 80).toHtmlEscaped(), elided(g.node(wait).name, 80).toHtmlEscaped());
 }
+
+QString graphTooltipAt(const TooltipQuery& q, QPoint pos) {
+    const auto stepOf = [&q](NodeRef ref) {
+        const HitSegment& seg = q.segments[static_cast<std::size_t>(ref.segment)];
+        return seg.offset + seg.layout->step(ref.node);
+    };
+    if (const auto [segment, module] = q.modules->empty() ? std::pair{-1, ModuleGroups::npos} : hitModule(q.items, pos);
+        segment >= 0) {
+        const ModuleGroups& g = *q.modules->of(segment);
+        std::vector<std::uint32_t> boxNodes;
+        const bool inBand = pos.y() < q.view.topPad;
+        if (!inBand)
+            for (const VisibleItems::GroupBox& gb : q.items.groups)
+                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) boxNodes.push_back(gb.nodes);
+        return moduleTooltip(g.tree(), module, inBand, g.collapsed(module), boxNodes);
+    }
+    if (const NodeRef ref = hitNode(q.segments, q.view, pos); ref.valid()) {
+        const auto s = static_cast<std::size_t>(ref.segment);
+        return nodeTooltip(q.scene->segments[s], q.categories->byTarget.empty() ? nullptr : &q.categories->byTarget[s],
+                           ref.node, stepOf(ref));
+    }
+    if (const VisibleItems::Span* sp = hitSpan(q.items, pos))
+        return spanTooltip(q.scene->segments[static_cast<std::size_t>(sp->start.segment)].analysis->graph(),
+                           sp->start.node, sp->wait.node, stepOf(sp->start), stepOf(sp->wait));
+    return {};
+}

@@ -1,6 +1,11 @@
 // The graph view's tooltips in words (rich text): a node, a module band or collapsed box, a
-// collective in flight. The view finds what is under the pointer; these only write about it.
+// collective in flight. graphTooltipAt asks the hit tests what is under the pointer; the others
+// only write about it.
 #pragma once
+#include "graphview/graphmodules.h"
+#include "graphview/hittest.h"
+#include "graphview/scenecategories.h"
+#include "graphview/visibleitems.h"
 #include "loading/scene.h"
 
 #include <fxmem/attribution.h>
@@ -9,6 +14,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 // `categories`: the segment's per-target categories (null: none worked out); `step`: global.
@@ -19,3 +25,16 @@ QString moduleTooltip(const fxmem::ModuleTree& tree, std::uint32_t module, bool 
                       const std::vector<std::uint32_t>& boxNodes);
 // A collective started by `start` at global step a and waited by `wait` at step b.
 QString spanTooltip(const fxmem::Graph& g, fxmem::NodeId start, fxmem::NodeId wait, std::int64_t a, std::int64_t b);
+
+// What the view shows now, as the tooltip at a point needs it.
+struct TooltipQuery {
+    const Scene* scene = nullptr;
+    std::span<const HitSegment> segments;
+    const GraphModules* modules = nullptr;
+    const SceneCategories* categories = nullptr;
+    VisibleItems items; // what a paint would draw now
+    GraphViewport view;
+};
+// The tooltip at pos: a module band or collapsed box, else a node, else a collective's span;
+// empty when there is nothing there.
+QString graphTooltipAt(const TooltipQuery& q, QPoint pos);

@@ -52,23 +52,11 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     input_.reset();
     refusal_.clear();
     nav_.top = 0;
-    categories_.clear();
-    collectives_.clear();
-    legendContent_ = {};
     bars_.setShown(scene_ && !scene_->empty());
     bars_.place();
     modules_.reset(scene_.get());
+    categories_.reset(scene_.get());
     if (scene_) {
-        for (const Segment& seg : scene_->segments) {
-            const fxmem::Graph& g = seg.analysis->graph();
-            categories_.push_back(fxmem::target_categories(g));
-            collectives_.push_back(findCollectives(g, categories_.back()));
-            for (std::size_t i = 0; i < g.size(); ++i) {
-                const fxmem::NodeId n(static_cast<std::int32_t>(i));
-                legendContent_.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, categories_.back())));
-                legendContent_.kinds.set(static_cast<std::size_t>(g.nodes[i].op));
-            }
-        }
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
         nav_.reset(scene_->profile.size(), extent());
@@ -285,7 +273,7 @@ PrepareInput GraphView::prepareInput() const {
         const int si = static_cast<int>(s);
         in.segments.push_back({&seg.analysis->graph(), &layoutOf(si), seg.offset, &marks_.live(s), &marks_.matches(s),
                                modules_.of(si), modules_.highlight(s),
-                               collectives_[s].empty() ? nullptr : &collectives_[s]});
+                               categories_.collectives[s].empty() ? nullptr : &categories_.collectives[s]});
         in.segments.back().recomputed = &marks_.recomputed(s);
     }
     in.bandRows = modules_.bandRows();
@@ -318,7 +306,7 @@ const VisibleItems& GraphView::paintItems() {
 
 std::vector<LegendEntry> GraphView::legend() const {
     if (!scene_ || scene_->empty()) return {};
-    return legendEntries(colorMode_, legendContent_, palette());
+    return legendEntries(colorMode_, categories_.legend, palette());
 }
 
 const ModuleGroups* GraphView::moduleGroups(int segment) const { return modules_.of(segment); }
@@ -385,7 +373,7 @@ void GraphView::paintEvent(QPaintEvent*) {
                       static_cast<double>(layoutOf(pressed.segment).lane(pressed.node)),
                       dragRange_.why};
     }
-    colors_.sync(*scene_, colorMode_, frame.palette, categories_);
+    colors_.sync(*scene_, colorMode_, frame.palette, categories_.byTarget);
     paintedNodes_ = frame.items->nodeCount();
     GraphPainter(p, frame, colors_).paint();
 }
@@ -446,15 +434,12 @@ void GraphView::apply(const std::vector<GraphIntent>& intents) {
         }
         case GraphIntent::StartPan: setCursor(Qt::ClosedHandCursor); break;
         case GraphIntent::Pan:
-            nav_.x0 -= i.a;
-            nav_.x1 -= i.a;
-            nav_.top -= i.b;
+            nav_.pan(i.a, i.b);
             clampVertical();
             emitRange();
             break;
         case GraphIntent::ShiftTime:
-            nav_.x0 += i.a;
-            nav_.x1 += i.a;
+            nav_.pan(-i.a, 0);
             emitRange();
             break;
         case GraphIntent::SetTime:
@@ -482,13 +467,12 @@ void GraphView::drop(NodeRef node, double step, bool withInputs) {
         showRefusal(dragRange_.why);
         return;
     }
-    const std::size_t from = schedule_->positionOf(node.node);
-    const std::size_t to = dropPosition(*schedule_, step);
-    if (to == from) return;
+    const auto move = dropMove(*schedule_, node.node, step);
+    if (!move) return;
     if (withInputs)
-        emit moveWithInputsRequested(from, to);
+        emit moveWithInputsRequested(move->first, move->second);
     else
-        emit moveRequested(from, to);
+        emit moveRequested(move->first, move->second);
 }
 
 void GraphView::zoomTime(double factor, double x) {
@@ -512,25 +496,7 @@ void GraphView::scrollLanes(double notches) {
 
 QString GraphView::tooltipAt(QPoint pos) const {
     if (!scene_) return {};
-    const auto [segment, module] = moduleAt(pos);
-    if (segment >= 0) {
-        const ModuleGroups& g = *modules_.of(segment);
-        std::vector<std::uint32_t> boxNodes;
-        const bool inBand = pos.y() < viewport().topPad;
-        if (!inBand)
-            for (const VisibleItems::GroupBox& gb : visibleItems().groups)
-                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) boxNodes.push_back(gb.nodes);
-        return moduleTooltip(g.tree(), module, inBand, g.collapsed(module), boxNodes);
-    }
-    if (const NodeRef ref = nodeAt(pos); ref.valid())
-        return nodeTooltip(scene_->segments[static_cast<std::size_t>(ref.segment)],
-                           categories_.empty() ? nullptr : &categories_[static_cast<std::size_t>(ref.segment)],
-                           ref.node, stepOf(ref));
-    const VisibleItems items = visibleItems();
-    if (const VisibleItems::Span* sp = hitSpan(items, pos))
-        return spanTooltip(scene_->segments[static_cast<std::size_t>(sp->start.segment)].analysis->graph(),
-                           sp->start.node, sp->wait.node, stepOf(sp->start), stepOf(sp->wait));
-    return {};
+    return graphTooltipAt({scene_.get(), hitSegments(), &modules_, &categories_, visibleItems(), viewport()}, pos);
 }
 
 bool GraphView::event(QEvent* event) {

@@ -18,6 +18,7 @@
 #include "graphview/navigation.h"
 #include "graphview/nodecolors.h"
 #include "graphview/nodemarks.h"
+#include "graphview/scenecategories.h"
 #include "graphview/scrollbars.h"
 #include "graphview/viewport.h"
 #include "graphview/visibleitems.h"
@@ -157,9 +158,7 @@ private:
     EditedSchedule* schedule_ = nullptr;
     std::shared_ptr<const fxmem::GraphLayout> editedLayout_; // held while painted: the schedule may replace it
     ColorMode colorMode_ = ColorMode::OpCategory;
-    std::vector<std::vector<fxmem::OpCategory>> categories_; // per segment, per interned target
-    std::vector<std::vector<CollectivePair>> collectives_;   // per segment
-    LegendContent legendContent_;
+    SceneCategories categories_;
     GraphModules modules_;
 
     GraphNavigation nav_;

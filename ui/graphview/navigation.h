@@ -33,6 +33,12 @@ struct GraphNavigation {
     void refit(const Extent& e);
     // Keeps the first lane within the lanes (half a lane of slack at the bottom).
     void clampTop(const Extent& e);
+    // Moves the view back by dSteps and up by dLanes (a drag's motion; not clamped).
+    void pan(double dSteps, double dLanes) {
+        x0 -= dSteps;
+        x1 -= dSteps;
+        top -= dLanes;
+    }
     // Zooms time keeping the step at widget x in place (factor < 1: in).
     void zoomTime(double factor, double x, const Extent& e);
     // Zooms lanes keeping the lane at widget y in place, from the overview up to large boxes.
