@@ -34,18 +34,12 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
         update();
     };
     input_.nodeAt = [this](QPoint pos) { return nodeAt(pos); };
-    input_.editable = [this] { return editable(); };
-}
-
-const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
-    if (segment == 0 && editable())
-        if (const fxmem::GraphLayout* edited = editedLayout_.get()) return *edited;
-    return *scene_->segments[static_cast<std::size_t>(segment)].layout;
+    input_.editable = [this] { return layouts_.editable(); };
 }
 
 void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     scene_ = std::move(scene);
-    editedLayout_ = editable() ? schedule_->layout() : nullptr;
+    layouts_.update(scene_.get(), schedule_);
     marks_.reset(scene_.get());
     selected_ = hovered_ = {};
     cursor_ = -1;
@@ -60,7 +54,7 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
         nav_.reset(scene_->profile.size(), extent());
-        if (editedLayout_) modules_.relayoutFirst(*editedLayout_);
+        if (const fxmem::GraphLayout* edited = layouts_.edited()) modules_.relayoutFirst(*edited);
     }
     syncScrollBars();
     update();
@@ -77,15 +71,10 @@ void GraphView::setEditedSchedule(EditedSchedule* schedule) {
     onScheduleChanged();
 }
 
-bool GraphView::editable() const {
-    return schedule_ && scene_ && !scene_->empty() && !scene_->joined() &&
-           schedule_->analysis() == scene_->segments.front().analysis && schedule_->size() > 0;
-}
-
 void GraphView::onScheduleChanged() {
     // Segment 0 is laid out in the edited order (the scene's own layout while it is the original).
-    editedLayout_ = editable() ? schedule_->layout() : nullptr;
-    if (scene_ && !scene_->empty()) modules_.relayoutFirst(layoutOf(0));
+    layouts_.update(scene_.get(), schedule_);
+    if (scene_ && !scene_->empty()) modules_.relayoutFirst(layouts_.of(0));
     // The module groups were laid out again in place: the prepared items' key cannot see that.
     cache_.invalidate();
     update();
@@ -154,7 +143,7 @@ void GraphView::setXRange(double lo, double hi) {
 
 void GraphView::followNodes() {
     if (!scene_ || input_.drag() == GraphInput::Drag::Pan) return;
-    if (nav_.followNodes(hitSegments(), extent())) clampVertical();
+    if (nav_.followNodes(layouts_.hitSegments(modules_), extent())) clampVertical();
 }
 
 void GraphView::setPlotArea(int left, int right) {
@@ -180,21 +169,18 @@ void GraphView::selectNode(NodeRef ref) {
     updateLanes(); // a key step selects the node at the cursor: the scroll bars stay as they are
 }
 
-std::int64_t GraphView::stepOf(NodeRef ref) const {
-    if (!scene_ || !ref.valid()) return -1;
-    return scene_->segments[static_cast<std::size_t>(ref.segment)].offset + layoutOf(ref.segment).step(ref.node);
-}
+std::int64_t GraphView::stepOf(NodeRef ref) const { return layouts_.stepOf(ref); }
 
 QPointF GraphView::nodeCenter(NodeRef ref) const {
     const GraphViewport v = viewport();
-    return {v.px(static_cast<double>(stepOf(ref))), v.py(layoutOf(ref.segment).lane(ref.node))};
+    return {v.px(static_cast<double>(stepOf(ref))), v.py(layouts_.of(ref.segment).lane(ref.node))};
 }
 
 void GraphView::centerOn(NodeRef ref) {
     if (!scene_ || !ref.valid()) return;
     modules_.reveal(ref); // a node inside collapsed modules: open them down to it
     if (nav_.centerStep(static_cast<double>(stepOf(ref)))) emitRange();
-    nav_.centerLane(layoutOf(ref.segment).lane(ref.node), extent());
+    nav_.centerLane(layouts_.of(ref.segment).lane(ref.node), extent());
     clampVertical();
     update();
 }
@@ -227,19 +213,8 @@ GraphNavigation::Extent GraphView::extent() const {
     e.width = width() - bars_.rightWidth();
     e.height = height() - bars_.bottomHeight();
     e.topPad = modules_.topPad(scene_ && scene_->joined());
-    if (scene_)
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s)
-            e.lanes = std::max(e.lanes, layoutOf(static_cast<int>(s)).lanes());
+    e.lanes = layouts_.lanes();
     return e;
-}
-
-std::vector<HitSegment> GraphView::hitSegments() const {
-    std::vector<HitSegment> segs;
-    if (scene_)
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s)
-            segs.push_back(
-                {&layoutOf(static_cast<int>(s)), scene_->segments[s].offset, modules_.of(static_cast<int>(s))});
-    return segs;
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
@@ -256,51 +231,21 @@ void GraphView::clampVertical() {
 
 GraphView::NodeRef GraphView::nodeAt(QPoint pos) const {
     if (!scene_) return {};
-    return hitNode(hitSegments(), viewport(), pos);
+    return hitNode(layouts_.hitSegments(modules_), viewport(), pos);
 }
 
 GraphViewport GraphView::viewport() const { return nav_.viewport(extent()); }
 
-PrepareInput GraphView::prepareInput() const {
-    PrepareInput in;
-    in.view = viewport();
-    in.selected = selected_;
-    in.hovered = hovered_;
-    in.font = font();
-    if (!scene_) return in;
-    for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-        const Segment& seg = scene_->segments[s];
-        const int si = static_cast<int>(s);
-        in.segments.push_back({&seg.analysis->graph(), &layoutOf(si), seg.offset, &marks_.live(s), &marks_.matches(s),
-                               modules_.of(si), modules_.highlight(s),
-                               categories_.collectives[s].empty() ? nullptr : &categories_.collectives[s]});
-        in.segments.back().recomputed = &marks_.recomputed(s);
-    }
-    in.bandRows = modules_.bandRows();
-    in.bandTop = GraphModules::bandTop(scene_->joined());
-    in.stripeDepth = modules_.stripeDepth();
-    return in;
+ViewSources GraphView::sources() const {
+    return {scene_.get(), &layouts_, &marks_, &modules_, &categories_, viewport(), font(), selected_, hovered_};
 }
 
-VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepareInput()); }
-
-ItemsCache::Key GraphView::itemsKey() const {
-    ItemsCache::Key k;
-    k.view = viewport();
-    k.font = font();
-    k.scene = scene_.get();
-    if (scene_)
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s) k.layouts.push_back(&layoutOf(static_cast<int>(s)));
-    k.highlight = modules_.highlights();
-    k.bandRows = modules_.bandRows();
-    k.stripeDepth = modules_.stripeDepth();
-    k.matches = marks_.otherGeneration();
-    return k;
-}
+VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepareInputOf(sources())); }
 
 const VisibleItems& GraphView::paintItems() {
     // Collapsed modules change without a trace in the key (and summarise live marks): no reuse.
-    return cache_.get(prepareInput(), itemsKey(), {marks_.liveGeneration(), selected_, hovered_},
+    const ViewSources v = sources();
+    return cache_.get(prepareInputOf(v), itemsKeyOf(v), {marks_.liveGeneration(), selected_, hovered_},
                       !modules_.anyCollapsed());
 }
 
@@ -370,7 +315,7 @@ void GraphView::paintEvent(QPaintEvent*) {
                       dragRange_.loStep,
                       dragRange_.hiStep,
                       input_.dragStep(),
-                      static_cast<double>(layoutOf(pressed.segment).lane(pressed.node)),
+                      static_cast<double>(layouts_.of(pressed.segment).lane(pressed.node)),
                       dragRange_.why};
     }
     colors_.sync(*scene_, colorMode_, frame.palette, categories_.byTarget);
@@ -379,7 +324,7 @@ void GraphView::paintEvent(QPaintEvent*) {
 }
 
 GraphView::DropBand GraphView::dropBand(NodeRef ref) const {
-    if (!editable() || ref.segment != 0) {
+    if (!layouts_.editable() || ref.segment != 0) {
         DropBand d;
         d.why = tr("Schedule editing needs a single graph (not a joined pair).");
         return d;
@@ -496,7 +441,8 @@ void GraphView::scrollLanes(double notches) {
 
 QString GraphView::tooltipAt(QPoint pos) const {
     if (!scene_) return {};
-    return graphTooltipAt({scene_.get(), hitSegments(), &modules_, &categories_, visibleItems(), viewport()}, pos);
+    return graphTooltipAt(
+        {scene_.get(), layouts_.hitSegments(modules_), &modules_, &categories_, visibleItems(), viewport()}, pos);
 }
 
 bool GraphView::event(QEvent* event) {

@@ -19,8 +19,10 @@
 #include "graphview/nodecolors.h"
 #include "graphview/nodemarks.h"
 #include "graphview/scenecategories.h"
+#include "graphview/scenelayouts.h"
 #include "graphview/scrollbars.h"
 #include "graphview/viewport.h"
+#include "graphview/viewsources.h"
 #include "graphview/visibleitems.h"
 #include "loading/scene.h"
 
@@ -136,11 +138,9 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    const fxmem::GraphLayout& layoutOf(int segment) const;
-    PrepareInput prepareInput() const;
-    // What the navigation needs measured now, and the graphs as hit tests see them.
+    ViewSources sources() const;
+    // What the navigation needs measured now.
     GraphNavigation::Extent extent() const;
-    std::vector<HitSegment> hitSegments() const;
     void emitRange();
     void syncScrollBars();
     void clampVertical();
@@ -148,15 +148,13 @@ private:
     // Carries out what the input handler made of an event.
     void apply(const std::vector<GraphIntent>& intents);
     void drop(NodeRef node, double step, bool withInputs);
-    bool editable() const;
     void onScheduleChanged();
-    ItemsCache::Key itemsKey() const;
     void updateLanes(); // repaints all but the scroll bars
     const VisibleItems& paintItems();
 
     std::shared_ptr<const Scene> scene_;
     EditedSchedule* schedule_ = nullptr;
-    std::shared_ptr<const fxmem::GraphLayout> editedLayout_; // held while painted: the schedule may replace it
+    SceneLayouts layouts_;
     ColorMode colorMode_ = ColorMode::OpCategory;
     SceneCategories categories_;
     GraphModules modules_;
