@@ -1,6 +1,7 @@
 #include "graphview/graphmodules.h"
 
 #include "graphview/visibleitems.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <string>
@@ -88,6 +89,13 @@ void GraphModules::click(int segment, std::uint32_t module, bool onBand) {
         g.setCollapsed(module, !g.collapsed(module));
     else
         g.expandOneLevel(module);
+}
+
+std::optional<QString> GraphModules::qualifiedName(const Scene* scene, int segment, std::uint32_t module) {
+    if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return std::nullopt;
+    const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
+    if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) return QString();
+    return toQString(tree[module].name);
 }
 
 double GraphModules::bandTop(bool joined) { return joined ? kTopPad : 3; }

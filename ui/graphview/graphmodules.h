@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 class GraphModules {
@@ -41,6 +42,10 @@ public:
     void reveal(NodeRef ref);
     // A click on a band toggles its module; on a collapsed box opens it one level.
     void click(int segment, std::uint32_t module, bool onBand);
+
+    // The qualified name of a module of a segment's graph ("layers.3"); null for the model itself
+    // or an index out of its tree; none for a segment the scene lacks.
+    static std::optional<QString> qualifiedName(const Scene* scene, int segment, std::uint32_t module);
 
     // Where the band rows start, and the pixels above the first lane (names of a joined pair,
     // module bands).

@@ -4,18 +4,14 @@
 #include "graphview/graphtooltips.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
-#include "util/text.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
     setMouseTracking(true);
@@ -93,14 +89,8 @@ void GraphView::setState(ViewState* state) {
             [this](const QString& module) { setHighlightedModuleName(module.isNull() ? QString() : module); });
     connect(this, &GraphView::nodeClicked, state, [state](NodeRef ref) { state->selectNode(ref, false); });
     connect(this, &GraphView::moduleClicked, state, [state](int segment, std::uint32_t module) {
-        const auto& scene = state->scene();
-        if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return;
-        const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
-        if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) {
-            state->selectModule(QString());
-            return;
-        }
-        state->selectModule(toQString(tree[module].name));
+        if (const auto name = GraphModules::qualifiedName(state->scene().get(), segment, module))
+            state->selectModule(*name);
     });
 }
 
