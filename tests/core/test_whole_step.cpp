@@ -3,16 +3,12 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/whole_step.h"
+#include "io/load_paths.h"
 
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
-
-namespace fxmem {
-std::optional<GraphFile> load_buffer_fast(std::string_view json, std::string source, const ProgressFn& progress);
-GraphFile load_buffer_nlohmann(std::string_view json, std::string source, const ProgressFn& progress);
-} // namespace fxmem
 
 using namespace fxmem;
 
