@@ -1,8 +1,8 @@
 // Cancellation, one idiom for all of core: the caller passes a CancelCheck that answers "stop
 // now?" (true = stop); long work polls it between phases (and every few thousand items inside
-// one) and throws fxmem::Cancelled. An empty check never cancels. The anytime optimizers
-// (optimize_schedule, search_remat) poll it the same way but return their best result so far,
-// marked cancelled, instead of throwing.
+// one) and throws fxmem::Cancelled. An empty check never cancels. The anytime searches
+// (optimize_schedule, search_remat) poll it the same way but return their best result so far
+// instead of throwing (OptimizeResult::cancelled says so).
 //
 // Progress is separate: a ProgressReport receives the fraction done (0..1) where the caller shows
 // it, and cannot stop the work.
