@@ -330,3 +330,22 @@ TEST(IoHostile, OneGraphAtTheByteLimitIsExactEverywhere) {
               }).find("the storages' sizes add up to more than 2^63-1 bytes"),
               std::string::npos);
 }
+
+// Names in errors are quoted one way, with one limit (core/src/model/quote.h): a 100 KB node name
+// repeated in a file made the builder's "duplicate node name" message, and so the loader's, copy
+// the whole name; now it keeps its first 120 and last 60 bytes around "…", on the fast path and
+// nlohmann's alike, and the reader still names the graph and the line:column of the node.
+TEST(IoHostile, HugeNamesInErrorsAreElided) {
+    const std::string big = "head" + std::string(100000, 'x') + "tail";
+    const std::string node =
+        R"({"name": ")" + big + R"(", "op": "placeholder", "target": "p", "inputs": [], "val": null})";
+    const std::string text =
+        R"({"format": "fxmem", "version": 1, "storages": [], "graphs": [{"name": "g", "kind": "other", "nodes": [)" +
+        node + ",\n" + node + "]}]}";
+    const std::string elided = "'head" + std::string(116, 'x') + "\u2026" + std::string(56, 'x') + "tail'";
+    const std::string msg = error_of([&] { load_buffer(text, "huge.json"); });
+    // The place is the second node's closing brace: line 2, the last column of its object.
+    const std::string column = std::to_string(node.size());
+    EXPECT_EQ(msg, "huge.json:2:" + column + ": graph 'g': duplicate node name " + elided);
+    EXPECT_LT(msg.size(), 300u);
+}
