@@ -1,10 +1,9 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
+#include "mainwindow/graphdragbenchmark.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/scrubbenchmark.h"
-#include "recompute/recomputepanel.h"
 #include "timeline/timelinemodebar.h"
-#include "timeline/timelineplot.h"
 #include "util/theme.h"
 
 #include <fxmem/io.h>
@@ -103,9 +102,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption benchSteps(QStringLiteral("steps"),
                                         QStringLiteral("Steps of --benchmark-scrub (default 400)."),
                                         QStringLiteral("N"), QStringLiteral("400"));
-    const QCommandLineOption benchInput(QStringLiteral("scrub-input"),
-                                        QStringLiteral("hover, key or both (default both)."), QStringLiteral("KIND"),
-                                        QStringLiteral("both"));
+    const QCommandLineOption benchInput(
+        QStringLiteral("scrub-input"),
+        QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view."),
+        QStringLiteral("KIND"), QStringLiteral("both"));
     parser.addOptions({benchScrub, benchSteps, benchInput});
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
@@ -121,9 +121,11 @@ int main(int argc, char** argv) {
                  .arg(parser.value(tab)));
         return 2;
     }
-    const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both")};
+    const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both"),
+                                     QStringLiteral("drop"), QStringLiteral("pan")};
     if (!scrubInputs.contains(parser.value(benchInput))) {
-        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key or both)").arg(parser.value(benchInput)));
+        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key, both, drop or pan)")
+                 .arg(parser.value(benchInput)));
         return 2;
     }
     for (const QCommandLineOption* o : {&depth, &collapse, &step, &benchSteps}) {
@@ -219,18 +221,21 @@ int main(int argc, char** argv) {
         settled->start();
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
-            const bool bands =
-                window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
-            const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
-            const auto& plan = window.recomputePanel()->plan();
-            const bool planned = !options.findPlan || (plan && window.scene()->file == plan->pairFile);
-            if (!(bands && compared) && settled->elapsed() < 20000) return;
-            if (!planned && settled->elapsed() < 60000) return;
+            const ViewOptionsSettled done = window.viewOptionsSettled(options);
+            if (!done.views && settled->elapsed() < 20000) return;
+            if (!done.plan && settled->elapsed() < 60000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {
                 if (bench) {
                     ScrubBenchmarkOptions o;
                     o.steps = std::max(1, parser.value(benchSteps).toInt());
+                    if (parser.value(benchInput) == QStringLiteral("drop") ||
+                        parser.value(benchInput) == QStringLiteral("pan")) {
+                        o.input = parser.value(benchInput) == QStringLiteral("drop")
+                                      ? ScrubBenchmarkOptions::Input::Drop
+                                      : ScrubBenchmarkOptions::Input::Pan;
+                        std::printf("%s\n", qPrintable(runGraphDragBenchmark(window, o)));
+                    }
                     for (const QString& kind : {QStringLiteral("hover"), QStringLiteral("key")}) {
                         if (parser.value(benchInput) != kind && parser.value(benchInput) != QStringLiteral("both"))
                             continue;

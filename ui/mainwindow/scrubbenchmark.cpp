@@ -1,22 +1,17 @@
 #include "mainwindow/scrubbenchmark.h"
 
-#include "graphview/graphview.h"
-#include "inspector/nodeinspector.h"
+#include "mainwindow/benchtiming.h"
 #include "mainwindow/mainwindow.h"
-#include "panels/breakdownpanel.h"
-#include "panels/livestoragepanel.h"
-#include "panels/summarybar.h"
 #include "state/viewstate.h"
+#include "timeline/qcp.h"
 #include "timeline/timelineplot.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QFileInfo>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QSignalBlocker>
-#include <QThread>
 
 #include <algorithm>
 #include <array>
@@ -24,120 +19,16 @@
 #include <map>
 #include <vector>
 
-namespace {
-
-enum Bucket { Timeline, Graph, Live, Breakdown, Inspector, Summary, Other, BucketCount };
-constexpr std::array<const char*, BucketCount> kBucketNames = {"timeline",  "graph view", "live table", "breakdown",
-                                                               "inspector", "summary",    "other"};
-
-Bucket bucketOf(QObject* o) {
-    for (QObject* w = o; w; w = w->parent()) {
-        if (qobject_cast<TimelinePlot*>(w)) return Timeline;
-        if (qobject_cast<GraphView*>(w)) return Graph;
-        if (qobject_cast<LiveStoragePanel*>(w)) return Live;
-        if (qobject_cast<BreakdownPanel*>(w)) return Breakdown;
-        if (qobject_cast<NodeInspector*>(w)) return Inspector;
-        if (qobject_cast<SummaryBar*>(w)) return Summary;
-    }
-    return Other;
-}
-
-// Times every widget paint: the filter delivers the paint event itself, between two clock reads,
-// and stops the original delivery. Children get paint events of their own, so nothing is counted twice.
-class PaintTimer : public QObject {
-public:
-    std::array<qint64, BucketCount> ns{};
-    int paints = 0;
-    std::map<QString, qint64> byClass; // whole run: "panel / widget class" -> ns
-    void reset() {
-        ns.fill(0);
-        paints = 0;
-    }
-
-protected:
-    bool eventFilter(QObject* o, QEvent* e) override {
-        if (e->type() != QEvent::Paint || inside_ || !o->isWidgetType()) return false;
-        inside_ = true;
-        QElapsedTimer t;
-        t.start();
-        QCoreApplication::sendEvent(o, e);
-        const qint64 took = t.nsecsElapsed();
-        ns[bucketOf(o)] += took;
-        byClass[QLatin1String(kBucketNames[bucketOf(o)]) + QStringLiteral(" / ") +
-                QLatin1String(o->metaObject()->className())] += took;
-        inside_ = false;
-        ++paints;
-        return true;
-    }
-
-private:
-    bool inside_ = false;
-};
-
-// Handles what is pending (posted update requests, layouts, zero timers) until a round paints
-// nothing more; returns the clock at the end of the last round that painted, -1 if none did.
-qint64 settle(PaintTimer& pt, const QElapsedTimer& clock) {
-    qint64 lastPaint = -1;
-    QElapsedTimer waited;
-    waited.start();
-    while (waited.elapsed() < 200) {
-        const int before = pt.paints;
-        QCoreApplication::sendPostedEvents();
-        QCoreApplication::processEvents(QEventLoop::AllEvents);
-        if (pt.paints > before)
-            lastPaint = clock.nsecsElapsed();
-        else if (lastPaint >= 0)
-            break;
-        else
-            QThread::usleep(200);
-    }
-    return lastPaint;
-}
-
-void drain() {
-    for (int i = 0; i < 3; ++i) {
-        QCoreApplication::sendPostedEvents();
-        QCoreApplication::processEvents(QEventLoop::AllEvents);
-    }
-}
-
-struct Series {
-    Series() = default;
-    explicit Series(QString n) : name(std::move(n)) {}
-    QString name;
-    std::vector<double> ms;
-};
-
-QString statsLine(const Series& s) {
-    std::vector<double> v = s.ms;
-    if (v.empty()) return QStringLiteral("%1  (no samples)\n").arg(s.name, -40);
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    const double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    const double p90 = v[static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n))) - 1];
-    return QStringLiteral("%1 %2 %3 %4\n")
-        .arg(s.name, -40)
-        .arg(median, 8, 'f', 2)
-        .arg(p90, 8, 'f', 2)
-        .arg(v.back(), 8, 'f', 2);
-}
-
-QString loadAverage() {
-    QFile f(QStringLiteral("/proc/loadavg"));
-    if (!f.open(QIODevice::ReadOnly)) return QStringLiteral("unknown");
-    return QString::fromLatin1(f.readAll()).section(QLatin1Char(' '), 0, 2);
-}
-
-} // namespace
+using namespace bench;
 
 QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& options) {
-    TimelinePlot* timeline = window.timeline();
+    TimelinePlot* timeline = window.parts().timeline;
     ViewState* state = window.state();
     const auto& scene = window.scene();
     if (!scene || timeline->stepCount() < 2) return QStringLiteral("nothing to scrub: no profile shown\n");
     const bool hover = options.input == ScrubBenchmarkOptions::Input::Hover;
     const int total = std::max(1, options.steps) + std::max(0, options.warmup);
-    const QRect plot = timeline->axisRect()->rect();
+    const QRect plot = timeline->chart()->axisRect()->rect();
     const auto steps = static_cast<std::int64_t>(timeline->stepCount());
 
     // The inputs: mouse positions left to right across the plot, or key presses from mid-profile.
@@ -152,7 +43,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         if (hover) {
             QMouseEvent away(QEvent::MouseMove, QPointF(plot.left() + 1, plot.center().y()),
                              timeline->mapToGlobal(QPointF(0, 0)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
-            QCoreApplication::sendEvent(timeline, &away);
+            QCoreApplication::sendEvent(timeline->chart(), &away);
         } else {
             timeline->setCursorStep(keyStart);
         }
@@ -182,7 +73,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
             const QPointF at = positions[static_cast<std::size_t>(i)];
             QMouseEvent move(QEvent::MouseMove, at, timeline->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
                              Qt::NoModifier);
-            QCoreApplication::sendEvent(timeline, &move);
+            QCoreApplication::sendEvent(timeline->chart(), &move);
         } else {
             QKeyEvent key(QEvent::KeyPress, Qt::Key_Right, Qt::NoModifier);
             QCoreApplication::sendEvent(timeline, &key);
@@ -235,6 +126,35 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         paintSum.ms.push_back(static_cast<double>(painted) / 1e6);
         total2.ms.push_back(static_cast<double>((t3 < 0 ? t2 : t3) - t0) / 1e6);
     }
+    // Pass 3: data changes, the timeline alone (its signals blocked): an edited order's profile
+    // shown as the overlay (what a drop does; a dip of 2 % of the peak over 1 % of the steps,
+    // moved each time, so the y axis stays), then the profile itself set again (a file load).
+    Series overlayMs{QStringLiteral("  setOverlay + paint")}, profileMs{QStringLiteral("  setProfile + paint")};
+    const std::vector<std::int64_t>& base = scene->profile;
+    const std::size_t width = std::max<std::size_t>(1, base.size() / 100);
+    std::vector<TimelinePlot::Marker> sections;
+    if (scene->joined())
+        for (const Segment& s : scene->segments)
+            sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
+    for (int i = 0; i < 20 + options.warmup; ++i) {
+        std::vector<std::int64_t> edited = base;
+        const std::size_t from = static_cast<std::size_t>(i % 20) * (base.size() - width) / 20;
+        for (std::size_t k = from; k < from + width; ++k)
+            edited[k] = std::max<std::int64_t>(0, edited[k] - base[scene->peakStep] / 50);
+        const std::size_t peak =
+            static_cast<std::size_t>(std::max_element(edited.begin(), edited.end()) - edited.begin());
+        const QSignalBlocker quiet(timeline);
+        qint64 t0 = clock.nsecsElapsed();
+        timeline->setOverlay(std::move(edited), peak, QStringLiteral("edited"));
+        qint64 t1 = settle(pt, clock);
+        if (i >= options.warmup)
+            overlayMs.ms.push_back(static_cast<double>((t1 < 0 ? clock.nsecsElapsed() : t1) - t0) / 1e6);
+        t0 = clock.nsecsElapsed();
+        timeline->setProfile(base, scene->peakStep, sections);
+        t1 = settle(pt, clock);
+        if (i >= options.warmup)
+            profileMs.ms.push_back(static_cast<double>((t1 < 0 ? clock.nsecsElapsed() : t1) - t0) / 1e6);
+    }
     qApp->removeEventFilter(&pt);
 
     QString out;
@@ -280,5 +200,8 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     out += statsLine(stateMs);
     out += statsLine(paintMs);
     out += statsLine(paintSum);
+    out += QStringLiteral("data change, the timeline alone (%1 times):\n").arg(overlayMs.ms.size());
+    out += statsLine(overlayMs);
+    out += statsLine(profileMs);
     return out;
 }
