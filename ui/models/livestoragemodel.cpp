@@ -31,7 +31,8 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
     total_ = 0;
     std::vector<Row> next;
     if (scene_ && at.where.segment >= 0) {
-        const std::int64_t offset = scene_->segments[static_cast<std::size_t>(at.where.segment)].offset;
+        const Segment& seg = scene_->segments[static_cast<std::size_t>(at.where.segment)];
+        const std::int64_t offset = seg.offset;
         next.reserve(at.live.size());
         for (std::size_t i = 0; i < at.live.size(); ++i) {
             const fxmem::LiveStorage& s = at.live[i];
@@ -48,6 +49,13 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
             r.freeStep = s.free_step < 0 ? -1 : s.free_step + offset;
             r.reason = s.reason;
             r.baseline = baseline;
+            if (baseline && scene_->wholeStep()) {
+                // What the whole step carries: named by the graph run that made it, if any.
+                const fxmem::CarriedStorage& c = seg.carried[i - at.baselineBegin];
+                r.carry = static_cast<int>(c.kind);
+                r.source = c.source < scene_->segments.size() ? static_cast<int>(c.source) : -1;
+                r.segment = r.source >= 0 ? r.source : at.where.segment;
+            }
             next.push_back(r);
             total_ += r.nbytes;
         }
@@ -164,6 +172,17 @@ QString LiveStorageModel::reasonText(const Row& row) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(row.segment)];
     const fxmem::Graph& g = seg.analysis->graph();
     auto name = [&](fxmem::NodeId n) { return elided(g.node(n).name); };
+    if (row.carry >= 0) {
+        const QString from =
+            row.source >= 0 ? elided(scene_->segmentName(static_cast<std::size_t>(row.source))) : QString();
+        switch (static_cast<fxmem::CarryKind>(row.carry)) {
+        case fxmem::CarryKind::Parameter: return tr("parameter: lives through the whole step");
+        case fxmem::CarryKind::OptimizerState: return tr("optimizer state: lives through the whole step");
+        case fxmem::CarryKind::Saved: return tr("saved by %1 for its backward").arg(from);
+        case fxmem::CarryKind::Gradient: return tr("gradient from %1, kept for the optimizer").arg(from);
+        case fxmem::CarryKind::Output: return tr("output of %1 (the loss), kept to the end of the step").arg(from);
+        }
+    }
     if (row.baseline) return tr("forward output saved for the backward");
     switch (row.reason) {
     case fxmem::LiveReason::WaitingForUse:
@@ -210,8 +229,9 @@ QString LiveStorageModel::text(const Row& row, int column) const {
     case RoleColumn: return toQString(fxmem::to_string(attribution(row.segment).role(row.storage)));
     case ModuleColumn: {
         const fxmem::Attribution& a = attribution(row.segment);
-        const std::string_view name = a.tree()[a.owner(row.storage)].name;
-        return name.empty() ? tr("(root)") : elided(name);
+        const QString name =
+            scene_->moduleName(static_cast<std::size_t>(row.segment), a.tree()[a.owner(row.storage)].name);
+        return name.isEmpty() ? tr("(root)") : elided(name);
     }
     }
     return {};

@@ -49,7 +49,9 @@ public:
         fxmem::NodeId allocator, lastUser, nextUser;
         std::int64_t freeStep = -1; // global; -1: never
         fxmem::LiveReason reason = fxmem::LiveReason::WaitingForUse;
-        bool baseline = false; // a forward output kept for the backward (joined pair)
+        bool baseline = false; // a forward output kept for the backward (joined pair), or carried (whole step)
+        int carry = -1;        // whole step: the fxmem::CarryKind of a carried storage
+        int source = -1;       // whole step: the segment whose graph made it (saved, gradient, output)
         friend bool operator==(const Row&, const Row&) = default;
     };
 
