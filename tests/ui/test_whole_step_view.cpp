@@ -40,6 +40,7 @@ private slots:
     void optimizerStateBandIsTheFilesAdamState_data();
     void optimizerStateBandIsTheFilesAdamState();
     void windowOpensOnTheWholeStep();
+    void aRepeatedRegionsModulesAreQualified();
 };
 
 namespace {
@@ -248,6 +249,82 @@ void TestWholeStepView::windowOpensOnTheWholeStep() {
     emit w.graphCombo()->activated(0);
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 3, 30000);
     QVERIFY(w.scene()->wholeStep());
+}
+
+// One region run for blocks.0 and for blocks.1 (module names relative to the block): f0 makes a
+// (saved, 20 B) and b (30 B) in module "lin"; b0 turns a and a tangent into lin.weight's gradient.
+void TestWholeStepView::aRepeatedRegionsModulesAreQualified() {
+    const auto t = [](int s) {
+        return QStringLiteral(R"({"storage": %1, "dtype": "float32", "shape": [1], "stride": [1], "offset": 0})")
+            .arg(s);
+    };
+    const auto node = [](const QString& name, const QString& op, const QString& inputs, const QString& val,
+                         const QString& module) {
+        return QStringLiteral(
+                   R"({"name": "%1", "op": "%2", "target": "%1", "inputs": [%3], "val": %4, "module": "%5"})")
+            .arg(name, op, inputs, val, module);
+    };
+    const QString text =
+        QStringLiteral(R"({"format": "fxmem", "version": 1, "storages": [
+{"id": 0, "device": "cuda:0", "nbytes": 100, "role": "parameter", "label": "lin.weight"},
+{"id": 1, "device": "cuda:0", "nbytes": 10, "role": "input"},
+{"id": 2, "device": "cuda:0", "nbytes": 20, "role": "activation"},
+{"id": 3, "device": "cuda:0", "nbytes": 30, "role": "output"},
+{"id": 4, "device": "cuda:0", "nbytes": 30, "role": "tangent"},
+{"id": 5, "device": "cuda:0", "nbytes": 100, "role": "gradient", "label": "grad of lin.weight"}],
+"graphs": [{"name": "f0", "kind": "forward", "nodes": [)") +
+        node(QStringLiteral("primals_1"), QStringLiteral("placeholder"), {}, t(0), {}) + QLatin1Char(',') +
+        node(QStringLiteral("primals_2"), QStringLiteral("placeholder"), {}, t(1), {}) + QLatin1Char(',') +
+        node(QStringLiteral("a"), QStringLiteral("call_function"), QStringLiteral(R"("primals_1", "primals_2")"), t(2),
+             QStringLiteral("lin")) +
+        QLatin1Char(',') +
+        node(QStringLiteral("b"), QStringLiteral("call_function"), QStringLiteral(R"("a")"), t(3),
+             QStringLiteral("lin")) +
+        QLatin1Char(',') +
+        node(QStringLiteral("output"), QStringLiteral("output"), QStringLiteral(R"("b", "a")"), QStringLiteral("null"),
+             {}) +
+        QStringLiteral(R"(]}, {"name": "b0", "kind": "backward", "nodes": [)") +
+        node(QStringLiteral("a_saved"), QStringLiteral("placeholder"), {}, t(2), {}) + QLatin1Char(',') +
+        node(QStringLiteral("tangents_1"), QStringLiteral("placeholder"), {}, t(4), {}) + QLatin1Char(',') +
+        node(QStringLiteral("gw"), QStringLiteral("call_function"), QStringLiteral(R"("a_saved", "tangents_1")"), t(5),
+             QStringLiteral("lin")) +
+        QLatin1Char(',') +
+        node(QStringLiteral("output"), QStringLiteral("output"), QStringLiteral(R"("gw")"), QStringLiteral("null"),
+             {}) +
+        QStringLiteral(R"(]}], "pairs": [{"forward": "f0", "backward": "b0"}],
+"step": [{"graph": "f0", "call": 0, "module_prefix": "blocks.0"}, {"graph": "f0", "call": 1, "module_prefix": "blocks.1"},
+         {"graph": "b0", "call": 1, "module_prefix": "blocks.1"}, {"graph": "b0", "call": 0, "module_prefix": "blocks.0"}]})");
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_buffer(text.toStdString(), "repeat.json"));
+    const auto scene = buildScene(file, QStringLiteral("repeat.json"), SceneRequest{});
+    QVERIFY(scene->wholeStep());
+    QCOMPARE(scene->segments.size(), std::size_t(4));
+    QCOMPARE(scene->segmentName(1), QStringLiteral("f0 #2 (blocks.1)"));
+    // One analysis and layout for both runs of f0.
+    QCOMPARE(scene->segments[0].analysis, scene->segments[1].analysis);
+    QCOMPARE(scene->segments[0].layout, scene->segments[1].layout);
+    // Stacked by module: each run's "lin" under its own block.
+    std::set<QString> names;
+    for (const StackedBands::Band& b : StackedBands::forScene(*scene, *scene->roles, fxmem::GroupBy::Module, 2))
+        names.insert(b.name);
+    QVERIFY2(names.count(QStringLiteral("blocks.0.lin")) && names.count(QStringLiteral("blocks.1.lin")),
+             qPrintable(QStringList(names.begin(), names.end()).join(QStringLiteral(", "))));
+    // The live table in the second run, after a: its own a in blocks.1.lin, and the first run's a
+    // (saved for b0 call 0) carried, in blocks.0.lin.
+    LiveStorageModel model;
+    model.setScene(scene);
+    const std::int64_t afterA = scene->segments[1].offset + 1;
+    model.setStep(afterA);
+    QCOMPARE(model.totalBytes(), scene->profile[static_cast<std::size_t>(afterA)]);
+    std::set<std::pair<QString, QString>> rows; // (module, why)
+    for (int r = 0; r < model.rowCount(); ++r)
+        if (model.row(r).storage.index() == 2)
+            rows.insert({model.data(model.index(r, LiveStorageModel::ModuleColumn)).toString(),
+                         model.data(model.index(r, LiveStorageModel::ReasonColumn)).toString()});
+    QVERIFY(rows.count({QStringLiteral("blocks.0.lin"), QStringLiteral("saved by f0 (blocks.0) for its backward")}));
+    bool own = false;
+    for (const auto& [module, why] : rows)
+        own = own || (module == QStringLiteral("blocks.1.lin") && !why.startsWith(QStringLiteral("saved by")));
+    QVERIFY(own);
 }
 
 QTEST_MAIN(TestWholeStepView)

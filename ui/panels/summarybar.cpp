@@ -98,6 +98,11 @@ void SummaryBar::refresh() {
                 return;
             }
         }
+    } else if (scene->wholeStep()) {
+        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span style='color:%1'>%n graph run(s), parameters %2, optimizer state "
+                "%3</span>",
+                nullptr, static_cast<int>(scene->segments.size()))
+                 .arg(dim, formatBytes(scene->step->parameters), formatBytes(scene->step->optimizer_state));
     } else if (first.isBackwardOfPair()) {
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;baseline %1").arg(formatBytes(first.baseline()));
     }

@@ -169,9 +169,21 @@ std::vector<Band> forWholeStep(const Scene& scene, fxmem::GroupBy by, std::uint3
             std::vector<Band> b = colour(p, by);
             it = done.emplace(s.analysis.get(), std::make_pair(std::move(p), std::move(b))).first;
         }
+        // A region run for blocks.0 and again for blocks.1 names its modules relative to the
+        // block: its bands are qualified by the run's prefix, so the two runs stay apart.
+        std::vector<Band> qualified;
+        if (by == fxmem::GroupBy::Module && !s.modulePrefix.isEmpty()) {
+            qualified = it->second.second;
+            for (Band& b : qualified)
+                if (b.name == moduleName({}))
+                    b.name = s.modulePrefix;
+                else if (!b.name.startsWith(QStringLiteral("other (")))
+                    b.name = s.modulePrefix % QLatin1Char('.') % b.name;
+        }
+        const std::vector<Band>& own = qualified.empty() ? it->second.second : qualified;
         const auto offset = static_cast<std::size_t>(s.offset);
         const std::size_t n = s.analysis->profile().size();
-        for (const Band& b : it->second.second) {
+        for (const Band& b : own) {
             Band& o = slot(b.name, b.colour);
             for (std::size_t i = 0; i < b.values.size() && offset + i < total; ++i) o.values[offset + i] += b.values[i];
         }
@@ -188,10 +200,9 @@ std::vector<Band> forWholeStep(const Scene& scene, fxmem::GroupBy by, std::uint3
             for (std::size_t i = 0; i < n && offset + i < total; ++i) o.values[offset + i] += saved;
         }
         for (const BaselinePart& p : baselineParts(*scene.file, rest, s.analysis->counted(), *s.attribution,
-                                                   it->second.first, it->second.second, by, depth)) {
-            const auto role = std::find_if(it->second.second.begin(), it->second.second.end(),
-                                           [&](const Band& b) { return b.name == p.band; });
-            Band& o = slot(p.band, role != it->second.second.end() ? role->colour : kOtherColour);
+                                                   it->second.first, own, by, depth)) {
+            const auto same = std::find_if(own.begin(), own.end(), [&](const Band& b) { return b.name == p.band; });
+            Band& o = slot(p.band, same != own.end() ? same->colour : kOtherColour);
             for (std::size_t i = 0; i < n && offset + i < total; ++i) o.values[offset + i] += p.bytes;
         }
     }
