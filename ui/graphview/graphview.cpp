@@ -427,6 +427,7 @@ PrepareInput GraphView::prepareInput() const {
                                &matchMark_[s], groups_[s].get(), highlight_[s],
                                collectives_[s].empty() ? nullptr : &collectives_[s]});
         in.segments.back().recomputed = &recomputedMark_[s];
+        in.segments.back().name = seg.name;
     }
     in.bandRows = bandRows_;
     in.bandTop = bandTop();

@@ -19,7 +19,7 @@ QString Scene::title() const {
 
 QString Scene::segmentName(std::size_t segment) const {
     const Segment& s = segments[segment];
-    return s.name.isEmpty() ? QString::fromStdString(s.analysis->graph().name) : s.name;
+    return QString::fromStdString(s.name.empty() ? s.analysis->graph().name : s.name);
 }
 
 QString Scene::moduleName(std::size_t segment, std::string_view module) const {
@@ -103,7 +103,7 @@ void buildWholeStep(Scene& scene, const fxmem::RoleAssignment& roles, DeviceFilt
         seg.offset = static_cast<std::int64_t>(ss.begin);
         seg.baseline = ss.carry.total();
         seg.entry = static_cast<int>(ss.entry);
-        seg.name = QString::fromStdString(fxmem::step_entry_name(file, file.step[ss.entry]));
+        seg.name = fxmem::step_entry_name(file, file.step[ss.entry]);
         seg.modulePrefix = QString::fromStdString(file.step[ss.entry].module_prefix);
         seg.carried = fxmem::carried_at(*step, static_cast<std::uint32_t>(e));
         for (const fxmem::CarriedStorage& c : seg.carried) seg.baselineStorages.push_back(c.storage);

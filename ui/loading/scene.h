@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 // Which part of a file to show: a graph, or a pair joined. graph < 0 and pair < 0: the default,
@@ -49,7 +50,7 @@ struct Segment {
     // ("region0.forward #2 (blocks.1)"), its module prefix, and what it carries: baseline is their
     // counted bytes and baselineStorages their storages, in the same order.
     int entry = -1;
-    QString name;
+    std::string name;
     QString modulePrefix;
     std::vector<fxmem::CarriedStorage> carried;
 };
