@@ -1,5 +1,6 @@
 // The file's "step" (reader: fast path and nlohmann; writer) and whole_step's carry rules on a
 // two-region file whose numbers are computed by hand below.
+#include "fxmem/attribution.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/whole_step.h"
@@ -263,5 +264,17 @@ TEST(WholeStep, CarriedStoragesAddUpToTheCarryOnTheExamples) {
         // script over the JSON; the 4-byte `step` counters are CPU tensors, not counted): no step
         // graph holds them, so every entry carries all of them.
         EXPECT_EQ(state_seen, std::string(name) == "gpt_adam" ? 5402624 : 6988800) << name;
+    }
+}
+
+// Optimizer state belongs to its parameter's module, in every graph (the breakdown by module and
+// the live tables of the whole step put "lin.weight exp_avg" under "lin").
+TEST(WholeStep, OptimizerStateIsOwnedByItsParametersModule) {
+    const GraphFile file = load_buffer(file_text(kStep), "s.json");
+    const RoleAssignment roles = resolve_roles(file);
+    for (std::size_t g = 0; g < file.graphs.size(); ++g) {
+        const Attribution a(file, g, roles);
+        EXPECT_EQ(a.tree()[a.owner(file.find_storage(13))].name, "lin") << g;
+        EXPECT_EQ(a.tree()[a.owner(file.find_storage(14))].name, "head") << g;
     }
 }

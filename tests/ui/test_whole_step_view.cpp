@@ -9,6 +9,7 @@
 #include "loading/scene.h"
 #include "mainwindow/mainwindow.h"
 #include "models/livestoragemodel.h"
+#include "panels/breakdownpanel.h"
 #include "panels/schedulepanel.h"
 #include "schedule/scheduleeditor.h"
 #include "timeline/stackedbands.h"
@@ -26,6 +27,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTreeView>
 #include <QtTest>
 
 #include <map>
@@ -230,6 +232,12 @@ void TestWholeStepView::windowOpensOnTheWholeStep() {
         savedRow = savedRow || why == QStringLiteral("saved by region0.forward for its backward");
     }
     QVERIFY(savedRow);
+    // The breakdown's module tree says what its root holds: the run and what it carries.
+    w.breakdownPanel()->refresh(); // it refreshes when shown; its tab is not raised here
+    auto* tree = w.breakdownPanel()->findChild<QTreeView*>();
+    QVERIFY(tree);
+    const QString root = tree->model()->index(0, 0).data().toString();
+    QVERIFY2(root == QStringLiteral("(region1.forward and carried)"), qPrintable(root));
     // The schedule tab edits one graph: here it says so and offers the run under the cursor's graph.
     SchedulePanel* panel = w.schedulePanel();
     QVERIFY(panel->currentWidget() != w.scheduleEditor());
