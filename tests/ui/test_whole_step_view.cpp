@@ -17,6 +17,7 @@
 
 #include <fxmem/io.h>
 
+#include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -333,6 +334,24 @@ void TestWholeStepView::aRepeatedRegionsModulesAreQualified() {
     for (const auto& [module, why] : rows)
         own = own || (module == QStringLiteral("blocks.1.lin") && !why.startsWith(QStringLiteral("saved by")));
     QVERIFY(own);
+    // b0's run for blocks.1 holds no parameter: it carries blocks.0.lin.weight and
+    // blocks.1.lin.weight, one storage (the region's placeholder) listed twice, as the CLI does.
+    // Scrubbing the whole step keeps the model consistent and its total the curve's.
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    for (std::size_t k = 0; k < scene->profile.size(); ++k) {
+        model.setStep(static_cast<std::int64_t>(k));
+        QCOMPARE(model.totalBytes(), scene->profile[k]);
+        std::int64_t rowBytes = 0; // the rows shown, not only the total worked out
+        for (int r = 0; r < model.rowCount(); ++r) rowBytes += model.row(r).nbytes;
+        QCOMPARE(rowBytes, scene->profile[k]);
+        QCOMPARE(static_cast<std::size_t>(model.rowCount()),
+                 liveAtStep(*scene, nullptr, static_cast<std::int64_t>(k)).live.size());
+    }
+    model.setStep(scene->segments[2].offset + 1);
+    int weightRows = 0;
+    for (int r = 0; r < model.rowCount(); ++r)
+        weightRows += model.row(r).storage.index() == 0 && model.row(r).carry >= 0 ? 1 : 0;
+    QCOMPARE(weightRows, 2);
 }
 
 QTEST_MAIN(TestWholeStepView)

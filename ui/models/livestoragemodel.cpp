@@ -8,6 +8,8 @@
 
 #include <QStringList>
 
+#include <algorithm>
+
 LiveStorageModel::LiveStorageModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void LiveStorageModel::setScene(std::shared_ptr<const Scene> scene) {
@@ -60,10 +62,20 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
             total_ += r.nbytes;
         }
     }
-    applyDifference(std::move(next), scene_ ? at.where.segment : -1);
+    bool duplicates = false;
+    if (scene_ && scene_->wholeStep() && at.baselineBegin < at.live.size()) {
+        std::vector<std::int32_t> carried;
+        carried.reserve(at.live.size() - at.baselineBegin);
+        for (std::size_t i = at.baselineBegin; i < at.live.size(); ++i) carried.push_back(at.live[i].storage.value);
+        std::sort(carried.begin(), carried.end());
+        duplicates = std::adjacent_find(carried.begin(), carried.end()) != carried.end();
+    }
+    const bool reset = duplicates || duplicates_;
+    duplicates_ = duplicates;
+    applyDifference(std::move(next), scene_ ? at.where.segment : -1, reset);
 }
 
-void LiveStorageModel::applyDifference(std::vector<Row> next, int segment) {
+void LiveStorageModel::applyDifference(std::vector<Row> next, int segment, bool reset) {
     const auto resetTo = [&] {
         beginResetModel();
         for (const Row& r : rows_) rowOf_[slot(r)] = 0;
@@ -75,7 +87,7 @@ void LiveStorageModel::applyDifference(std::vector<Row> next, int segment) {
         endResetModel();
     };
     // Another graph of a joined pair (other node ids) or nothing in common to keep: a reset.
-    if (!scene_ || segment != segment_ || rows_.empty() || next.empty()) return resetTo();
+    if (reset || !scene_ || segment != segment_ || rows_.empty() || next.empty()) return resetTo();
 
     // Which rows stay (updated in place when their fields moved on), which go, which are new.
     std::vector<std::uint8_t> keep(rows_.size(), 0);
