@@ -195,6 +195,18 @@ void TestWholeStepView::optimizerStateBandIsTheFilesAdamState() {
         for (const StackedBands::Band& b : bands) sum += b.values[i];
         QCOMPARE(sum, scene->profile[i]);
     }
+    // Counting every device adds Adam's CPU `step` counters (4 B per parameter tensor: 29 in
+    // gpt_adam, 41 in gpt_break), and the view stays on the whole step.
+    {
+        SceneRequest all = scene->request;
+        all.filter = DeviceFilter::All;
+        const auto every = buildScene(scene->file, path, all);
+        QVERIFY(every->wholeStep());
+        const qint64 counters = path.contains(QStringLiteral("gpt_adam")) ? 29 * 4 : 41 * 4;
+        QCOMPARE(every->step->optimizer_state, state + counters);
+        for (const StackedBands::Band& b : StackedBands::forScene(*every, *every->roles, fxmem::GroupBy::Role, 0))
+            if (b.name == QStringLiteral("optimizer_state")) QCOMPARE(b.values.front(), state + counters);
+    }
     // gpt_break's region0.forward saves activations while region1 runs: its own band, zero in
     // the first run, the saved bytes whole_step carries in the second.
     if (path.contains(QStringLiteral("gpt_break"))) {
