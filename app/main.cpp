@@ -2,9 +2,7 @@
 // loader (fxmem::load_file) is injected here.
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/scrubbenchmark.h"
-#include "recompute/recomputepanel.h"
 #include "timeline/timelinemodebar.h"
-#include "timeline/timelineplot.h"
 #include "util/theme.h"
 
 #include <fxmem/io.h>
@@ -219,13 +217,9 @@ int main(int argc, char** argv) {
         settled->start();
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, settled] {
-            const bool bands =
-                window.timelineModeBar()->mode() == TimelineModeBar::Mode::Total || window.timeline()->isStacked();
-            const bool compared = !options.wantsComparison() || window.timeline()->hasComparison();
-            const auto& plan = window.recomputePanel()->plan();
-            const bool planned = !options.findPlan || (plan && window.scene()->file == plan->pairFile);
-            if (!(bands && compared) && settled->elapsed() < 20000) return;
-            if (!planned && settled->elapsed() < 60000) return;
+            const ViewOptionsSettled done = window.viewOptionsSettled(options);
+            if (!done.views && settled->elapsed() < 20000) return;
+            if (!done.plan && settled->elapsed() < 60000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {
                 if (bench) {

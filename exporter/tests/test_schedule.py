@@ -135,7 +135,8 @@ def test_rejects_unreadable_schedules(tmp_path):
     (b"[" * 100_000, "nested too deeply"),
 ])
 def test_rejects_bad_encoding_and_deep_nesting(tmp_path, content, message):
-    """Issue 11 item 16: the package's own error naming the file, the graph left alone."""
+    """A schedule file that is not valid UTF-8 or is nested too deeply: the package's own error naming
+    the file, the graph left alone."""
     gm, names = linear_graph()
     before = gm.code
     bad = tmp_path / "hostile.json"

@@ -9,6 +9,7 @@
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
+#include "panels/summarybar.h"
 #include "state/viewstate.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
@@ -69,7 +70,7 @@ void TestBreakdown::initTestCase() {
 void TestBreakdown::groupsAtTheStepByHand() {
     auto w = openModules();
     QVERIFY(w);
-    BreakdownPanel* panel = w->breakdownPanel();
+    BreakdownPanel* panel = w->parts().breakdown;
     QAbstractItemModelTester t1(panel->roleModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t2(panel->moduleModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t3(panel->moduleProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -109,7 +110,7 @@ void TestBreakdown::groupsAddUpToEveryStep() {
                 w->showGraph(-1, 0);
             QTRY_COMPARE(shown.count(), 1);
         }
-        BreakdownPanel* panel = w->breakdownPanel();
+        BreakdownPanel* panel = w->parts().breakdown;
         const auto& profile = w->scene()->profile;
         for (std::size_t k = 0; k < profile.size(); ++k) {
             w->setCursorStep(static_cast<std::int64_t>(k));
@@ -128,7 +129,7 @@ void TestBreakdown::groupsAddUpToEveryStep() {
                 leaves += panel->moduleModel()->bytes(m) - children; // its own storages
             }
             QCOMPARE(leaves, profile[k]);
-            QCOMPARE(w->liveModel()->totalBytes(), profile[k]);
+            QCOMPARE(w->parts().livePanel->model()->totalBytes(), profile[k]);
         }
     }
 }
@@ -136,7 +137,7 @@ void TestBreakdown::groupsAddUpToEveryStep() {
 void TestBreakdown::selectingAModuleFiltersTheTable() {
     auto w = openModules();
     QVERIFY(w);
-    BreakdownPanel* panel = w->breakdownPanel();
+    BreakdownPanel* panel = w->parts().breakdown;
     w->setCursorStep(5);
     panel->refresh();
     QSignalSpy selected(w->state(), &ViewState::moduleSelected);
@@ -149,26 +150,26 @@ void TestBreakdown::selectingAModuleFiltersTheTable() {
     };
     auto shown = [&] {
         std::int64_t bytes = 0;
-        for (int r = 0; r < w->liveProxy()->rowCount(); ++r)
-            bytes += w->liveProxy()->index(r, 0).data(LiveStorageModel::BytesRole).toLongLong();
+        for (int r = 0; r < w->parts().livePanel->proxy()->rowCount(); ++r)
+            bytes += w->parts().livePanel->proxy()->index(r, 0).data(LiveStorageModel::BytesRole).toLongLong();
         return bytes;
     };
     select("layers.1.fc");
     QCOMPARE(w->state()->selectedModule(), QStringLiteral("layers.1.fc"));
     QCOMPARE(selected.count(), 1);
-    QCOMPARE(w->liveProxy()->rowCount(), 2); // W1 and A1
+    QCOMPARE(w->parts().livePanel->proxy()->rowCount(), 2); // W1 and A1
     QCOMPARE(shown(), 2400);
-    QVERIFY2(w->liveTotalLabel()->text().contains(QStringLiteral("in 2 storages shown")),
-             qPrintable(w->liveTotalLabel()->text()));
+    QVERIFY2(w->parts().livePanel->footerLabel()->text().contains(QStringLiteral("in 2 storages shown")),
+             qPrintable(w->parts().livePanel->footerLabel()->text()));
     select("layers");
-    QCOMPARE(w->liveProxy()->rowCount(), 4);
+    QCOMPARE(w->parts().livePanel->proxy()->rowCount(), 4);
     QCOMPARE(shown(), 3700);
     // The filter follows the cursor: at step 1 (after mm0 allocates) layers holds W0, W1, A0.
     w->setCursorStep(1);
     QCOMPARE(shown(), 3300);
     // Selecting the whole graph, or another view's clear, shows everything again.
     w->state()->selectModule(QString());
-    QCOMPARE(w->liveProxy()->rowCount(), w->liveModel()->rowCount());
+    QCOMPARE(w->parts().livePanel->proxy()->rowCount(), w->parts().livePanel->model()->rowCount());
     QVERIFY(!panel->moduleView()->selectionModel()->currentIndex().isValid());
     // A module chosen elsewhere (the graph view) is selected in the tree too.
     w->state()->selectModule(QStringLiteral("layers.0.fc"));
@@ -183,7 +184,7 @@ void TestBreakdown::liveTableHasRoleAndModule() {
     QVERIFY(w);
     w->setCursorStep(5);
     QMap<QString, QPair<QString, QString>> byAllocator;
-    LiveStorageModel* m = w->liveModel();
+    LiveStorageModel* m = w->parts().livePanel->model();
     for (int r = 0; r < m->rowCount(); ++r)
         byAllocator[m->index(r, LiveStorageModel::AllocatorColumn).data().toString()] = {
             m->index(r, LiveStorageModel::RoleColumn).data().toString(),
@@ -198,43 +199,43 @@ void TestBreakdown::liveTableHasRoleAndModule() {
     QCOMPARE(byAllocator[QStringLiteral("mm1")], qMakePair(QStringLiteral("temporary"), QStringLiteral("layers.1.fc")));
     QCOMPARE(byAllocator[QStringLiteral("loss")], qMakePair(QStringLiteral("output"), QStringLiteral("(root)")));
     // The filter box searches them too.
-    w->livePanel()->filterEdit()->setText(QStringLiteral("activation"));
-    QTRY_COMPARE(w->liveProxy()->rowCount(), 1);
+    w->parts().livePanel->filterEdit()->setText(QStringLiteral("activation"));
+    QTRY_COMPARE(w->parts().livePanel->proxy()->rowCount(), 1);
 }
 
 void TestBreakdown::stackedTimelineFollowsTheModeBar() {
     auto w = openModules();
     QVERIFY(w);
-    QCOMPARE(w->timelineModeBar()->mode(), TimelineModeBar::Mode::Total); // 14 nodes: the plain curve
-    QVERIFY(!w->timeline()->isStacked());
+    QCOMPARE(w->parts().modeBar->mode(), TimelineModeBar::Mode::Total); // 14 nodes: the plain curve
+    QVERIFY(!w->parts().timeline->isStacked());
     auto bandsAddUp = [&] {
-        const auto& profile = w->timeline()->profile();
+        const auto& profile = w->parts().timeline->profile();
         for (std::size_t k = 0; k < profile.size(); ++k) {
             std::int64_t sum = 0;
-            for (const auto& b : w->timeline()->stackedBands()) sum += b.values[k];
+            for (const auto& b : w->parts().timeline->stackedBands()) sum += b.values[k];
             if (sum != profile[k]) return false;
         }
         return true;
     };
-    w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByRole);
-    QTRY_VERIFY(w->timeline()->isStacked());
+    w->parts().modeBar->setMode(TimelineModeBar::Mode::ByRole);
+    QTRY_VERIFY(w->parts().timeline->isStacked());
     QStringList names;
-    for (const auto& b : w->timeline()->stackedBands()) names << b.name;
+    for (const auto& b : w->parts().timeline->stackedBands()) names << b.name;
     QVERIFY2(names.contains(QStringLiteral("parameter")) && names.contains(QStringLiteral("activation")),
              qPrintable(names.join(u',')));
     QVERIFY(bandsAddUp());
-    w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByModule);
-    QTRY_VERIFY(w->timeline()->stackedBands().front().name != QStringLiteral("parameter"));
+    w->parts().modeBar->setMode(TimelineModeBar::Mode::ByModule);
+    QTRY_VERIFY(w->parts().timeline->stackedBands().front().name != QStringLiteral("parameter"));
     QVERIFY(bandsAddUp());
-    w->timelineModeBar()->setMode(TimelineModeBar::Mode::Total);
-    QVERIFY(!w->timeline()->isStacked());
+    w->parts().modeBar->setMode(TimelineModeBar::Mode::Total);
+    QVERIFY(!w->parts().timeline->isStacked());
     // The joined pair: bands over the joined profile (baseline included).
-    w->timelineModeBar()->setMode(TimelineModeBar::Mode::ByRole);
+    w->parts().modeBar->setMode(TimelineModeBar::Mode::ByRole);
     QSignalSpy shown(w.get(), &MainWindow::sceneShown);
     w->showGraph(-1, 0);
     QTRY_COMPARE(shown.count(), 1);
-    QTRY_VERIFY(w->timeline()->isStacked() &&
-                w->timeline()->stackedBands().front().values.size() == w->timeline()->profile().size());
+    QTRY_VERIFY(w->parts().timeline->isStacked() &&
+                w->parts().timeline->stackedBands().front().values.size() == w->parts().timeline->profile().size());
     QVERIFY(bandsAddUp());
 }
 
@@ -242,13 +243,13 @@ void TestBreakdown::graphViewModuleClickSelectsIt() {
     auto w = openModules();
     QVERIFY(w);
     const fxmem::ModuleTree& tree = w->scene()->segments[0].attribution->tree();
-    emit w->graphView()->moduleClicked(0, tree.find("layers.1.fc"));
+    emit w->parts().graphView->moduleClicked(0, tree.find("layers.1.fc"));
     QCOMPARE(w->state()->selectedModule(), QStringLiteral("layers.1.fc"));
     w->setCursorStep(5);
-    QCOMPARE(w->liveProxy()->rowCount(), 2);
-    emit w->graphView()->moduleClicked(0, fxmem::ModuleTree::kRoot); // the whole graph: no filter
+    QCOMPARE(w->parts().livePanel->proxy()->rowCount(), 2);
+    emit w->parts().graphView->moduleClicked(0, fxmem::ModuleTree::kRoot); // the whole graph: no filter
     QVERIFY(w->state()->selectedModule().isNull());
-    QCOMPARE(w->liveProxy()->rowCount(), 5);
+    QCOMPARE(w->parts().livePanel->proxy()->rowCount(), 5);
 }
 
 QTEST_MAIN(TestBreakdown)

@@ -4,6 +4,8 @@
 #include "graphview/graphview.h"
 #include "mainwindow/mainwindow.h"
 #include "models/livestoragemodel.h"
+#include "panels/livestoragepanel.h"
+#include "panels/summarybar.h"
 #include "timeline/timelineplot.h"
 
 #include <fxmem/io.h>
@@ -85,7 +87,7 @@ void TestLargeGraph::openStaysResponsive() {
           w.scene()->nodeCount(), static_cast<long long>(loadMs), static_cast<long long>(maxGap), ticks);
 
     // Painting the whole graph (dots) and a zoomed-in window (boxes, names, wires).
-    GraphView* view = w.graphView();
+    GraphView* view = w.parts().graphView;
     QElapsedTimer t;
     t.start();
     view->grab();
@@ -108,14 +110,14 @@ void TestLargeGraph::openStaysResponsive() {
         QVERIFY(view->nodeAt(at.toPoint()).valid());
     }
     const double mid = static_cast<double>(w.scene()->profile.size()) / 2;
-    w.timeline()->setXRange(mid - 200, mid + 200);
+    w.parts().timeline->setXRange(mid - 200, mid + 200);
     t.restart();
     view->grab();
     qInfo("graph view, 400 steps: %lld ms, %zu nodes drawn", static_cast<long long>(t.elapsed()),
           view->lastPaintedNodes());
-    w.timeline()->resetZoom();
+    w.parts().timeline->resetZoom();
     t.restart();
-    w.timeline()->grab();
+    w.parts().timeline->grab();
     qInfo("timeline, all steps: %lld ms", static_cast<long long>(t.elapsed()));
 
     // Scrubbing: 50 cursor moves across the graph (live query, table, highlights).
@@ -123,8 +125,9 @@ void TestLargeGraph::openStaysResponsive() {
     const auto n = static_cast<std::int64_t>(w.scene()->profile.size());
     for (int i = 0; i < 50; ++i) w.setCursorStep(n * i / 50);
     qInfo("scrub: %.1f ms per step (live rows at the last: %d)", static_cast<double>(t.elapsed()) / 50,
-          w.liveModel()->rowCount());
-    QCOMPARE(w.liveModel()->totalBytes(), w.scene()->profile[static_cast<std::size_t>(w.timeline()->cursorStep())]);
+          w.parts().livePanel->model()->rowCount());
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(),
+             w.scene()->profile[static_cast<std::size_t>(w.parts().timeline->cursorStep())]);
 }
 
 QTEST_MAIN(TestLargeGraph)

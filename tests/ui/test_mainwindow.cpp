@@ -3,10 +3,13 @@
 // joined pairs, the CPU-only banner, and the bundled example through the real loader.
 #include "graphview/graphview.h"
 #include "inspector/nodeinspector.h"
+#include "mainwindow/mainactions.h"
+#include "mainwindow/maintoolbar.h"
 #include "mainwindow/mainwindow.h"
 #include "models/livestoragemodel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
+#include "panels/summarybar.h"
 #include "schedule/scheduleeditor.h"
 #include "shell_fixtures.h"
 #include "state/viewstate.h"
@@ -92,13 +95,13 @@ void TestMainWindow::openingShowsTheCorePeak() {
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
     QCOMPARE(w.scene()->peak, 130);
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("130 B")), qPrintable(w.summaryLabel()->text()));
-    QVERIFY2(w.timeline()->peakText().startsWith(QStringLiteral("peak 130 B · step 3")),
-             qPrintable(w.timeline()->peakText()));
-    QCOMPARE(w.timeline()->profile(), fixtures::kChainProfile);
+    QVERIFY2(w.parts().summary->text().contains(QStringLiteral("130 B")), qPrintable(w.parts().summary->text()));
+    QVERIFY2(w.parts().timeline->peakText().startsWith(QStringLiteral("peak 130 B · step 3")),
+             qPrintable(w.parts().timeline->peakText()));
+    QCOMPARE(w.parts().timeline->profile(), fixtures::kChainProfile);
     // The cursor starts at the peak, and the table already answers for it.
-    QCOMPARE(w.timeline()->cursorStep(), 3);
-    QCOMPARE(w.liveModel()->totalBytes(), 130);
+    QCOMPARE(w.parts().timeline->cursorStep(), 3);
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(), 130);
 }
 
 void TestMainWindow::scrubbingFillsTheLiveTable() {
@@ -106,26 +109,28 @@ void TestMainWindow::scrubbingFillsTheLiveTable() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
-    QAbstractItemModelTester tester(w.liveProxy(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(w.parts().livePanel->proxy(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (std::int64_t k : {0, 1, 2, 4, 6, 3}) {
         w.setCursorStep(k);
-        QCOMPARE(w.liveModel()->step(), k);
-        QCOMPARE(w.liveModel()->totalBytes(), fixtures::kChainProfile[static_cast<std::size_t>(k)]);
-        QVERIFY2(w.liveTotalLabel()->text().contains(formatBytes(fixtures::kChainProfile[static_cast<std::size_t>(k)])),
-                 qPrintable(w.liveTotalLabel()->text()));
+        QCOMPARE(w.parts().livePanel->model()->step(), k);
+        QCOMPARE(w.parts().livePanel->model()->totalBytes(), fixtures::kChainProfile[static_cast<std::size_t>(k)]);
+        QVERIFY2(w.parts().livePanel->footerLabel()->text().contains(
+                     formatBytes(fixtures::kChainProfile[static_cast<std::size_t>(k)])),
+                 qPrintable(w.parts().livePanel->footerLabel()->text()));
     }
     // Keyboard: Right steps the cursor by one.
     w.setCursorStep(1);
-    w.timeline()->setFocus();
-    QTest::keyClick(w.timeline(), Qt::Key_Right);
-    QCOMPARE(w.timeline()->cursorStep(), 2);
-    QCOMPARE(w.liveModel()->totalBytes(), 110);
+    w.parts().timeline->setFocus();
+    QTest::keyClick(w.parts().timeline, Qt::Key_Right);
+    QCOMPARE(w.parts().timeline->cursorStep(), 2);
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(), 110);
     // The hovered mouse position maps to a step the same way.
-    const QRect area = w.timeline()->axisRect()->rect();
-    const int x = static_cast<int>(w.timeline()->xAxis->coordToPixel(5));
-    QTest::mouseMove(w.timeline(), QPoint(x, area.center().y()));
-    QTRY_COMPARE(w.timeline()->cursorStep(), 5);
-    QCOMPARE(w.liveModel()->totalBytes(), 120);
+    const QRect area = w.parts().timeline->axisRect()->rect();
+    const int x = static_cast<int>(w.parts().timeline->xAxis->coordToPixel(5));
+    QTest::mouseMove(w.parts().timeline, QPoint(x, area.center().y()));
+    QTRY_COMPARE(w.parts().timeline->cursorStep(), 5);
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(), 120);
 }
 
 void TestMainWindow::invalidFileKeepsThePreviousGraph() {
@@ -139,15 +144,15 @@ void TestMainWindow::invalidFileKeepsThePreviousGraph() {
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);
     QVERIFY(failed.front().front().toString().contains(QStringLiteral("broken.json:3:7")));
     QCOMPARE(w.scene(), before);
-    QCOMPARE(w.timeline()->profile(), fixtures::kChainProfile);
-    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("130 B")));
+    QCOMPARE(w.parts().timeline->profile(), fixtures::kChainProfile);
+    QVERIFY(w.parts().summary->text().contains(QStringLiteral("130 B")));
     // The error dialog is open (not exec'd): the window still answers.
     QMessageBox* box = w.findChild<QMessageBox*>();
     QVERIFY(box);
     QVERIFY(box->informativeText().contains(QStringLiteral("expected")));
     box->close();
     w.setCursorStep(0);
-    QCOMPARE(w.liveModel()->totalBytes(), 100);
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(), 100);
 }
 
 void TestMainWindow::switchingGraphsAndJoinedPair() {
@@ -155,27 +160,27 @@ void TestMainWindow::switchingGraphsAndJoinedPair() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
-    QCOMPARE(w.graphCombo()->count(), 3); // fwd, bwd, fwd + bwd
+    QCOMPARE(w.parts().toolbar->graphCombo()->count(), 3); // fwd, bwd, fwd + bwd
     QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
     QCOMPARE(w.scene()->peak, 130);
-    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>130 B</b>")));
+    QVERIFY(w.parts().summary->text().contains(QStringLiteral("Pair peak <b>130 B</b>")));
 
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.showGraph(1);
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->title(), QStringLiteral("bwd"));
     QCOMPARE(w.scene()->profile, (std::vector<std::int64_t>{15, 55, 45}));
-    QCOMPARE(w.graphCombo()->currentIndex(), 1);
+    QCOMPARE(w.parts().toolbar->graphCombo()->currentIndex(), 1);
 
     w.showGraph(-1, 0);
     QTRY_COMPARE(shown.count(), 2);
     QVERIFY(w.scene()->joined());
-    QCOMPARE(w.timeline()->profile(), fixtures::kJoinedProfile);
-    QCOMPARE(w.graphCombo()->currentIndex(), 2);
-    QVERIFY(!w.scheduleEditor()->isEnabled()); // the editor works on one graph
+    QCOMPARE(w.parts().timeline->profile(), fixtures::kJoinedProfile);
+    QCOMPARE(w.parts().toolbar->graphCombo()->currentIndex(), 2);
+    QVERIFY(!w.parts().editor->isEnabled()); // the editor works on one graph
     for (std::int64_t k = 0; k < 8; ++k) {
         w.setCursorStep(k);
-        QCOMPARE(w.liveModel()->totalBytes(), fixtures::kJoinedProfile[static_cast<std::size_t>(k)]);
+        QCOMPARE(w.parts().livePanel->model()->totalBytes(), fixtures::kJoinedProfile[static_cast<std::size_t>(k)]);
     }
 }
 
@@ -196,12 +201,12 @@ void TestMainWindow::cpuOnlyGraphShowsTheBanner() {
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->peak, 128);
     QVERIFY(!banner->isVisible());
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("counting CPU storages")),
-             qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.parts().summary->text().contains(QStringLiteral("counting CPU storages")),
+             qPrintable(w.parts().summary->text()));
     // The choice is this file's: the next file, and the next session, count as PyTorch does.
     QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
     QCOMPARE(w.scene()->request.filter, DeviceFilter::NonCpu);
-    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("counting CPU storages")));
+    QVERIFY(!w.parts().summary->text().contains(QStringLiteral("counting CPU storages")));
     MainWindow later(fixtures::fakeLoader());
     later.show();
     QVERIFY(openAndWait(later, QStringLiteral("cpu.json")));
@@ -216,13 +221,13 @@ void TestMainWindow::selectingANodeFillsTheInspector() {
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    GraphView* view = w.graphView();
+    GraphView* view = w.parts().graphView;
     const NodeRef b{0, w.scene()->segments[0].analysis->graph().find("b")};
     const QPoint at = view->nodeCenter(b).toPoint();
     QCOMPARE(view->nodeAt(at), b);
     QTest::mouseClick(view, Qt::LeftButton, {}, at);
     QCOMPARE(view->selectedNode(), b);
-    const QString html = w.inspector()->toPlainText();
+    const QString html = w.parts().inspector->toPlainText();
     QVERIFY2(html.contains(QStringLiteral("aten.mul.Tensor")), qPrintable(html));
     QVERIFY(html.contains(QStringLiteral("inputs a")));
     QVERIFY(html.contains(QStringLiteral("frees 10 B")));
@@ -236,15 +241,15 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.scene()->peak, 115);
-    ScheduleEditor* editor = w.scheduleEditor();
+    ScheduleEditor* editor = w.parts().editor;
     QVERIFY(editor->isEnabled());
     QString why;
     QVERIFY(!editor->moveNode(3, 1, &why)); // use_big before its input big
     QVERIFY(why.contains(QStringLiteral("big")));
-    QVERIFY(!w.timeline()->hasOverlay());
+    QVERIFY(!w.parts().timeline->hasOverlay());
 
     // Drag use_big (step 5) in the graph view onto small's place (step 3): schedule 3 -> 2.
-    GraphView* view = w.graphView();
+    GraphView* view = w.parts().graphView;
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
     const NodeRef useBig{0, g.find("use_big")}, small{0, g.find("small")};
     const QPoint from = view->nodeCenter(useBig).toPoint(),
@@ -257,58 +262,59 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     }
     QTest::mouseRelease(view, Qt::LeftButton, {}, to);
     QCOMPARE(editor->peak(), 105);
-    QVERIFY(w.timeline()->hasOverlay());
+    QVERIFY(w.parts().timeline->hasOverlay());
     QCOMPARE(editor->profile(), (std::vector<std::int64_t>{4, 104, 104, 105, 5, 15, 15, 16, 6}));
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("Edited")), qPrintable(w.summaryLabel()->text()));
-    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("-10 B (-8.7 %)")));
+    QVERIFY2(w.parts().summary->text().contains(QStringLiteral("Edited")), qPrintable(w.parts().summary->text()));
+    QVERIFY(w.parts().summary->text().contains(QStringLiteral("-10 B (-8.7 %)")));
     QVERIFY(w.isWindowModified());
     // The graph view follows the edited schedule: use_big now sits at step 3.
     QCOMPARE(view->stepOf(useBig), 3);
 
     // So do the live table and the step names, once the edited order's index arrives from its
     // worker. Edited order: big 1/2, use_big 3/4, small 5/6, use_small 7/8.
-    QTRY_VERIFY(w.liveModel()->orderedLive() != nullptr);
+    QTRY_VERIFY(w.parts().livePanel->model()->orderedLive() != nullptr);
     const std::vector<std::int64_t> edited = editor->profile();
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(edited.size()); ++k) {
         w.setCursorStep(k);
-        QCOMPARE(w.liveModel()->totalBytes(), edited[static_cast<std::size_t>(k)]);
+        QCOMPARE(w.parts().livePanel->model()->totalBytes(), edited[static_cast<std::size_t>(k)]);
     }
     // The inspector gives the node's step in the edited order, and where it was.
-    w.inspector()->showNode(useBig);
-    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("step 3 (originally 5)")),
-             qPrintable(w.inspector()->toPlainText()));
+    w.parts().inspector->showNode(useBig);
+    QVERIFY2(w.parts().inspector->toPlainText().contains(QStringLiteral("step 3 (originally 5)")),
+             qPrintable(w.parts().inspector->toPlainText()));
     w.setCursorStep(3);
     // After use_big allocates: big 100 (its last user is use_big), primals_1 4, use_big 1 = 105.
-    QCOMPARE(w.liveModel()->rowCount(), 3);
+    QCOMPARE(w.parts().livePanel->model()->rowCount(), 3);
     // The model's rows follow the steps by difference (any order); big is the 100-byte one.
     int bigRow = -1;
     for (int r = 0; r < 3; ++r)
-        if (w.liveModel()->row(r).nbytes == 100) bigRow = r;
+        if (w.parts().livePanel->model()->row(r).nbytes == 100) bigRow = r;
     QVERIFY(bigRow >= 0);
-    QCOMPARE(w.liveModel()->row(bigRow).lastUser, g.find("use_big"));
-    QCOMPARE(w.liveModel()->row(bigRow).freeStep, 4);
-    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("use_big (after alloc)")),
-             qPrintable(w.liveHeaderLabel()->text()));
-    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("edited order")),
-             qPrintable(w.liveTotalLabel()->text()));
+    QCOMPARE(w.parts().livePanel->model()->row(bigRow).lastUser, g.find("use_big"));
+    QCOMPARE(w.parts().livePanel->model()->row(bigRow).freeStep, 4);
+    QVERIFY2(w.parts().livePanel->headerLabel()->text().contains(QStringLiteral("use_big (after alloc)")),
+             qPrintable(w.parts().livePanel->headerLabel()->text()));
+    QVERIFY2(w.parts().livePanel->footerLabel()->text().contains(QStringLiteral("edited order")),
+             qPrintable(w.parts().livePanel->footerLabel()->text()));
     // The summary's peak is the original order's: step 5 is use_big's allocation there (in the
     // edited order it is small's).
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("use_big (after alloc)")),
-             qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.parts().summary->text().contains(QStringLiteral("use_big (after alloc)")),
+             qPrintable(w.parts().summary->text()));
 
     editor->undoStack()->undo();
-    QVERIFY(!w.timeline()->hasOverlay());
+    QVERIFY(!w.parts().timeline->hasOverlay());
     QCOMPARE(view->stepOf(useBig), 5);
     QVERIFY(!w.isWindowModified());
     // Back to the graph's own order, at once.
-    QVERIFY(w.liveModel()->orderedLive() == nullptr);
+    QVERIFY(w.parts().livePanel->model()->orderedLive() == nullptr);
     w.setCursorStep(3);
-    QCOMPARE(w.liveModel()->totalBytes(), 114); // original profile [4, 104, 104, 114, 114, 115, 15, 16, 6]
-    QVERIFY2(w.liveHeaderLabel()->text().contains(QStringLiteral("small (after alloc)")),
-             qPrintable(w.liveHeaderLabel()->text()));
-    w.inspector()->showNode(useBig);
-    QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("step 5")));
-    QVERIFY(!w.inspector()->toPlainText().contains(QStringLiteral("originally")));
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(),
+             114); // original profile [4, 104, 104, 114, 114, 115, 15, 16, 6]
+    QVERIFY2(w.parts().livePanel->headerLabel()->text().contains(QStringLiteral("small (after alloc)")),
+             qPrintable(w.parts().livePanel->headerLabel()->text()));
+    w.parts().inspector->showNode(useBig);
+    QVERIFY(w.parts().inspector->toPlainText().contains(QStringLiteral("step 5")));
+    QVERIFY(!w.parts().inspector->toPlainText().contains(QStringLiteral("originally")));
 }
 
 void TestMainWindow::editingABackwardMovesThePairPeak() {
@@ -321,33 +327,34 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
     w.showGraph(1);
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->profile, (std::vector<std::int64_t>{15, 215, 215, 245, 235, 236, 36, 37, 7}));
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("Pair peak <b>265 B</b>")),
-             qPrintable(w.summaryLabel()->text()));
-    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
-    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));
-    QCOMPARE(w.scheduleEditor()->peak(), 216);
+    QVERIFY2(w.parts().summary->text().contains(QStringLiteral("Pair peak <b>265 B</b>")),
+             qPrintable(w.parts().summary->text()));
+    QVERIFY(!w.parts().summary->text().contains(QStringLiteral("edited")));
+    QVERIFY(w.parts().editor->moveNode(4, 3, nullptr));
+    QCOMPARE(w.parts().editor->peak(), 216);
     // The original peak keeps its node's name; the cursor names the node of each order at step 3.
-    QTRY_VERIFY(w.liveModel()->orderedLive() != nullptr);
-    QVERIFY2(w.timeline()->peakText().startsWith(QStringLiteral("peak 245 B · step 3 · small (after alloc)")),
-             qPrintable(w.timeline()->peakText()));
+    QTRY_VERIFY(w.parts().livePanel->model()->orderedLive() != nullptr);
+    QVERIFY2(w.parts().timeline->peakText().startsWith(QStringLiteral("peak 245 B · step 3 · small (after alloc)")),
+             qPrintable(w.parts().timeline->peakText()));
     w.setCursorStep(2);
     w.setCursorStep(3);
-    QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("245 B · small (after alloc)")),
-             qPrintable(w.timeline()->cursorText()));
-    QVERIFY2(w.timeline()->cursorText().contains(QStringLiteral("edited 216 B · use_big (after alloc)")),
-             qPrintable(w.timeline()->cursorText()));
-    QVERIFY2(w.summaryLabel()->text().contains(QStringLiteral("edited <b>236 B</b> -29 B (-10.9 %)")),
-             qPrintable(w.summaryLabel()->text()));
+    QVERIFY2(w.parts().timeline->cursorText().contains(QStringLiteral("245 B · small (after alloc)")),
+             qPrintable(w.parts().timeline->cursorText()));
+    QVERIFY2(w.parts().timeline->cursorText().contains(QStringLiteral("edited 216 B · use_big (after alloc)")),
+             qPrintable(w.parts().timeline->cursorText()));
+    QVERIFY2(w.parts().summary->text().contains(QStringLiteral("edited <b>236 B</b> -29 B (-10.9 %)")),
+             qPrintable(w.parts().summary->text()));
     // Undo: the original order, and the pair peak alone again.
-    w.scheduleEditor()->undoStack()->undo();
-    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("edited")));
+    w.parts().editor->undoStack()->undo();
+    QVERIFY(!w.parts().summary->text().contains(QStringLiteral("edited")));
     // An edit undone before its live index arrives leaves nothing "updating".
-    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr));
-    w.scheduleEditor()->undoStack()->undo();
+    QVERIFY(w.parts().editor->moveNode(4, 3, nullptr));
+    w.parts().editor->undoStack()->undo();
     w.setCursorStep(4);
-    QVERIFY2(!w.liveTotalLabel()->text().contains(QStringLiteral("Updating")), qPrintable(w.liveTotalLabel()->text()));
+    QVERIFY2(!w.parts().livePanel->footerLabel()->text().contains(QStringLiteral("Updating")),
+             qPrintable(w.parts().livePanel->footerLabel()->text()));
     QTest::qWait(50);
-    QVERIFY(w.liveModel()->orderedLive() == nullptr);
+    QVERIFY(w.parts().livePanel->model()->orderedLive() == nullptr);
 }
 
 void TestMainWindow::droppingAFileOpensIt() {
@@ -366,7 +373,7 @@ void TestMainWindow::droppingAFileOpensIt() {
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->path, QStringLiteral("/nowhere/pair.json"));
     QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
-    QCOMPARE(w.timeline()->exportTitle(), QStringLiteral("pair.json · fwd")); // exported plots say what they show
+    QCOMPARE(w.parts().timeline->exportTitle(), QStringLiteral("pair.json · fwd")); // exported plots say what they show
     delete mime;
 }
 
@@ -380,12 +387,12 @@ void TestMainWindow::bundledExampleThroughTheRealLoader() {
     const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
     const auto analysis = GraphAnalysis::compute(file, 0);
     QCOMPARE(w.scene()->peak, analysis->peak());
-    QCOMPARE(w.timeline()->profile(), analysis->profile());
-    QVERIFY(w.summaryLabel()->text().contains(formatBytes(analysis->peak())));
+    QCOMPARE(w.parts().timeline->profile(), analysis->profile());
+    QVERIFY(w.parts().summary->text().contains(formatBytes(analysis->peak())));
     const std::size_t n = analysis->profile().size();
     for (std::size_t k : {std::size_t(0), n / 3, n / 2, analysis->peakStep(), n - 1}) {
         w.setCursorStep(static_cast<std::int64_t>(k));
-        QCOMPARE(w.liveModel()->totalBytes(), analysis->profile()[k]);
+        QCOMPARE(w.parts().livePanel->model()->totalBytes(), analysis->profile()[k]);
     }
 }
 
@@ -418,9 +425,9 @@ void TestMainWindow::fitsALaptopScreenAfterAnEdit() {
     QVERIFY2(before.width() <= 1366 && before.height() <= 768,
              qPrintable(QStringLiteral("minimum %1x%2").arg(before.width()).arg(before.height())));
     // An edit makes the summary line longer (edited peak, pair peak): the window must not widen.
-    QVERIFY(someEdit(w.scheduleEditor()));
-    QVERIFY(w.summaryLabel()->text().contains(QStringLiteral("Edited")));
-    QTRY_VERIFY(w.liveModel()->orderedLive() != nullptr);
+    QVERIFY(someEdit(w.parts().editor));
+    QVERIFY(w.parts().summary->text().contains(QStringLiteral("Edited")));
+    QTRY_VERIFY(w.parts().livePanel->model()->orderedLive() != nullptr);
     const QSize after = minimumOf(w);
     QVERIFY2(after.width() <= 1366 && after.height() <= 768,
              qPrintable(QStringLiteral("minimum after an edit %1x%2").arg(after.width()).arg(after.height())));
@@ -428,7 +435,7 @@ void TestMainWindow::fitsALaptopScreenAfterAnEdit() {
     // The joined pair (the longest summary) as well.
     const int pairs = static_cast<int>(w.scene()->file->pairs.size());
     if (pairs > 0) {
-        w.scheduleEditor()->undoStack()->setClean(); // no "unsaved" question
+        w.parts().editor->undoStack()->setClean(); // no "unsaved" question
         QSignalSpy shown(&w, &MainWindow::sceneShown);
         w.showGraph(-1, 0);
         QTRY_COMPARE(shown.count(), 1);
@@ -446,21 +453,21 @@ void TestMainWindow::redoAnswersBothKeys() {
     w.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&w));
     // Each key is bound once (a key bound twice is "ambiguous" and does nothing).
-    const QList<QKeySequence> keys = w.redoAction()->shortcuts();
+    const QList<QKeySequence> keys = w.parts().actions->redo->shortcuts();
     QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z)));
     QVERIFY(keys.contains(QKeySequence(Qt::CTRL | Qt::Key_Y)));
     QCOMPARE(QSet<QKeySequence>(keys.begin(), keys.end()).size(), keys.size());
-    QUndoStack* stack = w.scheduleEditor()->undoStack();
-    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
-    QCOMPARE(w.scheduleEditor()->peak(), 105);
+    QUndoStack* stack = w.parts().editor->undoStack();
+    QVERIFY(w.parts().editor->moveNode(3, 2, nullptr));
+    QCOMPARE(w.parts().editor->peak(), 105);
     for (const QKeySequence& key :
          {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)}) {
         stack->undo();
-        QCOMPARE(w.scheduleEditor()->peak(), 115);
-        QSignalSpy ambiguous(w.redoAction(), &QAction::triggered);
+        QCOMPARE(w.parts().editor->peak(), 115);
+        QSignalSpy ambiguous(w.parts().actions->redo, &QAction::triggered);
         QTest::keySequence(&w, key);
         QVERIFY2(ambiguous.count() == 1, qPrintable(key.toString()));
-        QCOMPARE(w.scheduleEditor()->peak(), 105);
+        QCOMPARE(w.parts().editor->peak(), 105);
     }
 }
 
@@ -469,13 +476,13 @@ void TestMainWindow::joinedPairScheduleTabSaysWhy() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
-    SchedulePanel* panel = w.schedulePanel();
-    QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.scheduleEditor()));
+    SchedulePanel* panel = w.parts().schedulePanel;
+    QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.parts().editor));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.showGraph(-1, 0);
     QTRY_COMPARE(shown.count(), 1);
     QVERIFY(w.scene()->joined());
-    QVERIFY(panel->currentWidget() != w.scheduleEditor());
+    QVERIFY(panel->currentWidget() != w.parts().editor);
     QVERIFY2(panel->messageLabel()->text().contains(QStringLiteral("joined")),
              qPrintable(panel->messageLabel()->text()));
     QVERIFY(panel->forwardButton()->text().contains(QStringLiteral("fwd")));
@@ -483,8 +490,8 @@ void TestMainWindow::joinedPairScheduleTabSaysWhy() {
     panel->backwardButton()->click();
     QTRY_COMPARE(shown.count(), 2);
     QCOMPARE(w.scene()->title(), QStringLiteral("bwd"));
-    QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.scheduleEditor()));
-    QVERIFY(w.scheduleEditor()->isEnabled());
+    QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.parts().editor));
+    QVERIFY(w.parts().editor->isEnabled());
     w.showGraph(-1, 0);
     QTRY_COMPARE(shown.count(), 3);
     panel->forwardButton()->click();
@@ -497,17 +504,17 @@ void TestMainWindow::resetScheduleLeavesNothingUnsaved() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
-    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
+    QVERIFY(w.parts().editor->moveNode(3, 2, nullptr));
     QVERIFY(w.isWindowModified());
-    QVERIFY(w.resetScheduleAction()->isEnabled());
-    w.resetScheduleAction()->trigger();
-    QCOMPARE(w.scheduleEditor()->order(), fxmem::original_order(w.scene()->segments[0].analysis->graph()));
+    QVERIFY(w.parts().actions->resetSchedule->isEnabled());
+    w.parts().actions->resetSchedule->trigger();
+    QCOMPARE(w.parts().editor->order(), fxmem::original_order(w.scene()->segments[0].analysis->graph()));
     QVERIFY(!w.isWindowModified());
-    QVERIFY(!w.scheduleEditor()->isModified()); // Open Schedule and Quit ask nothing
+    QVERIFY(!w.parts().editor->isModified()); // Open Schedule and Quit ask nothing
     // Undoing the reset brings the edit back: unsaved again; redoing it: clean again.
-    w.scheduleEditor()->undoStack()->undo();
+    w.parts().editor->undoStack()->undo();
     QVERIFY(w.isWindowModified());
-    w.scheduleEditor()->undoStack()->redo();
+    w.parts().editor->undoStack()->redo();
     QVERIFY(!w.isWindowModified());
 }
 
@@ -517,15 +524,17 @@ void TestMainWindow::liveFooterCountsWhatTheFilterShows() {
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
     w.setCursorStep(3); // primals_1 100, a 10, b 20
-    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>130 B</b> in 3 storages")),
-             qPrintable(w.liveTotalLabel()->text()));
-    w.livePanel()->filterEdit()->setText(QStringLiteral("primals"));
-    QTRY_COMPARE(w.liveProxy()->rowCount(), 1);
-    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>100 B</b> in 1 storages shown, of 130 B in 3")),
-             qPrintable(w.liveTotalLabel()->text()));
+    QVERIFY2(w.parts().livePanel->footerLabel()->text().contains(QStringLiteral("<b>130 B</b> in 3 storages")),
+             qPrintable(w.parts().livePanel->footerLabel()->text()));
+    w.parts().livePanel->filterEdit()->setText(QStringLiteral("primals"));
+    QTRY_COMPARE(w.parts().livePanel->proxy()->rowCount(), 1);
+    QVERIFY2(w.parts().livePanel->footerLabel()->text().contains(
+                 QStringLiteral("<b>100 B</b> in 1 storages shown, of 130 B in 3")),
+             qPrintable(w.parts().livePanel->footerLabel()->text()));
     w.setCursorStep(1); // primals_1 100, a 10: the filter still applies
-    QVERIFY2(w.liveTotalLabel()->text().contains(QStringLiteral("<b>100 B</b> in 1 storages shown, of 110 B in 2")),
-             qPrintable(w.liveTotalLabel()->text()));
+    QVERIFY2(w.parts().livePanel->footerLabel()->text().contains(
+                 QStringLiteral("<b>100 B</b> in 1 storages shown, of 110 B in 2")),
+             qPrintable(w.parts().livePanel->footerLabel()->text()));
 }
 
 void TestMainWindow::saveScheduleNeverDefaultsToTheExamples() {
@@ -550,20 +559,21 @@ void TestMainWindow::inspectorFollowsKeyboardScrubbing() {
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
-    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")})); // the peak's node
-    w.timeline()->setFocus();
-    QTest::keyClick(w.timeline(), Qt::Key_Left); // step 2: after a frees
-    QCOMPARE(w.timeline()->cursorStep(), 2);
-    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("a")}));
-    QVERIFY(w.inspector()->toPlainText().contains(QStringLiteral("aten.relu.default")));
-    QTest::keyClick(w.timeline(), Qt::Key_Right);
-    QTest::keyClick(w.timeline(), Qt::Key_Right); // step 4: after b frees
-    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
+    QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("b")})); // the peak's node
+    w.parts().timeline->setFocus();
+    QTest::keyClick(w.parts().timeline, Qt::Key_Left); // step 2: after a frees
+    QCOMPARE(w.parts().timeline->cursorStep(), 2);
+    QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("a")}));
+    QVERIFY(w.parts().inspector->toPlainText().contains(QStringLiteral("aten.relu.default")));
+    QTest::keyClick(w.parts().timeline, Qt::Key_Right);
+    QTest::keyClick(w.parts().timeline, Qt::Key_Right); // step 4: after b frees
+    QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("b")}));
     // Hovering scrubs without taking the selection away.
-    const QRect area = w.timeline()->axisRect()->rect();
-    QTest::mouseMove(w.timeline(), QPoint(static_cast<int>(w.timeline()->xAxis->coordToPixel(1)), area.center().y()));
-    QTRY_COMPARE(w.timeline()->cursorStep(), 1);
-    QCOMPARE(w.inspector()->node(), (NodeRef{0, g.find("b")}));
+    const QRect area = w.parts().timeline->axisRect()->rect();
+    QTest::mouseMove(w.parts().timeline,
+                     QPoint(static_cast<int>(w.parts().timeline->xAxis->coordToPixel(1)), area.center().y()));
+    QTRY_COMPARE(w.parts().timeline->cursorStep(), 1);
+    QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("b")}));
 }
 
 void TestMainWindow::giantNamesAreElidedEverywhere() {
@@ -575,36 +585,40 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
     QVERIFY(openAndWait(w, QStringLiteral("giant.json")));
     const int limit = 4000;
     QVERIFY2(w.windowTitle().size() < limit, "title");
-    QVERIFY2(w.summaryLabel()->text().size() < limit, "summary");
-    QVERIFY2(w.liveHeaderLabel()->text().size() < limit, "live header");
-    QVERIFY2(w.timeline()->cursorText().size() < limit, "cursor label");
-    QVERIFY2(w.timeline()->peakText().size() < limit, "peak label");
-    for (int i = 0; i < w.graphCombo()->count(); ++i)
-        QVERIFY2(w.graphCombo()->itemText(i).size() < limit, "graph combo");
+    QVERIFY2(w.parts().summary->text().size() < limit, "summary");
+    QVERIFY2(w.parts().livePanel->headerLabel()->text().size() < limit, "live header");
+    QVERIFY2(w.parts().timeline->cursorText().size() < limit, "cursor label");
+    QVERIFY2(w.parts().timeline->peakText().size() < limit, "peak label");
+    for (int i = 0; i < w.parts().toolbar->graphCombo()->count(); ++i)
+        QVERIFY2(w.parts().toolbar->graphCombo()->itemText(i).size() < limit, "graph combo");
     QVERIFY2(w.statusBar()->findChildren<QLabel*>().size() > 0, "status");
     for (QLabel* l : w.statusBar()->findChildren<QLabel*>()) QVERIFY2(l->text().size() < limit, "status bar");
     w.setCursorStep(3); // b allocated: its row names it
-    for (int r = 0; r < w.liveModel()->rowCount(); ++r)
+    for (int r = 0; r < w.parts().livePanel->model()->rowCount(); ++r)
         for (int c = 0; c < LiveStorageModel::ColumnCount; ++c) {
-            const QModelIndex i = w.liveModel()->index(r, c);
-            QVERIFY(w.liveModel()->data(i).toString().size() < limit);
-            QVERIFY(w.liveModel()->data(i, Qt::ToolTipRole).toString().size() < limit);
-            QVERIFY(w.liveModel()->data(i, LiveStorageModel::FilterRole).toString().size() < 10 * limit);
+            const QModelIndex i = w.parts().livePanel->model()->index(r, c);
+            QVERIFY(w.parts().livePanel->model()->data(i).toString().size() < limit);
+            QVERIFY(w.parts().livePanel->model()->data(i, Qt::ToolTipRole).toString().size() < limit);
+            QVERIFY(w.parts().livePanel->model()->data(i, LiveStorageModel::FilterRole).toString().size() < 10 * limit);
         }
     // The giant name's column does not push the others out of the dock.
-    auto* table = w.livePanel()->findChild<QTableView*>();
+    auto* table = w.parts().livePanel->findChild<QTableView*>();
     QVERIFY(table);
     for (int c = 0; c + 1 < LiveStorageModel::ColumnCount; ++c)
         QVERIFY2(table->columnWidth(c) <= 400,
                  qPrintable(QStringLiteral("column %1: %2 px").arg(c).arg(table->columnWidth(c))));
     w.setCursorStep(1); // a's row: "needed by <giant>"
-    for (int r = 0; r < w.liveModel()->rowCount(); ++r)
-        QVERIFY(w.liveModel()->data(w.liveModel()->index(r, LiveStorageModel::ReasonColumn)).toString().size() < limit);
+    for (int r = 0; r < w.parts().livePanel->model()->rowCount(); ++r)
+        QVERIFY(w.parts()
+                    .livePanel->model()
+                    ->data(w.parts().livePanel->model()->index(r, LiveStorageModel::ReasonColumn))
+                    .toString()
+                    .size() < limit);
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
     w.state()->selectNode({0, g.find("a")}, false);
-    QVERIFY2(w.inspector()->toHtml().size() < 10 * limit, "inspector (users list)");
+    QVERIFY2(w.parts().inspector->toHtml().size() < 10 * limit, "inspector (users list)");
     w.state()->selectNode({0, fxmem::NodeId(2)}, false);
-    QVERIFY2(w.inspector()->toHtml().size() < 10 * limit, "inspector (the node itself)");
+    QVERIFY2(w.parts().inspector->toHtml().size() < 10 * limit, "inspector (the node itself)");
     QVERIFY(minimumOf(w).width() <= 1366);
 }
 
@@ -615,17 +629,17 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
-    QVERIFY(w.scheduleEditor()->moveNode(3, 2, nullptr));
-    const QStringList sources = w.scheduleEditor()->sourceNames();
+    QVERIFY(w.parts().editor->moveNode(3, 2, nullptr));
+    const QStringList sources = w.parts().editor->sourceNames();
     QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
-    QVERIFY(w.timeline()->hasOverlay());
-    w.scheduleEditor()->setComparison(0, static_cast<int>(sources.size()) - 1); // the original and the edit
-    QTRY_VERIFY(w.timeline()->hasComparison());
-    QVERIFY(!w.timeline()->hasOverlay()); // the comparison's B curve is the edit: not drawn twice
-    w.scheduleEditor()->clearComparison();
-    QTRY_VERIFY(!w.timeline()->hasComparison());
-    QVERIFY(w.timeline()->hasOverlay());
-    QCOMPARE(w.timeline()->lowerBound(), -1);
+    QVERIFY(w.parts().timeline->hasOverlay());
+    w.parts().editor->setComparison(0, static_cast<int>(sources.size()) - 1); // the original and the edit
+    QTRY_VERIFY(w.parts().timeline->hasComparison());
+    QVERIFY(!w.parts().timeline->hasOverlay()); // the comparison's B curve is the edit: not drawn twice
+    w.parts().editor->clearComparison();
+    QTRY_VERIFY(!w.parts().timeline->hasComparison());
+    QVERIFY(w.parts().timeline->hasOverlay());
+    QCOMPARE(w.parts().timeline->lowerBound(), -1);
 }
 
 namespace {
@@ -657,13 +671,13 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     QVERIFY(openAndWait(w, llama));
     requireFits(w, "llama opened");
     // Stacked by role is the default for a real model.
-    QCOMPARE(w.timelineModeBar()->mode(), TimelineModeBar::Mode::ByRole);
-    QTRY_VERIFY(w.timeline()->isStacked());
+    QCOMPARE(w.parts().modeBar->mode(), TimelineModeBar::Mode::ByRole);
+    QTRY_VERIFY(w.parts().timeline->isStacked());
     requireFits(w, "stacked by role");
     // By module, the depth that shows the decoder's 8 layers (not "layers" holding everything).
-    QCOMPARE(w.timelineModeBar()->depth(), 2);
-    w.timelineModeBar()->setMode(TimelineModeBar::Mode::ByModule);
-    QTRY_VERIFY(std::any_of(w.timeline()->stackedBands().begin(), w.timeline()->stackedBands().end(),
+    QCOMPARE(w.parts().modeBar->depth(), 2);
+    w.parts().modeBar->setMode(TimelineModeBar::Mode::ByModule);
+    QTRY_VERIFY(std::any_of(w.parts().timeline->stackedBands().begin(), w.parts().timeline->stackedBands().end(),
                             [](const TimelinePlot::Band& b) { return b.name == QStringLiteral("layers.7"); }));
     requireFits(w, "stacked by module, depth 2");
     // The breakdown tab, a module selected (its tree expanded to it).
@@ -673,32 +687,32 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     requireFits(w, "breakdown with a module selected");
     // The schedule dock with compare, suggestions and the optimizer's bound.
     dock(w, "scheduleDock")->raise();
-    QVERIFY(someEdit(w.scheduleEditor()));
-    w.scheduleEditor()->setComparison(0, static_cast<int>(w.scheduleEditor()->sourceNames().size()) - 1);
-    QTRY_VERIFY(w.timeline()->hasComparison());
-    w.scheduleEditor()->refreshSuggestions();
-    QSignalSpy optimized(w.scheduleEditor(), &ScheduleEditor::optimizeFinished);
-    w.scheduleEditor()->optimize(0.5);
+    QVERIFY(someEdit(w.parts().editor));
+    w.parts().editor->setComparison(0, static_cast<int>(w.parts().editor->sourceNames().size()) - 1);
+    QTRY_VERIFY(w.parts().timeline->hasComparison());
+    w.parts().editor->refreshSuggestions();
+    QSignalSpy optimized(w.parts().editor, &ScheduleEditor::optimizeFinished);
+    w.parts().editor->optimize(0.5);
     QTRY_VERIFY_WITH_TIMEOUT(optimized.count() > 0, 20000);
     requireFits(w, "schedule tools open");
     // The joined pair, stacked by role.
-    w.scheduleEditor()->undoStack()->setClean();
+    w.parts().editor->undoStack()->setClean();
     {
         QSignalSpy shown(&w, &MainWindow::sceneShown);
         w.showGraph(-1, 0);
         QTRY_COMPARE(shown.count(), 1);
     }
     QVERIFY(w.scene()->joined());
-    w.timelineModeBar()->setMode(TimelineModeBar::Mode::ByRole);
-    QTRY_VERIFY(w.timeline()->isStacked());
+    w.parts().modeBar->setMode(TimelineModeBar::Mode::ByRole);
+    QTRY_VERIFY(w.parts().timeline->isStacked());
     requireFits(w, "joined pair");
     // fsdp: its Inductor overlap order compared with the original.
-    w.scheduleEditor()->undoStack()->setClean();
+    w.parts().editor->undoStack()->setClean();
     QVERIFY(openAndWait(w, fsdp));
-    QVERIFY(w.scheduleEditor()->sourceNames().contains(QStringLiteral("inductor-overlap")));
-    w.scheduleEditor()->setComparison(
-        0, static_cast<int>(w.scheduleEditor()->sourceNames().indexOf(QStringLiteral("inductor-overlap"))));
-    QTRY_VERIFY(w.timeline()->hasComparison());
+    QVERIFY(w.parts().editor->sourceNames().contains(QStringLiteral("inductor-overlap")));
+    w.parts().editor->setComparison(
+        0, static_cast<int>(w.parts().editor->sourceNames().indexOf(QStringLiteral("inductor-overlap"))));
+    QTRY_VERIFY(w.parts().timeline->hasComparison());
     requireFits(w, "fsdp comparison");
 }
 
@@ -711,14 +725,14 @@ void TestMainWindow::colourComboMatchesTheGraphView() {
     auto* combo = w.findChild<QComboBox*>(QStringLiteral("colorCombo"));
     QVERIFY(combo);
     QCOMPARE(combo->currentText(), QStringLiteral("By op category"));
-    QCOMPARE(w.graphView()->colorMode(), GraphView::ColorMode::OpCategory);
+    QCOMPARE(w.parts().graphView->colorMode(), GraphView::ColorMode::OpCategory);
     combo->setCurrentIndex(combo->findText(QStringLiteral("By memory change")));
-    QCOMPARE(w.graphView()->colorMode(), GraphView::ColorMode::MemoryChange);
+    QCOMPARE(w.parts().graphView->colorMode(), GraphView::ColorMode::MemoryChange);
     combo->setCurrentIndex(combo->findText(QStringLiteral("By op kind")));
-    QCOMPARE(w.graphView()->colorMode(), GraphView::ColorMode::OpKind);
+    QCOMPARE(w.parts().graphView->colorMode(), GraphView::ColorMode::OpKind);
     // The choice is remembered by the next window.
     MainWindow again(fixtures::fakeLoader());
-    QCOMPARE(again.graphView()->colorMode(), GraphView::ColorMode::OpKind);
+    QCOMPARE(again.parts().graphView->colorMode(), GraphView::ColorMode::OpKind);
     QCOMPARE(again.findChild<QComboBox*>(QStringLiteral("colorCombo"))->currentText(), QStringLiteral("By op kind"));
 }
 
@@ -771,19 +785,19 @@ void TestMainWindow::editedPairPeakOverflowIsAnError() {
     w.showGraph(1);
     QTRY_COMPARE(shown.count(), 1);
     QCOMPARE(w.scene()->pairPeak->peak, 7 * kE60 + 16);
-    QVERIFY(w.scheduleEditor()->moveNode(4, 3, nullptr)); // re before use_big
-    QCOMPARE(w.scheduleEditor()->peak(), 7 * kE60 + 15);
-    const QString text = w.summaryLabel()->text();
+    QVERIFY(w.parts().editor->moveNode(4, 3, nullptr)); // re before use_big
+    QCOMPARE(w.parts().editor->peak(), 7 * kE60 + 15);
+    const QString text = w.parts().summary->text();
     QVERIFY2(text.contains(QStringLiteral("→ edited: <b>overflow</b>")), qPrintable(text));
     QVERIFY2(!text.contains(QStringLiteral("EiB -")) && !text.contains(QStringLiteral("<b>-")), qPrintable(text));
-    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("more than 2^63-1 bytes")),
-             qPrintable(w.summaryLabel()->toolTip()));
-    QVERIFY2(w.summaryLabel()->toolTip().contains(QStringLiteral("overflow.json")),
-             qPrintable(w.summaryLabel()->toolTip()));
+    QVERIFY2(w.parts().summary->toolTip().contains(QStringLiteral("more than 2^63-1 bytes")),
+             qPrintable(w.parts().summary->toolTip()));
+    QVERIFY2(w.parts().summary->toolTip().contains(QStringLiteral("overflow.json")),
+             qPrintable(w.parts().summary->toolTip()));
     // Undo: the pair peak alone, no error left behind.
-    w.scheduleEditor()->undoStack()->undo();
-    QVERIFY(!w.summaryLabel()->text().contains(QStringLiteral("overflow</b>")));
-    QVERIFY(w.summaryLabel()->toolTip().isEmpty());
+    w.parts().editor->undoStack()->undo();
+    QVERIFY(!w.parts().summary->text().contains(QStringLiteral("overflow</b>")));
+    QVERIFY(w.parts().summary->toolTip().isEmpty());
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,6 +1,7 @@
 // The Recompute view on the bundled llama sweep: its points are fxmem-cli budgets' rows (and the
 // issue's figures), clicking a budget point shows that pair, and the plan's point shows the
 // simulated pair with the peak the search scored.
+#include "graphview/graphview.h"
 #include "graphview/visibleitems.h"
 #include "inspector/nodeinspector.h"
 #include "jobs/jobtracker.h"
@@ -74,7 +75,7 @@ bool openSweep(MainWindow& w) {
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("recomputeDock"));
     if (!dock) return false;
     dock->raise();
-    return QTest::qWaitFor([&] { return !w.recomputePanel()->points().points.empty(); }, 30000);
+    return QTest::qWaitFor([&] { return !w.parts().recompute->points().points.empty(); }, 30000);
 }
 } // namespace
 
@@ -89,7 +90,7 @@ void TestRecompute::initTestCase() {
 void TestRecompute::pointsEqualTheCliBudgets() {
     MainWindow w(realLoader());
     QVERIFY(openSweep(w));
-    const RecomputePoints& pts = w.recomputePanel()->points();
+    const RecomputePoints& pts = w.parts().recompute->points();
 
     // Against the built fxmem-cli, row by row.
     QProcess cli;
@@ -129,12 +130,12 @@ void TestRecompute::pointsEqualTheCliBudgets() {
     QCOMPARE(qRound(pts.percent(zero.extraFlops) * 10), 333);
 
     // The plot draws them where the numbers say, and the table sorts by the raw peak.
-    RecomputePlot* plot = w.recomputePanel()->plot();
+    RecomputePlot* plot = w.parts().recompute->plot();
     const int i6 = budgetIndex(pts, 0.6), i0 = budgetIndex(pts, 0.0);
     QVERIFY(plot->pixelOf(i6).y() > plot->pixelOf(i0).y()); // lower peak, lower on screen
     QVERIFY(plot->pixelOf(i6).x() < plot->pixelOf(i0).x());
     QCOMPARE(plot->pointAt(plot->pixelOf(i6)), i6);
-    QTableView* table = w.recomputePanel()->table();
+    QTableView* table = w.parts().recompute->table();
     table->sortByColumn(RecomputeTableModel::Peak, Qt::AscendingOrder);
     QCOMPARE(table->model()->index(0, 0).data(RecomputeTableModel::IndexRole).toInt(), i6);
     table->sortByColumn(RecomputeTableModel::Peak, Qt::DescendingOrder);
@@ -144,7 +145,7 @@ void TestRecompute::pointsEqualTheCliBudgets() {
 void TestRecompute::clickingABudgetPointShowsThatPair() {
     MainWindow w(realLoader());
     QVERIFY(openSweep(w));
-    RecomputePanel* panel = w.recomputePanel();
+    RecomputePanel* panel = w.parts().recompute;
     const RecomputePoints& pts = panel->points();
     for (double budget : {0.6, 0.0}) {
         const int i = budgetIndex(pts, budget);
@@ -164,7 +165,7 @@ void TestRecompute::clickingABudgetPointShowsThatPair() {
 void TestRecompute::planPointShowsTheSimulatedPair() {
     MainWindow w(realLoader());
     QVERIFY(openSweep(w));
-    RecomputePanel* panel = w.recomputePanel();
+    RecomputePanel* panel = w.parts().recompute;
     QSignalSpy ready(panel, &RecomputePanel::planReady);
     QVERIFY(panel->findButton()->isEnabled());
     panel->findButton()->click();
@@ -205,24 +206,24 @@ void TestRecompute::planPointShowsTheSimulatedPair() {
     QVERIFY(!plan->result.partition.recomputed.empty());
     std::size_t marked = 0;
     for (std::size_t i = 0; i < bwd.size(); ++i)
-        marked += w.graphView()->isMarkedRecomputed({1, fxmem::NodeId(static_cast<std::int32_t>(i))});
+        marked += w.parts().graphView->isMarkedRecomputed({1, fxmem::NodeId(static_cast<std::int32_t>(i))});
     QCOMPARE(marked, plan->result.partition.recomputed.size());
     for (fxmem::NodeId x : plan->result.partition.recomputed) {
         const NodeRef ref{1, bwd.find(plan->joint->g().node(x).name)};
         QVERIFY(ref.valid());
-        QVERIFY(w.graphView()->isMarkedRecomputed(ref));
+        QVERIFY(w.parts().graphView->isMarkedRecomputed(ref));
     }
     const NodeRef first{1, bwd.find(plan->joint->g().node(plan->result.partition.recomputed.front()).name)};
     // Zoomed in around it, its box carries the mark (a dotted outline).
     const double at = static_cast<double>(w.scene()->globalStep(1, first.node));
-    w.graphView()->setXRange(at - 15, at + 15);
+    w.parts().graphView->setXRange(at - 15, at + 15);
     bool boxed = false;
-    for (const VisibleItems::Box& b : w.graphView()->visibleItems().boxes)
+    for (const VisibleItems::Box& b : w.parts().graphView->visibleItems().boxes)
         if (b.ref == first) boxed = (b.flags & VisibleItems::Recomputed) != 0;
     QVERIFY(boxed);
     w.state()->selectNode(first);
-    QVERIFY2(w.inspector()->toPlainText().contains(QStringLiteral("recomputed in the backward from")),
-             qPrintable(w.inspector()->toPlainText().left(300)));
+    QVERIFY2(w.parts().inspector->toPlainText().contains(QStringLiteral("recomputed in the backward from")),
+             qPrintable(w.parts().inspector->toPlainText().left(300)));
     // Back to a budget pair of the sweep.
     shown.clear();
     const int i6 = budgetIndex(panel->points(), 0.6);
@@ -234,7 +235,7 @@ void TestRecompute::planPointShowsTheSimulatedPair() {
 
 namespace {
 bool showBudget(MainWindow& w, double budget) {
-    RecomputePanel* panel = w.recomputePanel();
+    RecomputePanel* panel = w.parts().recompute;
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     panel->openPoint(budgetIndex(panel->points(), budget));
     return QTest::qWaitFor([&] { return shown.count() > 0; }, 30000);
@@ -244,7 +245,7 @@ bool showBudget(MainWindow& w, double budget) {
 void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     MainWindow w(realLoader());
     QVERIFY(openSweep(w));
-    RecomputePanel* panel = w.recomputePanel();
+    RecomputePanel* panel = w.parts().recompute;
     QVERIFY(showBudget(w, 1.0));
     const auto before = w.scene();
     const std::int64_t beforePeak = before->pairPeak->peak;
@@ -339,7 +340,7 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
 void TestRecompute::refusalsSayWhy() {
     MainWindow w(realLoader());
     QVERIFY(openSweep(w));
-    RecomputePanel* panel = w.recomputePanel();
+    RecomputePanel* panel = w.parts().recompute;
     QVERIFY(showBudget(w, 1.0));
     const fxmem::JointGraph& joint = *panel->points().jointGraph;
     std::vector<fxmem::NodeId> saved;
@@ -370,8 +371,8 @@ void TestRecompute::fileWithoutJointHasNoPoints() {
     w.show();
     QVERIFY(openAndWait(w, QStringLiteral(FXMEM_EXAMPLES "/mlp.fxmem.json")));
     QTest::qWait(50);
-    QVERIFY(w.recomputePanel()->points().points.empty());
-    QVERIFY(!w.recomputePanel()->findButton()->isEnabled());
+    QVERIFY(w.parts().recompute->points().points.empty());
+    QVERIFY(!w.parts().recompute->findButton()->isEnabled());
 }
 
 QTEST_MAIN(TestRecompute)

@@ -1,6 +1,7 @@
 // The side panels share the window's width with the views in proportion, and remember the share
 // the user dragged them to: at 1920 px the live table got a fixed 560 px, so "Why live" was cut.
 #include "mainwindow/appsettings.h"
+#include "mainwindow/docklayout.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/sidepanelwidth.h"
 
@@ -58,7 +59,7 @@ void TestSidePanels::sharesWidthInProportionAndRemembersIt() {
         QTest::qWait(50);
         dragged = static_cast<double>(dock->width()) / 1366;
         QVERIFY2(dragged > share + 0.05, qPrintable(QString::number(dock->width())));
-        QCOMPARE(w.sidePanelWidth()->fraction(), dragged);
+        QCOMPARE(w.parts().docks->sideWidth()->fraction(), dragged);
         sized(w, 1600, 900);
         QVERIFY2(near(dock->width(), dragged * 1600), qPrintable(QString::number(dock->width())));
     }

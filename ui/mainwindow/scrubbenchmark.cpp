@@ -131,7 +131,7 @@ QString loadAverage() {
 } // namespace
 
 QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& options) {
-    TimelinePlot* timeline = window.timeline();
+    TimelinePlot* timeline = window.parts().timeline;
     ViewState* state = window.state();
     const auto& scene = window.scene();
     if (!scene || timeline->stepCount() < 2) return QStringLiteral("nothing to scrub: no profile shown\n");

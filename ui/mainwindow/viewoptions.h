@@ -1,6 +1,6 @@
 // What a start or a screenshot shows besides the defaults (fxmem's command-line options): the app
 // fills one of these and MainWindow::applyViewOptions sets the views from it once the chosen
-// graph is shown.
+// graph is shown (applyViewOptions below does it).
 #pragma once
 #include "timeline/timelinemodebar.h"
 
@@ -23,3 +23,18 @@ struct ViewOptions {
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };
+
+class ViewState;
+struct WindowParts;
+
+// Sets the views as `options` say, on the graph shown now. Returns what could not be done (a
+// module or schedule the graph does not have), empty when all was.
+QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, ViewState* state);
+
+// Whether what the options started off the GUI thread is in: the timeline's bands and comparison
+// (`views`), the Recompute view's plan (`plan`). A screenshot waits for both.
+struct ViewOptionsSettled {
+    bool views = false;
+    bool plan = false;
+};
+ViewOptionsSettled viewOptionsSettled(const ViewOptions& options, const WindowParts& parts, const ViewState* state);

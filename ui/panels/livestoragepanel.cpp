@@ -1,6 +1,7 @@
 #include "panels/livestoragepanel.h"
 
 #include "models/livestoragemodel.h"
+#include "panels/cachedcelldelegate.h"
 #include "state/viewstate.h"
 #include "util/units.h"
 
@@ -31,6 +32,8 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
     proxy_->setSourceModel(model_);
     table_ = new QTableView;
     table_->setModel(proxy_);
+    // Repainted on every cursor step while most visible rows stay: cells drawn once, then blitted.
+    table_->setItemDelegate(new CachedCellDelegate(table_));
     table_->setSortingEnabled(true);
     table_->sortByColumn(LiveStorageModel::SizeColumn, Qt::DescendingOrder);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -1,5 +1,6 @@
 #include "schedule/movetorow.h"
 
+#include "state/editedschedule.h"
 #include "util/text.h"
 
 #include <QComboBox>
@@ -63,4 +64,31 @@ void MoveToRow::updateCompleter() {
     completer->setCaseSensitivity(Qt::CaseSensitive);
     completer->setFilterMode(Qt::MatchContains);
     target_->setCompleter(completer);
+}
+
+MoveToRow::Target MoveToRow::read(Kind kind, const QString& text, const EditedSchedule& edited) {
+    Target t;
+    bool ok = false;
+    switch (kind) {
+    case Kind::Position:
+        t.position = static_cast<std::size_t>(text.toULongLong(&ok));
+        if (!ok)
+            t.error = tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(edited.size() - 1);
+        break;
+    case Kind::ProfileStep: {
+        const qlonglong step = text.toLongLong(&ok);
+        if (!ok || step < 0)
+            t.error = tr("'%1' is not a profile step (a number from 0 to %2).")
+                          .arg(elided(text))
+                          .arg(edited.profileStep(edited.size() - 1));
+        else
+            t.position = edited.positionOfProfileStep(step);
+        break;
+    }
+    case Kind::AfterNode:
+        t.after = edited.analysis()->graph().find(text.toStdString());
+        if (!t.after.valid()) t.error = tr("No node named '%1' in this graph.").arg(elided(text));
+        break;
+    }
+    return t;
 }

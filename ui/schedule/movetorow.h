@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class EditedSchedule;
 class QComboBox;
 class QLineEdit;
 
@@ -15,6 +16,15 @@ public:
     enum class Kind { Position, ProfileStep, AfterNode };
     explicit MoveToRow(QWidget* parent = nullptr);
     Kind kind() const;
+    // What `text` asks for, read as `kind` says against `edited`'s order: the final position
+    // (a position, or a profile step's position), or for AfterNode the node to follow; `error`
+    // says why the text means nothing (not a number, no such node).
+    struct Target {
+        std::size_t position = 0;
+        fxmem::NodeId after;
+        QString error;
+    };
+    static Target read(Kind kind, const QString& text, const EditedSchedule& edited);
     // The graph whose node names complete the field in AfterNode mode (nullptr: none).
     void setGraph(const fxmem::Graph* graph);
 

@@ -1,13 +1,16 @@
-// Over 400 lines because it holds the dock's logic, not its widgets (those are ComparePanel,
-// OptimizeBar, SchedulePicker, SuggestionList and MoveToRow): the sources and "Your edit", the
-// comparison, the optimizer's result, moves with their refusal messages, save and open.
+// The editor composes the dock: PeakStrip, SchedulePicker (the sources), OptimizeBar (the
+// optimizer and its result), MoveToRow, the schedule list, ComparePanel and SuggestionList each own
+// their part. What stays here is moving nodes with their refusal messages, save and open.
 #include "schedule/scheduleeditor.h"
 
 #include "schedule/comparepanel.h"
 #include "schedule/movetorow.h"
 #include "schedule/optimizebar.h"
+#include "schedule/peakstrip.h"
+#include "schedule/schedulefiles.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/schedulepicker.h"
+#include "schedule/schedulestatus.h"
 #include "schedule/scheduleview.h"
 #include "schedule/suggestionlist.h"
 #include "state/editedschedule.h"
@@ -16,48 +19,18 @@
 #include "util/text.h"
 #include "util/units.h"
 
-#include <fxmem/error.h>
 #include <fxmem/schedule.h>
 
 #include <QComboBox>
-#include <QCursor>
-#include <QEvent>
-#include <QFile>
 #include <QFileInfo>
-#include <QFontDatabase>
-#include <QFrame>
-#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QItemSelectionModel>
-#include <QLabel>
-#include <QLineEdit>
 #include <QSignalBlocker>
-#include <QStandardItemModel>
-#include <QStringListModel>
-#include <QStyle>
 #include <QToolButton>
-#include <QToolTip>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <optional>
-
-struct ScheduleEditor::State {
-    struct Source {
-        QString name;
-        std::vector<fxmem::NodeId> order; // empty for "Your edit" until there is one
-        bool isEdit = false;
-        QString source; // where a stored schedule comes from (tooltip)
-    };
-    std::vector<Source> sources; // original, named ones, your edit (last)
-    int compareA = -1, compareB = -1;
-    std::shared_ptr<const OrderComparison> comparison;
-    std::int64_t lowerBound = -1;
-    std::vector<fxmem::MoveSuggestion> suggestions;
-    std::vector<QLabel*> captions;
-    bool selecting = false; // selectNode() in progress: do not echo nodeSelected
-};
 
 namespace {
 
@@ -68,87 +41,21 @@ QString nodeName(const ScheduleModel* model, fxmem::NodeId node) {
     return elided(model->analysis()->graph().node(node).name);
 }
 
-// A caption over a value, the value in fixed-width digits.
-QLabel* addFigure(QGridLayout* grid, int column, const QString& caption, const QString& widest,
-                  std::vector<QLabel*>& captions) {
-    auto* title = new QLabel(caption);
-    QFont small = title->font();
-    small.setPointSizeF(small.pointSizeF() * 0.85);
-    title->setFont(small);
-    captions.push_back(title);
-    auto* value = new QLabel(QStringLiteral("—"));
-    QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    fixed.setBold(true);
-    value->setFont(fixed);
-    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Room for the widest figure, so the strip does not jump as the numbers change.
-    value->setMinimumWidth(QFontMetrics(fixed).horizontalAdvance(widest));
-    grid->addWidget(title, 0, column);
-    grid->addWidget(value, 1, column);
-    return value;
-}
-
 } // namespace
 
 ScheduleEditor::ScheduleEditor(QWidget* parent) : ScheduleEditor(nullptr, parent) {}
 
 ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
-    : QWidget(parent), d_(std::make_unique<State>()), edited_(schedule ? schedule : new EditedSchedule(this)) {
+    : QWidget(parent), edited_(schedule ? schedule : new EditedSchedule(this)) {
     model_ = new ScheduleModel(edited_, this);
     view_ = new ScheduleView(this);
     view_->setObjectName(QStringLiteral("scheduleView"));
     view_->setScheduleModel(model_);
 
-    // Summary strip: original and edited peak, the change, and the editing buttons.
-    auto* strip = new QFrame(this);
-    strip->setFrameShape(QFrame::StyledPanel);
-    auto* grid = new QGridLayout(strip);
-    grid->setContentsMargins(8, 4, 8, 4);
-    grid->setHorizontalSpacing(10);
-    grid->setVerticalSpacing(0);
-    originalLabel_ = addFigure(grid, 0, tr("Original peak"), QStringLiteral("1023 MiB"), d_->captions);
-    editedLabel_ = addFigure(grid, 1, tr("Edited peak"), QStringLiteral("1023 MiB"), d_->captions);
-    changeLabel_ = addFigure(grid, 2, tr("Change"), QStringLiteral("-1023 MiB (-10.0 %)"), d_->captions);
-    grid->setColumnStretch(3, 1);
-    originalLabel_->setObjectName(QStringLiteral("originalPeak"));
-    editedLabel_->setObjectName(QStringLiteral("editedPeak"));
-    changeLabel_->setObjectName(QStringLiteral("peakChange"));
+    strip_ = new PeakStrip(edited_, this);
+    connect(strip_, &PeakStrip::resetRequested, this, &ScheduleEditor::resetSchedule);
 
-    // Undo and redo as icons (their tooltips name the command), so the strip fits a narrow dock.
-    auto makeButton = [&](const QString& text, QStyle::StandardPixmap icon, int column, Qt::ToolButtonStyle look) {
-        auto* b = new QToolButton(strip);
-        b->setText(text);
-        b->setToolTip(text);
-        b->setIcon(style()->standardIcon(icon));
-        b->setToolButtonStyle(look);
-        b->setAutoRaise(true);
-        grid->addWidget(b, 0, column, 2, 1);
-        return b;
-    };
-    undoButton_ = makeButton(tr("Undo"), QStyle::SP_ArrowBack, 4, Qt::ToolButtonIconOnly);
-    redoButton_ = makeButton(tr("Redo"), QStyle::SP_ArrowForward, 5, Qt::ToolButtonIconOnly);
-    resetButton_ = makeButton(tr("Reset"), QStyle::SP_BrowserReload, 6, Qt::ToolButtonIconOnly);
-    resetButton_->setToolTip(tr("Back to the graph's original order (undoable)"));
-    connect(undoButton_, &QToolButton::clicked, edited_->undoStack(), &QUndoStack::undo);
-    connect(redoButton_, &QToolButton::clicked, edited_->undoStack(), &QUndoStack::redo);
-    connect(resetButton_, &QToolButton::clicked, this, &ScheduleEditor::resetSchedule);
-    connect(edited_->undoStack(), &QUndoStack::canUndoChanged, undoButton_, &QWidget::setEnabled);
-    connect(edited_->undoStack(), &QUndoStack::canRedoChanged, redoButton_, &QWidget::setEnabled);
-    connect(edited_->undoStack(), &QUndoStack::undoTextChanged, undoButton_,
-            [this](const QString& t) { undoButton_->setToolTip(t.isEmpty() ? tr("Undo") : tr("Undo %1").arg(t)); });
-    connect(edited_->undoStack(), &QUndoStack::redoTextChanged, redoButton_,
-            [this](const QString& t) { redoButton_->setToolTip(t.isEmpty() ? tr("Redo") : tr("Redo %1").arg(t)); });
-    undoButton_->setEnabled(false);
-    redoButton_->setEnabled(false);
-
-    statusLabel_ = new QLabel(this);
-    statusLabel_->setObjectName(QStringLiteral("scheduleStatus"));
-    statusLabel_->setWordWrap(true);
-    // A long node name must not widen the dock (issue 11 item 1): the label takes the width it
-    // is given and clips; the tooltip keeps the whole text.
-    statusLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    statusLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    statusLabel_->setContentsMargins(4, 2, 4, 2);
+    status_ = new ScheduleStatus(this);
 
     // "Move to": the selected node to a position, a profile step, or just after a named node.
     moveRow_ = new MoveToRow(this);
@@ -157,7 +64,7 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
-    layout->addWidget(strip);
+    layout->addWidget(strip_);
     buildSourceRow();
     layout->addWidget(pickerRow_);
     layout->addWidget(optimizeRow_);
@@ -165,22 +72,15 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     layout->addWidget(view_, 3);
     layout->addWidget(comparePanel_, 2);
     layout->addWidget(suggestionList_, 1);
-    auto* statusRow = new QHBoxLayout;
-    statusRow->setContentsMargins(0, 0, 4, 0);
-    statusRow->addWidget(statusLabel_, 1);
-    moveWithButton_ = new QToolButton(this);
-    moveWithButton_->setObjectName(QStringLiteral("moveWithInputs"));
-    moveWithButton_->hide();
-    statusRow->addWidget(moveWithButton_);
-    layout->addLayout(statusRow);
+    layout->addWidget(status_);
 
     model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
     // A new graph: what belonged to the previous one goes before the rows change.
     connect(edited_, &EditedSchedule::analysisAboutToChange, this, [this] {
-        statusLabel_->clear();
+        status_->clear();
         if (isOptimizing()) cancelOptimize();
         clearComparison();
-        d_->sources.clear();
+        pickerRow_->clear();
     });
     connect(edited_, &EditedSchedule::analysisChanged, this, &ScheduleEditor::onAnalysisChanged);
     connect(model_, &ScheduleModel::orderChanged, this, &ScheduleEditor::onOrderChanged);
@@ -188,30 +88,12 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
         if ((delta < 0 && from == 0) || (delta > 0 && from + 1 >= model_->size())) return;
         move(from, delta < 0 ? from - 1 : from + 1, nullptr, true);
     });
-    connect(view_, &ScheduleView::dragHovered, this, [this](std::size_t from, std::size_t to) {
-        const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
-        const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
-        const QString name = nodeName(model_, model_->schedule()->at(from));
-        if (check.ok) {
-            showStatus(tr("Move '%1' to position %2 (it may go to positions %3–%4)")
-                           .arg(name)
-                           .arg(to)
-                           .arg(range.lo)
-                           .arg(range.hi),
-                       false);
-            QToolTip::hideText();
-        } else {
-            const QString why = messageText(check.reason);
-            showStatus(why, true);
-            QToolTip::showText(QCursor::pos(), why, view_);
-        }
-    });
-    connect(view_, &ScheduleView::dragEnded, this, [] { QToolTip::hideText(); });
+    connect(view_, &ScheduleView::dragStatus, this, &ScheduleEditor::showStatus);
     connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        if (d_->selecting || !current.isValid()) return;
+        if (selecting_ || !current.isValid()) return;
         emit nodeSelected(fxmem::NodeId(current.data(ScheduleModel::NodeIdRole).toInt()));
     });
-    applyPalette();
+    strip_->refresh();
 }
 
 ScheduleEditor::~ScheduleEditor() = default;
@@ -229,32 +111,29 @@ void ScheduleEditor::setState(ViewState* state) {
 }
 
 void ScheduleEditor::buildSourceRow() {
-    pickerRow_ = new SchedulePicker(this);
-    picker_ = pickerRow_->combo;
-    compareButton_ = pickerRow_->compare;
-    optimizeButton_ = pickerRow_->optimize;
-    suggestButton_ = pickerRow_->suggest;
-    connect(picker_, &QComboBox::activated, this, [this](int index) { pickSource(index); });
+    pickerRow_ = new SchedulePicker(edited_, this);
+    connect(pickerRow_->combo, &QComboBox::activated, this, [this](int index) { pickSource(index); });
 
-    // Optimize progress: a bar and Cancel, shown while the worker runs.
-    optimizeRow_ = new OptimizeBar(this);
-    connect(optimizeButton_, &QToolButton::clicked, this, [this] { optimize(); });
-    connect(optimizeRow_, &OptimizeBar::finished, this, &ScheduleEditor::onOptimizeFinished);
-    connect(optimizeRow_, &OptimizeBar::failed, this, [this](const QString& why) {
-        optimizeButton_->setEnabled(true);
-        showStatus(tr("Optimize failed: %1").arg(why), true);
-        emit optimizeFinished(false);
+    // Optimize: progress and Cancel while the worker runs; the result is the bar's to apply.
+    optimizeRow_ = new OptimizeBar(edited_, this);
+    connect(pickerRow_->optimize, &QToolButton::clicked, this, [this] { optimize(); });
+    connect(optimizeRow_, &OptimizeBar::status, this, &ScheduleEditor::showStatus);
+    connect(optimizeRow_, &OptimizeBar::boundChanged, this, &ScheduleEditor::lowerBoundChanged);
+    connect(optimizeRow_, &OptimizeBar::done, this, [this](bool applied) {
+        pickerRow_->optimize->setEnabled(model_->schedule() != nullptr);
+        emit optimizeFinished(applied);
     });
 
     // Compare: A and B, and the moved nodes.
-    comparePanel_ = new ComparePanel(this);
-    comparePanel_->hide();
-    connect(compareButton_, &QToolButton::toggled, this, [this](bool on) {
+    comparePanel_ = new ComparePanel(edited_, pickerRow_, this);
+    connect(pickerRow_->compare, &QToolButton::toggled, this, [this](bool on) {
         if (!on) return clearComparison();
         const int current = std::max(sourceIndex(), 0);
-        setComparison(0, current == 0 && d_->sources.size() > 2 ? 1 : current);
+        setComparison(0, current == 0 && pickerRow_->count() > 2 ? 1 : current);
     });
     connect(comparePanel_, &ComparePanel::pairPicked, this, &ScheduleEditor::setComparison);
+    connect(comparePanel_, &ComparePanel::status, this, &ScheduleEditor::showStatus);
+    connect(comparePanel_, &ComparePanel::changed, this, &ScheduleEditor::comparisonChanged);
     connect(comparePanel_, &ComparePanel::nodeClicked, this, [this](fxmem::NodeId node) {
         selectNode(node);
         emit nodeSelected(node);
@@ -263,237 +142,67 @@ void ScheduleEditor::buildSourceRow() {
     // Suggestions: one click applies one.
     suggestionList_ = new SuggestionList(this);
     suggestionList_->hide();
-    connect(suggestButton_, &QToolButton::toggled, this, [this](bool on) {
+    connect(pickerRow_->suggest, &QToolButton::toggled, this, [this](bool on) {
         suggestionList_->setVisible(on);
         if (on) refreshSuggestions();
     });
     connect(suggestionList_, &SuggestionList::suggestionClicked, this, &ScheduleEditor::applySuggestion);
 }
 
-// ---- sources (the picker) ----
+// ---- the pieces' logic, as the editor's API ----
 
-void ScheduleEditor::rebuildSources() {
-    d_->sources.clear();
-    const auto& a = model_->analysis();
-    if (a) {
-        d_->sources.push_back(
-            {tr("Original order"), fxmem::original_order(a->graph()), false, tr("The graph's own order")});
-        // The name only: a schedule's `source` can be a long provenance line (the pass and its
-        // options), shown as the item's tooltip.
-        for (const fxmem::NamedSchedule& named : a->file().schedules)
-            if (static_cast<int>(named.graph) == a->graphIndex())
-                d_->sources.push_back(
-                    {elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
-        d_->sources.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});
-    }
-    for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
-        const QSignalBlocker block(box);
-        box->clear();
-        for (const auto& src : d_->sources) {
-            box->addItem(src.name);
-            box->setItemData(box->count() - 1, src.source, Qt::ToolTipRole);
-        }
-    }
-    syncPicker();
-}
+QStringList ScheduleEditor::sourceNames() const { return pickerRow_->names(); }
 
-QStringList ScheduleEditor::sourceNames() const {
-    QStringList out;
-    for (const auto& src : d_->sources) out << src.name;
-    return out;
-}
-
-int ScheduleEditor::sourceIndex() const {
-    if (!model_->schedule()) return -1;
-    const std::vector<fxmem::NodeId>& now = model_->schedule()->order();
-    for (std::size_t i = 0; i + 1 < d_->sources.size(); ++i)
-        if (d_->sources[i].order == now) return static_cast<int>(i);
-    return static_cast<int>(d_->sources.size()) - 1; // your edit
-}
-
-void ScheduleEditor::syncPicker() {
-    const QSignalBlocker block(picker_);
-    picker_->setCurrentIndex(sourceIndex());
-    // "Your edit" can be picked only once there is one.
-    for (QComboBox* box : {picker_, comparePanel_->boxA(), comparePanel_->boxB()}) {
-        if (auto* items = qobject_cast<QStandardItemModel*>(box->model()); items && box->count() > 0)
-            if (QStandardItem* edit = items->item(box->count() - 1)) edit->setEnabled(!edited_->userEdit().empty());
-    }
-    picker_->setEnabled(model_->schedule() != nullptr);
-    compareButton_->setEnabled(model_->schedule() != nullptr);
-    optimizeButton_->setEnabled(model_->schedule() != nullptr && !isOptimizing());
-    suggestButton_->setEnabled(model_->schedule() != nullptr);
-}
+int ScheduleEditor::sourceIndex() const { return pickerRow_->current(); }
 
 bool ScheduleEditor::pickSource(int index) {
-    if (!model_->schedule() || index < 0 || index >= static_cast<int>(d_->sources.size())) return false;
-    const auto& src = d_->sources[static_cast<std::size_t>(index)];
-    const std::vector<fxmem::NodeId> order = src.isEdit ? edited_->userEdit() : src.order;
-    if (order.empty()) {
-        syncPicker();
-        return false;
-    }
-    if (order == model_->schedule()->order()) return true;
-    edited_->replaceOrder(order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)),
-                          false);
-    showStatus(tr("Now editing %1: peak %2").arg(src.name, formatBytes(peak())), false);
-    return true;
+    QString status;
+    const bool picked = pickerRow_->pick(index, &status);
+    if (!status.isEmpty()) showStatus(status, false);
+    if (!picked) pickerRow_->sync(isOptimizing());
+    return picked;
 }
 
 bool ScheduleEditor::pickSchedule(const QString& name) {
-    for (std::size_t i = 1; i + 1 < d_->sources.size(); ++i)
-        if (d_->sources[i].name == name) return pickSource(static_cast<int>(i));
-    return false;
+    const int i = pickerRow_->find(name);
+    return i >= 0 && pickSource(i);
 }
 
-// ---- compare ----
-
 void ScheduleEditor::setComparison(int a, int b) {
-    const int n = static_cast<int>(d_->sources.size());
-    if (!model_->schedule() || a < 0 || b < 0 || a >= n || b >= n) return clearComparison();
-    d_->compareA = a;
-    d_->compareB = b;
-    {
-        const QSignalBlocker blockButton(compareButton_);
-        comparePanel_->setPair(a, b);
-        compareButton_->setChecked(true);
-    }
-    comparePanel_->show();
-    updateComparison();
+    comparePanel_->compare(a, b);
+    const QSignalBlocker block(pickerRow_->compare);
+    pickerRow_->compare->setChecked(comparePanel_->isOn());
 }
 
 void ScheduleEditor::clearComparison() {
-    const bool had = d_->comparison != nullptr;
-    d_->compareA = d_->compareB = -1;
-    d_->comparison.reset();
-    comparePanel_->setComparison(nullptr, nullptr);
-    {
-        const QSignalBlocker block(compareButton_);
-        compareButton_->setChecked(false);
-    }
-    comparePanel_->hide();
-    if (had) emit comparisonChanged();
+    comparePanel_->clear();
+    const QSignalBlocker block(pickerRow_->compare);
+    pickerRow_->compare->setChecked(false);
 }
 
-std::shared_ptr<const OrderComparison> ScheduleEditor::comparison() const { return d_->comparison; }
+std::shared_ptr<const OrderComparison> ScheduleEditor::comparison() const { return comparePanel_->comparison(); }
 
-QString ScheduleEditor::comparisonName(int which) const {
-    const int i = which == 0 ? d_->compareA : d_->compareB;
-    if (i < 0 || i >= static_cast<int>(d_->sources.size())) return {};
-    return (which == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) % d_->sources[static_cast<std::size_t>(i)].name;
-}
-
-void ScheduleEditor::updateComparison() {
-    if (d_->compareA < 0 || !model_->schedule()) return;
-    const auto orderOf = [&](int i) -> std::vector<fxmem::NodeId> {
-        const auto& src = d_->sources[static_cast<std::size_t>(i)];
-        if (!src.isEdit) return src.order;
-        // "Your edit": the user's last order; the current order while it is the edit.
-        return edited_->userEdit().empty() ? model_->schedule()->order() : edited_->userEdit();
-    };
-    try {
-        d_->comparison = std::make_shared<const OrderComparison>(
-            fxmem::compare_orders(*model_->analysis(), orderOf(d_->compareA), orderOf(d_->compareB)));
-    } catch (const fxmem::Error& e) {
-        d_->comparison.reset();
-        showStatus(tr("Cannot compare: %1").arg(messageText(e.what())), true);
-    }
-    comparePanel_->setComparison(model_->analysis(), d_->comparison);
-    if (d_->comparison && d_->comparison->moved.empty() && d_->comparison->profileA == d_->comparison->profileB)
-        showStatus(
-            tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
-                .arg(comparisonName(0), comparisonName(1)),
-            false);
-    else if (d_->comparison)
-        showStatus(
-            tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(d_->comparison->moved.size()))
-                .arg(comparisonName(0), formatBytes(d_->comparison->peakA), comparisonName(1),
-                     formatBytes(d_->comparison->peakB)),
-            false);
-    emit comparisonChanged();
-}
-
-// ---- optimize ----
+QString ScheduleEditor::comparisonName(int which) const { return comparePanel_->name(which); }
 
 void ScheduleEditor::optimize(double timeLimitSeconds) {
     if (!model_->analysis() || isOptimizing()) return;
-    optimizeButton_->setEnabled(false);
-    showStatus(tr("Optimizing (at most %1 s)…").arg(timeLimitSeconds), false);
-    optimizeRow_->start(model_->analysis(), timeLimitSeconds);
+    pickerRow_->optimize->setEnabled(false);
+    optimizeRow_->start(timeLimitSeconds);
 }
 
 void ScheduleEditor::cancelOptimize() { optimizeRow_->cancel(); }
 
 bool ScheduleEditor::isOptimizing() const { return optimizeRow_->isRunning(); }
 
-std::int64_t ScheduleEditor::lowerBound() const { return d_->lowerBound; }
+std::int64_t ScheduleEditor::lowerBound() const { return optimizeRow_->lowerBound(); }
 
-void ScheduleEditor::onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
-                                        std::shared_ptr<const GraphAnalysis> analysis) {
-    optimizeButton_->setEnabled(model_->schedule() != nullptr);
-    if (analysis != model_->analysis() || !model_->schedule()) {
-        emit optimizeFinished(false);
-        return; // another graph is open now
-    }
-    d_->lowerBound = result->lower_bound;
-    emit lowerBoundChanged(result->lower_bound);
-    // The one definition of a backward's peak (docs/estimator.md): in its pair, as fxmem-cli scores it.
-    const QString bound =
-        tr("no order can go below %1").arg(formatBytes(result->lower_bound)) +
-        (analysis->isBackwardOfPair()
-             ? tr(" (the backward in its pair, as fxmem-cli scores it: primal and tangent inputs kept; "
-                  "the forward's baseline of %1 comes on top)")
-                   .arg(formatBytes(analysis->baseline()))
-             : QString());
-    if (result->cancelled) {
-        showStatus(tr("Optimize cancelled; the best order found so far (peak %1) was not applied; %2.")
-                       .arg(formatBytes(result->peak), bound),
-                   false);
-        emit optimizeFinished(false);
-        return;
-    }
-    const std::int64_t before = peak();
-    const bool better = result->peak < before && result->order != model_->schedule()->order();
-    if (better)
-        edited_->replaceOrder(
-            result->order,
-            tr("Optimize: peak %1 → %2 (%3)")
-                .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before)),
-            true);
-    const QString how = result->exact ? tr("the exact optimum")
-                                      : tr("the best order found (%1)").arg(QString::fromStdString(result->method));
-    if (better)
-        // The change spelled out: on a large peak both ends can round to the same "113 GiB".
-        showStatus(tr("Optimized: peak %1 → %2 (%3), %4; %5.")
-                       .arg(formatBytes(before), formatBytes(result->peak), formatDelta(result->peak - before, before),
-                            how, bound),
-                   false);
-    else if (before <= result->lower_bound)
-        showStatus(tr("This order is already optimal: no order can go below its peak %1.").arg(formatBytes(before)),
-                   false);
-    else
-        showStatus(tr("No order found below the current peak %1 (%2); %3.").arg(formatBytes(before), how, bound),
-                   false);
-    emit optimizeFinished(better);
-}
+std::vector<fxmem::MoveSuggestion> ScheduleEditor::suggestions() const { return suggestionList_->moves(); }
 
-// ---- suggestions ----
-
-std::vector<fxmem::MoveSuggestion> ScheduleEditor::suggestions() const { return d_->suggestions; }
-
-void ScheduleEditor::refreshSuggestions() {
-    d_->suggestions.clear();
-    if (model_->schedule()) d_->suggestions = fxmem::suggest_moves(*model_->schedule(), 5);
-    fillSuggestionList();
-}
-
-void ScheduleEditor::fillSuggestionList() {
-    suggestionList_->showMoves(d_->suggestions, model_->analysis() ? &model_->analysis()->graph() : nullptr, peak());
-}
+void ScheduleEditor::refreshSuggestions() { suggestionList_->refresh(*edited_); }
 
 bool ScheduleEditor::applySuggestion(std::size_t index) {
-    if (index >= d_->suggestions.size()) return false;
-    const fxmem::MoveSuggestion m = d_->suggestions[index];
+    if (index >= suggestionList_->moves().size()) return false;
+    const fxmem::MoveSuggestion m = suggestionList_->moves()[index];
     if (!model_->schedule() || m.from >= model_->size() || model_->schedule()->at(m.from) != m.node) return false;
     const bool moved = move(m.from, m.to, nullptr, false);
     if (moved) selectNode(m.node);
@@ -507,13 +216,10 @@ void ScheduleEditor::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) 
 void ScheduleEditor::onAnalysisChanged() {
     view_->scrollToTop();
     moveRow_->setGraph(model_->analysis() ? &model_->analysis()->graph() : nullptr);
-    d_->suggestions.clear();
-    fillSuggestionList();
-    if (d_->lowerBound >= 0) {
-        d_->lowerBound = -1;
-        emit lowerBoundChanged(-1);
-    }
-    rebuildSources();
+    suggestionList_->forget(*edited_);
+    optimizeRow_->forgetBound();
+    pickerRow_->rebuild();
+    pickerRow_->sync(isOptimizing());
 }
 
 fxmem::NodeId ScheduleEditor::currentNode() const {
@@ -524,37 +230,13 @@ fxmem::NodeId ScheduleEditor::currentNode() const {
 void ScheduleEditor::runMoveCommand(MoveToRow::Kind kind, const QString& text) {
     const fxmem::NodeId node = currentNode();
     if (!model_->schedule()) return;
-    if (!node.valid()) {
-        showStatus(tr("Select the node to move first."), true);
-        return;
-    }
-    bool ok = false;
-    switch (kind) {
-    case MoveToRow::Kind::Position: {
-        const qulonglong position = text.toULongLong(&ok);
-        if (!ok)
-            return showStatus(
-                tr("'%1' is not a position (a number from 0 to %2).").arg(elided(text)).arg(model_->size() - 1), true);
-        moveNodeToPosition(node, static_cast<std::size_t>(position));
-        break;
-    }
-    case MoveToRow::Kind::ProfileStep: {
-        const qlonglong step = text.toLongLong(&ok);
-        if (!ok || step < 0)
-            return showStatus(tr("'%1' is not a profile step (a number from 0 to %2).")
-                                  .arg(elided(text))
-                                  .arg(model_->profileStep(model_->size() - 1)),
-                              true);
-        moveNodeToProfileStep(node, step);
-        break;
-    }
-    case MoveToRow::Kind::AfterNode: {
-        const fxmem::NodeId after = model_->analysis()->graph().find(text.toStdString());
-        if (!after.valid()) return showStatus(tr("No node named '%1' in this graph.").arg(elided(text)), true);
-        moveNodeAfter(node, after);
-        break;
-    }
-    }
+    if (!node.valid()) return showStatus(tr("Select the node to move first."), true);
+    const MoveToRow::Target target = MoveToRow::read(kind, text, *edited_);
+    if (!target.error.isEmpty()) return showStatus(target.error, true);
+    if (kind == MoveToRow::Kind::AfterNode)
+        moveNodeAfter(node, target.after);
+    else
+        moveNodeToPosition(node, target.position);
 }
 
 bool ScheduleEditor::moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused) {
@@ -640,14 +322,12 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         QString why = messageText(check.reason);
         // Pinned by its own single-use views: offer to take them along.
         const std::vector<fxmem::NodeId> with = edited_->companionsToOffer(from, to);
+        QString offer;
         if (!with.empty()) {
             QStringList names;
             for (fxmem::NodeId n : with) names << QLatin1Char('\'') % nodeName(model_, n) % QLatin1Char('\'');
-            const QString offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
+            offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
             why += QStringLiteral("; ") % offer;
-            moveWithButton_->setText(offer.left(1).toUpper() % offer.mid(1));
-            disconnect(moveWithButton_, &QToolButton::clicked, this, nullptr);
-            connect(moveWithButton_, &QToolButton::clicked, this, [this, from, to] { moveNodeWithInputs(from, to); });
         }
         if (whyRefused) *whyRefused = why;
         // Where it may go instead, so the next try need not be a guess.
@@ -658,7 +338,8 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
         } else {
             showStatus(tr("Refused: %1").arg(why), true);
         }
-        moveWithButton_->setVisible(!with.empty());
+        if (!offer.isEmpty())
+            status_->offer(offer.left(1).toUpper() % offer.mid(1), [this, from, to] { moveNodeWithInputs(from, to); });
         return false;
     }
     if (whyRefused) whyRefused->clear();
@@ -676,44 +357,22 @@ bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused,
 }
 
 bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
-    if (!model_->schedule()) {
-        if (error) *error = tr("No graph is open.");
+    QString why;
+    if (!ScheduleFiles::save(*edited_, path, &why)) {
+        if (error) *error = why;
         return false;
     }
-    try {
-        fxmem::save_schedule(model_->analysis()->graph(), model_->schedule()->order(),
-                             QFile::encodeName(path).toStdString());
-    } catch (const fxmem::Error& e) {
-        if (error) *error = messageText(e.what());
-        return false;
-    }
-    edited_->markSaved();
     showStatus(tr("Saved schedule to %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
 
 bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
-    if (!model_->schedule()) {
-        if (error) *error = tr("No graph is open.");
-        return false;
-    }
-    const std::shared_ptr<const GraphAnalysis>& a = model_->analysis();
-    fxmem::Schedule schedule;
-    try {
-        // The graph name makes a schedule of another graph an error naming both.
-        schedule = fxmem::load_schedule(a->file(), QFile::encodeName(path).toStdString(), a->graph().name);
-        if (schedule.graph != a->graphIndex())
-            throw fxmem::Error(QFile::encodeName(path).toStdString() + ": the schedule is for graph '" +
-                               a->file().graphs[static_cast<std::size_t>(schedule.graph)].name + "', not '" +
-                               a->graph().name + "'");
-    } catch (const fxmem::Error& e) {
-        const QString why = messageText(e.what());
+    QString why;
+    if (!ScheduleFiles::open(*edited_, path, &why)) {
         if (error) *error = why;
-        showStatus(tr("Could not open the schedule: %1").arg(why), true);
+        if (edited_->schedule()) showStatus(tr("Could not open the schedule: %1").arg(why), true);
         return false;
     }
-    edited_->replaceOrder(std::move(schedule.order), tr("Open schedule '%1'").arg(QFileInfo(path).fileName()), true);
-    edited_->markSaved();
     showStatus(tr("Opened schedule %1").arg(QFileInfo(path).fileName()), false);
     return true;
 }
@@ -732,69 +391,18 @@ void ScheduleEditor::selectNode(fxmem::NodeId node) {
     const fxmem::IncrementalSchedule* s = model_->schedule();
     if (!s || !node.valid() || node.index() >= s->size()) return;
     const QModelIndex index = model_->index(static_cast<int>(s->position_of(node)), ScheduleModel::NodeColumn);
-    d_->selecting = true;
+    selecting_ = true;
     view_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-    d_->selecting = false;
+    selecting_ = false;
     view_->scrollTo(index);
 }
 
 void ScheduleEditor::onOrderChanged() {
-    if (!d_->sources.empty()) syncPicker();
-    updateSummary();
-    if (d_->comparison) updateComparison();
-    if (suggestionList_ && suggestionList_->isVisible()) refreshSuggestions();
+    if (pickerRow_->count() > 0) pickerRow_->sync(isOptimizing());
+    strip_->refresh();
+    if (comparePanel_->comparison()) comparePanel_->refresh();
+    if (suggestionList_->isVisible()) refreshSuggestions();
     emit scheduleChanged();
 }
 
-void ScheduleEditor::applyPalette() {
-    // Captions half-way between text and background: secondary, and readable on any theme.
-    QPalette dim = palette();
-    dim.setColor(QPalette::WindowText,
-                 colors::mix(palette().color(QPalette::WindowText), palette().color(QPalette::Window), 0.4));
-    for (QLabel* caption : d_->captions) caption->setPalette(dim);
-    updateSummary();
-}
-
-void ScheduleEditor::updateSummary() {
-    const bool open = model_->schedule() != nullptr;
-    resetButton_->setEnabled(open);
-    if (!open) {
-        originalLabel_->setText(QStringLiteral("—"));
-        editedLabel_->setText(QStringLiteral("—"));
-        changeLabel_->setText(QStringLiteral("—"));
-        changeLabel_->setPalette(palette());
-        return;
-    }
-    const std::int64_t original = originalPeak(), edited = peak(), delta = edited - original;
-    originalLabel_->setText(formatBytes(original));
-    editedLabel_->setText(formatBytes(edited));
-    const fxmem::IncrementalSchedule* s = model_->schedule();
-    editedLabel_->setToolTip(s->size() == 0 ? QString()
-                                            : tr("Reached at position %1, profile step %2 ('%3'): %4 bytes")
-                                                  .arg(s->peak_position())
-                                                  .arg(model_->profileStep(s->peak_position()))
-                                                  .arg(nodeName(model_, s->at(s->peak_position())))
-                                                  .arg(edited));
-    originalLabel_->setToolTip(tr("%1 bytes, in the graph's original order").arg(original));
-    changeLabel_->setText(formatDelta(delta, original));
-    changeLabel_->setToolTip(tr("%1 bytes").arg(delta));
-    // Green when the edit lowers the peak, red when it raises it, from the palette (dark themes).
-    QPalette p = palette();
-    if (delta != 0) p.setColor(QPalette::WindowText, colors::deltaColor(delta > 0 ? 1.0 : -1.0, palette()));
-    changeLabel_->setPalette(p);
-}
-
-void ScheduleEditor::showStatus(const QString& text, bool refusal) {
-    // An offer belongs to the refusal that made it (move() shows it again right after this).
-    moveWithButton_->hide();
-    statusLabel_->setText(text);
-    statusLabel_->setToolTip(text);
-    QPalette p = palette();
-    if (refusal) p.setColor(QPalette::WindowText, colors::deltaColor(1.0, palette()));
-    statusLabel_->setPalette(p);
-}
-
-void ScheduleEditor::changeEvent(QEvent* event) {
-    QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) applyPalette();
-}
+void ScheduleEditor::showStatus(const QString& text, bool refusal) { status_->say(text, refusal); }

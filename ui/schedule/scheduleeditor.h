@@ -20,12 +20,16 @@
 
 class EditedSchedule;
 class ViewState;
-class QEvent;
-class QLabel;
 class QUndoStack;
 class QToolButton;
+class ComparePanel;
+class OptimizeBar;
+class PeakStrip;
 class ScheduleModel;
+class SchedulePicker;
+class ScheduleStatus;
 class ScheduleView;
+class SuggestionList;
 
 class ScheduleEditor : public QWidget {
     Q_OBJECT
@@ -121,45 +125,23 @@ signals:
 public slots:
     void selectNode(fxmem::NodeId node);
 
-protected:
-    void changeEvent(QEvent* event) override;
-
 private:
-    struct State;
-    std::unique_ptr<State> d_;
     EditedSchedule* edited_;
+    bool selecting_ = false; // selectNode() in progress: do not echo nodeSelected
     ScheduleModel* model_ = nullptr;
     ScheduleView* view_ = nullptr;
-    QLabel* originalLabel_ = nullptr;
-    QLabel* editedLabel_ = nullptr;
-    QLabel* changeLabel_ = nullptr;
-    QLabel* statusLabel_ = nullptr;
-    QToolButton* undoButton_ = nullptr;
-    QToolButton* redoButton_ = nullptr;
-    QToolButton* resetButton_ = nullptr;
-    class SchedulePicker* pickerRow_ = nullptr;
-    class QComboBox* picker_ = nullptr;
-    class ComparePanel* comparePanel_ = nullptr;
-    class SuggestionList* suggestionList_ = nullptr;
-    class OptimizeBar* optimizeRow_ = nullptr;
-    QToolButton* compareButton_ = nullptr;
-    QToolButton* optimizeButton_ = nullptr;
-    QToolButton* suggestButton_ = nullptr;
+    ScheduleStatus* status_ = nullptr;
+    PeakStrip* strip_ = nullptr;
+    SchedulePicker* pickerRow_ = nullptr;
+    ComparePanel* comparePanel_ = nullptr;
+    SuggestionList* suggestionList_ = nullptr;
+    OptimizeBar* optimizeRow_ = nullptr;
     MoveToRow* moveRow_ = nullptr;
-    QToolButton* moveWithButton_ = nullptr; // the refusal's offer: move with the view inputs
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
     void onOrderChanged();
     void onAnalysisChanged();
-    void applyPalette();
-    void updateSummary();
     void showStatus(const QString& text, bool refusal);
     void runMoveCommand(MoveToRow::Kind kind, const QString& text); // the "Move to" row
     void buildSourceRow();
-    void rebuildSources();
-    void syncPicker();
-    void updateComparison();
-    void onOptimizeFinished(std::shared_ptr<const fxmem::OptimizeResult> result,
-                            std::shared_ptr<const GraphAnalysis> analysis);
-    void fillSuggestionList();
 };

@@ -2,7 +2,9 @@
 
 #include "schedule/schedulemodel.h"
 #include "util/colors.h"
+#include "util/text.h"
 
+#include <QCursor>
 #include <QDrag>
 #include <QDragEnterEvent>
 #include <QHeaderView>
@@ -10,6 +12,7 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QScrollBar>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -168,12 +171,29 @@ void ScheduleView::dragMoveEvent(QDragMoveEvent* event) {
     updateDragScroll(pos);
     const auto insertRow = static_cast<std::size_t>(insertRowAt(pos));
     const std::size_t to = ScheduleModel::targetPosition(*from, insertRow);
-    emit dragHovered(*from, to);
+    explainDrag(*from, to);
     if (model_->checkMove(*from, to).ok) {
         event->setDropAction(Qt::MoveAction);
         event->accept();
     } else {
         event->ignore();
+    }
+}
+
+void ScheduleView::explainDrag(std::size_t from, std::size_t to) {
+    const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
+    if (check.ok) {
+        const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
+        const QString name = elided(model_->analysis()->graph().node(model_->schedule()->at(from)).name);
+        emit dragStatus(
+            tr("Move '%1' to position %2 (it may go to positions %3–%4)").arg(name).arg(to).arg(range.lo).arg(range.hi),
+            false);
+        QToolTip::hideText();
+    } else {
+        // Core's messages quote node names whole: their head only (a name may be 100 MB).
+        const QString why = elided(std::string_view(check.reason), 4 * kMaxShownNameBytes);
+        emit dragStatus(why, true);
+        QToolTip::showText(QCursor::pos(), why, this);
     }
 }
 
@@ -215,6 +235,7 @@ void ScheduleView::endDrag() {
     setAutoScroll(true);
     if (model_ && model_->dragSource()) {
         model_->setDragSource(std::nullopt);
+        QToolTip::hideText();
         emit dragEnded();
     }
     viewport()->update();

@@ -35,13 +35,15 @@ public:
     static int clampToRange(int value, std::size_t lo, std::size_t hi, int visibleRows);
 
 signals:
-    // Hovering a drop spot: `to` is the final position the dragged node would take.
-    void dragHovered(std::size_t from, std::size_t to);
+    // Hovering a drop spot: where the dragged node may go, or why not there (a refusal, also
+    // shown as a tooltip at the cursor while the drag lasts).
+    void dragStatus(const QString& text, bool refusal);
     void dragEnded();
     // Alt+Up (-1) or Alt+Down (+1) on the current row.
     void stepRequested(std::size_t from, int delta);
 
 protected:
+    void explainDrag(std::size_t from, std::size_t to);
     void startDrag(Qt::DropActions supportedActions) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dragMoveEvent(QDragMoveEvent* event) override;

@@ -1,5 +1,6 @@
 #include "schedule/suggestionlist.h"
 
+#include "state/editedschedule.h"
 #include "util/text.h"
 #include "util/units.h"
 
@@ -13,6 +14,17 @@ SuggestionList::SuggestionList(QWidget* parent) : QListWidget(parent) {
     setTextElideMode(Qt::ElideMiddle);
     connect(this, &QListWidget::itemClicked, this,
             [this](QListWidgetItem* item) { emit suggestionClicked(static_cast<std::size_t>(row(item))); });
+}
+
+void SuggestionList::refresh(const EditedSchedule& edited) {
+    moves_.clear();
+    if (edited.schedule()) moves_ = fxmem::suggest_moves(*edited.schedule(), 5);
+    showMoves(moves_, edited.analysis() ? &edited.analysis()->graph() : nullptr, edited.peak());
+}
+
+void SuggestionList::forget(const EditedSchedule& edited) {
+    moves_.clear();
+    showMoves(moves_, edited.analysis() ? &edited.analysis()->graph() : nullptr, edited.peak());
 }
 
 void SuggestionList::showMoves(const std::vector<fxmem::MoveSuggestion>& moves, const fxmem::Graph* graph,

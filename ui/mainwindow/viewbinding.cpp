@@ -1,0 +1,63 @@
+#include "mainwindow/viewbinding.h"
+
+#include "graphview/graphview.h"
+#include "inspector/nodeinspector.h"
+#include "mainwindow/windowparts.h"
+#include "panels/findbar.h"
+#include "panels/livestoragepanel.h"
+#include "recompute/livetablemenu.h"
+#include "recompute/recomputepanel.h"
+#include "schedule/scheduleeditor.h"
+#include "state/editedschedule.h"
+#include "state/viewstate.h"
+#include "timeline/timelinebinding.h"
+#include "timeline/timelineplot.h"
+
+ViewBinding::ViewBinding(const WindowParts& p, ViewState* state, QObject* parent) : QObject(parent) {
+    // The graph view and the inspector bound themselves (setState) when they were made.
+    // One time axis: zooming or panning either view moves the other; hovering a node moves the cursor.
+    GraphView* graph = p.graphView;
+    TimelinePlot* timeline = p.timeline;
+    connect(timeline, &TimelinePlot::xRangeChanged, graph, &GraphView::setXRange);
+    connect(timeline, &TimelinePlot::plotAreaChanged, graph, &GraphView::setPlotArea);
+    connect(graph, &GraphView::xRangeChanged, timeline, &TimelinePlot::setXRange);
+    connect(graph, &GraphView::nodeHovered, timeline,
+            [graph, timeline](NodeRef ref) { timeline->setCursorStep(graph->stepOf(ref)); });
+
+    // A drop on the graph view is the editor's move; a refusal shows on the view and the status bar.
+    ScheduleEditor* editor = p.editor;
+    for (auto signal : {&GraphView::moveRequested, &GraphView::moveWithInputsRequested})
+        connect(graph, signal, this, [this, graph, editor, state, signal](std::size_t from, std::size_t to) {
+            QString why;
+            const bool with = signal == &GraphView::moveWithInputsRequested;
+            if (with ? editor->moveNodeWithInputs(from, to, &why) : editor->moveNode(from, to, &why)) return;
+            // A view input that pins the node: Shift+drop takes it along.
+            if (!with && !state->schedule()->companionsToOffer(from, to).empty()) why += tr(" (Shift+drop)");
+            graph->showRefusal(why);
+            emit message(why, 8000);
+        });
+
+    // What the graph view highlights: the find bar's matches, the live storages' producers.
+    connect(p.findBar, &FindBar::matchesChanged, graph,
+            [graph](const std::vector<NodeRef>& m) { graph->setSearchMatches(m); });
+    connect(p.findBar, &FindBar::dismissed, graph, qOverload<>(&QWidget::setFocus));
+    LiveStoragePanel* live = p.livePanel;
+    connect(live, &LiveStoragePanel::rowsChanged, graph, [graph, live] { graph->setLiveNodes(live->liveProducers()); });
+
+    // The recompute plan: its nodes marked in the graph view and noted in the inspector; the live
+    // table's context menu recomputes a storage.
+    RecomputePanel* recompute = p.recompute;
+    connect(recompute, &RecomputePanel::rematEdited, this, [this](const QString& text) { emit message(text, 10000); });
+    attachRematMenu(live->table(), recompute);
+    p.inspector->setNote(
+        [recompute](const Scene& scene, NodeRef ref) { return recompute->recomputedNote(scene, ref); });
+    const auto markRecomputed = [state, graph, recompute] {
+        if (const auto& s = state->scene()) graph->setRecomputedNodes(recompute->recomputedNodes(*s));
+    };
+    connect(state, &ViewState::sceneChanged, graph, markRecomputed);
+    connect(recompute, &RecomputePanel::pointsChanged, graph, markRecomputed);
+
+    // Last, as before the split: these follow the state after the panels have.
+    editor->setState(state);
+    bindTimeline(timeline, state, editor);
+}

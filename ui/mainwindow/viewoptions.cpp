@@ -1,0 +1,64 @@
+#include "mainwindow/viewoptions.h"
+
+#include "graphview/graphview.h"
+#include "mainwindow/docklayout.h"
+#include "mainwindow/windowparts.h"
+#include "recompute/recomputepanel.h"
+#include "schedule/scheduleeditor.h"
+#include "state/viewstate.h"
+#include "timeline/timelineplot.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace {
+QString tr(const char* text) { return QCoreApplication::translate("ViewOptions", text); }
+} // namespace
+
+QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, ViewState* state) {
+    const auto& scene = state->scene();
+    if (!scene) return tr("no graph is shown");
+    if (options.timelineMode) {
+        if (options.depth) parts.modeBar->setDepth(*options.depth);
+        parts.modeBar->setMode(*options.timelineMode);
+    }
+    if (options.collapseDepth) parts.graphView->setGroupDepth(*options.collapseDepth);
+    if (options.step) state->setCursorStep(*options.step);
+    if (!options.selectModule.isEmpty()) {
+        const std::string wanted = options.selectModule.toStdString();
+        bool known = false;
+        for (const Segment& seg : scene->segments)
+            known = known || seg.attribution->tree().find(wanted) != fxmem::ModuleTree::npos;
+        if (!known) return tr("the shown graph has no module named '%1'").arg(options.selectModule);
+        state->selectModule(options.selectModule);
+    }
+    ScheduleEditor* editor = parts.editor;
+    const auto noSchedule = [editor](const QString& name) {
+        return tr("the shown graph has no schedule named '%1' (it has: %2)")
+            .arg(name, editor->sourceNames().join(QStringLiteral(", ")));
+    };
+    if (!options.schedule.isEmpty() && !editor->pickSchedule(options.schedule)) return noSchedule(options.schedule);
+    if (!options.compare.isEmpty()) {
+        const int b = static_cast<int>(editor->sourceNames().indexOf(options.compare));
+        if (b < 0) return noSchedule(options.compare);
+        editor->setComparison(0, b);
+    }
+    if (options.tab) parts.docks->raise(*options.tab);
+    if (options.findPlan) {
+        const auto& graphs = scene->file->graphs;
+        if (std::none_of(graphs.begin(), graphs.end(),
+                         [](const fxmem::Graph& g) { return g.kind == fxmem::GraphKind::Joint; }))
+            return tr("the file has no joint graph to search a recompute plan on (fxmem_export.sweep writes one)");
+        parts.recompute->findPlan(-1, true);
+    }
+    return {};
+}
+
+ViewOptionsSettled viewOptionsSettled(const ViewOptions& options, const WindowParts& parts, const ViewState* state) {
+    const bool bands = parts.modeBar->mode() == TimelineModeBar::Mode::Total || parts.timeline->isStacked();
+    const bool compared = !options.wantsComparison() || parts.timeline->hasComparison();
+    const auto& plan = parts.recompute->plan();
+    const bool planned = !options.findPlan || (plan && state->scene() && state->scene()->file == plan->pairFile);
+    return {bands && compared, planned};
+}
