@@ -7,9 +7,11 @@
 // offers the graph of the run under the cursor instead of editing a shared order.
 #include "analysis/liveatstep.h"
 #include "loading/scene.h"
+#include "mainwindow/maintoolbar.h"
 #include "mainwindow/mainwindow.h"
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
+#include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "schedule/scheduleeditor.h"
 #include "timeline/stackedbands.h"
@@ -227,34 +229,37 @@ void TestWholeStepView::windowOpensOnTheWholeStep() {
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
     QVERIFY(w.scene()->wholeStep());
     // The picker: "Whole step" first and chosen, then the 4 graphs and the 2 pairs.
-    QCOMPARE(w.graphCombo()->count(), 7);
-    QCOMPARE(w.graphCombo()->currentIndex(), 0);
-    QVERIFY(w.graphCombo()->itemText(0).startsWith(QStringLiteral("Whole step")));
+    QCOMPARE(w.parts().toolbar->graphCombo()->count(), 7);
+    QCOMPARE(w.parts().toolbar->graphCombo()->currentIndex(), 0);
+    QVERIFY(w.parts().toolbar->graphCombo()->itemText(0).startsWith(QStringLiteral("Whole step")));
     // The peak line names the run that holds the peak.
     const QString peakRun = w.scene()->segmentName(
         static_cast<std::size_t>(w.scene()->locate(static_cast<std::int64_t>(w.scene()->peakStep)).segment));
     QCOMPARE(peakRun, QStringLiteral("region1.backward"));
-    QVERIFY2(w.timeline()->peakText().contains(peakRun), qPrintable(w.timeline()->peakText()));
+    QVERIFY2(w.parts().timeline->peakText().contains(peakRun), qPrintable(w.parts().timeline->peakText()));
     // The live table at the cursor adds up to the whole step's curve, carried storages included.
     const std::int64_t inSecondRun = w.scene()->segments[1].offset + 3;
     w.setCursorStep(inSecondRun);
-    QCOMPARE(w.liveModel()->totalBytes(), w.scene()->profile[static_cast<std::size_t>(inSecondRun)]);
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(), w.scene()->profile[static_cast<std::size_t>(inSecondRun)]);
     bool savedRow = false;
-    for (int r = 0; r < w.liveModel()->rowCount(); ++r) {
-        const QString why = w.liveModel()->data(w.liveModel()->index(r, LiveStorageModel::ReasonColumn)).toString();
+    for (int r = 0; r < w.parts().livePanel->model()->rowCount(); ++r) {
+        const QString why = w.parts()
+                                .livePanel->model()
+                                ->data(w.parts().livePanel->model()->index(r, LiveStorageModel::ReasonColumn))
+                                .toString();
         savedRow = savedRow || why == QStringLiteral("saved by region0.forward for its backward");
     }
     QVERIFY(savedRow);
     // The breakdown's module tree says what its root holds: the run and what it carries.
-    w.breakdownPanel()->refresh(); // it refreshes when shown; its tab is not raised here
-    auto* tree = w.breakdownPanel()->findChild<QTreeView*>();
+    w.parts().breakdown->refresh(); // it refreshes when shown; its tab is not raised here
+    auto* tree = w.parts().breakdown->findChild<QTreeView*>();
     QVERIFY(tree);
     const QString root = tree->model()->index(0, 0).data().toString();
     QVERIFY2(root == QStringLiteral("(region1.forward and carried)"), qPrintable(root));
     // The schedule tab edits one graph: here it says so and offers the run under the cursor's graph.
-    SchedulePanel* panel = w.schedulePanel();
-    QVERIFY(panel->currentWidget() != w.scheduleEditor());
-    QVERIFY(!w.scheduleEditor()->isEnabled());
+    SchedulePanel* panel = w.parts().schedulePanel;
+    QVERIFY(panel->currentWidget() != w.parts().editor);
+    QVERIFY(!w.parts().editor->isEnabled());
     QVERIFY2(panel->messageLabel()->text().contains(QStringLiteral("whole step")),
              qPrintable(panel->messageLabel()->text()));
     QVERIFY(panel->forwardButton()->isVisibleTo(panel));
@@ -264,10 +269,10 @@ void TestWholeStepView::windowOpensOnTheWholeStep() {
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 2, 30000);
     QVERIFY(!w.scene()->wholeStep());
     QCOMPARE(w.scene()->title(), QStringLiteral("region1.forward"));
-    QVERIFY(w.scheduleEditor()->isEnabled());
+    QVERIFY(w.parts().editor->isEnabled());
     // Back to the whole step through the picker.
-    w.graphCombo()->setCurrentIndex(0);
-    emit w.graphCombo()->activated(0);
+    w.parts().toolbar->graphCombo()->setCurrentIndex(0);
+    emit w.parts().toolbar->graphCombo()->activated(0);
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 3, 30000);
     QVERIFY(w.scene()->wholeStep());
 }
