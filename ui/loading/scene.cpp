@@ -89,6 +89,7 @@ void buildWholeStep(Scene& scene, const fxmem::RoleAssignment& roles, DeviceFilt
     auto step = std::make_shared<fxmem::WholeStep>(fxmem::whole_step(file, fxmem::counted_for(file, filter)));
     std::vector<std::optional<Segment>> byGraph(file.graphs.size());
     for (std::size_t e = 0; e < step->segments.size(); ++e) {
+        fxmem::throw_if_cancelled(cancelled);
         const fxmem::StepSegment& ss = step->segments[e];
         std::optional<Segment>& proto = byGraph[ss.graph];
         // GraphAnalysis::compute in pair context: a paired backward with get_peak_memory's
