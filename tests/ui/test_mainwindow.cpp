@@ -13,6 +13,7 @@
 #include "schedule/scheduleeditor.h"
 #include "shell_fixtures.h"
 #include "state/viewstate.h"
+#include "timeline/qcp.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "ui_fixtures.h"
@@ -126,9 +127,9 @@ void TestMainWindow::scrubbingFillsTheLiveTable() {
     QCOMPARE(w.parts().timeline->cursorStep(), 2);
     QCOMPARE(w.parts().livePanel->model()->totalBytes(), 110);
     // The hovered mouse position maps to a step the same way.
-    const QRect area = w.parts().timeline->axisRect()->rect();
-    const int x = static_cast<int>(w.parts().timeline->xAxis->coordToPixel(5));
-    QTest::mouseMove(w.parts().timeline, QPoint(x, area.center().y()));
+    const QRect area = w.parts().timeline->chart()->axisRect()->rect();
+    const int x = static_cast<int>(w.parts().timeline->chart()->xAxis->coordToPixel(5));
+    QTest::mouseMove(w.parts().timeline->chart(), QPoint(x, area.center().y()));
     QTRY_COMPARE(w.parts().timeline->cursorStep(), 5);
     QCOMPARE(w.parts().livePanel->model()->totalBytes(), 120);
 }
@@ -569,9 +570,9 @@ void TestMainWindow::inspectorFollowsKeyboardScrubbing() {
     QTest::keyClick(w.parts().timeline, Qt::Key_Right); // step 4: after b frees
     QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("b")}));
     // Hovering scrubs without taking the selection away.
-    const QRect area = w.parts().timeline->axisRect()->rect();
-    QTest::mouseMove(w.parts().timeline,
-                     QPoint(static_cast<int>(w.parts().timeline->xAxis->coordToPixel(1)), area.center().y()));
+    const QRect area = w.parts().timeline->chart()->axisRect()->rect();
+    QTest::mouseMove(w.parts().timeline->chart(),
+                     QPoint(static_cast<int>(w.parts().timeline->chart()->xAxis->coordToPixel(1)), area.center().y()));
     QTRY_COMPARE(w.parts().timeline->cursorStep(), 1);
     QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("b")}));
 }

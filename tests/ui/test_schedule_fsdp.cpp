@@ -5,6 +5,7 @@
 // to the joined profile at every step. FXMEM_TIMELINE_PNG=prefix writes screenshots.
 #include "loading/scene.h"
 #include "schedule/scheduleeditor.h"
+#include "timeline/qcp.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelineplot.h"
 
@@ -56,7 +57,7 @@ void TestScheduleFsdp::llamaPairStackedByRoleAndModule() {
                 sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
             plot.setProfile(scene->profile, scene->peakStep, sections);
             plot.setStackedBands(bands);
-            plot.replot(QCustomPlot::rpImmediateRefresh);
+            plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
             plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG") +
                              QStringLiteral("-llama-%1%2.png")
                                  .arg(by == fxmem::GroupBy::Role ? QStringLiteral("role") : QStringLiteral("module"))
@@ -114,7 +115,7 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     QVERIFY(plot.hasComparison());
     if (qEnvironmentVariableIsSet("FXMEM_TIMELINE_PNG")) {
         const QString prefix = qEnvironmentVariable("FXMEM_TIMELINE_PNG");
-        plot.replot(QCustomPlot::rpImmediateRefresh);
+        plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
         plot.grab().save(prefix + QStringLiteral("-fsdp-timeline.png"));
         editor.resize(460, 640);
         editor.show();

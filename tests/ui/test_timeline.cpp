@@ -3,9 +3,12 @@
 // tick labels, and exports with a title and legend but without the hover box.
 #include "timeline/downsample.h"
 #include "timeline/plotexport.h"
+#include "timeline/qcp.h"
+#include "timeline/timelinekeys.h"
 #include "timeline/timelineplot.h"
 #include "util/units.h"
 
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -25,6 +28,9 @@ private slots:
     void cursorAndZoom();
     void cursorMoveReplotsOnlyItsLayer();
     void exportsEveryFormat();
+    void keysMoveTheCursor();
+    void dataChangesReplotOnce();
+    void clickOnTheChartFocusesThePlot();
 };
 
 void TestTimeline::smallRangesAreKeptAsIs() {
@@ -77,7 +83,7 @@ void TestTimeline::zoomedOutPlotKeepsFrees() {
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(profile, 54321);
-    const QSharedPointer<QCPGraphDataContainer> data = plot.graph(0)->data();
+    const QSharedPointer<QCPGraphDataContainer> data = plot.chart()->graph(0)->data();
     QVERIFY(data->size() < 4000); // reduced to a few points per pixel
     double lo = 1e300, hi = -1e300;
     for (const QCPGraphData& d : *data) lo = std::min(lo, d.value), hi = std::max(hi, d.value);
@@ -94,10 +100,10 @@ void TestTimeline::sectionLabelsNeverOverprint() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(profile, 0, {{0, QStringLiteral("forward")}, {4, QStringLiteral("backward")}});
     const auto labels = [&] {
-        plot.replot(QCustomPlot::rpImmediateRefresh);
+        plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
         std::vector<std::pair<QString, QRectF>> out;
-        for (int i = 0; i < plot.itemCount(); ++i) {
-            auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+        for (int i = 0; i < plot.chart()->itemCount(); ++i) {
+            auto* t = qobject_cast<QCPItemText*>(plot.chart()->item(i));
             if (!t || !t->visible() ||
                 !(t->text() == QStringLiteral("forward") || t->text() == QStringLiteral("backward") ||
                   t->text().endsWith(QStringLiteral("…"))))
@@ -126,7 +132,7 @@ void TestTimeline::sectionLabelsNeverOverprint() {
     shown = labels();
     QCOMPARE(shown.size(), std::size_t(1));
     QCOMPARE(shown.front().first, QStringLiteral("backward"));
-    QVERIFY(shown.front().second.left() >= plot.axisRect()->rect().left());
+    QVERIFY(shown.front().second.left() >= plot.chart()->axisRect()->rect().left());
 }
 
 void TestTimeline::sectionLabelsGiveWayToThePeakLabel() {
@@ -140,11 +146,11 @@ void TestTimeline::sectionLabelsGiveWayToThePeakLabel() {
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(profile, 1700, {{0, QStringLiteral("forward")}, {1690, QStringLiteral("backward")}});
-    plot.replot(QCustomPlot::rpImmediateRefresh);
+    plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
     QCPItemText* peak = nullptr;
     std::vector<QCPItemText*> sections;
-    for (int i = 0; i < plot.itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+    for (int i = 0; i < plot.chart()->itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot.chart()->item(i));
         if (!t || !t->visible()) continue;
         if (t->text().startsWith(QStringLiteral("peak ")))
             peak = t;
@@ -172,8 +178,9 @@ void TestTimeline::peakLabelHiddenWhenThePeakIsOutOfView() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(profile, 999);
     const auto peakLabelVisible = [&] {
-        for (int i = 0; i < plot.itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().startsWith(QStringLiteral("peak ")))
+        for (int i = 0; i < plot.chart()->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.chart()->item(i));
+                t && t->text().startsWith(QStringLiteral("peak ")))
                 return t->visible();
         return false;
     };
@@ -192,9 +199,9 @@ void TestTimeline::tinyProfilesHaveWholeStepTicks() {
         plot.show();
         QVERIFY(QTest::qWaitForWindowExposed(&plot));
         plot.setProfile(profile, 1);
-        plot.replot(QCustomPlot::rpImmediateRefresh);
-        const QVector<QString> labels = plot.xAxis->tickVectorLabels();
-        const QVector<double> ticks = plot.xAxis->tickVector();
+        plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
+        const QVector<QString> labels = plot.chart()->xAxis->tickVectorLabels();
+        const QVector<double> ticks = plot.chart()->xAxis->tickVector();
         QVERIFY(!labels.isEmpty());
         QStringList seen;
         for (int i = 0; i < labels.size(); ++i) {
@@ -230,8 +237,8 @@ void TestTimeline::exportHasTitleAndLegendButNoHoverBox() {
     // On screen nothing changed: the cursor is back, no title row, no legend.
     QVERIFY(plot.cursorText().contains(QStringLiteral("step 5")));
     QVERIFY(!plot.exportMode());
-    QVERIFY(!plot.legend->visible());
-    QCOMPARE(plot.plotLayout()->rowCount(), 1);
+    QVERIFY(!plot.chart()->legend->visible());
+    QCOMPARE(plot.chart()->plotLayout()->rowCount(), 1);
 }
 
 void TestTimeline::lowerBoundAndComparison() {
@@ -242,31 +249,31 @@ void TestTimeline::lowerBoundAndComparison() {
     plot.setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
     const auto textItems = [&] {
         QStringList out;
-        for (int i = 0; i < plot.itemCount(); ++i)
-            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->visible()) out << t->text();
+        for (int i = 0; i < plot.chart()->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.chart()->item(i)); t && t->visible()) out << t->text();
         return out;
     };
     // The bound above the curve (a bound from another context) still fits in the y range.
     plot.setLowerBound(200);
     QVERIFY(textItems().contains(QStringLiteral("no order can go below 200 B")));
-    QVERIFY(plot.yAxis->range().upper > 200);
+    QVERIFY(plot.chart()->yAxis->range().upper > 200);
     plot.setLowerBound(-1);
     QVERIFY(!textItems().join(QLatin1Char('|')).contains(QStringLiteral("no order")));
     // Two orders compared: both drawn, their peaks labelled, the legend names them.
     plot.setComparison({QStringLiteral("A: original"), {100, 110, 110, 130, 120, 120, 120}, 3},
                        {QStringLiteral("B: overlap"), {100, 140, 140, 150, 120, 120, 120}, 3});
     QVERIFY(plot.hasComparison());
-    QVERIFY(plot.legend->visible());
+    QVERIFY(plot.chart()->legend->visible());
     const QStringList texts = textItems();
     QVERIFY2(texts.contains(QStringLiteral("A: original peak 130 B · step 3")),
              qPrintable(texts.join(QLatin1Char('|'))));
     QVERIFY(texts.contains(QStringLiteral("B: overlap peak 150 B · step 3")));
-    QVERIFY(plot.yAxis->range().upper > 150);
+    QVERIFY(plot.chart()->yAxis->range().upper > 150);
     plot.setCursorStep(1);
     QVERIFY(plot.cursorText().contains(QStringLiteral("B: overlap: 140 B")));
     plot.clearComparison();
     QVERIFY(!plot.hasComparison());
-    QVERIFY(!plot.legend->visible());
+    QVERIFY(!plot.chart()->legend->visible());
 }
 
 void TestTimeline::formatsBytes() {
@@ -302,14 +309,14 @@ void TestTimeline::cursorAndZoom() {
     QCOMPARE(plot.cursorStep(), 3);
     // Zooming never leaves the data: a range past the end is pulled back.
     plot.setXRange(100, 200);
-    QVERIFY(plot.xAxis->range().upper <= 6.5 + 1e-9);
-    QVERIFY(plot.xAxis->range().lower >= -0.5 - 1e-9);
+    QVERIFY(plot.chart()->xAxis->range().upper <= 6.5 + 1e-9);
+    QVERIFY(plot.chart()->xAxis->range().lower >= -0.5 - 1e-9);
     QVERIFY(range.count() > 0);
     plot.resetZoom();
-    QCOMPARE(plot.xAxis->range().lower, -0.5);
-    QCOMPARE(plot.xAxis->range().upper, 6.5);
+    QCOMPARE(plot.chart()->xAxis->range().lower, -0.5);
+    QCOMPARE(plot.chart()->xAxis->range().upper, 6.5);
     // The y axis leaves room above the peak for its label.
-    QVERIFY(plot.yAxis->range().upper > 130);
+    QVERIFY(plot.chart()->yAxis->range().upper > 130);
 }
 
 void TestTimeline::cursorMoveReplotsOnlyItsLayer() {
@@ -320,18 +327,18 @@ void TestTimeline::cursorMoveReplotsOnlyItsLayer() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(profile, 3, {{0, QStringLiteral("forward")}, {5, QStringLiteral("backward")}});
     plot.setCursorStep(1);
-    plot.replot();
-    QCPLayer* cursor = plot.layer(QStringLiteral("cursor"));
+    plot.chart()->replot();
+    QCPLayer* cursor = plot.chart()->layer(QStringLiteral("cursor"));
     QVERIFY(cursor);
     QCOMPARE(cursor->mode(), QCPLayer::lmBuffered);
     // Stacking as before the layer existed: curves, then the cursor, then peak and section marks.
-    QVERIFY(plot.layer(QStringLiteral("main"))->index() < cursor->index());
-    QVERIFY(cursor->index() < plot.layer(QStringLiteral("marks"))->index());
-    QSignalSpy full(&plot, &QCustomPlot::afterReplot);
+    QVERIFY(plot.chart()->layer(QStringLiteral("main"))->index() < cursor->index());
+    QVERIFY(cursor->index() < plot.chart()->layer(QStringLiteral("marks"))->index());
+    QSignalSpy full(plot.chart(), &QCustomPlot::afterReplot);
     for (std::int64_t step : {2, 4, 7, 8, 9, 0}) plot.setCursorStep(step);
     // A hover over the plot moves the cursor the same way.
-    const QRect area = plot.axisRect()->rect();
-    QTest::mouseMove(&plot, QPoint(area.left() + area.width() / 3, area.center().y()));
+    const QRect area = plot.chart()->axisRect()->rect();
+    QTest::mouseMove(plot.chart(), QPoint(area.left() + area.width() / 3, area.center().y()));
     QVERIFY(plot.cursorStep() > 0);
     QCOMPARE(full.count(), 0); // the curves and marks were not redrawn
     // What is shown equals a plot drawn whole at that step.
@@ -341,7 +348,7 @@ void TestTimeline::cursorMoveReplotsOnlyItsLayer() {
     QVERIFY(QTest::qWaitForWindowExposed(&fresh));
     fresh.setProfile(profile, 3, {{0, QStringLiteral("forward")}, {5, QStringLiteral("backward")}});
     fresh.setCursorStep(plot.cursorStep());
-    fresh.replot();
+    fresh.chart()->replot();
     QCOMPARE(plot.grab().toImage(), fresh.grab().toImage());
     // Zooming still redraws everything.
     plot.setXRange(1, 6);
@@ -373,6 +380,100 @@ void TestTimeline::exportsEveryFormat() {
     QVERIFY(text.contains("<path") || text.contains("<polyline")); // the curve is vector data
     QVERIFY(!PlotExport::save(plot, dir.filePath(QStringLiteral("p.bmpx")), &error));
     QVERIFY(error.contains(QStringLiteral(".bmpx")));
+}
+
+void TestTimeline::keysMoveTheCursor() {
+    // From step 10 of 100, a page of 7, the peak at 42.
+    const auto to = [](int key, Qt::KeyboardModifiers mods = Qt::NoModifier) {
+        return cursorStepForKey(key, mods, 10, 100, 7, 42);
+    };
+    QCOMPARE(to(Qt::Key_Left), std::optional<std::int64_t>(9));
+    QCOMPARE(to(Qt::Key_Right), std::optional<std::int64_t>(11));
+    QCOMPARE(to(Qt::Key_Left, Qt::ShiftModifier), std::optional<std::int64_t>(3));
+    QCOMPARE(to(Qt::Key_Right, Qt::ShiftModifier), std::optional<std::int64_t>(17));
+    QCOMPARE(to(Qt::Key_PageUp), std::optional<std::int64_t>(3));
+    QCOMPARE(to(Qt::Key_PageDown), std::optional<std::int64_t>(17));
+    QCOMPARE(to(Qt::Key_Home), std::optional<std::int64_t>(0));
+    QCOMPARE(to(Qt::Key_End), std::optional<std::int64_t>(99));
+    QCOMPARE(to(Qt::Key_P), std::optional<std::int64_t>(42));
+    QVERIFY(!to(Qt::Key_A));
+}
+
+void TestTimeline::dataChangesReplotOnce() {
+    // 10k steps: a ramp up to 5000 and down again (the peak, 5000 B, at step 5000).
+    std::vector<std::int64_t> profile(10000);
+    for (std::size_t i = 0; i < profile.size(); ++i) profile[i] = std::int64_t(std::min(i, profile.size() - i));
+    TimelinePlot plot;
+    plot.resize(800, 300);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    QSignalSpy full(plot.chart(), &QCustomPlot::afterReplot);
+    // A new profile (with a new zoom) is drawn once, not once per step of setting it up.
+    plot.setProfile(profile, 5000, {{0, QStringLiteral("forward")}, {6000, QStringLiteral("backward")}});
+    QCOMPARE(full.count(), 1);
+    const double yTop = plot.chart()->yAxis->range().upper;
+    QCOMPARE(yTop, 5000 * 1.22);
+    // An edited order below the peak (what most drops give): one replot, and the profile's
+    // points are not sampled again (the same data, where it was).
+    const QCPGraphData* profilePoints = &*plot.chart()->graph(0)->data()->constBegin();
+    std::vector<std::int64_t> edited = profile;
+    for (std::size_t i = 2000; i < 2100; ++i) edited[i] -= 1000;
+    full.clear();
+    plot.setOverlay(edited, 5000, QStringLiteral("edited peak"));
+    QCOMPARE(full.count(), 1);
+    QCOMPARE(&*plot.chart()->graph(0)->data()->constBegin(), profilePoints);
+    QVERIFY(!plot.chart()->graph(1)->data()->isEmpty());
+    QCOMPARE(plot.chart()->yAxis->range().upper, yTop);
+    // The edited curve's points are the dip's: its lowest drawn value is 2000 - 1000 at step 2000.
+    double lowest = 1e18;
+    for (const QCPGraphData& d : *plot.chart()->graph(1)->data())
+        if (d.key >= 2000 && d.key < 2100) lowest = std::min(lowest, d.value);
+    QCOMPARE(lowest, 1000.0);
+    // An edited peak above the original moves the y axis: everything is sampled again, still
+    // one replot.
+    edited[7000] = 6000;
+    full.clear();
+    plot.setOverlay(edited, 7000, QStringLiteral("edited peak"));
+    QCOMPARE(full.count(), 1);
+    QCOMPARE(plot.chart()->yAxis->range().upper, 6000 * 1.22);
+    // Sampled again at the same width: the points are replaced in place, without reallocating.
+    QCOMPARE(&*plot.chart()->graph(0)->data()->constBegin(), profilePoints);
+    full.clear();
+    plot.clearOverlay();
+    QCOMPARE(full.count(), 1);
+    QVERIFY(plot.chart()->graph(1)->data()->isEmpty());
+    QCOMPARE(plot.chart()->yAxis->range().upper, yTop);
+    // Stacked bands: one replot too.
+    full.clear();
+    plot.setStackedBands({{QStringLiteral("a"), Qt::red, profile}});
+    QCOMPARE(full.count(), 1);
+}
+
+void TestTimeline::clickOnTheChartFocusesThePlot() {
+    // The mouse lands on the contained chart; the plot takes the focus (and so the keys) and
+    // names the clicked step.
+    QWidget window;
+    auto* other = new QLineEdit(&window);
+    auto* plot = new TimelinePlot(&window);
+    other->setGeometry(0, 0, 100, 20);
+    plot->setGeometry(0, 30, 800, 300);
+    window.resize(800, 340);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    plot->setProfile({100, 110, 110, 130, 120, 120, 120}, 3);
+    other->setFocus();
+    QVERIFY(!plot->hasFocus());
+    QSignalSpy clicked(plot, &TimelinePlot::stepActivated);
+    const QPoint at(static_cast<int>(plot->chart()->xAxis->coordToPixel(4)),
+                    plot->chart()->axisRect()->rect().center().y());
+    QTest::mouseClick(plot->chart(), Qt::LeftButton, {}, at);
+    QTRY_VERIFY(plot->hasFocus());
+    QCOMPARE(clicked.count(), 1);
+    QCOMPARE(clicked.front().front().value<std::int64_t>(), 4);
+    plot->setCursorStep(4);
+    QCOMPARE(QApplication::focusWidget(), plot);
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_Right);
+    QCOMPARE(plot->cursorStep(), 5);
 }
 
 QTEST_MAIN(TestTimeline)

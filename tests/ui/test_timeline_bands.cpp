@@ -3,6 +3,7 @@
 // a 20k-node synthetic graph), the plot draws them at the total's points so the drawn bands add
 // up to the drawn total, and the mode bar says what the user chose.
 #include "analysis/graphanalysis.h"
+#include "timeline/qcp.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
@@ -75,10 +76,10 @@ const TimelinePlot::Band* band(const std::vector<TimelinePlot::Band>& bands, con
 // The plot's drawn bands: the graph of the top band carries the cumulative sum, which must equal
 // the drawn total at every drawn key.
 void checkDrawnStack(TimelinePlot& plot, const std::vector<TimelinePlot::Band>& bands) {
-    QCPGraph* total = plot.graph(0);
+    QCPGraph* total = plot.chart()->graph(0);
     QCPGraph* top = nullptr;
-    for (int i = 0; i < plot.graphCount(); ++i)
-        if (plot.graph(i)->name() == bands.back().name) top = plot.graph(i);
+    for (int i = 0; i < plot.chart()->graphCount(); ++i)
+        if (plot.chart()->graph(i)->name() == bands.back().name) top = plot.chart()->graph(i);
     QVERIFY(top);
     QCOMPARE(top->data()->size(), total->data()->size());
     auto t = total->data()->constBegin();
@@ -146,7 +147,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     plot.setProfile(profile, analysis->peakStep());
     plot.setStackedBands(byRole);
     QVERIFY(plot.isStacked());
-    QVERIFY(plot.legend->visible()); // the legend names the bands on screen
+    QVERIFY(plot.chart()->legend->visible()); // the legend names the bands on screen
     checkDrawnStack(plot, byRole);
     // The cursor box names what holds the memory at the step.
     plot.setCursorStep(1);
@@ -155,10 +156,10 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     // The edited-order overlay still draws over the bands.
     plot.setOverlay(profile, analysis->peakStep(), QStringLiteral("edited"));
     QVERIFY(plot.hasOverlay());
-    QVERIFY(!plot.graph(1)->data()->isEmpty());
+    QVERIFY(!plot.chart()->graph(1)->data()->isEmpty());
     plot.clearStackedBands();
     QVERIFY(!plot.isStacked());
-    QVERIFY(!plot.legend->visible());
+    QVERIFY(!plot.chart()->legend->visible());
 }
 
 void TestTimelineBands::joinedPairWithBaselineAddsUp() {
@@ -209,12 +210,12 @@ void TestTimelineBands::largeGraphDownsampledConsistently() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(analysis->profile(), analysis->peakStep());
     plot.setStackedBands(bands);
-    QVERIFY(plot.graph(0)->data()->size() < int(analysis->profile().size())); // downsampled
+    QVERIFY(plot.chart()->graph(0)->data()->size() < int(analysis->profile().size())); // downsampled
     checkDrawnStack(plot, bands);
     plot.setLowerBound(analysis->peak() / 2);
     if (qEnvironmentVariableIsSet("FXMEM_TIMELINE_PNG")) {
         plot.setCursorStep(static_cast<std::int64_t>(analysis->peakStep()) + 3000);
-        plot.replot(QCustomPlot::rpImmediateRefresh);
+        plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
         plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG"));
     }
     plot.setXRange(1000, 9000); // and after a zoom
@@ -268,7 +269,7 @@ void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
         }
         // On a short plot (a laptop's timeline) fewer lines: the box covers at most about half of it.
         plot.resize(800, 150); // the resize redoes the box
-        QTRY_VERIFY(plot.axisRect()->height() < 120);
+        QTRY_VERIFY(plot.chart()->axisRect()->height() < 120);
         const int lines = static_cast<int>(plot.cursorText().count(QLatin1Char('\n'))) + 1;
         QVERIFY2(lines < 2 + static_cast<int>(n), qPrintable(plot.cursorText())); // fewer than at 300 px
         QVERIFY2(plot.cursorText().contains(QStringLiteral("more")), qPrintable(plot.cursorText()));

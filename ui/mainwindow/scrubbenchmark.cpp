@@ -7,6 +7,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
 #include "state/viewstate.h"
+#include "timeline/qcp.h"
 #include "timeline/timelineplot.h"
 
 #include <QApplication>
@@ -137,7 +138,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     if (!scene || timeline->stepCount() < 2) return QStringLiteral("nothing to scrub: no profile shown\n");
     const bool hover = options.input == ScrubBenchmarkOptions::Input::Hover;
     const int total = std::max(1, options.steps) + std::max(0, options.warmup);
-    const QRect plot = timeline->axisRect()->rect();
+    const QRect plot = timeline->chart()->axisRect()->rect();
     const auto steps = static_cast<std::int64_t>(timeline->stepCount());
 
     // The inputs: mouse positions left to right across the plot, or key presses from mid-profile.
@@ -152,7 +153,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         if (hover) {
             QMouseEvent away(QEvent::MouseMove, QPointF(plot.left() + 1, plot.center().y()),
                              timeline->mapToGlobal(QPointF(0, 0)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
-            QCoreApplication::sendEvent(timeline, &away);
+            QCoreApplication::sendEvent(timeline->chart(), &away);
         } else {
             timeline->setCursorStep(keyStart);
         }
@@ -182,7 +183,7 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
             const QPointF at = positions[static_cast<std::size_t>(i)];
             QMouseEvent move(QEvent::MouseMove, at, timeline->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
                              Qt::NoModifier);
-            QCoreApplication::sendEvent(timeline, &move);
+            QCoreApplication::sendEvent(timeline->chart(), &move);
         } else {
             QKeyEvent key(QEvent::KeyPress, Qt::Key_Right, Qt::NoModifier);
             QCoreApplication::sendEvent(timeline, &key);
@@ -235,6 +236,35 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
         paintSum.ms.push_back(static_cast<double>(painted) / 1e6);
         total2.ms.push_back(static_cast<double>((t3 < 0 ? t2 : t3) - t0) / 1e6);
     }
+    // Pass 3: data changes, the timeline alone (its signals blocked): an edited order's profile
+    // shown as the overlay (what a drop does; a dip of 2 % of the peak over 1 % of the steps,
+    // moved each time, so the y axis stays), then the profile itself set again (a file load).
+    Series overlayMs{QStringLiteral("  setOverlay + paint")}, profileMs{QStringLiteral("  setProfile + paint")};
+    const std::vector<std::int64_t>& base = scene->profile;
+    const std::size_t width = std::max<std::size_t>(1, base.size() / 100);
+    std::vector<TimelinePlot::Marker> sections;
+    if (scene->joined())
+        for (const Segment& s : scene->segments)
+            sections.push_back({s.offset, QString::fromStdString(s.analysis->graph().name)});
+    for (int i = 0; i < 20 + options.warmup; ++i) {
+        std::vector<std::int64_t> edited = base;
+        const std::size_t from = static_cast<std::size_t>(i % 20) * (base.size() - width) / 20;
+        for (std::size_t k = from; k < from + width; ++k)
+            edited[k] = std::max<std::int64_t>(0, edited[k] - base[scene->peakStep] / 50);
+        const std::size_t peak =
+            static_cast<std::size_t>(std::max_element(edited.begin(), edited.end()) - edited.begin());
+        const QSignalBlocker quiet(timeline);
+        qint64 t0 = clock.nsecsElapsed();
+        timeline->setOverlay(std::move(edited), peak, QStringLiteral("edited"));
+        qint64 t1 = settle(pt, clock);
+        if (i >= options.warmup)
+            overlayMs.ms.push_back(static_cast<double>((t1 < 0 ? clock.nsecsElapsed() : t1) - t0) / 1e6);
+        t0 = clock.nsecsElapsed();
+        timeline->setProfile(base, scene->peakStep, sections);
+        t1 = settle(pt, clock);
+        if (i >= options.warmup)
+            profileMs.ms.push_back(static_cast<double>((t1 < 0 ? clock.nsecsElapsed() : t1) - t0) / 1e6);
+    }
     qApp->removeEventFilter(&pt);
 
     QString out;
@@ -280,5 +310,8 @@ QString runScrubBenchmark(MainWindow& window, const ScrubBenchmarkOptions& optio
     out += statsLine(stateMs);
     out += statsLine(paintMs);
     out += statsLine(paintSum);
+    out += QStringLiteral("data change, the timeline alone (%1 times):\n").arg(overlayMs.ms.size());
+    out += statsLine(overlayMs);
+    out += statsLine(profileMs);
     return out;
 }

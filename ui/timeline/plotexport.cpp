@@ -50,7 +50,7 @@ bool save(QCustomPlot& plot, const QString& path, QString* error) {
 
 bool save(TimelinePlot& plot, const QString& path, QString* error) {
     plot.setExportMode(true);
-    const bool ok = save(static_cast<QCustomPlot&>(plot), path, error);
+    const bool ok = save(*plot.chart(), path, error);
     plot.setExportMode(false);
     return ok;
 }

@@ -2,25 +2,44 @@
 // step's node, zoom and drag along x only, and an overlay for the edited schedule. Long profiles
 // are reduced to a few points per pixel (each column's minimum and maximum) for the visible
 // range on every change.
+//
+// A widget that contains its QCustomPlot (chart()); what is drawn over the curves belongs to
+// small classes that own their items: the cursor and its box (CursorOverlay, a buffered layer
+// replotted alone), the peak marks (PeakMark), the compared orders (CompareCurves), the stacked
+// bands (BandGraphs), the lower bound (LowerBoundLine) and the section markers (SectionMarkers).
 #pragma once
-#include "timeline/qcp.h"
+#include "timeline/timelinetypes.h"
+
+#include <QWidget>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
-class TimelinePlot : public QCustomPlot {
+class QCustomPlot;
+class QCPGraph;
+class QCPItemText;
+class QCPRange;
+class BandGraphs;
+class CompareCurves;
+class CursorOverlay;
+class LowerBoundLine;
+class PeakMark;
+class SectionMarkers;
+class TimelineLegend;
+
+class TimelinePlot : public QWidget {
     Q_OBJECT
 public:
     explicit TimelinePlot(QWidget* parent = nullptr);
+    ~TimelinePlot() override;
 
-    struct Marker {
-        std::int64_t step = 0;
-        QString label;
-    };
+    using Marker = timeline::Marker;
     // `sections` mark where each graph of a joined view starts.
     void setProfile(std::vector<std::int64_t> profile, std::size_t peakStep, std::vector<Marker> sections = {});
     void clearProfile();
+    // While the y axis stays as it was, only the edited curve is sampled again (one replot).
     void setOverlay(std::vector<std::int64_t> profile, std::size_t peakStep, const QString& label);
     void clearOverlay();
     bool hasOverlay() const { return !overlay_.empty(); }
@@ -35,29 +54,21 @@ public:
     // the profile (StackedBands helpers guarantee it). The bands are downsampled at the points
     // chosen for the total, so the drawn bands still add up to the drawn total. A legend names
     // them. An empty vector returns to the plain curve.
-    struct Band {
-        QString name;
-        QColor colour;
-        std::vector<std::int64_t> values;
-    };
+    using Band = timeline::Band;
     void setStackedBands(std::vector<Band> bands);
     void clearStackedBands() { setStackedBands({}); }
-    bool isStacked() const { return !bands_.empty(); }
-    const std::vector<Band>& stackedBands() const { return bands_; }
+    bool isStacked() const;
+    const std::vector<Band>& stackedBands() const;
     // A horizontal dashed line at `bytes`, labelled "no order can go below …" (the optimizer's
     // lower bound); a negative value removes it.
     void setLowerBound(std::int64_t bytes);
-    std::int64_t lowerBound() const { return lowerBound_; }
+    std::int64_t lowerBound() const;
     // Compare: two orders of the same graph (e.g. two named schedules) drawn as lines over the
     // profile, each with its peak marked; `name` goes into the legend and the peak labels.
-    struct Curve {
-        QString name;
-        std::vector<std::int64_t> profile;
-        std::size_t peakStep = 0;
-    };
+    using Curve = timeline::Curve;
     void setComparison(Curve a, Curve b);
     void clearComparison();
-    bool hasComparison() const { return !compare_[0].profile.empty(); }
+    bool hasComparison() const;
     // Curve names for the legend (defaults "original order", "edited order").
     void setCurveNames(const QString& profile, const QString& overlay);
 
@@ -74,6 +85,13 @@ public:
     bool exportMode() const { return exporting_; }
     QString peakText() const;
     QString cursorText() const; // the cursor label: step, bytes and node (both orders with an overlay)
+
+    // The chart itself, for exporting and for tests that look at what is drawn (axes, graphs,
+    // items, layers); mouse input arrives on it.
+    QCustomPlot* chart() const { return chart_; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 public slots:
     void setCursorStep(std::int64_t step);
@@ -95,59 +113,48 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
     void changeEvent(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
-    void leaveEvent(QEvent* event) override;
 
 private:
     void onMouseMove(QMouseEvent* event);
     void onRangeChanged(const QCPRange& range);
+    void applyColours();
     void resample();
+    void replot();
+    bool resampleOverlay(); // false (nothing done) when the y axis or the legend must change too
+    struct Window {
+        std::size_t first, end, buckets; // the steps sampled (the visible ones and one more each side)
+    };
+    Window window() const;
+    double yUpper() const;
     void updateCursorItems();
-    void replotCursor(); // the cursor layer alone
     void updatePeakItems();
-    void layoutSections();
-    void refreshLegend();
     void refreshLegendOnScreen();
     std::int64_t stepAtPixel(double x) const;
 
-    void rebuildBandGraphs();
-    void updateLowerBoundItems();
-    void updateCompareItems();
+    QCustomPlot* chart_;
+    QCPGraph* curve_ = nullptr;
+    QCPGraph* overlayCurve_ = nullptr;
+    std::unique_ptr<CompareCurves> compare_;
+    std::unique_ptr<LowerBoundLine> bound_;
+    std::unique_ptr<CursorOverlay> cursorOverlay_;
+    std::unique_ptr<PeakMark> peak_, editedPeak_;
+    std::unique_ptr<BandGraphs> bands_;
+    std::unique_ptr<SectionMarkers> sections_;
+    std::unique_ptr<TimelineLegend> legend_;
+    QCPItemText* emptyLabel_ = nullptr;
+
     std::vector<std::int64_t> profile_, overlay_;
-    std::vector<Band> bands_;
-    std::vector<std::vector<std::int64_t>> cumulative_; // per band: the sum of it and those below
-    std::vector<QCPGraph*> bandGraphs_;                 // top band first (drawn first)
-    std::int64_t lowerBound_ = -1;
-    QCPItemStraightLine* boundLine_ = nullptr;
-    QCPItemText* boundLabel_ = nullptr;
-    Curve compare_[2];
-    QCPGraph* compareGraphs_[2] = {nullptr, nullptr};
-    QCPItemTracer* compareDots_[2] = {nullptr, nullptr};
-    QCPItemText* compareLabels_[2] = {nullptr, nullptr};
+    QVector<double> keys_, values_; // the last sampled points, reused
     std::size_t peakStep_ = 0, overlayPeakStep_ = 0;
     QString overlayLabel_;
-    std::vector<Marker> sections_;
-    std::vector<QCPItemStraightLine*> sectionLines_;
-    std::vector<QCPItemText*> sectionLabels_;
     StepDescriber describe_;
     std::int64_t cursor_ = -1;
+    int deferDraw_ = 0; // > 0: replot() lays the chart out and leaves drawing to the caller
     bool clamping_ = false;
     bool exporting_ = false;
     bool legendOnScreen_ = false;
     QString title_;
     QString profileName_; // the plain curve's legend name
-    QCPTextElement* titleElement_ = nullptr;
-    QCPLayoutGrid* legendColumn_ = nullptr; // right of the plot while the legend shows
     int lastLeft_ = -1, lastRight_ = -1;
     QPoint pressPos_;
-
-    QCPGraph* curve_ = nullptr;
-    QCPGraph* overlayCurve_ = nullptr;
-    QCPLayer* cursorLayer_ = nullptr; // cursor line and box, buffered on their own
-    QCPItemStraightLine* cursorLine_ = nullptr;
-    QCPItemText* cursorLabel_ = nullptr;
-    QCPItemTracer* peakDot_ = nullptr;
-    QCPItemText* peakLabel_ = nullptr;
-    QCPItemTracer* editedDot_ = nullptr;
-    QCPItemText* editedLabel_ = nullptr;
-    QCPItemText* emptyLabel_ = nullptr;
 };
