@@ -1,5 +1,6 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
+#include "mainwindow/graphdragbenchmark.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/scrubbenchmark.h"
 #include "timeline/timelinemodebar.h"
@@ -101,9 +102,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption benchSteps(QStringLiteral("steps"),
                                         QStringLiteral("Steps of --benchmark-scrub (default 400)."),
                                         QStringLiteral("N"), QStringLiteral("400"));
-    const QCommandLineOption benchInput(QStringLiteral("scrub-input"),
-                                        QStringLiteral("hover, key or both (default both)."), QStringLiteral("KIND"),
-                                        QStringLiteral("both"));
+    const QCommandLineOption benchInput(
+        QStringLiteral("scrub-input"),
+        QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view."),
+        QStringLiteral("KIND"), QStringLiteral("both"));
     parser.addOptions({benchScrub, benchSteps, benchInput});
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
@@ -119,9 +121,11 @@ int main(int argc, char** argv) {
                  .arg(parser.value(tab)));
         return 2;
     }
-    const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both")};
+    const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both"),
+                                     QStringLiteral("drop"), QStringLiteral("pan")};
     if (!scrubInputs.contains(parser.value(benchInput))) {
-        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key or both)").arg(parser.value(benchInput)));
+        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key, both, drop or pan)")
+                 .arg(parser.value(benchInput)));
         return 2;
     }
     for (const QCommandLineOption* o : {&depth, &collapse, &step, &benchSteps}) {
@@ -225,6 +229,13 @@ int main(int argc, char** argv) {
                 if (bench) {
                     ScrubBenchmarkOptions o;
                     o.steps = std::max(1, parser.value(benchSteps).toInt());
+                    if (parser.value(benchInput) == QStringLiteral("drop") ||
+                        parser.value(benchInput) == QStringLiteral("pan")) {
+                        o.input = parser.value(benchInput) == QStringLiteral("drop")
+                                      ? ScrubBenchmarkOptions::Input::Drop
+                                      : ScrubBenchmarkOptions::Input::Pan;
+                        std::printf("%s\n", qPrintable(runGraphDragBenchmark(window, o)));
+                    }
                     for (const QString& kind : {QStringLiteral("hover"), QStringLiteral("key")}) {
                         if (parser.value(benchInput) != kind && parser.value(benchInput) != QStringLiteral("both"))
                             continue;

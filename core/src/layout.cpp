@@ -1,5 +1,6 @@
 #include "fxmem/layout.h"
 
+#include "fxmem/error.h"
 #include "fxmem/profile_steps.h"
 
 #include <algorithm>
@@ -87,6 +88,61 @@ GraphLayout::GraphLayout(const Graph& graph, std::span<const NodeId> order, cons
     max_end_.assign(2 * leaves_, -1);
     for (std::size_t i = 0; i < n; ++i) max_end_[leaves_ + i] = wire_end_[by_step_[i].index()];
     for (std::size_t i = leaves_ - 1; i >= 1; --i) max_end_[i] = std::max(max_end_[2 * i], max_end_[2 * i + 1]);
+}
+
+GraphLayout GraphLayout::with_steps(const Graph& graph, std::span<const NodeId> nodes,
+                                    std::span<const std::int64_t> steps) const {
+    if (steps.size() != nodes.size()) throw Error("with_steps: one step for each moved node");
+    GraphLayout out(*this);
+    if (nodes.empty()) return out;
+    // The by_step_ slice the moved nodes occupy: their steps are unique, and they only trade them.
+    std::int64_t lo = step_[nodes[0].index()], hi = lo;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        out.step_[nodes[i].index()] = steps[i];
+        lo = std::min(lo, step_[nodes[i].index()]);
+        hi = std::max(hi, step_[nodes[i].index()]);
+    }
+    std::vector<std::int64_t> was, now(steps.begin(), steps.end());
+    for (NodeId n : nodes) was.push_back(step_[n.index()]);
+    std::sort(was.begin(), was.end());
+    std::sort(now.begin(), now.end());
+    const std::span<const NodeId> slice = nodes_in(lo, hi);
+    if (was != now || slice.size() != nodes.size())
+        throw Error("with_steps: the moved nodes must trade their steps among themselves");
+    const auto first = static_cast<std::size_t>(slice.data() - by_step_.data());
+    std::vector<NodeId> sorted(nodes.begin(), nodes.end());
+    std::sort(sorted.begin(), sorted.end(),
+              [&out](NodeId a, NodeId b) { return out.step_[a.index()] < out.step_[b.index()]; });
+    std::copy(sorted.begin(), sorted.end(), out.by_step_.begin() + static_cast<std::ptrdiff_t>(first));
+
+    // Wire ends of the moved nodes and of their inputs (a moved user may end an input's wire).
+    const auto where = [&out](NodeId n) { // n's index in by_step_
+        const std::span<const NodeId> at = out.nodes_in(out.step_[n.index()], out.step_[n.index()]);
+        return static_cast<std::size_t>(at.data() - out.by_step_.data()) +
+               static_cast<std::size_t>(std::find(at.begin(), at.end(), n) - at.begin());
+    };
+    const auto refresh = [&](NodeId n) {
+        std::int64_t end = out.step_[n.index()];
+        for (NodeId u : graph.users(n)) end = std::max(end, out.step_[u.index()]);
+        if (end == out.wire_end_[n.index()]) return;
+        out.wire_end_[n.index()] = end;
+        std::size_t leaf = out.leaves_ + where(n);
+        out.max_end_[leaf] = end;
+        for (leaf /= 2; leaf >= 1; leaf /= 2)
+            out.max_end_[leaf] = std::max(out.max_end_[2 * leaf], out.max_end_[2 * leaf + 1]);
+    };
+    for (NodeId n : nodes) {
+        refresh(n);
+        for (NodeId u : graph.inputs(n)) refresh(u);
+    }
+    // The slice's leaves hold other nodes now, whether or not their wire ends changed.
+    for (std::size_t i = first; i < first + sorted.size(); ++i) {
+        std::size_t leaf = out.leaves_ + i;
+        out.max_end_[leaf] = out.wire_end_[out.by_step_[i].index()];
+        for (leaf /= 2; leaf >= 1; leaf /= 2)
+            out.max_end_[leaf] = std::max(out.max_end_[2 * leaf], out.max_end_[2 * leaf + 1]);
+    }
+    return out;
 }
 
 std::span<const NodeId> GraphLayout::nodes_in(std::int64_t x0, std::int64_t x1) const {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 using namespace fxmem;
@@ -114,4 +116,96 @@ TEST(Layout, FollowsAnEditedSchedule) {
     const auto in = layout.nodes_in(3, 3);
     ASSERT_EQ(in.size(), 1u);
     EXPECT_EQ(in[0], d.id("c"));
+}
+
+namespace {
+// Everything of `patched` but the lanes equals a fresh layout of `order`.
+void expectSameButLanes(const Graph& g, const GraphLayout& patched, const std::vector<NodeId>& order) {
+    const GraphLayout fresh(g, order);
+    ASSERT_EQ(patched.steps(), fresh.steps());
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const NodeId n(static_cast<std::int32_t>(i));
+        EXPECT_EQ(patched.step(n), fresh.step(n)) << g.node(n).name;
+        EXPECT_EQ(patched.wire_end(n), fresh.wire_end(n)) << g.node(n).name;
+    }
+    EXPECT_TRUE(
+        std::equal(patched.by_step().begin(), patched.by_step().end(), fresh.by_step().begin(), fresh.by_step().end()));
+    for (std::int64_t x0 = 0; x0 < fresh.steps(); ++x0)
+        for (std::int64_t x1 = x0; x1 < fresh.steps(); x1 += 3) {
+            std::vector<NodeId> a, b;
+            patched.wires_crossing(x0, x1, a);
+            fresh.wires_crossing(x0, x1, b);
+            std::sort(a.begin(), a.end());
+            std::sort(b.begin(), b.end());
+            ASSERT_EQ(a, b) << x0 << ".." << x1;
+        }
+}
+} // namespace
+
+TEST(Layout, WithStepsMovesNodesAndKeepsLanes) {
+    Diamond d;
+    const GraphLayout before(*d.graph);
+    // c before b: c takes step 3, b step 5. By hand: p1's wire now ends at b (5), c's and b's
+    // at d (7), a's still at 5 (b); every lane stays.
+    const std::vector<NodeId> moved = {d.id("c"), d.id("b")};
+    const std::vector<std::int64_t> steps = {3, 5};
+    const GraphLayout after = before.with_steps(*d.graph, moved, steps);
+    EXPECT_EQ(after.step(d.id("c")), 3);
+    EXPECT_EQ(after.step(d.id("b")), 5);
+    EXPECT_EQ(after.wire_end(d.id("p1")), 5);
+    EXPECT_EQ(after.wire_end(d.id("a")), 5);
+    EXPECT_EQ(after.wire_end(d.id("c")), 7);
+    EXPECT_EQ(after.nodes_in(3, 3).size(), 1u);
+    EXPECT_EQ(after.nodes_in(3, 3)[0], d.id("c"));
+    for (const char* n : {"p0", "p1", "a", "b", "c", "d", "out"}) EXPECT_EQ(after.lane(d.id(n)), before.lane(d.id(n)));
+    EXPECT_EQ(before.step(d.id("c")), 5); // the source is untouched
+    const std::vector<NodeId> order = {d.id("p0"), d.id("p1"), d.id("a"), d.id("c"), d.id("b"), d.id("d"), d.id("out")};
+    expectSameButLanes(*d.graph, after, order);
+    // Steps that are not a permutation of the moved nodes' own are refused.
+    const std::vector<std::int64_t> bad = {3, 9};
+    EXPECT_THROW((void)before.with_steps(*d.graph, moved, bad), Error);
+}
+
+TEST(Layout, WithStepsFollowsSuccessiveMoves) {
+    // p, then n0..n39: n_i reads p, and n_(i-5) when i % 5 == 0 (a chain every fifth node); out
+    // reads the chain's end and every node nobody else reads. Nodes off the chain move freely.
+    GraphFile file;
+    file.source = "mem";
+    GraphBuilder b(file, "g", GraphKind::Forward);
+    std::vector<NodeId> ids, outs;
+    const NodeId p = b.add("p", OpKind::Placeholder, "p", {}, {file.add_storage(0, "cuda:0", 8)});
+    for (int i = 0; i < 40; ++i) {
+        std::vector<NodeId> in = {p};
+        if (i % 5 == 0 && i > 0) in.push_back(ids[static_cast<std::size_t>(i - 5)]);
+        const StorageId s = file.add_storage(static_cast<std::int64_t>(i + 1), "cuda:0", 8);
+        ids.push_back(b.add("n" + std::to_string(i), OpKind::CallFunction, "f", in, std::vector<StorageId>{s}));
+        if (i % 5 != 0 || i == 35) outs.push_back(ids.back());
+    }
+    b.add("out", OpKind::Output, "output", outs, std::vector<StorageId>{});
+    const Graph& g = b.finish();
+    std::vector<NodeId> order;
+    for (std::size_t i = 0; i < g.size(); ++i) order.push_back(NodeId(static_cast<std::int32_t>(i)));
+    const GraphLayout original(g, order);
+    GraphLayout layout = original;
+    // Each move: the node at `from` to `to` (positions; p is at 0, out last), then the steps of
+    // the positions between them are those of a fresh layout's profile numbering.
+    const std::vector<std::pair<const char*, std::size_t>> moves = {{"n3", 17}, {"n28", 2}, {"n11", 13},
+                                                                    {"n38", 1}, {"n7", 33}, {"n3", 40}};
+    for (const auto& [name, to] : moves) {
+        const NodeId node = g.find(name);
+        const auto from = static_cast<std::size_t>(std::find(order.begin(), order.end(), node) - order.begin());
+        order.erase(order.begin() + static_cast<std::ptrdiff_t>(from));
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(to), node);
+        std::vector<NodeId> nodes;
+        std::vector<std::int64_t> steps;
+        for (std::size_t p = std::min(from, to); p <= std::max(from, to); ++p) {
+            nodes.push_back(order[p]);
+            steps.push_back(static_cast<std::int64_t>(2 * (p - 1) + 1)); // p - 1 running nodes before
+        }
+        layout = layout.with_steps(g, nodes, steps);
+        expectSameButLanes(g, layout, order);
+        for (std::size_t i = 0; i < g.size(); ++i)
+            EXPECT_EQ(layout.lane(NodeId(static_cast<std::int32_t>(i))),
+                      original.lane(NodeId(static_cast<std::int32_t>(i))));
+    }
 }

@@ -5,6 +5,7 @@
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
 
+#include <fxmem/layout.h>
 #include <fxmem/profile_steps.h>
 
 #include <QSignalSpy>
@@ -53,6 +54,7 @@ class TestGraphViewDrag : public QObject {
     Q_OBJECT
 private slots:
     void dropBandIsCoresLegalRange();
+    void dropMovesTheNodeAtOnceAndTheLanesFollow();
 };
 
 void TestGraphViewDrag::dropBandIsCoresLegalRange() {
@@ -111,6 +113,53 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
     QCOMPARE(legal, 1);   // to step 3 (step 1 is where a is)
     QCOMPARE(refused, 2); // steps 5 and 7
     QCOMPARE(schedule.isEdited(), false);
+}
+
+// A drop does not lay the whole graph out on the GUI thread: the node is at its new step in the
+// very next paint, on its old lane; the lanes of the new order arrive from a worker, and equal a
+// layout of that order built from scratch.
+void TestGraphViewDrag::dropMovesTheNodeAtOnceAndTheLanesFollow() {
+    ViewState state;
+    GraphView view;
+    view.resize(900, 300);
+    view.setPlotArea(40, 860);
+    view.setState(&state);
+    state.setScene(storageBound());
+    EditedSchedule& schedule = *state.schedule();
+    connect(&view, &GraphView::moveRequested, &schedule,
+            [&](std::size_t from, std::size_t to) { QVERIFY(schedule.move(from, to)); });
+    const fxmem::Graph& g = state.scene()->segments[0].analysis->graph();
+    const fxmem::GraphLayout& original = *state.scene()->segments[0].layout;
+    const NodeRef e{0, g.find("e")};
+    QCOMPARE(view.stepOf(e), 7);
+
+    // e (no inputs, read by the output only) dropped at step 1, before a: a, b and c move right.
+    QSignalSpy arrived(&schedule, &EditedSchedule::layoutChanged);
+    const QPointF at = view.nodeCenter(e);
+    drag(&view, at, QPointF(view.viewport().px(1), at.y()));
+    QCOMPARE(schedule.layoutsBuiltHere(), std::size_t(0));
+    QCOMPARE(view.stepOf(e), 1);
+    QCOMPARE(view.stepOf({0, g.find("a")}), 3);
+    QCOMPARE(view.stepOf({0, g.find("c")}), 7);
+    for (const char* n : {"a", "b", "c", "e", "output"})
+        QCOMPARE(schedule.layout()->lane(g.find(n)), original.lane(g.find(n)));
+    QCOMPARE(view.nodeCenter(e), QPointF(view.viewport().px(1), at.y()));
+
+    QVERIFY(arrived.wait(10000));
+    const fxmem::GraphLayout fresh(g, schedule.order());
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const fxmem::NodeId n(static_cast<std::int32_t>(i));
+        QCOMPARE(schedule.layout()->lane(n), fresh.lane(n));
+        QCOMPARE(schedule.layout()->step(n), fresh.step(n));
+    }
+    QCOMPARE(view.nodeCenter(e).y(), view.viewport().py(fresh.lane(e.node)));
+    QCOMPARE(schedule.layoutsBuiltHere(), std::size_t(0));
+
+    // Undo: the graph's own order, drawn with the scene's layout again.
+    schedule.undoStack()->undo();
+    QVERIFY(!schedule.layout());
+    QCOMPARE(view.stepOf(e), 7);
+    QCOMPARE(schedule.layoutsBuiltHere(), std::size_t(0));
 }
 
 QTEST_MAIN(TestGraphViewDrag)

@@ -1,26 +1,19 @@
 #include "graphview/graphview.h"
 
-#include "graphview/elide.h"
+#include "graphview/graphpainter.h"
+#include "graphview/graphtooltips.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
-
-#include "util/colors.h"
 #include "util/text.h"
-#include "util/units.h"
-
-#include <fxmem/profile_steps.h>
 
 #include <QHelpEvent>
-#include <QImage>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QPainterPath>
 #include <QScrollBar>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 
@@ -51,6 +44,8 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent) {
         clampVertical();
         update();
     });
+    input_.nodeAt = [this](QPoint pos) { return nodeAt(pos); };
+    input_.editable = [this] { return editable(); };
 }
 
 const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
@@ -62,13 +57,10 @@ const fxmem::GraphLayout& GraphView::layoutOf(int segment) const {
 void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     scene_ = std::move(scene);
     editedLayout_ = editable() ? schedule_->layout() : nullptr;
-    live_.clear();
-    liveMark_.clear();
-    matchMark_.clear();
-    recomputedMark_.clear();
-    selected_ = hovered_ = pressed_ = {};
+    marks_.reset(scene_.get());
+    selected_ = hovered_ = {};
     cursor_ = -1;
-    drag_ = Drag::None;
+    input_.reset();
     refusal_.clear();
     top_ = 0;
     groups_.clear();
@@ -82,11 +74,6 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     vbar_->setHidden(!scene_ || scene_->empty());
     placeScrollBars();
     if (scene_) {
-        for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
-            liveMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-            matchMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-            recomputedMark_.emplace_back(scene_->segments[s].analysis->graph().size(), 0);
-        }
         std::uint32_t depths = 0;
         for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
             const fxmem::Graph& g = scene_->segments[s].analysis->graph();
@@ -122,7 +109,11 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
 void GraphView::setEditedSchedule(EditedSchedule* schedule) {
     if (schedule_) disconnect(schedule_, nullptr, this, nullptr);
     schedule_ = schedule;
-    if (schedule_) connect(schedule_, &EditedSchedule::orderChanged, this, &GraphView::onScheduleChanged);
+    if (schedule_) {
+        connect(schedule_, &EditedSchedule::orderChanged, this, &GraphView::onScheduleChanged);
+        // The lanes of an edited order, laid out on a worker after a move.
+        connect(schedule_, &EditedSchedule::layoutChanged, this, &GraphView::onScheduleChanged);
+    }
     onScheduleChanged();
 }
 
@@ -136,7 +127,7 @@ void GraphView::onScheduleChanged() {
     editedLayout_ = editable() ? schedule_->layout() : nullptr;
     if (scene_ && !scene_->empty() && !groups_.empty() && groups_[0]) groups_[0]->relayout(layoutOf(0));
     // The module groups were laid out again in place: the prepared items' key cannot see that.
-    itemsValid_ = false;
+    cache_.invalidate();
     update();
 }
 
@@ -170,40 +161,25 @@ void GraphView::setColorMode(ColorMode mode) {
 }
 
 void GraphView::setLiveNodes(std::vector<NodeRef> nodes) {
-    for (const NodeRef& r : live_) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 0;
-    live_ = std::move(nodes);
-    for (const NodeRef& r : live_)
-        if (r.valid()) liveMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    std::erase_if(live_, [](const NodeRef& r) { return !r.valid(); });
-    ++liveGen_;
+    marks_.setLive(std::move(nodes));
     updateLanes();
 }
 
 void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
-    for (auto& m : recomputedMark_) std::fill(m.begin(), m.end(), 0);
-    for (const NodeRef& r : nodes)
-        if (r.valid() && static_cast<std::size_t>(r.segment) < recomputedMark_.size())
-            recomputedMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    ++matchGen_; // marks outside the live set: the prepared items are stale, as for new matches
+    marks_.setRecomputed(nodes);
     update();
 }
 
-bool GraphView::isMarkedRecomputed(NodeRef ref) const {
-    return ref.valid() && static_cast<std::size_t>(ref.segment) < recomputedMark_.size() &&
-           recomputedMark_[static_cast<std::size_t>(ref.segment)][ref.node.index()] != 0;
-}
+bool GraphView::isMarkedRecomputed(NodeRef ref) const { return marks_.recomputed(ref); }
 
 void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
-    for (auto& m : matchMark_) std::fill(m.begin(), m.end(), 0);
-    for (const NodeRef& r : matches)
-        if (r.valid()) matchMark_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
-    ++matchGen_;
+    marks_.setMatches(matches);
     update();
 }
 
 void GraphView::showRefusal(const QString& why) {
     refusal_ = why;
-    QToolTip::showText(mapToGlobal(lastPos_), why, this);
+    QToolTip::showText(mapToGlobal(input_.lastPos()), why, this);
     update();
 }
 
@@ -222,7 +198,7 @@ void GraphView::setXRange(double lo, double hi) {
 }
 
 void GraphView::followNodes() {
-    if (!scene_ || drag_ == Drag::Pan) return;
+    if (!scene_ || input_.drag() == GraphInput::Drag::Pan) return;
     const double visible = viewport().visibleLanes();
     std::int32_t topmost = std::numeric_limits<std::int32_t>::max();
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
@@ -423,10 +399,10 @@ PrepareInput GraphView::prepareInput() const {
     if (!scene_) return in;
     for (std::size_t s = 0; s < scene_->segments.size(); ++s) {
         const Segment& seg = scene_->segments[s];
-        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &liveMark_[s],
-                               &matchMark_[s], groups_[s].get(), highlight_[s],
+        in.segments.push_back({&seg.analysis->graph(), &layoutOf(static_cast<int>(s)), seg.offset, &marks_.live(s),
+                               &marks_.matches(s), groups_[s].get(), highlight_[s],
                                collectives_[s].empty() ? nullptr : &collectives_[s]});
-        in.segments.back().recomputed = &recomputedMark_[s];
+        in.segments.back().recomputed = &marks_.recomputed(s);
         in.segments.back().name = seg.name;
     }
     in.bandRows = bandRows_;
@@ -437,17 +413,8 @@ PrepareInput GraphView::prepareInput() const {
 
 VisibleItems GraphView::visibleItems() const { return prepareVisibleItems(prepareInput()); }
 
-bool GraphView::ItemsKey::operator==(const ItemsKey& o) const {
-    const GraphViewport& a = view;
-    const GraphViewport& b = o.view;
-    return a.x0 == b.x0 && a.x1 == b.x1 && a.left == b.left && a.right == b.right && a.top == b.top &&
-           a.laneHeight == b.laneHeight && a.topPad == b.topPad && a.width == b.width && a.height == b.height &&
-           font == o.font && scene == o.scene && layouts == o.layouts && highlight == o.highlight &&
-           bandRows == o.bandRows && stripeDepth == o.stripeDepth && matches == o.matches;
-}
-
-GraphView::ItemsKey GraphView::itemsKey() const {
-    ItemsKey k;
+ItemsCache::Key GraphView::itemsKey() const {
+    ItemsCache::Key k;
     k.view = viewport();
     k.font = font();
     k.scene = scene_.get();
@@ -456,7 +423,7 @@ GraphView::ItemsKey GraphView::itemsKey() const {
     k.highlight = highlight_;
     k.bandRows = bandRows_;
     k.stripeDepth = stripeDepth_;
-    k.matches = matchGen_;
+    k.matches = marks_.otherGeneration();
     return k;
 }
 
@@ -464,52 +431,7 @@ const VisibleItems& GraphView::paintItems() {
     // Collapsed modules change without a trace in the key (and summarise live marks): no reuse.
     bool reusable = true;
     for (const auto& g : groups_) reusable &= !(g && g->anyCollapsed());
-    ItemsKey key = itemsKey();
-    if (reusable && itemsValid_ && key == itemsKey_) {
-        const bool marks = itemsLiveGen_ != liveGen_ || itemsSelected_ != selected_ || itemsHovered_ != hovered_;
-        if (marks && !refreshMarks(items_, prepareInput())) {
-            items_ = visibleItems();
-            ++preparedCount_;
-        }
-    } else {
-        items_ = visibleItems();
-        ++preparedCount_;
-    }
-    itemsValid_ = reusable;
-    itemsKey_ = std::move(key);
-    itemsLiveGen_ = liveGen_;
-    itemsSelected_ = selected_;
-    itemsHovered_ = hovered_;
-    return items_;
-}
-
-void GraphView::syncColors(const QPalette& pal) {
-    if (colorsScene_ != scene_.get() || colorsMode_ != colorMode_ || colorsPalette_ != pal.cacheKey()) {
-        colors_.clear();
-        for (const Segment& seg : scene_->segments) colors_.emplace_back(seg.analysis->graph().size(), 0);
-        colorsScene_ = scene_.get();
-        colorsMode_ = colorMode_;
-        colorsPalette_ = pal.cacheKey();
-    }
-}
-
-QRgb GraphView::colorOf(NodeRef ref, const QPalette& pal) {
-    QRgb& c = colors_[static_cast<std::size_t>(ref.segment)][ref.node.index()];
-    if (c == 0) c = nodeColor(ref, pal).rgba(); // node colours are opaque: 0 is never a colour
-    return c;
-}
-
-QColor GraphView::nodeColor(NodeRef ref, const QPalette& pal) const {
-    const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
-    if (colorMode_ == ColorMode::MemoryChange) {
-        const double d = static_cast<double>(seg.allocated[ref.node.index()] - seg.freed[ref.node.index()]);
-        return colors::deltaColor(d == 0 ? 0 : std::copysign(std::min(1.0, std::log2(std::abs(d) + 1) / 32), d), pal);
-    }
-    const fxmem::Graph& g = seg.analysis->graph();
-    if (colorMode_ == ColorMode::OpCategory)
-        return colors::categoryColor(
-            fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]), pal);
-    return colors::opColor(g.node(ref.node).op, pal);
+    return cache_.get(prepareInput(), itemsKey(), {marks_.liveGeneration(), selected_, hovered_}, reusable);
 }
 
 double GraphView::bandTop() const { return scene_ && scene_->joined() ? kTopPad : 3; }
@@ -590,411 +512,140 @@ std::pair<int, std::uint32_t> GraphView::moduleAt(QPoint pos) const {
 
 void GraphView::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    const QPalette pal = palette();
-    const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text);
-    p.fillRect(rect(), base);
     paintedNodes_ = 0;
     if (!scene_ || scene_->empty()) {
-        p.setPen(colors::mix(base, text, 0.6));
-        p.drawText(rect(), Qt::AlignCenter,
-                   tr("Open an FX graph file (File ▸ Open, Ctrl+O) or drop one here.\n"
-                      "Files come from the fxmem exporter (fxmem_export)."));
+        GraphPainter::paintEmpty(p, rect(), palette(),
+                                 tr("Open an FX graph file (File ▸ Open, Ctrl+O) or drop one here.\n"
+                                    "Files come from the fxmem exporter (fxmem_export)."));
         return;
     }
-    const VisibleItems& items = paintItems();
-    syncColors(pal);
-    paintedNodes_ = items.nodeCount();
-    p.setClipRect(QRect(QPoint(0, 0), size()));
-    const double sx = viewport().pxPerStep();
-    const QColor liveCol = colors::live(pal);
-
-    // Layer 1: the peak column, under everything else.
-    QColor peakCol = colors::peak(pal);
-    peakCol.setAlphaF(0.25f);
-    p.fillRect(
-        QRectF(px(static_cast<double>(scene_->peakStep)) - std::max(1.0, sx / 2), 0, std::max(2.0, sx), height()),
-        peakCol);
-
-    // Layer 2: the model's blocks (layers) as alternating shades behind the lanes, a highlighted
-    // module tinted; graph dividers of a joined pair.
-    {
-        const double y0 = topPad() - 2;
-        QColor tint = pal.color(QPalette::Highlight);
-        tint.setAlphaF(0.16f);
-        const QColor shade = colors::mix(base, text, 0.05);
-        for (const VisibleItems::Stripe& st : items.stripes)
-            if (st.highlight || st.ordinal % 2 == 1)
-                p.fillRect(QRectF(st.x0, y0, st.x1 - st.x0, height() - y0), st.highlight ? tint : shade);
+    GraphFrame frame;
+    frame.items = &paintItems();
+    frame.view = viewport();
+    frame.rect = rect();
+    frame.palette = palette();
+    frame.font = font();
+    frame.peakStep = static_cast<double>(scene_->peakStep);
+    frame.cursor = cursor_;
+    frame.legend = legend();
+    if (input_.drag() == GraphInput::Drag::Node && input_.pressed().valid()) {
+        const NodeRef pressed = input_.pressed();
+        frame.drag = {true,
+                      dragRange_.ok,
+                      dragRange_.loStep,
+                      dragRange_.hiStep,
+                      input_.dragStep(),
+                      static_cast<double>(layoutOf(pressed.segment).lane(pressed.node)),
+                      dragRange_.why};
     }
-    p.setPen(QPen(colors::mix(base, text, 0.45), 1, Qt::DotLine));
-    for (const VisibleItems::SegmentMark& m : items.segmentMarks)
-        if (m.segment > 0) p.drawLine(QPointF(m.x, 0), QPointF(m.x, height()));
-
-    // Layer 3: wires, plain then live on top.
-    {
-        QVector<QLineF> plain, lit;
-        for (const VisibleItems::Wire& w : items.wires) (w.live ? lit : plain).push_back(w.line);
-        p.setRenderHint(QPainter::Antialiasing, sx > 4);
-        p.setPen(QPen(colors::mix(base, text, 0.22), 1));
-        p.drawLines(plain);
-        p.setPen(QPen(liveCol, 2));
-        p.drawLines(lit);
-    }
-
-    // Layer 4: collectives in flight, over their wire; collapsed modules, over the wires they hide.
-    {
-        QColor flight = colors::categoryColor(fxmem::OpCategory::Collective, pal);
-        flight.setAlphaF(0.45f);
-        p.setRenderHint(QPainter::Antialiasing, true);
-        p.setPen(QPen(colors::categoryColor(fxmem::OpCategory::Collective, pal), 1));
-        p.setBrush(flight);
-        for (const VisibleItems::Span& sp : items.spans) p.drawRoundedRect(sp.rect, 2, 2);
-        p.setBrush(Qt::NoBrush);
-        p.setRenderHint(QPainter::Antialiasing, false);
-    }
-    for (const VisibleItems::GroupBox& gb : items.groups) {
-        p.setRenderHint(QPainter::Antialiasing, true);
-        p.setPen(
-            QPen(gb.highlight ? pal.color(QPalette::Highlight) : colors::mix(base, text, 0.5), gb.highlight ? 2 : 1));
-        p.setBrush(colors::mix(base, text, 0.16));
-        p.drawRoundedRect(gb.rect, 3, 3);
-        p.setBrush(Qt::NoBrush);
-        // Marks for what it hides, as on boxes: live (inner), match (dashed), selected (outer).
-        if (gb.flags & VisibleItems::Live) {
-            p.setPen(QPen(liveCol, 2.5));
-            p.drawRoundedRect(gb.rect.adjusted(2, 2, -2, -2), 2, 2);
-        }
-        if (gb.flags & VisibleItems::Match) {
-            p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
-            p.drawRoundedRect(gb.rect.adjusted(-3, -3, 3, 3), 4, 4);
-        }
-        if (gb.flags & VisibleItems::Selected) {
-            p.setPen(QPen(pal.color(QPalette::Highlight), 3));
-            p.drawRoundedRect(gb.rect.adjusted(-2, -2, 2, 2), 4, 4);
-        }
-        p.setRenderHint(QPainter::Antialiasing, false);
-    }
-
-    // Layer 5: dots, written straight into an image (one draw call, no overdraw).
-    p.setRenderHint(QPainter::Antialiasing, false);
-    if (!items.dots.empty()) {
-        const int w = width(), h = height();
-        QImage dots(w, h, QImage::Format_ARGB32_Premultiplied);
-        dots.fill(Qt::transparent);
-        const int rows = items.dotRows;
-        for (const VisibleItems::Dot& d : items.dots) {
-            const QRgb c = d.live        ? liveCol.rgba()
-                           : d.highlight ? pal.color(QPalette::Highlight).rgba()
-                                         : colorOf(d.ref, pal);
-            // A 2x`rows` dot (live ones 3 wide), clipped to the image.
-            for (int dy = -rows / 2; dy < rows - rows / 2; ++dy) {
-                if (d.y + dy < 0 || d.y + dy >= h) continue;
-                auto* r = reinterpret_cast<QRgb*>(dots.scanLine(d.y + dy));
-                for (int dx = 0; dx < (d.live ? 3 : 2) && d.x + dx < w; ++dx) r[d.x + dx] = c;
-            }
-        }
-        p.drawImage(0, 0, dots);
-    }
-
-    // Layer 6: boxes with their marks.
-    for (const VisibleItems::Box& b : items.boxes) {
-        p.fillRect(b.rect, QColor::fromRgba(colorOf(b.ref, pal)));
-        if (b.flags & VisibleItems::Live) {
-            p.setPen(QPen(liveCol, 2.5));
-            p.drawRect(b.rect.adjusted(-1.5, -1.5, 1.5, 1.5));
-        }
-        if (b.flags & VisibleItems::Highlight) {
-            p.setPen(QPen(pal.color(QPalette::Highlight), 2));
-            p.drawRect(b.rect.adjusted(-1, -1, 1, 1));
-        }
-        if (b.flags & VisibleItems::Match) {
-            p.setPen(QPen(pal.color(QPalette::Highlight), 2, Qt::DashLine));
-            p.drawRect(b.rect.adjusted(-3, -3, 3, 3));
-        }
-        if (b.flags & VisibleItems::Recomputed) {
-            p.setPen(QPen(colors::edited(pal), 1.5, Qt::DotLine));
-            p.drawRect(b.rect.adjusted(-4.5, -4.5, 4.5, 4.5));
-        }
-        if (b.flags & (VisibleItems::Selected | VisibleItems::Hovered)) {
-            const bool sel = b.flags & VisibleItems::Selected;
-            p.setPen(QPen(sel ? pal.color(QPalette::Highlight) : text, sel ? 3 : 1));
-            p.drawRect(b.rect.adjusted(-2, -2, 2, 2));
-        }
-    }
-
-    // Layer 7: the selected node's edges: inputs in one colour, users in another, as curves
-    // ending in an arrow.
-    if (!items.edges.empty()) {
-        p.setRenderHint(QPainter::Antialiasing, true);
-        const QColor inCol = colors::curve(pal), outCol = colors::edited(pal);
-        for (const VisibleItems::Edge& e : items.edges) {
-            // Far ends are clamped: the painter clips, but huge coordinates lose precision.
-            auto clampPt = [](QPointF q) {
-                return QPointF(std::clamp(q.x(), -1e5, 1e5), std::clamp(q.y(), -1e5, 1e5));
-            };
-            const QPointF a = clampPt(e.from), b = clampPt(e.to);
-            const double bend = std::max(12.0, std::abs(b.x() - a.x()) / 3);
-            QPainterPath path(a);
-            path.cubicTo(a + QPointF(bend, 0), b - QPointF(bend, 0), b);
-            const QColor c = e.toUser ? outCol : inCol;
-            p.setPen(QPen(c, 2));
-            p.setBrush(Qt::NoBrush);
-            p.drawPath(path);
-            // The arrow at the consumer's end, pointing right (time flows right).
-            const double r = 5;
-            const QPointF tip = b - QPointF(items.nodeW / 2, 0);
-            p.setBrush(c);
-            p.setPen(Qt::NoPen);
-            p.drawPolygon(QPolygonF({tip, tip + QPointF(-r * 1.6, -r), tip + QPointF(-r * 1.6, r)}));
-            p.setBrush(Qt::NoBrush);
-        }
-        p.setRenderHint(QPainter::Antialiasing, false);
-    }
-
-    // Layer 8: the module bands, then every label.
-    for (const VisibleItems::Band& b : items.bands) {
-        QColor fill = colors::mix(base, text, b.ordinal % 2 ? 0.20 : 0.12);
-        if (b.highlight) fill = pal.color(QPalette::Highlight);
-        p.fillRect(b.rect, fill);
-        if (b.collapsed) {
-            p.setPen(QPen(colors::mix(base, text, 0.6), 1));
-            p.drawRect(b.rect.adjusted(0, 0, -1, -1));
-        }
-    }
-    QFont small = font();
-    small.setPointSizeF(std::max(6.5, std::min(font().pointSizeF(), items.nodeH * 0.62)));
-    for (const VisibleItems::Label& l : items.labels) {
-        if (l.kind == VisibleItems::LabelKind::Node) {
-            p.setFont(small);
-            p.setPen(colors::isDark(pal) ? QColor(10, 10, 10) : QColor(255, 255, 255));
-            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
-        } else if (l.kind == VisibleItems::LabelKind::Span) {
-            p.setFont(bandFont());
-            p.setPen(colors::categoryColor(fxmem::OpCategory::Collective, pal));
-            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
-        } else if (l.kind == VisibleItems::LabelKind::Segment) {
-            p.setFont(font());
-            p.setPen(colors::mix(base, text, 0.6));
-            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
-        } else {
-            p.setFont(bandFont());
-            p.setPen(text);
-            p.drawText(l.rect, Qt::AlignVCenter | Qt::AlignLeft, l.text);
-        }
-    }
-    p.setFont(font());
-
-    paintLegend(p, items);
-
-    // Layer 9: the cursor and a node being dragged.
-    if (cursor_ >= 0) {
-        p.setPen(QPen(colors::cursor(pal), 1, Qt::DashLine));
-        const double x = px(static_cast<double>(cursor_));
-        p.drawLine(QPointF(x, 0), QPointF(x, height()));
-    }
-    if (drag_ == Drag::Node && pressed_.valid()) {
-        const double nodeW = items.nodeW, nodeH = items.nodeH;
-        QColor band = dragRange_.ok ? QColor(60, 180, 90) : colors::peak(pal);
-        band.setAlphaF(0.18f);
-        const double a = px(static_cast<double>(dragRange_.loStep) - 1),
-                     b = px(static_cast<double>(dragRange_.hiStep) + 1);
-        p.fillRect(QRectF(a, 0, b - a, height()), band);
-        const bool inside = dragStep_ >= static_cast<double>(dragRange_.loStep) - 1 &&
-                            dragStep_ <= static_cast<double>(dragRange_.hiStep) + 1;
-        const double y = py(layoutOf(pressed_.segment).lane(pressed_.node));
-        const QRectF ghost(px(dragStep_) - nodeW / 2, y - nodeH / 2, nodeW, nodeH);
-        p.setPen(QPen(inside ? pal.color(QPalette::Highlight) : colors::peak(pal), 2, Qt::DashLine));
-        p.drawRect(ghost);
-        if (!inside) {
-            p.setPen(colors::peak(pal));
-            p.drawText(QRectF(px(dragStep_) + 8, y + nodeH, 420, 40), Qt::TextWordWrap, dragRange_.why);
-        }
-    }
-}
-
-QFont GraphView::bandFont() const { return bandFontOf(font()); }
-
-void GraphView::paintLegend(QPainter& p, const VisibleItems&) {
-    // One row at the bottom-left of the lanes, on a veil of the background, wrapping if needed.
-    const std::vector<LegendEntry> entries = legend();
-    if (entries.empty()) return;
-    const QPalette pal = palette();
-    const QFont f = bandFont();
-    const QFontMetricsF fm(f);
-    const double sw = 9, gap = 10, rowH = fm.height() + 4;
-    const GraphViewport v = viewport();
-    const double maxW = std::max(120.0, v.width - 8.0);
-    std::vector<std::pair<double, double>> pos; // per entry: x, row
-    double x = 0, row = 0, widest = 0;
-    for (const LegendEntry& e : entries) {
-        const double w = sw + 4 + fm.horizontalAdvance(e.text);
-        if (x > 0 && x + w > maxW) x = 0, row += 1;
-        pos.push_back({x, row});
-        x += w + gap;
-        widest = std::max(widest, x - gap);
-    }
-    const double h = (row + 1) * rowH + 2;
-    const QRectF box(4, v.height - h - 3, widest + 8, h);
-    QColor veil = pal.color(QPalette::Base);
-    veil.setAlphaF(0.85f);
-    p.fillRect(box, veil);
-    p.setFont(f);
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-        const double ex = box.left() + 4 + pos[i].first, ey = box.top() + 1 + pos[i].second * rowH;
-        p.fillRect(QRectF(ex, ey + (rowH - sw) / 2, sw, sw), entries[i].color);
-        p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRectF(ex + sw + 4, ey, fm.horizontalAdvance(entries[i].text) + 2, rowH),
-                   Qt::AlignVCenter | Qt::AlignLeft, entries[i].text);
-    }
-    p.setFont(font());
+    colors_.sync(*scene_, colorMode_, frame.palette, categories_);
+    paintedNodes_ = frame.items->nodeCount();
+    GraphPainter(p, frame, colors_).paint();
 }
 
 GraphView::DropBand GraphView::dropBand(NodeRef ref) const {
-    DropBand d;
     if (!editable() || ref.segment != 0) {
+        DropBand d;
         d.why = tr("Schedule editing needs a single graph (not a joined pair).");
         return d;
     }
-    const fxmem::Graph& g = scene_->segments.front().analysis->graph();
-    if (!fxmem::has_profile_points(g.node(ref.node).op)) {
-        d.why = tr("'%1' is a %2: it is not scheduled (live from the start or at the end).")
-                    .arg(elided(g.node(ref.node).name, 80),
-                         QString::fromStdString(std::string(fxmem::to_string(g.node(ref.node).op))));
-        return d;
-    }
-    // Core's legal range (inputs, users, the output node last, and the storages the node
-    // allocates or uses), drawn on the profile steps of the nodes that run inside it.
-    const fxmem::IncrementalSchedule::LegalRange range = schedule_->legalRange(schedule_->positionOf(ref.node));
-    const std::size_t k0 = schedule_->runningBefore(range.lo);
-    const std::size_t k1 = std::max<std::size_t>(schedule_->runningBefore(range.hi + 1), k0 + 1);
-    d.ok = true;
-    d.loStep = fxmem::alloc_step(k0);
-    d.hiStep = fxmem::alloc_step(k1 - 1);
-    const QString name = elided(g.node(ref.node).name, 80);
-    const auto has = [](std::span<const fxmem::NodeId> nodes, fxmem::NodeId n) {
-        return std::find(nodes.begin(), nodes.end(), n) != nodes.end();
-    };
-    QStringList parts;
-    if (const fxmem::NodeId b = range.blocker_before; b.valid())
-        parts << (has(g.inputs(ref.node), b) ? tr("after its input '%1'")
-                                             : tr("after '%1', which allocates a storage it uses"))
-                     .arg(elided(g.node(b).name, 80));
-    if (const fxmem::NodeId a = range.blocker_after; a.valid())
-        parts << (has(g.users(ref.node), a)               ? tr("before its user '%1'")
-                  : g.node(a).op == fxmem::OpKind::Output ? tr("before the output node '%1'")
-                                                          : tr("before '%1', which uses a storage it allocates"))
-                     .arg(elided(g.node(a).name, 80));
-    d.why = parts.isEmpty() ? tr("'%1' can go anywhere").arg(name)
-                            : tr("'%1' must stay %2").arg(name, parts.join(tr(" and ")));
-    return d;
-}
-
-std::size_t GraphView::targetPosition(double step) const {
-    if (!editable() || schedule_->runningCount() == 0) return 0;
-    const auto k = std::clamp<std::int64_t>(std::llround((step - 1) / 2), 0,
-                                            static_cast<std::int64_t>(schedule_->runningCount()) - 1);
-    return schedule_->positionOfProfileStep(fxmem::alloc_step(static_cast<std::size_t>(k)));
+    return dropBandOf(*schedule_, scene_->segments.front().analysis->graph(), ref.node);
 }
 
 void GraphView::mousePressEvent(QMouseEvent* event) {
-    pressPos_ = lastPos_ = event->pos();
-    pressed_ = event->button() == Qt::LeftButton ? nodeAt(event->pos()) : NodeRef{};
-    drag_ = Drag::None;
     refusal_.clear();
+    apply(input_.press(*event));
 }
 
-void GraphView::mouseMoveEvent(QMouseEvent* event) {
-    const QPoint pos = event->pos();
-    if (event->buttons() & (Qt::LeftButton | Qt::MiddleButton)) {
-        if (drag_ == Drag::None && (pos - pressPos_).manhattanLength() > 4) {
-            if (pressed_.valid() && editable() && (event->buttons() & Qt::LeftButton)) {
-                drag_ = Drag::Node;
-                dragRange_ = dropBand(pressed_);
-            } else {
-                drag_ = Drag::Pan;
-                setCursor(Qt::ClosedHandCursor);
+void GraphView::mouseMoveEvent(QMouseEvent* event) { apply(input_.move(*event, viewport())); }
+
+void GraphView::mouseReleaseEvent(QMouseEvent* event) { apply(input_.release(*event, viewport())); }
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+    if (!scene_ || scene_->empty()) return;
+    apply(input_.wheel(*event, viewport()));
+    event->accept();
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+    const std::vector<GraphIntent> intents = input_.key(*event, viewport());
+    if (intents.empty()) QWidget::keyPressEvent(event);
+    apply(intents);
+}
+
+void GraphView::apply(const std::vector<GraphIntent>& intents) {
+    for (const GraphIntent& i : intents) {
+        switch (i.kind) {
+        case GraphIntent::Hover:
+            if (const NodeRef h = nodeAt(i.pos); !(h == hovered_)) {
+                hovered_ = h;
+                if (h.valid()) emit nodeHovered(h);
+                update();
             }
-        }
-        if (drag_ == Drag::Pan) {
-            const double dx = (pos.x() - lastPos_.x()) * (x1_ - x0_) / std::max(right_ - left_, 1);
-            x0_ -= dx;
-            x1_ -= dx;
-            top_ -= (pos.y() - lastPos_.y()) / laneHeight_;
-            clampVertical();
-            emitRange();
-        } else if (drag_ == Drag::Node) {
-            dragStep_ = stepAt(pos.x());
+            break;
+        case GraphIntent::Select:
+            selected_ = i.node;
             update();
-        }
-        lastPos_ = pos;
-        return;
-    }
-    lastPos_ = pos;
-    const NodeRef h = nodeAt(pos);
-    if (!(h == hovered_)) {
-        hovered_ = h;
-        if (h.valid()) emit nodeHovered(h);
-        update();
-    }
-}
-
-void GraphView::mouseReleaseEvent(QMouseEvent* event) {
-    unsetCursor();
-    if (drag_ == Drag::None && pressed_.valid() && event->button() == Qt::LeftButton) {
-        selected_ = pressed_;
-        update();
-        emit nodeClicked(pressed_);
-    } else if (drag_ == Drag::None && event->button() == Qt::LeftButton) {
-        // A band toggles its module; a collapsed box opens one level.
-        const auto [segment, module] = moduleAt(event->pos());
-        if (segment >= 0) {
+            emit nodeClicked(i.node);
+            break;
+        case GraphIntent::ModuleClick: {
+            // A band toggles its module; a collapsed box opens one level.
+            const auto [segment, module] = moduleAt(i.pos);
+            if (segment < 0) break;
             ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
-            const bool inBand = event->pos().y() < topPad();
-            if (inBand)
+            if (i.pos.y() < topPad())
                 g.setCollapsed(module, !g.collapsed(module));
             else
                 g.expandOneLevel(module);
             update();
             emit moduleClicked(segment, module);
+            break;
         }
-    } else if (drag_ == Drag::Node && pressed_.valid()) {
-        drag_ = Drag::None;
-        if (!dragRange_.ok) {
-            showRefusal(dragRange_.why);
-        } else {
-            const std::size_t from = schedule_->positionOf(pressed_.node);
-            const std::size_t to = targetPosition(dragStep_);
-            if (to == from) {
-            } else if (event->modifiers() & Qt::ShiftModifier) {
-                emit moveWithInputsRequested(from, to);
-            } else {
-                emit moveRequested(from, to);
-            }
+        case GraphIntent::StartPan: setCursor(Qt::ClosedHandCursor); break;
+        case GraphIntent::Pan:
+            x0_ -= i.a;
+            x1_ -= i.a;
+            top_ -= i.b;
+            clampVertical();
+            emitRange();
+            break;
+        case GraphIntent::ShiftTime:
+            x0_ += i.a;
+            x1_ += i.a;
+            emitRange();
+            break;
+        case GraphIntent::SetTime:
+            x0_ = i.a;
+            x1_ = i.b;
+            emitRange();
+            break;
+        case GraphIntent::ZoomTime: zoomTime(i.a, i.b); break;
+        case GraphIntent::ZoomLanes: zoomLanes(i.a, i.b); break;
+        case GraphIntent::ScrollLanes: scrollLanes(i.a); break;
+        case GraphIntent::ResetZoom: resetZoom(); break;
+        case GraphIntent::StartDrag: dragRange_ = dropBand(i.node); break;
+        case GraphIntent::DragTo: update(); break;
+        case GraphIntent::Drop: drop(i.node, i.a, i.withInputs); break;
+        case GraphIntent::EndGesture:
+            unsetCursor();
+            update();
+            break;
         }
     }
-    drag_ = Drag::None;
-    update();
 }
 
-void GraphView::wheelEvent(QWheelEvent* event) {
-    const QPoint delta = event->angleDelta();
-    const QPointF at = event->position();
-    if (!scene_ || scene_->empty()) return;
-    if (event->modifiers() & Qt::ControlModifier) {
-        zoomLanes(std::pow(1.15, delta.y() / 120.0), at.y());
-    } else if (event->modifiers() & Qt::ShiftModifier) {
-        // Some platforms turn Shift+wheel into a horizontal delta: either way it scrolls lanes.
-        scrollLanes(-(delta.y() != 0 ? delta.y() : delta.x()) / 120.0);
-    } else if (delta.x() != 0 && std::abs(delta.x()) > std::abs(delta.y())) {
-        // A horizontal wheel or touchpad swipe pans time, a tenth of the view per notch.
-        const double d = -delta.x() / 120.0 * (x1_ - x0_) / 10;
-        x0_ += d;
-        x1_ += d;
-        emitRange();
-    } else {
-        zoomTime(std::pow(0.8, delta.y() / 120.0), at.x());
+void GraphView::drop(NodeRef node, double step, bool withInputs) {
+    if (!dragRange_.ok) {
+        showRefusal(dragRange_.why);
+        return;
     }
-    event->accept();
+    const std::size_t from = schedule_->positionOf(node.node);
+    const std::size_t to = dropPosition(*schedule_, step);
+    if (to == from) return;
+    if (withInputs)
+        emit moveWithInputsRequested(from, to);
+    else
+        emit moveRequested(from, to);
 }
 
 void GraphView::zoomTime(double factor, double x) {
@@ -1023,101 +674,26 @@ void GraphView::scrollLanes(double notches) {
     update();
 }
 
-void GraphView::keyPressEvent(QKeyEvent* event) {
-    const double w = x1_ - x0_;
-    switch (event->key()) {
-    case Qt::Key_Left:
-        x0_ -= w / 10, x1_ -= w / 10;
-        emitRange();
-        return;
-    case Qt::Key_Right:
-        x0_ += w / 10, x1_ += w / 10;
-        emitRange();
-        return;
-    case Qt::Key_Up: scrollLanes(-1); return;
-    case Qt::Key_Down: scrollLanes(1); return;
-    case Qt::Key_PageUp: scrollLanes(-5); return;
-    case Qt::Key_PageDown: scrollLanes(5); return;
-    case Qt::Key_R:
-    case Qt::Key_0: resetZoom(); return;
-    case Qt::Key_Plus:
-    case Qt::Key_Equal:
-        x0_ += w / 5, x1_ -= w / 5;
-        emitRange();
-        return;
-    case Qt::Key_Minus:
-        x0_ -= w / 4, x1_ += w / 4;
-        emitRange();
-        return;
-    default: QWidget::keyPressEvent(event);
-    }
-}
-
-QString GraphView::tooltipFor(NodeRef ref) const {
-    const Segment& seg = scene_->segments[static_cast<std::size_t>(ref.segment)];
-    const fxmem::Graph& g = seg.analysis->graph();
-    const fxmem::Node& n = g.node(ref.node);
-    QString t = QStringLiteral("<b>%1</b><br>%2 <code>%3</code>")
-                    .arg(elided(n.name, 120).toHtmlEscaped(), toQString(fxmem::to_string(n.op)),
-                         elided(g.target(ref.node), 120).toHtmlEscaped());
-    if (!categories_.empty())
-        t += QStringLiteral(" (%1)").arg(toQString(
-            fxmem::to_string(fxmem::node_category(g, ref.node, categories_[static_cast<std::size_t>(ref.segment)]))));
-    if (const fxmem::ModuleInfo* m = g.module(ref.node)) {
-        const QString name = m->name.empty() ? tr("(model)") : elided(m->name, 120).toHtmlEscaped();
-        t += tr("<br>module %1").arg(name);
-        if (!m->type.empty()) t += QStringLiteral(" <i>%1</i>").arg(elided(m->type, 60).toHtmlEscaped());
-    }
-    // Output tensors: dtype and shape, a few at most.
-    const auto tensors = g.node_tensors(ref.node);
-    QStringList shapes;
-    for (std::size_t i = 0; i < tensors.size() && i < 4; ++i) {
-        QStringList dims;
-        for (std::int64_t d : g.shape(tensors[i])) dims << QString::number(d);
-        shapes << QStringLiteral("%1[%2]").arg(
-            elided(seg.analysis->file().dtypes[tensors[i].dtype], 20).toHtmlEscaped(), dims.join(QStringLiteral(", ")));
-    }
-    if (tensors.size() > 4) shapes << tr("… %1 more").arg(tensors.size() - 4);
-    if (!shapes.isEmpty()) t += QStringLiteral("<br>") + shapes.join(QStringLiteral(", "));
-    t += tr("<br>step %1").arg(stepOf(ref));
-    t += tr("<br>allocates %1, frees %2")
-             .arg(formatBytes(seg.allocated[ref.node.index()]), formatBytes(seg.freed[ref.node.index()]));
-    return t;
-}
-
 QString GraphView::tooltipAt(QPoint pos) const {
     if (!scene_) return {};
     const auto [segment, module] = moduleAt(pos);
     if (segment >= 0) {
         const ModuleGroups& g = *groups_[static_cast<std::size_t>(segment)];
-        const fxmem::ModuleTree::Module& m = g.tree()[module];
-        QString t =
-            QStringLiteral("<b>%1</b>").arg(m.name.empty() ? tr("(model)") : elided(m.name, 120).toHtmlEscaped());
-        if (!m.type.empty()) t += QStringLiteral(" <i>%1</i>").arg(elided(m.type, 60).toHtmlEscaped());
-        if (pos.y() < topPad()) {
-            t += g.collapsed(module) ? tr("<br>Click to expand") : tr("<br>Click to collapse");
-        } else {
+        std::vector<std::uint32_t> boxNodes;
+        const bool inBand = pos.y() < topPad();
+        if (!inBand)
             for (const VisibleItems::GroupBox& gb : visibleItems().groups)
-                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos))
-                    t += tr("<br>%1 nodes").arg(gb.nodes);
-            t += tr("<br>Collapsed: click to open one level");
-        }
-        return t;
+                if (gb.segment == segment && gb.module == module && gb.rect.contains(pos)) boxNodes.push_back(gb.nodes);
+        return moduleTooltip(g.tree(), module, inBand, g.collapsed(module), boxNodes);
     }
-    const NodeRef ref = nodeAt(pos);
-    if (ref.valid()) return tooltipFor(ref);
+    if (const NodeRef ref = nodeAt(pos); ref.valid())
+        return nodeTooltip(scene_->segments[static_cast<std::size_t>(ref.segment)],
+                           categories_.empty() ? nullptr : &categories_[static_cast<std::size_t>(ref.segment)],
+                           ref.node, stepOf(ref));
     for (const VisibleItems::Span& sp : visibleItems().spans)
-        if (sp.rect.adjusted(0, -2, 0, 2).contains(pos)) {
-            const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(sp.start.segment)].analysis->graph();
-            const std::int64_t a = stepOf(sp.start), b = stepOf(sp.wait);
-            return tr("<b>%1</b> in flight from step %2 to %3 (%4 nodes run meanwhile)<br>started by %5, waited by %6")
-                .arg(elided(fxmem::short_op(g.target(sp.start.node)), 60).toHtmlEscaped())
-                .arg(a)
-                .arg(b)
-                .arg(std::max<std::int64_t>(0, (b - a) / 2 - 1))
-                .arg(elided(g.node(sp.start.node).name, 80).toHtmlEscaped(),
-                     elided(g.node(sp.wait.node).name, 80).toHtmlEscaped());
-        }
+        if (sp.rect.adjusted(0, -2, 0, 2).contains(pos))
+            return spanTooltip(scene_->segments[static_cast<std::size_t>(sp.start.segment)].analysis->graph(),
+                               sp.start.node, sp.wait.node, stepOf(sp.start), stepOf(sp.wait));
     return {};
 }
 

@@ -3,9 +3,18 @@
 // for the visible range only: nodes come from the layout's step index, wires from its stabbing
 // query; nodes under a pixel collapse into dots and wires are skipped when zoomed far out, so a
 // 100k-node graph stays smooth.
+// Three parts: GraphPainter draws a frame layer by layer, GraphInput turns events into intents,
+// and this view owns the state (range, lanes, marks, module groups, the drag's band) and wires
+// them to ViewState and the edited schedule. graphview.cpp stays above 400 lines because the
+// state and the slots that change it (navigation, marks, module groups) belong together.
 #pragma once
 #include "graphview/colormode.h"
+#include "graphview/dropband.h"
+#include "graphview/graphinput.h"
+#include "graphview/itemscache.h"
 #include "graphview/modulegroups.h"
+#include "graphview/nodecolors.h"
+#include "graphview/nodemarks.h"
 #include "graphview/viewport.h"
 #include "graphview/visibleitems.h"
 #include "loading/scene.h"
@@ -49,11 +58,7 @@ public:
     bool isMarkedRecomputed(NodeRef ref) const;
     void showRefusal(const QString& why);
     // Where a dragged node may be dropped: the green band, from core's legal range.
-    struct DropBand {
-        bool ok = false;
-        std::int64_t loStep = 0, hiStep = 0; // legal drop steps (global)
-        QString why;
-    };
+    using DropBand = ::DropBand;
     DropBand dropBand(NodeRef ref) const;
 
     const std::shared_ptr<const Scene>& scene() const { return scene_; }
@@ -63,7 +68,7 @@ public:
     std::int64_t stepOf(NodeRef ref) const; // global step
     std::size_t lastPaintedNodes() const { return paintedNodes_; }
     // How often a paint prepared its items from scratch (a cursor step only refreshes live marks).
-    std::size_t preparedCount() const { return preparedCount_; }
+    std::size_t preparedCount() const { return cache_.preparedCount(); }
     // A segment's module grouping; null when its graph names no modules.
     const ModuleGroups* moduleGroups(int segment) const;
     // The module band or collapsed module box at pos: {segment, tree index}, or {-1, npos}.
@@ -128,7 +133,6 @@ protected:
 private:
     const fxmem::GraphLayout& layoutOf(int segment) const;
     PrepareInput prepareInput() const;
-    QColor nodeColor(NodeRef ref, const QPalette& palette) const;
     double px(double globalStep) const;
     double stepAt(double x) const;
     double py(double lane) const;
@@ -143,8 +147,9 @@ private:
     // After a change of the x range: when no node of the range is on the visible lanes, scroll
     // to the topmost one (a narrow window of a big graph often lives far down).
     void followNodes();
-    std::size_t targetPosition(double step) const;
-    QString tooltipFor(NodeRef ref) const;
+    // Carries out what the input handler made of an event.
+    void apply(const std::vector<GraphIntent>& intents);
+    void drop(NodeRef node, double step, bool withInputs);
 
     std::shared_ptr<const Scene> scene_;
     EditedSchedule* schedule_ = nullptr;
@@ -162,8 +167,6 @@ private:
     ModuleGroups* moduleGroupsOf(int segment);
     double topPad() const;
     double bandTop() const;
-    QFont bandFont() const;
-    void paintLegend(QPainter& p, const VisibleItems& items);
 
     double x0_ = 0, x1_ = 1; // visible global steps
     int left_ = 60, right_ = 600;
@@ -173,48 +176,18 @@ private:
     bool fitted_ = true; // lanes follow the view's height until the user zooms them
     std::int64_t cursor_ = -1;
 
-    // Painting caches. A cursor step changes only the live marks (a key step also the selection):
-    // the prepared items are kept while everything else they depend on is unchanged (the key),
-    // and only those marks are brought up to date; node colours are worked out once per node, colour mode and palette.
-    struct ItemsKey {
-        GraphViewport view;
-        QFont font;
-        const Scene* scene = nullptr;
-        std::vector<const fxmem::GraphLayout*> layouts;
-        std::vector<std::uint32_t> highlight;
-        std::uint32_t bandRows = 0, stripeDepth = 0;
-        std::uint64_t matches = 0;
-        bool operator==(const ItemsKey& o) const;
-    };
-    ItemsKey itemsKey() const;
+    ItemsCache::Key itemsKey() const;
     void updateLanes(); // repaints all but the scroll bars
     const VisibleItems& paintItems();
-    void syncColors(const QPalette& palette); // drops the colour cache when mode, palette or scene changed
-    QRgb colorOf(NodeRef ref, const QPalette& palette);
-    VisibleItems items_;
-    ItemsKey itemsKey_;
-    bool itemsValid_ = false;
-    std::size_t preparedCount_ = 0;
-    std::uint64_t liveGen_ = 0, itemsLiveGen_ = 0, matchGen_ = 0;
-    NodeRef itemsSelected_, itemsHovered_;  // the marks items_ carries
-    std::vector<std::vector<QRgb>> colors_; // per segment, per node; 0: not worked out yet
-    qint64 colorsPalette_ = 0;
-    ColorMode colorsMode_ = ColorMode::OpCategory;
-    const Scene* colorsScene_ = nullptr;
+    ItemsCache cache_;
+    NodeColors colors_;
 
-    std::vector<std::vector<std::uint8_t>> liveMark_; // per segment, per node
-    std::vector<NodeRef> live_;
-    std::vector<std::vector<std::uint8_t>> matchMark_;
-    std::vector<std::vector<std::uint8_t>> recomputedMark_;
+    NodeMarks marks_;
     NodeRef selected_, hovered_;
     std::size_t paintedNodes_ = 0;
 
-    enum class Drag { None, Pan, Node };
-    Drag drag_ = Drag::None;
-    QPoint pressPos_, lastPos_;
-    NodeRef pressed_;
+    GraphInput input_;
     DropBand dragRange_;
-    double dragStep_ = 0;
     QString refusal_;
     QScrollBar* hbar_ = nullptr;
     QScrollBar* vbar_ = nullptr;

@@ -1,5 +1,6 @@
 #include "state/editedschedule.h"
 
+#include "jobs/jobtracker.h"
 #include "schedule/schedulecommands.h"
 #include "util/text.h"
 
@@ -11,7 +12,8 @@
 
 #include <algorithm>
 
-EditedSchedule::EditedSchedule(QObject* parent) : QObject(parent), stack_(new QUndoStack(this)) {
+EditedSchedule::EditedSchedule(QObject* parent)
+    : QObject(parent), stack_(new QUndoStack(this)), layoutJobs_(new JobTracker(this)) {
     // After the stack moved (push, undo, redo: never inside a push, where a clean mark would land
     // one command early): back at the saved order is clean, however it was reached.
     connect(stack_, &QUndoStack::indexChanged, this, [this] {
@@ -25,8 +27,11 @@ EditedSchedule::~EditedSchedule() {
     stack_->clear();
 }
 
-void EditedSchedule::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis) {
+void EditedSchedule::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis,
+                                 std::shared_ptr<const fxmem::GraphLayout> originalLayout) {
     emit analysisAboutToChange();
+    layoutJobs_->cancel();
+    originalLayout_ = analysis ? std::move(originalLayout) : nullptr;
     stack_->clear();
     schedule_.reset();
     profileStep_.clear();
@@ -140,11 +145,59 @@ std::size_t EditedSchedule::peakStep() const {
 
 std::shared_ptr<const fxmem::GraphLayout> EditedSchedule::layout() const {
     if (!layoutValid_) {
-        layout_ =
-            isEdited() ? std::make_shared<const fxmem::GraphLayout>(analysis_->graph(), schedule_->order()) : nullptr;
+        layout_ = nullptr;
+        if (isEdited()) {
+            layout_ = std::make_shared<const fxmem::GraphLayout>(analysis_->graph(), schedule_->order());
+            ++layoutsBuiltHere_;
+        }
         layoutValid_ = true;
     }
     return layout_;
+}
+
+bool EditedSchedule::layoutPending() const { return layoutJobs_->busy(); }
+
+void EditedSchedule::dropLayout() {
+    layoutJobs_->cancel();
+    layout_.reset();
+    layoutValid_ = false;
+}
+
+void EditedSchedule::moveLayout(std::size_t lo, std::size_t hi) {
+    if (!isEdited()) { // back to the graph's own order: the scene's layout
+        layoutJobs_->cancel();
+        layout_.reset();
+        layoutValid_ = true;
+        return;
+    }
+    // The layout before the move: the edited one, or the scene's while the order was its own.
+    const std::shared_ptr<const fxmem::GraphLayout> before = !layoutValid_ ? nullptr
+                                                             : layout_     ? layout_
+                                                                           : originalLayout_;
+    if (!before) return dropLayout();
+    std::vector<fxmem::NodeId> nodes;
+    std::vector<std::int64_t> steps;
+    for (std::size_t p = lo; p <= hi; ++p)
+        if (inProfile_[schedule_->at(p).index()]) {
+            nodes.push_back(schedule_->at(p));
+            steps.push_back(profileStep_[p]);
+        }
+    try {
+        layout_ = std::make_shared<const fxmem::GraphLayout>(before->with_steps(analysis_->graph(), nodes, steps));
+    } catch (const fxmem::Error&) { // a layout of another order: lay the whole graph out when asked
+        return dropLayout();
+    }
+    layoutValid_ = true;
+    // The lanes of the new order, off this thread; the newest move's result is the one applied.
+    layoutJobs_->start<fxmem::GraphLayout>(
+        [analysis = analysis_, order = schedule_->order()](JobContext& job) {
+            return std::make_shared<const fxmem::GraphLayout>(analysis->graph(), order, job.cancelCheck());
+        },
+        [this](std::shared_ptr<const fxmem::GraphLayout> full) {
+            layout_ = std::move(full);
+            layoutValid_ = true;
+            emit layoutChanged();
+        });
 }
 
 bool EditedSchedule::move(std::size_t from, std::size_t to, bool stepwise) {
@@ -213,6 +266,7 @@ void EditedSchedule::applyMove(std::size_t from, std::size_t to) {
     emit aboutToMove(from, to);
     schedule_->move(from, to);
     updateProfileSteps(std::min(from, to), std::max(from, to));
+    moveLayout(std::min(from, to), std::max(from, to));
     emit moved(from, to);
     changed();
 }
@@ -226,6 +280,7 @@ void EditedSchedule::applyOrder(std::vector<fxmem::NodeId> order) {
     emit orderAboutToBeReplaced(next->order());
     schedule_ = std::move(next);
     if (schedule_->size() > 0) updateProfileSteps(0, schedule_->size() - 1);
+    dropLayout();
     emit orderReplaced();
     changed();
 }
@@ -241,8 +296,6 @@ bool EditedSchedule::isStored(const std::vector<fxmem::NodeId>& order) const {
 
 void EditedSchedule::changed() {
     profile_.reset();
-    layout_.reset();
-    layoutValid_ = false;
     // An order the user made (not a pick of a stored one) becomes "Your edit".
     if (!picking_ && !isStored(schedule_->order())) userEdit_ = schedule_->order();
     emit orderChanged();

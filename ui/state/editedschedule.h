@@ -18,6 +18,7 @@
 #include <optional>
 #include <vector>
 
+class JobTracker;
 class QUndoStack;
 
 class EditedSchedule : public QObject {
@@ -27,7 +28,10 @@ public:
     ~EditedSchedule() override;
 
     // The graph's original order, an empty undo stack. nullptr: no graph (a joined pair, no file).
-    void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis);
+    // `originalLayout`: the layout of the graph's own order (the scene has one), from which the
+    // first move's layout is derived without laying out the whole graph again.
+    void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis,
+                     std::shared_ptr<const fxmem::GraphLayout> originalLayout = nullptr);
     const std::shared_ptr<const GraphAnalysis>& analysis() const { return analysis_; }
     // nullptr without a graph.
     const fxmem::IncrementalSchedule* schedule() const { return schedule_.get(); }
@@ -59,7 +63,14 @@ public:
     std::int64_t peak() const { return schedule_ ? schedule_->peak() : 0; }
     std::int64_t originalPeak() const { return analysis_ ? analysis_->peak() : 0; }
     // The layout of the current order; nullptr while it is the graph's own (the scene has that one).
+    // After a move it is the previous layout with the moved range's steps updated and every lane
+    // kept (O(N) copy plus O(moved range)), until the whole order, laid out again on a worker
+    // (JobTracker), replaces it: layoutChanged() then. Until that, wires may share a lane.
     std::shared_ptr<const fxmem::GraphLayout> layout() const;
+    // The lanes of layout() are those of an earlier order (the whole layout is being built).
+    bool layoutPending() const;
+    // How many whole-graph layouts were built on this (the GUI) thread: a move builds none.
+    std::size_t layoutsBuiltHere() const { return layoutsBuiltHere_; }
 
     // Edits: each is one command on undoStack(). A refused move pushes nothing and returns false.
     // `stepwise` moves of one node (Alt+Up/Down) merge into one undo step.
@@ -99,6 +110,8 @@ signals:
     void orderReplaced();
     // After every change of order (move, replace, new graph).
     void orderChanged();
+    // The whole layout of the current order arrived from the worker (see layout()).
+    void layoutChanged();
 
 private:
     std::shared_ptr<const GraphAnalysis> analysis_;
@@ -113,6 +126,14 @@ private:
     mutable std::optional<std::vector<std::int64_t>> profile_;
     mutable std::shared_ptr<const fxmem::GraphLayout> layout_;
     mutable bool layoutValid_ = false;
+    mutable std::size_t layoutsBuiltHere_ = 0;
+    std::shared_ptr<const fxmem::GraphLayout> originalLayout_;
+    JobTracker* layoutJobs_ = nullptr;
+
+    // After a move of [lo, hi]: the steps of that range moved in the layout, lanes kept; the
+    // whole layout is requested from the worker.
+    void moveLayout(std::size_t lo, std::size_t hi);
+    void dropLayout(); // laid out again on demand
 
     void updateProfileSteps(std::size_t lo, std::size_t hi);
     void changed();

@@ -40,7 +40,8 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     // The schedule follows first, so that every view finds it on the new graph.
     const bool single = scene_ && !scene_->empty() && !scene_->joined();
     settingScene_ = true;
-    schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr);
+    schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr,
+                           single ? scene_->segments.front().layout : nullptr);
     settingScene_ = false;
     emit sceneChanged(scene_);
 }

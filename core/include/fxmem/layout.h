@@ -29,6 +29,15 @@ public:
     // Largest step among the node's users (its own step when it has none).
     std::int64_t wire_end(NodeId n) const { return wire_end_[n.index()]; }
 
+    // This layout with `nodes` moved to `steps` (one each), every lane kept: what a move of one
+    // node in the schedule changes at once. The moved nodes must be running nodes that trade their
+    // steps among themselves (a move permutes the steps of the range it crosses). Wires whose ends
+    // moved may then share a lane until the order is laid out again. O(N) copy plus
+    // O(k log k + edges of the k nodes and of their inputs + log N).
+    // Throws Error when the nodes' steps are not a permutation of one another.
+    GraphLayout with_steps(const Graph& graph, std::span<const NodeId> nodes,
+                           std::span<const std::int64_t> steps) const;
+
     // Nodes ordered by step (graph order within a step).
     std::span<const NodeId> by_step() const { return by_step_; }
     // The nodes whose step lies in [x0, x1], as a slice of by_step(). O(log N).

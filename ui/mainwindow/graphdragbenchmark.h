@@ -1,0 +1,14 @@
+// fxmem --benchmark-scrub --scrub-input drop|pan: drags in the graph view of a shown window and
+// times what the user waits for. drop: a node pressed, dragged along the time axis inside its
+// legal band and released, then dragged back (each drop an undoable edit), timed from the release
+// until the graph view has painted the node at its new place and until every widget has painted,
+// with the edit's handlers split by part. pan: middle-button moves of a few pixels along the
+// time axis, each timed until the last paint. Runs synchronously on the GUI thread.
+#pragma once
+#include "mainwindow/scrubbenchmark.h"
+
+#include <QString>
+
+class MainWindow;
+
+QString runGraphDragBenchmark(MainWindow& window, const ScrubBenchmarkOptions& options);
