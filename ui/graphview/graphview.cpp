@@ -403,6 +403,7 @@ PrepareInput GraphView::prepareInput() const {
                                &marks_.matches(s), groups_[s].get(), highlight_[s],
                                collectives_[s].empty() ? nullptr : &collectives_[s]});
         in.segments.back().recomputed = &marks_.recomputed(s);
+        in.segments.back().name = seg.name;
     }
     in.bandRows = bandRows_;
     in.bandTop = bandTop();

@@ -137,7 +137,8 @@ bool parse_group_by(std::string_view text, GroupBy& out);
 // Roles and owner modules of the storages of one graph, and the live set grouped by them.
 // Owner module of a storage, the first rule that applies:
 //   1. a parameter or buffer whose label is a qualified name ("blocks.0.attn.qkv.weight"): the
-//      nearest tree module of the label minus its last component ("blocks.0.attn.qkv");
+//      nearest tree module of the label minus its last component ("blocks.0.attn.qkv"); optimizer
+//      state ("blocks.0.attn.qkv.weight exp_avg"): its parameter's;
 //   2. its allocator in this graph (the first node holding it) computes it: that node's module;
 //   3. this graph receives it through a placeholder and another graph computes it (a saved
 //      activation in the backward): the producer's module, looked up in this tree by name
