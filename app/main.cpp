@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
     if (path.isEmpty() && !examples.isEmpty()) path = examples + QStringLiteral("/gpt.fxmem.json");
 
     MainWindow window(
-        [](const std::string& file, const LoadProgress& progress) { return fxmem::load_file(file, progress); });
+        [](const std::string& file, const LoadControl& control) { return fxmem::load_file(file, control); });
     window.setBundledExamplesDir(examples);
     if (shot) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));

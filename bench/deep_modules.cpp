@@ -2,6 +2,7 @@
 
 #include "fxmem/attribution.h"
 #include "fxmem/io.h"
+#include "work_counters.h"
 
 #include <algorithm>
 #include <ctime>
@@ -44,7 +45,7 @@ std::vector<DeepModuleFigure> measure_deep_modules(std::size_t base_depth) {
             const GraphFile file = load_buffer(json, "deep.json");
             const Attribution a(file, 0, resolve_roles(file));
             fig.ms = std::min(fig.ms, thread_cpu_ms() - t0);
-            fig.lookup_bytes = a.tree().lookup_bytes();
+            fig.lookup_bytes = fxmem::detail::WorkCounters::lookup_bytes(a.tree());
         }
         out.push_back(fig);
     }

@@ -11,7 +11,7 @@ struct DeepModuleFigure {
     std::size_t depth = 0;
     std::size_t json_bytes = 0;
     double ms = 0;                  // CPU time of the thread, best of a few runs
-    std::uint64_t lookup_bytes = 0; // ModuleTree::lookup_bytes(): the counted work
+    std::uint64_t lookup_bytes = 0; // detail::WorkCounters::lookup_bytes: the counted work
 };
 
 // Depths base, 2 base, 4 base.

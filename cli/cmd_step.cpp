@@ -88,6 +88,44 @@ std::string where(const GraphFile& file, const WholeStep& ws, const Point& p) {
            elide(step_entry_name(file, file.step[seg.entry])) + ", its step " + std::to_string(p.at.index) + ")";
 }
 
+// Why a carried storage is alive, as the app's live table says it ("saved for region0.forward").
+std::string carried_why(const GraphFile& file, const CarriedStorage& c) {
+    std::string why(to_string(c.kind));
+    if (c.kind == CarryKind::Saved || c.kind == CarryKind::Gradient || c.kind == CarryKind::Output)
+        why += (c.kind == CarryKind::Gradient ? " from " : " of ") + step_entry_name(file, file.step[c.source]);
+    return why;
+}
+
+// The carried storages as LiveStorage rows, after the graph's own: the groups cover both.
+void append_carried(const std::vector<CarriedStorage>& carried, std::vector<LiveStorage>& live) {
+    for (const CarriedStorage& c : carried) {
+        LiveStorage l;
+        l.storage = c.storage;
+        l.nbytes = c.bytes;
+        live.push_back(l);
+    }
+}
+
+nlohmann::ordered_json carried_json(const GraphFile& file, const std::vector<CarriedStorage>& carried) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const CarriedStorage& c : carried)
+        rows.push_back({{"storage", file.storages[c.storage.index()].file_id},
+                        {"bytes", c.bytes},
+                        {"role", std::string(to_string(file.role(c.storage)))},
+                        {"label", std::string(file.label(c.storage))},
+                        {"kind", std::string(to_string(c.kind))},
+                        {"why", carried_why(file, c)}});
+    return rows;
+}
+
+void write_carried_table(std::ostream& out, const GraphFile& file, const std::vector<CarriedStorage>& carried) {
+    std::vector<std::vector<std::string>> rows = {{"size", "storage", "carried as", "label"}};
+    for (const CarriedStorage& c : carried)
+        rows.push_back({format_bytes(c.bytes), std::to_string(file.storages[c.storage.index()].file_id),
+                        carried_why(file, c), std::string(file.label(c.storage))});
+    write_table(out, rows, {true, true, false, false});
+}
+
 void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int64_t>>& out) {
     out.push_back({"parameters and buffers (outside the graph)", c.parameters});
     out.push_back({"optimizer state", c.optimizer_state});
@@ -188,12 +226,15 @@ int run_whole_step(const Args& args, std::ostream& out) {
     const std::int64_t total = ws.timeline[p.timeline];
     std::vector<std::pair<std::string, std::int64_t>> carry;
     carry_rows(seg.carry, carry);
+    const std::vector<CarriedStorage> carried = carried_at(ws, p.at.segment);
 
     if (args.command == "breakdown") {
         const RoleAssignment roles = resolve_roles(file);
         const Attribution attribution(file, seg.graph, roles);
+        std::vector<LiveStorage> all = live;
+        append_carried(carried, all);
         const std::vector<Attribution::Group> groups =
-            attribution.breakdown(live, GroupBy::Role, attribution.tree().max_depth());
+            attribution.breakdown(all, GroupBy::Role, attribution.tree().max_depth());
         if (json) {
             nlohmann::ordered_json j;
             j["step"] = p.timeline;
@@ -203,12 +244,13 @@ int run_whole_step(const Args& args, std::ostream& out) {
             j["total"] = total;
             j["carry"] = carry_json(carry);
             j["groups"] = groups_json(groups);
+            j["carried"] = carried_json(file, carried);
             out << j.dump() << '\n';
             return 0;
         }
         out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes)\n";
         write_carry_table(out, carry);
-        std::vector<std::vector<std::string>> grows = {{"size", "storages", "role (in the graph)"}};
+        std::vector<std::vector<std::string>> grows = {{"size", "storages", "role (the graph's and carried)"}};
         for (const Attribution::Group& g : groups) grows.push_back(group_cells(g, GroupBy::Role));
         write_table(out, grows, {true, true, false});
         return 0;
@@ -228,13 +270,18 @@ int run_whole_step(const Args& args, std::ostream& out) {
                             {"role", std::string(to_string(file.role(l.storage)))},
                             {"label", std::string(file.label(l.storage))}});
         j["storages"] = std::move(rows);
+        j["carried"] = carried_json(file, carried);
         out << j.dump() << '\n';
         return 0;
     }
     out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes), "
-        << live.size() << " storages of the graph live\n";
+        << live.size() << " storages of the graph live, " << carried.size() << " carried\n";
     write_carry_table(out, carry);
     write_live_table(out, file, live, "storage");
+    if (!carried.empty()) {
+        out << "carried into the graph:\n";
+        write_carried_table(out, file, carried);
+    }
     return 0;
 }
 

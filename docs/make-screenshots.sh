@@ -1,5 +1,5 @@
 #!/bin/sh
-# Retakes the docs/ screenshots of the bundled llama and fsdp examples, light and dark, with the
+# Retakes the docs/ screenshots of the bundled llama, fsdp and GPT examples, light and dark, with the
 # app's own offscreen renderer (fxmem --screenshot), reduced to 256 colours to stay small.
 # Usage: docs/make-screenshots.sh [BUILD_DIR]   (needs ImageMagick's convert)
 set -eu
@@ -21,6 +21,9 @@ shot llama-breakdown "$ex/llama.fxmem.json" --tab breakdown --select-module laye
 shot llama-modules "$ex/llama.fxmem.json" --collapse-depth 3 --timeline-mode module --depth 2
 shot llama-recompute "$ex/llama_sweep.fxmem.json" --tab recompute --find-plan
 shot fsdp-compare "$ex/fsdp.fxmem.json" --graph backward --tab schedule --schedule inductor-overlap --compare inductor-overlap
+# The whole step (the default view of a file with a step): a graph break, and Adam's state.
+shot gpt-break-whole-step "$ex/gpt_break.fxmem.json" --timeline-mode role --step 200 --tab schedule
+shot gpt-adam-whole-step "$ex/gpt_adam.fxmem.json" --timeline-mode role --tab breakdown
 # The README's first pictures: the bundled GPT example as it opens, at 1600x1000 and on a laptop.
 for theme in light dark; do
     suffix=; [ "$theme" = dark ] && suffix=-dark

@@ -12,8 +12,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     fxmem::GraphFile file;
     try {
-        // A progress callback too, so that its bookkeeping is exercised.
-        file = fxmem::load_buffer(text, "fuzz", [](double fraction) { return fraction >= 0.0 && fraction <= 1.0; });
+        // A cancel check and a progress callback too, so that their bookkeeping is exercised; a
+        // fraction outside [0, 1] is a bug.
+        const fxmem::LoadControl control{[] { return false; },
+                                         [](double fraction) {
+                                             if (!(fraction >= 0.0 && fraction <= 1.0)) std::abort();
+                                         }};
+        file = fxmem::load_buffer(text, "fuzz", control);
     } catch (const fxmem::Error&) {
         return 0;
     }

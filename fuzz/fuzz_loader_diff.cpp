@@ -1,20 +1,15 @@
-// Differential libFuzzer target: the loader's fast tokenizer (json_fast_sax.h) against nlohmann's
+// Differential libFuzzer target: the loader's fast tokenizer (core/src/io/json_fast_sax.h) against nlohmann's
 // path. Whenever the fast path loads a text, nlohmann must load it too, into the same file (compared
 // through to_json); the fast path may decline or fail, and then load_buffer uses nlohmann anyway.
 #include "fxmem/error.h"
 #include "fxmem/io.h"
+#include "io/load_paths.h"
 
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
-
-namespace fxmem {
-// Each path alone (core/src/io_reader.cpp); not part of the public API.
-std::optional<GraphFile> load_buffer_fast(std::string_view json, std::string source, const ProgressFn& progress);
-GraphFile load_buffer_nlohmann(std::string_view json, std::string source, const ProgressFn& progress);
-} // namespace fxmem
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -6,6 +6,7 @@
 #include "test_attribution_fixture.h"
 #include "test_estimator_fixtures.h"
 #include "test_estimator_random.h"
+#include "work_counters.h"
 
 #include <gtest/gtest.h>
 
@@ -222,9 +223,9 @@ TEST(ModuleTree, OddNamesStayAProperTree) {
 }
 
 // A module name of D dotted levels costs the tree O(D) lookups and bytes of names hashed or
-// compared (lookup_bytes()), not O(D^2): each level is found by (parent, last component). Hashing every full prefix, as
-// before, hashed D^2 bytes (2e8 at D = 20000). Counted, not timed. A wide level (more children than a scan takes) goes
-// through the hash map, found the same way.
+// compared (WorkCounters::lookup_bytes), not O(D^2): each level is found by (parent, last component). Hashing every
+// full prefix, as before, hashed D^2 bytes (2e8 at D = 20000). Counted, not timed. A wide level (more children than a
+// scan takes) goes through the hash map, found the same way.
 TEST(ModuleTree, DeepNamesCostTheirLength) {
     std::uint64_t work[2] = {};
     std::size_t length[2] = {};
@@ -253,7 +254,7 @@ TEST(ModuleTree, DeepNamesCostTheirLength) {
         EXPECT_EQ(tree.find("w20"), ModuleTree::npos);
         EXPECT_EQ(tree.nearest("m.m.w7.z"), tree.find("m.m.w7"));
         EXPECT_EQ(tree.node_module(g.find("w5m.m.")), tree.find("m.m.w5"));
-        work[k] = tree.lookup_bytes();
+        work[k] = fxmem::detail::WorkCounters::lookup_bytes(tree);
         length[k] = 2 * deep.size() + 2;
     }
     std::cout << "lookups + bytes hashed or compared: " << work[0] << " at depth 10000, " << work[1] << " at 20000\n";

@@ -2,6 +2,7 @@
 // (compared through to_json), and whatever fails gives the same message, byte for byte.
 #include "fxmem/error.h"
 #include "fxmem/io.h"
+#include "io/load_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -11,12 +12,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-namespace fxmem {
-// Each path alone (core/src/io_reader.cpp); not part of the public API.
-std::optional<GraphFile> load_buffer_fast(std::string_view json, std::string source, const ProgressFn& progress);
-GraphFile load_buffer_nlohmann(std::string_view json, std::string source, const ProgressFn& progress);
-} // namespace fxmem
 
 using namespace fxmem;
 using namespace std::string_literals;
@@ -216,20 +211,18 @@ TEST(IoFast, ProgressReachesOneAndCancelStops) {
         R"({"format": "fxmem", "version": 1, "storages": [], "graphs": [{"name": "g", "kind": "other", "nodes": [)" +
         nodes + R"({"name": "out", "op": "output", "target": "output", "inputs": [], "val": null}]}]})";
     std::vector<double> seen;
-    const GraphFile f = load_buffer(text, "p.json", [&](double x) {
-        seen.push_back(x);
-        return true;
-    });
+    const GraphFile f = load_buffer(text, "p.json", {{}, [&](double x) { seen.push_back(x); }});
     EXPECT_EQ(f.graphs.at(0).size(), 30001u);
     ASSERT_GE(seen.size(), 3u);
     EXPECT_EQ(seen.back(), 1.0);
     for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_LT(seen[i - 1], seen[i]);
     int calls = 0;
     EXPECT_THROW(load_buffer(text, "p.json",
-                             [&](double) {
-                                 ++calls;
-                                 return false;
-                             }),
+                             {[&] {
+                                  ++calls;
+                                  return true;
+                              },
+                              {}}),
                  Cancelled);
     EXPECT_EQ(calls, 1);
 }

@@ -483,20 +483,23 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
     const Graph& g = gen.make(file, "big", o);
     const Fixture s(file, g);
     int calls = 0;
+    bool stop = false;
     OptimizeOptions opt;
     opt.time_limit_s = 30;
     opt.progress = [&](const OptimizeProgress& p) {
         ++calls;
         EXPECT_GE(p.elapsed_s, 0);
-        return p.phase == OptimizeProgress::Phase::Baselines; // cancel as soon as the baselines are done
+        stop = p.phase != OptimizeProgress::Phase::Baselines; // cancel as soon as the baselines are done
     };
+    opt.cancelled = [&] { return stop; };
     const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
     EXPECT_TRUE(r.cancelled);
     EXPECT_GE(calls, 2);
     check_result(s, r, "cancelled");
 
     // Cancelled at once: the original order.
-    opt.progress = [](const OptimizeProgress&) { return false; };
+    opt.progress = {};
+    opt.cancelled = [] { return true; };
     const OptimizeResult first = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
     EXPECT_TRUE(first.cancelled);
     EXPECT_EQ(first.order, original_order(g));
@@ -528,10 +531,7 @@ TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
     OptimizeOptions opt;
     opt.time_limit_s = 1e6;
     opt.exact_max_nodes = 0;
-    opt.progress = [&](const OptimizeProgress& p) {
-        phase = p.phase;
-        return true;
-    };
+    opt.progress = [&](const OptimizeProgress& p) { phase = p.phase; };
     opt.cancelled = [&] {
         ++polls[phase];
         return phase == Phase::Search;
@@ -625,7 +625,7 @@ TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
 }
 
 TEST(Optimize, ExactSearchStopsWithinAPollOfWork) {
-    // A wide graph: many sets of scheduled nodes. keep_going says stop at its first question.
+    // A wide graph: many sets of scheduled nodes. The cancel check says stop at its first question.
     testing::RandomGraphs gen(23);
     GraphFile file;
     testing::RandomGraphOptions o;
@@ -638,7 +638,7 @@ TEST(Optimize, ExactSearchStopsWithinAPollOfWork) {
     const ExactResult stopped =
         exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000, INT64_MAX, [&] {
             ++asked;
-            return false;
+            return true;
         });
     const ExactResult done = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 100'000);
     std::cout << "exact search: " << done.states << " sets in all, " << stopped.states

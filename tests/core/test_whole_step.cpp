@@ -1,18 +1,16 @@
 // The file's "step" (reader: fast path and nlohmann; writer) and whole_step's carry rules on a
 // two-region file whose numbers are computed by hand below.
+#include "fxmem/attribution.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/whole_step.h"
+#include "io/load_paths.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
-
-namespace fxmem {
-std::optional<GraphFile> load_buffer_fast(std::string_view json, std::string source, const ProgressFn& progress);
-GraphFile load_buffer_nlohmann(std::string_view json, std::string source, const ProgressFn& progress);
-} // namespace fxmem
 
 using namespace fxmem;
 
@@ -186,5 +184,93 @@ TEST(WholeStep, AFileWithoutAStepIsAnError) {
         FAIL() << "no error";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("nostep.json: the file has no \"step\""), std::string::npos);
+    }
+}
+
+namespace {
+// The storages a segment carries, as (storage file id, kind) in carried_at's order.
+std::vector<std::pair<std::int64_t, CarryKind>> carried_ids(const GraphFile& file, const WholeStep& ws,
+                                                            std::uint32_t seg) {
+    std::vector<std::pair<std::int64_t, CarryKind>> out;
+    for (const CarriedStorage& c : carried_at(ws, seg))
+        out.push_back({file.storages[c.storage.index()].file_id, c.kind});
+    return out;
+}
+} // namespace
+
+TEST(WholeStep, CarriedStoragesByHand) {
+    const GraphFile file = load_buffer(file_text(kStep), "s.json");
+    const WholeStep ws = whole_step(file, default_counted(file));
+    using K = CarryKind;
+    // f0 holds lin.weight: head.weight and both optimizer states outside.
+    EXPECT_EQ(carried_ids(file, ws, 0), (std::vector<std::pair<std::int64_t, K>>{
+                                            {6, K::Parameter}, {13, K::OptimizerState}, {14, K::OptimizerState}}));
+    // f1: lin.weight, the state, f0's saved a (storage 2).
+    EXPECT_EQ(carried_ids(file, ws, 1),
+              (std::vector<std::pair<std::int64_t, K>>{
+                  {0, K::Parameter}, {13, K::OptimizerState}, {14, K::OptimizerState}, {2, K::Saved}}));
+    // b1: also the loss (storage 9) f1 leaves; c (8) is b1's own placeholder, not carried.
+    EXPECT_EQ(carried_ids(file, ws, 2),
+              (std::vector<std::pair<std::int64_t, K>>{
+                  {0, K::Parameter}, {13, K::OptimizerState}, {14, K::OptimizerState}, {2, K::Saved}, {9, K::Output}}));
+    // b0: both weights (it holds neither), the state, the loss, b1's grad of head.weight (11); a is
+    // b0's own input now.
+    EXPECT_EQ(carried_ids(file, ws, 3), (std::vector<std::pair<std::int64_t, K>>{{0, K::Parameter},
+                                                                                 {6, K::Parameter},
+                                                                                 {13, K::OptimizerState},
+                                                                                 {14, K::OptimizerState},
+                                                                                 {9, K::Output},
+                                                                                 {11, K::Gradient}}));
+    for (const CarriedStorage& c : carried_at(ws, 3)) {
+        if (c.kind == K::Gradient) EXPECT_EQ(c.source, 2u); // made by b1, entry 2
+    }
+    EXPECT_TRUE(carried_at(ws, 4).empty()); // no such segment
+}
+
+// On every bundled example with a step, the carried storages add up to each entry's carry, kind by
+// kind (the app and the CLI list them; whole_step's totals are computed separately).
+TEST(WholeStep, CarriedStoragesAddUpToTheCarryOnTheExamples) {
+    for (const char* name : {"gpt_adam", "gpt_break"}) {
+        const GraphFile file =
+            load_file(std::string(FXMEM_TEST_DATA) + "/../../resources/examples/" + name + ".fxmem.json");
+        const WholeStep ws = whole_step(file, default_counted(file));
+        ASSERT_FALSE(ws.segments.empty()) << name;
+        std::int64_t state_seen = 0;
+        for (std::uint32_t s = 0; s < ws.segments.size(); ++s) {
+            StepCarry sum;
+            for (const CarriedStorage& c : carried_at(ws, s)) {
+                switch (c.kind) {
+                case CarryKind::Parameter: sum.parameters += c.bytes; break;
+                case CarryKind::OptimizerState: sum.optimizer_state += c.bytes; break;
+                case CarryKind::Saved: sum.saved += c.bytes; break;
+                case CarryKind::Gradient: sum.gradients += c.bytes; break;
+                case CarryKind::Output: sum.outputs += c.bytes; break;
+                }
+                EXPECT_EQ(c.bytes, file.nbytes(c.storage)) << name;
+            }
+            const StepCarry& want = ws.segments[s].carry;
+            EXPECT_EQ(sum.parameters, want.parameters) << name << " segment " << s;
+            EXPECT_EQ(sum.optimizer_state, want.optimizer_state) << name << " segment " << s;
+            EXPECT_EQ(sum.saved, want.saved) << name << " segment " << s;
+            EXPECT_EQ(sum.gradients, want.gradients) << name << " segment " << s;
+            EXPECT_EQ(sum.outputs, want.outputs) << name << " segment " << s;
+            state_seen = std::max(state_seen, sum.optimizer_state);
+        }
+        // Adam's exp_avg and exp_avg_sq, the file's non-CPU optimizer_state storages summed (by a
+        // script over the JSON; the 4-byte `step` counters are CPU tensors, not counted): no step
+        // graph holds them, so every entry carries all of them.
+        EXPECT_EQ(state_seen, std::string(name) == "gpt_adam" ? 5402624 : 6988800) << name;
+    }
+}
+
+// Optimizer state belongs to its parameter's module, in every graph (the breakdown by module and
+// the live tables of the whole step put "lin.weight exp_avg" under "lin").
+TEST(WholeStep, OptimizerStateIsOwnedByItsParametersModule) {
+    const GraphFile file = load_buffer(file_text(kStep), "s.json");
+    const RoleAssignment roles = resolve_roles(file);
+    for (std::size_t g = 0; g < file.graphs.size(); ++g) {
+        const Attribution a(file, g, roles);
+        EXPECT_EQ(a.tree()[a.owner(file.find_storage(13))].name, "lin") << g;
+        EXPECT_EQ(a.tree()[a.owner(file.find_storage(14))].name, "head") << g;
     }
 }

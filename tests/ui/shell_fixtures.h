@@ -43,10 +43,10 @@ inline GraphFile giantName(std::size_t bytes) {
 
 // fixtures::fakeLoader plus the graphs above.
 inline FileLoader loader() {
-    return [](const std::string& path, const LoadProgress& progress) -> GraphFile {
+    return [](const std::string& path, const LoadControl& control) -> GraphFile {
         if (path.ends_with("numbered.json")) return numbered();
         if (path.ends_with("giant.json")) return giantName(20u << 20);
-        return fixtures::fakeLoader()(path, progress);
+        return fixtures::fakeLoader()(path, control);
     };
 }
 

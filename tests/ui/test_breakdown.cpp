@@ -43,7 +43,7 @@ const QString kModules = QStringLiteral(FXMEM_TEST_DATA "/good/modules.json");
 std::unique_ptr<MainWindow> openModules(const QString& path = kModules) {
     QSettings().clear();
     auto w = std::make_unique<MainWindow>(
-        [](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+        [](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w->resize(1366, 768);
     w->show();
     QSignalSpy shown(w.get(), &MainWindow::sceneShown);

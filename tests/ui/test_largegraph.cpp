@@ -57,7 +57,7 @@ void TestLargeGraph::initTestCase() {
 }
 
 void TestLargeGraph::openStaysResponsive() {
-    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.resize(1600, 1000);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));

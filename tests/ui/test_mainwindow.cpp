@@ -382,7 +382,7 @@ void TestMainWindow::bundledExampleThroughTheRealLoader() {
     const QString path = QStringLiteral(FXMEM_EXAMPLES "/gpt.fxmem.json");
     if (!QFileInfo::exists(path)) QSKIP("bundled example not present");
     resetSettings();
-    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.show();
     QVERIFY(openAndWait(w, path));
     const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
@@ -417,7 +417,7 @@ void TestMainWindow::fitsALaptopScreenAfterAnEdit() {
     const QString path = QStringLiteral(FXMEM_EXAMPLES "/gpt.fxmem.json");
     if (!QFileInfo::exists(path)) QSKIP("bundled example not present");
     resetSettings();
-    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.resize(1366, 768);
     w.show();
     QVERIFY(openAndWait(w, path));
@@ -542,7 +542,7 @@ void TestMainWindow::saveScheduleNeverDefaultsToTheExamples() {
     const QString path = QStringLiteral(FXMEM_EXAMPLES "/mlp.fxmem.json");
     if (!QFileInfo::exists(path)) QSKIP("bundled example not present");
     resetSettings();
-    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.setBundledExamplesDir(QStringLiteral(FXMEM_EXAMPLES));
     w.show();
     QVERIFY(openAndWait(w, path));
@@ -665,7 +665,7 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     const QString fsdp = QStringLiteral(FXMEM_EXAMPLES "/fsdp.fxmem.json");
     if (!QFileInfo::exists(llama) || !QFileInfo::exists(fsdp)) QSKIP("bundled examples not present");
     resetSettings();
-    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.resize(1366, 768);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -777,7 +777,7 @@ fxmem::GraphFile overflowingPair() {
 
 void TestMainWindow::editedPairPeakOverflowIsAnError() {
     resetSettings();
-    MainWindow w([](const std::string&, const LoadProgress&) { return overflowingPair(); });
+    MainWindow w([](const std::string&, const LoadControl&) { return overflowingPair(); });
     w.show();
     QSignalSpy failed(&w, &MainWindow::loadFailed);
     QVERIFY2(openAndWait(w, QStringLiteral("overflow.json")),

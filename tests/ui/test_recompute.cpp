@@ -49,7 +49,7 @@ namespace {
 const QString kSweep = QStringLiteral(FXMEM_EXAMPLES "/llama_sweep.fxmem.json");
 
 FileLoader realLoader() {
-    return [](const std::string& path, const LoadProgress& progress) { return fxmem::load_file(path, progress); };
+    return [](const std::string& path, const LoadControl& control) { return fxmem::load_file(path, control); };
 }
 
 bool openAndWait(MainWindow& w, const QString& path) {

@@ -21,9 +21,9 @@ private slots:
 void TestSceneLoader::deliversOnTheGuiThread() {
     std::atomic<bool> workerThread{false};
     QThread* gui = QThread::currentThread();
-    SceneLoader loader([&](const std::string& path, const LoadProgress& progress) {
+    SceneLoader loader([&](const std::string& path, const LoadControl& control) {
         workerThread = QThread::currentThread() != gui;
-        return fixtures::fakeLoader()(path, progress);
+        return fixtures::fakeLoader()(path, control);
     });
     QSignalSpy ready(&loader, &SceneLoader::sceneReady);
     QSignalSpy busy(&loader, &SceneLoader::busyChanged);
@@ -56,15 +56,16 @@ void TestSceneLoader::reportsLoaderErrors() {
 }
 
 void TestSceneLoader::cancelStopsTheLoad() {
-    // A loader that runs until told to stop, as load_file does through its progress callback.
+    // A loader that runs until told to stop, as load_file does through its cancel check.
     std::atomic<bool> started{false}, stopped{false};
-    SceneLoader loader([&](const std::string&, const LoadProgress& progress) -> fxmem::GraphFile {
+    SceneLoader loader([&](const std::string&, const LoadControl& control) -> fxmem::GraphFile {
         started = true;
         for (double f = 0;; f += 1e-6) {
-            if (!progress(std::min(f, 1.0))) {
+            if (control.cancelled()) {
                 stopped = true;
                 throw fxmem::Cancelled();
             }
+            control.progress(std::min(f, 1.0));
             QThread::usleep(100);
         }
     });
@@ -86,11 +87,11 @@ void TestSceneLoader::cancelStopsTheLoad() {
 
 void TestSceneLoader::latestRequestWins() {
     // The first request is slow; the second, started later, must be the one delivered.
-    SceneLoader loader([](const std::string& path, const LoadProgress& progress) {
+    SceneLoader loader([](const std::string& path, const LoadControl& control) {
         if (path == "slow/chain.json")
             for (int i = 0; i < 30; ++i) {
                 QThread::msleep(10);
-                progress(i / 30.0); // ignores cancellation on purpose: a stale result must still be dropped
+                control.progress(i / 30.0); // never asks control.cancelled: a stale result must still be dropped
             }
         return fixtures::fakeLoader()(path, {});
     });

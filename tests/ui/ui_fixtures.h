@@ -135,8 +135,9 @@ inline GraphFile reorderable() {
 
 // A loader that serves the graphs above by name and fails like the real one otherwise.
 inline FileLoader fakeLoader() {
-    return [](const std::string& path, const LoadProgress& progress) -> GraphFile {
-        if (progress && !progress(0.5)) throw Cancelled();
+    return [](const std::string& path, const LoadControl& control) -> GraphFile {
+        throw_if_cancelled(control.cancelled);
+        if (control.progress) control.progress(0.5);
         if (path.ends_with("chain.json")) return chain();
         if (path.ends_with("pair_reorder.json")) return pairReorder();
         if (path.ends_with("pair.json")) return pair();

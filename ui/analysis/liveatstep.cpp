@@ -13,8 +13,25 @@ LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64
     out.live = shownIndex(scene, seg, ordered).live_at(out.where.step);
     out.baselineBegin = out.live.size();
     if (seg.baselineStorages.empty()) return out;
-    const fxmem::AliasInfo& fwd = scene.segments.front().analysis->alias();
     out.live.reserve(out.live.size() + seg.baselineStorages.size());
+    if (scene.wholeStep()) {
+        // Carried storages: allocated by the graph run that made them (none for parameters and
+        // optimizer state, which no graph allocates).
+        for (const fxmem::CarriedStorage& c : seg.carried) {
+            fxmem::LiveStorage b;
+            b.storage = c.storage;
+            b.nbytes = c.bytes;
+            if (c.source < scene.segments.size()) {
+                const fxmem::AliasInfo& made = scene.segments[c.source].analysis->alias();
+                b.allocator = made.allocator[c.storage.index()];
+                b.last_user = made.last_user[c.storage.index()];
+            }
+            b.reason = fxmem::LiveReason::GraphOutput;
+            out.live.push_back(b);
+        }
+        return out;
+    }
+    const fxmem::AliasInfo& fwd = scene.segments.front().analysis->alias();
     for (fxmem::StorageId s : seg.baselineStorages) {
         fxmem::LiveStorage b;
         b.storage = s;

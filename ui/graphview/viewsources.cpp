@@ -9,12 +9,19 @@ PrepareInput prepareInputOf(const ViewSources& v) {
     if (!v.scene) return in;
     for (std::size_t s = 0; s < v.scene->segments.size(); ++s) {
         const Segment& seg = v.scene->segments[s];
-        const int si = static_cast<int>(s);
+        const int i = static_cast<int>(s);
         const std::vector<CollectivePair>& collectives = v.categories->collectives[s];
-        in.segments.push_back({&seg.analysis->graph(), &v.layouts->of(si), seg.offset, &v.marks->live(s),
-                               &v.marks->matches(s), v.modules->of(si), v.modules->highlight(s),
-                               collectives.empty() ? nullptr : &collectives});
-        in.segments.back().recomputed = &v.marks->recomputed(s);
+        SegmentInput& si = in.segments.emplace_back();
+        si.graph = &seg.analysis->graph();
+        si.layout = &v.layouts->of(i);
+        si.offset = seg.offset;
+        si.live = &v.marks->live(s);
+        si.match = &v.marks->matches(s);
+        si.groups = v.modules->of(i);
+        si.highlight = v.modules->highlight(s);
+        si.collectives = collectives.empty() ? nullptr : &collectives;
+        si.recomputed = &v.marks->recomputed(s);
+        si.name = seg.name;
     }
     in.bandRows = v.modules->bandRows();
     in.bandTop = GraphModules::bandTop(v.scene->joined());

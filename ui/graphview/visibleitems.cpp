@@ -261,7 +261,9 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         if (b - a < 24) continue;
         const SegmentInput& seg = in.segments[static_cast<std::size_t>(out.segmentMarks[k].segment)];
         out.labels.push_back(
-            {QRectF(a, 0, b - a, 16), elidedName(seg.graph->name, headFm, b - a), VisibleItems::LabelKind::Segment});
+            {QRectF(a, 0, b - a, 16),
+             elidedName(seg.name.empty() ? std::string_view(seg.graph->name) : seg.name, headFm, b - a),
+             VisibleItems::LabelKind::Segment});
     }
     const QFontMetricsF bandFm(bandFontOf(in.font));
     for (const VisibleItems::Span& sp : out.spans) {

@@ -68,7 +68,8 @@ QString NodeInspector::html(NodeRef ref) const {
     const QString where =
         step == originalStep ? tr("step %1").arg(step) : tr("step %1 (originally %2)").arg(step).arg(originalStep);
     h += QStringLiteral("<div style='color:%1'>%2 · %3 · %4</div>")
-             .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))), esc(g.name), where);
+             .arg(dim, QString::fromStdString(std::string(fxmem::to_string(n.op))),
+                  elided(scene_->segmentName(static_cast<std::size_t>(ref.segment))).toHtmlEscaped(), where);
     h += QStringLiteral("<p><b>target</b> <code>%1</code></p>").arg(esc(g.target(ref.node)));
     if (note_)
         if (const QString note = note_(*scene_, ref); !note.isEmpty()) h += QStringLiteral("<p>%1</p>").arg(note);

@@ -1,14 +1,32 @@
 #include "loading/scene.h"
 
+#include <fxmem/error.h>
 #include <fxmem/estimator.h>
 
+#include <QObject>
+#include <QStringBuilder>
+
 #include <algorithm>
+#include <optional>
 
 QString Scene::title() const {
     if (segments.empty()) return {};
+    if (wholeStep()) return QObject::tr("whole step (%n graph runs)", nullptr, static_cast<int>(segments.size()));
     QString t = QString::fromStdString(segments.front().analysis->graph().name);
     if (joined()) t += QStringLiteral(" + ") % QString::fromStdString(segments.back().analysis->graph().name);
     return t;
+}
+
+QString Scene::segmentName(std::size_t segment) const {
+    const Segment& s = segments[segment];
+    return QString::fromStdString(s.name.empty() ? s.analysis->graph().name : s.name);
+}
+
+QString Scene::moduleName(std::size_t segment, std::string_view module) const {
+    const QString& prefix = segments[segment].modulePrefix;
+    if (prefix.isEmpty()) return QString::fromUtf8(module.data(), static_cast<qsizetype>(module.size()));
+    if (module.empty()) return prefix;
+    return prefix % QLatin1Char('.') % QString::fromUtf8(module.data(), static_cast<qsizetype>(module.size()));
 }
 
 std::size_t Scene::nodeCount() const {
@@ -64,6 +82,36 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::
     }
     return s;
 }
+// One segment per step entry; a graph that runs several times is analysed and laid out once.
+void buildWholeStep(Scene& scene, const fxmem::RoleAssignment& roles, DeviceFilter filter,
+                    const fxmem::CancelCheck& cancelled) {
+    const fxmem::GraphFile& file = *scene.file;
+    auto step = std::make_shared<fxmem::WholeStep>(fxmem::whole_step(file, fxmem::counted_for(file, filter)));
+    std::vector<std::optional<Segment>> byGraph(file.graphs.size());
+    for (std::size_t e = 0; e < step->segments.size(); ++e) {
+        fxmem::throw_if_cancelled(cancelled);
+        const fxmem::StepSegment& ss = step->segments[e];
+        std::optional<Segment>& proto = byGraph[ss.graph];
+        // GraphAnalysis::compute in pair context: a paired backward with get_peak_memory's
+        // releasability, as whole_step profiles it.
+        if (!proto)
+            proto = makeSegment(GraphAnalysis::compute(scene.file, static_cast<int>(ss.graph), filter, cancelled),
+                                roles, cancelled);
+        Segment seg = *proto;
+        if (seg.analysis->profile().size() != ss.length)
+            throw fxmem::Error(file.source + ": the whole step and the analysis of " + file.graphs[ss.graph].name +
+                               " disagree on its length");
+        seg.offset = static_cast<std::int64_t>(ss.begin);
+        seg.baseline = ss.carry.total();
+        seg.entry = static_cast<int>(ss.entry);
+        seg.name = fxmem::step_entry_name(file, file.step[ss.entry]);
+        seg.modulePrefix = QString::fromStdString(file.step[ss.entry].module_prefix);
+        seg.carried = fxmem::carried_at(*step, static_cast<std::uint32_t>(e));
+        for (const fxmem::CarriedStorage& c : seg.carried) seg.baselineStorages.push_back(c.storage);
+        scene.segments.push_back(std::move(seg));
+    }
+    scene.step = std::move(step);
+}
 } // namespace
 
 std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
@@ -75,11 +123,14 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
     const int pairs = static_cast<int>(file->pairs.size());
     if (request.pair >= pairs) request.pair = -1;
     if (request.graph >= graphs) request.graph = -1;
-    if (request.graph < 0 && request.pair < 0 && graphs > 0) request.graph = 0;
+    request.wholeStep = request.graph < 0 && request.pair < 0 && !file->step.empty();
+    if (request.graph < 0 && request.pair < 0 && !request.wholeStep && graphs > 0) request.graph = 0;
     scene->request = request;
     scene->roles = std::make_shared<const fxmem::RoleAssignment>(fxmem::resolve_roles(*file));
     const fxmem::RoleAssignment& roles = *scene->roles;
-    if (request.pair >= 0) {
+    if (request.wholeStep) {
+        buildWholeStep(*scene, roles, request.filter, cancelled);
+    } else if (request.pair >= 0) {
         GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, request.pair, request.filter, cancelled);
         Segment fwd = makeSegment(std::move(pa.forward), roles, cancelled);
         Segment bwd = makeSegment(std::move(pa.backward), roles, cancelled);

@@ -1,5 +1,6 @@
-// What the views show: one graph, or a forward/backward pair joined on one time axis (the
-// forward's profile, then the backward's raised by its baseline, as get_peak_memory counts it).
+// What the views show: one graph, a forward/backward pair joined on one time axis (the
+// forward's profile, then the backward's raised by its baseline, as get_peak_memory counts it),
+// or the whole step (fxmem::whole_step: one segment per graph run, raised by what it carries).
 // Built off the GUI thread and shared read-only (std::shared_ptr<const Scene>).
 #pragma once
 #include "analysis/graphanalysis.h"
@@ -7,20 +8,24 @@
 #include <fxmem/attribution.h>
 #include <fxmem/layout.h>
 #include <fxmem/model.h>
+#include <fxmem/whole_step.h>
 
 #include <QString>
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 // Which part of a file to show: a graph, or a pair joined. graph < 0 and pair < 0: the default,
-// the first graph (a single graph is what the schedule editor works on).
+// the whole step when the file has one, else the first graph (a single graph is what the
+// schedule editor works on). buildScene resolves it: wholeStep says which it chose.
 struct SceneRequest {
     int graph = -1;
     int pair = -1;
     DeviceFilter filter = DeviceFilter::NonCpu;
+    bool wholeStep = false; // resolved: graph and pair are -1
 };
 
 // A node of a scene: the segment (graph) and the node within it.
@@ -41,6 +46,13 @@ struct Segment {
     std::vector<std::int64_t> allocated, freed;
     // Each storage's role and owner module, and this graph's module tree (issue 9).
     std::shared_ptr<const fxmem::Attribution> attribution;
+    // The whole step: the step entry this segment runs (segment i runs entry i), its name
+    // ("region0.forward #2 (blocks.1)"), its module prefix, and what it carries: baseline is their
+    // counted bytes and baselineStorages their storages, in the same order.
+    int entry = -1;
+    std::string name;
+    QString modulePrefix;
+    std::vector<fxmem::CarriedStorage> carried;
 };
 
 struct Scene {
@@ -53,8 +65,15 @@ struct Scene {
     std::size_t peakStep = 0;
     std::optional<fxmem::PeakMemory> pairPeak;
     std::shared_ptr<const fxmem::RoleAssignment> roles; // the file's storage roles, resolved once
+    std::shared_ptr<const fxmem::WholeStep> step;       // the whole step's numbers; null otherwise
 
-    bool joined() const { return segments.size() > 1; }
+    bool wholeStep() const { return step != nullptr; }
+    // Several graphs on one time axis (a pair or the whole step): nothing to reorder.
+    bool joined() const { return segments.size() > 1 || wholeStep(); }
+    // A segment's name on the timeline and in the views: the step entry's, else its graph's.
+    QString segmentName(std::size_t segment) const;
+    // A module of a segment's tree, qualified by the segment's module prefix ("blocks.1.attn").
+    QString moduleName(std::size_t segment, std::string_view module) const;
     bool empty() const { return segments.empty(); }
     QString title() const; // graph name, or "fwd + bwd"
     std::size_t nodeCount() const;

@@ -27,11 +27,9 @@ void SceneLoader::start(const QString& path, std::shared_ptr<const fxmem::GraphF
             std::shared_ptr<const fxmem::GraphFile> file = given;
             if (!file) {
                 job.report(0.0, tr("Reading"), true);
-                file = std::make_shared<const fxmem::GraphFile>(loader(path.toStdString(), [&job](double fraction) {
-                    if (job.cancelled()) return false;
-                    job.report(0.8 * fraction, tr("Reading"));
-                    return true;
-                }));
+                const LoadControl control{job.cancelCheck(),
+                                          [&job](double fraction) { job.report(0.8 * fraction, tr("Reading")); }};
+                file = std::make_shared<const fxmem::GraphFile>(loader(path.toStdString(), control));
                 reading->store(false);
                 job.report(0.85, tr("Analysing"), true);
             } else {

@@ -1,11 +1,13 @@
 // Loads files and builds scenes on a worker thread (a JobTracker). The file loader is injected
 // (the app passes fxmem::load_file; tests pass their own), so this library knows nothing of the
-// file format. The latest request wins: a newer one stops the running job (the loader through
-// its progress callback, the analysis and layout through their cancel checks) and only its
-// result is delivered. Signals are emitted on the GUI thread.
+// file format. The latest request wins: a newer one stops the running job (the loader, the
+// analysis and the layout through the job's cancel check) and only its result is delivered.
+// Signals are emitted on the GUI thread.
 #pragma once
 #include "jobs/jobtracker.h"
 #include "loading/scene.h"
+
+#include <fxmem/cancel.h>
 
 #include <QObject>
 
@@ -14,10 +16,10 @@
 #include <memory>
 #include <string>
 
-// Same shape as fxmem::ProgressFn: fraction consumed in [0, 1]; return false to cancel, which
-// makes the loader throw fxmem::Cancelled.
-using LoadProgress = std::function<bool(double fraction)>;
-using FileLoader = std::function<fxmem::GraphFile(const std::string& path, const LoadProgress& progress)>;
+// The loader polls control.cancelled (true: throw fxmem::Cancelled) and reports the fraction
+// read to control.progress, as fxmem::load_file does.
+using LoadControl = fxmem::LoadControl;
+using FileLoader = std::function<fxmem::GraphFile(const std::string& path, const LoadControl& control)>;
 
 class SceneLoader : public QObject {
     Q_OBJECT

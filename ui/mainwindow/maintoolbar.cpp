@@ -66,6 +66,8 @@ void MainToolbar::showScene(const Scene* scene) {
     graph_->clear();
     if (!scene) return;
     const fxmem::GraphFile& f = *scene->file;
+    if (!f.step.empty())
+        graph_->addItem(tr("Whole step  (%n graph runs)", nullptr, static_cast<int>(f.step.size())), QPoint(-1, -1));
     for (std::size_t g = 0; g < f.graphs.size(); ++g)
         graph_->addItem(tr("%1  (%2, %L3 nodes)")
                             .arg(elided(f.graphs[g].name, 60), toQString(fxmem::to_string(f.graphs[g].kind)))
@@ -76,7 +78,9 @@ void MainToolbar::showScene(const Scene* scene) {
             tr("%1 + %2  (pair, joined)")
                 .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
             QPoint(-1, static_cast<int>(p)));
-    const QPoint current(scene->request.pair >= 0 ? -1 : scene->request.graph, scene->request.pair);
+    const QPoint current = scene->request.wholeStep
+                               ? QPoint(-1, -1)
+                               : QPoint(scene->request.pair >= 0 ? -1 : scene->request.graph, scene->request.pair);
     graph_->setCurrentIndex(std::max(0, graph_->findData(current)));
     setDeviceFilter(scene->request.filter);
 }

@@ -98,6 +98,12 @@ QVariant RoleBreakdownModel::data(const QModelIndex& index, int role) const {
 
 ModuleBreakdownModel::ModuleBreakdownModel(QObject* parent) : QAbstractItemModel(parent) {}
 
+void ModuleBreakdownModel::setRootName(const QString& name) {
+    if (name == rootName_) return;
+    rootName_ = name;
+    if (attribution_) emit dataChanged(index(0, ModuleColumn), index(0, ModuleColumn));
+}
+
 void ModuleBreakdownModel::setLive(std::shared_ptr<const fxmem::Attribution> attribution,
                                    std::span<const fxmem::LiveStorage> live) {
     const bool newTree = attribution != attribution_;
@@ -198,7 +204,7 @@ QVariant ModuleBreakdownModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
         switch (index.column()) {
         case ModuleColumn: {
-            if (m == fxmem::ModuleTree::kRoot) return tr("(whole graph)");
+            if (m == fxmem::ModuleTree::kRoot) return rootName_.isEmpty() ? tr("(whole graph)") : rootName_;
             // The last component under its parent, and the class when known: "attn (Attention)".
             const std::string_view name = mod.name;
             const std::size_t dot = name.rfind('.');

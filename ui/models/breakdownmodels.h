@@ -53,6 +53,9 @@ public:
 
     // A new tree (the attribution of another segment) resets the model; the same one updates numbers.
     void setLive(std::shared_ptr<const fxmem::Attribution> attribution, std::span<const fxmem::LiveStorage> live);
+    // What the root row stands for: "(whole graph)" by default; in the whole step, the running
+    // graph and what it carries.
+    void setRootName(const QString& name);
     std::int64_t total() const { return total_; }
     std::int64_t bytes(std::uint32_t module) const { return totals_.bytes.empty() ? 0 : totals_.bytes[module]; }
     const fxmem::Attribution* attribution() const { return attribution_.get(); }
@@ -71,6 +74,7 @@ private:
     std::vector<std::uint32_t> row_; // per module: its row under its parent
     fxmem::Attribution::ModuleTotals totals_;
     std::int64_t total_ = 0;
+    QString rootName_;
 };
 
 class BreakdownProxy : public QSortFilterProxyModel {

@@ -8,6 +8,8 @@
 
 #include <QStringList>
 
+#include <algorithm>
+
 LiveStorageModel::LiveStorageModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void LiveStorageModel::setScene(std::shared_ptr<const Scene> scene) {
@@ -31,7 +33,8 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
     total_ = 0;
     std::vector<Row> next;
     if (scene_ && at.where.segment >= 0) {
-        const std::int64_t offset = scene_->segments[static_cast<std::size_t>(at.where.segment)].offset;
+        const Segment& seg = scene_->segments[static_cast<std::size_t>(at.where.segment)];
+        const std::int64_t offset = seg.offset;
         next.reserve(at.live.size());
         for (std::size_t i = 0; i < at.live.size(); ++i) {
             const fxmem::LiveStorage& s = at.live[i];
@@ -48,14 +51,31 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
             r.freeStep = s.free_step < 0 ? -1 : s.free_step + offset;
             r.reason = s.reason;
             r.baseline = baseline;
+            if (baseline && scene_->wholeStep()) {
+                // What the whole step carries: named by the graph run that made it, if any.
+                const fxmem::CarriedStorage& c = seg.carried[i - at.baselineBegin];
+                r.carry = static_cast<int>(c.kind);
+                r.source = c.source < scene_->segments.size() ? static_cast<int>(c.source) : -1;
+                r.segment = r.source >= 0 ? r.source : at.where.segment;
+            }
             next.push_back(r);
             total_ += r.nbytes;
         }
     }
-    applyDifference(std::move(next), scene_ ? at.where.segment : -1);
+    bool duplicates = false;
+    if (scene_ && scene_->wholeStep() && at.baselineBegin < at.live.size()) {
+        std::vector<std::int32_t> carried;
+        carried.reserve(at.live.size() - at.baselineBegin);
+        for (std::size_t i = at.baselineBegin; i < at.live.size(); ++i) carried.push_back(at.live[i].storage.value);
+        std::sort(carried.begin(), carried.end());
+        duplicates = std::adjacent_find(carried.begin(), carried.end()) != carried.end();
+    }
+    const bool reset = duplicates || duplicates_;
+    duplicates_ = duplicates;
+    applyDifference(std::move(next), scene_ ? at.where.segment : -1, reset);
 }
 
-void LiveStorageModel::applyDifference(std::vector<Row> next, int segment) {
+void LiveStorageModel::applyDifference(std::vector<Row> next, int segment, bool reset) {
     const auto resetTo = [&] {
         beginResetModel();
         for (const Row& r : rows_) rowOf_[slot(r)] = 0;
@@ -67,7 +87,7 @@ void LiveStorageModel::applyDifference(std::vector<Row> next, int segment) {
         endResetModel();
     };
     // Another graph of a joined pair (other node ids) or nothing in common to keep: a reset.
-    if (!scene_ || segment != segment_ || rows_.empty() || next.empty()) return resetTo();
+    if (reset || !scene_ || segment != segment_ || rows_.empty() || next.empty()) return resetTo();
 
     // Which rows stay (updated in place when their fields moved on), which go, which are new.
     std::vector<std::uint8_t> keep(rows_.size(), 0);
@@ -164,6 +184,17 @@ QString LiveStorageModel::reasonText(const Row& row) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(row.segment)];
     const fxmem::Graph& g = seg.analysis->graph();
     auto name = [&](fxmem::NodeId n) { return elided(g.node(n).name); };
+    if (row.carry >= 0) {
+        const QString from =
+            row.source >= 0 ? elided(scene_->segmentName(static_cast<std::size_t>(row.source))) : QString();
+        switch (static_cast<fxmem::CarryKind>(row.carry)) {
+        case fxmem::CarryKind::Parameter: return tr("parameter: lives through the whole step");
+        case fxmem::CarryKind::OptimizerState: return tr("optimizer state: lives through the whole step");
+        case fxmem::CarryKind::Saved: return tr("saved by %1 for its backward").arg(from);
+        case fxmem::CarryKind::Gradient: return tr("gradient from %1, kept for the optimizer").arg(from);
+        case fxmem::CarryKind::Output: return tr("output of %1 (the loss), kept to the end of the step").arg(from);
+        }
+    }
     if (row.baseline) return tr("forward output saved for the backward");
     switch (row.reason) {
     case fxmem::LiveReason::WaitingForUse:
@@ -210,8 +241,9 @@ QString LiveStorageModel::text(const Row& row, int column) const {
     case RoleColumn: return toQString(fxmem::to_string(attribution(row.segment).role(row.storage)));
     case ModuleColumn: {
         const fxmem::Attribution& a = attribution(row.segment);
-        const std::string_view name = a.tree()[a.owner(row.storage)].name;
-        return name.empty() ? tr("(root)") : elided(name);
+        const QString name =
+            scene_->moduleName(static_cast<std::size_t>(row.segment), a.tree()[a.owner(row.storage)].name);
+        return name.isEmpty() ? tr("(root)") : elided(name);
     }
     }
     return {};

@@ -49,7 +49,9 @@ public:
         fxmem::NodeId allocator, lastUser, nextUser;
         std::int64_t freeStep = -1; // global; -1: never
         fxmem::LiveReason reason = fxmem::LiveReason::WaitingForUse;
-        bool baseline = false; // a forward output kept for the backward (joined pair)
+        bool baseline = false; // a forward output kept for the backward (joined pair), or carried (whole step)
+        int carry = -1;        // whole step: the fxmem::CarryKind of a carried storage
+        int source = -1;       // whole step: the segment whose graph made it (saved, gradient, output)
         friend bool operator==(const Row&, const Row&) = default;
     };
 
@@ -91,10 +93,14 @@ private:
     const fxmem::Tensor* tensorOf(const Row& row) const;
     std::shared_ptr<const Scene> scene_;
     std::shared_ptr<const OrderedLive> ordered_;
-    void applyDifference(std::vector<Row> next, int segment);
+    void applyDifference(std::vector<Row> next, int segment, bool reset = false);
     std::size_t slot(const Row& r) const { return r.storage.index() * 2 + (r.baseline ? 1 : 0); }
     std::vector<Row> rows_;
-    int segment_ = -1;                // the segment the rows' non-baseline storages belong to
+    int segment_ = -1; // the segment the rows' non-baseline storages belong to
+    // The rows list a storage twice (the whole step carries one storage for two parameters, as a
+    // region run for two blocks holds one placeholder for both): rowOf_ cannot tell them apart,
+    // so such rows are replaced by a reset, and the next update resets too.
+    bool duplicates_ = false;
     std::vector<std::int32_t> rowOf_; // per (storage, baseline): row + 1, 0 when not listed
     Update last_;
     std::int64_t step_ = -1;

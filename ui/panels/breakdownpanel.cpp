@@ -3,6 +3,7 @@
 #include "analysis/liveatstep.h"
 #include "models/breakdownmodels.h"
 #include "state/viewstate.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QHBoxLayout>
@@ -106,6 +107,11 @@ void BreakdownPanel::refresh() {
     const Segment& seg = scene->segments[static_cast<std::size_t>(at.where.segment)];
     // A joined backward's baseline storages (the forward outputs it keeps) count too.
     roles_->setLive(seg.attribution.get(), at.live);
+    // The whole step: the tree is the running graph's, its storages and every carried one.
+    modules_->setRootName(
+        scene->wholeStep()
+            ? tr("(%1 and carried)").arg(elided(scene->segmentName(static_cast<std::size_t>(at.where.segment)), 60))
+            : QString());
     modules_->setLive(seg.attribution, at.live);
     tree_->expandToDepth(1);
     selectInTree(state_->selectedModule());

@@ -1,6 +1,7 @@
 // The Schedule dock's content: the schedule editor when one graph is shown, else a page that
 // says why there is nothing to reorder (a joined forward/backward pair is two graphs on one time
-// axis) with buttons that switch to the forward or the backward. It also keeps the editor's
+// axis; the whole step is every graph run) with buttons that switch to the forward or the
+// backward, or in the whole step to the graph of the run under the cursor. It also keeps the editor's
 // "modified" state honest: the undo stack is marked clean whenever the order equals the last
 // saved, opened or original one (so Reset Schedule leaves nothing unsaved).
 #pragma once
@@ -30,6 +31,7 @@ signals:
 
 private:
     void onScene();
+    void showWholeStep(); // the message and button for the run under the cursor
     ViewState* state_;
     ScheduleEditor* editor_;
     QWidget* messagePage_ = nullptr;

@@ -98,6 +98,10 @@ void SummaryBar::refresh() {
                 return;
             }
         }
+    } else if (scene->wholeStep()) {
+        h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span style='color:%1'>whole step: parameters %2, optimizer state "
+                "%3</span>")
+                 .arg(dim, formatBytes(scene->step->parameters), formatBytes(scene->step->optimizer_state));
     } else if (first.isBackwardOfPair()) {
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;baseline %1").arg(formatBytes(first.baseline()));
     }

@@ -124,7 +124,7 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
 
 bool RecomputePanel::isRecomputed(const Scene& scene, NodeRef ref) const {
     const RecomputePoints& pts = points();
-    if (!pts.jointGraph || !scene.joined() || ref.segment != 1 || !ref.node.valid()) return false;
+    if (!pts.jointGraph || !scene.joined() || scene.wholeStep() || ref.segment != 1 || !ref.node.valid()) return false;
     const bool ofJoint = (scene.file == file_ && scene.request.pair >= 0 &&
                           file_->pairs[static_cast<std::size_t>(scene.request.pair)].joint == pts.joint) ||
                          isMade(scene.file);
@@ -150,7 +150,7 @@ QString RecomputePanel::recomputedNote(const Scene& scene, NodeRef ref) const {
 
 std::vector<NodeRef> RecomputePanel::recomputedNodes(const Scene& scene) const {
     std::vector<NodeRef> out;
-    if (!points().jointGraph || !scene.joined()) return out;
+    if (!points().jointGraph || !scene.joined() || scene.wholeStep()) return out;
     const std::size_t n = scene.segments[1].analysis->graph().size();
     for (std::size_t i = 0; i < n; ++i)
         if (const NodeRef ref{1, fxmem::NodeId(static_cast<std::int32_t>(i))}; isRecomputed(scene, ref))

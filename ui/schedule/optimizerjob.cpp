@@ -41,8 +41,7 @@ void OptimizerJob::start(std::shared_ptr<const GraphAnalysis> analysis, double t
             options.time_limit_s = timeLimitSeconds;
             // Asked inside every phase: superseded (the tracker's flag) or the user's Cancel.
             options.cancelled = [check = job.cancelCheck(), finishEarly] { return check() || finishEarly->load(); };
-            options.progress = [&job, self, tracker, generation](const fxmem::OptimizeProgress& p) {
-                if (job.cancelled()) return false;
+            options.progress = [self, tracker, generation](const fxmem::OptimizeProgress& p) {
                 const double fraction = p.fraction;
                 const auto best = static_cast<qint64>(p.best_peak), bound = static_cast<qint64>(p.lower_bound);
                 const QString phase = phaseName(p.phase);
@@ -54,7 +53,6 @@ void OptimizerJob::start(std::shared_ptr<const GraphAnalysis> analysis, double t
                             emit self->progress(fraction, best, bound, phase);
                     },
                     Qt::QueuedConnection);
-                return true;
             };
             auto result = std::make_shared<const fxmem::OptimizeResult>(
                 fxmem::optimize_schedule(analysis->file(), analysis->graph(), analysis->alias(), analysis->releasable(),

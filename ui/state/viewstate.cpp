@@ -110,11 +110,16 @@ QString ViewState::describeStep(std::int64_t step, bool edited) const {
     const Segment& seg = scene_->segments[static_cast<std::size_t>(w.segment)];
     const auto phase = fxmem::phase_of(static_cast<std::int64_t>(w.step));
     if (phase == fxmem::StepPhase::Start)
-        return scene_->joined() ? tr("%1 start").arg(elided(seg.analysis->graph().name)) : tr("start");
+        return scene_->joined() ? tr("%1 start").arg(elided(scene_->segmentName(static_cast<std::size_t>(w.segment))))
+                                : tr("start");
     const fxmem::NodeId n = nodeAt(w, edited);
     if (!n.valid()) return {};
     const QString what = phase == fxmem::StepPhase::AfterAlloc ? tr("after alloc") : tr("after free");
-    return elided(seg.analysis->graph().node(n).name) % QStringLiteral(" (") % what % QLatin1Char(')');
+    const QString node = elided(seg.analysis->graph().node(n).name) % QStringLiteral(" (") % what % QLatin1Char(')');
+    // The whole step runs a graph several times: which run it is comes first.
+    return scene_->wholeStep()
+               ? elided(scene_->segmentName(static_cast<std::size_t>(w.segment))) % QStringLiteral(": ") % node
+               : node;
 }
 
 std::int64_t ViewState::plottedAt(std::int64_t step) const {

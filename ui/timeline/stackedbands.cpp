@@ -21,6 +21,8 @@ const QColor kModuleColours[] = {QColor(0x4E, 0x79, 0xA7), QColor(0xF2, 0x8E, 0x
                                  QColor(0x76, 0xB7, 0xB2), QColor(0x59, 0xA1, 0x4F), QColor(0xED, 0xC9, 0x48),
                                  QColor(0xB0, 0x7A, 0xA1), QColor(0xFF, 0x9D, 0xA7), QColor(0x9C, 0x75, 0x5F)};
 const QColor kOtherColour(0xBA, 0xB0, 0xAC);
+// The whole step's activations saved by one graph run for its backward, while other runs execute.
+const QColor kSavedColour(0x8C, 0x5A, 0x00);
 
 // The root module as the live table and `fxmem-cli breakdown` name it.
 QString moduleName(std::string_view key) { return key.empty() ? QObject::tr("(root)") : toQString(key); }
@@ -140,9 +142,90 @@ std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std:
     return out;
 }
 
+QString savedBandName() { return QObject::tr("saved for backward"); }
+
+namespace {
+
+// The whole step: each run's own bands, then what it carries as constant parts, matched by name
+// over the whole axis. By role, carried parameters, optimizer state, gradients and the loss join
+// their role's band; saved activations waiting for their backward get their own band, drawn
+// right above the activations. By module, carried storages join their owner's band (as a pair's
+// baseline does).
+std::vector<Band> forWholeStep(const Scene& scene, fxmem::GroupBy by, std::uint32_t depth, std::size_t top) {
+    const std::size_t total = scene.profile.size();
+    std::vector<Band> out;
+    std::map<QString, std::size_t> at;
+    const auto slot = [&](const QString& name, const QColor& colour) -> Band& {
+        auto [it, fresh] = at.emplace(name, out.size());
+        if (fresh) out.push_back({name, colour, std::vector<std::int64_t>(total, 0)});
+        return out[it->second];
+    };
+    // A graph run several times is grouped once.
+    std::map<const GraphAnalysis*, std::pair<fxmem::StackedProfile, std::vector<Band>>> done;
+    for (const Segment& s : scene.segments) {
+        auto it = done.find(s.analysis.get());
+        if (it == done.end()) {
+            fxmem::StackedProfile p = profileOf(s.analysis->live(), *s.attribution, by, depth, top, true);
+            std::vector<Band> b = colour(p, by);
+            it = done.emplace(s.analysis.get(), std::make_pair(std::move(p), std::move(b))).first;
+        }
+        // A region run for blocks.0 and again for blocks.1 names its modules relative to the
+        // block: its bands are qualified by the run's prefix, so the two runs stay apart.
+        std::vector<Band> qualified;
+        if (by == fxmem::GroupBy::Module && !s.modulePrefix.isEmpty()) {
+            qualified = it->second.second;
+            for (Band& b : qualified)
+                if (b.name == moduleName({}))
+                    b.name = s.modulePrefix;
+                else if (!b.name.startsWith(QStringLiteral("other (")))
+                    b.name = s.modulePrefix % QLatin1Char('.') % b.name;
+        }
+        const std::vector<Band>& own = qualified.empty() ? it->second.second : qualified;
+        const auto offset = static_cast<std::size_t>(s.offset);
+        const std::size_t n = s.analysis->profile().size();
+        for (const Band& b : own) {
+            Band& o = slot(b.name, b.colour);
+            for (std::size_t i = 0; i < b.values.size() && offset + i < total; ++i) o.values[offset + i] += b.values[i];
+        }
+        std::vector<fxmem::StorageId> rest;
+        std::int64_t saved = 0;
+        for (const fxmem::CarriedStorage& c : s.carried) {
+            if (by == fxmem::GroupBy::Role && c.kind == fxmem::CarryKind::Saved)
+                saved += c.bytes;
+            else
+                rest.push_back(c.storage);
+        }
+        if (saved > 0) {
+            Band& o = slot(savedBandName(), kSavedColour);
+            for (std::size_t i = 0; i < n && offset + i < total; ++i) o.values[offset + i] += saved;
+        }
+        for (const BaselinePart& p : baselineParts(*scene.file, rest, s.analysis->counted(), *s.attribution,
+                                                   it->second.first, own, by, depth)) {
+            const auto same = std::find_if(own.begin(), own.end(), [&](const Band& b) { return b.name == p.band; });
+            Band& o = slot(p.band, same != own.end() ? same->colour : kOtherColour);
+            for (std::size_t i = 0; i < n && offset + i < total; ++i) o.values[offset + i] += p.bytes;
+        }
+    }
+    std::erase_if(out, [](const Band& b) {
+        return std::all_of(b.values.begin(), b.values.end(), [](std::int64_t v) { return v == 0; });
+    });
+    // By role, the saved band sits on the activations (bands are drawn bottom to top).
+    if (by == fxmem::GroupBy::Role) {
+        const auto saved =
+            std::find_if(out.begin(), out.end(), [](const Band& b) { return b.name == savedBandName(); });
+        const auto act = std::find_if(out.begin(), out.end(),
+                                      [](const Band& b) { return b.name == roleName(StorageRole::Activation); });
+        if (saved != out.end() && act != out.end() && saved > act) std::rotate(act + 1, saved, saved + 1);
+    }
+    return out;
+}
+
+} // namespace
+
 std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& roles, fxmem::GroupBy by,
                            std::uint32_t depth, std::size_t top) {
     if (scene.empty()) return {};
+    if (scene.wholeStep()) return forWholeStep(scene, by, depth, top);
     const auto profileFor = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
         attribution = std::make_unique<fxmem::Attribution>(*scene.file,
                                                            static_cast<std::size_t>(s.analysis->graphIndex()), roles);

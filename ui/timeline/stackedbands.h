@@ -63,8 +63,13 @@ std::vector<BaselinePart> baselineParts(const fxmem::GraphFile& file, const std:
                                         const fxmem::StackedProfile& backwardProfile,
                                         const std::vector<Band>& backwardBands, fxmem::GroupBy by, std::uint32_t depth);
 
-// Bands for what the views show: one graph, or a joined pair (forward, then backward with its
-// baseline), over the scene's global profile. `roles` = fxmem::resolve_roles(*scene.file), built
+// The band of the whole step's saved activations (by role): "saved for backward".
+QString savedBandName();
+
+// Bands for what the views show: one graph, a joined pair (forward, then backward with its
+// baseline), or the whole step (each run's bands plus what it carries; by role, activations saved
+// for a later backward have their own band "saved for backward", dark orange #8C5A00, above the
+// activations), over the scene's global profile. `roles` = fxmem::resolve_roles(*scene.file), built
 // once per file. Run it off the GUI thread for large graphs (O(N + S + P * groups)).
 std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& roles, fxmem::GroupBy by,
                            std::uint32_t depth, std::size_t top = 8);

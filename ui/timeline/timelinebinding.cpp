@@ -47,8 +47,8 @@ void bindTimeline(TimelinePlot* timeline, ViewState* state, ScheduleEditor* edit
         if (!scene) return timeline->clearProfile();
         std::vector<TimelinePlot::Marker> sections;
         if (scene->joined())
-            for (const Segment& s : scene->segments)
-                sections.push_back({s.offset, elided(s.analysis->graph().name, 60)});
+            for (std::size_t i = 0; i < scene->segments.size(); ++i)
+                sections.push_back({scene->segments[i].offset, elided(scene->segmentName(i), 60)});
         timeline->setProfile(scene->profile, scene->peakStep, std::move(sections));
         // Exported plots say what they show: the file and the graph (or pair).
         timeline->setTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral(" · ") %

@@ -97,12 +97,9 @@ public:
     // The module named `name`, added with its missing ancestors when no node runs in it (a
     // parameter's module that a parent's functional call uses: MultiheadAttention's out_proj).
     std::uint32_t add(std::string_view name) { return intern(name); }
-    // The work of building and lookups so far: one per dotted component looked up, plus the
-    // bytes of names hashed or compared. Linear in the names' length (tests count this instead
-    // of timing deep names).
-    std::uint64_t lookup_bytes() const { return *lookup_bytes_; }
 
 private:
+    friend struct detail::WorkCounters;
     std::vector<Module> modules_;
     std::vector<std::uint32_t> node_module_;         // per NodeId
     std::shared_ptr<std::deque<std::string>> names_; // distinct full names; elements never move
@@ -117,7 +114,7 @@ private:
         bool operator==(const ChildKey&) const = default;
     };
     struct ChildHash {
-        std::uint64_t* counted; // lookup_bytes()
+        std::uint64_t* counted; // lookup_bytes_
         std::size_t operator()(const ChildKey& k) const;
     };
     std::shared_ptr<std::uint64_t> lookup_bytes_ = std::make_shared<std::uint64_t>(0); // shared by copies
@@ -140,7 +137,8 @@ bool parse_group_by(std::string_view text, GroupBy& out);
 // Roles and owner modules of the storages of one graph, and the live set grouped by them.
 // Owner module of a storage, the first rule that applies:
 //   1. a parameter or buffer whose label is a qualified name ("blocks.0.attn.qkv.weight"): the
-//      nearest tree module of the label minus its last component ("blocks.0.attn.qkv");
+//      nearest tree module of the label minus its last component ("blocks.0.attn.qkv"); optimizer
+//      state ("blocks.0.attn.qkv.weight exp_avg"): its parameter's;
 //   2. its allocator in this graph (the first node holding it) computes it: that node's module;
 //   3. this graph receives it through a placeholder and another graph computes it (a saved
 //      activation in the backward): the producer's module, looked up in this tree by name

@@ -1,21 +1,19 @@
 // Reading and writing graph files (format v1, docs/format.md).
 #pragma once
+#include "fxmem/cancel.h"
 #include "fxmem/model.h"
 
-#include <functional>
 #include <string>
 #include <string_view>
 
 namespace fxmem {
 
-// Called now and then with the fraction of input consumed (0..1); return false to cancel,
-// which makes the load throw Cancelled.
-using ProgressFn = std::function<bool(double fraction)>;
-
 // Throws Error with a message naming `source`/the path and the place (line and column for JSON
 // syntax; graph, node or storage id for contract violations).
-GraphFile load_buffer(std::string_view json, std::string source, const ProgressFn& progress = {});
-GraphFile load_file(const std::string& path, const ProgressFn& progress = {});
+GraphFile load_buffer(std::string_view json, std::string source, const LoadControl& control = {});
+GraphFile load_file(const std::string& path, const LoadControl& control = {});
+// control.cancelled is polled about every megabyte read (true: the load throws Cancelled), and
+// control.progress receives the fraction of the input read at the same points and 1 at the end.
 
 // The whole content of a regular file. Throws Error naming the path for anything else (a
 // directory, a FIFO, a device such as /dev/zero: refused before they are opened or read) and

@@ -225,18 +225,10 @@ public:
     int find_graph(std::string_view graph_name) const;
     // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
     void add_pair(std::string_view forward, std::string_view backward);
-    // Slots visited while indexing graph names, dtypes and devices (NameIndex::insert_probes):
-    // the tests' work counter for files crafted against the indexes.
-    std::uint64_t index_probes() const {
-        return graph_index_.insert_probes() + dtype_index_.insert_probes() + device_index_.insert_probes();
-    }
-
-    // The most storage ids in one bucket of the map of sparse ids: the tests' work counter for
-    // ids crafted against an unseeded hash (std::hash<int64_t> is the identity).
-    std::size_t longest_sparse_id_chain() const;
 
 private:
     friend class GraphBuilder;
+    friend struct detail::WorkCounters;
     // Seeded (name_hash_seed) so that ids chosen as multiples of the bucket count spread.
     struct SeededIdHash {
         std::size_t operator()(std::int64_t id) const noexcept {

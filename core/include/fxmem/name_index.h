@@ -14,6 +14,10 @@
 
 namespace fxmem {
 
+namespace detail {
+struct WorkCounters; // core/src/work_counters.h: what core's tests count
+}
+
 // 64-bit hash of a byte string: 8 bytes per multiply, then a full avalanche (the MurmurHash3
 // finalizer) so names that differ only in a trailing counter ("add_41", "add_42") spread evenly.
 // `seed` enters the state before the first byte: with a seed the file cannot know, names crafted
@@ -71,10 +75,6 @@ public:
         const std::uint64_t h = hash_name(name, seed);
         return static_cast<std::uint32_t>(h ^ (h >> 32));
     }
-    // Slots visited by the inserts so far: a work counter for the tests on crafted input (linear
-    // in the names for any input, quadratic if they all collided). find() counts nothing: it may
-    // run on several threads at once.
-    std::uint64_t insert_probes() const { return probes_; }
     void prefetch(std::uint32_t tag) const {
         if (!slots_.empty()) __builtin_prefetch(&slots_[tag & (slots_.size() - 1)]);
     }
@@ -117,6 +117,7 @@ public:
     }
 
 private:
+    friend struct detail::WorkCounters;
     struct Slot {
         std::uint32_t tag = 0;
         std::uint32_t position = npos;
@@ -136,7 +137,7 @@ private:
 
     std::vector<Slot> slots_; // a power of two long, at most half full
     std::size_t count_ = 0;
-    std::uint64_t probes_ = 0;
+    std::uint64_t probes_ = 0; // slots visited by the inserts (read by detail::WorkCounters)
 };
 
 } // namespace fxmem

@@ -80,13 +80,12 @@ struct OptimizeOptions {
     std::size_t exact_max_nodes = 256;
     std::size_t exact_max_states = 1'000'000; // 50-130 bytes each (more words per set on larger graphs)
     std::uint64_t seed = 1;                   // the local search's random choices
-    // Called now and then (at most every ~50 ms, and once per phase); return false to cancel:
-    // optimize_schedule then returns the best order found so far with cancelled = true.
-    std::function<bool(const OptimizeProgress&)> progress;
+    // Called now and then (at most every ~50 ms, and once per phase); it cannot cancel.
+    std::function<void(const OptimizeProgress&)> progress;
     // A cheap "stop now?" (a job's cancel flag), asked inside every phase at least once per
     // kCancelPollWork steps of work (the lower bound, each baseline, the local search, the exact
-    // search): once it says true, optimize_schedule returns the best order found so far with
-    // cancelled = true, without asking again. progress returning false does the same.
+    // search) and after each forced progress report: once it says true, optimize_schedule returns
+    // the best order found so far with cancelled = true, without asking again.
     CancelCheck cancelled;
 };
 
@@ -117,7 +116,7 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
 // Exact optimum by dynamic programming over the sets of scheduled nodes (memory after a set does
 // not depend on the order inside it under MemoryTracker semantics). complete = false when the
 // graph has more than `max_nodes` (or 512) nodes besides placeholders, get_attr and the output,
-// when the sets kept pass `max_states`, or when `keep_going` (asked once per kCancelPollWork candidate nodes tried)
+// when the sets kept pass `max_states`, or when `cancelled` (asked once per kCancelPollWork candidate nodes tried)
 // says stop. `upper_bound`, when given, prunes every partial order that cannot beat it; complete without improved then
 // means "nothing beats upper_bound": it is the optimum.
 struct ExactResult {
@@ -130,7 +129,7 @@ struct ExactResult {
 ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                            const NodeMask& releasable, const StorageMask& counted, std::size_t max_nodes,
                            std::size_t max_states, std::int64_t upper_bound = INT64_MAX,
-                           const std::function<bool()>& keep_going = {});
+                           const CancelCheck& cancelled = {});
 
 // Single moves that lower the current peak most. Candidates (bounded work, O(window * span)):
 // the nodes within `window` positions of the first peak position; each is tried at the ends of

@@ -131,7 +131,7 @@ struct RematOptions {
     // Optimize the chosen plan's backward order with the reorder optimizer (its share of the time).
     bool optimize_order = true;
     CancelCheck cancelled;
-    std::function<void(double fraction)> progress;
+    ProgressReport progress;
 };
 
 struct FrontierPoint {

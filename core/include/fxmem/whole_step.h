@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fxmem {
@@ -37,6 +38,27 @@ struct StepCarry {
     std::int64_t gradients = 0; // parameter gradients of earlier backward calls
     std::int64_t outputs = 0;   // the last forward's outputs (the loss), during the backwards
     std::int64_t total() const { return parameters + optimizer_state + saved + gradients + outputs; }
+};
+
+// Why a storage outside an entry's graph is alive while it runs (the carry rules above).
+enum class CarryKind : std::uint8_t {
+    Parameter,      // a parameter or buffer (one storage per parameter key)
+    OptimizerState, // optimizer state (one storage per state label)
+    Saved,          // saved by forward entry `source` for its backward
+    Gradient,       // a parameter's gradient, made by backward entry `source`
+    Output,         // an output of forward entry `source` (the loss), held to the end of the step
+};
+std::string_view to_string(CarryKind kind);
+
+// One carried storage and the segments that carry it: [first, last), less the segments whose graph
+// holds it as an input (WholeStep::held). Its bytes are counted bytes (0 when the device filter
+// leaves it out); the bytes of the items an entry carries add up to its StepCarry, kind by kind.
+struct CarriedStorage {
+    StorageId storage;
+    CarryKind kind = CarryKind::Parameter;
+    std::uint32_t source = 0xffffffffu; // the step entry that made it (none for parameters and state)
+    std::uint32_t first = 0, last = 0;  // segments
+    std::int64_t bytes = 0;
 };
 
 struct StepSegment {
@@ -57,6 +79,10 @@ struct WholeStep {
     std::int64_t parameters = 0;    // every parameter and buffer, once
     std::int64_t optimizer_state = 0;
     std::vector<std::uint32_t> missing_backward; // step entries (forwards) whose backward never runs
+    // What is carried, each storage once with its span (O(S) in all), and per segment the items its
+    // graph holds itself (CSR: held[held_begin[s], held_begin[s + 1]) are indices into carried).
+    std::vector<CarriedStorage> carried;
+    std::vector<std::uint32_t> held_begin, held;
 };
 
 // Throws Error when the file has no step. O(step entries x (N + E) of their graphs + S).
@@ -71,5 +97,10 @@ struct StepPoint {
     std::size_t index = 0; // into the graph's profile (0 = start, 1 + 2k / 2 + 2k = node k)
 };
 StepPoint step_point(const WholeStep& step, std::size_t timeline_index);
+
+// The storages segment `segment` carries, in the order of WholeStep::carried (parameters, then
+// optimizer state, then the rest in step order). Items of 0 bytes (not counted) are left out.
+// O(carried items).
+std::vector<CarriedStorage> carried_at(const WholeStep& step, std::uint32_t segment);
 
 } // namespace fxmem

@@ -1,6 +1,8 @@
 #include "fxmem/model.h"
 
 #include "fxmem/error.h"
+#include "model/placed_error.h"
+#include "model/quote.h"
 
 #include <algorithm>
 #include <array>
@@ -11,6 +13,9 @@
 
 namespace fxmem {
 
+using detail::PlacedError;
+using detail::quote;
+
 namespace {
 
 constexpr std::array<std::string_view, 6> kOpNames = {"placeholder", "get_attr",    "call_function",
@@ -20,8 +25,6 @@ constexpr std::array<std::string_view, 3> kPhaseNames = {"", "forward", "backwar
 constexpr std::array<std::string_view, 11> kRoleNames = {
     "",        "parameter", "buffer",    "input",           "activation",         "output",
     "tangent", "gradient",  "temporary", "optimizer_state", "unsharded_parameter"};
-
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 } // namespace
 
@@ -84,13 +87,13 @@ NodeId Graph::find(std::string_view node_name) const { return find_index(node_na
 
 StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes) {
     const std::string where = "storage id " + std::to_string(file_id);
-    if (file_id < 0) throw Error(source + ": " + where + ": id must be >= 0");
-    if (nbytes < 0) throw Error(source + ": " + where + ": nbytes must be >= 0, got " + std::to_string(nbytes));
-    if (device.empty()) throw Error(source + ": " + where + ": device must not be empty");
+    if (file_id < 0) throw PlacedError(source, where, "id must be >= 0");
+    if (nbytes < 0) throw PlacedError(source, where, "nbytes must be >= 0, got " + std::to_string(nbytes));
+    if (device.empty()) throw PlacedError(source, where, "device must not be empty");
     if (nbytes > std::numeric_limits<std::int64_t>::max() - total_bytes_)
-        throw Error(source + ": " + where + ": the storages' sizes add up to more than 2^63-1 bytes");
+        throw PlacedError(source, where, "the storages' sizes add up to more than 2^63-1 bytes");
     StorageId id(static_cast<std::int32_t>(storages.size()));
-    if (find_storage(file_id).valid()) throw Error(source + ": " + where + ": duplicate storage id");
+    if (find_storage(file_id).valid()) throw PlacedError(source, where, "duplicate storage id");
     const auto dense_limit = static_cast<std::int64_t>(2 * storages.size() + 1024);
     if (file_id < static_cast<std::int64_t>(dense_by_file_id_.size())) {
         dense_by_file_id_[static_cast<std::size_t>(file_id)] = id.value;
@@ -135,13 +138,6 @@ StorageId GraphFile::find_storage(std::int64_t file_id) const {
     return it == sparse_by_file_id_.end() ? StorageId{} : it->second;
 }
 
-std::size_t GraphFile::longest_sparse_id_chain() const {
-    std::size_t longest = 0;
-    for (std::size_t b = 0; b < sparse_by_file_id_.bucket_count(); ++b)
-        longest = std::max(longest, sparse_by_file_id_.bucket_size(b));
-    return longest;
-}
-
 std::uint32_t GraphFile::intern_dtype(std::string_view dtype) {
     const auto next = static_cast<std::uint32_t>(dtypes.size());
     const std::uint32_t known =
@@ -159,22 +155,22 @@ int GraphFile::find_graph(std::string_view graph_name) const {
 
 void GraphFile::add_pair(std::string_view forward, std::string_view backward) {
     const int f = find_graph(forward), b = find_graph(backward);
-    if (f < 0) throw Error(source + ": pair: unknown forward graph " + quoted(forward));
-    if (b < 0) throw Error(source + ": pair: unknown backward graph " + quoted(backward));
-    if (f == b) throw Error(source + ": pair: graph " + quoted(forward) + " cannot be its own backward");
+    if (f < 0) throw PlacedError(source, "pair", "unknown forward graph " + quote(forward));
+    if (b < 0) throw PlacedError(source, "pair", "unknown backward graph " + quote(backward));
+    if (f == b) throw PlacedError(source, "pair", "graph " + quote(forward) + " cannot be its own backward");
     pairs.push_back(Pair{static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(b)});
 }
 
 GraphBuilder::GraphBuilder(GraphFile& file, std::string name, GraphKind kind) : file_(file) {
-    if (name.empty()) throw Error(file_.source + ": a graph has an empty name");
-    if (file_.find_graph(name) >= 0) throw Error(file_.source + ": duplicate graph name " + quoted(name));
+    if (name.empty()) throw PlacedError(file_.source, "", "a graph has an empty name");
+    if (file_.find_graph(name) >= 0) throw PlacedError(file_.source, "", "duplicate graph name " + quote(name));
     graph_.name = std::move(name);
     graph_.kind = kind;
 }
 
 std::string GraphBuilder::where() const {
-    std::string w = file_.source + ": graph " + quoted(graph_.name);
-    if (in_node_) w += ", node " + quoted(graph_.nodes.back().name);
+    std::string w = "graph " + quote(graph_.name);
+    if (in_node_) w += ", node " + quote(graph_.nodes.back().name);
     return w;
 }
 
@@ -184,14 +180,15 @@ NodeId GraphBuilder::begin_node(std::string name, OpKind op, std::string_view ta
 }
 
 NodeId GraphBuilder::begin_node(std::string name, std::uint32_t name_tag, OpKind op, std::string_view target) {
-    if (in_node_) throw Error(where() + ": node not finished");
+    if (in_node_) throw PlacedError(file_.source, where(), "node not finished");
     if (graph_.nodes.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
-        throw Error(where() + ": too many nodes");
-    if (name.empty()) throw Error(where() + ": node " + std::to_string(graph_.nodes.size()) + " has an empty name");
+        throw PlacedError(file_.source, where(), "too many nodes");
+    if (name.empty())
+        throw PlacedError(file_.source, where(), "node " + std::to_string(graph_.nodes.size()) + " has an empty name");
     NodeId id(static_cast<std::int32_t>(graph_.nodes.size()));
     if (graph_.by_name_.insert(name, name_tag, static_cast<std::uint32_t>(id.index()), graph_.name_of()) !=
         NameIndex::npos)
-        throw Error(where() + ": duplicate node name " + quoted(name));
+        throw PlacedError(file_.source, where(), "duplicate node name " + quote(name));
     Node n;
     n.name = std::move(name);
     n.op = op;
@@ -217,27 +214,33 @@ NodeId GraphBuilder::begin_node(std::string name, std::uint32_t name_tag, OpKind
 void GraphBuilder::add_input(std::string_view input_name) { add_input(input_name, NameIndex::tag_of(input_name)); }
 
 void GraphBuilder::add_input(std::string_view input_name, std::uint32_t name_tag) {
-    if (!in_node_) throw Error(where() + ": input outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "input outside a node");
     const NodeId input = graph_.find_index(input_name, name_tag);
-    if (!input.valid()) throw Error(where() + ": unknown input " + quoted(input_name));
-    if (input.index() + 1 == graph_.nodes.size()) throw Error(where() + ": node lists itself as an input");
+    if (!input.valid())
+        throw PlacedError(file_.source, where(), "unknown input " + quote(input_name),
+                          PlacedError::Reason::UnknownName);
+    if (input.index() + 1 == graph_.nodes.size())
+        throw PlacedError(file_.source, where(), "node lists itself as an input");
     add_input(input);
 }
 
 void GraphBuilder::add_input(NodeId input) {
-    if (!in_node_) throw Error(where() + ": input outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "input outside a node");
     Node& n = graph_.nodes.back();
     // FX placeholders and get_attr nodes read nothing from the graph; an order would have to
     // put them after their "inputs" while every scheduler puts them first.
     if ((n.op == OpKind::Placeholder || n.op == OpKind::GetAttr) && input.valid() &&
         input.index() + 1 < graph_.nodes.size())
-        throw Error(where() + ": a " + std::string(to_string(n.op)) + " node takes no inputs, but it lists " +
-                    quoted(graph_.nodes[input.index()].name));
+        throw PlacedError(file_.source, where(),
+                          "a " + std::string(to_string(n.op)) + " node takes no inputs, but it lists " +
+                              quote(graph_.nodes[input.index()].name));
     if (!input.valid() || input.index() + 1 >= graph_.nodes.size())
-        throw Error(where() + ": input must be an earlier node of the same graph (a later one would make a cycle)");
+        throw PlacedError(file_.source, where(),
+                          "input must be an earlier node of the same graph (a later one would make a cycle)");
     const auto current = static_cast<std::int32_t>(graph_.nodes.size() - 1);
     if (listed_by_[input.index()] == current)
-        throw Error(where() + ": input " + quoted(graph_.nodes[input.index()].name) + " is listed twice");
+        throw PlacedError(file_.source, where(),
+                          "input " + quote(graph_.nodes[input.index()].name) + " is listed twice");
     listed_by_[input.index()] = current;
     graph_.input_ids.push_back(input);
     n.inputs.end = static_cast<std::uint32_t>(graph_.input_ids.size());
@@ -245,24 +248,24 @@ void GraphBuilder::add_input(NodeId input) {
 
 Range GraphBuilder::append_text(std::string_view text) {
     if (graph_.texts.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
-        throw Error(where() + ": stack traces and meta of one graph exceed 4 GiB");
+        throw PlacedError(file_.source, where(), "stack traces and meta of one graph exceed 4 GiB");
     const auto at = static_cast<std::uint32_t>(graph_.texts.size());
     graph_.texts.append(text);
     return {at, static_cast<std::uint32_t>(graph_.texts.size())};
 }
 
 void GraphBuilder::set_stack_trace(std::string_view trace) {
-    if (!in_node_) throw Error(where() + ": stack trace outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "stack trace outside a node");
     graph_.nodes.back().stack_trace = append_text(trace);
 }
 
 void GraphBuilder::set_meta_json(std::string_view meta) {
-    if (!in_node_) throw Error(where() + ": meta outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "meta outside a node");
     graph_.nodes.back().meta_json = append_text(meta);
 }
 
 void GraphBuilder::set_module(std::string_view name, std::string_view type) {
-    if (!in_node_) throw Error(where() + ": module outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "module outside a node");
     // Interned per graph by (name, type): a 32-layer model has a few hundred modules for
     // thousands of nodes. The key is "<name length>:<name><type>", unambiguous for any bytes.
     module_key_ = std::to_string(name.size());
@@ -281,32 +284,33 @@ void GraphBuilder::set_module(std::string_view name, std::string_view type) {
 }
 
 void GraphBuilder::set_flops(std::int64_t flops) {
-    if (!in_node_) throw Error(where() + ": flops outside a node");
-    if (flops < 0) throw Error(where() + ": negative flops");
+    if (!in_node_) throw PlacedError(file_.source, where(), "flops outside a node");
+    if (flops < 0) throw PlacedError(file_.source, where(), "negative flops");
     // Grown on use: earlier nodes without flops read -1; finish() sizes it to the graph.
     graph_.node_flops.resize(graph_.nodes.size(), -1);
     graph_.node_flops.back() = flops;
 }
 
 void GraphBuilder::set_phase(NodePhase phase) {
-    if (!in_node_) throw Error(where() + ": phase outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "phase outside a node");
     graph_.node_phases.resize(graph_.nodes.size(), NodePhase::Unknown);
     graph_.node_phases.back() = phase;
 }
 
 void GraphBuilder::val_null() {
-    if (!in_node_) throw Error(where() + ": val outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "val outside a node");
     graph_.val_tokens.push_back({ValToken::Kind::Null, 0});
 }
 
 void GraphBuilder::val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,
                               std::span<const std::int64_t> stride, std::int64_t offset) {
-    if (!in_node_) throw Error(where() + ": val outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "val outside a node");
     if (!storage.valid() || storage.index() >= file_.storages.size())
-        throw Error(where() + ": tensor refers to an unknown storage");
+        throw PlacedError(file_.source, where(), "tensor refers to an unknown storage");
     if (shape.size() != stride.size())
-        throw Error(where() + ": tensor has " + std::to_string(shape.size()) + " sizes but " +
-                    std::to_string(stride.size()) + " strides");
+        throw PlacedError(file_.source, where(),
+                          "tensor has " + std::to_string(shape.size()) + " sizes but " + std::to_string(stride.size()) +
+                              " strides");
     Tensor t;
     t.storage = storage;
     t.dtype = file_.intern_dtype(dtype);
@@ -321,19 +325,19 @@ void GraphBuilder::val_tensor(StorageId storage, std::string_view dtype, std::sp
 }
 
 void GraphBuilder::val_other(std::string text) {
-    if (!in_node_) throw Error(where() + ": val outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "val outside a node");
     graph_.val_tokens.push_back({ValToken::Kind::Other, static_cast<std::uint32_t>(graph_.others.size())});
     graph_.others.push_back(std::move(text));
 }
 
 void GraphBuilder::val_begin_list() {
-    if (!in_node_) throw Error(where() + ": val outside a node");
+    if (!in_node_) throw PlacedError(file_.source, where(), "val outside a node");
     open_lists_.push_back(static_cast<std::uint32_t>(graph_.val_tokens.size()));
     graph_.val_tokens.push_back({ValToken::Kind::List, 0});
 }
 
 void GraphBuilder::val_end_list() {
-    if (open_lists_.empty()) throw Error(where() + ": val list closed but never opened");
+    if (open_lists_.empty()) throw PlacedError(file_.source, where(), "val list closed but never opened");
     const std::uint32_t at = open_lists_.back();
     open_lists_.pop_back();
     // Count direct children: walk the tokens after the list, skipping nested subtrees.
@@ -353,8 +357,8 @@ void GraphBuilder::val_end_list() {
 }
 
 void GraphBuilder::end_node() {
-    if (!in_node_) throw Error(where() + ": no node to finish");
-    if (!open_lists_.empty()) throw Error(where() + ": val has an unclosed list");
+    if (!in_node_) throw PlacedError(file_.source, where(), "no node to finish");
+    if (!open_lists_.empty()) throw PlacedError(file_.source, where(), "val has an unclosed list");
     Node& n = graph_.nodes.back();
     n.val.end = static_cast<std::uint32_t>(graph_.val_tokens.size());
     if (n.val.size() == 0) graph_.val_tokens.push_back({ValToken::Kind::Null, 0}), n.val.end++;
@@ -366,7 +370,8 @@ NodeId GraphBuilder::add(std::string name, OpKind op, std::string_view target,
     std::vector<NodeId> ids;
     for (std::string_view in : inputs) {
         const NodeId id = graph_.find(in);
-        if (!id.valid()) throw Error(where() + ": unknown input " + quoted(in) + " for node " + quoted(name));
+        if (!id.valid())
+            throw PlacedError(file_.source, where(), "unknown input " + quote(in) + " for node " + quote(name));
         ids.push_back(id);
     }
     return add(std::move(name), op, target, std::span<const NodeId>(ids),
@@ -395,7 +400,7 @@ NodeId GraphBuilder::add(std::string name, OpKind op, std::string_view target, s
 }
 
 Graph& GraphBuilder::finish() {
-    if (in_node_) throw Error(where() + ": node not finished");
+    if (in_node_) throw PlacedError(file_.source, where(), "node not finished");
     Graph& g = graph_;
     const std::size_t n = g.nodes.size();
 

@@ -1,14 +1,15 @@
 // analyze_joint: what the partitioner's classify_nodes and helpers know about a joint graph.
 #include "fxmem/error.h"
 #include "fxmem/remat.h"
+#include "model/quote.h"
 
 #include <string_view>
 
 namespace fxmem {
 
-namespace {
+using detail::quote;
 
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+namespace {
 
 // An in-place aten op ("aten.copy_.default", "aten.add_.Tensor"): its schema is mutable, which
 // makes it impure for dead-code removal and _must_be_in_forward for the partitioner.

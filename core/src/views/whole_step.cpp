@@ -24,8 +24,8 @@ struct GraphFacts {
     bool done = false;
     std::vector<std::int64_t> profile;  // PyTorch's profile (a paired backward: do-not-delete)
     std::vector<StorageId> persistent;  // parameter/buffer storages its placeholders hold
-    std::int64_t saved = 0;             // a paired forward: what its backward's placeholders keep
-    std::int64_t outputs = 0;           // a paired forward: outputs no backward placeholder holds
+    std::vector<StorageId> saved;       // a paired forward: what its backward's placeholders keep
+    std::vector<StorageId> outputs;     // a paired forward: outputs no backward placeholder holds
     std::vector<StorageId> param_grads; // a backward: gradients labelled "grad of <name>"
     std::vector<StorageId> held_state;  // optimizer state its placeholders hold (a compiled opt.step)
     std::vector<StorageId> held_grads;  // gradients "grad of <name>" its placeholders hold
@@ -121,9 +121,9 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
                 const std::uint32_t held_mark = mark;
                 for (StorageId s : output_node_uses(g, a)) {
                     if (stamp[s.index()] == held_mark) {
-                        if (!is_persistent_role(roles.role[s.index()])) f.saved += bytes(file, counted, s);
+                        if (!is_persistent_role(roles.role[s.index()])) f.saved.push_back(s);
                     } else {
-                        f.outputs += bytes(file, counted, s);
+                        f.outputs.push_back(s);
                     }
                 }
             }
@@ -134,11 +134,15 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     // Parameters and buffers: one key per (prefix, label); an unlabelled storage is its own key.
     std::unordered_map<std::string, std::uint32_t> key_ids;
     std::vector<std::int64_t> key_bytes;
+    std::vector<StorageId> key_storage; // the storage whose bytes the key counts
     const auto key = [&](std::string_view prefix, StorageId s) -> std::uint32_t {
         const std::string_view label = file.label(s);
         std::string k = label.empty() ? "#" + std::to_string(s.value) : key_of(prefix, label);
         const auto [it, fresh] = key_ids.try_emplace(std::move(k), static_cast<std::uint32_t>(key_bytes.size()));
-        if (fresh) key_bytes.push_back(bytes(file, counted, s));
+        if (fresh) {
+            key_bytes.push_back(bytes(file, counted, s));
+            key_storage.push_back(s);
+        }
         return it->second;
     };
     // Each entry's persistent keys, then the whole step's.
@@ -153,6 +157,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     // Optimizer state: one key per label (the exporter writes each state tensor once beside the
     // graphs, and a compiled opt.step holds it again as an input).
     std::unordered_map<std::string, std::int64_t> state_bytes;
+    std::unordered_map<std::string, std::uint32_t> state_item; // -> index into out.carried
     const auto state_key = [&](StorageId s) {
         const std::string_view label = file.label(s);
         return label.empty() ? "#" + std::to_string(s.value) : std::string(label);
@@ -160,12 +165,25 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     for (std::size_t s = 0; s < S; ++s) {
         const StorageId id(static_cast<std::int32_t>(s));
         if (roles.role[s] == StorageRole::OptimizerState) {
-            const auto [it, fresh] = state_bytes.try_emplace(state_key(id), bytes(file, counted, id));
-            if (fresh) out.optimizer_state += it->second;
+            std::string k = state_key(id);
+            const auto [it, fresh] = state_bytes.try_emplace(k, bytes(file, counted, id));
+            if (fresh) {
+                out.optimizer_state += it->second;
+                state_item.emplace(std::move(k), static_cast<std::uint32_t>(out.carried.size()));
+                out.carried.push_back({id, CarryKind::OptimizerState, kNone, 0, 0, it->second});
+            }
         } else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
             key(std::string_view{}, id); // a parameter no graph holds (exporter: known to the optimizer)
     }
     for (std::int64_t b : key_bytes) out.parameters += b;
+    // Parameters first in the carried list (item index = key), then optimizer state.
+    const auto nseg = static_cast<std::uint32_t>(file.step.size());
+    for (CarriedStorage& c : out.carried) c.last = nseg;
+    const auto first_param = static_cast<std::uint32_t>(out.carried.size());
+    for (std::size_t k = 0; k < key_bytes.size(); ++k)
+        out.carried.push_back({key_storage[k], CarryKind::Parameter, kNone, 0, nseg, key_bytes[k]});
+    std::rotate(out.carried.begin(), out.carried.begin() + first_param, out.carried.end());
+    for (auto& [k, i] : state_item) i += static_cast<std::uint32_t>(key_bytes.size());
 
     // The last forward before the first backward: its outputs (the loss) stay to the end.
     std::size_t loss_entry = file.step.size();
@@ -175,18 +193,27 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         if (backward_of[file.step[e].graph] != kNone) loss_entry = e;
     }
 
-    std::map<std::pair<std::uint32_t, std::uint32_t>, std::pair<std::int64_t, std::uint32_t>>
-        pending; // (fwd graph, call) -> (saved, entry)
+    struct Pending {
+        std::int64_t saved = 0;
+        std::uint32_t entry = 0;
+        std::size_t items_begin = 0, items_end = 0; // its Saved items in out.carried
+    };
+    std::map<std::pair<std::uint32_t, std::uint32_t>, Pending> pending; // (fwd graph, call)
     std::int64_t pending_saved = 0, held_outputs = 0, grads = 0;
     std::vector<std::uint8_t> grad_done;  // per key
     std::vector<std::int64_t> grad_bytes; // per key: the carried gradient's size
+    std::vector<std::uint32_t> grad_item; // per key: its item in out.carried
+    std::vector<std::uint8_t> held_stamp;
+    out.held_begin.push_back(0);
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
         const GraphFacts& f = graph_facts(en.graph);
         if (forward_of[en.graph] != kNone) { // its own saved activations are its placeholders now
             const auto it = pending.find({forward_of[en.graph], en.call});
             if (it != pending.end()) {
-                pending_saved -= it->second.first;
+                pending_saved -= it->second.saved;
+                for (std::size_t i = it->second.items_begin; i < it->second.items_end; ++i)
+                    out.carried[i].last = static_cast<std::uint32_t>(e);
                 pending.erase(it);
             }
         }
@@ -196,7 +223,11 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         seg.begin = out.timeline.size();
         seg.length = f.profile.size();
         std::int64_t held = 0;
-        for (std::uint32_t k : entry_keys[e]) held += key_bytes[k];
+        const std::size_t held_from = out.held.size();
+        for (std::uint32_t k : entry_keys[e]) {
+            held += key_bytes[k];
+            out.held.push_back(k);
+        }
         seg.carry.parameters = out.parameters - held;
         // State and gradients a graph holds as inputs (a compiled optimizer step) are its own.
         std::int64_t held_state = 0, held_grads = 0;
@@ -204,15 +235,24 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             std::unordered_set<std::string> seen;
             for (StorageId s : f.held_state) {
                 std::string k = state_key(s);
-                if (const auto it = state_bytes.find(k); it != state_bytes.end() && seen.insert(std::move(k)).second)
-                    held_state += it->second;
+                if (const auto it = state_item.find(k); it != state_item.end() && seen.insert(std::move(k)).second) {
+                    held_state += out.carried[it->second].bytes;
+                    out.held.push_back(it->second);
+                }
             }
+            held_stamp.assign(key_bytes.size(), 0);
             for (StorageId s : f.held_grads) {
                 const auto it = key_ids.find(key_of(en.module_prefix, file.label(s).substr(8)));
-                if (it != key_ids.end() && it->second < grad_done.size() && grad_done[it->second])
+                if (it != key_ids.end() && it->second < grad_done.size() && grad_done[it->second] &&
+                    !held_stamp[it->second]) {
+                    held_stamp[it->second] = 1;
                     held_grads += grad_bytes[it->second];
+                    out.held.push_back(grad_item[it->second]);
+                }
             }
         }
+        std::sort(out.held.begin() + static_cast<std::ptrdiff_t>(held_from), out.held.end());
+        out.held_begin.push_back(static_cast<std::uint32_t>(out.held.size()));
         seg.carry.optimizer_state = out.optimizer_state - held_state;
         seg.carry.saved = pending_saved;
         seg.carry.gradients = grads - held_grads;
@@ -222,10 +262,23 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         seg.peak = carry + (f.profile.empty() ? 0 : *std::max_element(f.profile.begin(), f.profile.end()));
         out.segments.push_back(seg);
         // After the entry: what it leaves behind.
+        const auto here = static_cast<std::uint32_t>(e);
         if (backward_of[en.graph] != kNone) {
-            pending[{en.graph, en.call}] = {f.saved, static_cast<std::uint32_t>(e)};
-            pending_saved += f.saved;
-            if (e == loss_entry) held_outputs += f.outputs;
+            Pending p;
+            p.entry = here;
+            p.items_begin = out.carried.size();
+            for (StorageId s : f.saved) {
+                p.saved += bytes(file, counted, s);
+                out.carried.push_back({s, CarryKind::Saved, here, here + 1, nseg, bytes(file, counted, s)});
+            }
+            p.items_end = out.carried.size();
+            pending_saved += p.saved;
+            pending[{en.graph, en.call}] = p;
+            if (e == loss_entry)
+                for (StorageId s : f.outputs) {
+                    held_outputs += bytes(file, counted, s);
+                    out.carried.push_back({s, CarryKind::Output, here, here + 1, nseg, bytes(file, counted, s)});
+                }
         }
         for (StorageId s : f.param_grads) {
             const std::string_view label = file.label(s).substr(8); // after "grad of "
@@ -235,11 +288,14 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (grad_done[it->second]) continue;
             grad_done[it->second] = 1;
             if (grad_bytes.size() < key_bytes.size()) grad_bytes.resize(key_bytes.size(), 0);
+            if (grad_item.size() < key_bytes.size()) grad_item.resize(key_bytes.size(), 0);
             grad_bytes[it->second] = bytes(file, counted, s);
             grads += grad_bytes[it->second];
+            grad_item[it->second] = static_cast<std::uint32_t>(out.carried.size());
+            out.carried.push_back({s, CarryKind::Gradient, here, here + 1, nseg, grad_bytes[it->second]});
         }
     }
-    for (const auto& [k, v] : pending) out.missing_backward.push_back(v.second);
+    for (const auto& [k, v] : pending) out.missing_backward.push_back(v.entry);
     std::sort(out.missing_backward.begin(), out.missing_backward.end());
     for (std::size_t i = 0; i < out.timeline.size(); ++i)
         if (out.timeline[i] > out.peak || i == 0) {
@@ -247,6 +303,31 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             out.peak_index = i;
         }
     out.peak_segment = step_point(out, out.peak_index).segment;
+    return out;
+}
+
+std::string_view to_string(CarryKind kind) {
+    switch (kind) {
+    case CarryKind::Parameter: return "parameter";
+    case CarryKind::OptimizerState: return "optimizer state";
+    case CarryKind::Saved: return "saved for backward";
+    case CarryKind::Gradient: return "gradient";
+    case CarryKind::Output: return "output";
+    }
+    return "?";
+}
+
+std::vector<CarriedStorage> carried_at(const WholeStep& step, std::uint32_t segment) {
+    std::vector<CarriedStorage> out;
+    if (segment + 1 >= step.held_begin.size()) return out;
+    const auto held =
+        std::span(step.held).subspan(step.held_begin[segment], step.held_begin[segment + 1] - step.held_begin[segment]);
+    for (std::size_t i = 0; i < step.carried.size(); ++i) {
+        const CarriedStorage& c = step.carried[i];
+        if (c.bytes == 0 || segment < c.first || segment >= c.last) continue;
+        if (std::binary_search(held.begin(), held.end(), static_cast<std::uint32_t>(i))) continue;
+        out.push_back(c);
+    }
     return out;
 }
 

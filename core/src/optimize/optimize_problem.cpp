@@ -1,7 +1,7 @@
 // Distils a graph into the optimizer's problem (optimize_problem.h). O(N + E + S).
 #include "optimize_problem.h"
 
-#include "estimator_checks.h"
+#include "estimator/estimator_checks.h"
 
 namespace fxmem::detail {
 

@@ -50,10 +50,14 @@ Attribution::Attribution(const GraphFile& file, std::size_t graph_index, const R
         const StorageRole role = role_[s];
         const std::string_view label = file.label(StorageId(static_cast<std::int32_t>(s)));
         const NodeId a = allocator[s];
-        if ((role == StorageRole::Parameter || role == StorageRole::Buffer) && !label.empty()) {
-            const std::size_t dot = label.rfind('.');
+        if ((role == StorageRole::Parameter || role == StorageRole::Buffer || role == StorageRole::OptimizerState) &&
+            !label.empty()) {
+            // Optimizer state "<parameter> exp_avg" belongs where its parameter does.
+            const std::string_view name =
+                role == StorageRole::OptimizerState ? label.substr(0, label.find(' ')) : label;
+            const std::size_t dot = name.rfind('.');
             // The module the label names, even when a parent's functional call is what uses it.
-            owner_[s] = dot == std::string_view::npos ? ModuleTree::kRoot : tree_.add(label.substr(0, dot));
+            owner_[s] = dot == std::string_view::npos ? ModuleTree::kRoot : tree_.add(name.substr(0, dot));
         } else if (a.valid() && has_profile_points(graph.node(a).op)) {
             owner_[s] = tree_.node_module(a);
         } else if (const std::uint32_t pg = roles.producer_graph[s]; a.valid() && pg != kNoGraph && pg != graph_index) {

@@ -60,12 +60,11 @@ struct State {
 };
 
 template <std::size_t W>
-ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t upper_bound,
-                  const std::function<bool()>& keep_going) {
+ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t upper_bound, const CancelCheck& cancelled) {
     ExactResult out;
     const std::size_t K = p.size_k();
     // Asked inside the loops (a level can hold up to max_states sets, each tried with K nodes).
-    detail::CancelPoll poll(keep_going ? CancelCheck([&keep_going] { return !keep_going(); }) : CancelCheck{});
+    detail::CancelPoll poll(cancelled);
     std::vector<Key<W>> pred(K);
     for (std::size_t k = 0; k < K; ++k)
         for (std::uint32_t j : p.preds_of(k)) pred[k].set(j);
@@ -171,23 +170,23 @@ ExactResult solve(const OptProblem& p, std::size_t max_states, std::int64_t uppe
 } // namespace
 
 ExactResult detail::exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states, std::int64_t upper_bound,
-                          const std::function<bool()>& keep_going) {
+                          const CancelCheck& cancelled) {
     const std::size_t K = p.size_k();
     // A freeable buffer whose last user does not run is never freed: the memory after a set then
     // depends on the order inside it, and the DP above does not apply.
     if (K > max_nodes || p.nonrunning_users) return {};
-    if (K <= 64) return solve<1>(p, max_states, upper_bound, keep_going);
-    if (K <= 128) return solve<2>(p, max_states, upper_bound, keep_going);
-    if (K <= 256) return solve<4>(p, max_states, upper_bound, keep_going);
-    if (K <= 512) return solve<8>(p, max_states, upper_bound, keep_going);
+    if (K <= 64) return solve<1>(p, max_states, upper_bound, cancelled);
+    if (K <= 128) return solve<2>(p, max_states, upper_bound, cancelled);
+    if (K <= 256) return solve<4>(p, max_states, upper_bound, cancelled);
+    if (K <= 512) return solve<8>(p, max_states, upper_bound, cancelled);
     return {};
 }
 
 ExactResult exact_schedule(const GraphFile& file, const Graph& graph, const AliasInfo& alias,
                            const NodeMask& releasable, const StorageMask& counted, std::size_t max_nodes,
-                           std::size_t max_states, std::int64_t upper_bound, const std::function<bool()>& keep_going) {
+                           std::size_t max_states, std::int64_t upper_bound, const CancelCheck& cancelled) {
     return detail::exact(detail::build_opt_problem(file, graph, alias, releasable, counted), max_nodes, max_states,
-                         upper_bound, keep_going);
+                         upper_bound, cancelled);
 }
 
 } // namespace fxmem

@@ -1,4 +1,4 @@
-// Schedules: scoring with MemoryTracker (score_schedule). Legality is in schedule_check.cpp.
+// Schedules: scoring with MemoryTracker (score_schedule). Legality is in model/schedule_check.cpp.
 #include "fxmem/schedule.h"
 
 #include "estimator_checks.h"

@@ -3,14 +3,15 @@
 // sort of each batch of nodes the reordering inserts at once).
 #include "fxmem/error.h"
 #include "fxmem/remat.h"
+#include "model/quote.h"
 
 #include <algorithm>
 
 namespace fxmem {
 
-namespace {
+using detail::quote;
 
-std::string quote(std::string_view s) { return "'" + std::string(s) + "'"; }
+namespace {
 
 // raise_getitems: every getitem, taken in reverse order, moves right after its parent, so each
 // parent ends up followed by its getitems in their earlier relative order. A doubly linked list

@@ -20,6 +20,11 @@ struct LineColumn {
     std::size_t line = 1, column = 1;
 };
 LineColumn line_column(std::string_view text, std::size_t offset);
+// "<source>:<line>:<column>: ", the start of every message that points into a text.
+std::string location(std::string_view source, std::string_view text, std::size_t offset);
+// The explanation in a message of nlohmann's parser: "[json.exception.parse_error.101] parse
+// error at line 1, column 2: <detail>" gives <detail> (our messages name the place themselves).
+std::string parser_detail(std::string what);
 
 // A char iterator for nlohmann's parsers that publishes how far the lexer has read, for progress
 // and for the positions of errors found in callbacks.

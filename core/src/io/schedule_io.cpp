@@ -2,9 +2,10 @@
 // ignored, as in graph files.
 #include "fxmem/schedule.h"
 
-#include "estimator_checks.h"
+#include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "json_text.h"
+#include "model/quote.h"
 
 #include <nlohmann/json.hpp>
 
@@ -17,29 +18,17 @@ using detail::quote;
 
 namespace {
 
-// nlohmann reports the byte offset just past the failing character; turn it into line:column
-// (1-based, columns counted in bytes) and keep only the explanation from its message.
+std::string at(std::string_view source, std::string_view json, std::size_t offset) {
+    return json_text::location(source, json, offset);
+}
+
+// nlohmann reports the byte offset just past the failing character; point at that character and
+// keep only the explanation from its message.
 std::string syntax_error(std::string_view source, std::string_view json, std::size_t byte, std::string what) {
-    const std::size_t end = std::min<std::size_t>(byte == 0 ? 0 : byte - 1, json.size());
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < end; ++i) {
-        if (json[i] == '\n') {
-            ++line;
-            column = 1;
-        } else {
-            ++column;
-        }
-    }
     const std::size_t col = what.find("column ");
     const std::size_t colon = col == std::string::npos ? what.find(": ") : what.find(": ", col);
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    return std::string(source) + ":" + std::to_string(line) + ":" + std::to_string(column) +
-           ": JSON syntax error: " + what;
-}
-
-std::string at(std::string_view source, std::string_view json, std::size_t offset) {
-    const auto lc = json_text::line_column(json, offset);
-    return std::string(source) + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": ";
+    return at(source, json, byte == 0 ? 0 : byte - 1) + "JSON syntax error: " + what;
 }
 
 // Reads a SCHED document as a stream of JSON events, with the rules graph files follow: a known

@@ -54,4 +54,22 @@ LineColumn line_column(std::string_view text, std::size_t offset) {
     return lc;
 }
 
+std::string parser_detail(std::string what) {
+    if (auto at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
+    if (what.rfind("parse error", 0) == 0)
+        if (auto colon = what.find(": "); colon != std::string::npos) what.erase(0, colon + 2);
+    return what;
+}
+
+std::string location(std::string_view source, std::string_view text, std::size_t offset) {
+    const LineColumn lc = line_column(text, offset);
+    std::string out(source);
+    out += ':';
+    out += std::to_string(lc.line);
+    out += ':';
+    out += std::to_string(lc.column);
+    out += ": ";
+    return out;
+}
+
 } // namespace fxmem::json_text

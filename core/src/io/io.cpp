@@ -101,10 +101,10 @@ std::string read_regular_file(const std::string& path) {
     return text;
 }
 
-GraphFile load_file(const std::string& path, const ProgressFn& progress) {
+GraphFile load_file(const std::string& path, const LoadControl& control) {
     const std::string text = read_regular_file(path);
     try {
-        return load_buffer(text, path, progress);
+        return load_buffer(text, path, control);
     } catch (const std::bad_alloc&) {
         throw Error(path + ": out of memory while loading (the file has " + std::to_string(text.size()) +
                     " bytes): file too large for memory");

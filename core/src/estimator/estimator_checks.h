@@ -3,33 +3,11 @@
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
 #include "fxmem/profile_steps.h"
+#include "model/quote.h"
 
 #include <string>
 
 namespace fxmem::detail {
-
-// Names in messages are cut to their first 120 and last 60 bytes (on UTF-8 boundaries) around
-// "…": a refusal is built on every drag-over, and a hostile 100 MB name must not make each one
-// 100 MB. Names up to kQuoteLimit bytes are quoted whole.
-inline constexpr std::size_t kQuoteLimit = 200;
-
-inline std::string quote(std::string_view s) {
-    std::string r; // appended piece by piece: "'" + std::string(s) trips GCC 12's -Wrestrict at -O3
-    r += '\'';
-    if (s.size() <= kQuoteLimit) {
-        r += s;
-    } else {
-        const auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
-        std::size_t head = 120, tail = s.size() - 60;
-        while (head > 0 && continuation(head)) --head;
-        while (tail < s.size() && continuation(tail)) ++tail;
-        r += s.substr(0, head);
-        r += "\u2026";
-        r += s.substr(tail);
-    }
-    r += '\'';
-    return r;
-}
 
 inline std::string graph_where(const Graph& graph) { return "graph " + quote(graph.name); }
 

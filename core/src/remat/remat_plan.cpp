@@ -3,7 +3,8 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
-#include "json_text.h"
+#include "io/json_text.h"
+#include "model/quote.h"
 
 #include <nlohmann/json.hpp>
 
@@ -13,13 +14,9 @@
 
 namespace fxmem {
 
-namespace {
+using detail::quote;
 
-std::string quote(std::string_view s) {
-    constexpr std::size_t kMax = 200;
-    if (s.size() > kMax) return "'" + std::string(s.substr(0, kMax)) + "...'";
-    return "'" + std::string(s) + "'";
-}
+namespace {
 
 std::vector<std::string> names(const Graph& g, std::span<const NodeId> ids) {
     std::vector<std::string> out;
@@ -48,13 +45,8 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
     try {
         doc = nlohmann::json::parse(text.begin(), text.end());
     } catch (const nlohmann::json::parse_error& e) {
-        const auto lc = json_text::line_column(text, e.byte > 0 ? e.byte - 1 : 0);
-        std::string what = e.what();
-        if (auto at = what.find("] "); at != std::string::npos) what.erase(0, at + 2);
-        if (auto colon = what.find(": "); what.rfind("parse error", 0) == 0 && colon != std::string::npos)
-            what.erase(0, colon + 2);
-        throw Error(source + ":" + std::to_string(lc.line) + ":" + std::to_string(lc.column) +
-                    ": invalid JSON: " + what);
+        throw Error(json_text::location(source, text, e.byte > 0 ? e.byte - 1 : 0) +
+                    "invalid JSON: " + json_text::parser_detail(e.what()));
     }
     const auto fail = [&](const std::string& what) -> Error { return Error(source + ": " + what); };
     if (!doc.is_object()) throw fail("a remat plan must be a JSON object");

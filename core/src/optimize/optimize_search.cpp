@@ -35,9 +35,9 @@ constexpr double kProgressEvery_s = 0.05;
 class Search {
 public:
     Search(IncrementalSchedule& schedule, const Graph& graph, const detail::OptProblem& problem, std::uint64_t seed,
-           std::int64_t lower_bound, Clock::time_point deadline, const std::function<bool(std::int64_t)>& tick)
+           std::int64_t lower_bound, Clock::time_point deadline, const std::function<bool(std::int64_t)>& stop)
         : s_(schedule), graph_(graph), p_(problem), rng_(seed), lower_bound_(lower_bound), deadline_(deadline),
-          tick_(tick) {
+          stop_(stop) {
         if (p_.output.valid()) output_position_ = s_.position_of(p_.output);
     }
 
@@ -78,7 +78,8 @@ private:
     std::mt19937_64 rng_;
     std::int64_t lower_bound_;
     Clock::time_point deadline_;
-    const std::function<bool(std::int64_t)>& tick_;
+    // Asked now and then with the best peak so far (the caller reports it); true: stop, as a CancelCheck.
+    const std::function<bool(std::int64_t)>& stop_;
     std::int64_t best_peak_ = 0;
     std::vector<NodeId> best_order_;
     std::vector<std::pair<std::size_t, std::size_t>> undo_; // moves kept since the best order
@@ -87,7 +88,7 @@ private:
     bool alive() {
         if ((++checks_ & 15) != 0) return true;
         if (Clock::now() >= deadline_) return false;
-        return tick_(std::min(best_peak_, s_.peak()));
+        return !stop_(std::min(best_peak_, s_.peak()));
     }
 
     std::size_t pick(std::size_t lo, std::size_t hi) { // inclusive
@@ -254,22 +255,20 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     OptimizeResult r;
     OptimizeProgress progress;
     auto last_report = started - std::chrono::seconds(1);
-    // Reports progress (throttled unless forced); false when the caller cancels.
+    // Reports progress (throttled unless forced).
     auto report = [&](OptimizeProgress::Phase phase, std::int64_t best, bool force) {
-        if (!options.progress) return true;
+        if (!options.progress) return;
         const auto now = Clock::now();
-        if (!force && std::chrono::duration<double>(now - last_report).count() < kProgressEvery_s) return true;
+        if (!force && std::chrono::duration<double>(now - last_report).count() < kProgressEvery_s) return;
         last_report = now;
         progress.phase = phase;
         progress.elapsed_s = std::chrono::duration<double>(now - started).count();
         progress.fraction = options.time_limit_s > 0 ? std::min(1.0, progress.elapsed_s / options.time_limit_s) : 1.0;
         progress.best_peak = best;
         progress.lower_bound = r.lower_bound;
-        if (options.progress(progress)) return true;
-        r.cancelled = true;
-        return false;
+        options.progress(progress);
     };
-    // The caller's cancel flag (cheap, unthrottled); sticky like a progress that said stop.
+    // The caller's cancel flag (cheap, unthrottled); sticky: once it said stop it is not asked again.
     auto cancelled = [&] {
         if (!r.cancelled && options.cancelled && options.cancelled()) r.cancelled = true;
         return r.cancelled;
@@ -277,7 +276,11 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     OptimizeProgress::Phase phase = OptimizeProgress::Phase::Baselines;
     // Inside the long phases: the time limit (it counts the lower bound and the baselines too), the
     // cancel flag, and progress (throttled) now and then.
-    detail::CancelPoll poll([&] { return Clock::now() >= deadline || cancelled() || !report(phase, r.peak, false); });
+    detail::CancelPoll poll([&] {
+        if (Clock::now() >= deadline || cancelled()) return true;
+        report(phase, r.peak, false);
+        return false;
+    });
 
     auto score = [&](const std::vector<NodeId>& order) {
         return score_schedule(file, graph, alias, order, releasable, counted).peak;
@@ -287,7 +290,9 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     r.method = "original";
     const detail::OptProblem problem = detail::build_opt_problem(file, graph, alias, releasable, counted);
     r.lower_bound = detail::lower_bound(problem, kAncestorSetsMaxNodes, poll); // valid even when cut short
-    if (poll.stopped() || cancelled() || !report(OptimizeProgress::Phase::Baselines, r.peak, true)) return r;
+    if (poll.stopped() || cancelled()) return r;
+    report(OptimizeProgress::Phase::Baselines, r.peak, true);
+    if (cancelled()) return r;
     auto consider = [&](std::vector<NodeId> order, std::int64_t& slot, const char* method) {
         if (poll.stopped()) return false; // cut short: no order
         check_schedule(graph, order);
@@ -318,14 +323,17 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     // The local search first: on small graphs it gets 30 % of the time (it usually stops much
     // earlier) and hands the exact search a tight bound to prune with.
     phase = OptimizeProgress::Phase::Search;
-    if (!report(OptimizeProgress::Phase::Search, r.peak, true)) return r;
+    report(OptimizeProgress::Phase::Search, r.peak, true);
+    if (cancelled()) return r;
     {
         IncrementalSchedule schedule(file, graph, alias, releasable, counted, r.order);
-        const std::function<bool(std::int64_t)> tick = [&](std::int64_t best) {
-            return !cancelled() && report(OptimizeProgress::Phase::Search, best, false);
+        const std::function<bool(std::int64_t)> stop = [&](std::int64_t best) {
+            if (cancelled()) return true;
+            report(OptimizeProgress::Phase::Search, best, false);
+            return false;
         };
         const auto search_deadline = try_exact ? started + (deadline - started) * 3 / 10 : deadline;
-        Search search(schedule, graph, problem, options.seed, r.lower_bound, search_deadline, tick);
+        Search search(schedule, graph, problem, options.seed, r.lower_bound, search_deadline, stop);
         search.run();
         if (search.best_peak() < r.peak) {
             r.order = search.best_order();
@@ -339,11 +347,14 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
         return finish();
     }
     phase = OptimizeProgress::Phase::Exact;
-    if (try_exact && report(OptimizeProgress::Phase::Exact, r.peak, true)) {
-        const std::function<bool()> keep_going = [&] {
-            return Clock::now() < deadline && !cancelled() && report(OptimizeProgress::Phase::Exact, r.peak, false);
+    if (try_exact) report(OptimizeProgress::Phase::Exact, r.peak, true);
+    if (try_exact && !cancelled()) {
+        const CancelCheck stop = [&] {
+            if (Clock::now() >= deadline || cancelled()) return true;
+            report(OptimizeProgress::Phase::Exact, r.peak, false);
+            return false;
         };
-        ExactResult e = detail::exact(problem, options.exact_max_nodes, options.exact_max_states, r.peak, keep_going);
+        ExactResult e = detail::exact(problem, options.exact_max_nodes, options.exact_max_states, r.peak, stop);
         if (e.complete) {
             if (e.improved) {
                 r.order = std::move(e.order);

@@ -14,7 +14,7 @@
 // always an ancestor, so this adds nothing there; it keeps hand-made or odd files exact.
 #include "fxmem/incremental.h"
 
-#include "estimator_checks.h"
+#include "estimator/estimator_checks.h"
 #include "fxmem/op_category.h"
 #include "fxmem/schedule.h"
 

@@ -99,8 +99,8 @@ std::vector<NodeId> lpmf_order(const OptProblem& p, CancelPoll& poll);
 std::vector<NodeId> bfs_order(const OptProblem& p, CancelPoll& poll);
 std::vector<NodeId> dfs_order(const OptProblem& p, CancelPoll& poll);
 std::int64_t lower_bound(const OptProblem& p, std::size_t ancestor_sets_max_nodes, CancelPoll& poll);
-// keep_going is asked once per kCancelPollWork steps (a step: one candidate node of one set).
+// `cancelled` is asked once per kCancelPollWork steps (a step: one candidate node of one set).
 ExactResult exact(const OptProblem& p, std::size_t max_nodes, std::size_t max_states, std::int64_t upper_bound,
-                  const std::function<bool()>& keep_going);
+                  const CancelCheck& cancelled);
 
 } // namespace fxmem::detail

@@ -1,0 +1,132 @@
+// What the reader resolves against the whole file: the named schedules (each checked like a SCHED
+// file), the pairs and the step, once every graph is known; and the end of the top-level object,
+// where graphs that waited for their storages are built.
+#include "fxmem/error.h"
+#include "io/reader.h"
+#include "model/quote.h"
+#include "model/schedule_check.h"
+
+#include <limits>
+
+namespace fxmem::reader {
+
+using detail::quote;
+
+// One entry of a schedule's "order": checked against the graph at once when it is known (an
+// unknown or repeated node ends the read there), else kept as a name.
+void Reader::add_schedule_node(std::string_view v) {
+    if (!schedule_.resolved) {
+        if (schedule_.order_names.size() + v.size() > std::numeric_limits<std::uint32_t>::max())
+            fail("the node names of one schedule's order exceed 4 GiB");
+        schedule_.order_names.append(v);
+        schedule_.order_ends.push_back(static_cast<std::uint32_t>(schedule_.order_names.size()));
+        return;
+    }
+    const fxmem::Graph& graph = *schedule_graph_;
+    const std::size_t p = schedule_.order_ids.size();
+    const auto where = [&] {
+        return "schedules[" + std::to_string(schedule_.index) + "]: schedule " +
+               (schedule_.name.empty() ? std::string() : quote(schedule_.name) + " ") + "of graph " + quote(graph.name);
+    };
+    const NodeId id = graph.find(v);
+    if (!id.valid())
+        fail_at(cursor_offset(), where(), "order[" + std::to_string(p) + "] names unknown node " + quote(v));
+    std::uint32_t& first = schedule_position_[id.index()];
+    if (first != kNotScheduled)
+        fail_at(cursor_offset(), where(),
+                "repeats node " + quote(v) + " (positions " + std::to_string(first) + " and " + std::to_string(p) +
+                    ")");
+    first = static_cast<std::uint32_t>(p);
+    schedule_.order_ids.push_back(id);
+}
+
+void Reader::end_schedule() {
+    for (Slot k : {Slot::ScheduleName, Slot::ScheduleGraph, Slot::ScheduleOrder})
+        if (!(schedule_seen_ & bit(k))) missing(k);
+    schedule_.end_offset = cursor_offset();
+    schedules_.push_back(std::move(schedule_));
+    ++schedule_count_;
+}
+
+// Every named schedule is checked like a SCHED file: known graph, known nodes, every node once,
+// inputs first, output last; names unique per graph. The place is only located (line:column)
+// when an error is formatted: locating every schedule made a file of many schedules quadratic.
+void Reader::resolve_schedules() {
+    NameIndex by_key; // "<graph index>:<name>" -> index into file_.schedules
+    std::vector<std::string> keys;
+    for (StagedSchedule& st : schedules_) {
+        const std::string at = "schedules[" + std::to_string(st.index) + "]";
+        const int g = file_.find_graph(st.graph);
+        if (g < 0) fail_at(st.end_offset, at, "schedule " + quote(st.name) + ": unknown graph " + quote(st.graph));
+        const fxmem::Graph& graph = file_.graphs[static_cast<std::size_t>(g)];
+        const auto where = [&] { return at + ": schedule " + quote(st.name) + " of graph " + quote(graph.name); };
+        std::string key = std::to_string(g) + ":" + st.name;
+        const auto next = static_cast<std::uint32_t>(keys.size());
+        const std::uint32_t earlier =
+            by_key.insert(key, next, [&](std::uint32_t i) { return std::string_view(keys[i]); });
+        if (earlier != NameIndex::npos) // keys are pushed in schedules_ order
+            fail_at(st.end_offset, where(),
+                    "duplicate schedule name (schedules[" + std::to_string(earlier) + "] has it too)");
+        keys.push_back(std::move(key));
+        NamedSchedule named; // its name and source are moved in once where() can no longer be needed
+        named.graph = static_cast<std::uint32_t>(g);
+        if (st.resolved) {
+            named.order = std::move(st.order_ids);
+        } else {
+            named.order.reserve(st.order_size());
+            for (std::size_t p = 0; p < st.order_size(); ++p) {
+                const NodeId id = graph.find(st.order_name(p));
+                if (!id.valid())
+                    fail_at(st.end_offset, where(),
+                            "order[" + std::to_string(p) + "] names unknown node " + quote(st.order_name(p)));
+                named.order.push_back(id);
+            }
+            std::string().swap(st.order_names);
+        }
+        if (std::optional<std::string> problem = detail::schedule_problem(graph, named.order))
+            fail_at(st.end_offset, where(), std::move(*problem));
+        named.name = std::move(st.name);
+        named.source = std::move(st.source);
+        file_.schedules.push_back(std::move(named));
+    }
+}
+
+void Reader::end_top() {
+    for (Slot k : {Slot::TopFormat, Slot::TopVersion, Slot::TopStorages, Slot::TopGraphs})
+        if (!(top_seen_ & bit(k)))
+            fail_at(ReadError::kNoOffset, {},
+                    "missing " + field_name(k) +
+                        (k == Slot::TopFormat ? " (not an fxmem graph file?)" : " in the top-level object"));
+    for (PendingGraph& g : deferred_) replay(g);
+    deferred_.clear();
+    for (const StagedPair& p : pairs_) {
+        const std::string place = "pairs[" + std::to_string(p.index) + "]";
+        if (file_.find_graph(p.forward) < 0) fail_at(p.end_offset, place, "unknown forward graph " + quote(p.forward));
+        if (file_.find_graph(p.backward) < 0)
+            fail_at(p.end_offset, place, "unknown backward graph " + quote(p.backward));
+        if (p.forward == p.backward)
+            fail_at(p.end_offset, place, "graph " + quote(p.forward) + " cannot be its own backward");
+        file_.add_pair(p.forward, p.backward);
+        Pair& added = file_.pairs.back();
+        added.budget = p.budget;
+        if (p.joint_given) {
+            const int j = file_.find_graph(p.joint);
+            if (j < 0) fail_at(p.end_offset, place, "unknown joint graph " + quote(p.joint));
+            const GraphKind kind = file_.graphs[static_cast<std::size_t>(j)].kind;
+            if (kind != GraphKind::Joint)
+                fail_at(p.end_offset, place,
+                        "graph " + quote(p.joint) + " is not a joint graph (kind '" + std::string(to_string(kind)) +
+                            "')");
+            added.joint = j;
+        }
+    }
+    for (StagedStep& st : steps_) {
+        const int g = file_.find_graph(st.graph);
+        if (g < 0) fail_at(st.end_offset, "step[" + std::to_string(st.index) + "]", "unknown graph " + quote(st.graph));
+        file_.step.push_back(
+            {static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(st.call), std::move(st.module_prefix)});
+    }
+    resolve_schedules();
+}
+
+} // namespace fxmem::reader

@@ -1,0 +1,110 @@
+// What the reader keeps of an entity while it reads it: a node's fields until its object closes,
+// a graph's nodes when they must wait for what they refer to, and the pairs, steps and named
+// schedules until the whole file has been read.
+#pragma once
+#include "fxmem/model.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxmem::reader {
+
+// One staged val token; Tensor and Other carry their fields, Begin/End bracket a list.
+struct StagedVal {
+    enum class Kind : std::uint8_t { Null, Tensor, Begin, End, Other } kind = Kind::Null;
+    std::int64_t storage = 0; // the file's storage id
+    StorageId resolved;       // its dense id, once emit has looked it up
+    std::uint32_t shape_begin = 0, shape_size = 0, stride_begin = 0, stride_size = 0; // into NodeRecord::dims
+    std::int64_t offset = 0;
+    std::string text; // dtype for Tensor, the text for Other
+};
+
+// A node's fields as read, kept until the node's object closes.
+struct NodeRecord {
+    std::string name, target, stack_trace, meta, module, module_type;
+    bool has_module = false, has_module_type = false;
+    OpKind op = OpKind::CallFunction;
+    NodePhase phase = NodePhase::Unknown;
+    std::int64_t flops = -1;               // -1: absent
+    std::vector<std::string> inputs;       // first n_inputs are used; the rest keep their capacity
+    std::vector<std::uint32_t> input_tags; // NameIndex::tag_of each input, computed as it is read
+    std::size_t n_inputs = 0;
+    std::uint32_t name_tag = 0;
+    std::vector<StagedVal> vals;
+    std::vector<std::int64_t> dims;
+    std::uint64_t seen = 0;
+    std::size_t end_offset = 0; // where the node's object ended, for messages
+
+    void reset() {
+        n_inputs = 0;
+        vals.clear();
+        dims.clear();
+        name.clear();
+        stack_trace.clear();
+        meta.clear();
+        has_module = has_module_type = false;
+        phase = NodePhase::Unknown;
+        flops = -1;
+        seen = 0;
+    }
+    void add_input(std::string_view s, std::uint32_t tag) {
+        if (n_inputs == inputs.size()) inputs.emplace_back(), input_tags.emplace_back();
+        input_tags[n_inputs] = tag;
+        inputs[n_inputs++].assign(s);
+    }
+    NodeRecord compact() const {
+        NodeRecord r = *this;
+        r.inputs.resize(n_inputs);
+        r.input_tags.resize(n_inputs);
+        return r;
+    }
+};
+
+struct PendingGraph {
+    std::string name;
+    GraphKind kind = GraphKind::Other;
+    std::int64_t num_fwd_outputs = -1;
+    std::vector<NodeRecord> nodes;
+    std::size_t end_offset = 0;
+};
+
+// A named schedule as read; resolved against the graphs once the whole file is read (the
+// "schedules" array may come before "graphs").
+// Its order is held compactly: resolved to node ids while it is read when the graphs are already
+// read and "graph" came first (the usual layout; a repeat stops the read there), else as one
+// buffer of names and their ends, resolved at the end of the file. Either way a long order costs
+// about its own text, not a std::string per entry.
+struct StagedSchedule {
+    std::string name, graph, source;
+    bool resolved = false; // order read as ids (order_ids), else as names
+    std::vector<NodeId> order_ids;
+    std::string order_names;               // names one after another ...
+    std::vector<std::uint32_t> order_ends; // ... each ending here
+    std::size_t order_size() const { return resolved ? order_ids.size() : order_ends.size(); }
+    std::string_view order_name(std::size_t p) const {
+        const std::uint32_t from = p == 0 ? 0 : order_ends[p - 1];
+        return std::string_view(order_names).substr(from, order_ends[p] - from);
+    }
+    std::size_t index = 0;
+    std::size_t end_offset = 0;
+};
+
+struct StagedStep {
+    std::string graph, module_prefix;
+    std::int64_t call = 0;
+    std::size_t index = 0;
+    std::size_t end_offset = 0;
+};
+
+struct StagedPair {
+    std::string forward, backward, joint;
+    bool joint_given = false;
+    double budget = -1.0;
+    std::size_t index = 0;
+    std::size_t end_offset = 0;
+};
+
+} // namespace fxmem::reader

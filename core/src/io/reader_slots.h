@@ -1,0 +1,243 @@
+// What each value of a graph file is for (a Slot), what encloses it (a Frame), and the one table
+// of slots: for each its frame, its key, what its value must be, and how messages name it. The
+// reader looks keys up here and words "'nbytes' must be an integer >= 0, got -3" from here.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fxmem::reader {
+
+// The containers the reader interprets; None: the document itself (before the top-level object).
+enum class Frame : std::uint8_t {
+    None,
+    Top,
+    Storages,
+    Storage,
+    Graphs,
+    Graph,
+    Nodes,
+    Node,
+    Inputs,
+    ValList,
+    ValObject,
+    Dims,
+    Pairs,
+    Pair,
+    Schedules,
+    Schedule,
+    ScheduleOrder,
+    Steps,
+    Step,
+};
+
+// What the next value is for: set by a key in objects, implied by the container in arrays. The
+// keyed slots of one frame are listed together (in the table's order), so a key is looked up in
+// its frame's rows only.
+enum class Slot : std::uint8_t {
+    Root,
+    Skip,
+    TopFormat,
+    TopVersion,
+    TopStorages,
+    TopGraphs,
+    TopPairs,
+    TopProducer,
+    TopSchedules,
+    TopStep,
+    StorageId,
+    StorageDevice,
+    StorageNbytes,
+    StorageRole,
+    StorageLabel,
+    GraphName,
+    GraphKind,
+    GraphNodes,
+    GraphNumFwdOutputs,
+    NodeName,
+    NodeOp,
+    NodeTarget,
+    NodeInputs,
+    NodeVal,
+    NodeStackTrace,
+    NodeMeta,
+    NodeModule,
+    NodeModuleType,
+    NodePhase,
+    NodeFlops,
+    TensorStorage,
+    TensorDtype,
+    TensorShape,
+    TensorStride,
+    TensorOffset,
+    OtherText,
+    PairForward,
+    PairBackward,
+    PairJoint,
+    PairBudget,
+    StepGraph,
+    StepCall,
+    StepPrefix,
+    ScheduleName,
+    ScheduleGraph,
+    ScheduleOrder,
+    ScheduleSource,
+    // The entries of arrays (no key).
+    Storage,
+    Graph,
+    Node,
+    NodeInput,
+    Dim,
+    Pair,
+    Schedule,
+    ScheduleNode,
+    StepEntry,
+    Count
+};
+static_assert(static_cast<unsigned>(Slot::Count) <= 64, "the seen masks are 64 bits");
+
+constexpr std::uint64_t bit(Slot s) { return std::uint64_t{1} << static_cast<unsigned>(s); }
+
+struct SlotSpec {
+    Slot slot;
+    Frame frame;          // the object whose key it is (keyed slots), else None
+    std::string_view key; // empty for an array's entries, the root and skipped values
+    // How messages name it: `noun` then the quoted key ("tensor " + "'dtype'"); without a key,
+    // "each entry of " and the name of `entry_of` ("each entry of 'storages'"), or else `noun`.
+    const char* noun;
+    Slot entry_of;
+    const char* expected; // what its value must be
+};
+
+inline constexpr SlotSpec kSlots[] = {
+    {Slot::Root, Frame::None, "", "the top level", Slot::Skip, "a JSON object"},
+    {Slot::Skip, Frame::None, "", "value", Slot::Skip, "anything"},
+    {Slot::TopFormat, Frame::Top, "format", "", Slot::Skip, "the string \"fxmem\""},
+    {Slot::TopVersion, Frame::Top, "version", "", Slot::Skip, "the integer 1"},
+    {Slot::TopStorages, Frame::Top, "storages", "", Slot::Skip, "an array"},
+    {Slot::TopGraphs, Frame::Top, "graphs", "", Slot::Skip, "an array"},
+    {Slot::TopPairs, Frame::Top, "pairs", "", Slot::Skip, "an array"},
+    {Slot::TopProducer, Frame::Top, "producer", "", Slot::Skip, "any JSON value"},
+    {Slot::TopSchedules, Frame::Top, "schedules", "", Slot::Skip, "an array"},
+    {Slot::TopStep, Frame::Top, "step", "", Slot::Skip, "an array"},
+    {Slot::StorageId, Frame::Storage, "id", "", Slot::Skip, "an integer >= 0"},
+    {Slot::StorageDevice, Frame::Storage, "device", "", Slot::Skip, "a non-empty string"},
+    {Slot::StorageNbytes, Frame::Storage, "nbytes", "", Slot::Skip, "an integer >= 0"},
+    {Slot::StorageRole, Frame::Storage, "role", "", Slot::Skip, "a string"},
+    {Slot::StorageLabel, Frame::Storage, "label", "", Slot::Skip, "a string"},
+    {Slot::GraphName, Frame::Graph, "name", "", Slot::Skip, "a non-empty string"},
+    {Slot::GraphKind, Frame::Graph, "kind", "", Slot::Skip,
+     "one of \"forward\", \"backward\", \"inference\", \"other\", \"joint\""},
+    {Slot::GraphNodes, Frame::Graph, "nodes", "", Slot::Skip, "an array"},
+    {Slot::GraphNumFwdOutputs, Frame::Graph, "num_fwd_outputs", "", Slot::Skip, "an integer >= 0"},
+    {Slot::NodeName, Frame::Node, "name", "", Slot::Skip, "a non-empty string"},
+    {Slot::NodeOp, Frame::Node, "op", "", Slot::Skip, "a string"},
+    {Slot::NodeTarget, Frame::Node, "target", "", Slot::Skip, "a string"},
+    {Slot::NodeInputs, Frame::Node, "inputs", "", Slot::Skip, "an array of node names"},
+    {Slot::NodeVal, Frame::Node, "val", "", Slot::Skip, "null, a tensor object, a list or {\"other\": <string>}"},
+    {Slot::NodeStackTrace, Frame::Node, "stack_trace", "", Slot::Skip, "a string"},
+    {Slot::NodeMeta, Frame::Node, "meta", "", Slot::Skip, "an object"},
+    {Slot::NodeModule, Frame::Node, "module", "", Slot::Skip, "a string"},
+    {Slot::NodeModuleType, Frame::Node, "module_type", "", Slot::Skip, "a string"},
+    {Slot::NodePhase, Frame::Node, "phase", "", Slot::Skip, "\"forward\" or \"backward\""},
+    {Slot::NodeFlops, Frame::Node, "flops", "", Slot::Skip, "an integer >= 0"},
+    {Slot::TensorStorage, Frame::ValObject, "storage", "tensor ", Slot::Skip, "an integer (a storage id)"},
+    {Slot::TensorDtype, Frame::ValObject, "dtype", "tensor ", Slot::Skip, "a string"},
+    {Slot::TensorShape, Frame::ValObject, "shape", "tensor ", Slot::Skip, "an array of integers"},
+    {Slot::TensorStride, Frame::ValObject, "stride", "tensor ", Slot::Skip, "an array of integers"},
+    {Slot::TensorOffset, Frame::ValObject, "offset", "tensor ", Slot::Skip, "an integer"},
+    {Slot::OtherText, Frame::ValObject, "other", "", Slot::Skip, "a string"},
+    {Slot::PairForward, Frame::Pair, "forward", "", Slot::Skip, "a graph name (a string)"},
+    {Slot::PairBackward, Frame::Pair, "backward", "", Slot::Skip, "a graph name (a string)"},
+    {Slot::PairJoint, Frame::Pair, "joint", "", Slot::Skip, "a graph name (a string)"},
+    {Slot::PairBudget, Frame::Pair, "budget", "", Slot::Skip, "a number from 0 to 1"},
+    {Slot::StepGraph, Frame::Step, "graph", "", Slot::Skip, "a graph name (a string)"},
+    {Slot::StepCall, Frame::Step, "call", "", Slot::Skip, "an integer >= 0"},
+    {Slot::StepPrefix, Frame::Step, "module_prefix", "", Slot::Skip, "a string"},
+    {Slot::ScheduleName, Frame::Schedule, "name", "", Slot::Skip, "a non-empty string"},
+    {Slot::ScheduleGraph, Frame::Schedule, "graph", "", Slot::Skip, "a graph name (a string)"},
+    {Slot::ScheduleOrder, Frame::Schedule, "order", "", Slot::Skip, "an array of node names"},
+    {Slot::ScheduleSource, Frame::Schedule, "source", "", Slot::Skip, "a string"},
+    {Slot::Storage, Frame::None, "", "", Slot::TopStorages, "an object"},
+    {Slot::Graph, Frame::None, "", "", Slot::TopGraphs, "an object"},
+    {Slot::Node, Frame::None, "", "", Slot::GraphNodes, "an object"},
+    {Slot::NodeInput, Frame::None, "", "", Slot::NodeInputs, "a node name (a string)"},
+    {Slot::Dim, Frame::None, "", "each entry of tensor 'shape' and 'stride'", Slot::Skip, "an integer"},
+    {Slot::Pair, Frame::None, "", "", Slot::TopPairs, "an object"},
+    {Slot::Schedule, Frame::None, "", "", Slot::TopSchedules, "an object"},
+    {Slot::ScheduleNode, Frame::None, "", "", Slot::ScheduleOrder, "a node name (a string)"},
+    {Slot::StepEntry, Frame::None, "", "", Slot::TopStep, "an object"},
+};
+static_assert(std::size(kSlots) == static_cast<std::size_t>(Slot::Count));
+
+constexpr bool table_in_slot_order() {
+    for (std::size_t i = 0; i < std::size(kSlots); ++i)
+        if (static_cast<std::size_t>(kSlots[i].slot) != i) return false;
+    return true;
+}
+static_assert(table_in_slot_order(), "kSlots is indexed by Slot");
+
+constexpr const SlotSpec& spec(Slot s) { return kSlots[static_cast<std::size_t>(s)]; }
+
+// The rows of each frame's keys: [first, end) in kSlots.
+struct KeyRows {
+    std::uint8_t first = 0, end = 0;
+};
+constexpr std::array<KeyRows, static_cast<std::size_t>(Frame::Step) + 1> key_rows() {
+    std::array<KeyRows, static_cast<std::size_t>(Frame::Step) + 1> rows{};
+    for (std::size_t i = std::size(kSlots); i-- > 0;) {
+        if (kSlots[i].key.empty()) continue;
+        KeyRows& r = rows[static_cast<std::size_t>(kSlots[i].frame)];
+        if (r.end == 0) r.end = static_cast<std::uint8_t>(i + 1);
+        r.first = static_cast<std::uint8_t>(i);
+    }
+    return rows;
+}
+inline constexpr auto kKeyRows = key_rows();
+
+constexpr bool keys_contiguous_per_frame() {
+    for (std::size_t i = 0; i < std::size(kSlots); ++i) {
+        if (kSlots[i].key.empty()) continue;
+        const KeyRows r = kKeyRows[static_cast<std::size_t>(kSlots[i].frame)];
+        for (std::size_t j = r.first; j < r.end; ++j)
+            if (kSlots[j].frame != kSlots[i].frame || kSlots[j].key.empty()) return false;
+    }
+    return true;
+}
+static_assert(keys_contiguous_per_frame(), "a frame's keys are listed together in kSlots");
+
+// The slot a key sets in an object of frame `f`; Skip for keys the format does not define.
+// string_view comparisons check the length first: most keys are rejected in one compare.
+inline Slot slot_of_key(Frame f, std::string_view key) {
+    const KeyRows r = kKeyRows[static_cast<std::size_t>(f)];
+    for (std::size_t i = r.first; i < r.end; ++i)
+        if (kSlots[i].key == key) return kSlots[i].slot;
+    return Slot::Skip;
+}
+
+// How messages name a slot: "'nbytes'", "tensor 'dtype'", "each entry of 'storages'".
+inline std::string field_name(Slot s) {
+    const SlotSpec& sp = spec(s);
+    if (!sp.key.empty()) return std::string(sp.noun) + "'" + std::string(sp.key) + "'";
+    if (sp.entry_of != Slot::Skip) return "each entry of " + field_name(sp.entry_of);
+    return sp.noun;
+}
+
+inline bool is_integer_slot(Slot s) {
+    switch (s) {
+    case Slot::TopVersion:
+    case Slot::StorageId:
+    case Slot::StorageNbytes:
+    case Slot::TensorStorage:
+    case Slot::TensorOffset:
+    case Slot::Dim:
+    case Slot::GraphNumFwdOutputs:
+    case Slot::NodeFlops:
+    case Slot::StepCall: return true;
+    default: return false;
+    }
+}
+
+} // namespace fxmem::reader
