@@ -1,4 +1,4 @@
-// fxmem-cli on hostile files (issue 11, items 10, 14, 15): exit 1 with a message naming the file,
+// fxmem-cli on hostile files (huge names, deep nesting, bad encodings): exit 1 with a message naming the file,
 // output proportional to the input, no hang.
 #include "cli_run.h"
 

@@ -1,5 +1,5 @@
-// Hostile files (issue 11, items 10-13 and 15): each must give a clear fxmem::Error naming the
-// file and the place, never a wrong number, a hang or a crash.
+// Hostile files (huge names and values, deep nesting, bad encodings, dangling ids): each must give a clear fxmem::Error
+// naming the file and the place, never a wrong number, a hang or a crash.
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
 #include "fxmem/incremental.h"

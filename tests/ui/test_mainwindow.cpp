@@ -56,7 +56,7 @@ private slots:
     void editingABackwardMovesThePairPeak();
     void droppingAFileOpensIt();
     void bundledExampleThroughTheRealLoader();
-    // Issue 11
+    // A laptop screen, both redo keys, why a joined pair cannot be reordered
     void fitsALaptopScreenAfterAnEdit();
     void redoAnswersBothKeys();
     void joinedPairScheduleTabSaysWhy();

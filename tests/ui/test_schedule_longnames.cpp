@@ -1,4 +1,4 @@
-// Issue 11 item 17 in the schedule dock: a node name, a target and a schedule name of tens of MiB
+// Huge names in the schedule dock: a node name, a target and a schedule name of tens of MiB
 // (a hostile file) are shown elided everywhere (model cells, tooltips, sort keys, undo texts, the
 // picker, the compare list, the move-to completer), never converted whole into QStrings.
 #include "schedule/ordercompare.h"

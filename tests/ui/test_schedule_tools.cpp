@@ -1,4 +1,4 @@
-// The schedule dock's tools for issue 10: the schedule picker (original, the file's named
+// The schedule dock's tools: the schedule picker (original, the file's named
 // schedules, your edit), Compare (both curves and the moved nodes, sorted by their effect on A's
 // peak, on a hand-made pair of orders), Optimize on a worker (the result is one undo step; Cancel
 // changes nothing) and Suggest moves (one click, one undoable move).
@@ -117,7 +117,7 @@ void TestScheduleTools::compareTimeOn100kNodes() {
 }
 
 // The dock must fit beside the graph on a 1366-pixel laptop screen with every tool open and a
-// schedule name far longer than the dock (issue 11 item 1).
+// schedule name far longer than the dock.
 void TestScheduleTools::dockStaysNarrow() {
     auto file = schedtest::smallFile();
     file->schedules.push_back({std::string(300, 'n'), 0, kMoved, std::string(200, 's')});

@@ -222,7 +222,7 @@ void TestWholeStepView::optimizerStateBandIsTheFilesAdamState() {
 
 void TestWholeStepView::windowOpensOnTheWholeStep() {
     QSettings().clear();
-    MainWindow w([](const std::string& p, const LoadProgress& progress) { return fxmem::load_file(p, progress); });
+    MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.show();
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.openFile(example("gpt_break.fxmem.json"));

@@ -44,7 +44,7 @@ struct Segment {
     std::vector<fxmem::StorageId> baselineStorages; // the forward outputs that make the baseline
     // Per node, counted bytes it allocates and frees in the profile (for colouring by change).
     std::vector<std::int64_t> allocated, freed;
-    // Each storage's role and owner module, and this graph's module tree (issue 9).
+    // Each storage's role and owner module, and this graph's module tree.
     std::shared_ptr<const fxmem::Attribution> attribution;
     // The whole step: the step entry this segment runs (segment i runs entry i), its name
     // ("region0.forward #2 (blocks.1)"), its module prefix, and what it carries: baseline is their

@@ -1,4 +1,4 @@
-// What holds the memory at one step, grouped (issue 9's breakdown panel):
+// What holds the memory at one step, grouped (what the breakdown panel shows):
 //  - RoleBreakdownModel: a flat table of storage roles (bytes, % of the step, storages); a new
 //    step removes, appends and updates rows by role, no reset;
 //  - ModuleBreakdownModel: the graph's module tree with each module's inclusive bytes, % of the

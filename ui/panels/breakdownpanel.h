@@ -1,4 +1,4 @@
-// The breakdown at the cursor step (issue 9): the bytes by storage role, and the module tree
+// The breakdown at the cursor step: the bytes by storage role, and the module tree
 // with each module's bytes and share of the step. Selecting a module selects it in the shared
 // ViewState (the live table then shows its storages; the graph view may highlight its nodes);
 // selecting the whole graph, or Clear, selects none. Wires itself to the ViewState and only

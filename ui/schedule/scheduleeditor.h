@@ -84,7 +84,7 @@ public:
     // Back to the original order, undoable.
     void resetSchedule();
 
-    // The schedule picker (issue 10): the original order, each schedule the file names for this
+    // The schedule picker: the original order, each schedule the file names for this
     // graph (GraphFile::schedules), and "Your edit" (the last order the user made, kept while
     // another one is picked). Picking one is one undoable command. sourceIndex() follows the
     // current order (-1 only without a graph).
