@@ -35,8 +35,8 @@ struct GraphIntent {
     };
     Kind kind = Hover;
     double a = 0, b = 0;
-    QPoint pos;
-    NodeRef node;
+    QPoint pos{};
+    NodeRef node{};
     bool withInputs = false;
 };
 

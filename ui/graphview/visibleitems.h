@@ -32,7 +32,7 @@ struct SegmentInput {
     std::uint32_t highlight = ModuleGroups::npos;     // tree index of a highlighted module
     const std::vector<CollectivePair>* collectives = nullptr;
     const std::vector<std::uint8_t>* recomputed = nullptr; // per node: recomputed in the backward
-    std::string_view name; // the label above it (a whole step's run); empty: the graph's name
+    std::string_view name{}; // the label above it (a whole step's run); empty: the graph's name
 };
 
 struct PrepareInput {
