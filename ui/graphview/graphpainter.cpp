@@ -100,6 +100,39 @@ QVector<QLineF> mergeRows(const QVector<QLineF>& lines) {
     return out;
 }
 
+// The live wires are 2 px wide (square caps): a horizontal one at y covers the two pixel rows
+// whose centres lie within y ± 1, rows round(y) - 1 and round(y), and the columns whose centres
+// lie within its x range widened by 1 on each side. Those of one row pair whose x ranges overlap
+// are drawn as one line (same pixels, an opaque pen). Left alone: wires whose y or either end x
+// lies within 1/32 px of a half pixel (where a row or column changes; the painter rounds to
+// 1/64 px), and everything when the device transform is more than an integer translation.
+bool nearHalf(double v) { return std::abs(v - std::floor(v) - 0.5) < 1.0 / 32; }
+
+QVector<QLineF> mergeRowPairs(const QVector<QLineF>& lines) {
+    QVector<QLineF> out, rows;
+    out.reserve(lines.size());
+    rows.reserve(lines.size());
+    for (const QLineF& l : lines) {
+        if (l.y1() == l.y2() && l.x1() < l.x2() && !nearHalf(l.y1()) && !nearHalf(l.x1()) && !nearHalf(l.x2()))
+            rows.push_back(l);
+        else
+            out.push_back(l);
+    }
+    auto top = [](const QLineF& l) { return std::floor(l.y1() + 0.5); };
+    std::sort(rows.begin(), rows.end(), [&](const QLineF& a, const QLineF& b) {
+        const double ra = top(a), rb = top(b);
+        return ra != rb ? ra < rb : a.x1() < b.x1();
+    });
+    for (qsizetype i = 0; i < rows.size();) {
+        QLineF cur = rows[i];
+        const double row = top(cur);
+        for (++i; i < rows.size() && top(rows[i]) == row && rows[i].x1() <= cur.x2(); ++i)
+            cur.setP2(QPointF(std::max(cur.x2(), rows[i].x2()), cur.y2()));
+        out.push_back(cur);
+    }
+    return out;
+}
+
 } // namespace
 
 void GraphPainter::drawWires() {
@@ -107,10 +140,37 @@ void GraphPainter::drawWires() {
     for (const VisibleItems::Wire& w : items_.wires) (w.live ? lit : plain).push_back(w.line);
     const bool smooth = f_.view.pxPerStep() > 4;
     const QColor plainCol = colors::mix(base_, text_, 0.22);
-    if (!smooth && plainCol.alpha() == 255 && integerTranslation(p_.deviceTransform())) plain = mergeRows(plain);
     p_.setRenderHint(QPainter::Antialiasing, smooth);
+    if (!smooth && plainCol.alpha() == 255 && integerTranslation(p_.deviceTransform())) {
+        plain = mergeRows(plain);
+        // Such a row is a run of whole pixels: filled as a rectangle it skips the line drawer's
+        // per-pixel steps. Left to it: runs shorter than 1/16 px or ending within 1/32 px of a
+        // pixel edge, where it rounds differently.
+        auto nearEdge = [](double x) {
+            const double f = x - std::floor(x);
+            return f < 1.0 / 32 || f > 31.0 / 32;
+        };
+        const double left = f_.rect.left() - 2, right = f_.rect.right() + 2;
+        qsizetype kept = 0;
+        for (const QLineF& l : plain) {
+            const bool row = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && !nearEdge(l.x1()) &&
+                             !nearEdge(l.x2()) && !nearEdge(l.y1());
+            if (!row) {
+                plain[kept++] = l;
+                continue;
+            }
+            const double lo = std::max(std::floor(l.x1()), left), hi = std::min(std::floor(l.x2()), right);
+            if (hi >= lo)
+                p_.fillRect(
+                    QRect(static_cast<int>(lo), static_cast<int>(std::floor(l.y1())), static_cast<int>(hi - lo) + 1, 1),
+                    plainCol);
+        }
+        plain.resize(kept);
+    }
     p_.setPen(QPen(plainCol, 1));
     p_.drawLines(plain);
+    const bool mergeLit = !smooth && live_.alpha() == 255 && integerTranslation(p_.deviceTransform());
+    if (mergeLit) lit = mergeRowPairs(lit);
     p_.setPen(QPen(live_, 2));
     p_.drawLines(lit);
 }
