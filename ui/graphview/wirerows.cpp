@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 // With lanes thinner than a pixel, thousands of horizontal wires share each pixel row (a 100k
 // graph: ~10k wires over ~500 rows) and filling them was most of a paint. An aliased line of
@@ -14,29 +15,51 @@
 // rounds to 1/64 px), wires of zero length (drawn as points, rounded to the nearest row), and
 // everything when the device transform is more than an integer translation.
 
-QVector<QLineF> mergeRows(const QVector<QLineF>& lines) {
-    QVector<QLineF> out, rows;
+namespace {
+
+// The lines `mergeable` accepts, sorted by (row, x1) with their row worked out once, and those of
+// one row whose x ranges overlap joined; the others as they are.
+template <class Mergeable, class RowOf>
+QVector<QLineF> mergeByRow(const QVector<QLineF>& lines, Mergeable mergeable, RowOf rowOf) {
+    struct Keyed {
+        double row;
+        QLineF line;
+    };
+    QVector<QLineF> out;
+    std::vector<Keyed> rows;
     out.reserve(lines.size());
-    rows.reserve(lines.size());
+    rows.reserve(static_cast<std::size_t>(lines.size()));
     for (const QLineF& l : lines) {
-        const double frac = l.y1() - std::floor(l.y1());
-        if (l.y1() == l.y2() && l.x1() < l.x2() && frac >= 1.0 / 32 && frac <= 31.0 / 32)
-            rows.push_back(l);
+        if (l.y1() == l.y2() && l.x1() < l.x2() && mergeable(l))
+            rows.push_back({rowOf(l), l});
         else
             out.push_back(l);
     }
-    std::sort(rows.begin(), rows.end(), [](const QLineF& a, const QLineF& b) {
-        const double ra = std::floor(a.y1()), rb = std::floor(b.y1());
-        return ra != rb ? ra < rb : a.x1() < b.x1();
+    std::sort(rows.begin(), rows.end(), [](const Keyed& a, const Keyed& b) {
+        return a.row != b.row ? a.row < b.row : a.line.x1() < b.line.x1();
     });
-    for (qsizetype i = 0; i < rows.size();) {
-        QLineF cur = rows[i];
-        const double row = std::floor(cur.y1());
-        for (++i; i < rows.size() && std::floor(rows[i].y1()) == row && rows[i].x1() <= cur.x2(); ++i)
-            cur.setP2(QPointF(std::max(cur.x2(), rows[i].x2()), cur.y2()));
+    for (std::size_t i = 0; i < rows.size();) {
+        QLineF cur = rows[i].line;
+        const double row = rows[i].row;
+        for (++i; i < rows.size() && rows[i].row == row && rows[i].line.x1() <= cur.x2(); ++i)
+            cur.setP2(QPointF(std::max(cur.x2(), rows[i].line.x2()), cur.y2()));
         out.push_back(cur);
     }
     return out;
+}
+
+bool nearHalf(double v) { return std::abs(v - std::floor(v) - 0.5) < 1.0 / 32; }
+
+} // namespace
+
+QVector<QLineF> mergeRows(const QVector<QLineF>& lines) {
+    return mergeByRow(
+        lines,
+        [](const QLineF& l) {
+            const double frac = l.y1() - std::floor(l.y1());
+            return frac >= 1.0 / 32 && frac <= 31.0 / 32;
+        },
+        [](const QLineF& l) { return std::floor(l.y1()); });
 }
 
 // The live wires are 2 px wide (square caps): a horizontal one at y covers the two pixel rows
@@ -45,31 +68,10 @@ QVector<QLineF> mergeRows(const QVector<QLineF>& lines) {
 // are drawn as one line (same pixels, an opaque pen). Left alone: wires whose y or either end x
 // lies within 1/32 px of a half pixel (where a row or column changes; the painter rounds to
 // 1/64 px), and everything when the device transform is more than an integer translation.
-static bool nearHalf(double v) { return std::abs(v - std::floor(v) - 0.5) < 1.0 / 32; }
-
 QVector<QLineF> mergeRowPairs(const QVector<QLineF>& lines) {
-    QVector<QLineF> out, rows;
-    out.reserve(lines.size());
-    rows.reserve(lines.size());
-    for (const QLineF& l : lines) {
-        if (l.y1() == l.y2() && l.x1() < l.x2() && !nearHalf(l.y1()) && !nearHalf(l.x1()) && !nearHalf(l.x2()))
-            rows.push_back(l);
-        else
-            out.push_back(l);
-    }
-    auto top = [](const QLineF& l) { return std::floor(l.y1() + 0.5); };
-    std::sort(rows.begin(), rows.end(), [&](const QLineF& a, const QLineF& b) {
-        const double ra = top(a), rb = top(b);
-        return ra != rb ? ra < rb : a.x1() < b.x1();
-    });
-    for (qsizetype i = 0; i < rows.size();) {
-        QLineF cur = rows[i];
-        const double row = top(cur);
-        for (++i; i < rows.size() && top(rows[i]) == row && rows[i].x1() <= cur.x2(); ++i)
-            cur.setP2(QPointF(std::max(cur.x2(), rows[i].x2()), cur.y2()));
-        out.push_back(cur);
-    }
-    return out;
+    return mergeByRow(
+        lines, [](const QLineF& l) { return !nearHalf(l.y1()) && !nearHalf(l.x1()) && !nearHalf(l.x2()); },
+        [](const QLineF& l) { return std::floor(l.y1() + 0.5); });
 }
 
 // A width-1 aliased horizontal line fills the pixels floor(x0)..floor(x1) of row floor(y): a
@@ -82,8 +84,9 @@ void fillRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double 
     };
     qsizetype kept = 0;
     for (const QLineF& l : lines) {
-        const bool run = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && !nearEdge(l.x1()) && !nearEdge(l.x2()) &&
-                         !nearEdge(l.y1());
+        // An end beyond the clip is not drawn either way.
+        const bool run = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && (l.x1() < left || !nearEdge(l.x1())) &&
+                         (l.x2() > right || !nearEdge(l.x2())) && !nearEdge(l.y1());
         if (!run) {
             lines[kept++] = l;
             continue;
