@@ -78,10 +78,10 @@ private slots:
         QVERIFY(filled > 10000);
     }
 
-    void liveRowPairsMergedSetTheSamePixels() {
+    void liveRowPairsMergedAndFilledSetTheSamePixels() {
         std::mt19937 rng(11);
         const QColor colour(200, 40, 40);
-        int merged = 0;
+        int merged = 0, filled = 0;
         for (int t = 0; t < 600; ++t) {
             const Case c = randomCase(rng, t);
             auto lines = [&](const QVector<QLineF>& l) {
@@ -93,8 +93,17 @@ private slots:
             const QVector<QLineF> m = mergeRowPairs(c.lines);
             merged += static_cast<int>(c.lines.size() - m.size());
             QVERIFY2(draw(c, lines(c.lines)) == draw(c, lines(m)), qPrintable(QStringLiteral("case %1").arg(t)));
+            const QImage filledImg = draw(c, [&](QPainter& p) {
+                QVector<QLineF> rest = m;
+                fillPairRuns(p, rest, colour, -c.offset.x() - 2.0, c.size.width() - c.offset.x() + 2.0);
+                filled += static_cast<int>(m.size() - rest.size());
+                p.setPen(QPen(colour, 2));
+                p.drawLines(rest);
+            });
+            QVERIFY2(draw(c, lines(c.lines)) == filledImg, qPrintable(QStringLiteral("filled, case %1").arg(t)));
         }
         QVERIFY(merged > 1000);
+        QVERIFY(filled > 10000);
     }
 };
 

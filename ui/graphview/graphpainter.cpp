@@ -85,7 +85,10 @@ void GraphPainter::drawWires() {
     p_.setPen(QPen(plainCol, 1));
     p_.drawLines(plain);
     const bool mergeLit = !smooth && live_.alpha() == 255 && integerTranslation(p_.deviceTransform());
-    if (mergeLit) lit = mergeRowPairs(lit);
+    if (mergeLit) {
+        lit = mergeRowPairs(lit);
+        fillPairRuns(p_, lit, live_, f_.rect.left() - 2, f_.rect.right() + 2);
+    }
     p_.setPen(QPen(live_, 2));
     p_.drawLines(lit);
 }

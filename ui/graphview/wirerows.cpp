@@ -99,3 +99,24 @@ void fillRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double 
     }
     lines.resize(kept);
 }
+
+// A width-2 line (square caps) at y covers rows round(y) - 1 and round(y) and the columns whose
+// centres lie within [x0 - 1, x1 + 1]: floor(x0 - 0.5)..floor(x1 + 0.5). Left to the line drawer:
+// runs shorter than 1/16 px and ends or rows within 1/32 px of a half pixel.
+void fillPairRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right) {
+    qsizetype kept = 0;
+    for (const QLineF& l : lines) {
+        const bool run = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && (l.x1() < left || !nearHalf(l.x1())) &&
+                         (l.x2() > right || !nearHalf(l.x2())) && !nearHalf(l.y1());
+        if (!run) {
+            lines[kept++] = l;
+            continue;
+        }
+        const double lo = std::max(std::floor(l.x1() - 0.5), left), hi = std::min(std::floor(l.x2() + 0.5), right);
+        if (hi >= lo)
+            p.fillRect(QRect(static_cast<int>(lo), static_cast<int>(std::floor(l.y1() + 0.5)) - 1,
+                             static_cast<int>(hi - lo) + 1, 2),
+                       colour);
+    }
+    lines.resize(kept);
+}

@@ -17,3 +17,5 @@ QVector<QLineF> mergeRowPairs(const QVector<QLineF>& lines);
 // Fills the width-1 horizontal lines that are runs of whole pixels as rectangles, clipped to
 // [left, right] (logical x; nothing beyond them may show), and leaves in `lines` the ones to draw as lines.
 void fillRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right);
+// The same for width-2 lines (square caps): each fills two rows.
+void fillPairRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right);
