@@ -1,5 +1,7 @@
 #include "graphview/graphpainter.h"
 
+#include "graphview/wirerows.h"
+
 #include "util/colors.h"
 
 #include <QImage>
@@ -64,40 +66,8 @@ void GraphPainter::drawDividers() {
 
 namespace {
 
-// With lanes thinner than a pixel, thousands of horizontal wires share each pixel row (a 100k
-// graph: ~10k wires over ~500 rows) and filling them was most of a paint. An aliased line of
-// width 1 covers the pixels floor(x0)..floor(x1) of row floor(y), the same for any y inside the
-// row: so the plain (opaque) wires of a row whose x ranges overlap are drawn as one line, which
-// sets exactly the same pixels. Left alone: wires within 1/32 px of a row's edge (the painter
-// rounds to 1/64 px), wires of zero length (drawn as points, rounded to the nearest row), and
-// everything when the device transform is more than an integer translation.
 bool integerTranslation(const QTransform& t) {
     return t.type() <= QTransform::TxTranslate && t.dx() == std::floor(t.dx()) && t.dy() == std::floor(t.dy());
-}
-
-QVector<QLineF> mergeRows(const QVector<QLineF>& lines) {
-    QVector<QLineF> out, rows;
-    out.reserve(lines.size());
-    rows.reserve(lines.size());
-    for (const QLineF& l : lines) {
-        const double frac = l.y1() - std::floor(l.y1());
-        if (l.y1() == l.y2() && l.x1() < l.x2() && frac >= 1.0 / 32 && frac <= 31.0 / 32)
-            rows.push_back(l);
-        else
-            out.push_back(l);
-    }
-    std::sort(rows.begin(), rows.end(), [](const QLineF& a, const QLineF& b) {
-        const double ra = std::floor(a.y1()), rb = std::floor(b.y1());
-        return ra != rb ? ra < rb : a.x1() < b.x1();
-    });
-    for (qsizetype i = 0; i < rows.size();) {
-        QLineF cur = rows[i];
-        const double row = std::floor(cur.y1());
-        for (++i; i < rows.size() && std::floor(rows[i].y1()) == row && rows[i].x1() <= cur.x2(); ++i)
-            cur.setP2(QPointF(std::max(cur.x2(), rows[i].x2()), cur.y2()));
-        out.push_back(cur);
-    }
-    return out;
 }
 
 } // namespace
@@ -107,10 +77,18 @@ void GraphPainter::drawWires() {
     for (const VisibleItems::Wire& w : items_.wires) (w.live ? lit : plain).push_back(w.line);
     const bool smooth = f_.view.pxPerStep() > 4;
     const QColor plainCol = colors::mix(base_, text_, 0.22);
-    if (!smooth && plainCol.alpha() == 255 && integerTranslation(p_.deviceTransform())) plain = mergeRows(plain);
     p_.setRenderHint(QPainter::Antialiasing, smooth);
+    if (!smooth && plainCol.alpha() == 255 && integerTranslation(p_.deviceTransform())) {
+        plain = mergeRows(plain);
+        fillRuns(p_, plain, plainCol, f_.rect.left() - 2, f_.rect.right() + 2);
+    }
     p_.setPen(QPen(plainCol, 1));
     p_.drawLines(plain);
+    const bool mergeLit = !smooth && live_.alpha() == 255 && integerTranslation(p_.deviceTransform());
+    if (mergeLit) {
+        lit = mergeRowPairs(lit);
+        fillPairRuns(p_, lit, live_, f_.rect.left() - 2, f_.rect.right() + 2);
+    }
     p_.setPen(QPen(live_, 2));
     p_.drawLines(lit);
 }

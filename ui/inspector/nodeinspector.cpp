@@ -25,21 +25,28 @@ NodeInspector::NodeInspector(QWidget* parent) : QTextBrowser(parent) {
 void NodeInspector::setScene(std::shared_ptr<const Scene> scene) {
     scene_ = std::move(scene);
     node_ = {};
+    shownHtml_.clear();
     clear();
 }
 
 void NodeInspector::showNode(NodeRef ref) {
     node_ = ref;
     if (!scene_ || !ref.valid()) {
+        shownHtml_.clear();
         clear();
         return;
     }
-    setHtml(html(ref));
+    setPage(html(ref));
+}
+
+void NodeInspector::setPage(QString page) {
+    shownHtml_ = std::move(page);
+    setHtml(shownHtml_);
 }
 
 void NodeInspector::changeEvent(QEvent* event) {
     QTextBrowser::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange && node_.valid()) setHtml(html(node_));
+    if (event->type() == QEvent::PaletteChange && node_.valid()) setPage(html(node_));
 }
 
 QString NodeInspector::html(NodeRef ref) const {
@@ -133,7 +140,10 @@ void NodeInspector::setState(ViewState* state) {
     connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref) { showNode(ref); });
     // The node's step may have moved with the order.
     connect(state, &ViewState::orderChanged, this, [this] {
-        if (node_.valid()) showNode(node_);
+        // Most moves leave the node's text as it was: laying out the same page again costs a frame.
+        if (!node_.valid() || !scene_) return;
+        QString page = html(node_);
+        if (page != shownHtml_) setPage(std::move(page));
     });
     connect(this, &NodeInspector::nodeActivated, state, [state](NodeRef ref) { state->selectNode(ref, true); });
 }

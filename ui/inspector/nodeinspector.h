@@ -32,8 +32,10 @@ protected:
 
 private:
     QString html(NodeRef ref) const;
+    void setPage(QString page);
     std::shared_ptr<const Scene> scene_;
     NodeRef node_;
     ViewState* state_ = nullptr;
     Note note_;
+    QString shownHtml_; // the page set last
 };

@@ -71,6 +71,7 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
     connect(state_, &ViewState::sceneChanged, this, [this](const std::shared_ptr<const Scene>& scene) {
         proxy_->setModuleFilter(QString());
         model_->setScene(scene);
+        shown_.reset();
         resizedOnce_ = false;
     });
     connect(state_, &ViewState::cursorStepChanged, this, &LiveStoragePanel::refresh);
@@ -78,9 +79,20 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
         proxy_->setModuleFilter(module);
         updateFooter();
     });
-    connect(state_, &ViewState::orderChanged, this, &LiveStoragePanel::refresh);
+    connect(state_, &ViewState::orderChanged, this, [this] {
+        // Until the edited order's index arrives the live set stays the one shown: the rows (and
+        // the graph view's live marks) stay too; the step's node and the plotted total may not.
+        if (!state_->scene() || state_->cursorStep() < 0) return;
+        if (shown_ && state_->liveAtCursor() == shown_) {
+            updateHeader();
+            updateFooter();
+        } else {
+            refresh();
+        }
+    });
     connect(state_, &ViewState::orderedLiveChanged, this, [this] {
         model_->setOrderedLive(state_->sharedOrderedLive());
+        shown_.reset();
         refresh();
     });
 }
@@ -89,7 +101,8 @@ void LiveStoragePanel::refresh() {
     if (!state_->scene() || state_->cursorStep() < 0) return;
     QElapsedTimer clock;
     clock.start();
-    model_->setLive(state_->cursorStep(), *state_->liveAtCursor());
+    shown_ = state_->liveAtCursor();
+    model_->setLive(state_->cursorStep(), *shown_);
     qCDebug(lcTiming, "live rows at step %lld: %d in %lld ms", static_cast<long long>(state_->cursorStep()),
             model_->rowCount(), static_cast<long long>(clock.elapsed()));
     if (!resizedOnce_ && model_->rowCount() > 0) {

@@ -3,10 +3,12 @@
 // filter shows. Wires itself to the shared ViewState: it follows the cursor, the scene and the
 // edited order, follows a selected module as a filter, and selects a row's allocator.
 #pragma once
+#include "analysis/liveatstep.h"
 #include "loading/scene.h"
 
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 class QLabel;
@@ -50,4 +52,6 @@ private:
     QLabel* header_ = nullptr;
     QLabel* footer_ = nullptr;
     bool resizedOnce_ = false;
+    // The live set the rows show (an order change keeps it until its index arrives).
+    std::shared_ptr<const LiveAtStep> shown_;
 };

@@ -56,7 +56,8 @@ void SummaryBar::refresh() {
     if (scene->request.filter == DeviceFilter::All) h += tr(" <b>counting CPU storages</b>");
     const GraphAnalysis& first = *scene->segments.front().analysis;
     const std::vector<std::int64_t>& edited = state_->editedProfile();
-    const std::int64_t editedPeak = edited.empty() ? 0 : *std::max_element(edited.begin(), edited.end());
+    // The schedule keeps its curve's peak step: the timeline's overlay reads the same one.
+    const std::int64_t editedPeak = edited.empty() ? 0 : edited[state_->schedule()->peakStep()];
     const std::int64_t original = first.peak();
     if (state_->orderEdited()) {
         h +=

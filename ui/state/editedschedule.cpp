@@ -53,6 +53,7 @@ void EditedSchedule::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis,
         if (graph.size() > 0) updateProfileSteps(0, graph.size() - 1);
     }
     profile_.reset();
+    peakStep_.reset();
     layout_.reset();
     layoutValid_ = false;
     emit analysisChanged();
@@ -139,8 +140,11 @@ const std::vector<std::int64_t>& EditedSchedule::profile() const {
 }
 
 std::size_t EditedSchedule::peakStep() const {
-    const std::vector<std::int64_t>& p = profile();
-    return p.empty() ? 0 : static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+    if (!peakStep_) {
+        const std::vector<std::int64_t>& p = profile();
+        peakStep_ = p.empty() ? 0 : static_cast<std::size_t>(std::max_element(p.begin(), p.end()) - p.begin());
+    }
+    return *peakStep_;
 }
 
 std::shared_ptr<const fxmem::GraphLayout> EditedSchedule::layout() const {
@@ -296,6 +300,7 @@ bool EditedSchedule::isStored(const std::vector<fxmem::NodeId>& order) const {
 
 void EditedSchedule::changed() {
     profile_.reset();
+    peakStep_.reset();
     // An order the user made (not a pick of a stored one) becomes "Your edit".
     if (!picking_ && !isStored(schedule_->order())) userEdit_ = schedule_->order();
     emit orderChanged();

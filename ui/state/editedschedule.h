@@ -124,6 +124,7 @@ private:
     std::size_t running_ = 0;
     bool picking_ = false; // a replaceOrder that is not the user's own order
     mutable std::optional<std::vector<std::int64_t>> profile_;
+    mutable std::optional<std::size_t> peakStep_; // of profile_, worked out once per order
     mutable std::shared_ptr<const fxmem::GraphLayout> layout_;
     mutable bool layoutValid_ = false;
     mutable std::size_t layoutsBuiltHere_ = 0;
