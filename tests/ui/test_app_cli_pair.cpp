@@ -3,6 +3,7 @@
 // storages and bytes `fxmem-cli live/breakdown --pair forward,backward --step K` print, at three
 // steps of the bundled llama (one in the forward, the backward's first step and the peak).
 #include "analysis/liveatstep.h"
+#include "cli_json.h"
 #include "loading/scene.h"
 
 #include <fxmem/io.h>
@@ -24,15 +25,7 @@ private slots:
 
 namespace {
 
-QJsonObject cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(FXMEM_CLI_PATH), args);
-    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
-        qWarning().noquote() << args.join(QLatin1Char(' ')) << "failed:" << p.readAllStandardError();
-        return {};
-    }
-    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-}
+QJsonObject cli(const QStringList& args) { return cliJson(args); }
 
 } // namespace
 

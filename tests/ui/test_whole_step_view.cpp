@@ -6,6 +6,7 @@
 // timeline's optimizer_state band is the file's Adam state (hand-summed); the schedule tab
 // offers the graph of the run under the cursor instead of editing a shared order.
 #include "analysis/liveatstep.h"
+#include "cli_json.h"
 #include "loading/scene.h"
 #include "mainwindow/maintoolbar.h"
 #include "mainwindow/mainwindow.h"
@@ -50,15 +51,7 @@ private slots:
 
 namespace {
 
-QJsonObject cli(const QStringList& args) {
-    QProcess p;
-    p.start(QStringLiteral(FXMEM_CLI_PATH), args);
-    if (!p.waitForFinished(120000) || p.exitCode() != 0) {
-        qWarning().noquote() << args.join(QLatin1Char(' ')) << "failed:" << p.readAllStandardError();
-        return {};
-    }
-    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
-}
+QJsonObject cli(const QStringList& args) { return cliJson(args); }
 
 QString example(const char* name) { return QStringLiteral(FXMEM_EXAMPLES "/") + QLatin1String(name); }
 
