@@ -1,6 +1,7 @@
 // JobTracker: results arrive on the GUI thread as shared_ptr<const T>, a newer job stops the
 // running one through its cancel check (the work stops, not just its delivery), cancel() delivers
-// nothing, and exceptions end a job the same way whatever runs it.
+// nothing, exceptions end a job the same way whatever runs it, and a Background tracker's
+// workers yield to the GUI thread while a Normal one's keep the GUI thread's priority.
 #include "jobs/jobtracker.h"
 #include "util/text.h"
 
@@ -19,6 +20,7 @@ private slots:
     void newerJobStopsTheRunningOne();
     void cancelDeliversNothing();
     void exceptionsBecomeFailed();
+    void backgroundJobsYieldToTheGuiThread();
 };
 
 void TestJobTracker::deliversOnTheGuiThread() {
@@ -120,6 +122,35 @@ void TestJobTracker::exceptionsBecomeFailed() {
     const QString shown = failed.back().front().toString();
     QVERIFY2(shown.size() <= 4 * qsizetype(kMaxShownNameBytes) + 1, qPrintable(QString::number(shown.size())));
     QVERIFY(shown.startsWith(QStringLiteral("g.json: node 'nnn")));
+}
+
+void TestJobTracker::backgroundJobsYieldToTheGuiThread() {
+#if !defined(Q_OS_LINUX)
+    QSKIP("thread scheduling classes are read on Linux only");
+#endif
+    const ThreadSchedulingInfo gui = currentThreadScheduling();
+    auto seenBy = [](JobPriority priority) {
+        JobTracker jobs(nullptr, 2, priority);
+        std::shared_ptr<const ThreadSchedulingInfo> seen;
+        // Twice: the second job may run on the thread the first one lowered.
+        for (int i = 0; i < 2; ++i) {
+            seen.reset();
+            jobs.start<ThreadSchedulingInfo>(
+                [](JobContext&) { return std::make_shared<const ThreadSchedulingInfo>(currentThreadScheduling()); },
+                [&](std::shared_ptr<const ThreadSchedulingInfo> v) { seen = std::move(v); });
+            if (!QTest::qWaitFor([&] { return seen != nullptr; }, 5000)) return ThreadSchedulingInfo{-100, false};
+        }
+        return *seen;
+    };
+    const ThreadSchedulingInfo normal = seenBy(JobPriority::Normal), background = seenBy(JobPriority::Background);
+    QCOMPARE(normal.nice, gui.nice);
+    QCOMPARE(normal.batch, gui.batch);
+    QVERIFY(!gui.batch);
+    QVERIFY(background.batch);
+    QCOMPARE(background.nice, std::max(gui.nice, 10));
+    // Lowering a worker leaves the GUI thread as it was.
+    QCOMPARE(currentThreadScheduling().nice, gui.nice);
+    QVERIFY(!currentThreadScheduling().batch);
 }
 
 QTEST_MAIN(TestJobTracker)

@@ -6,7 +6,8 @@ OrderedLive::OrderedLive(std::shared_ptr<const GraphAnalysis> a, std::span<const
     : analysis(std::move(a)), index(analysis->file(), analysis->graph(), analysis->alias(), analysis->releasable(),
                                     analysis->counted(), order) {}
 
-OrderedLiveBuilder::OrderedLiveBuilder(QObject* parent) : QObject(parent), jobs_(new JobTracker(this)) {
+OrderedLiveBuilder::OrderedLiveBuilder(QObject* parent)
+    : QObject(parent), jobs_(new JobTracker(this, 2, JobPriority::Background)) {
     connect(jobs_, &JobTracker::failed, this, &OrderedLiveBuilder::failed);
 }
 

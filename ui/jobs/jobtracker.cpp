@@ -22,7 +22,9 @@ void JobContext::report(double fraction, const QString& stage, bool force) {
     post([fraction, stage](JobTracker* o) { emit o->progress(fraction, stage); });
 }
 
-JobTracker::JobTracker(QObject* parent, int threads) : QObject(parent) { pool_.setMaxThreadCount(threads); }
+JobTracker::JobTracker(QObject* parent, int threads, JobPriority priority) : QObject(parent), priority_(priority) {
+    pool_.setMaxThreadCount(threads);
+}
 
 JobTracker::~JobTracker() {
     if (stop_) stop_->store(true);
@@ -44,7 +46,8 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
     job->generation_ = ++generation_;
     job->stop_ = stop_;
     setBusy(true);
-    pool_.start([job, work = std::move(work)]() mutable {
+    pool_.start([job, priority = priority_, work = std::move(work)]() mutable {
+        applyJobPriority(priority); // this pool's threads serve this tracker only
         try {
             if (job->cancelled()) return; // superseded while queued
             std::function<void()> deliver = work(*job);

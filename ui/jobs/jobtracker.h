@@ -6,6 +6,8 @@
 // the tracker, as an immutable std::shared_ptr<const T>. Exceptions are caught in one place:
 // fxmem::Cancelled ends a job silently, any other std::exception becomes failed(message).
 #pragma once
+#include "jobs/threadpriority.h"
+
 #include <fxmem/cancel.h>
 
 #include <QElapsedTimer>
@@ -48,7 +50,8 @@ class JobTracker : public QObject {
     Q_OBJECT
 public:
     // `threads`: 2 lets a new job start while a superseded one is still winding down.
-    explicit JobTracker(QObject* parent = nullptr, int threads = 2);
+    // `priority`: Background for follow-ups of an edit, which must not delay the GUI's next frame.
+    explicit JobTracker(QObject* parent = nullptr, int threads = 2, JobPriority priority = JobPriority::Normal);
     ~JobTracker() override; // stops the running job and waits for the pool
 
     // Runs `work` on the pool; `deliver` receives its result on this object's thread, unless a
@@ -77,6 +80,7 @@ private:
     void startErased(std::function<std::function<void()>(JobContext&)> work);
     void setBusy(bool busy);
     QThreadPool pool_;
+    JobPriority priority_;
     quint64 generation_ = 0;
     std::shared_ptr<std::atomic<bool>> stop_;
     bool busy_ = false;

@@ -13,7 +13,7 @@
 #include <algorithm>
 
 EditedSchedule::EditedSchedule(QObject* parent)
-    : QObject(parent), stack_(new QUndoStack(this)), layoutJobs_(new JobTracker(this)) {
+    : QObject(parent), stack_(new QUndoStack(this)), layoutJobs_(new JobTracker(this, 2, JobPriority::Background)) {
     // After the stack moved (push, undo, redo: never inside a push, where a clean mark would land
     // one command early): back at the saved order is clean, however it was reached.
     connect(stack_, &QUndoStack::indexChanged, this, [this] {
