@@ -8,6 +8,7 @@
 #include <fxmem/error.h>
 
 #include <QSignalSpy>
+#include <QWidget>
 #include <QtTest>
 
 #include <atomic>
@@ -21,6 +22,7 @@ private slots:
     void cancelDeliversNothing();
     void exceptionsBecomeFailed();
     void backgroundJobsYieldToTheGuiThread();
+    void backgroundJobsStartAfterThePendingPaint();
 };
 
 void TestJobTracker::deliversOnTheGuiThread() {
@@ -151,6 +153,61 @@ void TestJobTracker::backgroundJobsYieldToTheGuiThread() {
     // Lowering a worker leaves the GUI thread as it was.
     QCOMPARE(currentThreadScheduling().nice, gui.nice);
     QVERIFY(!currentThreadScheduling().batch);
+}
+
+namespace {
+struct CountingWidget : QWidget {
+    int paints = 0;
+    void paintEvent(QPaintEvent*) override { ++paints; }
+};
+} // namespace
+
+void TestJobTracker::backgroundJobsStartAfterThePendingPaint() {
+    CountingWidget w;
+    w.resize(200, 100);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY(w.paints > 0);
+    for (JobPriority priority : {JobPriority::Background, JobPriority::Normal}) {
+        JobTracker jobs(nullptr, 2, priority);
+        int paintsAtStart = -1;
+        connect(&jobs, &JobTracker::started, this, [&] { paintsAtStart = w.paints; });
+        std::atomic<int> runs{0};
+        bool delivered = false;
+        const int before = w.paints;
+        // An edit: the view asks for a repaint, then its follow-up job is started.
+        w.update();
+        jobs.start<int>(
+            [&](JobContext&) {
+                ++runs;
+                return std::make_shared<const int>(1);
+            },
+            [&](std::shared_ptr<const int>) { delivered = true; });
+        QVERIFY(jobs.busy());
+        QTRY_VERIFY(delivered);
+        if (priority == JobPriority::Background)
+            QCOMPARE(paintsAtStart, before + 1); // handed to the pool after the paint, not before
+        else
+            QCOMPARE(paintsAtStart, before); // at once
+        // A job superseded before its deferred start never reaches the pool.
+        const int started = runs;
+        jobs.start<int>(
+            [&](JobContext&) {
+                ++runs;
+                return std::make_shared<const int>(2);
+            },
+            [](auto) {});
+        jobs.start<int>(
+            [&](JobContext&) {
+                ++runs;
+                return std::make_shared<const int>(3);
+            },
+            [&](std::shared_ptr<const int>) { delivered = true; });
+        delivered = false;
+        QTRY_VERIFY(delivered);
+        QTest::qWait(20);
+        if (priority == JobPriority::Background) QCOMPARE(runs.load(), started + 1);
+    }
 }
 
 QTEST_MAIN(TestJobTracker)

@@ -40,6 +40,8 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+
+#include <functional>
 #include <fxmem/schedule.h>
 
 class TestMainWindow : public QObject {
@@ -234,6 +236,19 @@ void TestMainWindow::selectingANodeFillsTheInspector() {
     QVERIFY(html.contains(QStringLiteral("frees 10 B")));
 }
 
+namespace {
+// Records, at a widget's first paint, what `what()` said then (1 or 0; -1: no paint).
+struct PaintProbe : QObject {
+    PaintProbe(QWidget* w, std::function<bool()> f) : what(std::move(f)) { w->installEventFilter(this); }
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() == QEvent::Paint && firstPaintSaw < 0) firstPaintSaw = what() ? 1 : 0;
+        return false;
+    }
+    std::function<bool()> what;
+    int firstPaintSaw = -1;
+};
+} // namespace
+
 void TestMainWindow::scheduleEditShowsTheOverlay() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
@@ -261,9 +276,13 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
         QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(view, &move);
     }
+    // The drop's own frame comes first: the graph view paints the node at its new place before
+    // the timeline's edited curve (a full replot) and the workers' follow-ups are started.
+    PaintProbe probe(view, [&] { return w.parts().timeline->hasOverlay(); });
     QTest::mouseRelease(view, Qt::LeftButton, {}, to);
     QCOMPARE(editor->peak(), 105);
-    QVERIFY(w.parts().timeline->hasOverlay());
+    QTRY_VERIFY(w.parts().timeline->hasOverlay());
+    QCOMPARE(probe.firstPaintSaw, 0);
     QCOMPARE(editor->profile(), (std::vector<std::int64_t>{4, 104, 104, 105, 5, 15, 15, 16, 6}));
     QVERIFY2(w.parts().summary->text().contains(QStringLiteral("Edited")), qPrintable(w.parts().summary->text()));
     QVERIFY(w.parts().summary->text().contains(QStringLiteral("-10 B (-8.7 %)")));
@@ -303,7 +322,7 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
              qPrintable(w.parts().summary->text()));
 
     editor->undoStack()->undo();
-    QVERIFY(!w.parts().timeline->hasOverlay());
+    QTRY_VERIFY(!w.parts().timeline->hasOverlay());
     QCOMPARE(view->stepOf(useBig), 5);
     QVERIFY(!w.isWindowModified());
     // Back to the graph's own order, at once.
@@ -633,7 +652,7 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
     QVERIFY(w.parts().editor->moveNode(3, 2, nullptr));
     const QStringList sources = w.parts().editor->sourceNames();
     QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
-    QVERIFY(w.parts().timeline->hasOverlay());
+    QTRY_VERIFY(w.parts().timeline->hasOverlay());
     w.parts().editor->setComparison(0, static_cast<int>(sources.size()) - 1); // the original and the edit
     QTRY_VERIFY(w.parts().timeline->hasComparison());
     QVERIFY(!w.parts().timeline->hasOverlay()); // the comparison's B curve is the edit: not drawn twice

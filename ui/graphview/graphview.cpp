@@ -27,7 +27,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
     bars_.onLanesScrolled = [this](int value) {
         nav_.top = value;
         clampVertical();
-        update();
+        updateCanvas();
     };
     input_.nodeAt = [this](QPoint pos) { return nodeAt(pos); };
     input_.editable = [this] { return layouts_.editable(); };
@@ -53,7 +53,7 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
         if (const fxmem::GraphLayout* edited = layouts_.edited()) modules_.relayoutFirst(*edited);
     }
     syncScrollBars();
-    update();
+    updateCanvas();
 }
 
 void GraphView::setEditedSchedule(EditedSchedule* schedule) {
@@ -73,7 +73,7 @@ void GraphView::onScheduleChanged() {
     if (scene_ && !scene_->empty()) modules_.relayoutFirst(layouts_.of(0));
     // The module groups were laid out again in place: the prepared items' key cannot see that.
     cache_.invalidate();
-    update();
+    updateCanvas();
 }
 
 void GraphView::setState(ViewState* state) {
@@ -96,30 +96,30 @@ void GraphView::setState(ViewState* state) {
 
 void GraphView::setColorMode(ColorMode mode) {
     colorMode_ = mode;
-    update();
+    updateCanvas();
 }
 
 void GraphView::setLiveNodes(std::vector<NodeRef> nodes) {
     marks_.setLive(std::move(nodes));
-    updateLanes();
+    updateCanvas();
 }
 
 void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
     marks_.setRecomputed(nodes);
-    update();
+    updateCanvas();
 }
 
 bool GraphView::isMarkedRecomputed(NodeRef ref) const { return marks_.recomputed(ref); }
 
 void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
     marks_.setMatches(matches);
-    update();
+    updateCanvas();
 }
 
 void GraphView::showRefusal(const QString& why) {
     refusal_ = why;
     QToolTip::showText(mapToGlobal(input_.lastPos()), why, this);
-    update();
+    updateCanvas();
 }
 
 void GraphView::setXRange(double lo, double hi) {
@@ -128,7 +128,7 @@ void GraphView::setXRange(double lo, double hi) {
     nav_.x1 = hi;
     followNodes();
     syncScrollBars();
-    update();
+    updateCanvas();
 }
 
 void GraphView::followNodes() {
@@ -139,24 +139,18 @@ void GraphView::followNodes() {
 void GraphView::setPlotArea(int left, int right) {
     nav_.left = left;
     nav_.right = std::max(right, left + 10);
-    update();
+    updateCanvas();
 }
 
 void GraphView::setCursorStep(std::int64_t step) {
     if (cursor_ == step) return;
     cursor_ = step;
-    updateLanes();
-}
-
-void GraphView::updateLanes() {
-    // The scroll bars (children) need no repaint for a cursor step or new live marks.
-    const GraphViewport v = viewport();
-    update(QRect(0, 0, v.width, v.height));
+    updateCanvas();
 }
 
 void GraphView::selectNode(NodeRef ref) {
     selected_ = ref;
-    updateLanes(); // a key step selects the node at the cursor: the scroll bars stay as they are
+    updateCanvas();
 }
 
 std::int64_t GraphView::stepOf(NodeRef ref) const { return layouts_.stepOf(ref); }
@@ -172,11 +166,11 @@ void GraphView::centerOn(NodeRef ref) {
     if (nav_.centerStep(static_cast<double>(stepOf(ref)))) emitRange();
     nav_.centerLane(layouts_.of(ref.segment).lane(ref.node), extent());
     clampVertical();
-    update();
+    updateCanvas();
 }
 
 void GraphView::emitRange() {
-    update();
+    updateCanvas();
     syncScrollBars();
     emit xRangeChanged(nav_.x0, nav_.x1);
 }
@@ -248,31 +242,31 @@ const ModuleGroups* GraphView::moduleGroups(int segment) const { return modules_
 
 void GraphView::setGroupDepth(int depth) {
     modules_.setDepth(depth);
-    update();
+    updateCanvas();
 }
 
 void GraphView::setModuleCollapsed(int segment, std::uint32_t module, bool collapsed) {
     if (ModuleGroups* g = modules_.of(segment)) {
         g->setCollapsed(module, collapsed);
-        update();
+        updateCanvas();
     }
 }
 
 void GraphView::expandModule(int segment, std::uint32_t module) {
     if (ModuleGroups* g = modules_.of(segment)) {
         g->expandOneLevel(module);
-        update();
+        updateCanvas();
     }
 }
 
 void GraphView::setHighlightedModule(int segment, std::uint32_t module) {
     modules_.setHighlighted(segment, module);
-    update();
+    updateCanvas();
 }
 
 void GraphView::setHighlightedModuleName(const QString& name) {
     modules_.setHighlightedName(name);
-    update();
+    updateCanvas();
 }
 
 std::pair<int, std::uint32_t> GraphView::moduleAt(QPoint pos) const {
@@ -350,12 +344,12 @@ void GraphView::apply(const std::vector<GraphIntent>& intents) {
             if (const NodeRef h = nodeAt(i.pos); !(h == hovered_)) {
                 hovered_ = h;
                 if (h.valid()) emit nodeHovered(h);
-                update();
+                updateCanvas();
             }
             break;
         case GraphIntent::Select:
             selected_ = i.node;
-            update();
+            updateCanvas();
             emit nodeClicked(i.node);
             break;
         case GraphIntent::ModuleClick: {
@@ -363,7 +357,7 @@ void GraphView::apply(const std::vector<GraphIntent>& intents) {
             const auto [segment, module] = moduleAt(i.pos);
             if (segment < 0) break;
             modules_.click(segment, module, i.pos.y() < viewport().topPad);
-            update();
+            updateCanvas();
             emit moduleClicked(segment, module);
             break;
         }
@@ -387,11 +381,11 @@ void GraphView::apply(const std::vector<GraphIntent>& intents) {
         case GraphIntent::ScrollLanes: scrollLanes(i.a); break;
         case GraphIntent::ResetZoom: resetZoom(); break;
         case GraphIntent::StartDrag: dragRange_ = dropBand(i.node); break;
-        case GraphIntent::DragTo: update(); break;
+        case GraphIntent::DragTo: updateCanvas(); break;
         case GraphIntent::Drop: drop(i.node, i.a, i.withInputs); break;
         case GraphIntent::EndGesture:
             unsetCursor();
-            update();
+            updateCanvas();
             break;
         }
     }
@@ -420,13 +414,13 @@ void GraphView::zoomTime(double factor, double x) {
 void GraphView::zoomLanes(double factor, double y) {
     nav_.zoomLanes(factor, y, extent());
     syncScrollBars();
-    update();
+    updateCanvas();
 }
 
 void GraphView::scrollLanes(double notches) {
     nav_.scrollLanes(notches, extent());
     syncScrollBars();
-    update();
+    updateCanvas();
 }
 
 QString GraphView::tooltipAt(QPoint pos) const {
@@ -450,5 +444,5 @@ bool GraphView::event(QEvent* event) {
 
 void GraphView::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) update();
+    if (event->type() == QEvent::PaletteChange) updateCanvas();
 }

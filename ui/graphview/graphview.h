@@ -140,6 +140,8 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    // Repaints the drawing, not the scroll bars over it (they repaint themselves when they change).
+    void updateCanvas() { update(bars_.uncovered()); }
     ViewSources sources() const;
     // What the navigation needs measured now.
     GraphNavigation::Extent extent() const;
@@ -151,7 +153,6 @@ private:
     void apply(const std::vector<GraphIntent>& intents);
     void drop(NodeRef node, double step, bool withInputs);
     void onScheduleChanged();
-    void updateLanes(); // repaints all but the scroll bars
     const VisibleItems& paintItems();
 
     std::shared_ptr<const Scene> scene_;

@@ -22,6 +22,13 @@ void GraphScrollBars::setShown(bool on) {
     v_->setHidden(!on);
 }
 
+QRegion GraphScrollBars::uncovered() const {
+    QRegion r(view_->rect());
+    if (!h_->isHidden()) r -= h_->geometry();
+    if (!v_->isHidden()) r -= v_->geometry();
+    return r;
+}
+
 void GraphScrollBars::place() {
     const int bw = v_->sizeHint().width(), bh = h_->sizeHint().height();
     const int vw = !v_->isHidden() ? bw : 0;

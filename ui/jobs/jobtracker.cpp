@@ -1,5 +1,6 @@
 #include "jobs/jobtracker.h"
 
+#include "util/afterpaint.h"
 #include "util/text.h"
 
 #include <fxmem/error.h>
@@ -46,7 +47,7 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
     job->generation_ = ++generation_;
     job->stop_ = stop_;
     setBusy(true);
-    pool_.start([job, priority = priority_, work = std::move(work)]() mutable {
+    auto run = [job, priority = priority_, work = std::move(work)]() mutable {
         applyJobPriority(priority); // this pool's threads serve this tracker only
         try {
             if (job->cancelled()) return; // superseded while queued
@@ -69,7 +70,17 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
                 emit o->failed(message);
             });
         }
-    });
+    };
+    if (priority_ == JobPriority::Background) {
+        postAfterPaint(this, AfterPaint::Background, [this, job, run = std::move(run)]() mutable {
+            if (job->cancelled()) return; // superseded before it started: no thread woken
+            pool_.start(std::move(run));
+            emit started();
+        });
+        return;
+    }
+    pool_.start(std::move(run));
+    emit started();
 }
 
 bool JobTracker::cancel() {

@@ -5,6 +5,9 @@
 // previous job is told to stop, and only the latest job's result is delivered, on the thread of
 // the tracker, as an immutable std::shared_ptr<const T>. Exceptions are caught in one place:
 // fxmem::Cancelled ends a job silently, any other std::exception becomes failed(message).
+// A Background tracker hands its job to the pool only after the frame in progress is painted
+// (postAfterPaint): a follow-up of an edit then neither wakes a thread nor competes for a core
+// while the GUI thread draws the edit.
 #pragma once
 #include "jobs/threadpriority.h"
 
@@ -71,6 +74,8 @@ public:
     quint64 generation() const { return generation_; }
 
 signals:
+    // The job was handed to the pool (for a Background tracker, after the pending paint).
+    void started();
     void progress(double fraction, const QString& stage);
     void failed(const QString& message);
     void busyChanged(bool busy);
