@@ -321,7 +321,16 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     QVERIFY2(w.parts().summary->text().contains(QStringLiteral("use_big (after alloc)")),
              qPrintable(w.parts().summary->text()));
 
+    // Undo at step 3 (edited 105 B, original 114 B): the header names the original order's node
+    // at once; the rows (O(live)) are listed again right after the frame that shows the undo.
+    w.setCursorStep(3);
+    QCOMPARE(w.parts().livePanel->model()->totalBytes(), 105);
     editor->undoStack()->undo();
+    QVERIFY(w.state()->liveFollowsAfterPaint());
+    QVERIFY2(w.parts().livePanel->headerLabel()->text().contains(QStringLiteral("small (after alloc)")),
+             qPrintable(w.parts().livePanel->headerLabel()->text()));
+    QTRY_COMPARE(w.parts().livePanel->model()->totalBytes(), 114);
+    QVERIFY(!w.state()->liveFollowsAfterPaint());
     QTRY_VERIFY(!w.parts().timeline->hasOverlay());
     QCOMPARE(view->stepOf(useBig), 5);
     QVERIFY(!w.isWindowModified());

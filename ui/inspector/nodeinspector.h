@@ -38,4 +38,5 @@ private:
     ViewState* state_ = nullptr;
     Note note_;
     QString shownHtml_; // the page set last
+    bool orderRefreshPending_ = false;
 };

@@ -12,6 +12,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QMouseEvent>
+#include <QThread>
 
 #include <algorithm>
 #include <cmath>
@@ -110,6 +111,7 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
     qApp->installEventFilter(&pt);
 
     Series total{QStringLiteral("total: release to last paint")},
+        followUps{QStringLiteral("release to the workers' lanes and live set painted")},
         graph{QStringLiteral("release to the graph view's first paint")},
         handler{QStringLiteral("  release handler (edit, subscribers)")},
         edit{QStringLiteral("    edit until EditedSchedule::moved")},
@@ -139,6 +141,15 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
         mouse(view, QEvent::MouseButtonRelease, b, Qt::LeftButton, Qt::NoButton);
         const qint64 t1 = clock.nsecsElapsed();
         const qint64 t2 = settle(pt, clock);
+        const std::array<qint64, BucketCount> framePaint = pt.ns;
+        // The follow-ups: the edited order's lanes and live set, from the workers.
+        QElapsedTimer waited;
+        waited.start();
+        while ((schedule->layoutPending() || window.state()->liveStale()) && waited.elapsed() < 2000) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents);
+            QThread::usleep(100);
+        }
+        const qint64 t3 = settle(pt, clock);
         if (view->stepOf(c.ref) == before || tMoved < 0) {
             ++refused;
             continue;
@@ -149,10 +160,11 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
         edit.ms.push_back(ms(tMoved - t0));
         subscribers.ms.push_back(ms((tChanged < 0 ? t1 : tChanged) - tMoved));
         total.ms.push_back(ms((t2 < 0 ? t1 : t2) - t0));
+        followUps.ms.push_back(ms((t3 < 0 ? (t2 < 0 ? t1 : t2) : t3) - t0));
         const qint64 g = pt.firstEnd[Graph];
         graph.ms.push_back(ms((g < 0 ? t1 : g) - t0));
         for (int k = 0; k < BucketCount; ++k)
-            paint[static_cast<std::size_t>(k)].ms.push_back(ms(pt.ns[static_cast<std::size_t>(k)]));
+            paint[static_cast<std::size_t>(k)].ms.push_back(ms(framePaint[static_cast<std::size_t>(k)]));
     }
     qApp->removeEventFilter(&pt);
     QObject::disconnect(c1);
@@ -177,7 +189,7 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
                .arg(nodes.size())
                .arg(options.warmup)
                .arg(refused);
-    for (const Series* s : {&graph, &total, &handler, &edit, &subscribers}) out += statsLine(*s);
+    for (const Series* s : {&graph, &total, &followUps, &handler, &edit, &subscribers}) out += statsLine(*s);
     for (const Series& s : paint) out += statsLine(s);
     out += statsLine(layout);
     out += statsLine(profile);

@@ -80,10 +80,12 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
         updateFooter();
     });
     connect(state_, &ViewState::orderChanged, this, [this] {
-        // Until the edited order's index arrives the live set stays the one shown: the rows (and
-        // the graph view's live marks) stay too; the step's node and the plotted total may not.
+        // Until the new order's live set is listed (orderedLiveChanged) the rows (and the graph
+        // view's live marks) stay; the step's node and the plotted total may not.
         if (!state_->scene() || state_->cursorStep() < 0) return;
-        if (shown_ && state_->liveAtCursor() == shown_) {
+        if (state_->liveFollowsAfterPaint()) {
+            updateHeader(); // the footer sums the rows shown: it follows with them
+        } else if (state_->liveStale() || (shown_ && state_->liveAtCursor() == shown_)) {
             updateHeader();
             updateFooter();
         } else {

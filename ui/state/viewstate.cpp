@@ -2,6 +2,7 @@
 
 #include "analysis/liveatstep.h"
 
+#include "util/afterpaint.h"
 #include "util/text.h"
 
 #include <fxmem/profile_steps.h>
@@ -82,12 +83,25 @@ void ViewState::onScheduleChanged() {
         return;
     const bool was = edited_;
     edited_ = schedule_->isEdited();
+    const quint64 generation = ++orderGeneration_;
+    backToOriginalPending_ = false;
     if (!edited_) {
         builder_->cancel();
         ordered_.reset();
         liveAt_.reset();
-        if (was) emit orderChanged();
-        emit orderedLiveChanged();
+        if (!was) {
+            emit orderedLiveChanged();
+            return;
+        }
+        // Back to the graph's own order: its index answers at once, but listing the live set
+        // again (O(live), 27k rows at a large peak) waits for the frame that shows the edit.
+        backToOriginalPending_ = true;
+        emit orderChanged();
+        postAfterPaint(this, AfterPaint::Redraw, [this, generation] {
+            if (generation != orderGeneration_) return; // another edit came first
+            backToOriginalPending_ = false;
+            emit orderedLiveChanged();
+        });
         return;
     }
     // The live table follows once the edited order's index is built (off this thread); until

@@ -41,6 +41,9 @@ public:
     const std::shared_ptr<const OrderedLive>& sharedOrderedLive() const { return ordered_; }
     // An edit whose live-set index is still being built.
     bool liveStale() const;
+    // Back to the graph's own order: its live set is announced (orderedLiveChanged) right after
+    // the frame that shows the edit.
+    bool liveFollowsAfterPaint() const { return backToOriginalPending_; }
 
     // The node of a located step: in the edited order when its index is in use (`edited`).
     fxmem::NodeId nodeAt(const Scene::Where& where, bool edited = true) const;
@@ -80,6 +83,8 @@ private:
     EditedSchedule* schedule_ = nullptr;
     bool edited_ = false; // the schedule differs from the graph's own order
     bool settingScene_ = false;
+    bool backToOriginalPending_ = false;
+    quint64 orderGeneration_ = 0;
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
     mutable std::shared_ptr<const LiveAtStep> liveAt_; // null: not worked out for this step and order yet
