@@ -1,6 +1,6 @@
 // CachedCellDelegate: the same pixels as the plain delegate (alternating rows, a selected row,
 // elided text), and a repaint of unchanged cells draws none of them again.
-#include "panels/cachedcelldelegate.h"
+#include "util/cachedcelldelegate.h"
 
 #include <QHeaderView>
 #include <QStandardItemModel>

@@ -95,6 +95,7 @@ private slots:
     void dragAutoScrollStaysInTheLegalRange();
     void autoScrollSpeedAndClamp();
     void moveTimeOn100kNodes();
+    void cellsAreDrawnOnce();
 };
 
 void TestScheduleEditor::originalOrder() {
@@ -633,6 +634,25 @@ void TestScheduleEditor::moveTimeOn100kNodes() {
     QCOMPARE(core.peak(), farPeak);
     QCOMPARE(profile, analysis->profile());
     QCOMPARE(editor.peak(), analysis->peak());
+}
+
+void TestScheduleEditor::cellsAreDrawnOnce() {
+    // A drop repaints every visible row; the cells whose text, size and state are unchanged are
+    // blitted, not laid out again (the pixels are those of the plain delegate: the screenshots of
+    // the Schedule tab are unchanged by the cache).
+    ScheduleEditor editor;
+    editor.setAnalysis(schedtest::smallAnalysis());
+    editor.resize(720, 360);
+    editor.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&editor));
+    auto* view = editor.findChild<ScheduleView*>();
+    auto* delegate = qobject_cast<ScheduleDelegate*>(view->itemDelegate());
+    QVERIFY(delegate);
+    view->viewport()->grab();
+    const int drawn = delegate->cellsDrawn();
+    QVERIFY(drawn >= 5 * 3); // every row of the small graph, several columns each
+    view->viewport()->grab();
+    QCOMPARE(delegate->cellsDrawn(), drawn);
 }
 
 QTEST_MAIN(TestScheduleEditor)

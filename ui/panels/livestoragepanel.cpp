@@ -1,8 +1,8 @@
 #include "panels/livestoragepanel.h"
 
 #include "models/livestoragemodel.h"
-#include "panels/cachedcelldelegate.h"
 #include "state/viewstate.h"
+#include "util/cachedcelldelegate.h"
 #include "util/units.h"
 
 #include <QElapsedTimer>

@@ -253,7 +253,7 @@ void ScheduleView::keyPressEvent(QKeyEvent* event) {
 }
 
 void ScheduleDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
-    QStyledItemDelegate::paint(painter, option, index);
+    CachedCellDelegate::paint(painter, option, index);
     const QVariant legal = index.data(ScheduleModel::LegalDropRole);
     if (legal.isValid() && !legal.toBool()) {
         // Hatched and dimmed: the dragged node cannot go here.

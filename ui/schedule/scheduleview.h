@@ -6,7 +6,8 @@
 // target quickly and can never carry the list away from where a drop is possible. A refused
 // drop leaves the list where it was.
 #pragma once
-#include <QStyledItemDelegate>
+#include "util/cachedcelldelegate.h"
+
 #include <QTableView>
 #include <QTimer>
 
@@ -63,11 +64,12 @@ private:
 };
 
 // Paints the drag feedback (hatched rows outside the legal range) and the peak marker, in the
-// view's palette so a dark theme works.
-class ScheduleDelegate : public QStyledItemDelegate {
+// view's palette so a dark theme works, over cells kept as pixmaps (a drop repaints the whole
+// visible list, whose cells mostly just changed rows).
+class ScheduleDelegate : public CachedCellDelegate {
     Q_OBJECT
 public:
-    using QStyledItemDelegate::QStyledItemDelegate;
+    using CachedCellDelegate::CachedCellDelegate;
     void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override;
 
 protected:

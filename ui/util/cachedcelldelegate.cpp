@@ -1,4 +1,4 @@
-#include "panels/cachedcelldelegate.h"
+#include "util/cachedcelldelegate.h"
 
 #include <QApplication>
 #include <QDataStream>
