@@ -74,49 +74,51 @@ QVector<QLineF> mergeRowPairs(const QVector<QLineF>& lines) {
         [](const QLineF& l) { return std::floor(l.y1() + 0.5); });
 }
 
-// A width-1 aliased horizontal line fills the pixels floor(x0)..floor(x1) of row floor(y): a
-// rectangle skips the line drawer's per-pixel steps. Left to it: runs shorter than 1/16 px and
-// ends or rows within 1/32 px of a pixel edge, where it rounds to 1/64 px differently.
-void fillRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right) {
-    auto nearEdge = [](double v) {
-        const double f = v - std::floor(v);
-        return f < 1.0 / 32 || f > 31.0 / 32;
-    };
+namespace {
+
+// Where an aliased horizontal line of one pen width lands: it covers the columns
+// floor(x0 - reach)..floor(x1 + reach) and `rows` rows ending at floor(y + reach); the painter
+// rounds to 1/64 px, so an end or a row within 1/32 px of an edge of those (x + reach, y + reach
+// near a whole pixel) is left to the line drawer, as are runs shorter than 1/16 px.
+struct PenRuns {
+    double reach;
+    int rows;
+};
+
+bool nearWhole(double v) {
+    const double f = v - std::floor(v);
+    return f < 1.0 / 32 || f > 31.0 / 32;
+}
+
+void fillRunsOf(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right, PenRuns pen) {
+    const double r = pen.reach;
     qsizetype kept = 0;
     for (const QLineF& l : lines) {
         // An end beyond the clip is not drawn either way.
-        const bool run = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && (l.x1() < left || !nearEdge(l.x1())) &&
-                         (l.x2() > right || !nearEdge(l.x2())) && !nearEdge(l.y1());
+        const bool run = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && (l.x1() < left || !nearWhole(l.x1() - r)) &&
+                         (l.x2() > right || !nearWhole(l.x2() + r)) && !nearWhole(l.y1() + r);
         if (!run) {
             lines[kept++] = l;
             continue;
         }
-        const double lo = std::max(std::floor(l.x1()), left), hi = std::min(std::floor(l.x2()), right);
+        const double lo = std::max(std::floor(l.x1() - r), left), hi = std::min(std::floor(l.x2() + r), right);
         if (hi >= lo)
-            p.fillRect(
-                QRect(static_cast<int>(lo), static_cast<int>(std::floor(l.y1())), static_cast<int>(hi - lo) + 1, 1),
-                colour);
+            p.fillRect(QRect(static_cast<int>(lo), static_cast<int>(std::floor(l.y1() + r)) - (pen.rows - 1),
+                             static_cast<int>(hi - lo) + 1, pen.rows),
+                       colour);
     }
     lines.resize(kept);
 }
 
+} // namespace
+
+// A width-1 aliased horizontal line fills the pixels floor(x0)..floor(x1) of row floor(y).
+void fillRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right) {
+    fillRunsOf(p, lines, colour, left, right, {0.0, 1});
+}
+
 // A width-2 line (square caps) at y covers rows round(y) - 1 and round(y) and the columns whose
-// centres lie within [x0 - 1, x1 + 1]: floor(x0 - 0.5)..floor(x1 + 0.5). Left to the line drawer:
-// runs shorter than 1/16 px and ends or rows within 1/32 px of a half pixel.
+// centres lie within [x0 - 1, x1 + 1]: floor(x0 - 0.5)..floor(x1 + 0.5).
 void fillPairRuns(QPainter& p, QVector<QLineF>& lines, const QColor& colour, double left, double right) {
-    qsizetype kept = 0;
-    for (const QLineF& l : lines) {
-        const bool run = l.y1() == l.y2() && l.x2() - l.x1() >= 1.0 / 16 && (l.x1() < left || !nearHalf(l.x1())) &&
-                         (l.x2() > right || !nearHalf(l.x2())) && !nearHalf(l.y1());
-        if (!run) {
-            lines[kept++] = l;
-            continue;
-        }
-        const double lo = std::max(std::floor(l.x1() - 0.5), left), hi = std::min(std::floor(l.x2() + 0.5), right);
-        if (hi >= lo)
-            p.fillRect(QRect(static_cast<int>(lo), static_cast<int>(std::floor(l.y1() + 0.5)) - 1,
-                             static_cast<int>(hi - lo) + 1, 2),
-                       colour);
-    }
-    lines.resize(kept);
+    fillRunsOf(p, lines, colour, left, right, {0.5, 2});
 }
