@@ -48,6 +48,14 @@ void drag(QWidget* w, QPointF from, QPointF to) {
     send(w, QEvent::MouseButtonRelease, to, Qt::NoButton);
 }
 
+// The view over storageBound(), 900x300 with a plot area of 40..860.
+void showStorageBound(ViewState& state, GraphView& view) {
+    view.resize(900, 300);
+    view.setPlotArea(40, 860);
+    view.setState(&state);
+    state.setScene(storageBound());
+}
+
 } // namespace
 
 class TestGraphViewDrag : public QObject {
@@ -60,10 +68,7 @@ private slots:
 void TestGraphViewDrag::dropBandIsCoresLegalRange() {
     ViewState state;
     GraphView view;
-    view.resize(900, 300);
-    view.setPlotArea(40, 860);
-    view.setState(&state);
-    state.setScene(storageBound());
+    showStorageBound(state, view);
     EditedSchedule& schedule = *state.schedule();
     const fxmem::Graph& g = state.scene()->segments[0].analysis->graph();
     const NodeRef a{0, g.find("a")};
@@ -121,10 +126,7 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
 void TestGraphViewDrag::dropMovesTheNodeAtOnceAndTheLanesFollow() {
     ViewState state;
     GraphView view;
-    view.resize(900, 300);
-    view.setPlotArea(40, 860);
-    view.setState(&state);
-    state.setScene(storageBound());
+    showStorageBound(state, view);
     EditedSchedule& schedule = *state.schedule();
     connect(&view, &GraphView::moveRequested, &schedule,
             [&](std::size_t from, std::size_t to) { QVERIFY(schedule.move(from, to)); });
