@@ -7,6 +7,7 @@
 // offers the graph of the run under the cursor instead of editing a shared order.
 #include "analysis/liveatstep.h"
 #include "cli_json.h"
+#include "export/profilecsv.h"
 #include "loading/scene.h"
 #include "mainwindow/maintoolbar.h"
 #include "mainwindow/mainwindow.h"
@@ -28,6 +29,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -47,6 +49,7 @@ private slots:
     void optimizerStateBandIsTheFilesAdamState();
     void windowOpensOnTheWholeStep();
     void aRepeatedRegionsModulesAreQualified();
+    void profileCsvNamesEachRun();
 };
 
 namespace {
@@ -321,6 +324,15 @@ void TestWholeStepView::aRepeatedRegionsModulesAreQualified() {
     // One analysis and layout for both runs of f0.
     QCOMPARE(scene->segments[0].analysis, scene->segments[1].analysis);
     QCOMPARE(scene->segments[0].layout, scene->segments[1].layout);
+    // The exported profile tells the two runs of f0 apart.
+    const QList<QByteArray> csv = profileCsv(*scene).split('\n');
+    const QList<QByteArray> first = csv[1 + static_cast<qsizetype>(scene->segments[0].offset)].split(','),
+                            second = csv[1 + static_cast<qsizetype>(scene->segments[1].offset)].split(',');
+    QCOMPARE(first[2], QByteArray("f0"));
+    QCOMPARE(second[2], QByteArray("f0"));
+    QCOMPARE(second[1], QByteArray("f0 #2 (blocks.1)"));
+    QCOMPARE(first[1], scene->segmentName(0).toUtf8());
+    QVERIFY(first[1] != second[1]);
     // Stacked by module: each run's "lin" under its own block.
     std::set<QString> names;
     for (const StackedBands::Band& b : StackedBands::forScene(*scene, *scene->roles, fxmem::GroupBy::Module, 2))
@@ -362,6 +374,32 @@ void TestWholeStepView::aRepeatedRegionsModulesAreQualified() {
     for (int r = 0; r < model.rowCount(); ++r)
         weightRows += model.row(r).storage.index() == 0 && model.row(r).carry >= 0 ? 1 : 0;
     QCOMPARE(weightRows, 2);
+}
+
+void TestWholeStepView::profileCsvNamesEachRun() {
+    // gpt_break: the exported profile has a row per whole-step index with the graph and bytes
+    // the CLI gives, and names the run of each row (a graph run twice: aRepeatedRegions...).
+    const QString path = example("gpt_break.fxmem.json");
+    const auto scene = wholeStepScene(path);
+    const QJsonObject j =
+        cli({QStringLiteral("profile"), path, QStringLiteral("--whole-step"), QStringLiteral("--json")});
+    const QJsonArray timeline = j[QStringLiteral("timeline")].toArray(), segs = j[QStringLiteral("segments")].toArray();
+    QCOMPARE(segs.size(), qsizetype(scene->segments.size()));
+    const QList<QByteArray> lines = profileCsv(*scene).split('\n');
+    QCOMPARE(lines.front(), QByteArray("step,run,graph,node,phase,bytes"));
+    QCOMPARE(lines.size(), timeline.size() + 2); // the header and the empty piece after the last newline
+    for (qsizetype k = 0; k < segs.size(); ++k) {
+        const QJsonObject seg = segs[k].toObject();
+        const QByteArray run = scene->segmentName(static_cast<std::size_t>(k)).toUtf8();
+        const QString graph = seg[QStringLiteral("graph")].toString();
+        for (qint64 i = num(seg[QStringLiteral("begin")]), e = i + num(seg[QStringLiteral("length")]); i < e; ++i) {
+            const QList<QByteArray> f = lines[i + 1].split(',');
+            QCOMPARE(f[0].toLongLong(), i);
+            QCOMPARE(f[1], run);
+            QCOMPARE(QString::fromUtf8(f[2]), graph);
+            QCOMPARE(f.back().toLongLong(), num(timeline[i]));
+        }
+    }
 }
 
 QTEST_MAIN(TestWholeStepView)

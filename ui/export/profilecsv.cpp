@@ -29,8 +29,15 @@ const char* phaseName(std::int64_t step) {
 QByteArray profileCsv(const Scene& scene, std::span<const std::int64_t> edited,
                       std::span<const fxmem::NodeId> editedOrder) {
     const bool withEdit = !edited.empty() && !scene.joined() && !scene.empty();
-    QByteArray csv =
-        withEdit ? "step,graph,node,phase,bytes,edited_bytes,edited_node\n" : "step,graph,node,phase,bytes\n";
+    // The whole step runs a graph several times (a region per layer, forward then backward):
+    // each row also names its run, as the timeline's sections do.
+    const bool runs = scene.wholeStep();
+    QByteArray csv = withEdit ? "step,graph,node,phase,bytes,edited_bytes,edited_node\n"
+                     : runs   ? "step,run,graph,node,phase,bytes\n"
+                              : "step,graph,node,phase,bytes\n";
+    std::vector<std::string> runNames;
+    if (runs)
+        for (std::size_t k = 0; k < scene.segments.size(); ++k) runNames.push_back(scene.segmentName(k).toStdString());
     // The running nodes of the edited order, by position: step 1 + 2k and 2 + 2k are the k-th's.
     std::vector<fxmem::NodeId> running;
     if (withEdit) {
@@ -45,6 +52,10 @@ QByteArray profileCsv(const Scene& scene, std::span<const std::int64_t> edited,
         const auto local = static_cast<std::int64_t>(w.step);
         const fxmem::NodeId n = local == 0 ? fxmem::NodeId{} : seg.analysis->live().node_at(w.step);
         csv += QByteArray::number(static_cast<qulonglong>(i)) + ',';
+        if (runs) {
+            appendField(csv, runNames[static_cast<std::size_t>(w.segment)]);
+            csv += ',';
+        }
         appendField(csv, g.name);
         csv += ',';
         if (n.valid()) appendField(csv, g.node(n).name);
