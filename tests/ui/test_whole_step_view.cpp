@@ -8,6 +8,7 @@
 #include "analysis/liveatstep.h"
 #include "cli_json.h"
 #include "export/profilecsv.h"
+#include "graphview/graphmodules.h"
 #include "loading/scene.h"
 #include "mainwindow/maintoolbar.h"
 #include "mainwindow/mainwindow.h"
@@ -16,6 +17,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "schedule/scheduleeditor.h"
+#include "state/viewstate.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelineplot.h"
 
@@ -356,6 +358,63 @@ void TestWholeStepView::aRepeatedRegionsModulesAreQualified() {
     for (const auto& [module, why] : rows)
         own = own || (module == QStringLiteral("blocks.1.lin") && !why.startsWith(QStringLiteral("saved by")));
     QVERIFY(own);
+    // A module selected by its qualified name names one run: the live table's module filter, the
+    // graph view's highlight and the qualified names the graph view and the breakdown hand out.
+    const std::uint32_t lin = scene->segments[0].attribution->tree().find("lin");
+    QVERIFY(lin != fxmem::ModuleTree::npos);
+    QCOMPARE(scene->findModule(0, QStringLiteral("blocks.0.lin")), lin);
+    QCOMPARE(scene->findModule(1, QStringLiteral("blocks.1.lin")), lin);
+    QCOMPARE(scene->findModule(1, QStringLiteral("blocks.0.lin")), fxmem::ModuleTree::npos);
+    QCOMPARE(scene->findModule(0, QStringLiteral("lin")), fxmem::ModuleTree::npos);
+    QCOMPARE(scene->findModule(1, QStringLiteral("blocks.10.lin")), fxmem::ModuleTree::npos);
+    QCOMPARE(scene->findModule(1, QStringLiteral("blocks.1")), fxmem::ModuleTree::kRoot);
+    QCOMPARE(relativeModule(QString(), QStringLiteral("lin")), std::optional<std::string>("lin"));
+    QCOMPARE(GraphModules::qualifiedName(scene.get(), 1, lin), std::optional<QString>(QStringLiteral("blocks.1.lin")));
+    GraphModules groups;
+    groups.reset(scene.get());
+    groups.setHighlightedName(QStringLiteral("blocks.1.lin"));
+    QCOMPARE(groups.highlight(0), ModuleGroups::npos);
+    QCOMPARE(groups.highlight(1), lin);
+    // The backward of blocks.1 (b0's run under blocks.1) has its lin too; blocks.0's has not.
+    QCOMPARE(groups.highlight(2), scene->segments[2].attribution->tree().find("lin"));
+    QVERIFY(groups.highlight(2) != ModuleGroups::npos);
+    QCOMPARE(groups.highlight(3), ModuleGroups::npos);
+    {
+        // The breakdown shows the run under the cursor: its tree's lin is blocks.1.lin there,
+        // both ways.
+        ViewState state;
+        state.setScene(scene);
+        state.setCursorStep(afterA);
+        BreakdownPanel panel(&state);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QTreeView* tree = panel.moduleView();
+        const QModelIndex linRow =
+            tree->model()
+                ->match(tree->model()->index(0, 0), Qt::DisplayRole, QStringLiteral("lin"), 1, Qt::MatchRecursive)
+                .value(0);
+        QVERIFY(linRow.isValid());
+        tree->selectionModel()->setCurrentIndex(linRow,
+                                                QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QCOMPARE(state.selectedModule(), QStringLiteral("blocks.1.lin"));
+        state.selectModule(QString());
+        QVERIFY(!tree->currentIndex().isValid() || tree->currentIndex() != linRow);
+        state.selectModule(QStringLiteral("blocks.1.lin"));
+        QCOMPARE(tree->currentIndex(), linRow);
+        state.selectModule(QStringLiteral("blocks.0.lin")); // another run's: not in this tree
+        QVERIFY(tree->currentIndex() != linRow);
+    }
+    LiveStorageProxy proxy;
+    proxy.setSourceModel(&model);
+    proxy.setModuleFilter(QStringLiteral("blocks.1.lin"));
+    std::set<QString> shown;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        shown.insert(proxy.data(proxy.index(r, LiveStorageModel::ModuleColumn)).toString());
+    QCOMPARE(shown, (std::set<QString>{QStringLiteral("blocks.1.lin")}));
+    proxy.setModuleFilter(QStringLiteral("blocks.0.lin"));
+    QVERIFY(proxy.rowCount() > 0);
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        QCOMPARE(proxy.data(proxy.index(r, LiveStorageModel::ModuleColumn)).toString(), QStringLiteral("blocks.0.lin"));
     // b0's run for blocks.1 holds no parameter: it carries blocks.0.lin.weight and
     // blocks.1.lin.weight, one storage (the region's placeholder) listed twice, as the CLI does.
     // Scrubbing the whole step keeps the model consistent and its total the curve's.

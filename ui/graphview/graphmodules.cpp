@@ -14,11 +14,13 @@ constexpr std::uint32_t kMaxBandRows = 4;
 void GraphModules::reset(const Scene* scene) {
     groups_.clear();
     highlight_.clear();
+    prefixes_.clear();
     stripeDepth_ = bandRows_ = 0;
     depth_ = 0;
     if (!scene) return;
     std::uint32_t depths = 0;
     for (const Segment& seg : scene->segments) {
+        prefixes_.push_back(seg.modulePrefix);
         auto groups = std::make_unique<ModuleGroups>(seg.analysis->graph(), *seg.layout);
         if (groups->depths() == 0) groups.reset();
         if (groups) depths = std::max(depths, groups->depths());
@@ -73,9 +75,12 @@ void GraphModules::setHighlighted(int segment, std::uint32_t module) {
 }
 
 void GraphModules::setHighlightedName(const QString& name) {
-    const std::string key = name.toStdString();
-    for (std::size_t s = 0; s < highlight_.size(); ++s)
-        highlight_[s] = name.isEmpty() || !groups_[s] ? ModuleGroups::npos : groups_[s]->tree().find(key);
+    for (std::size_t s = 0; s < highlight_.size(); ++s) {
+        // A run under a module prefix (the whole step) answers only names under that prefix.
+        const std::optional<std::string> relative =
+            name.isEmpty() || !groups_[s] ? std::nullopt : relativeModule(prefixes_[s], name);
+        highlight_[s] = relative ? groups_[s]->tree().find(*relative) : ModuleGroups::npos;
+    }
 }
 
 void GraphModules::reveal(NodeRef ref) {
@@ -95,7 +100,7 @@ std::optional<QString> GraphModules::qualifiedName(const Scene* scene, int segme
     if (!scene || segment < 0 || static_cast<std::size_t>(segment) >= scene->segments.size()) return std::nullopt;
     const fxmem::ModuleTree& tree = scene->segments[static_cast<std::size_t>(segment)].attribution->tree();
     if (module >= tree.size() || module == fxmem::ModuleTree::kRoot) return QString();
-    return toQString(tree[module].name);
+    return scene->moduleName(static_cast<std::size_t>(segment), tree[module].name);
 }
 
 double GraphModules::bandTop(bool joined) { return joined ? kTopPad : 3; }

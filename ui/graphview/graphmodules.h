@@ -36,14 +36,16 @@ public:
     // Collapses every module at depth in every graph (0 expands all); stripes follow it.
     void setDepth(int depth);
     void setHighlighted(int segment, std::uint32_t module);
-    // By qualified name in every graph ("" clears).
+    // By qualified name in every graph ("" clears); a graph run under a module prefix (the whole
+    // step) only by a name under that prefix.
     void setHighlightedName(const QString& name);
     // Opens the collapsed modules that hide node, level by level.
     void reveal(NodeRef ref);
     // A click on a band toggles its module; on a collapsed box opens it one level.
     void click(int segment, std::uint32_t module, bool onBand);
 
-    // The qualified name of a module of a segment's graph ("layers.3"); null for the model itself
+    // The qualified name of a module of a segment's graph ("layers.3"; with the segment's module
+    // prefix in the whole step, "blocks.1.attn"); null for the model itself
     // or an index out of its tree; none for a segment the scene lacks.
     static std::optional<QString> qualifiedName(const Scene* scene, int segment, std::uint32_t module);
 
@@ -55,6 +57,7 @@ public:
 private:
     std::vector<std::unique_ptr<ModuleGroups>> groups_; // per segment; null without modules
     std::vector<std::uint32_t> highlight_;              // per segment: tree index or npos
+    std::vector<QString> prefixes_;                     // per segment: its module prefix
     std::uint32_t stripeDepth_ = 0, bandRows_ = 0;
     int depth_ = 0;
 };

@@ -29,6 +29,22 @@ QString Scene::moduleName(std::size_t segment, std::string_view module) const {
     return prefix % QLatin1Char('.') % QString::fromUtf8(module.data(), static_cast<qsizetype>(module.size()));
 }
 
+std::optional<std::string> relativeModule(const QString& prefix, const QString& qualified) {
+    if (prefix.isEmpty()) return qualified.toStdString();
+    if (qualified == prefix) return std::string();
+    if (qualified.size() <= prefix.size() + 1 || !qualified.startsWith(prefix) || qualified[prefix.size()] != u'.')
+        return std::nullopt;
+    return qualified.mid(prefix.size() + 1).toStdString();
+}
+
+std::uint32_t Scene::findModule(std::size_t segment, const QString& qualified) const {
+    const Segment& s = segments[segment];
+    const std::optional<std::string> relative = relativeModule(s.modulePrefix, qualified);
+    if (!relative) return fxmem::ModuleTree::npos;
+    return relative->empty() && !s.modulePrefix.isEmpty() ? fxmem::ModuleTree::kRoot
+                                                          : s.attribution->tree().find(*relative);
+}
+
 std::size_t Scene::nodeCount() const {
     std::size_t n = 0;
     for (const Segment& s : segments) n += s.analysis->graph().size();

@@ -55,6 +55,11 @@ struct Segment {
     std::vector<fxmem::CarriedStorage> carried;
 };
 
+// A qualified module name relative to a module prefix: "blocks.1.attn" under "blocks.1" is
+// "attn", the prefix itself "" (the model); none when the name lies outside the prefix. With no
+// prefix the name as it is.
+std::optional<std::string> relativeModule(const QString& prefix, const QString& qualified);
+
 struct Scene {
     std::shared_ptr<const fxmem::GraphFile> file;
     QString path;
@@ -74,6 +79,10 @@ struct Scene {
     QString segmentName(std::size_t segment) const;
     // A module of a segment's tree, qualified by the segment's module prefix ("blocks.1.attn").
     QString moduleName(std::size_t segment, std::string_view module) const;
+    // The reverse: the module of a segment's tree that a qualified name names, npos when the name
+    // lies outside the segment's prefix or its tree. A region run under two prefixes answers
+    // "blocks.1.attn" in the run of blocks.1 only.
+    std::uint32_t findModule(std::size_t segment, const QString& qualified) const;
     bool empty() const { return segments.empty(); }
     QString title() const; // graph name, or "fwd + bwd"
     std::size_t nodeCount() const;

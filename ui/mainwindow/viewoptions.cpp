@@ -26,10 +26,9 @@ QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, V
     if (options.collapseDepth) parts.graphView->setGroupDepth(*options.collapseDepth);
     if (options.step) state->setCursorStep(*options.step);
     if (!options.selectModule.isEmpty()) {
-        const std::string wanted = options.selectModule.toStdString();
         bool known = false;
-        for (const Segment& seg : scene->segments)
-            known = known || seg.attribution->tree().find(wanted) != fxmem::ModuleTree::npos;
+        for (std::size_t s = 0; s < scene->segments.size(); ++s)
+            known = known || scene->findModule(s, options.selectModule) != fxmem::ModuleTree::npos;
         if (!known) return tr("the shown graph has no module named '%1'").arg(options.selectModule);
         state->selectModule(options.selectModule);
     }

@@ -305,8 +305,8 @@ void LiveStorageProxy::resolveModule() const {
     moduleIndex_.clear();
     resolvedFor_ = live_ ? live_->scene().get() : nullptr;
     if (!resolvedFor_ || module_.isNull()) return;
-    const std::string name = module_.toStdString();
-    for (const Segment& s : live_->scene()->segments) moduleIndex_.push_back(s.attribution->tree().find(name));
+    const Scene& scene = *live_->scene();
+    for (std::size_t s = 0; s < scene.segments.size(); ++s) moduleIndex_.push_back(scene.findModule(s, module_));
 }
 
 bool LiveStorageProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {

@@ -70,7 +70,12 @@ BreakdownPanel::BreakdownPanel(ViewState* state, QWidget* parent) : QWidget(pare
         if (selecting_ || !current.isValid()) return;
         const QModelIndex src = moduleProxy_->mapToSource(current);
         const bool root = modules_->data(src, ModuleBreakdownModel::ModuleIndexRole).toUInt() == 0;
-        state_->selectModule(root ? QString() : modules_->data(src, ModuleBreakdownModel::NameRole).toString());
+        const auto& scene = state_->scene();
+        if (root || !scene || segment_ < 0 || static_cast<std::size_t>(segment_) >= scene->segments.size())
+            return state_->selectModule(QString());
+        // Qualified by the run's module prefix in the whole step, as the live table names it.
+        const std::string name = modules_->data(src, ModuleBreakdownModel::NameRole).toString().toStdString();
+        state_->selectModule(scene->moduleName(static_cast<std::size_t>(segment_), name));
     });
     connect(clear_, &QToolButton::clicked, this, [this] { state_->selectModule(QString()); });
     connect(state_, &ViewState::moduleSelected, this, [this](const QString& module) {
@@ -99,11 +104,13 @@ void BreakdownPanel::refresh() {
     live_ = state_->liveAtCursor();
     const LiveAtStep& at = *live_;
     if (!scene || at.where.segment < 0) {
+        segment_ = -1;
         roles_->setLive(nullptr, {});
         modules_->setLive(nullptr, {});
         header_->clear();
         return;
     }
+    segment_ = at.where.segment;
     const Segment& seg = scene->segments[static_cast<std::size_t>(at.where.segment)];
     // A joined backward's baseline storages (the forward outputs it keeps) count too.
     roles_->setLive(seg.attribution.get(), at.live);
@@ -122,7 +129,11 @@ void BreakdownPanel::refresh() {
 void BreakdownPanel::selectInTree(const QString& module) {
     selecting_ = true;
     const fxmem::Attribution* a = modules_->attribution();
-    const std::uint32_t m = module.isNull() || !a ? fxmem::ModuleTree::npos : a->tree().find(module.toStdString());
+    const auto& scene = state_->scene();
+    const std::uint32_t m =
+        module.isNull() || !a || !scene || segment_ < 0 || static_cast<std::size_t>(segment_) >= scene->segments.size()
+            ? fxmem::ModuleTree::npos
+            : scene->findModule(static_cast<std::size_t>(segment_), module);
     const QModelIndex i =
         m == fxmem::ModuleTree::npos ? QModelIndex() : moduleProxy_->mapFromSource(modules_->indexOf(m));
     if (i.isValid()) {

@@ -52,5 +52,6 @@ private:
     QToolButton* clear_ = nullptr;
     bool stale_ = true;
     bool selecting_ = false;
+    int segment_ = -1;                       // the segment whose module tree is shown
     std::shared_ptr<const LiveAtStep> live_; // ViewState's, for the step shown
 };
