@@ -1,9 +1,9 @@
-// How a worker thread yields to the GUI thread. Follow-up work after an edit (the edited order's
-// live-set index, its lanes, the stacked bands) is started as the edit lands, while the GUI thread
-// still has the frame that shows the edit to draw; on a machine with few cores a worker at the
-// same priority takes the core from it (measured: a drop's first paint at 100k nodes went from
-// 14-16 ms to 9-11 ms when the follow-ups yield). Jobs the user waits for (loading a file,
-// optimizing) keep the normal priority.
+// How a worker thread yields to the GUI thread. The follow-ups of an edit (the edited order's
+// live-set index and its lanes) run while the GUI thread draws what comes next; on a machine with
+// few cores a worker at the same priority takes the core from it (measured: a drop's first paint
+// at 100k nodes went from 14-16 ms to 9-11 ms when the follow-ups yield, before their start was
+// also put after the paint: JobTracker). Jobs the user waits for (loading a file, optimizing, the
+// recompute search) keep the normal priority.
 #pragma once
 
 enum class JobPriority {

@@ -31,6 +31,8 @@ bool ViewState::liveStale() const { return builder_->pending(); }
 
 void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     builder_->cancel();
+    backToOriginalPending_ = false;
+    ++orderGeneration_; // a pending announcement of the previous scene's order is dropped
     scene_ = std::move(scene);
     cursor_ = -1;
     node_ = {};
