@@ -26,6 +26,18 @@ constexpr std::array<std::string_view, 11> kRoleNames = {
     "",        "parameter", "buffer",    "input",           "activation",         "output",
     "tangent", "gradient",  "temporary", "optimizer_state", "unsharded_parameter"};
 
+// The enum value whose name is `text`, searched from `first` (1 where index 0 means "none" and
+// is never written).
+template <class Enum, std::size_t N>
+bool parse_name(const std::array<std::string_view, N>& names, std::string_view text, Enum& out, std::size_t first) {
+    for (std::size_t i = first; i < N; ++i)
+        if (names[i] == text) {
+            out = static_cast<Enum>(i);
+            return true;
+        }
+    return false;
+}
+
 } // namespace
 
 std::string_view to_string(OpKind op) { return kOpNames[static_cast<std::size_t>(op)]; }
@@ -33,43 +45,15 @@ std::string_view to_string(GraphKind kind) { return kKindNames[static_cast<std::
 
 std::string_view to_string(StorageRole role) { return kRoleNames[static_cast<std::size_t>(role)]; }
 
-bool parse_storage_role(std::string_view text, StorageRole& out) {
-    for (std::size_t i = 1; i < kRoleNames.size(); ++i)
-        if (kRoleNames[i] == text) {
-            out = static_cast<StorageRole>(i);
-            return true;
-        }
-    return false;
-}
+bool parse_storage_role(std::string_view text, StorageRole& out) { return parse_name(kRoleNames, text, out, 1); }
 
-bool parse_op_kind(std::string_view text, OpKind& out) {
-    for (std::size_t i = 0; i < kOpNames.size(); ++i)
-        if (kOpNames[i] == text) {
-            out = static_cast<OpKind>(i);
-            return true;
-        }
-    return false;
-}
+bool parse_op_kind(std::string_view text, OpKind& out) { return parse_name(kOpNames, text, out, 0); }
 
 std::string_view to_string(NodePhase phase) { return kPhaseNames[static_cast<std::size_t>(phase)]; }
 
-bool parse_node_phase(std::string_view text, NodePhase& out) {
-    for (std::size_t i = 1; i < kPhaseNames.size(); ++i)
-        if (kPhaseNames[i] == text) {
-            out = static_cast<NodePhase>(i);
-            return true;
-        }
-    return false;
-}
+bool parse_node_phase(std::string_view text, NodePhase& out) { return parse_name(kPhaseNames, text, out, 1); }
 
-bool parse_graph_kind(std::string_view text, GraphKind& out) {
-    for (std::size_t i = 0; i < kKindNames.size(); ++i)
-        if (kKindNames[i] == text) {
-            out = static_cast<GraphKind>(i);
-            return true;
-        }
-    return false;
-}
+bool parse_graph_kind(std::string_view text, GraphKind& out) { return parse_name(kKindNames, text, out, 0); }
 
 std::uint64_t draw_name_hash_seed() noexcept {
     std::uint64_t seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
