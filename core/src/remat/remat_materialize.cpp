@@ -60,19 +60,27 @@ NodeId copy_node(GraphBuilder& b, const GraphFile& file, const Graph& g, NodeId 
     return id;
 }
 
-// The output node: `inputs` once each, in order (all_input_nodes); its val is left null, which
-// the estimator never reads (the output node allocates nothing).
-void add_output(GraphBuilder& b, std::span<const NodeId> a, std::span<const NodeId> c, const std::vector<NodeId>& map,
-                std::vector<std::uint8_t>& seen) {
-    b.begin_node("output", OpKind::Output, "output");
+// The output node's inputs: `a` then `c`, mapped, each once.
+std::vector<NodeId> mapped_once(std::span<const NodeId> a, std::span<const NodeId> c, const std::vector<NodeId>& map,
+                                std::vector<std::uint8_t>& seen) {
+    std::vector<NodeId> out;
     for (auto list : {a, c})
         for (NodeId x : list)
             if (!seen[x.index()]) {
                 seen[x.index()] = 1;
-                b.add_input(map[x.index()]);
+                out.push_back(map[x.index()]);
             }
     for (auto list : {a, c})
         for (NodeId x : list) seen[x.index()] = 0;
+    return out;
+}
+
+// The output node: `a` then `c` once each, in order (all_input_nodes); its val is left null,
+// which the estimator never reads (the output node allocates nothing).
+void add_output(GraphBuilder& b, std::span<const NodeId> a, std::span<const NodeId> c, const std::vector<NodeId>& map,
+                std::vector<std::uint8_t>& seen) {
+    b.begin_node("output", OpKind::Output, "output");
+    for (NodeId x : mapped_once(a, c, map, seen)) b.add_input(x);
     b.end_node();
 }
 
@@ -188,21 +196,6 @@ private:
     const Graph& j_;
     Graph g_;
 };
-
-// The output node's inputs: `a` then `c`, mapped, each once.
-std::vector<NodeId> mapped_once(std::span<const NodeId> a, std::span<const NodeId> c, const std::vector<NodeId>& map,
-                                std::vector<std::uint8_t>& seen) {
-    std::vector<NodeId> out;
-    for (auto list : {a, c})
-        for (NodeId x : list)
-            if (!seen[x.index()]) {
-                seen[x.index()] = 1;
-                out.push_back(map[x.index()]);
-            }
-    for (auto list : {a, c})
-        for (NodeId x : list) seen[x.index()] = 0;
-    return out;
-}
 
 } // namespace
 
