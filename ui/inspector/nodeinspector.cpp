@@ -140,17 +140,12 @@ void NodeInspector::setState(ViewState* state) {
     connect(state, &ViewState::sceneChanged, this, &NodeInspector::setScene);
     connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref) { showNode(ref); });
     // The node's step may have moved with the order. Its page follows right after the frame
-    // that shows the edit (laying out a page costs 1-2 ms); edits before then are shown once.
-    connect(state, &ViewState::orderChanged, this, [this] {
-        if (orderRefreshPending_) return;
-        orderRefreshPending_ = true;
-        postAfterPaint(this, AfterPaint::Redraw, [this] {
-            orderRefreshPending_ = false;
-            // Most moves leave the node's text as it was: laying out the same page again costs a frame.
-            if (!node_.valid() || !scene_) return;
-            QString page = html(node_);
-            if (page != shownHtml_) setPage(std::move(page));
-        });
-    });
+    // that shows the edit (laying out a page costs 1-2 ms).
+    connect(state, &ViewState::orderChanged, this, coalescedAfterPaint(this, AfterPaint::Redraw, [this] {
+                // Most moves leave the node's text as it was: laying out the same page again costs a frame.
+                if (!node_.valid() || !scene_) return;
+                QString page = html(node_);
+                if (page != shownHtml_) setPage(std::move(page));
+            }));
     connect(this, &NodeInspector::nodeActivated, state, [state](NodeRef ref) { state->selectNode(ref, true); });
 }

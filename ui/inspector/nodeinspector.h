@@ -38,5 +38,4 @@ private:
     ViewState* state_ = nullptr;
     Note note_;
     QString shownHtml_; // the page set last
-    bool orderRefreshPending_ = false;
 };

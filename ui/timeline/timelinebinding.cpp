@@ -11,8 +11,6 @@
 #include <QFileInfo>
 #include <QPointer>
 
-#include <memory>
-
 namespace {
 
 void updateOverlay(TimelinePlot* timeline, const ViewState& state) {
@@ -59,18 +57,11 @@ void bindTimeline(TimelinePlot* timeline, ViewState* state, ScheduleEditor* edit
                            elided(scene->title(), 80));
     });
     // The edited curve follows an edit right after the frame that shows the edit: it is a full
-    // replot of the chart (~3 ms at 100k nodes), which would otherwise delay that frame. Edits
-    // that land before it are drawn once.
-    auto pending = std::make_shared<bool>(false);
+    // replot of the chart (~3 ms at 100k nodes), which would otherwise delay that frame.
     QObject::connect(state, &ViewState::orderChanged, timeline,
-                     [timeline, state = QPointer<ViewState>(state), pending] {
-                         if (*pending) return;
-                         *pending = true;
-                         postAfterPaint(timeline, AfterPaint::Redraw, [timeline, state, pending] {
-                             *pending = false;
-                             if (state) updateOverlay(timeline, *state);
-                         });
-                     });
+                     coalescedAfterPaint(timeline, AfterPaint::Redraw, [timeline, state = QPointer<ViewState>(state)] {
+                         if (state) updateOverlay(timeline, *state);
+                     }));
     linkScheduleToTimeline(editor, timeline);
     // After linkScheduleToTimeline's own handler: the overlay hides while a comparison is shown.
     QObject::connect(editor, &ScheduleEditor::comparisonChanged, timeline,

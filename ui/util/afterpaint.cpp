@@ -4,6 +4,8 @@
 #include <QEvent>
 #include <QPointer>
 
+#include <memory>
+
 namespace {
 
 const QEvent::Type kAfterPaintEvent = static_cast<QEvent::Type>(QEvent::registerEventType());
@@ -37,4 +39,16 @@ void postAfterPaint(QObject* context, AfterPaint order, std::function<void()> f)
     static QPointer<Runner> runner;
     if (!runner) runner = new Runner(QCoreApplication::instance()); // deleted with the application
     QCoreApplication::postEvent(runner, new AfterPaintEvent(context, std::move(f)), priorityOf(order));
+}
+
+std::function<void()> coalescedAfterPaint(QObject* context, AfterPaint order, std::function<void()> f) {
+    auto pending = std::make_shared<bool>(false);
+    return [context, order, pending, f = std::move(f)] {
+        if (*pending) return;
+        *pending = true;
+        postAfterPaint(context, order, [pending, f] {
+            *pending = false;
+            f();
+        });
+    };
 }

@@ -15,3 +15,7 @@ enum class AfterPaint {
 
 // Runs `f` on the GUI thread after the pending paint, unless `context` is destroyed first.
 void postAfterPaint(QObject* context, AfterPaint order, std::function<void()> f);
+
+// A slot that runs `f` after the pending paint, once however often it is called before then
+// (several edits in one frame are drawn once).
+std::function<void()> coalescedAfterPaint(QObject* context, AfterPaint order, std::function<void()> f);
