@@ -276,6 +276,7 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
         QMouseEvent move(QEvent::MouseMove, p, view->mapToGlobal(p), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
         QApplication::sendEvent(view, &move);
     }
+    w.setCursorStep(3); // original: small's allocation; edited: use_big's
     // The drop's own frame comes first: the graph view paints the node at its new place before
     // the timeline's edited curve (a full replot) and the workers' follow-ups are started.
     PaintProbe probe(view, [&] { return w.parts().timeline->hasOverlay(); });
@@ -293,6 +294,9 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     // So do the live table and the step names, once the edited order's index arrives from its
     // worker. Edited order: big 1/2, use_big 3/4, small 5/6, use_small 7/8.
     QTRY_VERIFY(w.parts().livePanel->model()->orderedLive() != nullptr);
+    // The timeline's cursor box, left at step 3, names the node the edited order runs there.
+    QTRY_VERIFY2(w.parts().timeline->cursorText().contains(QStringLiteral("edited 105 B · use_big (after alloc)")),
+                 qPrintable(w.parts().timeline->cursorText()));
     const std::vector<std::int64_t> edited = editor->profile();
     for (std::int64_t k = 0; k < static_cast<std::int64_t>(edited.size()); ++k) {
         w.setCursorStep(k);

@@ -62,6 +62,7 @@ void bindTimeline(TimelinePlot* timeline, ViewState* state, ScheduleEditor* edit
                      coalescedAfterPaint(timeline, AfterPaint::Redraw, [timeline, state = QPointer<ViewState>(state)] {
                          if (state) updateOverlay(timeline, *state);
                      }));
+    QObject::connect(state, &ViewState::orderedLiveChanged, timeline, &TimelinePlot::refreshCursorText);
     linkScheduleToTimeline(editor, timeline);
     // After linkScheduleToTimeline's own handler: the overlay hides while a comparison is shown.
     QObject::connect(editor, &ScheduleEditor::comparisonChanged, timeline,

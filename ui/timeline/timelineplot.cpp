@@ -326,6 +326,11 @@ void TimelinePlot::setCursorStep(std::int64_t step) {
     emit cursorMoved(step);
 }
 
+void TimelinePlot::refreshCursorText() {
+    updateCursorItems();
+    cursorOverlay_->replot();
+}
+
 void TimelinePlot::updateCursorItems() {
     if (cursor_ < 0 || profile_.empty() || exporting_) {
         cursorOverlay_->hide();

@@ -95,6 +95,9 @@ public:
 
 public slots:
     void setCursorStep(std::int64_t step);
+    // The cursor box again, at the same step: the steps' names changed (an edited order's
+    // live-set index arrived and names the node the edited order runs there).
+    void refreshCursorText();
     void resetZoom();
     void setXRange(double lo, double hi);
     void applyPalette();
