@@ -79,7 +79,7 @@ class FxmemBackend:
     def __init__(
         self,
         path: str | os.PathLike[str] | None,
-        inner: str | Callable[..., Any] = "inductor",
+        inner: str | Callable[..., Any] = "partition",
         reference: bool = False,
         producer: Mapping[str, Any] | None = None,
         overlap: bool = False,
@@ -88,7 +88,15 @@ class FxmemBackend:
         joint: bool | None = None,
         remat: Any = None,
         optimizer: Any = None,
+        target: str | None = None,
+        sdpa: str | None = None,
+        autocast: Any = None,
     ) -> None:
+        from ._target import check_target_options
+
+        check_target_options(target, sdpa, autocast)
+        self.target_option, self.sdpa, self.autocast = target, sdpa, autocast
+        self.target: str | None = target  # resolved at the first compile (_target.resolve_target)
         if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager", "partition"):
             raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
         if not (isinstance(inner, str) or callable(inner)):
@@ -156,14 +164,29 @@ class FxmemBackend:
             self.regions.append(region)
         self._in_call.active = True
         try:
+            self._prepare_for_target(gm, example_inputs)
             if self.inner == "inductor":
                 compiled = self._compile_inductor(region, gm, example_inputs)
+            elif self.inner == "partition":
+                compiled = self._compile_partition(region, gm, example_inputs)
             else:
                 compiled = self._compile_aot(region, gm, example_inputs)
         finally:
             self._in_call.active = False
         compiled = self.step.wrap(compiled, region)
         return compiled if region.write_error is None else _call_raising(compiled, region)
+
+    def _prepare_for_target(self, gm: fx.GraphModule, example_inputs: list[Any]) -> None:
+        """Resolve the target device once, then lower the Dynamo graph's attention (and autocast)
+        to what that device's dispatch would run (_target.py)."""
+        from ._target import on_target_device, prepare_graph, resolve_target
+
+        with self._lock:
+            if self.target is None:
+                self.target = resolve_target(example_inputs)
+        if on_target_device(example_inputs, self.target) and self.sdpa is None and self.autocast is None:
+            return  # PyTorch's own dispatch runs what the target runs
+        prepare_graph(gm, target=self.target, sdpa=self.sdpa, autocast=self.autocast)
 
     def _compile_aot(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from functorch.compile import make_boxed_func
@@ -180,18 +203,17 @@ class FxmemBackend:
 
             return compiler
 
-        extra: dict[str, Any] = {}
-        if inner == "partition":
-            from ._partition import partition_fn_for
+        return aot_autograd(fw_compiler=make("forward"), bw_compiler=make("backward"),
+                            inference_compiler=make("inference"))(gm, example_inputs)
 
-            extra["partition_fn"] = partition_fn_for(self, region)
-            if self.remat is not None:
-                from .remat import remat_partition_fn
+    def _compile_partition(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
+        """Inductor's front half (_inductor_front.py): pre-grad passes, Inductor's decompositions,
+        its joint-graph passes and min-cut; the graphs are recorded and run as they are."""
+        from ._inductor_front import capture_compile, eager_inner_compile
+        from ._partition import partitioner_for
 
-                extra["partition_fn"] = remat_partition_fn(extra["partition_fn"], self.remat)
-        return aot_autograd(
-            fw_compiler=make("forward"), bw_compiler=make("backward"), inference_compiler=make("inference"), **extra
-        )(gm, example_inputs)
+        return capture_compile(gm, example_inputs, partitioner=partitioner_for(self, region),
+                               inner_compile=eager_inner_compile(lambda kind, g: self._record(region, kind, g)))
 
     def _compile_inductor(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from torch._inductor.compile_fx import compile_fx, compile_fx_inner
@@ -246,6 +268,7 @@ class FxmemBackend:
         with self._lock:
             named = [(name, kind, gm.graph) for name, kind, gm in self.graphs()]
             producer = {"capture": "torch.compile backend", "inner": self.inner if isinstance(self.inner, str) else getattr(self.inner, "__name__", "callable")}
+            producer.update(self._target_info())
             producer.update(self.producer)
             from ._step import annotate_regions
 
@@ -268,6 +291,18 @@ class FxmemBackend:
                               estimate=self.overlap_estimate,
                               options=self.overlap_options, cache=self._overlap_cache)
             return doc
+
+    def _target_info(self) -> dict[str, Any]:
+        """What the file records of the target: the device the capture stands for, and the
+        attention and autocast options that were given."""
+        info: dict[str, Any] = {}
+        if self.target is not None:
+            info["target"] = self.target
+        if self.sdpa is not None:
+            info["sdpa"] = self.sdpa
+        if self.autocast is not None:
+            info["autocast"] = str(self.autocast).replace("torch.", "")
+        return info
 
     def save(self, path: str | os.PathLike[str] | None = None, *, require_backward: bool = True) -> dict[str, Any]:
         """Write the file now (to ``path``, default the backend's path) and return the document.
@@ -307,7 +342,7 @@ def _call_raising(compiled: Callable[..., Any], region: Region) -> Callable[...,
 
 def backend(
     path: str | os.PathLike[str] | None,
-    inner: str | Callable[..., Any] = "inductor",
+    inner: str | Callable[..., Any] = "partition",
     reference: bool = False,
     *,
     producer: Mapping[str, Any] | None = None,
@@ -317,16 +352,26 @@ def backend(
     joint: bool | None = None,
     remat: Any = None,
     optimizer: Any = None,
+    target: str | None = None,
+    sdpa: str | None = None,
+    autocast: Any = None,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
 
-    ``inner``: "inductor" (compile with Inductor, capturing the graphs Inductor's AOTAutograd
-    hands to its inner compiler, before post-grad passes), "eager" (AOTAutograd with the
-    default partitioner, graphs run as they are), "partition" (AOTAutograd with the min-cut
-    partitioner Inductor uses, ``min_cut_rematerialization_partition(compiler="inductor")``,
-    graphs run as they are, any device), or a callable ``(gm, example_inputs) -> compiled``
-    used as fw/bw/inference compiler after capture.
+    ``inner``: "partition" (the default: Inductor's front half on any device, ``meta`` included:
+    its pre-grad passes, decompositions, joint-graph passes and min-cut partition, exactly what
+    ``torch.compile`` partitions; the graphs are run as they are, not compiled), "inductor"
+    (compile with Inductor on a real device, capturing the graphs Inductor's AOTAutograd hands to
+    its inner compiler, before post-grad passes), "eager" (AOTAutograd with the default
+    partitioner, graphs run as they are), or a callable ``(gm, example_inputs) -> compiled`` used
+    as fw/bw/inference compiler after capture (AOTAutograd's default partitioner).
+
+    ``target``: "cuda" or "cpu", the device the capture stands for (default: the inputs' device;
+    on ``meta``, "cuda", said once). On ``meta``, attention is captured as the kernel that
+    device's dispatch selects (``sdpa="flash"|"efficient"|"cudnn"|"math"`` overrides it) and
+    ``torch.autocast`` regions follow that device's autocast policy; ``autocast=torch.bfloat16``
+    applies it to the whole graph. The file's ``producer.target`` records it.
 
     ``joint``: also write the joint forward+backward graph each pair was partitioned from
     (graph ``regionN.joint``, kind "joint"; the pair's "joint" key). Default: on for
@@ -348,4 +393,4 @@ def backend(
     """
     return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
                         overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat,
-                        optimizer=optimizer)
+                        optimizer=optimizer, target=target, sdpa=sdpa, autocast=autocast)

@@ -11,7 +11,7 @@ import torch.fx as fx
 from .errors import MetaInductorError
 
 META_HOWTO = ("build the model and its inputs under `with torch.device('meta'):` and compile with "
-              "fxmem_export.backend(path, inner='eager')")
+              "fxmem_export.backend(path) (target='cuda' by default there)")
 
 
 def only_cpu(gm: fx.GraphModule) -> bool:

@@ -1,9 +1,10 @@
-"""PyTorch's min-cut partition of the joint graph, without Inductor and on any device.
+"""PyTorch's min-cut partition of the joint graph Inductor's joint-graph passes leave.
 
-``min_cut_rematerialization_partition(..., compiler="inductor")`` is the partition function
-Inductor uses. Inductor's own ``compile_fx.partition_fn`` first runs its joint-graph passes
-(pattern rewrites, constant folding); on ``meta`` those collapse real models (llama: 95 forward
-and 7 backward nodes), so they are not run here. See docs/exporter.md.
+``compile_fx.partition_fn`` runs Inductor's joint-graph passes and then
+``min_cut_rematerialization_partition(..., compiler="inductor")``. The backend records the joint
+graph the partitioner is handed (after those passes; _inductor_front.py) so that ``sweep`` can
+partition the same graph again at another ``activation_memory_budget``, as a real run at that
+budget would.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._inductor_front import RecordingPartitioner
 from ._joint import JointCapture, copy_graph_module
 
 
@@ -39,32 +41,29 @@ def partition(joint: JointCapture, budget: float | None = None) -> tuple[fx.Grap
     return fw, bw, work
 
 
-class RecordingPartition:
-    """A ``partition_fn`` for AOTAutograd: the min-cut partition, and ``on_joint(capture, cut)``
-    called with an untouched copy of the joint graph and the graph as partitioned."""
-
-    def __init__(self, on_joint: Callable[[JointCapture, fx.GraphModule], None]) -> None:
-        self.on_joint = on_joint
-
-    def __call__(self, joint_module: fx.GraphModule, joint_inputs: Any, *, num_fwd_outputs: int,
-                 static_lifetime_input_indices: list[int] | None = None, **kwargs: Any) -> Any:
-        capture = JointCapture(copy_graph_module(joint_module), joint_inputs, num_fwd_outputs,
-                               None if static_lifetime_input_indices is None else list(static_lifetime_input_indices))
-        fw, bw = _min_cut()(joint_module, joint_inputs, compiler="inductor", num_fwd_outputs=num_fwd_outputs,
-                            static_lifetime_input_indices=static_lifetime_input_indices, **kwargs)
-        self.on_joint(capture, joint_module)
-        return fw, bw
-
-
-def partition_fn_for(backend: Any, region: Any) -> RecordingPartition:
-    """The backend's partition function for one region: keeps each joint capture on the region
-    (for ``sweep``) and, when the backend writes joint graphs, records the cut joint graph."""
+def partitioner_for(backend: Any, region: Any) -> RecordingPartitioner:
+    """The backend's partitioner for one region: keeps an untouched copy of each joint graph on
+    the region (for ``sweep``), tags it per the backend's recompute plan, and records the joint
+    graph as partitioned when the backend writes joint graphs."""
     from ._joint import NUM_FWD_META
 
-    def on_joint(capture: JointCapture, cut: fx.GraphModule) -> None:
-        region.joint_captures.append(capture)
-        if backend.joint:
-            cut.meta[NUM_FWD_META] = capture.num_fwd_outputs
-            backend._record(region, "joint", cut)
+    plan = None
+    if backend.remat is not None:
+        from .remat import PlanApplication
 
-    return RecordingPartition(on_joint)
+        plan = PlanApplication(backend.remat)
+
+    def before(gm: fx.GraphModule, joint_inputs: Any, kwargs: dict[str, Any]) -> None:
+        static = kwargs.get("static_lifetime_input_indices")
+        region.joint_captures.append(JointCapture(copy_graph_module(gm), joint_inputs, kwargs["num_fwd_outputs"],
+                                                  None if static is None else list(static)))
+        if plan is not None:
+            plan.before(gm, kwargs["num_fwd_outputs"])
+
+    def after(cut: fx.GraphModule, fw: fx.GraphModule, bw: fx.GraphModule) -> tuple[fx.GraphModule, fx.GraphModule] | None:
+        if backend.joint:
+            cut.meta[NUM_FWD_META] = region.joint_captures[-1].num_fwd_outputs
+            backend._record(region, "joint", cut)
+        return plan.after(fw, bw) if plan is not None else None
+
+    return RecordingPartitioner(before, after)

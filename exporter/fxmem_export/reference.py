@@ -44,8 +44,10 @@ def torch_tracker(graph: fx.Graph, order: list[fx.Node] | None = None) -> tuple[
     return int(tracker.peak_memory), current
 
 
-def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph) -> tuple[int, set[str]]:
-    """``get_fwd_bwd_interactions`` with the forward output node taken as the last node."""
+def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph,
+                                  count_cpu: bool = False) -> tuple[int, set[str]]:
+    """``get_fwd_bwd_interactions`` with the forward output node taken as the last node
+    (``count_cpu``: the baseline counts CPU storages too)."""
     me = _me()
     size_of = me._size_of_default
     fwd_alias_info = me.GraphAliasTracker(list(fwd_graph.nodes))
@@ -68,22 +70,30 @@ def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph) -> t
             do_not_delete.add(node.name)
     baseline = 0
     for key in fwd_output_storages - bwd_input_storages:
-        if key.device.type != "cpu":
+        if count_cpu or key.device.type != "cpu":
             baseline += size_of(key.storage.nbytes())
     return int(baseline), do_not_delete
 
 
-def intended_peak_memory(fwd_graph: fx.Graph, bwd_graph: fx.Graph) -> dict[str, int]:
+def intended_peak_memory(fwd_graph: fx.Graph, bwd_graph: fx.Graph, count_cpu: bool = False) -> dict[str, int]:
     """``get_peak_memory`` as intended, with its parts: forward_peak, backward_baseline,
-    backward_peak (baseline included) and peak."""
+    backward_peak (baseline included) and peak. ``count_cpu``: every device is counted (the
+    estimator's module-level ``device_filter`` accepts CPU storages while it runs), as a real
+    CPU run's graphs need."""
     me = _me()
-    fwd_peak = max(me.build_memory_profile(fwd_graph, me._is_releasable))
-    baseline, do_not_delete = intended_fwd_bwd_interactions(fwd_graph, bwd_graph)
+    saved_filter = me.device_filter
+    if count_cpu:
+        me.device_filter = lambda device: True
+    try:
+        fwd_peak = max(me.build_memory_profile(fwd_graph, me._is_releasable))
+        baseline, do_not_delete = intended_fwd_bwd_interactions(fwd_graph, bwd_graph, count_cpu)
 
-    def is_bwd_releasable(n: fx.Node) -> bool:
-        return me._is_releasable(n) and n.name not in do_not_delete
+        def is_bwd_releasable(n: fx.Node) -> bool:
+            return me._is_releasable(n) and n.name not in do_not_delete
 
-    bwd_peak = baseline + max(me.build_memory_profile(bwd_graph, is_bwd_releasable))
+        bwd_peak = baseline + max(me.build_memory_profile(bwd_graph, is_bwd_releasable))
+    finally:
+        me.device_filter = saved_filter
     return {
         "forward_peak": int(fwd_peak),
         "backward_baseline": int(baseline),

@@ -175,16 +175,21 @@ def check_computable(graph: fx.Graph, data: Mapping[str, Any], num_fwd_outputs: 
                 f"{lack.name!r}, which is neither saved nor computable from saved values")
 
 
-def remat_partition_fn(inner: Callable[..., Any], plan: str | os.PathLike[str] | Mapping[str, Any]) -> Callable[..., Any]:
-    """Wrap a partition function (the backend's min-cut one): tag the joint graph per the plan,
-    partition, check that the backward saves exactly the plan's values, reorder the backward."""
-    data, source = load_plan(plan)
+class PlanApplication:
+    """A plan applied around the min-cut partition (the backend's ``remat=PLAN``): ``before``
+    tags the joint graph and checks that the saved values can compute the gradients; ``after``
+    checks that the backward saves exactly the plan's values and puts it in the plan's order."""
 
-    def partition(joint_module: fx.GraphModule, joint_inputs: Any, **kwargs: Any) -> Any:
-        tag_joint_graph(joint_module.graph, data, source)
-        if "num_fwd_outputs" in kwargs:
-            check_computable(joint_module.graph, data, kwargs["num_fwd_outputs"], source)
-        fw, bw = inner(joint_module, joint_inputs, **kwargs)
+    def __init__(self, plan: str | os.PathLike[str] | Mapping[str, Any]) -> None:
+        self.data, self.source = load_plan(plan)
+
+    def before(self, joint: fx.GraphModule, num_fwd_outputs: int | None) -> None:
+        tag_joint_graph(joint.graph, self.data, self.source)
+        if num_fwd_outputs is not None:
+            check_computable(joint.graph, self.data, num_fwd_outputs, self.source)
+
+    def after(self, fw: fx.GraphModule, bw: fx.GraphModule) -> tuple[fx.GraphModule, fx.GraphModule]:
+        data, source = self.data, self.source
         got = [n.name for n in bw.graph.find_nodes(op="placeholder") if not _is_tangent(n)]
         if set(got) != set(data["saved"]):
             extra = sorted(set(got) - set(data["saved"]))
@@ -192,7 +197,18 @@ def remat_partition_fn(inner: Callable[..., Any], plan: str | os.PathLike[str] |
             raise RematPlanError(
                 f"{source}: PyTorch's partition under the plan saves other values than the plan"
                 + (f"; also saves {extra[:5]}" if extra else "") + (f"; does not save {lacking[:5]}" if lacking else ""))
-        reorder_backward(bw, data, source)
-        return fw, bw
+        return fw, reorder_backward(bw, data, source)
+
+
+def remat_partition_fn(inner: Callable[..., Any], plan: str | os.PathLike[str] | Mapping[str, Any]) -> Callable[..., Any]:
+    """Wrap a partition function ``inner(joint, joint_inputs, **kwargs) -> (fw, bw)``: tag the
+    joint graph per the plan, partition, check that the backward saves exactly the plan's
+    values, reorder the backward."""
+    application = PlanApplication(plan)
+
+    def partition(joint_module: fx.GraphModule, joint_inputs: Any, **kwargs: Any) -> Any:
+        application.before(joint_module, kwargs.get("num_fwd_outputs"))
+        fw, bw = inner(joint_module, joint_inputs, **kwargs)
+        return application.after(fw, bw)
 
     return partition

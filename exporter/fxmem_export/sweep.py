@@ -30,6 +30,7 @@ class Sweep:
 
     graphs: list[tuple[str, str, fx.GraphModule]] = field(default_factory=list)
     pairs: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    target: dict[str, Any] = field(default_factory=dict)  # the producer's target keys
 
 
 def _check_budgets(budgets: Sequence[float]) -> list[float]:
@@ -46,7 +47,8 @@ def _check_budgets(budgets: Sequence[float]) -> list[float]:
 
 
 def capture_joint(model: Any, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None,
-                  compile_options: Mapping[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+                  compile_options: Mapping[str, Any] | None = None,
+                  target_options: Mapping[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """Compile ``model`` once with the backend (``inner="partition"``, ``fullgraph=True``) and
     run its forward once, which makes AOTAutograd trace and partition the joint graph; no
     backward runs (on ``meta``, running a BatchNorm model's captured graphs under autograd at
@@ -54,7 +56,7 @@ def capture_joint(model: Any, args: Sequence[Any], kwargs: Mapping[str, Any] | N
     context of the Dynamo graph)."""
     from ._backend import FxmemBackend
 
-    be = FxmemBackend(None, inner="partition", joint=False)
+    be = FxmemBackend(None, inner="partition", joint=False, **dict(target_options or {}))
     compiled = torch.compile(model, backend=be, fullgraph=True, **dict(compile_options or {}))
     with torch.enable_grad():
         compiled(*args, **dict(kwargs or {}))
@@ -66,21 +68,22 @@ def capture_joint(model: Any, args: Sequence[Any], kwargs: Mapping[str, Any] | N
         raise ValueError(f"sweep: the model compiled to {len(captures)} joint graphs; sweep partitions one "
                          "(compile options that split the graph are not supported)")
     region, capture = captures[0]
-    return capture, dict(region.meta)
+    return capture, {**region.meta, **be._target_info()}
 
 
 def partition_sweep(model: Any, args: Sequence[Any], budgets: Sequence[float] = DEFAULT_BUDGETS,
                     kwargs: Mapping[str, Any] | None = None, *, joint: bool = True,
-                    compile_options: Mapping[str, Any] | None = None) -> Sweep:
+                    compile_options: Mapping[str, Any] | None = None,
+                    target_options: Mapping[str, Any] | None = None) -> Sweep:
     """Trace the joint graph once and partition it once per budget (the same joint graph every
     time). Graphs ``budget=<b>.forward``/``budget=<b>.backward`` and (``joint=True``) ``joint``."""
     from ._flops import FlopCounter
     from ._partition import partition
 
     budgets = _check_budgets(budgets)
-    capture, context = capture_joint(model, args, kwargs, compile_options)
+    capture, context = capture_joint(model, args, kwargs, compile_options, target_options)
     root = {ROOT_TYPE_META: type(model).__name__}
-    out = Sweep()
+    out = Sweep(target={k: context.pop(k) for k in ("target", "sdpa", "autocast") if k in context})
     counter = FlopCounter()
     cut_joint: fx.GraphModule | None = None
     joint_flops = 0
@@ -107,7 +110,7 @@ def partition_sweep(model: Any, args: Sequence[Any], budgets: Sequence[float] = 
 def write_sweep(path: str | os.PathLike[str], result: Sweep, *, reference: bool = False,
                 producer: Mapping[str, Any] | None = None) -> dict[str, Any]:
     info = {"capture": "fxmem_export.sweep", "partitioner": PARTITIONER,
-            "budgets": [p[2]["budget"] for p in result.pairs]}
+            "budgets": [p[2]["budget"] for p in result.pairs], **result.target}
     info.update(producer or {})
     doc = build_document([(n, k, gm.graph) for n, k, gm in result.graphs], result.pairs,
                          reference=reference, producer=info)
@@ -118,7 +121,8 @@ def write_sweep(path: str | os.PathLike[str], result: Sweep, *, reference: bool 
 def sweep(model: Any, args: Sequence[Any], path: str | os.PathLike[str],
           budgets: Sequence[float] = DEFAULT_BUDGETS, kwargs: Mapping[str, Any] | None = None, *,
           joint: bool = True, reference: bool = False, producer: Mapping[str, Any] | None = None,
-          compile_options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+          compile_options: Mapping[str, Any] | None = None, target: str | None = None, sdpa: str | None = None,
+          autocast: Any = None) -> dict[str, Any]:
     """Partition ``model(*args, **kwargs)`` with PyTorch's min-cut partitioner once per
     ``torch._functorch.config.activation_memory_budget`` in ``budgets`` and write one fxmem file.
 
@@ -128,7 +132,11 @@ def sweep(model: Any, args: Sequence[Any], path: str | os.PathLike[str],
     ``budget=<b>.forward``/``budget=<b>.backward`` (``<b>`` = ``repr(float(b))``) with keys
     ``budget``, ``extra_flops`` (the pair's FLOPs minus the joint graph's: what recomputation
     costs, FlopCounterMode on meta) and ``joint`` (the graph named ``joint``, written when
-    ``joint=True``). Works on any device, ``meta`` included. Returns the written document."""
+    ``joint=True``). The joint graph is the one Inductor's joint-graph passes leave (as
+    ``backend``), so each budget's pair is what a real run at that budget partitions.
+    ``target``, ``sdpa``, ``autocast``: as for ``backend``. Works on any device, ``meta``
+    included. Returns the written document."""
     check_writable(path)  # before the (slower) trace
-    result = partition_sweep(model, args, budgets, kwargs, joint=joint, compile_options=compile_options)
+    result = partition_sweep(model, args, budgets, kwargs, joint=joint, compile_options=compile_options,
+                             target_options={"target": target, "sdpa": sdpa, "autocast": autocast})
     return write_sweep(path, result, reference=reference, producer=producer)

@@ -118,7 +118,7 @@ def test_callable_inner_and_real_cpu_tensors(tmp_path):
 def test_inductor_inner(tmp_path):
     """Inductor on CPU (needs a C++ compiler): graphs are captured before post-grad passes."""
     path = tmp_path / "ind.json"
-    be = fxmem_export.backend(path, reference=True)  # inner="inductor" is the default
+    be = fxmem_export.backend(path, inner="inductor", reference=True)
     # bias-free linears: only extern mm kernels, so Inductor does not need to run the C++ compiler
     model = nn.Sequential(nn.Linear(8, 16, bias=False), nn.Linear(16, 4, bias=False))
     x = torch.randn(3, 8)
