@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include "fxmem/attribution.h"
+#include "fxmem/capture_info.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
@@ -39,12 +40,16 @@ int run_info(const Args& args, std::ostream& out) {
     const StorageMask counted = devices_counted(file, args);
     const std::vector<std::int64_t> peaks = profile_peaks(file, counted);
     const std::string note = cpu_only_note(file, counted);
+    const CaptureInfo capture = capture_info(file);
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
         j["file"] = file.source;
         j["storages"] = file.storages.size();
         j["total_bytes"] = file.total_bytes();
+        if (!capture.target.empty()) j["target"] = capture.target;
+        if (!capture.sdpa.empty()) j["sdpa"] = capture.sdpa;
+        if (!capture.autocast.empty()) j["autocast"] = capture.autocast;
         j["devices"] = nlohmann::ordered_json::array();
         for (std::size_t d = 0; d < file.devices.size(); ++d)
             j["devices"].push_back(
@@ -77,6 +82,9 @@ int run_info(const Args& args, std::ostream& out) {
 
     if (!note.empty()) out << note << '\n';
     out << escape_control(file.source) << '\n';
+    if (!capture.target.empty())
+        out << "captured for: " << escape_control(capture.summary())
+            << (capture.target == "cuda" ? " (attention and autocast as a CUDA GPU runs them)" : "") << '\n';
     out << "storages: " << file.storages.size() << ", " << format_bytes(file.total_bytes()) << " in total ("
         << file.total_bytes() << " bytes)\n";
     out << "roles: " << with_role << " of " << file.storages.size() << " storages carry a role, " << with_label

@@ -4,6 +4,7 @@
 // TimelineBands, the status bar in StatusLine.
 #include "mainwindow/mainwindow.h"
 
+#include "fxmem/capture_info.h"
 #include "graphview/graphview.h"
 #include "inspector/nodeinspector.h"
 #include "mainwindow/appsettings.h"
@@ -226,7 +227,10 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     applyingScene_ = true;
     if (newFile) parts_.actions->addRecent(scene->path);
     setWindowFilePath(scene->path);
-    setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*] — fxmem"));
+    const std::string target = scene->file ? fxmem::capture_info(*scene->file).summary() : std::string();
+    setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*]")
+                   % (target.empty() ? QString() : QStringLiteral(" (") % QString::fromStdString(target) % u')')
+                   % QStringLiteral(" — fxmem"));
 
     parts_.editor->setEnabled(!scene->empty() && !scene->joined());
     state_->setScene(scene); // the schedule, the views and the panels follow
