@@ -64,11 +64,48 @@ def _calls(gm: fx.GraphModule, name: str) -> bool:
     return False
 
 
+# Ops whose CUDA dispatch runs another kernel than ``meta`` traces, which the capture does not
+# reproduce: each is said once (docs/exporter.md, "Ops that dispatch differently on a GPU").
+CUDA_DISPATCH_DIFFERS = {
+    "gru_cell": "a CUDA GPU runs aten._thnn_fused_gru_cell (one kernel saving a 5*hidden workspace) where "
+                "meta traces the cell's pointwise ops",
+    "lstm_cell": "a CUDA GPU runs aten._thnn_fused_lstm_cell (one kernel saving a 4*hidden workspace) where "
+                 "meta traces the cell's pointwise ops",
+    "_weight_norm": "a CUDA GPU runs aten._weight_norm_interface (a fused kernel saving the norms) where meta "
+                    "traces norm and div",
+    "gru": "a CUDA GPU runs cuDNN's RNN (aten._cudnn_rnn, with its reserve buffer) where meta traces the cells",
+    "lstm": "a CUDA GPU runs cuDNN's RNN (aten._cudnn_rnn, with its reserve buffer) where meta traces the cells",
+    "rnn_tanh": "a CUDA GPU runs cuDNN's RNN (aten._cudnn_rnn, with its reserve buffer) where meta traces the cells",
+    "rnn_relu": "a CUDA GPU runs cuDNN's RNN (aten._cudnn_rnn, with its reserve buffer) where meta traces the cells",
+}
+_said_dispatch: set[str] = set()
+
+
+class DispatchDiffersWarning(UserWarning):
+    """An op a CUDA GPU runs as another kernel than the capture holds (not reproduced on meta)."""
+
+
+def warn_dispatch_differences(gm: fx.GraphModule) -> list[str]:
+    """Say once per op which of ``CUDA_DISPATCH_DIFFERS`` the Dynamo graph calls; returns them."""
+    found = []
+    for name, what in CUDA_DISPATCH_DIFFERS.items():
+        if _calls(gm, name):
+            found.append(name)
+            if name not in _said_dispatch:
+                _said_dispatch.add(name)
+                warnings.warn(f"fxmem_export: the capture for target='cuda' holds torch.{name} as traced on meta; "
+                              f"{what}, so its bytes may differ from a GPU run", DispatchDiffersWarning, stacklevel=4)
+    return found
+
+
 def prepare_graph(gm: fx.GraphModule, *, target: str, sdpa: str | None, autocast: Any) -> None:
     """Put into the Dynamo graph ``gm`` what ``target``'s dispatch would run that ``meta`` (or
-    this machine) would not: autocast's casts, then the attention kernel. In place."""
+    this machine) would not: autocast's casts, then the attention kernel. In place. Ops that a
+    CUDA GPU dispatches to other kernels, not reproduced here, are said (warn_dispatch_differences)."""
     if target not in TARGETS:
         return  # another real device: its own dispatch runs
+    if target == "cuda":
+        warn_dispatch_differences(gm)
     if autocast is not None or _calls(gm, "_enter_autocast"):
         from ._autocast import apply_autocast
 
