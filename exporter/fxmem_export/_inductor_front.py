@@ -172,6 +172,47 @@ def capture_compile(gm: fx.GraphModule, example_inputs: list[Any], *, partitione
         return compile_fx(gm, example_inputs, inner_compile=inner_compile)
 
 
+def _on_meta(args: Any, kwargs: Any) -> bool:
+    return any(isinstance(t, torch.Tensor) and t.device.type == "meta"
+               for t in torch.utils._pytree.tree_leaves((args, kwargs)))
+
+
+def _run_and_save_rng_state(op: Any, *args: Any, **kwargs: Any) -> Any:
+    from torch._prims.rng_prims import run_and_save_rng_state
+
+    if not _on_meta(args, kwargs):
+        return run_and_save_rng_state(op, *args, **kwargs)
+    # A recomputed random op (checkpointing, fused attention) saves the generator's state; meta
+    # has no generator. The state's bytes are the recorded graph's, not this stand-in's.
+    return torch.empty(0, dtype=torch.uint8, device="meta"), op(*args, **kwargs)
+
+
+def _run_with_rng_state(rng_state: Any, op: Any, *args: Any, **kwargs: Any) -> Any:
+    from torch._prims.rng_prims import run_with_rng_state
+
+    if not _on_meta(args, kwargs):
+        return run_with_rng_state(rng_state, op, *args, **kwargs)
+    return op(*args, **kwargs)
+
+
+def runnable(g: fx.GraphModule) -> fx.GraphModule:
+    """``g``, or a copy of it that runs on ``meta`` where PyTorch's RNG-state wrappers
+    (``run_and_save_rng_state``/``run_with_rng_state``) have no meta kernel."""
+    from torch._prims.rng_prims import run_and_save_rng_state, run_with_rng_state
+
+    swap = {run_and_save_rng_state: _run_and_save_rng_state, run_with_rng_state: _run_with_rng_state}
+    if not any(n.op == "call_function" and n.target in swap for n in g.graph.nodes):
+        return g
+    from ._joint import copy_graph_module
+
+    run = copy_graph_module(g)
+    for node in run.graph.nodes:
+        if node.op == "call_function" and node.target in swap:
+            node.target = swap[node.target]
+    run.recompile()
+    return run
+
+
 def eager_inner_compile(record: Callable[[str, fx.GraphModule], None]) -> Callable[..., Any]:
     """An ``inner_compile`` for ``compile_fx`` that records each graph (kind "forward",
     "backward" or "inference") before Inductor's post-grad passes and runs it as it is."""
@@ -180,6 +221,6 @@ def eager_inner_compile(record: Callable[[str, fx.GraphModule], None]) -> Callab
     def inner_compile(g: fx.GraphModule, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         kind = "backward" if kwargs.get("is_backward") else "inference" if kwargs.get("is_inference") else "forward"
         record(kind, g)
-        return make_boxed_func(g.forward)
+        return make_boxed_func(runnable(g).forward)
 
     return inner_compile

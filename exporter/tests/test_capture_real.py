@@ -48,6 +48,18 @@ class Checkpointed(nn.Module):
         return x + self.b(x)
 
 
+class CheckpointedAttention(nn.Module):
+    """An attention block under torch.utils.checkpoint: the fused kernel is a random op, so the
+    recompute saves and restores the generator's state (run_and_save_rng_state)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = Block(64, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return checkpoint.checkpoint(self.block, x, use_reentrant=False)
+
+
 class TinyViT(nn.Module):
     """Patch embedding (conv), class token, position embedding, 2 attention blocks, head."""
 
@@ -77,11 +89,13 @@ def _custom(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]
             return Checkpointed(), (torch.randn(32, 64),)
         if name == "vit":
             return TinyViT(), (torch.randn(2, 3, 16, 16),)
+        if name == "checkpoint_attention":
+            return CheckpointedAttention(), (torch.randn(2, 16, 64),)
     raise KeyError(name)
 
 
 def _model(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    if name in ("gru", "checkpoint", "vit"):
+    if name in ("gru", "checkpoint", "vit", "checkpoint_attention"):
         return _custom(name, device)
     torch.manual_seed(0)
     model, inputs, options = build(name, device)
@@ -91,7 +105,7 @@ def _model(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]
 
 # Every bundled example that compiles in one region with a real CPU step, and the models the
 # issue names: attention (gpt, llama, vit), BatchNorm (cnn), a GRU, torch.utils.checkpoint.
-MODELS = ["mlp", "cnn", "multiout", "inplace", "gpt", "llama", "gru", "checkpoint", "vit"]
+MODELS = ["mlp", "cnn", "multiout", "inplace", "gpt", "llama", "gru", "checkpoint", "vit", "checkpoint_attention"]
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -100,6 +114,15 @@ def test_meta_capture_equals_real_cpu_partition(name):
     captured = real_run.meta_pair(*_model(name, "meta"), target="cpu")
     assert real_run.differences(real, captured) == []
     assert real_run.peak(real) > 0
+
+
+def test_checkpointed_attention_runs_on_meta():
+    """The captured graphs run on meta although PyTorch's RNG-state wrappers have no meta kernel."""
+    from torch._prims.rng_prims import run_and_save_rng_state
+
+    pair = real_run.meta_pair(*_model("checkpoint_attention", "meta"), target="cuda")
+    saves = [n for n in pair.forward.graph.nodes if n.target is run_and_save_rng_state]
+    assert len(saves) == 1 and "efficient_attention" in str(saves[0].args[0])
 
 
 def test_sweep_rows_equal_real_runs_at_each_budget(tmp_path):
