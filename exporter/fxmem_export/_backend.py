@@ -130,6 +130,7 @@ class FxmemBackend:
         self.optimizer = optimizer  # its state goes in the file (_optimizer.py)
         self.step.optimizer = optimizer
         self._warned_cpu = False
+        self._warned_data_dependent = False
         self._lock = threading.RLock()
         self._in_call = threading.local()  # .active while Dynamo runs this backend
         self.__name__ = "fxmem_backend"
@@ -140,6 +141,13 @@ class FxmemBackend:
             copy = snapshot(gm)
             copy.meta = {**getattr(gm, "meta", {}), **region.meta}
             region.graphs[kind].append(copy)
+            if not self._warned_data_dependent and kind != "joint":
+                from ._checks import data_dependent_sizes, warn_data_dependent
+
+                sizes = data_dependent_sizes(copy)
+                if sizes:
+                    self._warned_data_dependent = True
+                    warn_data_dependent(f"{region.prefix}.{kind}", sizes)
             if not self._warned_cpu:
                 from ._checks import only_cpu, warn_cpu_only
 

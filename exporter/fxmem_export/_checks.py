@@ -47,3 +47,36 @@ def check_inductor_inputs(example_inputs: Any) -> None:
                 "inner='eager' (AOTAutograd's default partitioner) to fxmem_export.backend(...) when "
                 "the model is on the meta device"
             )
+
+
+class DataDependentSizesWarning(UserWarning):
+    """A captured graph has sizes that depend on the data (unbacked symbols)."""
+
+
+def data_dependent_sizes(gm: fx.GraphModule) -> dict[str, int]:
+    """{symbol: the hint its bytes are counted at} for every unbacked symbol (``u0``: a size
+    that depends on the data, e.g. how many tokens a mixture-of-experts routes to an expert)."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    from ._serialize import hint_int
+
+    out: dict[str, int] = {}
+    for node in gm.graph.nodes:
+        for leaf in torch.utils._pytree.tree_leaves(node.meta.get("val")):
+            sizes = list(leaf.shape) if isinstance(leaf, torch.Tensor) else [leaf] if isinstance(leaf, torch.SymInt) else []
+            for size in sizes:
+                if isinstance(size, torch.SymInt):
+                    for sym in free_unbacked_symbols(size):
+                        if str(sym) not in out and size.node.expr == sym:
+                            out[str(sym)] = hint_int(size)
+    return out
+
+
+def warn_data_dependent(name: str, sizes: dict[str, int]) -> None:
+    shown = ", ".join(f"{k}={v}" for k, v in list(sizes.items())[:6]) + (" ..." if len(sizes) > 6 else "")
+    warnings.warn(
+        f"fxmem_export: graph {name!r} has sizes that depend on the data ({shown}); their bytes are counted at "
+        "these values, the hints PyTorch's own estimator uses (for nonzero/where on a mask: every element selected, "
+        "the largest it can be; for other data-dependent values Inductor's unbacked_symint_fallback), so the peak "
+        "is an upper bound for routing that spreads the tokens",
+        DataDependentSizesWarning, stacklevel=4)

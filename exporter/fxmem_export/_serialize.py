@@ -119,9 +119,17 @@ def _node_meta(node: fx.Node) -> dict[str, Any]:
     return meta
 
 
+def _returns_nothing(node: fx.Node) -> bool:
+    """An op whose schema returns nothing (``_assert_scalar``, ``_assert_async``,
+    ``sym_constrain_range_for_size``, ...): it has no value, and no storage, to record."""
+    schema = getattr(node.target, "_schema", None)
+    return node.op == "call_function" and schema is not None and not schema.returns
+
+
 def check_graph(graph: fx.Graph, name: str) -> None:
-    """Raise MissingValError if a node (other than output) has no meta["val"]."""
-    missing = [n.name for n in graph.nodes if n.op != "output" and "val" not in n.meta]
+    """Raise MissingValError if a node (other than output, or an op that returns nothing) has no
+    meta["val"]."""
+    missing = [n.name for n in graph.nodes if n.op != "output" and "val" not in n.meta and not _returns_nothing(n)]
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
         raise MissingValError(
