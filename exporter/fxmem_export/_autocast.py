@@ -255,6 +255,26 @@ def _make_kernel(op: torch._ops.OpOverload, name: str, key: Any) -> Callable[...
     return kernel
 
 
+def cast_for(name: str, *values: Any) -> tuple[Any, ...]:
+    """``values`` cast as the active capture's autocast region casts the inputs of op ``name``
+    (an aten name of the tables): for code that calls another op in that op's place (_sdpa.py
+    calls the fused kernel itself, where autocast would have cast scaled_dot_product_attention's
+    inputs first). Unchanged outside an enabled region or for real tensors."""
+    try:
+        policy: AutocastPolicy | None = _active[-1]
+    except IndexError:
+        return values
+    category = policy.table.get(name) if policy is not None else None
+    if category is None or not torch.is_autocast_enabled(policy.target) or not any(
+            t.device.type == "meta" for t in _tensors(values)):
+        return values
+    if category == "lower_precision_fp":
+        return tuple(_cast(v, torch.get_autocast_dtype(policy.target)) for v in values)
+    if category == "fp32":
+        return tuple(_cast(v, _FP32) for v in values)
+    raise ValueError(f"cast_for: op {name!r} is in category {category!r}, which casts are not taken from here")
+
+
 def _meta_float(t: Any) -> bool:
     return isinstance(t, torch.Tensor) and t.device.type == "meta" and t.is_floating_point()
 
@@ -348,7 +368,8 @@ def _autocast_init(original: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(original)
     def __init__(self: Any, device_type: str, dtype: torch.dtype | None = None, enabled: bool = True,
                  cache_enabled: bool | None = None) -> None:
-        if device_type == "cuda" and enabled and getattr(_tls, "cuda_depth", 0) > 0:
+        if device_type == "cuda" and enabled and (getattr(_tls, "cuda_depth", 0) > 0 or _cuda_backends > 0) \
+                and not torch.cuda.is_available():
             # Built as disabled (skips "CUDA is not available ... Disabling autocast" and the
             # device's bf16 check, which are about this machine), then turned on: the region's
             # state is what the kernels read.
@@ -358,6 +379,29 @@ def _autocast_init(original: Callable[..., None]) -> Callable[..., None]:
         original(self, device_type, dtype, enabled, cache_enabled)
 
     return __init__
+
+
+_cuda_backends = 0  # live backends for target "cuda" (their user's regions are honoured)
+
+
+def honour_user_regions(owner: Any) -> None:
+    """While ``owner`` (a backend for target "cuda") lives, a ``torch.autocast("cuda")`` the
+    user creates anywhere (around the call of the compiled model, in the training loop) is
+    built enabled on a machine without CUDA, so the capture can honour it."""
+    global _cuda_backends
+    import weakref
+
+    with _state_lock:
+        _cuda_backends += 1
+    _install_init_patch()
+
+    def release() -> None:
+        global _cuda_backends
+        with _state_lock:
+            _cuda_backends -= 1
+        _remove_init_patch()
+
+    weakref.finalize(owner, release)
 
 
 def _install_init_patch() -> None:

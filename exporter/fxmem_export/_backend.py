@@ -97,6 +97,10 @@ class FxmemBackend:
         check_target_options(target, sdpa, autocast)
         self.target_option, self.sdpa, self.autocast = target, sdpa, autocast
         self.target: str | None = target  # resolved at the first compile (_target.resolve_target)
+        if target in (None, "cuda"):
+            from ._autocast import honour_user_regions
+
+            honour_user_regions(self)  # the user's torch.autocast("cuda") is built enabled without CUDA
         if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager", "partition"):
             raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
         if not (isinstance(inner, str) or callable(inner)):
@@ -173,12 +177,13 @@ class FxmemBackend:
         self._in_call.active = True
         try:
             self._prepare_for_target(gm, example_inputs)
-            if self.inner == "inductor":
-                compiled = self._compile_inductor(region, gm, example_inputs)
-            elif self.inner == "partition":
-                compiled = self._compile_partition(region, gm, example_inputs)
-            else:
-                compiled = self._compile_aot(region, gm, example_inputs)
+            with self._autocast_policy():
+                if self.inner == "inductor":
+                    compiled = self._compile_inductor(region, gm, example_inputs)
+                elif self.inner == "partition":
+                    compiled = self._compile_partition(region, gm, example_inputs)
+                else:
+                    compiled = self._compile_aot(region, gm, example_inputs)
         finally:
             self._in_call.active = False
         compiled = self.step.wrap(compiled, region)
@@ -195,6 +200,15 @@ class FxmemBackend:
         if on_target_device(example_inputs, self.target) and self.sdpa is None and self.autocast is None:
             return  # PyTorch's own dispatch runs what the target runs
         prepare_graph(gm, target=self.target, sdpa=self.sdpa, autocast=self.autocast)
+
+    def _autocast_policy(self) -> contextlib.AbstractContextManager[Any]:
+        """The target's autocast policy on meta tensors while AOTAutograd traces (forward and
+        backward are traced in the compile): the user's regions and ``autocast=`` (_autocast.py)."""
+        if self.target not in ("cuda", "cpu"):
+            return contextlib.nullcontext()
+        from ._autocast import autocast_capture
+
+        return autocast_capture(self.target, self.autocast)
 
     def _compile_aot(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from functorch.compile import make_boxed_func

@@ -1,8 +1,9 @@
 """The device a capture stands for: ``target="cuda"`` or ``"cpu"``.
 
 On a real device the target is that device. On ``meta`` there is no device to dispatch on, so
-what PyTorch would run is chosen here: attention's fused kernel (_sdpa.py) and autocast's casts
-(_autocast.py) are put into the Dynamo graph before AOTAutograd traces it. The default on
+what PyTorch would run is chosen here: attention's fused kernel (_sdpa.py) is put into the
+Dynamo graph before AOTAutograd traces it; autocast's casts come from kernels active while the
+backend compiles (_autocast.py). The default on
 ``meta`` is "cuda", said once, with how to change it.
 """
 
@@ -99,17 +100,14 @@ def warn_dispatch_differences(gm: fx.GraphModule) -> list[str]:
 
 
 def prepare_graph(gm: fx.GraphModule, *, target: str, sdpa: str | None, autocast: Any) -> None:
-    """Put into the Dynamo graph ``gm`` what ``target``'s dispatch would run that ``meta`` (or
-    this machine) would not: autocast's casts, then the attention kernel. In place. Ops that a
-    CUDA GPU dispatches to other kernels, not reproduced here, are said (warn_dispatch_differences)."""
+    """Put into the Dynamo graph ``gm`` the attention kernel ``target``'s dispatch would run,
+    which ``meta`` (or this machine) would not. In place. Ops that a CUDA GPU dispatches to
+    other kernels, not reproduced here, are said (warn_dispatch_differences). Autocast is not a
+    graph rewrite: the backend compiles inside ``_autocast.autocast_capture``."""
     if target not in TARGETS:
         return  # another real device: its own dispatch runs
     if target == "cuda":
         warn_dispatch_differences(gm)
-    if autocast is not None or _calls(gm, "_enter_autocast"):
-        from ._autocast import apply_autocast
-
-        apply_autocast(gm, target=target, dtype=autocast)
     if _calls(gm, "scaled_dot_product_attention"):
         from ._sdpa import lower_sdpa
 

@@ -39,9 +39,16 @@ def _loss(out: Any) -> torch.Tensor:
     return sum(t.float().sum() for t in leaves)  # type: ignore[return-value]
 
 
+def _region(autocast: torch.dtype | None, device: str) -> Any:
+    import contextlib
+
+    return torch.autocast(device, dtype=autocast) if autocast is not None else contextlib.nullcontext()
+
+
 def real_cpu_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, budget: float | None = None,
-                  joint_pass: Callable[[fx.Graph], None] | None = None) -> Pair:
-    """The pair a real CPU ``torch.compile(model)`` training step partitions."""
+                  joint_pass: Callable[[fx.Graph], None] | None = None, autocast: torch.dtype | None = None) -> Pair:
+    """The pair a real CPU ``torch.compile(model)`` training step partitions (``autocast``: the
+    call runs in ``torch.autocast("cpu", dtype=autocast)``)."""
     import torch._inductor.compile_fx as cfx
 
     real_cut = cfx.min_cut_rematerialization_partition
@@ -62,7 +69,9 @@ def real_cpu_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, budget: fl
                 {} if budget is None else {"activation_memory_budget": budget})), \
                 torch._inductor.config.patch(patches):
             try:
-                _loss(torch.compile(model, fullgraph=True)(*inputs)).backward()
+                with _region(autocast, "cpu"):
+                    out = torch.compile(model, fullgraph=True)(*inputs)
+                _loss(out).backward()
             except Exception as e:  # Dynamo wraps what the backend raised
                 if not taken:
                     raise
@@ -74,11 +83,15 @@ def real_cpu_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, budget: fl
     return taken[0]
 
 
-def meta_pair(model: torch.nn.Module, inputs: tuple[Any, ...], **backend_options: Any) -> Pair:
-    """The pair fxmem_export's backend captures for ``model`` (on ``meta``)."""
+def meta_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, region: tuple[str, torch.dtype] | None = None,
+              **backend_options: Any) -> Pair:
+    """The pair fxmem_export's backend captures for ``model`` (on ``meta``); ``region``:
+    (device, dtype) of a ``torch.autocast`` the call runs in, as in a user's training loop."""
     torch._dynamo.reset()
     be = fxmem_export.backend(None, **backend_options)
-    _loss(torch.compile(model, backend=be, fullgraph=True)(*inputs)).backward()
+    with _region(region[1] if region else None, region[0] if region else "cpu"):
+        out = torch.compile(model, backend=be, fullgraph=True)(*inputs)
+    _loss(out).backward()
     graphs = {kind: gm for _, kind, gm in be.graphs()}
     torch._dynamo.reset()
     return Pair(graphs["forward"], graphs["backward"])

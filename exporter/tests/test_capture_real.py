@@ -116,6 +116,34 @@ def test_meta_capture_equals_real_cpu_partition(name):
     assert real_run.peak(real) > 0
 
 
+@pytest.mark.parametrize("name", ["gpt", "llama", "vit"])
+def test_autocast_capture_equals_real_cpu_autocast_run(name):
+    """torch.autocast("cpu", bfloat16) around the call: the same pair as a real CPU run under it
+    (casts, attention chosen on the cast inputs, bf16 activations)."""
+    real = real_run.real_cpu_pair(*_model(name, "cpu"), autocast=torch.bfloat16)
+    captured = real_run.meta_pair(*_model(name, "meta"), target="cpu", region=("cpu", torch.bfloat16))
+    assert real_run.differences(real, captured) == []
+    assert any(str(n.meta["val"].dtype) == "torch.bfloat16" for n in captured.forward.graph.nodes
+               if isinstance(n.meta.get("val"), torch.Tensor))
+
+
+def test_user_cuda_autocast_region_is_honoured_on_meta():
+    """A CUDA training loop's torch.autocast("cuda", bfloat16), created after the backend on a
+    machine without CUDA: matmuls in bf16, attention on flash (bf16, GQA), fp32 gradients."""
+    from fxmem_export.examples import llama3
+
+    be = llama3.capture(layers=1, seq=128)
+    graphs = {kind: gm for _, kind, gm in be.graphs()}
+    fw = [n for n in graphs["forward"].graph.nodes if n.op == "call_function"]
+    assert {str(n.meta["val"].dtype) for n in fw if n.target is torch.ops.aten.mm.default} == {"torch.bfloat16"}
+    assert sum(n.target is torch.ops.aten._scaled_dot_product_flash_attention.default for n in fw) == 1
+    bw = graphs["backward"].graph
+    out = next(iter(bw.find_nodes(op="output")))
+    grads = [a for a in out.args[0] if isinstance(a, torch.fx.Node)]
+    assert grads and {str(g.meta["val"].dtype) for g in grads} == {"torch.float32"}
+    assert be._target_info() == {"target": "cuda"}
+
+
 def test_checkpointed_attention_runs_on_meta():
     """The captured graphs run on meta although PyTorch's RNG-state wrappers have no meta kernel."""
     from torch._prims.rng_prims import run_and_save_rng_state

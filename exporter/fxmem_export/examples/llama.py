@@ -37,22 +37,28 @@ class Rotary(nn.Module):
 
 
 class Attention(nn.Module):
-    def __init__(self, dim: int, heads: int, max_seq: int) -> None:
+    """Causal attention; ``kv_heads`` < ``heads`` is grouped-query attention (Llama 3)."""
+
+    def __init__(self, dim: int, heads: int, max_seq: int, kv_heads: int | None = None) -> None:
         super().__init__()
         self.heads = heads
+        self.kv_heads = kv_heads or heads
+        head_dim = dim // heads
         self.wq = nn.Linear(dim, dim, bias=False)
-        self.wk = nn.Linear(dim, dim, bias=False)
-        self.wv = nn.Linear(dim, dim, bias=False)
+        self.wk = nn.Linear(dim, self.kv_heads * head_dim, bias=False)
+        self.wv = nn.Linear(dim, self.kv_heads * head_dim, bias=False)
         self.wo = nn.Linear(dim, dim, bias=False)
-        self.rotary = Rotary(dim // heads, max_seq)
+        self.rotary = Rotary(head_dim, max_seq)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         b, t, d = x.shape
-        q = self.wq(x).view(b, t, self.heads, d // self.heads).transpose(1, 2)
-        k = self.wk(x).view(b, t, self.heads, d // self.heads).transpose(1, 2)
-        v = self.wv(x).view(b, t, self.heads, d // self.heads).transpose(1, 2)
+        hd = d // self.heads
+        q = self.wq(x).view(b, t, self.heads, hd).transpose(1, 2)
+        k = self.wk(x).view(b, t, self.kv_heads, hd).transpose(1, 2)
+        v = self.wv(x).view(b, t, self.kv_heads, hd).transpose(1, 2)
         q, k = self.rotary(q), self.rotary(k)
-        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        gqa = {"enable_gqa": True} if self.kv_heads != self.heads else {}
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, **gqa)
         return self.wo(y.transpose(1, 2).reshape(b, t, d))
 
 
@@ -68,10 +74,10 @@ class SwiGLU(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    def __init__(self, dim: int, heads: int, hidden: int, max_seq: int) -> None:
+    def __init__(self, dim: int, heads: int, hidden: int, max_seq: int, kv_heads: int | None = None) -> None:
         super().__init__()
         self.attention_norm = RMSNorm(dim)
-        self.attention = Attention(dim, heads, max_seq)
+        self.attention = Attention(dim, heads, max_seq, kv_heads)
         self.ffn_norm = RMSNorm(dim)
         self.feed_forward = SwiGLU(dim, hidden)
 
@@ -82,10 +88,10 @@ class DecoderLayer(nn.Module):
 
 class Llama(nn.Module):
     def __init__(self, vocab: int = 256, dim: int = 64, layers: int = 8, heads: int = 4,
-                 hidden: int = 176, max_seq: int = 64) -> None:
+                 hidden: int = 176, max_seq: int = 64, kv_heads: int | None = None) -> None:
         super().__init__()
         self.tok_embeddings = nn.Embedding(vocab, dim)
-        self.layers = nn.ModuleList(DecoderLayer(dim, heads, hidden, max_seq) for _ in range(layers))
+        self.layers = nn.ModuleList(DecoderLayer(dim, heads, hidden, max_seq, kv_heads) for _ in range(layers))
         self.norm = RMSNorm(dim)
         self.output = nn.Linear(dim, vocab, bias=False)
 
