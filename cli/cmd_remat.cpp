@@ -109,7 +109,7 @@ int run_remat(const Args& args, std::ostream& out) {
     } else {
         r = search_remat(joint, options);
     }
-    if (const auto path = args.value("-o")) write_file_atomically(*path, plan_to_json(make_plan(joint, r)));
+    if (const auto path = args.value("-o")) save_plan(make_plan(joint, r), *path);
     const std::vector<BudgetRow> rows = budget_rows(file);
     // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's
     // partition under the plan would differ from the one scored here.

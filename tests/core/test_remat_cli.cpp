@@ -80,6 +80,25 @@ TEST(RematPlans, APlanWrittenByRematReadsBackToTheSamePartition) {
     EXPECT_EQ(score_partition(j, rp.partition, rp.backward_order).peak, r.peak.peak);
 }
 
+// save_plan: plan_to_json's bytes, written atomically; a failed write names the path.
+TEST(RematPlans, SavePlanWritesPlanToJson) {
+    const GraphFile f = load_file(kJoint);
+    const JointGraph j = analyze_joint(f, 0);
+    RematOptions o;
+    o.time_limit_s = 5;
+    const RematPlan plan = make_plan(j, search_remat(j, o));
+    const std::string path = fxmem_test::scratch_dir() + "/saved.plan.json";
+    save_plan(plan, path);
+    EXPECT_EQ(read_regular_file(path), plan_to_json(plan));
+    const std::string nowhere = fxmem_test::scratch_dir() + "/no/such/dir/plan.json";
+    try {
+        save_plan(plan, nowhere);
+        FAIL() << "wrote " << nowhere;
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(nowhere), std::string::npos) << e.what();
+    }
+}
+
 // The hand-made joint's only pair is its budget-1.0 partition (tests/core/test_remat.cpp has the
 // arithmetic): 1096 bytes at the backward's mul (step 5), 320 saved bytes (primals_2 64 + relu 256).
 TEST(RematCli, BudgetsJson) {

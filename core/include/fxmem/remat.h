@@ -170,6 +170,9 @@ struct RematPlan {
 };
 
 std::string plan_to_json(const RematPlan& plan);
+// plan_to_json written atomically (write_file_atomically): fxmem-cli remat -o, the app's Save Plan.
+// Throws Error naming `path`.
+void save_plan(const RematPlan& plan, const std::string& path);
 // Reads and checks the shape of a plan document; errors name `source` and the place.
 RematPlan parse_plan(std::string_view text, const std::string& source);
 RematPlan load_plan(const std::string& path);

@@ -90,6 +90,8 @@ RematPlan load_plan(const std::string& path) {
     return parse_plan(s.str(), path);
 }
 
+void save_plan(const RematPlan& plan, const std::string& path) { write_file_atomically(path, plan_to_json(plan)); }
+
 RematPlan make_plan(const JointGraph& joint, const RematResult& r) {
     const Graph& g = joint.g();
     RematPlan plan;
