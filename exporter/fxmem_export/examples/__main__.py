@@ -1,5 +1,8 @@
 """python -m fxmem_export.examples NAME -o FILE [--with-reference] [--inner partition|eager] [--joint]
-[--sweep [--budgets 1.0,0.5,...]] | --list"""
+[--sweep [--budgets 1.0,0.5,...]] | --list
+
+llama3_8b (traced, not bundled) also takes [--sdpa math|efficient|flash|cudnn] [--no-autocast]
+[--layers N] [--seq T] [--remat PLAN.json]."""
 
 from __future__ import annotations
 
@@ -7,7 +10,10 @@ import argparse
 import sys
 
 from . import DESCRIPTIONS, INNERS, NAMES, export, export_sweep
+from . import llama3 as _llama3
 from . import step as _step
+
+_TRACED = {_llama3.NAME: _llama3.DESCRIPTION}  # traced on demand, not bundled
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,8 +21,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m fxmem_export.examples",
         description="Write the compiled forward/backward graphs of a built-in example model to an fxmem file.",
     )
-    parser.add_argument("name", nargs="?", choices=NAMES + _step.NAMES, metavar="NAME",
-                        help="example model: " + ", ".join(NAMES + _step.NAMES))
+    parser.add_argument("name", nargs="?", choices=NAMES + _step.NAMES + list(_TRACED), metavar="NAME",
+                        help="example model: " + ", ".join(NAMES + _step.NAMES + list(_TRACED)))
     parser.add_argument("-o", "--output", metavar="FILE", help="file to write (e.g. gpt.fxmem.json)")
     parser.add_argument("--with-reference", action="store_true",
                         help="add a \"reference\" block with what torch's memory_estimator computes")
@@ -28,10 +34,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sweep", action="store_true",
                         help="one min-cut pair per activation memory budget, and the joint graph (fxmem_export.sweep)")
     parser.add_argument("--budgets", metavar="B,B,...", help="the budgets of --sweep (default 1.0,0.9,...,0.0)")
+    parser.add_argument("--sdpa", choices=("flash", "efficient", "cudnn", "math"),
+                        help="llama3_8b: the attention kernel (default: PyTorch's choice on a CUDA GPU)")
+    parser.add_argument("--no-autocast", action="store_true", help="llama3_8b: fp32 throughout (no bf16 autocast)")
+    parser.add_argument("--remat", metavar="PLAN.json",
+                        help="llama3_8b: apply a recompute plan (fxmem-cli remat -o) to the partition")
+    parser.add_argument("--layers", type=int, default=32, help="llama3_8b: decoder layers (default 32)")
+    parser.add_argument("--seq", type=int, default=4096, help="llama3_8b: tokens per sequence (default 4096)")
     parser.add_argument("--list", action="store_true", help="list the example models and exit")
     args = parser.parse_args(argv)
     if args.list:
-        for name, text in {**DESCRIPTIONS, **_step.DESCRIPTIONS}.items():
+        for name, text in {**DESCRIPTIONS, **_step.DESCRIPTIONS, **_TRACED}.items():
             print(f"{name:10} {text}")
         return 0
     if args.name is None or args.output is None:
@@ -53,7 +66,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         check_writable(args.output)  # fail before the (slower) capture
-        if args.name in _step.NAMES:  # a whole step: every region, the step, optimizer state
+        if args.name in _TRACED:
+            if args.layers < 1 or args.seq < 1:
+                parser.error("--layers and --seq must be at least 1")
+            doc = _llama3.export(args.output, sdpa=args.sdpa, autocast=not args.no_autocast, layers=args.layers,
+                                 seq=args.seq, remat=args.remat)
+        elif args.name in _step.NAMES:  # a whole step: every region, the step, optimizer state
             doc = _step.export(args.name, args.output, reference=args.with_reference)
         elif args.sweep:
             doc = export_sweep(args.name, args.output, budgets=budgets, reference=args.with_reference)

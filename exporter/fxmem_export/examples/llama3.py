@@ -27,8 +27,9 @@ SHAPE = {"vocab": 128256, "dim": 4096, "layers": 32, "heads": 32, "hidden": 1433
 
 
 def capture(*, layers: int = 32, seq: int = 4096, batch: int = 1, sdpa: str | None = None,
-            autocast: bool = True) -> FxmemBackend:
-    """Trace one training step on ``meta`` and return the backend holding its graphs."""
+            autocast: bool = True, remat: Any = None) -> FxmemBackend:
+    """Trace one training step on ``meta`` and return the backend holding its graphs
+    (``remat``: a recompute plan applied to the partition, as ``backend(..., remat=PLAN)``)."""
     torch._dynamo.reset()
     shape = {**SHAPE, "layers": layers, "max_seq": max(seq, 1)}
     with torch.device("meta"):
@@ -36,7 +37,7 @@ def capture(*, layers: int = 32, seq: int = 4096, batch: int = 1, sdpa: str | No
         tokens = torch.zeros(batch, seq, dtype=torch.long)
         targets = torch.zeros(batch, seq, dtype=torch.long)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    be = FxmemBackend(None, target="cuda", sdpa=sdpa, optimizer=opt)
+    be = FxmemBackend(None, target="cuda", sdpa=sdpa, optimizer=opt, remat=remat)
     compiled = torch.compile(model, backend=be, fullgraph=True)
     # The user's own mixed-precision context, as a CUDA training script has it.
     amp = torch.autocast("cuda", dtype=torch.bfloat16) if autocast else contextlib.nullcontext()
@@ -48,8 +49,8 @@ def capture(*, layers: int = 32, seq: int = 4096, batch: int = 1, sdpa: str | No
 
 
 def export(path: str | os.PathLike[str], *, sdpa: str | None = None, autocast: bool = True,
-           layers: int = 32, seq: int = 4096) -> dict[str, Any]:
-    be = capture(layers=layers, seq=seq, sdpa=sdpa, autocast=autocast)
+           layers: int = 32, seq: int = 4096, remat: Any = None) -> dict[str, Any]:
+    be = capture(layers=layers, seq=seq, sdpa=sdpa, autocast=autocast, remat=remat)
     be.producer = {"example": NAME, "description": DESCRIPTION, "device": "meta",
                    "mixed_precision": "torch.autocast('cuda', bfloat16)" if autocast else "none"}
     return be.save(path)
