@@ -50,7 +50,11 @@ def capture(*, layers: int = 32, seq: int = 4096, batch: int = 1, sdpa: str | No
 
 def export(path: str | os.PathLike[str], *, sdpa: str | None = None, autocast: bool = True,
            layers: int = 32, seq: int = 4096, remat: Any = None) -> dict[str, Any]:
+    from . import _relative_stack_traces
+
     be = capture(layers=layers, seq=seq, sdpa=sdpa, autocast=autocast, remat=remat)
+    for _, _, gm in be.graphs():
+        _relative_stack_traces(gm)
     be.producer = {"example": NAME, "description": DESCRIPTION, "device": "meta",
                    "mixed_precision": "torch.autocast('cuda', bfloat16)" if autocast else "none"}
     return be.save(path)
