@@ -17,6 +17,7 @@
 #include <QTemporaryDir>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
 #include <memory>
 
@@ -94,7 +95,11 @@ int main(int argc, char** argv) {
         QStringLiteral("Search a recompute plan (Recompute tab) for a file with a joint graph, and show its pair."));
     parser.addOptions({screenshot, graph, pair, size, theme, timelineMode, depth, tab, selectModule, collapse,
                        useSchedule, compare, step});
-    parser.addOption(findPlan);
+    const QCommandLineOption maxExtraPercent(
+        QStringLiteral("max-extra-percent"),
+        QStringLiteral("Find plan's limit on extra FLOPs in % of the baseline pair's, as fxmem-cli remat's."),
+        QStringLiteral("P"));
+    parser.addOptions({findPlan, maxExtraPercent});
     // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
     const QCommandLineOption benchScrub(
         QStringLiteral("benchmark-scrub"),
@@ -135,6 +140,12 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
+    bool percentOk = false;
+    const double percent = parser.value(maxExtraPercent).toDouble(&percentOk);
+    if (parser.isSet(maxExtraPercent) && (!percentOk || !std::isfinite(percent) || percent < 0)) {
+        fail(QStringLiteral("--max-extra-percent expects a number >= 0, not '%1'").arg(parser.value(maxExtraPercent)));
+        return 2;
+    }
     if (parser.isSet(theme) && !applyTheme(parser.value(theme))) {
         fail(QStringLiteral("unknown theme '%1' (expected dark or light)").arg(parser.value(theme)));
         return 2;
@@ -151,6 +162,7 @@ int main(int argc, char** argv) {
     options.compare = parser.value(compare);
     if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
     options.findPlan = parser.isSet(findPlan);
+    if (parser.isSet(maxExtraPercent)) options.maxExtraPercent = percent;
 
     const bool bench = parser.isSet(benchScrub);
     const bool shot = parser.isSet(screenshot) || bench;

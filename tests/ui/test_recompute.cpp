@@ -1,10 +1,13 @@
 // The Recompute view on the bundled llama sweep: its points are fxmem-cli budgets' rows (and the
 // issue's figures), clicking a budget point shows that pair, and the plan's point shows the
-// simulated pair with the peak the search scored.
+// simulated pair with the peak the search scored. Find plan's FLOPs limit gives fxmem-cli remat
+// --max-extra-percent's plan, and Save Plan writes what fxmem-cli remat -o writes.
 #include "graphview/graphview.h"
 #include "graphview/visibleitems.h"
 #include "inspector/nodeinspector.h"
 #include "jobs/jobtracker.h"
+#include "mainwindow/filecommands.h"
+#include "mainwindow/mainactions.h"
 #include "mainwindow/mainwindow.h"
 #include "recompute/recomputepanel.h"
 #include "recompute/recomputeplot.h"
@@ -15,12 +18,17 @@
 #include <fxmem/io.h>
 #include <fxmem/remat.h>
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocale>
+#include <QMessageBox>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
@@ -42,6 +50,8 @@ private slots:
     void planPointShowsTheSimulatedPair();
     void recomputeToggleEqualsTheCliPlanAndUndoes();
     void refusalsSayWhy();
+    void flopsLimitGivesTheCliPlanAndSavePlanWritesItsFile();
+    void savePlanOfAnEditAndItsFailures();
     void fileWithoutJointHasNoPoints();
 };
 
@@ -373,6 +383,183 @@ void TestRecompute::fileWithoutJointHasNoPoints() {
     QTest::qWait(50);
     QVERIFY(w.parts().recompute->points().points.empty());
     QVERIFY(!w.parts().recompute->findButton()->isEnabled());
+    QVERIFY(!w.parts().actions->savePlan->isEnabled());
+}
+
+namespace {
+QByteArray contents(const QString& path) {
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QStringList names(const QJsonValue& array) {
+    QStringList out;
+    for (const QJsonValue& v : array.toArray()) out << v.toString();
+    return out;
+}
+
+QStringList names(const fxmem::JointGraph& joint, const std::vector<fxmem::NodeId>& ids) {
+    QStringList out;
+    for (fxmem::NodeId id : ids) out << QString::fromStdString(joint.g().node(id).name);
+    return out;
+}
+} // namespace
+
+void TestRecompute::flopsLimitGivesTheCliPlanAndSavePlanWritesItsFile() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    RecomputePanel* panel = w.parts().recompute;
+    QAction* save = w.parts().actions->savePlan;
+    QVERIFY(!save->isEnabled()); // no plan yet
+    QCOMPARE(panel->maxExtraPercent(), -1.0);
+    QCOMPARE(panel->limitBox()->text(), QStringLiteral("no limit"));
+
+    // fxmem --find-plan --max-extra-percent 5 sets the box (ViewOptions), and the box the search.
+    const double limit = 5;
+    ViewOptions options;
+    options.maxExtraPercent = limit;
+    QCOMPARE(w.applyViewOptions(options), QString());
+    QCOMPARE(panel->limitBox()->value(), limit);
+    QCOMPARE(panel->maxExtraPercent(), limit);
+    QSignalSpy ready(panel, &RecomputePanel::planReady);
+    panel->findButton()->click();
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() > 0, 120000);
+    QCOMPARE(ready.first().first().toString(), QString());
+    const auto plan = panel->plan();
+    QVERIFY(plan);
+    QCOMPARE(plan->maxExtraPercent, limit);
+    const fxmem::RematResult& r = plan->result;
+    // Within the limit, and the lowest peak there of all it scored.
+    QVERIFY(r.met_limit);
+    QVERIFY(r.baseline_flops > 0);
+    QVERIFY2(100.0 * static_cast<double>(r.extra_flops) <= limit * static_cast<double>(r.baseline_flops),
+             qPrintable(QStringLiteral("%1 extra of %2").arg(r.extra_flops).arg(r.baseline_flops)));
+    for (const fxmem::FrontierPoint& f : r.frontier)
+        if (f.peak < r.peak.peak)
+            QVERIFY(100.0 * static_cast<double>(f.extra_flops) > limit * static_cast<double>(r.baseline_flops));
+    QVERIFY(r.peak.peak < r.baseline_peak);
+    QVERIFY(save->isEnabled());
+    QCOMPARE(panel->currentPlan(), plan->planFile);
+
+    // fxmem-cli remat --max-extra-percent 5 on the same file: the same plan, and its -o file.
+    QTemporaryDir dir;
+    const QString cliPlan = dir.filePath(QStringLiteral("cli.plan.json"));
+    QProcess cli;
+    cli.start(QStringLiteral(FXMEM_CLI_PATH),
+              {QStringLiteral("remat"), kSweep, QStringLiteral("--max-extra-percent"), QString::number(limit),
+               QStringLiteral("--json"), QStringLiteral("-o"), cliPlan});
+    QVERIFY(cli.waitForFinished(120000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    QCOMPARE(r.peak.peak, j.value(QStringLiteral("peak")).toInteger());
+    QCOMPARE(r.extra_flops, j.value(QStringLiteral("extra_flops")).toInteger());
+    QCOMPARE(r.baseline_flops,
+             j.value(QStringLiteral("baseline")).toObject().value(QStringLiteral("flops")).toInteger());
+    QCOMPARE(names(*plan->joint, r.saved), names(j.value(QStringLiteral("saved"))));
+    QCOMPARE(names(*plan->joint, r.partition.recomputed), names(j.value(QStringLiteral("recomputed"))));
+    QCOMPARE(names(*plan->joint, r.backward_order), names(j.value(QStringLiteral("order"))));
+    QCOMPARE(static_cast<qint64>(r.evaluations), j.value(QStringLiteral("evaluations")).toInteger());
+
+    // Save Plan (past its dialog) writes the very bytes of remat -o; the summary names the limit.
+    const QString appPlan = dir.filePath(QStringLiteral("app.plan.json"));
+    QVERIFY(w.parts().files->savePlanTo(appPlan));
+    const QByteArray written = contents(appPlan);
+    QVERIFY(!written.isEmpty());
+    QCOMPARE(written, contents(cliPlan));
+    QVERIFY(!w.findChild<QMessageBox*>());
+
+    // The plan's pair shown: still the found plan. Another file without a joint: none.
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    const auto& pts = panel->points().points;
+    const auto planPoint =
+        std::find_if(pts.begin(), pts.end(), [](const RecomputePoint& p) { return p.kind == Kind::Plan; });
+    QVERIFY(planPoint != pts.end());
+    panel->openPoint(static_cast<int>(planPoint - pts.begin()));
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(w.scene()->file, plan->pairFile);
+    QCOMPARE(panel->currentPlan(), plan->planFile);
+    QVERIFY(openAndWait(w, QStringLiteral(FXMEM_EXAMPLES "/mlp.fxmem.json")));
+    QVERIFY(!panel->currentPlan());
+    QVERIFY(!save->isEnabled());
+}
+
+void TestRecompute::savePlanOfAnEditAndItsFailures() {
+    // A copy of the sweep: Save Plan must refuse to write over the graph file shown.
+    QTemporaryDir dir;
+    const QString graph = dir.filePath(QStringLiteral("sweep.fxmem.json"));
+    QVERIFY(QFile::copy(kSweep, graph));
+    MainWindow w(realLoader());
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(openAndWait(w, graph));
+    RecomputePanel* panel = w.parts().recompute;
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->points().points.empty(), 30000);
+    QAction* save = w.parts().actions->savePlan;
+    QVERIFY(showBudget(w, 1.0));
+    QVERIFY(!save->isEnabled()); // a budget pair of the file is PyTorch's, not a plan made here
+
+    // Recompute one saved value (as recomputeToggleEqualsTheCliPlanAndUndoes does).
+    const fxmem::JointGraph& joint = *panel->points().jointGraph;
+    std::vector<fxmem::NodeId> saved;
+    QVERIFY(panel->shownSaved(&saved));
+    fxmem::StorageId storage;
+    for (fxmem::NodeId n : saved) {
+        if (joint.g().outputs(n).empty() || joint.flops[n.index()] <= 0) continue;
+        if (panel->actionFor(joint.g().outputs(n)[0]) == QStringLiteral("Recompute in backward")) {
+            storage = joint.g().outputs(n)[0];
+            break;
+        }
+    }
+    QVERIFY(storage.valid());
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QString why;
+    QVERIFY2(panel->toggleStorage(storage, &why), qPrintable(why));
+    QVERIFY(shown.wait(30000));
+    QVERIFY(save->isEnabled());
+    QVERIFY(panel->currentPlan());
+    const std::int64_t editedPeak = w.scene()->pairPeak->peak;
+
+    // The edit as a plan: fxmem-cli remat --plan scores it as the app did, and its -o writes it
+    // back byte for byte.
+    const QString appPlan = dir.filePath(QStringLiteral("edit.plan.json"));
+    const QString again = dir.filePath(QStringLiteral("again.plan.json"));
+    QVERIFY(w.parts().files->savePlanTo(appPlan));
+    QProcess cli;
+    cli.start(QStringLiteral(FXMEM_CLI_PATH), {QStringLiteral("remat"), graph, QStringLiteral("--plan"), appPlan,
+                                               QStringLiteral("-o"), again, QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(120000));
+    QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+    const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+    QCOMPARE(j.value(QStringLiteral("peak")).toInteger(), editedPeak);
+    QCOMPARE(j.value(QStringLiteral("extra_flops")).toInteger(), panel->lastExtraFlops());
+    QCOMPARE(contents(appPlan), contents(again));
+    QCOMPARE(panel->currentPlan()->peak, editedPeak);
+
+    // A write that fails: an error box naming the path; nothing written.
+    const QString nowhere = dir.filePath(QStringLiteral("no/such/dir/plan.json"));
+    QVERIFY(!w.parts().files->savePlanTo(nowhere));
+    auto* box = w.findChild<QMessageBox*>();
+    QVERIFY(box);
+    QVERIFY2(box->text().contains(nowhere) && box->informativeText().contains(nowhere),
+             qPrintable(box->text() + QLatin1Char('\n') + box->informativeText()));
+    QVERIFY(!QFileInfo::exists(nowhere));
+    box->close();
+    QTRY_VERIFY(!w.findChild<QMessageBox*>());
+    // The graph file shown is never the plan's file.
+    const QByteArray before = contents(graph);
+    QVERIFY(!w.parts().files->savePlanTo(graph));
+    box = w.findChild<QMessageBox*>();
+    QVERIFY(box);
+    QVERIFY2(box->informativeText().contains(QStringLiteral("graph file")), qPrintable(box->informativeText()));
+    QCOMPARE(contents(graph), before);
+    box->close();
+
+    // Undo: the budget pair again, no plan to save.
+    shown.clear();
+    panel->undoStack()->undo();
+    QVERIFY(shown.wait(30000));
+    QVERIFY(!panel->currentPlan());
+    QVERIFY(!save->isEnabled());
 }
 
 QTEST_MAIN(TestRecompute)

@@ -2,6 +2,7 @@
 
 #include "export/profilecsv.h"
 #include "mainwindow/appsettings.h"
+#include "recompute/recomputepanel.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "timeline/plotexport.h"
@@ -16,8 +17,9 @@
 #include <QSaveFile>
 #include <QStatusBar>
 
-FileCommands::FileCommands(QMainWindow* window, ViewState* state, ScheduleEditor* editor, TimelinePlot* timeline)
-    : QObject(window), window_(window), state_(state), editor_(editor), timeline_(timeline),
+FileCommands::FileCommands(QMainWindow* window, ViewState* state, ScheduleEditor* editor, TimelinePlot* timeline,
+                           RecomputePanel* recompute)
+    : QObject(window), window_(window), state_(state), editor_(editor), timeline_(timeline), recompute_(recompute),
       scheduleDir_(AppSettings::scheduleDir()) {}
 
 bool FileCommands::maybeKeepSchedule() {
@@ -80,6 +82,37 @@ void FileCommands::openSchedule() {
         return;
     }
     rememberScheduleDir(path);
+}
+
+void FileCommands::savePlan() {
+    const auto& scene = state_->scene();
+    if (!scene || !recompute_->currentPlan()) return;
+    const QString base = QFileInfo(scene->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
+    const QString path = QFileDialog::getSaveFileName(
+        window_, tr("Save plan"), scheduleDir() % QLatin1Char('/') % base % QStringLiteral(".plan.json"),
+        tr("Recompute plans (*.json)"));
+    if (!path.isEmpty()) savePlanTo(path);
+}
+
+bool FileCommands::savePlanTo(const QString& path) {
+    QString error;
+    const auto& scene = state_->scene();
+    const QFileInfo target(path), graph(scene ? scene->path : QString());
+    if (target.exists() && graph.exists() && target.canonicalFilePath() == graph.canonicalFilePath())
+        error = tr("%1 is the graph file shown; write the plan elsewhere.").arg(path);
+    else if (recompute_->savePlan(path, &error)) {
+        rememberScheduleDir(path);
+        window_->statusBar()->showMessage(tr("Plan saved to %1").arg(elided(path, 200)), 5000);
+        return true;
+    }
+    // Not exec(): the window stays live (and a test can read the box).
+    auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot save plan"),
+                                tr("Cannot save the plan to %1").arg(elided(path, 300)), QMessageBox::Ok, window_);
+    box->setInformativeText(elided(error, 2000));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    box->open();
+    return false;
 }
 
 void FileCommands::exportCsv() {

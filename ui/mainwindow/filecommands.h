@@ -1,12 +1,13 @@
 // What the main window does with files besides opening graphs: save and open the edited
-// schedule (asking before an unsaved edit is dropped), export the profile as CSV and the plot
-// as an image, and where those dialogs start (the last schedule folder, else the graph file's
-// folder unless it is the bundled examples', else home).
+// schedule (asking before an unsaved edit is dropped), save the Recompute view's plan, export the
+// profile as CSV and the plot as an image, and where those dialogs start (the last schedule folder, else the graph
+// file's folder unless it is the bundled examples', else home).
 #pragma once
 #include <QObject>
 #include <QString>
 
 class QMainWindow;
+class RecomputePanel;
 class ScheduleEditor;
 class TimelinePlot;
 class ViewState;
@@ -14,7 +15,8 @@ class ViewState;
 class FileCommands : public QObject {
     Q_OBJECT
 public:
-    FileCommands(QMainWindow* window, ViewState* state, ScheduleEditor* editor, TimelinePlot* timeline);
+    FileCommands(QMainWindow* window, ViewState* state, ScheduleEditor* editor, TimelinePlot* timeline,
+                 RecomputePanel* recompute);
     // The folder of the bundled examples (read-only when installed): never offered for saving.
     void setBundledExamplesDir(const QString& dir) { bundledDir_ = dir; }
     QString scheduleDir() const;
@@ -23,6 +25,11 @@ public:
 
     void saveSchedule();
     void openSchedule();
+    // File ▸ Save Plan: a save dialog (it asks before replacing a file), then savePlanTo.
+    void savePlan();
+    // Writes the current plan to `path`; on failure a window-modal error box naming the path
+    // (opened, not exec'd) and false. Refuses the graph file shown, as fxmem-cli remat -o does.
+    bool savePlanTo(const QString& path);
     void exportCsv();
     void exportPlot();
 
@@ -31,6 +38,7 @@ private:
     ViewState* state_;
     ScheduleEditor* editor_;
     TimelinePlot* timeline_;
+    RecomputePanel* recompute_;
     QString bundledDir_;
     QString scheduleDir_; // where the last schedule was saved or opened
     void rememberScheduleDir(const QString& path);

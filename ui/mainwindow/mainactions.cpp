@@ -36,6 +36,9 @@ MainActions::MainActions(QMainWindow* window, QUndoStack* undoStack) : QObject(w
     saveSchedule->setShortcut(QKeySequence::Save);
     openSchedule = new QAction(tr("Open Sc&hedule…"), window);
     openSchedule->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    savePlan = new QAction(tr("Save &Plan…"), window);
+    savePlan->setStatusTip(tr("Write the recompute plan shown (found, or your edit) as fxmem-cli remat -o does"));
+    savePlan->setEnabled(false);
     exportPlot = new QAction(themedIcon(QStringLiteral("document-export")), tr("&Export Plot…"), window);
     exportPlot->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportCsv = new QAction(tr("Export Profile as &CSV…"), window);
@@ -80,6 +83,7 @@ void MainActions::buildMenus(const QList<QAction*>& panels) {
     file->addSeparator();
     file->addAction(openSchedule);
     file->addAction(saveSchedule);
+    file->addAction(savePlan);
     file->addSeparator();
     file->addAction(exportPlot);
     file->addAction(exportCsv);

@@ -21,6 +21,7 @@ public:
     QAction* open = nullptr;
     QAction* saveSchedule = nullptr;
     QAction* openSchedule = nullptr;
+    QAction* savePlan = nullptr; // the Recompute view's current plan; enabled while there is one
     QAction* exportPlot = nullptr;
     QAction* exportCsv = nullptr;
     QAction* quit = nullptr;

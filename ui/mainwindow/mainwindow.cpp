@@ -134,8 +134,11 @@ void MainWindow::buildWidgets() {
                 parts_.loader->rebuild(std::move(file), scene()->path, r);
             });
 
-    files_ = new FileCommands(this, state_, p.editor, p.timeline);
+    files_ = p.files = new FileCommands(this, state_, p.editor, p.timeline, p.recompute);
     connect(p.actions->saveSchedule, &QAction::triggered, files_, &FileCommands::saveSchedule);
+    connect(p.actions->savePlan, &QAction::triggered, files_, &FileCommands::savePlan);
+    connect(p.recompute, &RecomputePanel::currentPlanChanged, this,
+            [this] { parts_.actions->savePlan->setEnabled(parts_.recompute->currentPlan() != nullptr); });
     connect(p.actions->openSchedule, &QAction::triggered, files_, &FileCommands::openSchedule);
     connect(p.actions->exportPlot, &QAction::triggered, files_, &FileCommands::exportPlot);
     connect(p.actions->exportCsv, &QAction::triggered, files_, &FileCommands::exportCsv);
@@ -228,9 +231,9 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     if (newFile) parts_.actions->addRecent(scene->path);
     setWindowFilePath(scene->path);
     const std::string target = scene->file ? fxmem::capture_info(*scene->file).summary() : std::string();
-    setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*]")
-                   % (target.empty() ? QString() : QStringLiteral(" (") % QString::fromStdString(target) % u')')
-                   % QStringLiteral(" — fxmem"));
+    setWindowTitle(elided(QFileInfo(scene->path).fileName(), 80) % QStringLiteral("[*]") %
+                   (target.empty() ? QString() : QStringLiteral(" (") % QString::fromStdString(target) % u')') %
+                   QStringLiteral(" — fxmem"));
 
     parts_.editor->setEnabled(!scene->empty() && !scene->joined());
     state_->setScene(scene); // the schedule, the views and the panels follow

@@ -44,6 +44,7 @@ QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, V
         editor->setComparison(0, b);
     }
     if (options.tab) parts.docks->raise(*options.tab);
+    if (options.maxExtraPercent) parts.recompute->setMaxExtraPercent(*options.maxExtraPercent);
     if (options.findPlan) {
         const auto& graphs = scene->file->graphs;
         if (std::none_of(graphs.begin(), graphs.end(),

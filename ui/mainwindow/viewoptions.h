@@ -18,8 +18,9 @@ struct ViewOptions {
     QString schedule;                 // show the file's schedule of this name (an undoable edit)
     QString compare;                  // compare the original order with this schedule
     enum class Tab { Node, Schedule, Breakdown, Recompute };
-    std::optional<Tab> tab; // the right-hand tab to raise
-    bool findPlan = false;  // start the Recompute view's plan search
+    std::optional<Tab> tab;                // the right-hand tab to raise
+    bool findPlan = false;                 // start the Recompute view's plan search
+    std::optional<double> maxExtraPercent; // its FLOPs limit (the Recompute view's box), in %
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };

@@ -7,6 +7,7 @@
 
 class BreakdownPanel;
 class DockLayout;
+class FileCommands;
 class FindBar;
 class GraphView;
 class LiveStoragePanel;
@@ -36,5 +37,6 @@ struct WindowParts {
     SchedulePanel* schedulePanel = nullptr;
     BreakdownPanel* breakdown = nullptr;
     RecomputePanel* recompute = nullptr;
-    DockLayout* docks = nullptr; // sideWidth(): the side panels' share of the width
+    DockLayout* docks = nullptr;   // sideWidth(): the side panels' share of the width
+    FileCommands* files = nullptr; // savePlanTo(): Save Plan past its dialog
 };

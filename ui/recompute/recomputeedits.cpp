@@ -86,7 +86,7 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
     } catch (const fxmem::Error& e) {
         return refuse(tr("Refused: %1").arg(elided(std::string_view(e.what()), 400)));
     }
-    made_.push_back({r.file, r.saved});
+    made_.push_back({r.file, r.saved, r.plan});
     const RecomputePoints& pts = points();
     const std::int64_t base = pts.baseFlops > 0 ? pts.baseFlops : r.flopsBefore;
     lastExtra_ = r.partition.flops - base;

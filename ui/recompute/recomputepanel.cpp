@@ -9,6 +9,8 @@
 #include "util/units.h"
 
 #include <QAction>
+#include <QDoubleSpinBox>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -20,6 +22,8 @@
 #include <QToolButton>
 #include <QUndoStack>
 #include <QVBoxLayout>
+
+#include <fxmem/error.h>
 
 #include <utility>
 
@@ -40,6 +44,24 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
     find_ = new QPushButton(tr("Find plan"));
     find_->setToolTip(tr("Search the saved activations for the lowest pair peak (fxmem's frontier)"));
     bar->addWidget(find_);
+    // The limit fxmem-cli remat --max-extra-percent takes; its lowest value means none.
+    auto* limitLabel = new QLabel(tr("FLOPs ≤"));
+    bar->addWidget(limitLabel);
+    limit_ = new QDoubleSpinBox;
+    limit_->setObjectName(QStringLiteral("recomputeFlopsLimit"));
+    limit_->setRange(-1, 10000);
+    limit_->setDecimals(1);
+    limit_->setSingleStep(1);
+    limit_->setSpecialValueText(tr("no limit"));
+    limit_->setPrefix(QStringLiteral("+"));
+    limit_->setSuffix(QStringLiteral(" %"));
+    limit_->setValue(-1);
+    limit_->setAccelerated(true);
+    limit_->setToolTip(tr("Find plan's limit on extra FLOPs, in % of the baseline pair's (budget 1.0): "
+                          "the lowest peak within it (fxmem-cli remat --max-extra-percent)"));
+    limitLabel->setToolTip(limit_->toolTip());
+    limitLabel->setBuddy(limit_);
+    bar->addWidget(limit_);
     progress_ = new QProgressBar;
     progress_->setRange(0, 1000);
     progress_->setVisible(false);
@@ -109,7 +131,11 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
     connect(plot_, &RecomputePlot::pointClicked, this, &RecomputePanel::openPoint);
     connect(table_, &QTableView::activated, this,
             [this](const QModelIndex& index) { openPoint(index.data(RecomputeTableModel::IndexRole).toInt()); });
-    connect(state_, &ViewState::sceneChanged, this, &RecomputePanel::onScene);
+    connect(state_, &ViewState::sceneChanged, this, [this](const std::shared_ptr<const Scene>& scene) {
+        onScene(scene);
+        emit currentPlanChanged(); // the pair shown decides which plan is current
+    });
+    connect(limit_, &QDoubleSpinBox::valueChanged, this, [this] { plot_->setLimit(maxExtraPercent()); });
     find_->setEnabled(false);
     updateSummary();
 }
@@ -195,11 +221,15 @@ void RecomputePanel::updateSummary() {
                         .arg(pts.percent(lowest->extraFlops), 0, 'f', 1)
                         .arg(lowest->kind == Kind::Budget
                                  ? tr("budget %1").arg(QString::fromStdString(budgetText(lowest->budget)))
-                                 : tr("fxmem plan"));
+                             : lowest->kind == Kind::Frontier ? tr("fxmem frontier")
+                             : lowest->kind == Kind::Edit     ? tr("your edit")
+                                                              : tr("fxmem plan"));
         if (plan_)
-            text += tr(" Plan: %1 at +%2 % FLOPs, %L3 partitions scored.")
+            text += tr(" Plan: %1 at +%2 % FLOPs%3, %L4 partitions scored.")
                         .arg(formatBytes(plan_->result.peak.peak))
                         .arg(pts.percent(plan_->result.extra_flops), 0, 'f', 1)
+                        .arg(plan_->maxExtraPercent >= 0 ? tr(" (limit +%1 %)").arg(plan_->maxExtraPercent, 0, 'f', 1)
+                                                         : QString())
                         .arg(static_cast<qulonglong>(plan_->result.evaluations));
     }
     if (!lastEdit_.isEmpty()) text += QLatin1Char(' ') + lastEdit_;
@@ -219,6 +249,8 @@ void RecomputePanel::findPlan(std::int64_t targetPeak, bool show) {
     error_.clear();
     fxmem::RematOptions options;
     options.target_peak = targetPeak;
+    // At most one limit applies in core: a frontier point's peak, else the FLOPs limit.
+    if (targetPeak < 0) options.max_extra_percent = maxExtraPercent();
     auto file = file_;
     const int joint = pts.joint;
     jobs_->start<RecomputePlan>(
@@ -230,11 +262,12 @@ void RecomputePanel::findPlan(std::int64_t targetPeak, bool show) {
         [this](std::shared_ptr<const RecomputePlan> plan) {
             if (plan->file != file_) return;
             plan_ = std::move(plan);
-            made_.push_back({plan_->pairFile, plan_->result.saved});
+            made_.push_back({plan_->pairFile, plan_->result.saved, plan_->planFile});
             RecomputePoints pts = points();
             addPlan(pts, *plan_);
             showPoints(pts);
             emit planReady({});
+            emit currentPlanChanged();
             if (openPlan_) emit pairRequested(plan_->pairFile, 0);
             openPlan_ = false;
         });
@@ -258,4 +291,30 @@ void RecomputePanel::openPoint(int index) {
         findPlan(p.peak, true);
         break;
     }
+}
+
+double RecomputePanel::maxExtraPercent() const { return limit_->value() < 0 ? -1.0 : limit_->value(); }
+
+void RecomputePanel::setMaxExtraPercent(double percent) { limit_->setValue(percent < 0 ? -1.0 : percent); }
+
+std::shared_ptr<const fxmem::RematPlan> RecomputePanel::currentPlan() const {
+    if (const auto& scene = state_->scene())
+        for (const Made& m : made_)
+            if (m.file == scene->file) return m.plan;
+    return plan_ ? plan_->planFile : nullptr;
+}
+
+bool RecomputePanel::savePlan(const QString& path, QString* error) const {
+    const std::shared_ptr<const fxmem::RematPlan> plan = currentPlan();
+    if (!plan) {
+        *error = tr("There is no plan to save: find one, or edit a pair of the joint graph.");
+        return false;
+    }
+    try {
+        fxmem::save_plan(*plan, QFile::encodeName(path).toStdString());
+    } catch (const fxmem::Error& e) {
+        *error = elided(std::string_view(e.what()), 2000);
+        return false;
+    }
+    return true;
 }

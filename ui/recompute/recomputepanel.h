@@ -1,9 +1,11 @@
 // The Recompute dock: for a file with budget pairs or a joint graph, the plot of pair peak
 // against extra FLOPs (RecomputePlot) over a sortable table of its points. "Find plan" runs
-// core's search_remat on a JobTracker (progress, Cancel); the result arrives as a
-// shared_ptr<const RecomputePlan>. Clicking a budget point asks for that pair of the file;
+// core's search_remat on a JobTracker (progress, Cancel) within the extra-FLOPs limit beside it
+// (RematOptions::max_extra_percent, as fxmem-cli remat --max-extra-percent); the result arrives as
+// a shared_ptr<const RecomputePlan>. Clicking a budget point asks for that pair of the file;
 // clicking the plan asks for its simulated pair (a file made in memory); clicking a frontier
-// point searches the lowest-FLOPs plan at that peak and shows it.
+// point searches the lowest-FLOPs plan at that peak and shows it. currentPlan() is what
+// File ▸ Save Plan writes.
 #pragma once
 #include "recompute/recomputepoints.h"
 
@@ -12,6 +14,7 @@
 #include <memory>
 
 class JobTracker;
+class QDoubleSpinBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -39,10 +42,20 @@ public:
     // The file whose points are shown (the file opened, not a simulated pair).
     const std::shared_ptr<const fxmem::GraphFile>& file() const { return file_; }
 
-    // Starts the plan search (no limit, or the lowest FLOPs at most targetPeak); a running one is
-    // superseded. Before the file's points are scored, it starts once they are.
+    // Starts the plan search (within maxExtraPercent(), or the lowest FLOPs at most targetPeak);
+    // a running one is superseded. Before the file's points are scored, it starts once they are.
     // `show`: show the plan's pair once it arrives.
     void findPlan(std::int64_t targetPeak = -1, bool show = false);
+    // Find plan's limit on extra FLOPs, in % of the baseline pair's; -1: no limit.
+    double maxExtraPercent() const;
+    void setMaxExtraPercent(double percent);
+    QDoubleSpinBox* limitBox() const { return limit_; }
+    // The plan of the pair shown when it is one made here (the found plan's, an edit's), else the
+    // found plan; null when there is neither.
+    std::shared_ptr<const fxmem::RematPlan> currentPlan() const;
+    // Writes currentPlan() as fxmem-cli remat -o does (core's save_plan: temporary file, rename).
+    // False with the reason, which names the path, when there is no plan or the write fails.
+    bool savePlan(const QString& path, QString* error) const;
     // What a click on point `index` does.
     void openPoint(int index);
 
@@ -75,6 +88,8 @@ signals:
     void rematEdited(const QString& message);
     // The points (and the joint graph) of the file arrived: recomputedNodes may answer anew.
     void pointsChanged();
+    // currentPlan() may have changed (a plan found, another pair shown, another file).
+    void currentPlanChanged();
 
 private:
     void onScene(const std::shared_ptr<const Scene>& scene);
@@ -88,6 +103,7 @@ private:
     struct Made {
         std::shared_ptr<const fxmem::GraphFile> file;
         std::vector<fxmem::NodeId> saved;
+        std::shared_ptr<const fxmem::RematPlan> plan; // as a plan file
     };
     std::vector<Made> made_;
     QUndoStack* undo_ = nullptr;
@@ -104,6 +120,7 @@ private:
     JobTracker* scoring_ = nullptr; // budget rows of a new file
     QLabel* summary_ = nullptr;
     QPushButton* find_ = nullptr;
+    QDoubleSpinBox* limit_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancel_ = nullptr;
     RecomputePlot* plot_ = nullptr;

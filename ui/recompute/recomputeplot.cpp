@@ -36,6 +36,8 @@ RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     current_->setName(tr("shown"));
     current_->setLineStyle(QCPGraph::lsNone);
     current_->removeFromLegend();
+    limit_ = new QCPItemStraightLine(this);
+    limit_->setVisible(false);
     // The legend in a row of its own above the axes: inside, it would hide the low-peak corner.
     legend->setVisible(true);
     axisRect()->insetLayout()->take(legend);
@@ -78,6 +80,7 @@ void RecomputePlot::applyPalette() {
     current_->setPen(QPen(text));
     current_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(text, 1.5), Qt::NoBrush, 14));
     for (QCPItemText* l : labels_) l->setColor(text);
+    limit_->setPen(QPen(text, 1, Qt::DashLine));
     replot();
 }
 
@@ -105,8 +108,8 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
             .push_back(i);
         if (p.lowest) lowest.push_back(i);
     }
-    // Both axes from 0 up, with room for the labels.
-    double xmax = 1, ymax = 1;
+    // Both axes from 0 up, with room for the labels (and the limit when it is near).
+    double xmax = std::min(std::max(1.0, limitPercent_), 100.0), ymax = 1;
     for (const RecomputePoint& p : points_.points) {
         xmax = std::max(xmax, points_.percent(p.extraFlops));
         ymax = std::max(ymax, static_cast<double>(p.peak));
@@ -158,7 +161,21 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     place(current_, {});
     xAxis->setRange(-xmax * 0.04, xmax);
     yAxis->setRange(0, ymax);
+    placeLimit();
     replot();
+}
+
+void RecomputePlot::placeLimit() {
+    limit_->setVisible(limitPercent_ >= 0);
+    limit_->point1->setCoords(limitPercent_, 0);
+    limit_->point2->setCoords(limitPercent_, 1);
+}
+
+void RecomputePlot::setLimit(double percent) {
+    limitPercent_ = percent < 0 ? -1.0 : percent;
+    const int current = currentIndex_;
+    setPoints(RecomputePoints(points_)); // the x range may grow to show it
+    setCurrent(current);
 }
 
 void RecomputePlot::fitLegend() {

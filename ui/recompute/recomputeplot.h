@@ -1,6 +1,7 @@
 // Pair peak (y) against extra FLOPs (x, % of the budget-1.0 pair): PyTorch's budget points
 // labelled with their budget, fxmem's frontier as a step line, the current plan, the lowest peak
-// ringed and the point shown now highlighted. A click on a point emits pointClicked.
+// ringed, the point shown now highlighted and Find plan's FLOPs limit as a dashed vertical line. A
+// click on a point emits pointClicked.
 #pragma once
 #include "recompute/recomputepoints.h"
 #include "timeline/qcp.h"
@@ -12,6 +13,8 @@ public:
     void setPoints(const RecomputePoints& points);
     // The point shown in the views (ringed), -1: none.
     void setCurrent(int index);
+    // Find plan's limit on extra FLOPs (% of budget 1.0), drawn as a vertical line; < 0: none.
+    void setLimit(double percent);
     // Index into the points of the point drawn within a few pixels of `pos`, -1: none.
     int pointAt(const QPointF& pos) const;
     // Where point `index` is drawn, in widget pixels.
@@ -30,8 +33,11 @@ private:
     QCPGraph* lowest_ = nullptr;
     QCPGraph* current_ = nullptr;
     QList<QCPItemText*> labels_;
+    QCPItemStraightLine* limit_ = nullptr;
+    double limitPercent_ = -1;
     int currentIndex_ = -1;
     void place(QCPGraph* graph, const std::vector<int>& which);
+    void placeLimit();
     void fitLegend();
 
 protected:

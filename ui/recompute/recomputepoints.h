@@ -47,8 +47,10 @@ struct RecomputePlan {
     std::shared_ptr<const fxmem::GraphFile> file;
     std::shared_ptr<const fxmem::JointGraph> joint;
     fxmem::RematResult result;
+    double maxExtraPercent = -1; // the FLOPs limit it was searched under (-1: none)
     std::int64_t savedBytes = 0;
     std::shared_ptr<const fxmem::GraphFile> pairFile; // the plan's pair (simulatedPairFile)
+    std::shared_ptr<const fxmem::RematPlan> planFile; // make_plan of it: what Save Plan writes
 };
 // Runs search_remat on the file's joint graph (options' cancel and progress are passed through).
 std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const fxmem::GraphFile> file, int joint,

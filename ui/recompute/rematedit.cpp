@@ -40,5 +40,13 @@ RematEditResult editAtStorage(const JointGraph& joint, std::span<const NodeId> s
     r.partition = simulate_partition(joint, r.saved);
     r.peak = score_partition(joint, r.partition);
     r.file = simulatedPairFile(joint, r.partition, {}, name);
+    // As fxmem-cli remat --plan scores a plan: saved in the backward's placeholder order.
+    RematResult asPlan;
+    asPlan.saved = r.partition.saved;
+    asPlan.partition = r.partition;
+    asPlan.backward_order = r.partition.backward;
+    asPlan.peak = r.peak;
+    asPlan.extra_flops = r.partition.flops - remat_baseline(joint).flops;
+    r.plan = std::make_shared<const RematPlan>(make_plan(joint, asPlan));
     return r;
 }

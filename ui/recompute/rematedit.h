@@ -18,6 +18,9 @@ struct RematEditResult {
     fxmem::PeakMemory peak;                       // the edited pair, scored
     std::int64_t flopsBefore = 0;                 // forward + backward FLOPs before the edit
     std::shared_ptr<const fxmem::GraphFile> file; // the edited pair as a file of one pair
+    // The edited pair as a plan file (make_plan; extra FLOPs over remat_baseline, the backward in
+    // the partition's own order): what `fxmem-cli remat --plan` of it writes back with -o.
+    std::shared_ptr<const fxmem::RematPlan> plan;
 };
 
 // Edits the partition `saved` at the joint node that holds `storage`: a saved value holding it is
