@@ -255,6 +255,17 @@ def _make_kernel(op: torch._ops.OpOverload, name: str, key: Any) -> Callable[...
     return kernel
 
 
+@contextlib.contextmanager
+def below_autocast() -> Iterator[None]:
+    """Run the body as PyTorch runs an autocast-listed op after casting its inputs: with the
+    autocast key off, so the ops it is made of (the math attention's softmax) are not cast again."""
+    if _key is None:
+        yield
+        return
+    with torch._C._ExcludeDispatchKeyGuard(torch._C.DispatchKeySet(_key)):
+        yield
+
+
 def cast_for(name: str, *values: Any) -> tuple[Any, ...]:
     """``values`` cast as the active capture's autocast region casts the inputs of op ``name``
     (an aten name of the tables): for code that calls another op in that op's place (_sdpa.py

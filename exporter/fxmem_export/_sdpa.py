@@ -286,12 +286,14 @@ def lowered_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, at
         return torch._C._nn.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal,
                                                          scale=scale, enable_gqa=enable_gqa)
     # Autocast casts scaled_dot_product_attention's inputs before the composite picks a kernel.
-    from ._autocast import cast_for
+    # The kernel (the math path's softmax included) then runs below autocast, as PyTorch's does.
+    from ._autocast import below_autocast, cast_for
 
     query, key, value, attn_mask = cast_for("scaled_dot_product_attention", query, key, value, attn_mask)
-    backend = select_backend(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa,
-                             target=fxmem_target, choice=fxmem_choice)
-    return _run(backend, fxmem_target, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    with below_autocast():
+        backend = select_backend(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa,
+                                 target=fxmem_target, choice=fxmem_choice)
+        return _run(backend, fxmem_target, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 def _check_target(target: str, choice: str | None) -> None:

@@ -46,9 +46,11 @@ def _region(autocast: torch.dtype | None, device: str) -> Any:
 
 
 def real_cpu_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, budget: float | None = None,
-                  joint_pass: Callable[[fx.Graph], None] | None = None, autocast: torch.dtype | None = None) -> Pair:
+                  joint_pass: Callable[[fx.Graph], None] | None = None, autocast: torch.dtype | None = None,
+                  sdpa_math: bool = False) -> Pair:
     """The pair a real CPU ``torch.compile(model)`` training step partitions (``autocast``: the
-    call runs in ``torch.autocast("cpu", dtype=autocast)``)."""
+    call runs in ``torch.autocast("cpu", dtype=autocast)``; ``sdpa_math``: in
+    ``sdpa_kernel(SDPBackend.MATH)``)."""
     import torch._inductor.compile_fx as cfx
 
     real_cut = cfx.min_cut_rematerialization_partition
@@ -69,7 +71,12 @@ def real_cpu_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, budget: fl
                 {} if budget is None else {"activation_memory_budget": budget})), \
                 torch._inductor.config.patch(patches):
             try:
-                with _region(autocast, "cpu"):
+                import contextlib
+
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+
+                math = sdpa_kernel(SDPBackend.MATH) if sdpa_math else contextlib.nullcontext()
+                with _region(autocast, "cpu"), math:
                     out = torch.compile(model, fullgraph=True)(*inputs)
                 _loss(out).backward()
             except Exception as e:  # Dynamo wraps what the backend raised

@@ -127,6 +127,13 @@ def test_autocast_capture_equals_real_cpu_autocast_run(name):
                if isinstance(n.meta.get("val"), torch.Tensor))
 
 
+def test_math_attention_under_autocast_equals_real_cpu_run():
+    """The math path under autocast: its inputs cast, its own ops (softmax) not cast again."""
+    real = real_run.real_cpu_pair(*_model("gpt", "cpu"), autocast=torch.bfloat16, sdpa_math=True)
+    captured = real_run.meta_pair(*_model("gpt", "meta"), target="cpu", sdpa="math", region=("cpu", torch.bfloat16))
+    assert real_run.differences(real, captured) == []
+
+
 def test_user_cuda_autocast_region_is_honoured_on_meta():
     """A CUDA training loop's torch.autocast("cuda", bfloat16), created after the backend on a
     machine without CUDA: matmuls in bf16, attention on flash (bf16, GQA), fp32 gradients."""
