@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 namespace {
 
@@ -36,9 +37,27 @@ QString examplesDir() {
 
 void fail(const QString& message) { std::fprintf(stderr, "fxmem: %s\n", qPrintable(message)); }
 
+// --help, --version and --screenshot show no window: without a display (a terminal over ssh, CI)
+// they run on the offscreen platform instead of failing to connect to one. A platform the user
+// chose is kept.
+void offscreenWhenNoWindowIsShown(int argc, char** argv) {
+    if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY")
+        || qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+        return;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version" || a == "--screenshot"
+            || a.starts_with("--screenshot=")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return;
+        }
+    }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+    offscreenWhenNoWindowIsShown(argc, argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("fxmem"));
     QApplication::setApplicationName(QStringLiteral("fxmem"));
