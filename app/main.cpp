@@ -41,13 +41,13 @@ void fail(const QString& message) { std::fprintf(stderr, "fxmem: %s\n", qPrintab
 // they run on the offscreen platform instead of failing to connect to one. A platform the user
 // chose is kept.
 void offscreenWhenNoWindowIsShown(int argc, char** argv) {
-    if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY")
-        || qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
+    if (qEnvironmentVariableIsSet("QT_QPA_PLATFORM") || qEnvironmentVariableIsSet("DISPLAY") ||
+        qEnvironmentVariableIsSet("WAYLAND_DISPLAY"))
         return;
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
-        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version" || a == "--screenshot"
-            || a.starts_with("--screenshot=")) {
+        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version" || a == "--screenshot" ||
+            a.starts_with("--screenshot=")) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
             return;
         }
