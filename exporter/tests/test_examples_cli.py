@@ -48,13 +48,11 @@ def test_module_entry_point():
     assert proc.returncode == 0 and "gpt" in proc.stdout
 
 
-def torch_pair(name, partition_fn):
+def eager_pair(name):
     """The forward/backward node names torch's own aot_autograd hands to its compilers for
-    example ``name`` on meta, with ``partition_fn`` (None: AOTAutograd's default partition)."""
-    import functools
-
+    example ``name`` on meta with AOTAutograd's default partition (what ``inner="eager"`` is)."""
     import torch
-    from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
+    from functorch.compile import make_boxed_func
     from torch._dynamo.backends.common import aot_autograd
 
     from fxmem_export.examples.models import build
@@ -70,12 +68,26 @@ def torch_pair(name, partition_fn):
             return make_boxed_func(gm.forward)
         return compiler
 
-    kw = {} if partition_fn is None else {
-        "partition_fn": functools.partial(min_cut_rematerialization_partition, compiler="inductor")}
-    be = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"), **kw)
+    be = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"))
     torch.compile(model, backend=be, fullgraph=True, **options)(*inputs).sum().backward()
     torch._dynamo.reset()
     return got
+
+
+def inductor_pair(name):
+    """The forward/backward node names a real CPU ``torch.compile`` training step of example
+    ``name`` partitions (Inductor's decompositions, joint-graph passes and min-cut; taken inside
+    min-cut by real_run.real_cpu_pair): what ``inner="partition"`` stands for."""
+    import torch
+
+    import real_run
+    from fxmem_export.examples.models import build
+
+    torch.manual_seed(0)
+    model, inputs, options = build(name, "cpu")
+    assert not options
+    pair = real_run.real_cpu_pair(model, tuple(inputs))
+    return {kind: [n.name for n in getattr(pair, kind).graph.nodes] for kind in ("forward", "backward")}
 
 
 @pytest.mark.parametrize("inner", [None, "partition", "eager"])
@@ -85,8 +97,11 @@ def test_examples_use_min_cut_by_default(tmp_path, inner):
     doc = json.loads(path.read_text())
     assert doc["producer"]["inner"] == (inner or "partition")
     names = {g["name"]: [n["name"] for n in g["nodes"]] for g in doc["graphs"]}
-    assert names == torch_pair("mlp", None if inner == "eager" else "min_cut")
-    assert names["backward"] != torch_pair("mlp", None if inner != "eager" else "min_cut")["backward"]
+    # The default (and "partition") is the pair Inductor really partitions: mlp has no attention,
+    # so a real CPU run compiles the same graphs, node for node, as the meta capture.
+    expected, other = (eager_pair, inductor_pair) if inner == "eager" else (inductor_pair, eager_pair)
+    assert names == expected("mlp")
+    assert names["backward"] != other("mlp")["backward"]
 
 
 def test_examples_joint_and_sweep(tmp_path):

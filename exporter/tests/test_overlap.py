@@ -235,9 +235,13 @@ def test_runtime_estimate_by_hand(fsdp_graphs):
     assert tuple(ag.meta["val"].shape) == (524544,)
     assert est(ag, None) == pytest.approx(10e-3 + 524544 * 4 / 100e9 * 1e3)
     assert est(ag, 0) == pytest.approx(10e-3)  # the pass asks with size 0 for the latency alone
-    # gelu: reads and writes 8*128*1024 float32
-    gelu = next(n for n in g.nodes if n.target is torch.ops.aten.gelu.default)
+    # erf (of gelu, as Inductor decomposes it): reads and writes 8*128*1024 float32
+    gelu = next(n for n in g.nodes if n.target is torch.ops.aten.erf.default)
     assert est(gelu, None) == pytest.approx(2 * 8 * 128 * 1024 * 4 / 1000e9 * 1e3)
+    # gelu's last mul (x * 0.5) * (1 + erf): reads two 8*128*1024 float32 tensors, writes one
+    mul = next(n for n in g.nodes if n.target is torch.ops.aten.mul.Tensor and len(n.all_input_nodes) == 2
+               and all(tuple(i.meta["val"].shape) == (8, 128, 1024) for i in n.all_input_nodes))
+    assert est(mul, None) == pytest.approx(3 * 8 * 128 * 1024 * 4 / 1000e9 * 1e3)
     wait = next(n for n in g.nodes if n.target is torch.ops._c10d_functional.wait_tensor.default)
     view = next(n for n in g.nodes if n.target is torch.ops.aten.view.default)
     assert est(wait, None) == 0.0 and est(view, None) == 0.0 and est(by["primals_1"], None) == 0.0

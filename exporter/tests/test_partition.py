@@ -1,22 +1,22 @@
-"""inner="partition": PyTorch's min-cut partition on meta, and the joint graph it cuts
-(phases, FLOPs, node names), each checked against PyTorch itself."""
+"""inner="partition": what Inductor partitions, captured on meta, and the joint graph it cuts
+(phases, FLOPs, node names), each checked against PyTorch itself: a real CPU torch.compile run
+(real_run.py) for the graphs, classify_nodes and FlopCounterMode for phases and FLOPs."""
 
 from __future__ import annotations
 
 import copy
-import functools
 import json
 
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
-from torch._dynamo.backends.common import aot_autograd
 from torch._functorch.partitioners import classify_nodes
 from torch.utils.flop_counter import FlopCounterMode
 
 import fxmem_export
+import real_run
+from fxmem_export._joint import copy_graph_module
 
 
 class SmallMLP(nn.Module):
@@ -43,8 +43,8 @@ class SmallCNN(nn.Module):
         return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
 
 
-def small(name: str):
-    with torch.device("meta"):
+def small(name: str, device: str = "meta"):
+    with torch.device(device):
         torch.manual_seed(0)
         if name == "mlp":
             return SmallMLP(), (torch.randn(16, 32),)
@@ -71,22 +71,27 @@ def capture(name: str, tmp_path, **kw):
     return be, be.save(), model, inputs
 
 
-def torch_min_cut_pair(name: str):
-    """The forward and backward graphs torch's own aot_autograd hands to its compilers when its
-    partition function is min_cut_rematerialization_partition(compiler="inductor")."""
-    model, inputs = small(name)
-    got = {}
+def real_cpu_partition(name: str):
+    """What a real CPU ``torch.compile`` training step of the same model (built on the CPU)
+    partitions: (forward, backward, the joint graph min-cut cut, its num_fwd_outputs), taken
+    inside ``min_cut_rematerialization_partition`` as ``compile_fx.partition_fn`` calls it (after
+    Inductor's decompositions and joint-graph passes)."""
+    import torch._inductor.compile_fx as cfx
 
-    def keep(kind):
-        def compiler(gm, _):
-            got[kind] = gm
-            return make_boxed_func(gm.forward)
-        return compiler
+    seen = {}
+    min_cut = cfx.min_cut_rematerialization_partition
 
-    be = aot_autograd(fw_compiler=keep("forward"), bw_compiler=keep("backward"),
-                      partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"))
-    run_step(torch.compile(model, backend=be, fullgraph=True), inputs)
-    return got["forward"], got["backward"]
+    def spy(gm, joint_inputs, **kwargs):
+        out = min_cut(gm, joint_inputs, **kwargs)
+        seen["joint"], seen["num_fwd_outputs"] = copy_graph_module(gm), kwargs["num_fwd_outputs"]
+        return out
+
+    cfx.min_cut_rematerialization_partition = spy  # real_cpu_pair calls it, then stops the compile
+    try:
+        pair = real_run.real_cpu_pair(*small(name, "cpu"))
+    finally:
+        cfx.min_cut_rematerialization_partition = min_cut
+    return pair.forward, pair.backward, seen["joint"], seen["num_fwd_outputs"]
 
 
 def signature(graph):
@@ -97,7 +102,8 @@ def signature(graph):
 def test_partition_inner_is_torch_min_cut(tmp_path, name):
     be, doc, _, _ = capture(name, tmp_path)
     graphs = {n: gm for n, _, gm in be.graphs()}
-    fw, bw = torch_min_cut_pair(name)
+    # These models have no attention: a real CPU run compiles, node for node, what meta captures.
+    fw, bw, _, _ = real_cpu_partition(name)
     assert signature(graphs["region0.forward"].graph) == signature(fw.graph)
     assert signature(graphs["region0.backward"].graph) == signature(bw.graph)
     assert [(g["name"], g["kind"]) for g in doc["graphs"]] == [
@@ -108,14 +114,25 @@ def test_partition_inner_is_torch_min_cut(tmp_path, name):
 
 @pytest.mark.parametrize("name", ["mlp", "cnn"])
 def test_joint_phases_and_names(tmp_path, name):
-    be, doc, _, _ = capture(name, tmp_path)
+    be, doc, model, _ = capture(name, tmp_path)
     graphs = {n: gm for n, _, gm in be.graphs()}
     joint = graphs["region0.joint"]
     fj = next(g for g in doc["graphs"] if g["name"] == "region0.joint")
     nfo = fj["num_fwd_outputs"]
-    # the forward's outputs: the loss input, plus the new values of the two BatchNorms' three
-    # buffers (running mean, running var, num_batches_tracked)
-    assert nfo == (1 if name == "mlp" else 1 + 2 * 3)
+    # the joint graph is the one a real run hands to min-cut, cut the same way
+    _, _, real_joint, real_nfo = real_cpu_partition(name)
+    assert signature(joint.graph) == signature(real_joint.graph)
+    # the forward's outputs: the loss input alone. Inductor keeps input mutations in the graph:
+    # the new values of the two BatchNorms' three buffers (running mean, running var,
+    # num_batches_tracked) are copy_ nodes into the buffers, in the forward phase.
+    assert nfo == real_nfo == 1
+    copies = [n for n in joint.graph.nodes if n.target is torch.ops.aten.copy_.default]
+    assert all(c.args[0].op == "placeholder" for c in copies)
+    written = sorted(((tuple(c.args[0].meta["val"].shape), c.args[0].meta["val"].dtype) for c in copies), key=str)
+    assert written == sorted(((tuple(b.shape), b.dtype) for b in model.buffers()), key=str)
+    assert len(copies) == (0 if name == "mlp" else 2 * 3)
+    phase = {n["name"]: n["phase"] for n in fj["nodes"]}
+    assert all(phase[c.name] == "forward" for c in copies)
     info = classify_nodes(joint, [], nfo)
     expected = {n.name for n in joint.graph.nodes if info.is_required_fw(n)}
     assert {n["name"] for n in fj["nodes"] if n["phase"] == "forward"} == expected
@@ -168,7 +185,8 @@ def test_save_with_joint(tmp_path):
     assert saved["pairs"] == [{"forward": "forward", "backward": "backward", "joint": "joint"}]
     by_name = {g["name"]: g for g in saved["graphs"]}
     assert by_name["joint"]["nodes"] == next(g for g in doc["graphs"] if g["name"] == "region0.joint")["nodes"]
-    assert by_name["joint"]["num_fwd_outputs"] == 7
+    # what the backend recorded: the loss alone (BatchNorm's buffers are updated by copy_ in the graph)
+    assert by_name["joint"]["num_fwd_outputs"] == joint.meta["fxmem_num_fwd_outputs"] == 1
     bare = torch.fx.GraphModule(joint, copy.deepcopy(joint.graph))  # a joint the backend did not capture
     with pytest.raises(ValueError, match="pass num_fwd_outputs"):
         fxmem_export.save(tmp_path / "x.json", fw, bw, joint=bare)
@@ -179,8 +197,11 @@ def test_save_with_joint(tmp_path):
     with pytest.raises(ValueError, match="inference=True"):
         fxmem_export.save(tmp_path / "x.json", fw, inference=True, joint=joint)
     assert not (tmp_path / "x.json").exists()
-    fxmem_export.save(tmp_path / "y.json", fw, bw, joint=bare, num_fwd_outputs=7)
+    fxmem_export.save(tmp_path / "y.json", fw, bw, joint=bare, num_fwd_outputs=1)
     assert json.loads((tmp_path / "y.json").read_text())["graphs"][2]["nodes"] == by_name["joint"]["nodes"]
+    # the value given is the one written: another count gives other phases
+    other = fxmem_export.save(tmp_path / "z.json", fw, bw, joint=bare, num_fwd_outputs=0)
+    assert other["graphs"][2]["num_fwd_outputs"] == 0 and other["graphs"][2]["nodes"] != by_name["joint"]["nodes"]
 
 
 class TwoRegions(nn.Module):

@@ -151,14 +151,26 @@ def test_examples_roles_and_modules_agree_with_torch(exported, name):
 
 
 def test_cnn_batchnorm_new_buffer_values(exported):
-    """BatchNorm in training mode: AOTAutograd returns the new running stats (mutated buffers)."""
+    """BatchNorm in training mode: the running stats are mutated buffers. Inductor's capture
+    keeps input mutations in the graph, so each buffer's new value is written into the buffer's
+    own storage by one copy_ in the forward (no "new value of" output, as AOTAutograd's default
+    returns; that labeling is checked with inner="eager" in test_small_model_through_the_backend)."""
     doc = exported["cnn"].doc
     labels = {s.get("label"): s.get("role") for s in doc["storages"]}
+    storage_of = {s.get("label"): s["id"] for s in doc["storages"]}
+    fwd = {n["name"]: n for n in next(g for g in doc["graphs"] if g["name"] == "forward")["nodes"]}
+    copies = [n for n in fwd.values() if n["target"] == "aten.copy_.default"]
     model, _, _ = build("cnn", "meta")
     for name, buf in model.named_buffers():
         assert labels.get(name) == "buffer"
-        # The new value is a forward output, or saved for backward (then an activation).
-        assert labels.get(f"new value of {name}") in ("output", "activation"), name
+        assert f"new value of {name}" not in labels, name
+        into = [c for c in copies if c["val"]["storage"] == storage_of[name]]
+        assert len(into) == 1, name
+        dst, src = (fwd[i] for i in into[0]["inputs"])
+        assert dst["op"] == "placeholder" and dst["val"]["storage"] == storage_of[name]
+        assert src["op"] == "call_function" and src["val"]["storage"] != storage_of[name]
+        assert (src["val"]["shape"], src["val"]["dtype"]) == (list(buf.shape), str(buf.dtype).removeprefix("torch."))
+    assert len(copies) == len(list(model.buffers())) == 9
     user_out = [s for s in doc["storages"] if s.get("label") == "output 0"]
     assert [s["role"] for s in user_out] == ["output"]
 
@@ -292,7 +304,9 @@ def test_inference_graph_roles(tmp_path):
 
 def test_llama_example_structure(exported):
     """The llama example is what it says: 8 decoder layers, each with RMSNorms, rotary
-    attention (SDPA's math path on meta: two bmm per layer) and a SwiGLU MLP."""
+    attention (on meta for the default target "cuda", fp32 SDPA is the kernel a CUDA GPU runs:
+    one _scaled_dot_product_efficient_attention per layer, flash having no fp32 kernel) and a
+    SwiGLU MLP; the loss is log_softmax (as Inductor decomposes it) and gather."""
     ex = exported["llama"]
     fwd = ex.file_graph("forward")["nodes"]
     by_module: dict[str, set] = {}
@@ -303,10 +317,17 @@ def test_llama_example_structure(exported):
                           ("attention.wq", "Linear"), ("ffn_norm", "RMSNorm"), ("feed_forward", "SwiGLU"),
                           ("feed_forward.w1", "Linear"), ("feed_forward.w3", "Linear"), ("feed_forward.w2", "Linear")]:
             assert by_module[f"layers.{i}.{sub}"] == {kind}
-        bmm = [n for n in fwd if n["module"] == f"layers.{i}.attention" and n["target"] == "aten.bmm.default"]
-        assert len(bmm) == 2
+        sdpa = [n for n in fwd if n["module"] == f"layers.{i}.attention"
+                and n["target"] == "aten._scaled_dot_product_efficient_attention.default"]
+        assert len(sdpa) == 1
+    assert not any(n["target"] in ("aten.bmm.default", "aten._softmax.default") for n in fwd)  # no math path
     assert "layers.8" not in by_module
-    assert any(n["target"] == "aten._log_softmax.default" for n in fwd)  # the cross-entropy
+    # the cross-entropy at the root: log_softmax's decomposition x - amax - log(sum(exp(x - amax))), gather, mean
+    root = [n["target"] for n in fwd if n["module"] == "" and n["op"] == "call_function"]
+    assert [t for t in root if t in ("aten.amax.default", "aten.exp.default", "aten.sum.dim_IntList",
+                                     "aten.log.default", "aten.gather.default", "aten.mean.default")] == [
+        "aten.amax.default", "aten.exp.default", "aten.sum.dim_IntList", "aten.log.default",
+        "aten.gather.default", "aten.mean.default"]
     assert ex.path.stat().st_size < 2_000_000
 
 

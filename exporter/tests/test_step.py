@@ -172,12 +172,20 @@ def test_meta_with_inductor_raises_the_package_error() -> None:
     with torch.device("meta"):
         model = nn.Linear(8, 8)
         x = torch.randn(4, 8)
-    compiled = torch.compile(model, backend=fxmem_export.backend(None))
+    # inner="inductor" (full Inductor, kernels included; no longer the default) cannot run on meta
+    compiled = torch.compile(model, backend=fxmem_export.backend(None, inner="inductor"))
     with pytest.raises(Exception) as info:
         compiled(x)
     inner = getattr(info.value, "inner_exception", info.value)
     assert isinstance(inner, fxmem_export.MetaInductorError)
-    assert "Inductor cannot compile meta tensors" in str(inner) and "inner='eager'" in str(inner)
+    assert "Inductor cannot compile meta tensors" in str(inner)
+    assert "inner='partition'" in str(inner) and "inner='eager'" in str(inner)
+    # ... and the default (inner="partition": Inductor's front half, no kernels) captures on meta
+    torch._dynamo.reset()
+    be = fxmem_export.backend(None)
+    assert be.inner == "partition"
+    torch.compile(model, backend=be)(x).sum().backward()
+    assert [kind for _, kind, _ in be.graphs()] == ["forward", "backward", "joint"]
     torch._dynamo.reset()
 
 

@@ -1,5 +1,6 @@
 """fxmem_export.sweep: one joint graph partitioned per activation memory budget, each pair
-checked against PyTorch's own partition at that budget and its FLOPs against FlopCounterMode."""
+checked against what a real CPU torch.compile run partitions at that budget (real_run.py) and
+its FLOPs against FlopCounterMode."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ import json
 import pytest
 import torch
 import torch.fx as fx
-from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
-from torch._dynamo.backends.common import aot_autograd
 from torch.utils.flop_counter import FlopCounterMode
 
 import fxmem_export
+import real_run
 from fxmem_export.sweep import partition_sweep
 
 from test_partition import signature, small
@@ -26,21 +26,11 @@ def _reset_dynamo():
 
 
 def torch_partition_at(name: str, budget: float):
-    """What torch's aot_autograd + min_cut_rematerialization_partition produce at ``budget``,
-    inside a compile (the forward runs once; no backward is needed for the partition)."""
-    model, inputs = small(name)
-    got = {}
-
-    def partition_fn(joint, joint_inputs, **kw):
-        got["pair"] = min_cut_rematerialization_partition(joint, joint_inputs, compiler="inductor", **kw)
-        return got["pair"]
-
-    nop = lambda gm, _: make_boxed_func(gm.forward)  # noqa: E731
-    be = aot_autograd(fw_compiler=nop, bw_compiler=nop, partition_fn=partition_fn)
-    torch._dynamo.reset()
-    with torch._functorch.config.patch(activation_memory_budget=budget):
-        torch.compile(model, backend=be, fullgraph=True)(*inputs)
-    return got["pair"]
+    """What a real CPU ``torch.compile`` training step of the same model (built on the CPU)
+    partitions at ``activation_memory_budget=budget``: Inductor's decompositions, joint-graph
+    passes and min-cut (real_run.real_cpu_pair)."""
+    pair = real_run.real_cpu_pair(*small(name, "cpu"), budget=budget)
+    return pair.forward, pair.backward
 
 
 def flops_by_running(gm: fx.GraphModule) -> int:
