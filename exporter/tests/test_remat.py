@@ -46,7 +46,9 @@ def small(name: str):
             x = torch.randn(12, 64)
             torch._dynamo.mark_dynamic(x, 0)
             return Dynamic(d=64), (x,)
-        return BNNet().train(), (torch.randn(8, 32),)
+        # bn64, a batch of 64: at 8 the peak is the parameters' and gradients' (Inductor's
+        # partition already recomputes BatchNorm's normalization), leaving a plan nothing to win.
+        return BNNet().train(), (torch.randn(64 if name == "bn64" else 8, 32),)
 
 
 @pytest.fixture(autouse=True)
@@ -79,7 +81,7 @@ def plan_for(cli, path, tmp_path, *extra: str) -> tuple[dict, dict]:
     return json.loads(run.stdout), json.loads(plan_path.read_text())
 
 
-@pytest.mark.parametrize("name", ["llama", "gpt", "cnn", "bn", "dynamic"])
+@pytest.mark.parametrize("name", ["llama", "gpt", "cnn", "bn64", "dynamic"])
 def test_pytorch_partition_under_the_plan_has_fxmems_peak(name, cli, tmp_path):
     before = tmp_path / "before.fxmem.json"
     capture(name, before)
@@ -103,14 +105,17 @@ def test_pytorch_partition_under_the_plan_has_fxmems_peak(name, cli, tmp_path):
 
 
 def test_a_flop_limit_is_kept_and_scored_the_same(cli, tmp_path):
+    # llama: its free plan recomputes matmuls (gpt's, on Inductor's partition, only zero-FLOP
+    # pointwise ops and views, so no limit binds there); half of their FLOPs allows some of them.
     before = tmp_path / "before.fxmem.json"
-    capture("gpt", before)
+    capture("llama", before)
     free, _ = plan_for(cli, before, tmp_path)
-    limit = free["extra_flops"] // 3
+    assert free["extra_flops"] > 0
+    limit = free["extra_flops"] // 2
     result, _ = plan_for(cli, before, tmp_path, "--max-extra-flops", str(limit))
     assert 0 < result["extra_flops"] <= limit
     assert free["peak"] <= result["peak"] < result["baseline"]["peak"]
-    after = capture("gpt", tmp_path / "after.fxmem.json", remat=tmp_path / "plan.json")
+    after = capture("llama", tmp_path / "after.fxmem.json", remat=tmp_path / "plan.json")
     assert intended_peak_memory(*pair(after))["peak"] == result["peak"]
 
 
@@ -128,26 +133,12 @@ def test_apply_remat_tags_every_forward_node(cli, tmp_path):
 
     be = fxmem_export.backend(None, inner="partition")
     model, inputs = small("bn")
-    # As in a training script: the pass runs on the joint graph before the partition.
-    from fxmem_export import _partition
-
-    real = _partition._min_cut
-
-    def tagged():
-        inner = real()
-
-        def run(joint, *a, **k):
-            pre_pass(joint.graph)
-            return inner(joint, *a, **k)
-
-        return run
-
-    _partition._min_cut = tagged
-    try:
+    # As in a training script: Inductor runs the pass on the joint graph after its joint-graph
+    # passes, right before the partition (the backend runs Inductor's front half, so the same
+    # config applies to it).
+    with torch._inductor.config.patch(joint_custom_post_pass=pre_pass):
         out = torch.compile(model, backend=be, fullgraph=True)(*inputs)
         out.float().sum().backward()
-    finally:
-        _partition._min_cut = real
     assert {k for k, v in seen.items() if v == CheckpointPolicy.MUST_RECOMPUTE} >= set(plan["recomputed"])
     assert all(v in (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.MUST_RECOMPUTE)
                for k, v in seen.items() if k in set(plan["saved"]) | set(plan["recomputed"]))
