@@ -4,8 +4,12 @@
     python -m fxmem_export.examples gpt -o gpt.fxmem.json --with-reference
     python -m fxmem_export.examples llama --sweep -o llama_sweep.fxmem.json --with-reference
 
-The graphs are PyTorch's min-cut partition (``inner="partition"``: what Inductor partitions),
-or AOTAutograd's default partition with ``inner="eager"``.
+The graphs are what Inductor partitions (``inner="partition"``, the default): Inductor's
+front half as ``torch.compile`` runs it (pre-grad passes, Inductor's decompositions, its
+joint-graph passes, the min-cut partitioner), without its code generation; or AOTAutograd's
+default partition without Inductor's decompositions with ``inner="eager"``. On ``meta`` the
+capture stands for a CUDA GPU (the backend's default ``target="cuda"``): attention is the fused
+kernel CUDA would run (fp32: ``_scaled_dot_product_efficient_attention``).
 
 The models are built on the ``meta`` device, so no memory is allocated and the storages are
 non-CPU (device "meta"), which the estimator counts like CUDA memory. (Fake ``cuda`` tensors
@@ -64,10 +68,10 @@ def _check(name: str, inner: str) -> None:
 
 
 def capture(name: str, device: str = "meta", *, inner: str = "partition", joint: bool = False) -> Captured:
-    """Compile example ``name`` with the fxmem backend (``inner="partition"``: PyTorch's
-    min-cut partition, as Inductor; ``"eager"``: AOTAutograd's default partition), run one
-    forward and one backward pass, and return the forward and backward GraphModules (and with
-    ``joint=True`` the joint graph they were cut from)."""
+    """Compile example ``name`` with the fxmem backend (``inner="partition"``: what Inductor
+    partitions, its decompositions and joint-graph passes included; ``"eager"``: AOTAutograd's
+    default partition), run one forward and one backward pass, and return the forward and
+    backward GraphModules (and with ``joint=True`` the joint graph they were cut from)."""
     _check(name, inner)
     with _environment(name):
         return _capture(name, device, inner, joint)
