@@ -17,7 +17,8 @@ def test_list(capsys):
     out = capsys.readouterr().out
     from fxmem_export.examples import step
 
-    assert [line.split()[0] for line in out.splitlines()] == examples.NAMES + step.NAMES
+    # llama3_8b is traced on demand, not bundled: listed last
+    assert [line.split()[0] for line in out.splitlines()] == examples.NAMES + step.NAMES + ["llama3_8b"]
     assert step.NAMES == ["gpt_break", "gpt_adam"]
     assert set(examples.NAMES) == {"mlp", "cnn", "gpt", "multiout", "inplace", "llama", "dynamic", "fsdp"}
 
@@ -27,6 +28,7 @@ def test_export_one(tmp_path, capsys):
     assert main(["mlp", "-o", str(path), "--with-reference"]) == 0
     doc = json.loads(path.read_text())
     assert doc["producer"]["example"] == "mlp" and "reference" in doc
+    assert doc["producer"]["target"] == "cuda"  # meta stands for a CUDA GPU by default
     assert {s["device"] for s in doc["storages"]} == {"meta"}
     assert "wrote" in capsys.readouterr().out
 

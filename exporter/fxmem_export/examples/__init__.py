@@ -49,6 +49,7 @@ class Captured:
     forward: fx.GraphModule
     backward: fx.GraphModule
     joint: fx.GraphModule | None = None  # inner="partition" with joint=True
+    target: str | None = None  # the device the capture stands for (the backend's target)
 
 
 def _loss(out: Any) -> torch.Tensor:
@@ -92,7 +93,7 @@ def _capture(name: str, device: str, inner: str, joint: bool) -> Captured:
     if [kind for _, kind, _ in graphs] != ["forward", "backward"] + (["joint"] if joint else []):
         raise RuntimeError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
     torch._dynamo.reset()
-    return Captured(name, graphs[0][2], graphs[1][2], graphs[2][2] if joint else None)
+    return Captured(name, graphs[0][2], graphs[1][2], graphs[2][2] if joint else None, be.target)
 
 
 def _relative_stack_traces(gm: fx.GraphModule) -> None:
@@ -126,7 +127,8 @@ def export(name: str, path: str | os.PathLike[str], *, reference: bool = False, 
         if cap.joint is not None:
             _relative_stack_traces(cap.joint)
         doc = save(path, cap.forward, cap.backward, reference=reference, overlap=True, joint=cap.joint,
-                   producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta", "inner": inner})
+                   producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta", "inner": inner,
+                             **({"target": cap.target} if cap.target else {})})
     return cap, doc
 
 

@@ -24,9 +24,9 @@ NAMES = list(DESCRIPTIONS)
 
 
 def capture(name: str, device: str = "meta", optimizer: type | None = None) -> FxmemBackend:
-    """Compile example ``name`` with the fxmem backend (inner "eager"), run one training step
-    (forward, backward, optimizer step; the optimizer step is not compiled) and return the
-    backend."""
+    """Compile example ``name`` with the fxmem backend (what Inductor partitions, for a CUDA GPU
+    on meta), run one training step (forward, backward, optimizer step; the optimizer step is not
+    compiled) and return the backend."""
     if name not in DESCRIPTIONS:
         raise KeyError(f"unknown step example {name!r}; choose one of {', '.join(NAMES)}")
     torch._dynamo.reset()
@@ -35,7 +35,7 @@ def capture(name: str, device: str = "meta", optimizer: type | None = None) -> F
     if optimizer is None:
         optimizer = torch.optim.AdamW if name == "gpt_break" else torch.optim.Adam
     opt = optimizer(model.parameters(), lr=1e-3)
-    be = FxmemBackend(None, inner="eager", optimizer=opt)
+    be = FxmemBackend(None, optimizer=opt)
     compiled = torch.compile(model, backend=be, fullgraph=(name != "gpt_break"), **options)
     compiled(*inputs).backward()
     if device != "meta":  # the meta device has no values to update
@@ -51,5 +51,5 @@ def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) 
     for _, _, gm in be.graphs():
         _relative_stack_traces(gm)
     be.reference = reference
-    be.producer = {"example": name, "description": DESCRIPTIONS[name], "device": "meta"}
+    be.producer = {"example": name, "description": DESCRIPTIONS[name], "device": "meta", "inner": "partition"}
     return be.save(path)
