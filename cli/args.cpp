@@ -10,7 +10,10 @@ std::optional<std::string> Args::value(std::string_view name) const {
     return it->second;
 }
 
-Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs) {
+Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs,
+                std::span<const std::string_view> file_names) {
+    static constexpr std::string_view kFile[] = {"FILE"};
+    if (file_names.empty()) file_names = kFile;
     Args args;
     args.command = std::move(command);
     std::vector<std::string> positional;
@@ -45,9 +48,12 @@ Args parse_args(std::string command, std::span<char* const> argv, std::span<cons
         if (!args.options.emplace(std::string(name), std::move(value)).second)
             throw UsageError(args.command + ": " + std::string(name) + " given twice");
     }
-    if (positional.empty()) throw UsageError(args.command + ": missing FILE");
-    if (positional.size() > 1) throw UsageError(args.command + ": unexpected argument '" + positional[1] + "'");
+    if (positional.size() < file_names.size())
+        throw UsageError(args.command + ": missing " + std::string(file_names[positional.size()]));
+    if (positional.size() > file_names.size())
+        throw UsageError(args.command + ": unexpected argument '" + positional[file_names.size()] + "'");
     args.file = positional[0];
+    args.files = std::move(positional);
     return args;
 }
 

@@ -23,16 +23,19 @@ struct OptionSpec {
 
 struct Args {
     std::string command;
-    std::string file;
+    std::string file;                                        // the first positional argument
+    std::vector<std::string> files;                          // every positional argument (diff: OLD NEW)
     std::map<std::string, std::string, std::less<>> options; // flags map to ""
 
     bool has(std::string_view name) const { return options.find(name) != options.end(); }
     std::optional<std::string> value(std::string_view name) const;
 };
 
-// Parses `argv` after the command: exactly one positional FILE, options from `specs` given at
-// most once, as "--opt VALUE" or "--opt=VALUE"; "--" ends the options. Throws UsageError.
-Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs);
+// Parses `argv` after the command: exactly `files` positional arguments (named in messages by
+// `file_names`, "FILE" by default), options from `specs` given at most once, as "--opt VALUE"
+// or "--opt=VALUE"; "--" ends the options. Throws UsageError.
+Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs,
+                std::span<const std::string_view> file_names = {});
 
 // A non-negative integer option value, or UsageError naming the option.
 std::size_t parse_index(std::string_view option, const std::string& text);

@@ -54,6 +54,12 @@ commands:
         [--time-limit S] [-o PLAN.json] [--plan PLAN.json] [--graph NAME] [--json]
       a recompute plan for the joint graph: lowest pair peak within the limit (default 30 s of
       search), its backward order and the (peak, extra FLOPs) frontier; --plan scores a plan
+  diff OLD NEW [--max-increase P% | --max-increase-bytes B] [--pair K | --whole-step]
+        [--depth D] [--json]
+      compares two captures' pair peaks (pair K, default 0) or whole-step peaks: the change by
+      role and by module (--depth D sums modules at depth D), whether the peak moved, and the
+      storages at one peak that the other lacks; exit 3 when the peak grew by more than the
+      limit (default: by anything), with the verdict on the first line (docs/ci.md)
 
   --pair FWD,BWD (breakdown, live)
       the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
@@ -73,13 +79,15 @@ options:
   --version     show the version
 
 Sizes are bytes in JSON and CSV, binary units (KiB, MiB, GiB) otherwise.
-Exit status: 0 success, 1 invalid input (message on stderr), 2 bad usage.
+Exit status: 0 success, 1 invalid input (message on stderr), 2 bad usage, 3 (diff) a regression
+over the limit.
 )";
 
 struct Command {
     const char* name;
     std::span<const OptionSpec> options;
     int (*run)(const Args&, std::ostream&);
+    std::span<const std::string_view> files = {}; // the positional arguments' names; {} = FILE
 };
 
 constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
@@ -96,6 +104,12 @@ constexpr OptionSpec kBreakdown[] = {
     {"--graph", true},       {"--step", true},    {"--by", true},   {"--depth", true},    {"--json", false},
     {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true}, {"--schedule-name", true}};
 
+constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes", true},
+                                {"--pair", true},         {"--whole-step", false},
+                                {"--depth", true},        {"--json", false},
+                                {"--devices", true}};
+constexpr std::string_view kDiffFiles[] = {"OLD", "NEW"};
+
 const Command kCommands[] = {
     {"info", kInfo, run_info},
     {"profile", kProfile, run_profile},
@@ -107,6 +121,7 @@ const Command kCommands[] = {
     {"optimize", kOptimizeOptions, run_optimize},
     {"budgets", kBudgetsOptions, run_budgets},
     {"remat", kRematOptions, run_remat},
+    {"diff", kDiff, run_diff, kDiffFiles},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }
@@ -143,7 +158,7 @@ int run(int argc, char** argv) {
                 return 0;
             }
         }
-        const Args args = parse_args(c.name, rest, c.options);
+        const Args args = parse_args(c.name, rest, c.options, c.files);
         return c.run(args, std::cout);
     }
     throw UsageError("unknown command '" + std::string(first) + "'");

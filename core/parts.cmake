@@ -15,7 +15,8 @@
 #                 baselines, bound, exact and heuristic searches, suggestions.
 #   remat/        recompute on joint graphs: partition simulated, budgets, search, plan files.
 #   views/        what a view or a command shows of a graph, assembled from the parts above:
-#                 GraphAnalysis, the graph layout, order comparison, the whole step.
+#                 GraphAnalysis, the graph layout, order comparison, the whole step, two
+#                 captures' peaks compared (peak_place, peak_diff).
 # Dependencies go one way (each part needs only those after its arrow):
 #   model <- io, estimator;  estimator <- attribution, optimize;  optimize, io <- remat;
 #   attribution, optimize <- views.
@@ -38,7 +39,8 @@ set(FXMEM_CORE_OPTIMIZE_SOURCES
 set(FXMEM_CORE_REMAT_SOURCES
     remat/remat_budgets.cpp remat/remat_joint.cpp remat/remat_materialize.cpp remat/remat_partition.cpp
     remat/remat_plan.cpp remat/remat_search.cpp)
-set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/whole_step.cpp)
+set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
+    views/whole_step.cpp)
 
 # fxmem_core_part(<target> <PART> [DEPENDS <targets>...]): an OBJECT library of FXMEM_CORE_<PART>_SOURCES.
 # Private headers are included by their path under core/src ("io/json_text.h").
