@@ -226,8 +226,9 @@ void TestWholeStepView::windowOpensOnTheWholeStep() {
     w.openFile(example("gpt_break.fxmem.json"));
     QTRY_COMPARE_WITH_TIMEOUT(shown.count(), 1, 30000);
     QVERIFY(w.scene()->wholeStep());
-    // The picker: "Whole step" first and chosen, then the 4 graphs and the 2 pairs.
-    QCOMPARE(w.parts().toolbar->graphCombo()->count(), 7);
+    // The picker: "Whole step" first and chosen, then the 6 graphs (each region's forward,
+    // backward and joint) and the 2 pairs.
+    QCOMPARE(w.parts().toolbar->graphCombo()->count(), 9);
     QCOMPARE(w.parts().toolbar->graphCombo()->currentIndex(), 0);
     QVERIFY(w.parts().toolbar->graphCombo()->itemText(0).startsWith(QStringLiteral("Whole step")));
     // The peak line names the run that holds the peak.
