@@ -140,16 +140,20 @@ nlohmann::ordered_json storages_json(const GraphFile& file, const PeakPlace& p, 
 
 void write_rows(std::ostream& out, const std::vector<DiffRow>& rows, bool modules) {
     std::vector<std::vector<std::string>> t = {{"old", "new", "change", modules ? "module" : "role"}};
-    std::size_t unchanged = 0;
+    constexpr std::size_t kShown = 20; // rows come largest change first
+    std::size_t unchanged = 0, more = 0;
     for (const DiffRow& r : rows) {
         if (r.delta() == 0) {
             ++unchanged;
-            continue;
+        } else if (t.size() > kShown) {
+            ++more;
+        } else {
+            t.push_back({format_bytes(r.old_bytes), format_bytes(r.new_bytes), signed_bytes(r.delta()),
+                         modules && r.key.empty() ? "(root)" : r.key});
         }
-        t.push_back({format_bytes(r.old_bytes), format_bytes(r.new_bytes), signed_bytes(r.delta()),
-                     modules && r.key.empty() ? "(root)" : r.key});
     }
     if (t.size() > 1) write_table(out, t, {true, true, true, false});
+    if (more) out << "  ... and " << more << " more changed (--json lists them all)\n";
     if (unchanged) out << "  (" << unchanged << " unchanged not shown)\n";
 }
 

@@ -45,3 +45,5 @@ __all__ = [
     "save",
     "sweep",
 ]
+
+from . import testing  # noqa: E402  (fxmem_export.testing.assert_peak for unit tests)
