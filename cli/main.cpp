@@ -60,6 +60,10 @@ commands:
       role and by module (--depth D sums modules at depth D), whether the peak moved, and the
       storages at one peak that the other lacks; exit 3 when the peak grew by more than the
       limit (default: by anything), with the verdict on the first line (docs/ci.md)
+  export FILE --perfetto OUT.json [--graph NAME | --pair K | --whole-step]
+      the timeline as Chrome-trace JSON for Perfetto: counters of the total and of each role,
+      a slice per node inside its graph and its forward/backward/optimizer phase, the peaks;
+      default: the whole step when FILE has one, else pair 0, else the only graph (docs/exports.md)
 
   --pair FWD,BWD (breakdown, live)
       the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
@@ -109,6 +113,8 @@ constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes
                                 {"--depth", true},        {"--json", false},
                                 {"--devices", true}};
 constexpr std::string_view kDiffFiles[] = {"OLD", "NEW"};
+constexpr OptionSpec kExport[] = {
+    {"--perfetto", true}, {"--graph", true}, {"--pair", true}, {"--whole-step", false}, {"--devices", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},
@@ -122,6 +128,7 @@ const Command kCommands[] = {
     {"budgets", kBudgetsOptions, run_budgets},
     {"remat", kRematOptions, run_remat},
     {"diff", kDiff, run_diff, kDiffFiles},
+    {"export", kExport, run_export},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

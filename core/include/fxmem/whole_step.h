@@ -88,6 +88,10 @@ struct WholeStep {
 // Throws Error when the file has no step. O(step entries x (N + E) of their graphs + S).
 WholeStep whole_step(const GraphFile& file, const StorageMask& counted);
 
+// The releasability a graph is scored with inside the step: a paired backward's (get_peak_memory's
+// do-not-delete inputs), else PyTorch's default. For a LiveSetIndex of a segment's graph.
+NodeMask step_releasable(const GraphFile& file, std::uint32_t graph);
+
 // "region0.forward" or "region0.forward #2 (blocks.1)": an entry as users read it (call 1-based).
 std::string step_entry_name(const GraphFile& file, const StepEntry& entry);
 

@@ -167,11 +167,7 @@ void step_place(const GraphFile& file, DeviceFilter filter, PeakPlace& out) {
     out.kind = graph.kind;
     // The graph's own live set with the releasability the whole step scores it with.
     const AliasInfo alias = build_alias_info(file, graph);
-    NodeMask releasable = default_releasable(graph);
-    for (const Pair& p : file.pairs)
-        if (p.backward == seg.graph)
-            releasable = backward_releasable(graph, get_fwd_bwd_interactions(file, file.graphs[p.forward], graph));
-    const LiveSetIndex index(file, graph, alias, releasable, counted);
+    const LiveSetIndex index(file, graph, alias, step_releasable(file, seg.graph), counted);
     if (at.index > 0) out.node = graph.node(index.node_at(at.index)).name;
     Describer describe(file);
     const std::string& prefix = file.step[seg.entry].module_prefix;

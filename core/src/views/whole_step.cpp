@@ -317,6 +317,14 @@ std::string_view to_string(CarryKind kind) {
     return "?";
 }
 
+NodeMask step_releasable(const GraphFile& file, std::uint32_t graph) {
+    const Graph& g = file.graphs[graph];
+    for (const Pair& p : file.pairs)
+        if (p.backward == graph)
+            return backward_releasable(g, get_fwd_bwd_interactions(file, file.graphs[p.forward], g));
+    return default_releasable(g);
+}
+
 std::vector<CarriedStorage> carried_at(const WholeStep& step, std::uint32_t segment) {
     std::vector<CarriedStorage> out;
     if (segment + 1 >= step.held_begin.size()) return out;
