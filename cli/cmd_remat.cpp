@@ -114,6 +114,9 @@ int run_remat(const Args& args, std::ostream& out) {
     // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's
     // partition under the plan would differ from the one scored here.
     const std::vector<NodeId> unstable = unstable_saved(joint, r.partition);
+    // Random ops it recomputes (a --plan, PyTorch's own pair below budget 1): a tag would make the
+    // partitioner replay their RNG state instead, so apply_remat refuses the plan.
+    const std::vector<NodeId> seeded = seeded_recomputed(joint, r.partition);
 
     const auto names = [&](const std::vector<NodeId>& v) {
         auto a = nlohmann::ordered_json::array();
@@ -137,7 +140,7 @@ int run_remat(const Args& args, std::ostream& out) {
             frontier.push_back({{"peak", p.peak}, {"extra_flops", p.extra_flops}});
         if (!rows.empty()) j["pytorch"] = budget_rows_json(file, rows);
         j["met_limit"] = r.met_limit;
-        j["reproducible"] = unstable.empty();
+        j["reproducible"] = unstable.empty() && seeded.empty();
         j["evaluations"] = r.evaluations;
         out << j.dump() << '\n';
         return 0;
@@ -152,6 +155,11 @@ int run_remat(const Args& args, std::ostream& out) {
         << " nodes; forward peak " << format_bytes(r.peak.forward_peak) << ", backward peak "
         << format_bytes(r.peak.backward_peak) << '\n';
     if (const auto path = args.value("-o")) out << "written to " << *path << '\n';
+    if (!seeded.empty())
+        out << "note: the plan recomputes the random op '" << elide(g.node(seeded[0]).name) << "'"
+            << (seeded.size() > 1 ? " and " + std::to_string(seeded.size() - 1) + " more" : std::string())
+            << " (PyTorch's partitioner would replay its RNG state under apply_remat's tags: apply_remat refuses "
+               "the plan)\n";
     if (!unstable.empty())
         out << "note: PyTorch's partitioner would recompute '" << elide(g.node(unstable[0]).name) << "'"
             << (unstable.size() > 1 ? " and " + std::to_string(unstable.size() - 1) + " more saved values"

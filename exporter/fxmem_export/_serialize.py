@@ -116,6 +116,10 @@ def _node_meta(node: fx.Node) -> dict[str, Any]:
         meta["original_aten"] = str(node.meta["original_aten"])
     if isinstance(node.meta.get("seq_nr"), int):
         meta["seq_nr"] = node.meta["seq_nr"]
+    # A random op: the min-cut partitioner does not recompute it without replaying its RNG state
+    # (has_recomputable_rng_ops); fxmem-cli remat keeps it saved.
+    if node.op == "call_function" and torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ()):
+        meta["nondeterministic_seeded"] = True
     return meta
 
 

@@ -13,6 +13,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -36,7 +38,10 @@ struct JointGraph {
         free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
                       // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
     std::vector<std::uint8_t> symbolic; // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
-    std::vector<std::int64_t> flops;    // per node, 0 where the file gives none
+    std::vector<std::uint8_t>
+        seeded; // a random op (the exporter's meta "nondeterministic_seeded"): a plan cannot make the
+                // partitioner recompute one without replaying its RNG state, so plans save them
+    std::vector<std::int64_t> flops; // per node, 0 where the file gives none
 
     const Graph& g() const { return file->graphs[graph]; }
     std::size_t size() const { return computable.size(); }
@@ -85,9 +90,28 @@ GraphFile storage_template(const JointGraph& joint);
 // the tags fxmem_export.apply_remat writes: a getitem, a view op or a node the forward outputs do
 // not need can never be banned from recompute, so the partitioner recomputes it in the backward
 // as soon as all its inputs are there (saved, or computed in the backward), or are parameters and
-// buffers it saves for free (which then join the saved set). Empty when the saved
-// set is stable; search_remat drops these until it is, so every plan it returns is reproducible.
+// buffers it saves for free (which then join the saved set). A saved view op (view_like) is in
+// the list in any case: the partitioner saves either it or its base by their weights, and saving the base
+// (the storage the view keeps) is what a tag can force. Empty when the saved set is stable;
+// search_remat drops these (saving a dropped view's base instead) until it is, so every plan it
+// returns is reproducible.
 std::vector<NodeId> unstable_saved(const JointGraph& joint, const Partition& partition);
+// The random ops (JointGraph::seeded) of the required forward the partition recomputes. PyTorch's
+// own partition may (below budget 1, untagged), but a MUST_RECOMPUTE tag on one makes the
+// partitioner save and replay its RNG state (functionalize_rng_ops): apply_remat refuses such a plan.
+std::vector<NodeId> seeded_recomputed(const JointGraph& joint, const Partition& partition);
+// A partition apply_remat's tags make PyTorch's partitioner reproduce: no unstable saved value,
+// no random op recomputed.
+inline bool reproducible(const JointGraph& joint, const Partition& partition) {
+    return unstable_saved(joint, partition).empty() && seeded_recomputed(joint, partition).empty();
+}
+// The saved set without unstable_saved's values: a dropped view's base saved instead, and the
+// parameters and buffers the dropped values are recomputed from (saved for free); the random ops
+// it recomputes are saved.
+std::vector<NodeId> stable_saved(const JointGraph& joint, const Partition& partition);
+// A view op (the partitioner's view_ops), or a getitem of one (split's pieces): what min-cut never
+// bans from recompute and saves, or not, by its weights against its base's.
+bool view_like(const JointGraph& joint, NodeId x);
 
 // analyze_pair on the materialized pair (default device filter).
 PeakMemory score_partition(const JointGraph& joint, const Partition& partition,
@@ -162,11 +186,27 @@ RematResult search_remat(const JointGraph& joint, const RematOptions& options = 
 
 // ---- plan files (docs/format.md, "Remat plans") ----
 
+// How a plan names a node besides its name, so that it is found again in a graph whose generated
+// names differ: its target, its module (absent: none given), which node of that (target, module)
+// it is in graph order, and its tensor's shape and dtype (absent when its val is not one tensor).
+struct PlanNodeKey {
+    std::string target;
+    std::optional<std::string> module;
+    std::int64_t occurrence = 0;
+    std::optional<std::vector<std::int64_t>> shape;
+    std::optional<std::string> dtype;
+    bool operator==(const PlanNodeKey&) const = default;
+};
+// The key of node `id` of `g` (O(N): counts the occurrences; make_plan keys many nodes at once).
+PlanNodeKey plan_node_key(const GraphFile& file, const Graph& g, NodeId id);
+
 struct RematPlan {
     std::string joint; // the joint graph's name
     std::vector<std::string> saved, recomputed, order;
-    std::int64_t peak = -1;               // as predicted when written (-1: not given)
-    std::int64_t extra_flops = INT64_MIN; // likewise (INT64_MIN: not given)
+    bool recomputed_given = false;            // the plan has a "recomputed" list (checked even when empty)
+    std::map<std::string, PlanNodeKey> nodes; // keys of the named nodes (plans before keys: empty)
+    std::int64_t peak = -1;                   // as predicted when written (-1: not given)
+    std::int64_t extra_flops = INT64_MIN;     // likewise (INT64_MIN: not given)
 };
 
 std::string plan_to_json(const RematPlan& plan);

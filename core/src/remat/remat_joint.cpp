@@ -66,6 +66,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     j.view.assign(n, 0);
     j.free_to_save.assign(n, 0);
     j.symbolic.assign(n, 0);
+    j.seeded.assign(n, 0);
     j.flops.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const NodeId id(static_cast<std::int32_t>(i));
@@ -76,6 +77,10 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
         j.copy[i] = nd.op == OpKind::CallFunction && target == "aten.copy_.default";
         j.mutating[i] = nd.op == OpKind::CallFunction && is_mutating(target);
         j.view[i] = nd.op == OpKind::CallFunction && is_view_op(target);
+        // The exporter writes the op's torch.Tag.nondeterministic_seeded into the node's meta (the
+        // reader keeps meta as compact JSON text).
+        j.seeded[i] = nd.op == OpKind::CallFunction &&
+                      g.meta_json(id).find("\"nondeterministic_seeded\":true") != std::string_view::npos;
         const auto val = g.val(id);
         j.symbolic[i] = val.size() == 1 && val[0].kind == ValToken::Kind::Other;
         switch (nd.op) {

@@ -228,6 +228,9 @@ std::vector<NodeId> recompute_in_backward(const JointGraph& j, std::span<const N
         throw Error(at() + "a primal (an input of the forward) cannot be recomputed, only saved");
     if (j.mutating[x.index()] && j.forward[x.index()])
         throw Error(at() + "an in-place op the forward must run cannot be recomputed in the backward");
+    if (j.seeded[x.index()] && j.forward[x.index()])
+        throw Error(at() + "a random op cannot be recomputed in the backward (PyTorch's partitioner would replay its "
+                           "RNG state instead)");
     std::vector<NodeId> out;
     for (NodeId y : saved)
         if (y != x) out.push_back(y);
@@ -251,19 +254,116 @@ std::vector<NodeId> save_in_forward(const JointGraph& j, std::span<const NodeId>
     return out;
 }
 
+bool view_like(const JointGraph& j, NodeId x) {
+    if (j.view[x.index()]) return true;
+    const auto in = j.g().inputs(x);
+    return j.getitem[x.index()] && !in.empty() && j.view[in[0].index()];
+}
+
+namespace {
+
+// A node a MUST_SAVE tag bans from recompute (should_ban_recomputation, ban_recomputation_if_allowed):
+// a primal, or a required forward call that is not a getitem and not a view op.
+bool bannable(const JointGraph& j, NodeId x) {
+    const OpKind op = j.g().node(x).op;
+    if (op == OpKind::Placeholder) return true;
+    return op == OpKind::CallFunction && j.forward[x.index()] && !j.getitem[x.index()] && !j.view[x.index()];
+}
+
+// Per node: the backward has it at no cost to the cut: it is saved, computed in the backward, a
+// tangent, a parameter or buffer (saved at weight 0), or a call no tag bans whose inputs all are.
+std::vector<std::uint8_t> free_in_backward(const JointGraph& j, const Partition& p) {
+    const Graph& g = j.g();
+    std::vector<std::uint8_t> free(g.size(), 0);
+    for (NodeId x : p.saved) free[x.index()] = 1;
+    for (NodeId x : p.backward) free[x.index()] = 1;
+    for (NodeId t : j.tangents) free[t.index()] = 1;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const NodeId id(static_cast<std::int32_t>(i));
+        if (free[i] || j.free_to_save[i]) {
+            free[i] = 1;
+            continue;
+        }
+        if (g.node(id).op != OpKind::CallFunction || bannable(j, id) || id == j.output) continue;
+        bool all = true;
+        for (NodeId in : g.inputs(id)) all = all && free[in.index()];
+        free[i] = all;
+    }
+    return free;
+}
+
+} // namespace
+
 std::vector<NodeId> unstable_saved(const JointGraph& j, const Partition& p) {
     const Graph& g = j.g();
-    std::vector<std::uint8_t> there(g.size(), 0); // available in the backward
-    for (NodeId x : p.saved) there[x.index()] = 1;
-    for (NodeId x : p.backward) there[x.index()] = 1;
-    for (NodeId t : j.tangents) there[t.index()] = 1;
+    const std::vector<std::uint8_t> free = free_in_backward(j, p);
     std::vector<NodeId> out;
     for (NodeId x : p.saved) {
-        const bool free = j.getitem[x.index()] || j.view[x.index()] || !j.forward[x.index()];
-        if (!free || g.node(x).op != OpKind::CallFunction) continue;
+        if (bannable(j, x) || g.node(x).op != OpKind::CallFunction) continue;
+        // Recomputing it costs the cut nothing: min-cut does not save it.
         bool all = true;
-        for (NodeId in : g.inputs(x)) all = all && (there[in.index()] || j.free_to_save[in.index()]);
-        if (all) out.push_back(x);
+        for (NodeId in : g.inputs(x)) all = all && free[in.index()];
+        // A view op (or a getitem of one: split) is never banned from recompute: the partitioner
+        // saves it or its base, whichever its weights favour. Saving the base (the same storage)
+        // instead is a choice a tag can force.
+        if (all || view_like(j, x)) out.push_back(x);
+    }
+    return out;
+}
+
+std::vector<NodeId> seeded_recomputed(const JointGraph& j, const Partition& p) {
+    std::vector<NodeId> out;
+    for (NodeId x : p.recomputed)
+        if (j.seeded[x.index()]) out.push_back(x);
+    return out;
+}
+
+std::vector<NodeId> stable_saved(const JointGraph& j, const Partition& p) {
+    const Graph& g = j.g();
+    const std::vector<NodeId> drop = unstable_saved(j, p);
+    const std::vector<NodeId> seeded = seeded_recomputed(j, p);
+    if (drop.empty() && seeded.empty()) return p.saved;
+    std::vector<std::uint8_t> dropped(g.size(), 0), added(g.size(), 0);
+    for (NodeId x : drop) dropped[x.index()] = 1;
+    std::vector<NodeId> out;
+    for (NodeId x : p.saved)
+        if (!dropped[x.index()]) {
+            out.push_back(x);
+            added[x.index()] = 1;
+        }
+    for (NodeId x : seeded) // a random op the plan recomputes: saved instead
+        if (!added[x.index()]) {
+            out.push_back(x);
+            added[x.index()] = 1;
+        }
+    std::vector<std::uint8_t> there(g.size(), 0);
+    for (NodeId x : p.backward) there[x.index()] = 1;
+    for (NodeId t : j.tangents) there[t.index()] = 1;
+    // What a dropped value is recomputed from: a view's base joins the saved set; the parameters
+    // and buffers its chain reads are saved for free.
+    std::vector<NodeId> stack;
+    for (NodeId x : drop) {
+        const bool view = view_like(j, x);
+        for (NodeId in : g.inputs(x)) {
+            if (view && j.computable[in.index()] && !added[in.index()]) {
+                out.push_back(in);
+                added[in.index()] = 1;
+            }
+            stack.push_back(in);
+        }
+    }
+    std::vector<std::uint8_t> seen(g.size(), 0);
+    while (!stack.empty()) {
+        const NodeId y = stack.back();
+        stack.pop_back();
+        if (seen[y.index()] || added[y.index()] || there[y.index()]) continue;
+        seen[y.index()] = 1;
+        if (j.free_to_save[y.index()]) {
+            out.push_back(y);
+            added[y.index()] = 1;
+        } else if (g.node(y).op == OpKind::CallFunction && !bannable(j, y)) {
+            for (NodeId in : g.inputs(y)) stack.push_back(in);
+        }
     }
     return out;
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace fxmem {
 
@@ -25,7 +26,62 @@ std::vector<std::string> names(const Graph& g, std::span<const NodeId> ids) {
     return out;
 }
 
+// A node's group for keys: its target and its module's name (or none).
+using Group = std::tuple<std::string_view, bool, std::string_view>;
+
+Group group_of(const Graph& g, NodeId id) {
+    const ModuleInfo* m = g.module(id);
+    return {g.target(id), m != nullptr, m != nullptr ? std::string_view(m->name) : std::string_view()};
+}
+
+// Every node's occurrence: its index among the nodes of its group, in graph order.
+std::vector<std::int64_t> occurrences(const Graph& g) {
+    std::map<Group, std::int64_t> next;
+    std::vector<std::int64_t> out(g.size(), 0);
+    for (std::size_t i = 0; i < g.size(); ++i) out[i] = next[group_of(g, NodeId(static_cast<std::int32_t>(i)))]++;
+    return out;
+}
+
+PlanNodeKey key_of(const GraphFile& file, const Graph& g, NodeId id, std::int64_t occurrence) {
+    PlanNodeKey k;
+    k.target = std::string(g.target(id));
+    if (const ModuleInfo* m = g.module(id)) k.module = m->name;
+    k.occurrence = occurrence;
+    const auto val = g.val(id);
+    if (val.size() == 1 && val[0].kind == ValToken::Kind::Tensor) {
+        const Tensor& t = g.node_tensors(id)[0];
+        const auto shape = g.shape(t);
+        k.shape = std::vector<std::int64_t>(shape.begin(), shape.end());
+        k.dtype = file.dtypes[t.dtype];
+    }
+    return k;
+}
+
+std::string shape_text(const std::optional<std::string>& dtype, const std::optional<std::vector<std::int64_t>>& shape) {
+    std::string out = dtype ? *dtype : "?";
+    if (shape) {
+        out += '[';
+        for (std::size_t i = 0; i < shape->size(); ++i) out += (i ? ", " : "") + std::to_string((*shape)[i]);
+        out += ']';
+    }
+    return out;
+}
+
+nlohmann::json key_json(const PlanNodeKey& k) {
+    nlohmann::json a = nlohmann::json::array();
+    a.push_back(k.target);
+    a.push_back(k.module ? nlohmann::json(*k.module) : nlohmann::json(nullptr));
+    a.push_back(k.occurrence);
+    a.push_back(k.shape ? nlohmann::json(*k.shape) : nlohmann::json(nullptr));
+    a.push_back(k.dtype ? nlohmann::json(*k.dtype) : nlohmann::json(nullptr));
+    return a;
+}
+
 } // namespace
+
+PlanNodeKey plan_node_key(const GraphFile& file, const Graph& g, NodeId id) {
+    return key_of(file, g, id, occurrences(g)[id.index()]);
+}
 
 std::string plan_to_json(const RematPlan& plan) {
     nlohmann::ordered_json j;
@@ -37,7 +93,18 @@ std::string plan_to_json(const RematPlan& plan) {
     j["order"] = plan.order;
     if (plan.peak >= 0) j["peak"] = plan.peak;
     if (plan.extra_flops > INT64_MIN) j["extra_flops"] = plan.extra_flops;
-    return j.dump(1) + "\n";
+    std::string text = j.dump(1);
+    if (plan.nodes.empty()) return text + "\n";
+    // "nodes" last, one key per line: {"name": [target, module, occurrence, shape, dtype], ...}
+    text.resize(text.size() - 2); // "\n}": the object's end
+    text += ",\n \"nodes\": {";
+    bool first = true;
+    for (const auto& [name, key] : plan.nodes) {
+        text += first ? "\n  " : ",\n  ";
+        first = false;
+        text += nlohmann::json(name).dump() + ": " + key_json(key).dump();
+    }
+    return text + "\n }\n}\n";
 }
 
 RematPlan parse_plan(std::string_view text, const std::string& source) {
@@ -73,7 +140,42 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
     };
     strings("saved", plan.saved, true);
     strings("recomputed", plan.recomputed, false);
+    plan.recomputed_given = doc.contains("recomputed");
     strings("order", plan.order, false);
+    if (doc.contains("nodes") && !doc["nodes"].is_null()) {
+        const nlohmann::json& nodes = doc["nodes"];
+        if (!nodes.is_object()) throw fail("'nodes' must be an object: node name -> its key");
+        for (const auto& [name, v] : nodes.items()) {
+            const std::string where = "nodes[" + quote(name) + "]";
+            if (!v.is_array() || v.size() != 5)
+                throw fail(where + " must be [target, module, occurrence, shape, dtype]");
+            PlanNodeKey k;
+            if (!v[0].is_string()) throw fail(where + ": the target must be a string");
+            k.target = v[0].get<std::string>();
+            if (v[1].is_string())
+                k.module = v[1].get<std::string>();
+            else if (!v[1].is_null())
+                throw fail(where + ": the module must be a string or null");
+            if (!v[2].is_number_integer() || v[2].get<std::int64_t>() < 0)
+                throw fail(where + ": the occurrence must be an integer >= 0");
+            k.occurrence = v[2].get<std::int64_t>();
+            if (v[3].is_array()) {
+                std::vector<std::int64_t> shape;
+                for (const auto& d : v[3]) {
+                    if (!d.is_number_integer()) throw fail(where + ": the shape must be an array of integers or null");
+                    shape.push_back(d.get<std::int64_t>());
+                }
+                k.shape = std::move(shape);
+            } else if (!v[3].is_null()) {
+                throw fail(where + ": the shape must be an array of integers or null");
+            }
+            if (v[4].is_string())
+                k.dtype = v[4].get<std::string>();
+            else if (!v[4].is_null())
+                throw fail(where + ": the dtype must be a string or null");
+            plan.nodes.emplace(name, std::move(k));
+        }
+    }
     for (const char* key : {"peak", "extra_flops"}) {
         if (!doc.contains(key)) continue;
         if (!doc[key].is_number_integer()) throw fail(std::string("'") + key + "' must be an integer");
@@ -98,9 +200,13 @@ RematPlan make_plan(const JointGraph& joint, const RematResult& r) {
     plan.joint = g.name;
     plan.saved = names(g, r.saved);
     plan.recomputed = names(g, r.partition.recomputed);
+    plan.recomputed_given = true;
     plan.order = names(g, r.backward_order);
     plan.peak = r.peak.peak;
     plan.extra_flops = r.extra_flops;
+    const std::vector<std::int64_t> occ = occurrences(g);
+    for (const auto* list : {&r.saved, &r.partition.recomputed, &r.backward_order})
+        for (NodeId id : *list) plan.nodes.try_emplace(g.node(id).name, key_of(*joint.file, g, id, occ[id.index()]));
     return plan;
 }
 
@@ -110,11 +216,39 @@ ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const 
     if (plan.joint != g.name)
         throw Error(source + ": the plan is for joint graph " + quote(plan.joint) + ", not " + quote(g.name) + " of " +
                     file);
+    // A node the plan gives a key for is found by its key (names may differ between captures of
+    // the same model), then checked against the key's dtype and shape; others by name.
+    std::map<Group, std::vector<NodeId>> groups;
+    if (!plan.nodes.empty())
+        for (std::size_t i = 0; i < g.size(); ++i) {
+            const NodeId id(static_cast<std::int32_t>(i));
+            groups[group_of(g, id)].push_back(id);
+        }
     const auto lookup = [&](const std::vector<std::string>& list, const char* key, std::size_t i) {
-        const NodeId id = g.find(list[i]);
-        if (!id.valid())
-            throw Error(source + ": " + key + "[" + std::to_string(i) + "]: unknown node " + quote(list[i]) +
-                        " (joint graph " + quote(g.name) + " of " + file + " has no such node)");
+        const std::string where = source + ": " + key + "[" + std::to_string(i) + "]: ";
+        const auto k = plan.nodes.find(list[i]);
+        if (k == plan.nodes.end()) {
+            const NodeId id = g.find(list[i]);
+            if (!id.valid())
+                throw Error(where + "unknown node " + quote(list[i]) + " (joint graph " + quote(g.name) + " of " +
+                            file + " has no such node)");
+            return id;
+        }
+        const PlanNodeKey& want = k->second;
+        const Group grp{want.target, want.module.has_value(),
+                        want.module ? std::string_view(*want.module) : std::string_view()};
+        const auto it = groups.find(grp);
+        const std::size_t have = it == groups.end() ? 0 : it->second.size();
+        const std::string what = want.target + " #" + std::to_string(want.occurrence) + " in module " +
+                                 (want.module ? quote(*want.module) : std::string("(none)"));
+        if (static_cast<std::uint64_t>(want.occurrence) >= have)
+            throw Error(where + "unknown node " + quote(list[i]) + " (joint graph " + quote(g.name) + " of " + file +
+                        " has no " + what + ")");
+        const NodeId id = it->second[static_cast<std::size_t>(want.occurrence)];
+        const PlanNodeKey got = key_of(*joint.file, g, id, want.occurrence);
+        if ((want.shape && got.shape != want.shape) || (want.dtype && got.dtype != want.dtype))
+            throw Error(where + quote(list[i]) + " (" + what + ") is node " + quote(g.node(id).name) + ", a " +
+                        shape_text(got.dtype, got.shape) + " where the plan has " + shape_text(want.dtype, want.shape));
         return id;
     };
     ResolvedPlan r;
@@ -126,7 +260,7 @@ ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const 
     }
     std::vector<std::uint8_t> mark(g.size(), 0);
     // Recomputed: exactly what the saved set makes the backward recompute.
-    if (!plan.recomputed.empty() || !r.partition.recomputed.empty()) {
+    if (plan.recomputed_given || !plan.recomputed.empty()) {
         for (NodeId x : r.partition.recomputed) mark[x.index()] = 1;
         for (std::size_t i = 0; i < plan.recomputed.size(); ++i) {
             const NodeId id = lookup(plan.recomputed, "recomputed", i);

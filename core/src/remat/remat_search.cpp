@@ -45,17 +45,10 @@ public:
             s.partition = simulate_partition(j_, saved);
             // What the partitioner would recompute anyway leaves the saved set (a few rounds at most).
             for (int round = 0; canonical && round < 8; ++round) {
-                const std::vector<NodeId> drop = unstable_saved(j_, s.partition);
-                if (drop.empty()) break;
-                std::vector<NodeId> kept;
-                for (NodeId x : s.partition.saved)
-                    if (std::find(drop.begin(), drop.end(), x) == drop.end()) kept.push_back(x);
-                for (NodeId x : drop)
-                    for (NodeId in : j_.g().inputs(x))
-                        if (j_.free_to_save[in.index()]) kept.push_back(in);
-                s.partition = simulate_partition(j_, kept);
+                if (reproducible(j_, s.partition)) break;
+                s.partition = simulate_partition(j_, stable_saved(j_, s.partition));
             }
-            if (canonical && !unstable_saved(j_, s.partition).empty()) return std::nullopt;
+            if (canonical && !reproducible(j_, s.partition)) return std::nullopt;
             s.peak = score_partition(j_, s.partition, {}, &storages_);
         } catch (const Error&) {
             return std::nullopt; // a move that leaves the backward uncomputable
@@ -115,6 +108,7 @@ public:
         std::vector<std::pair<std::int64_t, NodeId>> c;
         for (NodeId x : s.saved) {
             if (g.node(x).op == OpKind::Placeholder) continue; // a primal cannot be recomputed
+            if (j_.seeded[x.index()]) continue;                // nor a random op
             bool live = false;
             if (in_forward) {
                 live = pos[x.index()] >= 0 && static_cast<std::size_t>(pos[x.index()]) <= at;
@@ -162,8 +156,8 @@ public:
             stack.pop_back();
             if (mark_[y.index()] == round_) continue;
             mark_[y.index()] = round_;
-            if (g.node(y).op == OpKind::Placeholder) {
-                if (j_.computable[y.index()]) next.push_back(y);
+            if (g.node(y).op == OpKind::Placeholder || (j_.seeded[y.index()] && j_.forward[y.index()])) {
+                if (j_.computable[y.index()]) next.push_back(y); // a primal or a random op: saved
                 continue;
             }
             for (NodeId in : g.inputs(y)) stack.push_back(in);
@@ -261,7 +255,7 @@ RematResult Search::run() {
     if (!base) throw Error(file.source + ": graph '" + j_.g().name + "': the baseline partition cannot be simulated");
     r.baseline_peak = base->peak.peak;
     State best = *base;
-    if (!unstable_saved(j_, base->partition).empty())
+    if (!reproducible(j_, base->partition))
         if (std::optional<State> c = evaluate(base_saved)) best = *c;
     const auto consider = [&](const State& s) {
         if (choice(s) < choice(best)) best = s;
