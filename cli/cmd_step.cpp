@@ -14,7 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <ostream>
+#include <span>
+#include <string_view>
 
 namespace fxmem::cli {
 
@@ -126,6 +129,30 @@ void write_carried_table(std::ostream& out, const GraphFile& file, const std::ve
     write_table(out, rows, {true, true, false, false});
 }
 
+// The app's Breakdown tab by module: the running graph's module tree over its live set and what it
+// carries, each module named from the model's root by the run's module prefix ("blocks.1" + "attn").
+// --depth counts from that root: depth D is the graph's depth D - (the prefix's components); a
+// depth within the prefix sums everything into the prefix's ancestor at D.
+std::vector<Attribution::Group> step_module_groups(const Attribution& attribution, std::span<const LiveStorage> live,
+                                                   std::string_view prefix, std::optional<std::uint32_t> depth) {
+    const auto prefix_depth =
+        prefix.empty() ? 0u : static_cast<std::uint32_t>(std::count(prefix.begin(), prefix.end(), '.') + 1);
+    const bool within_prefix = depth && *depth < prefix_depth;
+    const std::uint32_t graph_depth = !depth          ? attribution.tree().max_depth()
+                                      : within_prefix ? 0u
+                                                      : *depth - prefix_depth;
+    std::vector<Attribution::Group> groups = attribution.by_module(live, graph_depth);
+    std::string_view root = prefix;
+    if (within_prefix) { // the first D components of the prefix
+        std::size_t end = 0;
+        for (std::uint32_t d = 0; d < *depth; ++d) end = prefix.find('.', end + (d > 0 ? 1 : 0));
+        root = *depth == 0 ? std::string_view() : prefix.substr(0, end);
+    }
+    for (Attribution::Group& g : groups)
+        g.key = root.empty() ? g.key : g.key.empty() ? std::string(root) : std::string(root) + "." + g.key;
+    return groups;
+}
+
 void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int64_t>>& out) {
     out.push_back({"parameters and buffers (outside the graph)", c.parameters});
     out.push_back({"optimizer state", c.optimizer_state});
@@ -229,29 +256,38 @@ int run_whole_step(const Args& args, std::ostream& out) {
     const std::vector<CarriedStorage> carried = carried_at(ws, p.at.segment);
 
     if (args.command == "breakdown") {
+        const auto [by, depth] = breakdown_grouping(args);
         const RoleAssignment roles = resolve_roles(file);
         const Attribution attribution(file, seg.graph, roles);
         std::vector<LiveStorage> all = live;
         append_carried(carried, all);
+        const std::string& prefix = file.step[seg.entry].module_prefix;
         const std::vector<Attribution::Group> groups =
-            attribution.breakdown(all, GroupBy::Role, attribution.tree().max_depth());
+            by == GroupBy::Role ? attribution.by_role(all) : step_module_groups(attribution, all, prefix, depth);
         if (json) {
             nlohmann::ordered_json j;
             j["step"] = p.timeline;
             j["entry"] = seg.entry;
             j["graph"] = graph.name;
             j["graph_step"] = p.at.index;
+            j["module_prefix"] = prefix;
             j["total"] = total;
             j["carry"] = carry_json(carry);
+            j["by"] = to_string(by);
             j["groups"] = groups_json(groups);
             j["carried"] = carried_json(file, carried);
             out << j.dump() << '\n';
             return 0;
         }
-        out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes)\n";
+        out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes), by "
+            << to_string(by);
+        if (by == GroupBy::Module && depth) out << " at depth " << *depth;
+        out << '\n';
         write_carry_table(out, carry);
-        std::vector<std::vector<std::string>> grows = {{"size", "storages", "role (the graph's and carried)"}};
-        for (const Attribution::Group& g : groups) grows.push_back(group_cells(g, GroupBy::Role));
+        std::vector<std::vector<std::string>> grows = {
+            {"size", "storages",
+             by == GroupBy::Role ? "role (the graph's and carried)" : "module (the graph's and carried)"}};
+        for (const Attribution::Group& g : groups) grows.push_back(group_cells(g, by));
         write_table(out, grows, {true, true, false});
         return 0;
     }
