@@ -314,7 +314,8 @@ class _Matcher:
                 raise RematPlanError(
                     f"{where}: {name!r} ({target} #{occurrence} in module {module!r}) is node {node.name!r} of the "
                     f"joint graph, a {_shape_text(got_dtype, got_shape)} where the plan has "
-                    f"{_shape_text(dtype, shape)}: the plan is for another model or another input shape")
+                    f"{_shape_text(dtype, shape)}: the plan is for another model or input shape, or the pass runs "
+                    "before Inductor's joint-graph passes (it must be the joint_custom_post_pass)")
             if name not in self.names:
                 self.by_key += 1
         self.names[name] = node.name

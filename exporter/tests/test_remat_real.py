@@ -177,7 +177,7 @@ def test_plan_applies_in_real_training(name, cli, tmp_path):
     assert recomputed == set(plan["recomputed"])
 
     # (b) The same training.
-    assert torch.allclose(torch.tensor(losses), torch.tensor(base_losses), rtol=1e-5, atol=0), (losses, base_losses)
+    assert torch.allclose(torch.tensor(losses), torch.tensor(base_losses), rtol=1e-6, atol=0), (losses, base_losses)
     assert base_losses[-1] < base_losses[0]
 
     # (c) fxmem's predictions to the byte, PyTorch's estimator counting every device.
@@ -188,7 +188,8 @@ def test_plan_applies_in_real_training(name, cli, tmp_path):
     assert peak(fw, bw) == as_partitioned["peak"]
     assert peak(fw, reorder_backward(bw, plan, names=report.names)) == plan["peak"] == result["peak"]
     print(f"{name}: pair peak {result['baseline']['peak']} -> {as_partitioned['peak']} (PyTorch's backward order), "
-          f"{plan['peak']} (the plan's); losses {losses}; {report}")
+          f"{plan['peak']} (the plan's); losses {losses}, largest relative difference to the run without the plan "
+          f"{max(abs(a - b) / abs(b) for a, b in zip(losses, base_losses)):.1e}; {report}")
 
 
 def test_partitioner_applies_the_order(cli, tmp_path):
@@ -217,7 +218,7 @@ def test_partitioner_applies_the_order(cli, tmp_path):
     fw, bw = pairs[0]
     assert [n.name for n in bw.graph.nodes if n.op not in ("placeholder", "output")] == plan["order"]
     assert peak(fw, bw) == plan["peak"]
-    assert torch.allclose(torch.tensor(losses), torch.tensor(base_losses), rtol=1e-5, atol=0), (losses, base_losses)
+    assert torch.allclose(torch.tensor(losses), torch.tensor(base_losses), rtol=1e-6, atol=0), (losses, base_losses)
     assert inner.application.report.by_key > 0
 
 
