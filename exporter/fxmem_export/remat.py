@@ -196,6 +196,19 @@ def is_seeded(node: fx.Node) -> bool:
     return hasattr(node.target, "tags") and torch.Tag.nondeterministic_seeded in node.target.tags
 
 
+def _not_saveable(node: fx.Node) -> bool:
+    """A value ``solve_min_cut`` gives infinite weight as a "non-tensor output" (a tuple of a
+    multi-output op), as opposed to tensors, symbolic sizes and opaque objects."""
+    from torch._functorch.partitioners import BackwardState, FakeScriptObject, is_opaque_node, is_sym_node
+
+    if node.op == "placeholder":
+        return False
+    val = node.meta.get("val")
+    if is_sym_node(node) or is_opaque_node(node) or isinstance(val, (BackwardState, FakeScriptObject)):
+        return False
+    return ("val" not in node.meta and "tensor_meta" not in node.meta) or ("val" in node.meta and not isinstance(val, torch.Tensor))
+
+
 def _node_infos(view: fx.GraphModule, num_fwd_outputs: int) -> Any:
     """The partitioner's own classification of the nodes (required forward, backward, ...)."""
     from torch._functorch.partitioners import classify_nodes
@@ -457,6 +470,9 @@ def tag_joint_graph(graph: fx.Graph, data: Mapping[str, Any], source: str = "<pl
     for i, node in enumerate(resolved["saved"]):
         if node not in computable or node.op == "output":
             raise RematPlanError(f"{source}: saved[{i}]: {data['saved'][i]!r} cannot be saved: it needs a tangent")
+        if _not_saveable(node):
+            raise RematPlanError(f"{source}: saved[{i}]: {data['saved'][i]!r} cannot be saved: its value is not a tensor "
+                                 "(the partitioner saves the getitems of a multi-output op, not the op)")
     backward, used = _backward_of(vg, set(resolved["saved"]), nfo, source)
     recompute = {n for n in backward if n in computable and n.op == "call_function"}
     info = _node_infos(view, nfo) if nfo is not None else None

@@ -38,6 +38,8 @@ struct JointGraph {
         free_to_save; // a primal holding a parameter or buffer storage: a static-lifetime
                       // input, which the partitioner saves at weight 0 (treat_parameters_as_free_to_save)
     std::vector<std::uint8_t> symbolic; // the node's val is a single non-tensor ({"other": ...}): a SymInt and the like
+    std::vector<std::uint8_t> multi;    // the node's val is a list (a multi-output op): the partitioner cannot save
+                                        // it ("non-tensor output"), only its getitems
     std::vector<std::uint8_t>
         seeded; // a random op (the exporter's meta "nondeterministic_seeded"): a plan cannot make the
                 // partitioner recompute one without replaying its RNG state, so plans save them

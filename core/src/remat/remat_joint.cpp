@@ -67,6 +67,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     j.free_to_save.assign(n, 0);
     j.symbolic.assign(n, 0);
     j.seeded.assign(n, 0);
+    j.multi.assign(n, 0);
     j.flops.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const NodeId id(static_cast<std::int32_t>(i));
@@ -83,6 +84,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
                       g.meta_json(id).find("\"nondeterministic_seeded\":true") != std::string_view::npos;
         const auto val = g.val(id);
         j.symbolic[i] = val.size() == 1 && val[0].kind == ValToken::Kind::Other;
+        j.multi[i] = !val.empty() && val[0].kind == ValToken::Kind::List;
         switch (nd.op) {
         case OpKind::Placeholder: {
             // _is_tangent / _is_primal look at the target; seed offsets are neither primal nor tangent.

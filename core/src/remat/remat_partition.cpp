@@ -299,6 +299,10 @@ std::vector<NodeId> unstable_saved(const JointGraph& j, const Partition& p) {
     const std::vector<std::uint8_t> free = free_in_backward(j, p);
     std::vector<NodeId> out;
     for (NodeId x : p.saved) {
+        if (j.multi[x.index()] && g.node(x).op == OpKind::CallFunction) {
+            out.push_back(x); // a tuple: its getitems are what can be saved
+            continue;
+        }
         if (bannable(j, x) || g.node(x).op != OpKind::CallFunction) continue;
         // Recomputing it costs the cut nothing: min-cut does not save it.
         bool all = true;
@@ -343,14 +347,24 @@ std::vector<NodeId> stable_saved(const JointGraph& j, const Partition& p) {
     // and buffers its chain reads are saved for free.
     std::vector<NodeId> stack;
     for (NodeId x : drop) {
-        const bool view = view_like(j, x);
-        for (NodeId in : g.inputs(x)) {
-            if (view && j.computable[in.index()] && !added[in.index()]) {
-                out.push_back(in);
-                added[in.index()] = 1;
-            }
-            stack.push_back(in);
+        if (j.multi[x.index()]) { // saved as its getitems (the backward keeps those it uses)
+            for (NodeId u : g.users(x))
+                if (j.getitem[u.index()] && !added[u.index()]) {
+                    out.push_back(u);
+                    added[u.index()] = 1;
+                }
+            continue;
         }
+        if (view_like(j, x)) { // its base, through views and split: the storage it keeps
+            NodeId base = g.inputs(x)[0];
+            while (g.node(base).op == OpKind::CallFunction && view_like(j, base) && !g.inputs(base).empty())
+                base = g.inputs(base)[0];
+            if (j.computable[base.index()] && !added[base.index()]) {
+                out.push_back(base);
+                added[base.index()] = 1;
+            }
+        }
+        for (NodeId in : g.inputs(x)) stack.push_back(in);
     }
     std::vector<std::uint8_t> seen(g.size(), 0);
     while (!stack.empty()) {
