@@ -538,35 +538,51 @@ def _pass_base() -> type:
     return CustomGraphPass
 
 
-def _plan_uuid(data: Mapping[str, Any]) -> str:
+def _plan_uuid(data: Any) -> str:
     with open(__file__, "rb") as f:
         code = f.read()
     return hashlib.sha256(code + json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any]) -> Any:
+def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]) -> Any:
     """A joint-graph pass (an Inductor ``CustomGraphPass``, so the FX graph cache keys on the
-    plan) that tags the joint graph per ``plan`` (a path to a plan file or its mapping):
+    plans) that tags the joint graph per ``plan`` (a path to a plan file or its mapping):
 
         torch._inductor.config.joint_custom_post_pass = fxmem_export.apply_remat("plan.json")
 
-    The plan is read and checked now; a malformed plan raises RematPlanError naming the file.
-    After each joint graph the pass has run on, ``.report`` is its RematReport (``.reports``:
-    all of them); the summary is also logged (logger ``fxmem_export.remat``, level INFO)."""
-    data, source = load_plan(plan)
+    A list of plans (one per region of a model with graph breaks) tags each joint graph with the
+    first plan that fits it; a joint graph no plan fits raises RematPlanError with each plan's
+    reason. Plans are read and checked now; a malformed plan raises RematPlanError naming the
+    file. After each joint graph the pass has run on, ``.report`` is its RematReport
+    (``.reports``: all of them); the summary is also logged (logger ``fxmem_export.remat``)."""
+    many = isinstance(plan, Sequence) and not isinstance(plan, (str, bytes))
+    plans = [load_plan(p) for p in (plan if many else [plan])]  # type: ignore[union-attr]
+    if not plans:
+        raise RematPlanError("apply_remat: no plan given")
 
     class RematPass(_pass_base()):  # type: ignore[misc]
         def __init__(self) -> None:
-            self.plan, self.source = data, source
+            self.plan, self.source = plans[0]
+            self.plans = plans
             self.report: RematReport | None = None
             self.reports: list[RematReport] = []
 
         def __call__(self, graph: fx.Graph) -> None:
-            self.report = tag_joint_graph(graph, self.plan, self.source)
+            errors = []
+            for data, source in self.plans:
+                try:
+                    self.report = tag_joint_graph(graph, data, source)
+                    break
+                except RematPlanError as e:
+                    if len(self.plans) == 1:
+                        raise
+                    errors.append(str(e))
+            else:
+                raise RematPlanError("no plan fits this joint graph:\n  " + "\n  ".join(errors))
             self.reports.append(self.report)
 
         def uuid(self) -> str:
-            return _plan_uuid(self.plan)
+            return _plan_uuid([data for data, _ in self.plans])
 
     return RematPass()
 

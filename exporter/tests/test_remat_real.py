@@ -58,6 +58,20 @@ class TinyViT(nn.Module):
         return self.head(self.norm(self.block(x)[:, 0]))
 
 
+class Broken(nn.Module):
+    """Two MLPs with a graph break between them: two regions, two joint graphs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 16))
+        self.b = nn.Sequential(nn.Linear(16, 64), nn.SiLU(), nn.Linear(64, 4))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.a(x)
+        torch._dynamo.graph_break()
+        return self.b(h)
+
+
 def make(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     if name == "cnn":
@@ -71,6 +85,8 @@ def make(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
             return TinyViT(), (torch.randn(4, 3, 8, 8),)
         if name == "gru":
             return GRUUnrolled(), (torch.randn(4, 4, 16),)
+        if name == "broken":
+            return Broken(), (torch.randn(32, 16),)
     raise KeyError(name)
 
 
@@ -137,7 +153,7 @@ def train(name: str, **config: Any) -> tuple[list[float], list[tuple[torch.fx.Gr
     torch._dynamo.reset()
     model, inputs = make(name, "cpu")
     opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    compiled = torch.compile(model, fullgraph=True)
+    compiled = torch.compile(model, fullgraph=name != "broken")
     losses = []
     cfx.min_cut_rematerialization_partition = recording_cut
     try:
@@ -289,3 +305,38 @@ def test_plan_keys_survive_renaming_and_refuse_other_shapes(cli, tmp_path):
         tag({**renamed, "nodes": {**renamed["nodes"], "x_" + victim: ["aten.nope", None, 0, None, None]}})
     with pytest.raises(RematPlanError, match=r"nodes\['relu'\]: the occurrence must be an integer >= 0"):
         load_plan({**plan, "nodes": {"relu": ["aten.relu.default", None, -1, None, None]}})
+
+
+def test_one_plan_per_region_of_a_model_with_a_graph_break(cli, tmp_path):
+    """A list of plans tags each joint graph with the plan that fits it (one per region); one
+    region's plan alone is refused on the other region's joint graph."""
+    from fxmem_export import RematPlanError
+
+    path = tmp_path / "broken.fxmem.json"
+    torch._dynamo.reset()
+    model, inputs = make("broken", "meta")
+    be = fxmem_export.backend(path, target="cpu")
+    loss_of(torch.compile(model, backend=be)(*inputs)).backward()
+    be.save()
+    torch._dynamo.reset()
+    plans, results = [], []
+    for region in (0, 1):
+        plans.append(tmp_path / f"region{region}.plan.json")
+        results.append(run_cli(cli, "remat", str(path), "--graph", f"region{region}.joint", "--time-limit", "0.5",
+                               "-o", str(plans[-1])))
+    assert any(r["recomputed"] for r in results)
+    base_losses, base_pairs = train_without_plan("broken")
+    remat = fxmem_export.apply_remat(plans)
+    losses, pairs = train("broken", joint_custom_post_pass=remat)
+    assert [r.source for r in remat.reports] == [str(p) for p in plans]
+    assert len(pairs) == len(base_pairs) == 2
+    for (fw, bw), result, plan in zip(pairs, results, plans):
+        assert saved_names(bw) == sorted(result["saved"])
+        assert peak(fw, reorder_backward(bw, json.loads(plan.read_text()))) == result["peak"]
+    assert torch.allclose(torch.tensor(losses), torch.tensor(base_losses), rtol=1e-6, atol=0), (losses, base_losses)
+    with pytest.raises(Exception) as info:
+        train("broken", joint_custom_post_pass=fxmem_export.apply_remat(plans[0]))
+    e = info.value
+    while e is not None and not isinstance(e, RematPlanError):
+        e = getattr(e, "inner_exception", None) or e.__cause__
+    assert e is not None and "region0.plan.json" in str(e), info.value
