@@ -57,6 +57,14 @@ Args parse_args(std::string command, std::span<char* const> argv, std::span<cons
     return args;
 }
 
+void refuse_in_mode(const Args& args, std::string_view mode, std::initializer_list<std::string_view> options,
+                    std::string_view why) {
+    for (std::string_view o : options)
+        if (args.has(o))
+            throw UsageError(args.command + ": " + std::string(o) + " does not apply to " + std::string(mode) + " (" +
+                             std::string(why) + ")");
+}
+
 std::size_t parse_index(std::string_view option, const std::string& text) {
     std::size_t v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);

@@ -1,5 +1,6 @@
 // Command-line parsing for fxmem-cli: one command, one FILE, and the options the command allows.
 #pragma once
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <span>
@@ -36,6 +37,11 @@ struct Args {
 // or "--opt=VALUE"; "--" ends the options. Throws UsageError.
 Args parse_args(std::string command, std::span<char* const> argv, std::span<const OptionSpec> specs,
                 std::span<const std::string_view> file_names = {});
+
+// Options that a mode does not use are refused rather than ignored: UsageError "COMMAND: OPTION
+// does not apply to MODE (WHY)" for the first of `options` that `args` has.
+void refuse_in_mode(const Args& args, std::string_view mode, std::initializer_list<std::string_view> options,
+                    std::string_view why);
 
 // A non-negative integer option value, or UsageError naming the option.
 std::size_t parse_index(std::string_view option, const std::string& text);

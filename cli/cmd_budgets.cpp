@@ -2,6 +2,8 @@
 // "budget"), each scored: pair peak, where it is, saved-activation bytes, extra FLOPs, and which
 // rows are Pareto-optimal.
 #include "cmd_remat.h"
+#include "commands.h"
+#include "text.h"
 
 #include "fxmem/error.h"
 #include "fxmem/io.h"
@@ -54,6 +56,9 @@ nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector
 }
 
 int run_budgets(const Args& args, std::ostream& out) {
+    if (device_filter(args) != DeviceFilter::NonCpu)
+        throw UsageError("budgets: --devices all is not supported: the budget rows count non-CPU storages, as "
+                         "PyTorch's partitioner does");
     const GraphFile file = load_file(args.file);
     const std::vector<BudgetRow> rows = budget_rows(file);
     if (rows.empty()) throw Error(args.file + ": no pair has a 'budget' (write the file with fxmem_export.sweep)");
@@ -77,6 +82,7 @@ int run_budgets(const Args& args, std::ostream& out) {
         table.push_back(
             {budget_text(r.budget), format_bytes(r.peak.peak), at, format_bytes(r.saved_bytes), extra, mark});
     }
+    if (const std::string note = cpu_only_note(file, default_counted(file)); !note.empty()) out << note << '\n';
     out << args.file << ": " << rows.size() << " budget" << (rows.size() == 1 ? "" : "s") << '\n';
     write_table(out, table, {true, true, false, true, true, false});
     return 0;

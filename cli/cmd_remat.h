@@ -8,7 +8,7 @@ namespace fxmem::cli {
 
 int run_budgets(const Args& args, std::ostream& out);
 int run_remat(const Args& args, std::ostream& out);
-inline constexpr OptionSpec kBudgetsOptions[] = {{"--json", false}};
+inline constexpr OptionSpec kBudgetsOptions[] = {{"--json", false}, {"--devices", true}};
 inline constexpr OptionSpec kRematOptions[] = {{"--graph", true},
                                                {"--max-extra-flops", true},
                                                {"--max-extra-percent", true},

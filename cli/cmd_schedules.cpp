@@ -26,17 +26,24 @@ int run_schedules(const Args& args, std::ostream& out) {
     std::stable_sort(by_graph.begin(), by_graph.end(),
                      [&](std::size_t a, std::size_t b) { return file.schedules[a].graph < file.schedules[b].graph; });
     std::vector<std::int64_t> peaks(file.schedules.size()), original_peaks(file.schedules.size());
+    std::vector<std::uint8_t> in_pair(file.schedules.size(), 0); // how each schedule's graph is scored
+    std::vector<std::int64_t> baselines(file.schedules.size(), 0);
+    std::vector<std::string> context_lines; // one per graph scored in its pair
     AliasInfo alias;
     for (std::size_t k = 0; k < by_graph.size();) {
         const std::size_t graph_index = file.schedules[by_graph[k]].graph;
         const Graph& g = file.graphs[graph_index];
         build_alias_info(file, g, alias);
-        const NodeMask releasable = score_context(file, g, args).releasable;
+        const ScoreContext context = score_context(file, g, args);
+        if (const std::string line = score_context_line(file, g, context); !line.empty()) context_lines.push_back(line);
+        const NodeMask& releasable = context.releasable;
         const std::int64_t original = score_schedule(file, g, alias, original_order(g), releasable, counted).peak;
         for (; k < by_graph.size() && file.schedules[by_graph[k]].graph == graph_index; ++k) {
             const std::size_t i = by_graph[k];
             peaks[i] = score_schedule(file, g, alias, file.schedules[i].order, releasable, counted).peak;
             original_peaks[i] = original;
+            in_pair[i] = context.in_pair ? 1 : 0;
+            baselines[i] = context.baseline;
         }
     }
 
@@ -49,7 +56,9 @@ int run_schedules(const Args& args, std::ostream& out) {
                                       {"graph", file.graphs[s.graph].name},
                                       {"source", s.source},
                                       {"peak", peaks[i]},
-                                      {"original_peak", original_peaks[i]}});
+                                      {"original_peak", original_peaks[i]},
+                                      {"scored", in_pair[i] ? "in_pair" : "standalone"},
+                                      {"baseline", baselines[i]}});
         }
         out << j.dump(2) << '\n';
         return 0;
@@ -58,6 +67,7 @@ int run_schedules(const Args& args, std::ostream& out) {
     out << escape_control(file.source) << ": " << file.schedules.size()
         << (file.schedules.size() == 1 ? " schedule" : " schedules") << '\n';
     if (file.schedules.empty()) return 0;
+    for (const std::string& line : context_lines) out << escape_control(line) << '\n';
     std::vector<std::vector<std::string>> rows;
     rows.push_back({"name", "graph", "peak", "original", "change", "source"});
     for (std::size_t i = 0; i < file.schedules.size(); ++i) {
