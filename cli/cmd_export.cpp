@@ -1,127 +1,47 @@
-// export FILE --perfetto OUT.json [--graph G | --pair K | --whole-step]: the timeline as
-// Chrome-trace JSON for Perfetto (ui.perfetto.dev) and chrome://tracing (docs/exports.md).
+// export FILE (--perfetto OUT.json | --memory-viz OUT.pickle) [--graph G | --pair K | --whole-step]:
+// the timeline for Perfetto (ui.perfetto.dev) or PyTorch's memory_viz (docs/exports.md). The
+// timeline and both formats are core's (fxmem/export.h), which the app's File > Export calls too.
 #include "commands.h"
-#include "export_timeline.h"
+#include "export_view.h"
 #include "table.h"
 
 #include "fxmem/error.h"
+#include "fxmem/export.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 
-#include <nlohmann/json.hpp>
-
-#include <fstream>
 #include <ostream>
 
 namespace fxmem::cli {
 
-namespace {
-
-// One event per line, so a large trace is written without holding it as one JSON value.
-class TraceWriter {
-public:
-    explicit TraceWriter(std::ostream& out) : out_(out) {
-        out_ << "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
-    }
-    void event(const nlohmann::ordered_json& e) { out_ << (count_++ ? ",\n" : "") << e.dump(); }
-    std::size_t finish() {
-        out_ << "\n]}\n";
-        return count_;
-    }
-
-private:
-    std::ostream& out_;
-    std::size_t count_ = 0;
-};
-
-constexpr int kPid = 1, kNodesTid = 1;
-
-nlohmann::ordered_json slice(const std::string& name, const char* cat, std::size_t ts, std::size_t dur) {
-    return {{"ph", "X"}, {"pid", kPid}, {"tid", kNodesTid}, {"name", name}, {"cat", cat}, {"ts", ts}, {"dur", dur}};
-}
-
-nlohmann::ordered_json counter(const std::string& name, std::size_t ts, std::int64_t bytes) {
-    return {{"ph", "C"}, {"pid", kPid}, {"name", name}, {"ts", ts}, {"args", {{"bytes", bytes}}}};
-}
-
-// A counter's values, written where they change (and at the first and last index).
-void write_counter(TraceWriter& w, const std::string& name, std::size_t n, const auto& value) {
-    for (std::size_t i = 0; i < n; ++i)
-        if (i == 0 || i + 1 == n || value(i) != value(i - 1)) w.event(counter(name, i, value(i)));
-}
-
-std::size_t write_perfetto(std::ostream& out, const GraphFile& file, const ExportTimeline& t) {
-    TraceWriter w(out);
-    w.event({{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "fxmem: " + file.source}}}});
-    w.event({{"ph", "M"}, {"pid", kPid}, {"tid", kNodesTid}, {"name", "thread_name"}, {"args", {{"name", "nodes"}}}});
-    // Phases (consecutive sections of one phase), then each section, then its nodes: nested slices.
-    for (std::size_t s = 0; s < t.sections.size();) {
-        std::size_t e = s;
-        while (e + 1 < t.sections.size() && t.sections[e + 1].phase == t.sections[s].phase) ++e;
-        const std::size_t end = t.sections[e].begin + t.sections[e].length;
-        w.event(slice(t.sections[s].phase, "phase", t.sections[s].begin, end - t.sections[s].begin));
-        s = e + 1;
-    }
-    for (const ExportSection& sec : t.sections) {
-        const Graph& g = file.graphs[sec.graph];
-        std::size_t peak_at = sec.begin;
-        for (std::size_t i = sec.begin; i < sec.begin + sec.length; ++i)
-            if (t.total[i] > t.total[peak_at]) peak_at = i;
-        nlohmann::ordered_json gs = slice(sec.name, "graph", sec.begin, sec.length);
-        gs["args"] = {{"graph", g.name}, {"kind", std::string(to_string(g.kind))}, {"peak", t.total[peak_at]}};
-        w.event(gs);
-        for (std::size_t i = 1; i + 1 < sec.length; i += 2) {
-            const NodeId n = sec.step_node[i];
-            nlohmann::ordered_json ns = slice(g.node(n).name, "node", sec.begin + i, 2);
-            ns["args"] = {{"target", std::string(g.target(n))},
-                          {"module", g.module(n) ? g.module(n)->name : std::string()},
-                          {"after_alloc", t.total[sec.begin + i]},
-                          {"after_free", t.total[sec.begin + i + 1]}};
-            w.event(ns);
-        }
-        nlohmann::ordered_json peak = {{"ph", "i"},
-                                       {"pid", kPid},
-                                       {"tid", kNodesTid},
-                                       {"s", "t"},
-                                       {"name", "peak of " + sec.name},
-                                       {"ts", peak_at},
-                                       {"args", {{"bytes", t.total[peak_at]}}}};
-        w.event(peak);
-    }
-    const std::size_t n = t.total.size();
-    write_counter(w, "total", n, [&](std::size_t i) { return t.total[i]; });
-    for (std::size_t r = 0; r < kStorageRoleCount; ++r) {
-        bool any = false;
-        for (std::size_t i = 0; i < n && !any; ++i) any = t.role_at(i, r) != 0;
-        if (!any) continue;
-        const std::string_view role = to_string(static_cast<StorageRole>(r));
-        write_counter(w, "role: " + std::string(role.empty() ? "unknown" : role), n,
-                      [&](std::size_t i) { return t.role_at(i, r); });
-    }
-    w.event({{"ph", "i"},
-             {"pid", kPid},
-             {"s", "p"},
-             {"name", "peak"},
-             {"ts", t.peak_index},
-             {"args", {{"bytes", t.peak}}}});
-    return w.finish();
-}
-
-} // namespace
-
 int run_export(const Args& args, std::ostream& out) {
     const auto perfetto = args.value("--perfetto");
-    if (!perfetto) throw UsageError("export: give --perfetto OUT.json");
+    const auto memory_viz = args.value("--memory-viz");
+    if (!perfetto && !memory_viz) throw UsageError("export: give --perfetto OUT.json or --memory-viz OUT.pickle");
+    if (perfetto && memory_viz) throw UsageError("export: give one of --perfetto and --memory-viz");
+    if (args.has("--until-peak") && !memory_viz) throw UsageError("export: --until-peak goes with --memory-viz");
+    const std::string path = perfetto ? *perfetto : *memory_viz;
+    resolve_write_target(path); // a path that cannot be written fails before the work
     const auto file = std::make_shared<const GraphFile>(load_file(args.file));
-    const ExportTimeline t = export_timeline(file, args);
-    std::ofstream os(*perfetto, std::ios::binary | std::ios::trunc);
-    if (!os) throw Error(*perfetto + ": cannot open for writing");
-    const std::size_t events = write_perfetto(os, *file, t);
-    os.close();
-    if (!os) throw Error(*perfetto + ": cannot write the trace");
-    out << "wrote " << elide(*perfetto) << ": " << events << " trace events, " << t.sections.size()
-        << (t.sections.size() == 1 ? " graph" : " graphs") << " (" << t.scope << "), " << t.total.size()
-        << " steps, peak " << format_bytes(t.peak) << " (" << t.peak << " bytes) at step " << t.peak_index << '\n';
+    const ExportTimeline t = export_timeline(file, export_view(*file, args));
+    const std::string_view scope = to_string(t.scope);
+    if (perfetto) {
+        const std::size_t events = save_perfetto(path, *file, t);
+        out << "wrote " << elide(path) << ": " << events << " trace events, " << t.sections.size()
+            << (t.sections.size() == 1 ? " graph" : " graphs") << " (" << scope << "), " << t.total.size()
+            << " steps, peak " << format_bytes(t.peak) << " (" << t.peak << " bytes) at step " << t.peak_index << '\n';
+        return 0;
+    }
+    MemoryVizOptions options;
+    options.until_peak = args.has("--until-peak");
+    const MemoryVizSummary s = save_memory_viz(path, *file, t, options);
+    out << "wrote " << elide(path) << ": " << s.entries << " trace entries for " << s.stays << " allocations, "
+        << t.sections.size() << (t.sections.size() == 1 ? " graph" : " graphs") << " (" << scope << ")"
+        << (options.until_peak ? ", up to the peak" : "") << "; peak " << format_bytes(t.peak) << " (" << t.peak
+        << " bytes) at step " << t.peak_index << ", " << format_bytes(s.peak) << " (" << s.peak
+        << " bytes) in 512-byte blocks at step " << s.peak_index << "; devices:";
+    for (std::size_t d = 0; d < s.devices.size(); ++d) out << ' ' << d << '=' << elide(s.devices[d]);
+    out << '\n';
     return 0;
 }
 

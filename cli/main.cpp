@@ -60,10 +60,14 @@ commands:
       role and by module (--depth D sums modules at depth D), whether the peak moved, and the
       storages at one peak that the other lacks; exit 3 when the peak grew by more than the
       limit (default: by anything), with the verdict on the first line (docs/ci.md)
-  export FILE --perfetto OUT.json [--graph NAME | --pair K | --whole-step]
-      the timeline as Chrome-trace JSON for Perfetto: counters of the total and of each role,
-      a slice per node inside its graph and its forward/backward/optimizer phase, the peaks;
-      default: the whole step when FILE has one, else pair 0, else the only graph (docs/exports.md)
+  export FILE (--perfetto OUT.json | --memory-viz OUT.pickle [--until-peak])
+        [--graph NAME [--in-pair] | --pair K | --whole-step] [--schedule SCHED | --schedule-name NAME]
+      the timeline as Chrome-trace JSON for Perfetto (counters of the total and of each role, a
+      slice per node inside its graph and its forward/backward/optimizer phase, the peaks), or as
+      a memory snapshot for PyTorch's memory_viz (an alloc/free entry per storage, 512-byte blocks,
+      role as category, node/module/stack as frames; --until-peak: the trace ends at the peak);
+      default: the graph of --schedule, else the whole step when FILE has one, else pair 0, else
+      the only graph; --in-pair scores a pair's backward as in its pair (docs/exports.md)
 
   --pair FWD,BWD (breakdown, live)
       the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
@@ -113,8 +117,10 @@ constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes
                                 {"--depth", true},        {"--json", false},
                                 {"--devices", true}};
 constexpr std::string_view kDiffFiles[] = {"OLD", "NEW"};
-constexpr OptionSpec kExport[] = {
-    {"--perfetto", true}, {"--graph", true}, {"--pair", true}, {"--whole-step", false}, {"--devices", true}};
+constexpr OptionSpec kExport[] = {{"--perfetto", true},    {"--memory-viz", true}, {"--until-peak", false},
+                                  {"--graph", true},       {"--in-pair", false},   {"--pair", true},
+                                  {"--whole-step", false}, {"--schedule", true},   {"--schedule-name", true},
+                                  {"--devices", true}};
 
 const Command kCommands[] = {
     {"info", kInfo, run_info},

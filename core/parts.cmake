@@ -17,9 +17,12 @@
 #   views/        what a view or a command shows of a graph, assembled from the parts above:
 #                 GraphAnalysis, the graph layout, order comparison, the whole step, two
 #                 captures' peaks compared (peak_place, peak_diff).
+#   export/       the timeline of a view written for other viewers: Chrome-trace JSON (Perfetto)
+#                 and PyTorch's memory snapshot pickle (memory_viz), with the pickle writer; it
+#                 writes files atomically, so it needs io beside views.
 # Dependencies go one way (each part needs only those after its arrow):
 #   model <- io, estimator;  estimator <- attribution, optimize;  optimize, io <- remat;
-#   attribution, optimize <- views.
+#   attribution, optimize <- views;  views, io <- export.
 # The fuzzer links model and io alone, so io cannot come to need the estimator or the optimizer
 # without its build failing.
 set(FXMEM_CORE_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -41,6 +44,8 @@ set(FXMEM_CORE_REMAT_SOURCES
     remat/remat_plan.cpp remat/remat_search.cpp)
 set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
     views/whole_step.cpp)
+set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp
+    export/pickle_writer.cpp)
 
 # fxmem_core_part(<target> <PART> [DEPENDS <targets>...]): an OBJECT library of FXMEM_CORE_<PART>_SOURCES.
 # Private headers are included by their path under core/src ("io/json_text.h").

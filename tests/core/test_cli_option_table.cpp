@@ -195,6 +195,22 @@ const std::vector<Cell>& cells() {
         {"export", "whole-step", "--graph", {W, "--perfetto", out, "--whole-step"}, {}, {"--graph", "region0.forward"}, Expect::Refused},
         {"export", "whole-step", "--pair", {W, "--perfetto", out, "--whole-step"}, {}, {"--pair", "0"}, Expect::Refused},
         {"export", "whole-step", "--devices", {W, "--perfetto", out, "--whole-step"}, {}, {"--devices", "all"}},
+        {"export", "graph", "--memory-viz", {P, "--graph", "fwd"}, {"--perfetto", out}, {"--memory-viz", out}},
+        {"export", "graph", "--until-peak", {K, "--memory-viz", out, "--graph", "region0.forward"}, {}, {"--until-peak"}},
+        {"export", "graph", "--until-peak", {P, "--perfetto", out, "--graph", "fwd"}, {}, {"--until-peak"}, Expect::Fails, "--until-peak goes with --memory-viz", 2},
+        {"export", "graph", "--in-pair", {P, "--perfetto", out, "--graph", "bwd"}, {}, {"--in-pair"}},
+        {"export", "graph", "--schedule", {P, "--perfetto", out, "--graph", "fwd"}, {}, {"--schedule", fwd_order}},
+        {"export", "graph", "--schedule-name", {S, "--perfetto", out, "--graph", "fwd"}, {}, {"--schedule-name", "order"}},
+        {"export", "pair", "--memory-viz", {P, "--pair", "0"}, {"--perfetto", out}, {"--memory-viz", out}},
+        {"export", "pair", "--until-peak", {P, "--memory-viz", out, "--pair", "0"}, {}, {"--until-peak"}},
+        {"export", "pair", "--in-pair", {P, "--perfetto", out, "--pair", "0"}, {}, {"--in-pair"}, Expect::Refused},
+        {"export", "pair", "--schedule", {P, "--perfetto", out, "--pair", "0"}, {}, {"--schedule", fwd_order}},
+        {"export", "pair", "--schedule-name", {S, "--perfetto", out, "--pair", "0"}, {"--schedule", fwd_order}, {"--schedule-name", "original"}},
+        {"export", "whole-step", "--memory-viz", {W, "--whole-step"}, {"--perfetto", out}, {"--memory-viz", out}},
+        {"export", "whole-step", "--until-peak", {W, "--memory-viz", out, "--whole-step"}, {}, {"--until-peak"}},
+        {"export", "whole-step", "--in-pair", {W, "--perfetto", out, "--whole-step"}, {}, {"--in-pair"}, Expect::Refused},
+        {"export", "whole-step", "--schedule", {W, "--perfetto", out, "--whole-step"}, {}, {"--schedule", fwd_order}, Expect::Refused},
+        {"export", "whole-step", "--schedule-name", {W, "--perfetto", out, "--whole-step"}, {}, {"--schedule-name", "order"}, Expect::Refused},
     };
     // clang-format on
     return table;

@@ -53,6 +53,14 @@ public:
     // O(P * groups + storages). Error when the array is shorter than the storage table or an id
     // of a counted storage is >= groups.
     std::vector<std::int64_t> profile_by(std::span<const std::uint32_t> group_of_storage, std::size_t groups) const;
+    // Every counted storage the graph allocates, once, in storage order: live on profile indices
+    // [begin, end), end == profile_size() when it is never released. O(storages).
+    struct Range {
+        StorageId storage;
+        NodeId allocator;
+        std::int64_t begin = 0, end = 0;
+    };
+    std::vector<Range> ranges() const;
 
 private:
     struct Interval {

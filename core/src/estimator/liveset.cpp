@@ -223,6 +223,14 @@ std::vector<std::int64_t> LiveSetIndex::profile_by(std::span<const std::uint32_t
     return out;
 }
 
+std::vector<LiveSetIndex::Range> LiveSetIndex::ranges() const {
+    std::vector<Range> out;
+    out.reserve(intervals_.size());
+    for (const Interval& iv : intervals_)
+        out.push_back({iv.storage, alias_.allocator[iv.storage.index()], iv.begin, iv.end});
+    return out;
+}
+
 LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index) const {
     const std::size_t s = iv.storage.index();
     LiveStorage r;
