@@ -151,20 +151,43 @@ int run_pair_view(const Args& args, std::ostream& out) {
         write_table(out, rows, {true, true, false});
         return 0;
     }
+    // As the app's live table: a baseline storage is the forward's (its allocator and module there).
+    const RoleAssignment roles = resolve_roles(file);
+    const Attribution own(file, part.graph_index, roles);
+    const Attribution forward(file, parts[0].graph_index, roles);
+    const std::size_t baseline_begin = live.size() - part.baseline.size();
+    const auto allocator = [&](std::size_t i) {
+        const Graph& g = i < baseline_begin ? *part.graph : *parts[0].graph;
+        return live[i].allocator.valid() ? g.node(live[i].allocator).name : std::string();
+    };
+    const auto module = [&](std::size_t i) {
+        const Attribution& a = i < baseline_begin ? own : forward;
+        return std::string(a.tree()[a.owner(live[i].storage)].name);
+    };
     if (args.has("--json")) {
         nlohmann::ordered_json j = json_head();
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-        for (const LiveStorage& s : live)
-            rows.push_back({{"id", file.storages[s.storage.index()].file_id},
-                            {"nbytes", s.nbytes},
-                            {"baseline", &s >= live.data() + (live.size() - part.baseline.size())}});
+        for (std::size_t i = 0; i < live.size(); ++i)
+            rows.push_back({{"id", file.storages[live[i].storage.index()].file_id},
+                            {"nbytes", live[i].nbytes},
+                            {"baseline", i >= baseline_begin},
+                            {"allocator", allocator(i)},
+                            {"module", module(i)}});
         j["storages"] = std::move(rows);
         out << j.dump() << '\n';
         return 0;
     }
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << head << ": " << format_bytes(total) << " (" << total << " bytes) in " << live.size() << " storages\n";
-    write_live_table(out, file, live, "id");
+    std::vector<std::vector<std::string>> rows = {{"size", "id", "role", "allocator", "module", "label"}};
+    for (std::size_t i = 0; i < live.size(); ++i) {
+        const std::string m = module(i);
+        rows.push_back({format_bytes(live[i].nbytes), std::to_string(file.storages[live[i].storage.index()].file_id),
+                        std::string(to_string(roles.role[live[i].storage.index()])),
+                        allocator(i) + (i >= baseline_begin ? " (forward)" : ""), m.empty() ? "(root)" : m,
+                        std::string(file.label(live[i].storage))});
+    }
+    write_table(out, rows, {true, true, false, false, false, false});
     return 0;
 }
 
