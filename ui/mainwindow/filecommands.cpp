@@ -1,6 +1,7 @@
 #include "mainwindow/filecommands.h"
 
 #include "export/profilecsv.h"
+#include "export/viewexport.h"
 #include "mainwindow/appsettings.h"
 #include "recompute/recomputepanel.h"
 #include "schedule/scheduleeditor.h"
@@ -9,6 +10,10 @@
 #include "timeline/timelineplot.h"
 #include "util/text.h"
 
+#include <fxmem/error.h>
+#include <fxmem/export.h>
+
+#include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -105,14 +110,17 @@ bool FileCommands::savePlanTo(const QString& path) {
         window_->statusBar()->showMessage(tr("Plan saved to %1").arg(elided(path, 200)), 5000);
         return true;
     }
+    showWriteError(tr("Cannot save plan"), tr("Cannot save the plan to %1").arg(elided(path, 300)), error);
+    return false;
+}
+
+void FileCommands::showWriteError(const QString& title, const QString& text, const QString& why) {
     // Not exec(): the window stays live (and a test can read the box).
-    auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot save plan"),
-                                tr("Cannot save the plan to %1").arg(elided(path, 300)), QMessageBox::Ok, window_);
-    box->setInformativeText(elided(error, 2000));
+    auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, window_);
+    box->setInformativeText(elided(why, 2000));
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setWindowModality(Qt::WindowModal);
     box->open();
-    return false;
 }
 
 void FileCommands::exportCsv() {
@@ -147,4 +155,59 @@ void FileCommands::exportPlot() {
         QMessageBox::critical(window_, tr("Export failed"), error);
     else
         window_->statusBar()->showMessage(tr("Plot exported to %1").arg(path), 5000);
+}
+
+void FileCommands::exportPerfetto() { exportView(ExportFormat::Perfetto); }
+void FileCommands::exportMemoryViz() { exportView(ExportFormat::MemoryViz); }
+bool FileCommands::exportPerfettoTo(const QString& path) { return exportViewTo(ExportFormat::Perfetto, path); }
+bool FileCommands::exportMemoryVizTo(const QString& path) { return exportViewTo(ExportFormat::MemoryViz, path); }
+
+void FileCommands::exportView(ExportFormat format) {
+    const auto& scene = state_->scene();
+    if (!scene || scene->empty()) return;
+    const bool perfetto = format == ExportFormat::Perfetto;
+    const QString base = QFileInfo(scene->path).completeBaseName().section(QLatin1Char('.'), 0, 0);
+    const QString path = QFileDialog::getSaveFileName(
+        window_, perfetto ? tr("Export Perfetto trace") : tr("Export memory_viz snapshot"),
+        scheduleDir() % QLatin1Char('/') % base %
+            (perfetto ? QStringLiteral(".perfetto.json") : QStringLiteral(".memory_viz.pickle")),
+        perfetto ? tr("Chrome trace JSON (*.json)") : tr("PyTorch memory snapshots (*.pickle)"));
+    if (!path.isEmpty()) exportViewTo(format, path);
+}
+
+bool FileCommands::exportViewTo(ExportFormat format, const QString& path) {
+    const auto& scene = state_->scene();
+    if (!scene || scene->empty()) return false;
+    const bool perfetto = format == ExportFormat::Perfetto;
+    const QString title =
+        perfetto ? tr("Cannot export the Perfetto trace") : tr("Cannot export the memory_viz snapshot");
+    const QString text = tr("Cannot export to %1").arg(elided(path, 300));
+    const QFileInfo target(path), graph(scene->path);
+    if (target.exists() && graph.exists() && target.canonicalFilePath() == graph.canonicalFilePath()) {
+        showWriteError(title, text, tr("%1 is the graph file shown; write the export elsewhere.").arg(path));
+        return false;
+    }
+    const bool edited = !scene->joined() && state_->orderEdited();
+    const fxmem::ExportView view = exportViewOf(*scene, edited ? &state_->editedOrder() : nullptr);
+    const std::string file = QFile::encodeName(path).toStdString();
+    QString done;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+        const fxmem::ExportTimeline t = fxmem::export_timeline(scene->file, view);
+        if (perfetto) {
+            const std::size_t events = fxmem::save_perfetto(file, *scene->file, t);
+            done = tr("Perfetto trace (%n events) written to %1", nullptr, static_cast<int>(events));
+        } else {
+            const fxmem::MemoryVizSummary s = fxmem::save_memory_viz(file, *scene->file, t);
+            done = tr("memory_viz snapshot (%n allocations) written to %1", nullptr, static_cast<int>(s.stays));
+        }
+    } catch (const std::exception& e) {
+        QApplication::restoreOverrideCursor();
+        showWriteError(title, text, elided(std::string_view(e.what()), 2000));
+        return false;
+    }
+    QApplication::restoreOverrideCursor();
+    rememberScheduleDir(path);
+    window_->statusBar()->showMessage(done.arg(elided(path, 200)), 5000);
+    return true;
 }

@@ -42,6 +42,12 @@ MainActions::MainActions(QMainWindow* window, QUndoStack* undoStack) : QObject(w
     exportPlot = new QAction(themedIcon(QStringLiteral("document-export")), tr("&Export Plot…"), window);
     exportPlot->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportCsv = new QAction(tr("Export Profile as &CSV…"), window);
+    exportMemoryViz = new QAction(tr("&memory_viz Snapshot…"), window);
+    exportMemoryViz->setStatusTip(tr("The view as a PyTorch memory snapshot (pickle) for pytorch.org/memory_viz, "
+                                     "as fxmem-cli export --memory-viz writes it"));
+    exportPerfetto = new QAction(tr("&Perfetto Trace…"), window);
+    exportPerfetto->setStatusTip(tr("The view as Chrome-trace JSON for ui.perfetto.dev, as fxmem-cli export "
+                                    "--perfetto writes it"));
     quit = new QAction(tr("&Quit"), window);
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, window, &QWidget::close);
@@ -87,6 +93,9 @@ void MainActions::buildMenus(const QList<QAction*>& panels) {
     file->addSeparator();
     file->addAction(exportPlot);
     file->addAction(exportCsv);
+    QMenu* exports = file->addMenu(tr("E&xport"));
+    exports->addAction(exportMemoryViz);
+    exports->addAction(exportPerfetto);
     file->addSeparator();
     file->addAction(quit);
 
@@ -124,6 +133,8 @@ void MainActions::update(bool any, bool single, bool edited) {
     resetSchedule->setEnabled(single && edited);
     exportPlot->setEnabled(any);
     exportCsv->setEnabled(any);
+    exportMemoryViz->setEnabled(any);
+    exportPerfetto->setEnabled(any);
     find->setEnabled(any);
 }
 

@@ -24,6 +24,8 @@ public:
     QAction* savePlan = nullptr; // the Recompute view's current plan; enabled while there is one
     QAction* exportPlot = nullptr;
     QAction* exportCsv = nullptr;
+    QAction* exportPerfetto = nullptr;  // File > Export: the view for Perfetto
+    QAction* exportMemoryViz = nullptr; // File > Export: the view for PyTorch's memory_viz
     QAction* quit = nullptr;
     QAction* undo = nullptr;
     QAction* redo = nullptr;

@@ -142,6 +142,8 @@ void MainWindow::buildWidgets() {
     connect(p.actions->openSchedule, &QAction::triggered, files_, &FileCommands::openSchedule);
     connect(p.actions->exportPlot, &QAction::triggered, files_, &FileCommands::exportPlot);
     connect(p.actions->exportCsv, &QAction::triggered, files_, &FileCommands::exportCsv);
+    connect(p.actions->exportMemoryViz, &QAction::triggered, files_, &FileCommands::exportMemoryViz);
+    connect(p.actions->exportPerfetto, &QAction::triggered, files_, &FileCommands::exportPerfetto);
     connect(state_, &ViewState::orderChanged, this, [this] {
         if (!applyingScene_) updateActions();
     });
