@@ -83,7 +83,7 @@ int run_budgets(const Args& args, std::ostream& out) {
             {budget_text(r.budget), format_bytes(r.peak.peak), at, format_bytes(r.saved_bytes), extra, mark});
     }
     if (const std::string note = cpu_only_note(file, default_counted(file)); !note.empty()) out << note << '\n';
-    out << args.file << ": " << rows.size() << " budget" << (rows.size() == 1 ? "" : "s") << '\n';
+    out << escape_control(args.file) << ": " << rows.size() << " budget" << (rows.size() == 1 ? "" : "s") << '\n';
     write_table(out, table, {true, true, false, true, true, false});
     return 0;
 }

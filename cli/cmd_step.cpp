@@ -2,6 +2,7 @@
 // (fxmem/whole_step.h), and --devices for every command.
 #include "commands.h"
 #include "table.h"
+#include "text.h"
 #include "view_rows.h"
 
 #include "fxmem/attribution.h"
@@ -43,7 +44,7 @@ std::string cpu_only_note(const GraphFile& file, const StorageMask& counted) {
         if (counted[s]) return {}; // --devices all: they count
     }
     if (!any) return {};
-    return "note: every storage of " + file.source +
+    return "note: every storage of " + escape_control(file.source) +
            " is on the CPU and fxmem counts only non-CPU storages (as PyTorch does), so the result is 0 B; "
            "--devices all counts them, or trace on the meta device (docs/exporter.md)";
 }
