@@ -330,3 +330,33 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
         EXPECT_TRUE(dominated) << row.budget;
     }
 }
+
+// The search on the bundled llama sweep: the same plan on every run that ends within its limit
+// (nothing in it depends on the clock then), and monotone in its FLOP limit: a looser limit, or
+// none, never returns a higher peak than a tighter ladder limit (1, 2, 5, 10, 20, 50 % of the
+// baseline's FLOPs), each plan within its own limit.
+TEST(RematLlama, SearchIsDeterministicAndMonotoneInItsLimit) {
+    const GraphFile f = load_file(kData + "/../../resources/examples/llama_sweep.fxmem.json");
+    const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
+    const auto run = [&](double percent) {
+        RematOptions o;
+        o.time_limit_s = 120; // far more than it takes: the search ends by itself
+        o.max_extra_percent = percent;
+        return search_remat(j, o);
+    };
+    const RematResult again1 = run(5), again2 = run(5);
+    EXPECT_EQ(again1.saved, again2.saved);
+    EXPECT_EQ(again1.backward_order, again2.backward_order);
+    EXPECT_EQ(again1.peak.peak, again2.peak.peak);
+    EXPECT_EQ(again1.evaluations, again2.evaluations);
+    std::int64_t previous = again1.peak.peak;
+    for (const double percent : {10.0, 20.0, -1.0}) {
+        const RematResult r = run(percent);
+        EXPECT_LE(r.peak.peak, previous) << percent;
+        if (percent >= 0)
+            EXPECT_LE(static_cast<double>(r.extra_flops), static_cast<double>(r.baseline_flops) * percent / 100)
+                << percent;
+        previous = r.peak.peak;
+    }
+    EXPECT_LT(previous, again1.peak.peak); // no limit goes lower than 5 %
+}

@@ -68,24 +68,26 @@ public:
         return s;
     }
 
-    // Lower is better. With a FLOP limit (or none): within the limit, then the lowest peak, then
-    // fewer saved bytes (progress on a plateau of the peak), then fewer FLOPs. With a target peak:
-    // once met, the fewest FLOPs; before, the lowest peak.
+    // Where a climb goes, lower is better. Guided by a FLOP limit (guide_, or none): within it,
+    // then the lowest peak, then fewer saved bytes (progress on a plateau of the peak), then fewer
+    // FLOPs. With a target peak: once met, the fewest FLOPs; before, the lowest peak.
     std::tuple<int, std::int64_t, std::int64_t, std::int64_t> key(const State& s) const {
         if (o_.target_peak >= 0) {
             if (s.peak.peak <= o_.target_peak) return {0, s.extra, s.peak.peak, s.saved_bytes};
             return {1, s.peak.peak, s.saved_bytes, s.extra};
         }
-        const bool within = limit_ < 0 || s.extra <= limit_;
+        const bool within = guide_ < 0 || s.extra <= guide_;
         return {within ? 0 : 1, s.peak.peak, s.saved_bytes, s.extra};
     }
 
-    // What the result is chosen by: the same without saved bytes (a plateau of the peak is
-    // crossed for progress, but the plan returned is the cheapest at its peak).
+    // What the result is chosen by among everything scored: within the FLOP limit, then the lowest
+    // peak, then the fewest FLOPs (a plateau of the peak is crossed for progress, but the plan
+    // returned is the cheapest at its peak).
     std::tuple<int, std::int64_t, std::int64_t> choice(const State& s) const {
         const auto [a, b, c, d] = key(s);
         if (o_.target_peak >= 0 && a == 0) return {a, b, c};
-        return {a, b, d};
+        const bool within = limit_ < 0 || s.extra <= limit_;
+        return {within ? 0 : 1, b, d};
     }
 
     // Saved values live at the pair's peak, largest first: the forward's (every saved value
@@ -203,6 +205,7 @@ private:
     std::uint32_t round_ = 0;
     std::vector<std::uint32_t> mark_;
     std::int64_t baseline_flops_ = 0, limit_ = -1;
+    std::int64_t guide_ = -1; // the FLOP limit the current climb is guided by (-1: none)
     std::size_t evaluations_ = 0;
     std::vector<FrontierPoint> points_;
     std::optional<State> best_;
@@ -257,6 +260,7 @@ RematResult Search::run() {
     State best = *base;
     if (!reproducible(j_, base->partition))
         if (std::optional<State> c = evaluate(base_saved)) best = *c;
+    std::vector<State> starts{best}; // the baseline and PyTorch's points: where climbs begin
     const auto consider = [&](const State& s) {
         if (choice(s) < choice(best)) best = s;
     };
@@ -270,7 +274,10 @@ RematResult Search::run() {
         } catch (const Error&) {
             continue;
         }
-        if (std::optional<State> s = evaluate(saved)) consider(*s);
+        if (std::optional<State> s = evaluate(saved)) {
+            consider(*s);
+            starts.push_back(*s);
+        }
     }
     // Greedy: the best single recompute among the saved values live at the peak, while it helps;
     // when none does, every saved value, and chains of two (x and an input it made saved).
@@ -278,7 +285,6 @@ RematResult Search::run() {
         bool wide = false;
         while (!out_of_time()) {
             if (o_.progress) o_.progress(std::min(1.0, elapsed() / std::max(o_.time_limit_s, 1e-9)));
-            const double step_start = elapsed();
             std::optional<State> step;
             using Key = decltype(key(cur));
             std::vector<std::pair<Key, std::vector<NodeId>>> improving; // moves that help on their own
@@ -309,11 +315,10 @@ RematResult Search::run() {
                 }
             }
             // Large graphs repeat themselves (layers): the best k helpful moves together, k halving
-            // from all of them, often beat the best one alone at the cost of a few scorings.
-            // Only when one move per step cannot get through them in the time left.
-            const double step_s = elapsed() - step_start;
-            const double steps_left = step_s > 0 ? (deadline_ - elapsed()) / step_s : 1e9;
-            if (improving.size() >= 2 && static_cast<double>(improving.size()) > steps_left && !out_of_time()) {
+            // from all of them, often beat the best one alone at the cost of a few scorings. Tried
+            // whenever there are several, not when the clock says the single moves would not fit:
+            // a search that ends before its limit is then the same search on every run.
+            if (improving.size() >= 2 && !out_of_time()) {
                 std::sort(improving.begin(), improving.end(),
                           [](const auto& a, const auto& b) { return a.first < b.first; });
                 for (std::size_t k = improving.size(); k >= 2 && !out_of_time(); k /= 2) {
@@ -335,11 +340,33 @@ RematResult Search::run() {
             }
         }
     };
-    // From the best start (often a budget point), then from the baseline: PyTorch's best point
-    // can be a local optimum the baseline's path goes around.
-    climb(best);
-    if (!out_of_time() && base->saved != best.saved)
-        if (std::optional<State> b = evaluate(base->saved)) climb(*b);
+    // The climbs, each guided by one FLOP limit: the caller's own first (it counts most when time
+    // is short), then none, then a ladder of limits below the caller's. A search with a looser
+    // limit runs every ladder climb a tighter one runs and chooses among all it scored, so its
+    // plan is never worse than a tighter ladder limit's, and with no limit never worse than any
+    // ladder limit's. Each climb starts from the best start by its own guide (often a budget
+    // point), and again from the baseline: PyTorch's best point can be a local optimum the
+    // baseline's path goes around.
+    std::vector<std::int64_t> guides;
+    if (o_.target_peak >= 0) {
+        guides.push_back(-1);
+    } else {
+        guides.push_back(limit_);
+        if (limit_ >= 0) guides.push_back(-1);
+        for (const int percent : {1, 2, 5, 10, 20, 50}) {
+            const std::int64_t g = baseline_flops_ / 100 * percent + baseline_flops_ % 100 * percent / 100;
+            if (limit_ < 0 || g < limit_) guides.push_back(g);
+        }
+    }
+    for (std::size_t k = 0; k < guides.size() && !out_of_time(); ++k) {
+        guide_ = guides[k];
+        const State* from = &starts.front();
+        for (const State& s : starts)
+            if (key(s) < key(*from)) from = &s;
+        climb(*from);
+        if (!out_of_time() && base->saved != from->saved)
+            if (std::optional<State> b = evaluate(base->saved)) climb(*b);
+    }
     if (best_ && choice(*best_) < choice(best)) best = *best_;
     if (best.peak.peak > base->peak.peak) best = *base; // never above the baseline
 
@@ -353,7 +380,9 @@ RematResult Search::run() {
         const StorageMask counted = default_counted(pair.file);
         const PairAnalysis a = analyze_pair(pair.file, pair.forward(), pair.backward(), counted);
         OptimizeOptions oo;
-        oo.time_limit_s = std::min(left, std::max(0.5, 0.2 * o_.time_limit_s));
+        // All the time left: the order search ends by itself (it stops when kicks stop helping),
+        // so within the limit its result does not depend on how fast this machine is.
+        oo.time_limit_s = left;
         oo.cancelled = o_.cancelled;
         const OptimizeResult opt =
             optimize_schedule(pair.file, pair.backward(), a.backward_alias, a.backward_releasable, counted, oo);
