@@ -4,16 +4,20 @@
 // limit, its backward order, and the frontier of (peak, extra FLOPs) found; --plan scores a plan.
 #include "cmd_remat.h"
 
+#include "commands.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
 #include "fxmem/units.h"
+#include "fxmem/whole_step.h"
 #include "table.h"
+#include "text.h"
 
 #include <nlohmann/json.hpp>
 
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <ostream>
 #include <sys/stat.h>
 
@@ -40,6 +44,26 @@ std::int64_t parse_count(std::string_view option, const std::string& text) {
     return v;
 }
 
+// The joint graph of the pair whose forward or backward run holds the whole-step peak, for a
+// file with a step and more than one joint graph (graph breaks); nullopt otherwise.
+struct StepJoint {
+    std::uint32_t joint = 0;
+    std::int64_t step_peak = 0;
+    std::string at; // the step entry holding the peak
+};
+std::optional<StepJoint> step_peak_joint(const GraphFile& file, const Args& args) {
+    if (file.step.empty()) return std::nullopt;
+    std::size_t joints = 0;
+    for (const Graph& g : file.graphs) joints += g.kind == GraphKind::Joint ? 1 : 0;
+    if (joints < 2) return std::nullopt;
+    const WholeStep step = whole_step(file, devices_counted(file, args));
+    const StepEntry& entry = file.step[step.segments[step.peak_segment].entry];
+    for (const Pair& p : file.pairs)
+        if (p.joint >= 0 && (p.forward == entry.graph || p.backward == entry.graph))
+            return StepJoint{static_cast<std::uint32_t>(p.joint), step.peak, step_entry_name(file, entry)};
+    return std::nullopt; // the peak is in a graph without a joint (the optimizer's step)
+}
+
 std::uint32_t select_joint(const GraphFile& file, const Args& args) {
     if (const auto name = args.value("--graph")) {
         const int g = file.find_graph(*name);
@@ -48,6 +72,8 @@ std::uint32_t select_joint(const GraphFile& file, const Args& args) {
             throw Error(args.file + ": graph '" + *name + "' is not a joint graph");
         return static_cast<std::uint32_t>(g);
     }
+    // A whole step with several regions: the joint whose region holds the step's peak.
+    if (const std::optional<StepJoint> at = step_peak_joint(file, args)) return at->joint;
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
         if (file.graphs[i].kind == GraphKind::Joint) return static_cast<std::uint32_t>(i);
     throw Error(args.file +
@@ -146,6 +172,10 @@ int run_remat(const Args& args, std::ostream& out) {
         return 0;
     }
     out << "joint graph '" << elide(g.name) << "', " << g.size() << " nodes\n";
+    if (!args.value("--graph"))
+        if (const std::optional<StepJoint> at = step_peak_joint(file, args))
+            out << "  its region holds the whole-step peak, " << bytes(at->step_peak) << " in "
+                << escape_control(elide(at->at)) << "; --graph picks another joint graph\n";
     out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops
         << " FLOPs\n";
     out << (plan_path ? "plan " + *plan_path : std::string("plan")) << ": " << bytes(r.peak.peak) << " ("

@@ -6,6 +6,7 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
+#include "fxmem/whole_step.h"
 
 #include <gtest/gtest.h>
 
@@ -359,4 +360,28 @@ TEST(RematLlama, SearchIsDeterministicAndMonotoneInItsLimit) {
         previous = r.peak.peak;
     }
     EXPECT_LT(previous, again1.peak.peak); // no limit goes lower than 5 %
+}
+
+// With graph breaks, remat plans the region that holds the whole-step peak (gpt_break: region1,
+// whose backward peaks at 49,465,912 bytes with region0's saved values carried), says so, and
+// --graph still picks another joint graph.
+TEST(RematCli, PlansTheRegionHoldingTheWholeStepPeak) {
+    const std::string path = kData + "/../../resources/examples/gpt_break.fxmem.json";
+    const GraphFile f = load_file(path);
+    const WholeStep step = whole_step(f, default_counted(f));
+    EXPECT_EQ(step.peak, 49465912);
+    const std::uint32_t peak_graph = f.step[step.segments[step.peak_segment].entry].graph;
+    EXPECT_EQ(f.graphs[peak_graph].name, "region1.backward");
+
+    const auto run = cli({"remat", path, "--time-limit", "2"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_TRUE(fxmem_test::contains(run.out, "joint graph 'region1.joint'")) << run.out;
+    EXPECT_TRUE(
+        fxmem_test::contains(run.out, "holds the whole-step peak, 47.2 MiB (49465912 bytes) in region1.backward"))
+        << run.out;
+    EXPECT_EQ(cli({"remat", path, "--time-limit", "2", "--json"}).json()["joint"], "region1.joint");
+    const auto other = cli({"remat", path, "--time-limit", "2", "--graph", "region0.joint"});
+    ASSERT_EQ(other.status, 0) << other.err;
+    EXPECT_TRUE(fxmem_test::contains(other.out, "joint graph 'region0.joint'"));
+    EXPECT_FALSE(fxmem_test::contains(other.out, "whole-step peak"));
 }
