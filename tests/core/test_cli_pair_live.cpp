@@ -33,7 +33,9 @@ TEST(CliPairLive, StoragesHaveTheirAllocatorAndModule) {
     ASSERT_EQ(graph.status, 0) << graph.err;
     for (const auto& s : graph.json()["storages"])
         for (const auto& p : r.json()["storages"])
-            if (p["id"] == s["id"]) EXPECT_EQ(p["allocator"], s["allocator"]) << s;
+            if (p["id"] == s["id"]) {
+                EXPECT_EQ(p["allocator"], s["allocator"]) << s;
+            }
     r = fxmem_test::cli({"live", kModules, "--pair", "fwd,bwd"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "size  id  role       allocator       module       label\n")) << r.out;
