@@ -4,6 +4,7 @@
 // private and befriend WorkCounters, which only this header defines (tests link
 // fxmem_core_internal to include it).
 #pragma once
+#include "estimator/storage_passes.h"
 #include "fxmem/attribution.h"
 #include "fxmem/model.h"
 #include "fxmem/name_index.h"
@@ -36,6 +37,10 @@ struct WorkCounters {
     // A ModuleTree's work of building and lookups: one per dotted component looked up, plus the
     // bytes of names hashed or compared (linear in the names' length).
     static std::uint64_t lookup_bytes(const ModuleTree& tree) { return *tree.lookup_bytes_; }
+
+    // Tables of one entry per storage of the file the estimator has filled so far, in this
+    // process (build_alias_info without a table to reuse, get_fwd_bwd_interactions' flags).
+    static std::uint64_t storage_table_passes() { return detail::storage_table_passes.load(); }
 };
 
 } // namespace fxmem::detail

@@ -98,6 +98,11 @@ struct FwdBwdInteractions {
 // TypeError in torch 2.13; we implement the evident intent: the forward's last node, which must be
 // an output node (Error otherwise).
 FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const Graph& backward);
+// The same with the forward's alias info given (build_alias_info of `forward`) and a per-storage
+// scratch that is all zero between calls (sized on first use): a file of many pairs then costs the
+// sum of the pairs' sizes, not pairs x storages.
+FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const AliasInfo& forward_alias,
+                                            const Graph& backward, std::vector<std::uint8_t>& scratch);
 
 // Releasability in the backward graph of a pair: default and not do-not-delete.
 NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& interactions);

@@ -85,7 +85,9 @@ struct WholeStep {
     std::vector<std::uint32_t> held_begin, held;
 };
 
-// Throws Error when the file has no step. O(step entries x (N + E) of their graphs + S).
+// Throws Error when the file has no step. O(S + N + E of each graph the step runs, once however
+// often it runs + the parameters each entry holds + the carried items): linear in the file, with
+// no per-graph or per-entry cost in the file's storages or the step's parameters.
 WholeStep whole_step(const GraphFile& file, const StorageMask& counted);
 
 // The releasability a graph is scored with inside the step: a paired backward's (get_peak_memory's

@@ -4,6 +4,7 @@
 #include "fxmem/estimator.h"
 
 #include "fxmem/error.h"
+#include "storage_passes.h"
 
 #include <algorithm>
 #include <limits>
@@ -33,6 +34,7 @@ void build_alias_info(const GraphFile& file, const Graph& graph, AliasInfo& a) {
             a.storage_users[s.index()] = Range{};
         }
     } else {
+        detail::count_storage_table_pass();
         a.allocator.assign(n_storages, NodeId{});
         a.last_user.assign(n_storages, NodeId{});
         a.storage_users.assign(n_storages, Range{});

@@ -2,6 +2,7 @@
 #include "fxmem/estimator.h"
 
 #include "estimator_checks.h"
+#include "storage_passes.h"
 
 #include <algorithm>
 
@@ -9,20 +10,23 @@ namespace fxmem {
 
 namespace {
 
-// The forward's alias info is built once by get_peak_memory and shared with this.
+// The forward's alias info is built once by get_peak_memory and shared with this. `flag` is a
+// per-storage scratch, all zero on entry and again on return.
 FwdBwdInteractions interactions(const GraphFile& file, const Graph& forward, const AliasInfo& fwd,
-                                const Graph& backward) {
+                                const Graph& backward, std::vector<std::uint8_t>& flag) {
     // PyTorch: next(iter(reversed(fwd_graph.nodes)))[-1] (a TypeError in torch 2.13); the intent
     // is the forward's last node, asserted to be the output node.
     if (forward.size() == 0 || forward.nodes.back().op != OpKind::Output)
         throw Error(file.source + ": " + detail::graph_where(forward) + ": the forward graph's last node " +
                     (forward.size() ? detail::quote(forward.nodes.back().name) + " " : std::string()) +
                     "is not an output node" + (forward.size() ? std::string() : " (the graph is empty)"));
-    const std::size_t n_storages = file.storages.size();
+    if (flag.size() != file.storages.size()) {
+        detail::count_storage_table_pass();
+        flag.assign(file.storages.size(), 0);
+    }
 
     // Storage flags: bit 1 = primal, bit 2 = forward output, bit 4 = held by a backward placeholder.
     enum : std::uint8_t { Primal = 1, FwdOutput = 2, BwdInput = 4 };
-    std::vector<std::uint8_t> flag(n_storages, 0);
     for (std::size_t i = 0; i < forward.size(); ++i) {
         const Node& nd = forward.nodes[i];
         if (nd.op == OpKind::Placeholder && nd.name.starts_with("primals"))
@@ -51,6 +55,13 @@ FwdBwdInteractions interactions(const GraphFile& file, const Graph& forward, con
             r.baseline_storages.push_back(s);
             r.backward_baseline += file.nbytes(s);
         }
+    // Back to zero: what was set is what the three loops above visited.
+    for (std::size_t i = 0; i < forward.size(); ++i)
+        for (StorageId s : fwd.fresh_of(NodeId(static_cast<std::int32_t>(i)))) flag[s.index()] = 0;
+    for (StorageId s : fwd_outputs) flag[s.index()] = 0;
+    for (std::size_t i = 0; i < backward.size(); ++i)
+        if (backward.nodes[i].op == OpKind::Placeholder)
+            for (StorageId s : backward.outputs(NodeId(static_cast<std::int32_t>(i)))) flag[s.index()] = 0;
     return r;
 }
 
@@ -70,7 +81,13 @@ std::int64_t pair_backward_peak(const GraphFile& file, const Graph& forward, con
 }
 
 FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const Graph& backward) {
-    return interactions(file, forward, build_alias_info(file, forward), backward);
+    std::vector<std::uint8_t> flag;
+    return interactions(file, forward, build_alias_info(file, forward), backward, flag);
+}
+
+FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& forward, const AliasInfo& forward_alias,
+                                            const Graph& backward, std::vector<std::uint8_t>& scratch) {
+    return interactions(file, forward, forward_alias, backward, scratch);
 }
 
 NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& interactions) {
@@ -89,7 +106,8 @@ PairAnalysis analyze_pair(const GraphFile& file, const Graph& forward, const Gra
     a.forward_alias = build_alias_info(file, forward);
     a.forward_releasable = default_releasable(forward);
     a.forward_profile = build_memory_profile(file, forward, a.forward_alias, a.forward_releasable, counted);
-    a.interactions = interactions(file, forward, a.forward_alias, backward);
+    std::vector<std::uint8_t> flag;
+    a.interactions = interactions(file, forward, a.forward_alias, backward, flag);
     a.backward_alias = build_alias_info(file, backward);
     a.backward_releasable = backward_releasable(backward, a.interactions);
     a.backward_profile = build_memory_profile(file, backward, a.backward_alias, a.backward_releasable, counted);

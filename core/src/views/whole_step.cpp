@@ -95,6 +95,10 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     for (const Graph& g : file.graphs)
         for (StorageId s : g.output_storages) used_by_graph[s.index()] = 1;
 
+    // Scratch reused by every graph (build_alias_info keeps its per-storage arrays and clears what
+    // the previous graph touched), so each graph costs its own size, not the file's storages.
+    AliasInfo alias, forward_alias;
+    std::vector<std::uint8_t> pair_flags;
     const auto graph_facts = [&](std::uint32_t gi) -> const GraphFacts& {
         GraphFacts& f = facts[gi];
         if (f.done) return f;
@@ -107,14 +111,18 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (r == StorageRole::Gradient && file.label(s).starts_with("grad of ")) f.held_grads.push_back(s);
         }
         if (forward_of[gi] != kNone) { // a paired backward: the pair's releasability
-            const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[forward_of[gi]], g);
-            const AliasInfo ba = build_alias_info(file, g);
+            const Graph& fg = file.graphs[forward_of[gi]];
+            build_alias_info(file, fg, forward_alias);
+            const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, fg, forward_alias, g, pair_flags);
+            build_alias_info(file, g, alias);
+            const AliasInfo& ba = alias;
             f.profile = build_memory_profile(file, g, ba, backward_releasable(g, inter), counted);
             for (StorageId s : output_node_uses(g, ba))
                 if (roles.role[s.index()] == StorageRole::Gradient && file.label(s).starts_with("grad of "))
                     f.param_grads.push_back(s);
         } else {
-            const AliasInfo a = build_alias_info(file, g);
+            build_alias_info(file, g, alias);
+            const AliasInfo& a = alias;
             f.profile = build_memory_profile(file, g, a, default_releasable(g), counted);
             if (backward_of[gi] != kNone) {
                 placeholder_storages(file.graphs[backward_of[gi]], stamp, ++mark); // stamps them with mark
@@ -145,13 +153,17 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         }
         return it->second;
     };
-    // Each entry's persistent keys, then the whole step's.
-    std::vector<std::vector<std::uint32_t>> entry_keys(file.step.size());
+    // Each entry's persistent keys (CSR: entry_keys[entry_key_begin[e], entry_key_begin[e + 1])),
+    // then the whole step's.
+    std::vector<std::uint32_t> entry_keys;
+    std::vector<std::size_t> entry_key_begin = {0};
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
-        for (StorageId s : graph_facts(en.graph).persistent) entry_keys[e].push_back(key(en.module_prefix, s));
-        std::sort(entry_keys[e].begin(), entry_keys[e].end());
-        entry_keys[e].erase(std::unique(entry_keys[e].begin(), entry_keys[e].end()), entry_keys[e].end());
+        const auto from = static_cast<std::ptrdiff_t>(entry_keys.size());
+        for (StorageId s : graph_facts(en.graph).persistent) entry_keys.push_back(key(en.module_prefix, s));
+        std::sort(entry_keys.begin() + from, entry_keys.end());
+        entry_keys.erase(std::unique(entry_keys.begin() + from, entry_keys.end()), entry_keys.end());
+        entry_key_begin.push_back(entry_keys.size());
     }
     WholeStep out;
     // Optimizer state: one key per label (the exporter writes each state tensor once beside the
@@ -203,7 +215,9 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     std::vector<std::uint8_t> grad_done;  // per key
     std::vector<std::int64_t> grad_bytes; // per key: the carried gradient's size
     std::vector<std::uint32_t> grad_item; // per key: its item in out.carried
-    std::vector<std::uint8_t> held_stamp;
+    // Per key: 1 + the last entry that counted the key's gradient as held (every key exists by now,
+    // so one array for the whole step: each entry costs what it holds, never the number of keys).
+    std::vector<std::uint32_t> held_stamp(key_bytes.size(), 0);
     out.held_begin.push_back(0);
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
@@ -224,7 +238,8 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         seg.length = f.profile.size();
         std::int64_t held = 0;
         const std::size_t held_from = out.held.size();
-        for (std::uint32_t k : entry_keys[e]) {
+        for (std::size_t i = entry_key_begin[e]; i < entry_key_begin[e + 1]; ++i) {
+            const std::uint32_t k = entry_keys[i];
             held += key_bytes[k];
             out.held.push_back(k);
         }
@@ -240,12 +255,11 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
                     out.held.push_back(it->second);
                 }
             }
-            held_stamp.assign(key_bytes.size(), 0);
             for (StorageId s : f.held_grads) {
                 const auto it = key_ids.find(key_of(en.module_prefix, file.label(s).substr(8)));
                 if (it != key_ids.end() && it->second < grad_done.size() && grad_done[it->second] &&
-                    !held_stamp[it->second]) {
-                    held_stamp[it->second] = 1;
+                    held_stamp[it->second] != e + 1) {
+                    held_stamp[it->second] = static_cast<std::uint32_t>(e + 1);
                     held_grads += grad_bytes[it->second];
                     out.held.push_back(grad_item[it->second]);
                 }
