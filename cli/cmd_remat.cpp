@@ -64,18 +64,24 @@ std::optional<StepJoint> step_peak_joint(const GraphFile& file, const Args& args
     return std::nullopt; // the peak is in a graph without a joint (the optimizer's step)
 }
 
-std::uint32_t select_joint(const GraphFile& file, const Args& args) {
+// The joint graph to plan, and (when the whole step chose it) why.
+struct JointChoice {
+    std::uint32_t joint = 0;
+    std::optional<StepJoint> step;
+};
+
+JointChoice select_joint(const GraphFile& file, const Args& args) {
     if (const auto name = args.value("--graph")) {
         const int g = file.find_graph(*name);
         if (g < 0) throw Error(args.file + ": no graph named '" + *name + "'");
         if (file.graphs[static_cast<std::size_t>(g)].kind != GraphKind::Joint)
             throw Error(args.file + ": graph '" + *name + "' is not a joint graph");
-        return static_cast<std::uint32_t>(g);
+        return {static_cast<std::uint32_t>(g), std::nullopt};
     }
     // A whole step with several regions: the joint whose region holds the step's peak.
-    if (const std::optional<StepJoint> at = step_peak_joint(file, args)) return at->joint;
+    if (std::optional<StepJoint> at = step_peak_joint(file, args)) return {at->joint, std::move(at)};
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
-        if (file.graphs[i].kind == GraphKind::Joint) return static_cast<std::uint32_t>(i);
+        if (file.graphs[i].kind == GraphKind::Joint) return {static_cast<std::uint32_t>(i), std::nullopt};
     throw Error(args.file +
                 ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
 }
@@ -114,7 +120,8 @@ int run_remat(const Args& args, std::ostream& out) {
     }
 
     const GraphFile file = load_file(args.file);
-    const JointGraph joint = analyze_joint(file, select_joint(file, args));
+    const JointChoice chosen = select_joint(file, args);
+    const JointGraph joint = analyze_joint(file, chosen.joint);
     const Graph& g = joint.g();
     RematResult r;
     if (plan_path) {
@@ -172,10 +179,9 @@ int run_remat(const Args& args, std::ostream& out) {
         return 0;
     }
     out << "joint graph '" << elide(g.name) << "', " << g.size() << " nodes\n";
-    if (!args.value("--graph"))
-        if (const std::optional<StepJoint> at = step_peak_joint(file, args))
-            out << "  its region holds the whole-step peak, " << bytes(at->step_peak) << " in "
-                << escape_control(elide(at->at)) << "; --graph picks another joint graph\n";
+    if (chosen.step)
+        out << "  its region holds the whole-step peak, " << bytes(chosen.step->step_peak) << " in "
+            << escape_control(elide(chosen.step->at)) << "; --graph picks another joint graph\n";
     out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops
         << " FLOPs\n";
     out << (plan_path ? "plan " + *plan_path : std::string("plan")) << ": " << bytes(r.peak.peak) << " ("
