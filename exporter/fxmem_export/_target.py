@@ -55,14 +55,14 @@ def resolve_target(example_inputs: Any) -> str:
     return "cpu" if devices <= {"cpu"} else sorted(devices - {"cpu"})[0]
 
 
-def _calls(gm: fx.GraphModule, name: str) -> bool:
-    """Whether ``gm`` or a subgraph of it calls a function named ``name``."""
+def _called_names(gm: fx.GraphModule) -> set[str]:
+    """The names of the functions ``gm`` and its subgraphs call (one walk for every question)."""
+    names: set[str] = set()
     for module in gm.modules():
         graph = getattr(module, "graph", None)
-        if isinstance(graph, fx.Graph) and any(
-                n.op == "call_function" and getattr(n.target, "__name__", "") == name for n in graph.nodes):
-            return True
-    return False
+        if isinstance(graph, fx.Graph):
+            names.update(getattr(n.target, "__name__", "") for n in graph.nodes if n.op == "call_function")
+    return names
 
 
 # Ops whose CUDA dispatch runs another kernel than ``meta`` traces, which the capture does not
@@ -86,11 +86,12 @@ class DispatchDiffersWarning(UserWarning):
     """An op a CUDA GPU runs as another kernel than the capture holds (not reproduced on meta)."""
 
 
-def warn_dispatch_differences(gm: fx.GraphModule) -> list[str]:
-    """Say once per op which of ``CUDA_DISPATCH_DIFFERS`` the Dynamo graph calls; returns them."""
+def warn_dispatch_differences(called: set[str]) -> list[str]:
+    """Say once per op which of ``CUDA_DISPATCH_DIFFERS`` the Dynamo graph calls (``called``:
+    its called function names); returns them."""
     found = []
     for name, what in CUDA_DISPATCH_DIFFERS.items():
-        if _calls(gm, name):
+        if name in called:
             found.append(name)
             if name not in _said_dispatch:
                 _said_dispatch.add(name)
@@ -106,9 +107,10 @@ def prepare_graph(gm: fx.GraphModule, *, target: str, sdpa: str | None, autocast
     graph rewrite: the backend compiles inside ``_autocast.autocast_capture``."""
     if target not in TARGETS:
         return  # another real device: its own dispatch runs
+    called = _called_names(gm)
     if target == "cuda":
-        warn_dispatch_differences(gm)
-    if _calls(gm, "scaled_dot_product_attention"):
+        warn_dispatch_differences(called)
+    if "scaled_dot_product_attention" in called:
         from ._sdpa import lower_sdpa
 
         lower_sdpa(gm, target=target, choice=sdpa)
