@@ -73,8 +73,10 @@ def ops(gm: fx.GraphModule) -> Counter[str]:
 
 
 def _val(v: Any) -> Any:
-    if isinstance(v, torch.Tensor):  # an rng state saved on meta has an unbacked size: str it
-        return (tuple(s if isinstance(s, int) else str(s) for s in v.shape), v.dtype)
+    if isinstance(v, torch.Tensor):
+        # An rng state's size is symbolic; its symbol's name (s21, s29) depends on what compiled
+        # before in the process, so two captures are compared on its being symbolic.
+        return (tuple(s if isinstance(s, int) else "<symbolic>" for s in v.shape), v.dtype)
     if isinstance(v, (tuple, list)):
         return tuple(_val(x) for x in v)
     return v if isinstance(v, (int, float, bool, type(None))) else type(v).__name__
