@@ -12,6 +12,7 @@ device counted (PyTorch's estimator).
 from __future__ import annotations
 
 import collections
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,9 @@ import torch.fx as fx
 
 import fxmem_export
 from fxmem_export._joint import copy_graph_module
+from fxmem_export.examples import _loss  # the examples' loss: every output that needs a gradient, summed
 from fxmem_export.reference import intended_peak_memory
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 
 class _Partitioned(Exception):
@@ -34,14 +37,7 @@ class Pair:
     backward: fx.GraphModule
 
 
-def _loss(out: Any) -> torch.Tensor:
-    leaves = [t for t in torch.utils._pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
-    return sum(t.float().sum() for t in leaves)  # type: ignore[return-value]
-
-
 def _region(autocast: torch.dtype | None, device: str) -> Any:
-    import contextlib
-
     return torch.autocast(device, dtype=autocast) if autocast is not None else contextlib.nullcontext()
 
 
@@ -71,10 +67,6 @@ def real_cpu_pair(model: torch.nn.Module, inputs: tuple[Any, ...], *, budget: fl
                 {} if budget is None else {"activation_memory_budget": budget})), \
                 torch._inductor.config.patch(patches):
             try:
-                import contextlib
-
-                from torch.nn.attention import SDPBackend, sdpa_kernel
-
                 math = sdpa_kernel(SDPBackend.MATH) if sdpa_math else contextlib.nullcontext()
                 with _region(autocast, "cpu"), math:
                     out = torch.compile(model, fullgraph=True)(*inputs)
