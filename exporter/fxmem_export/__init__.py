@@ -14,31 +14,42 @@ from ._backend import FxmemBackend, backend
 from ._save import save
 from ._serialize import FORMAT_VERSION
 from .errors import (
+    ArgumentError,
+    ArgumentTypeError,
     BackwardNotCapturedError,
+    CaptureError,
     ExportWriteError,
     FxmemExportError,
     MetaInductorError,
     MissingValError,
+    NodeSetChanged,
     NothingCapturedError,
     ProducerError,
+    RematPlanError,
     ScheduleError,
+    UnknownExampleError,
 )
-from .remat import RematPlanError, apply_remat
+from .remat import apply_remat
 from .schedule import apply_schedule
 from .sweep import sweep
 
 __all__ = [
     "FORMAT_VERSION",
+    "ArgumentError",
+    "ArgumentTypeError",
     "BackwardNotCapturedError",
+    "CaptureError",
     "ExportWriteError",
     "FxmemBackend",
     "FxmemExportError",
     "MetaInductorError",
     "MissingValError",
+    "NodeSetChanged",
     "NothingCapturedError",
     "ProducerError",
     "RematPlanError",
     "ScheduleError",
+    "UnknownExampleError",
     "apply_remat",
     "apply_schedule",
     "backend",

@@ -47,6 +47,8 @@ from typing import Any
 
 import torch
 
+from .errors import ArgumentError, CaptureError
+
 TARGETS = ("cuda", "cpu")
 CATEGORIES = ("lower_precision_fp", "fp32", "fp32_set_opt_dtype", "fp32_append_dtype", "promote", "banned")
 
@@ -167,9 +169,9 @@ class AutocastPolicy:
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
-            raise ValueError(f"autocast target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
+            raise ArgumentError(f"autocast target must be one of {', '.join(map(repr, TARGETS))}, got {self.target!r}")
         if self.dtype is not None and self.dtype not in (torch.bfloat16, torch.float16):
-            raise ValueError(f"autocast dtype must be torch.bfloat16, torch.float16 or None, got {self.dtype!r}")
+            raise ArgumentError(f"autocast dtype must be torch.bfloat16, torch.float16 or None, got {self.dtype!r}")
 
     @property
     def table(self) -> Mapping[str, str]:
@@ -204,7 +206,7 @@ def _choose_key() -> Any:
         if torch._C._dispatch_has_kernel_for_dispatch_key("aten::mm", name):
             continue
         return key
-    raise RuntimeError("fxmem_export: no free autocast dispatch key to register the meta autocast kernels at")
+    raise CaptureError("fxmem_export: no free autocast dispatch key to register the meta autocast kernels at")
 
 
 def _resolve(name: str) -> torch._ops.OpOverload | None:
@@ -283,7 +285,7 @@ def cast_for(name: str, *values: Any) -> tuple[Any, ...]:
         return tuple(_cast(v, torch.get_autocast_dtype(policy.target)) for v in values)
     if category == "fp32":
         return tuple(_cast(v, _FP32) for v in values)
-    raise ValueError(f"cast_for: op {name!r} is in category {category!r}, which casts are not taken from here")
+    raise AssertionError(f"cast_for: op {name!r} is in category {category!r}, which casts are not taken from here")
 
 
 def _meta_float(t: Any) -> bool:
@@ -317,7 +319,7 @@ def _promote_type(lower: torch.dtype, args: tuple[Any, ...], kwargs: dict[str, A
         if current == _FP32 or t.dtype == _FP32:
             current = _FP32
         elif t.dtype != lower:
-            raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+            raise CaptureError("Unexpected floating ScalarType in at::autocast::prioritize")
     return current
 
 
@@ -353,7 +355,7 @@ def _apply(category: str, target: str, op: torch._ops.OpOverload, name: str, arg
         full = _positional(op, args, kwargs)
         return redirect(*full, dtype=out)
     if category == "banned":
-        raise RuntimeError(
+        raise CaptureError(
             f"fxmem_export (CUDA autocast on meta): aten::{name} is not allowed in a CUDA autocast region, as on "
             "the GPU: torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast; use "
             "binary_cross_entropy_with_logits / BCEWithLogitsLoss")
@@ -451,7 +453,7 @@ def autocast_capture(target: str, dtype: torch.dtype | None = None) -> Iterator[
     key = _register()
     with _state_lock:
         if _active and _active[-1] != policy:
-            raise RuntimeError(f"fxmem_export: an autocast capture for {_active[-1]} is active; cannot start {policy}")
+            raise CaptureError(f"fxmem_export: an autocast capture for {_active[-1]} is active; cannot start {policy}")
         _active.append(policy)
     if target == "cuda":
         _install_init_patch()

@@ -16,7 +16,13 @@ from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
 from ._serialize import build_document, check_producer, check_writable, write_json_atomic
 from ._step import StepRecorder
-from .errors import BackwardNotCapturedError, ExportWriteError, NothingCapturedError
+from .errors import (
+    ArgumentError,
+    ArgumentTypeError,
+    BackwardNotCapturedError,
+    ExportWriteError,
+    NothingCapturedError,
+)
 
 
 def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
@@ -102,9 +108,9 @@ class FxmemBackend:
 
             honour_user_regions(self)  # the user's torch.autocast("cuda") is built enabled without CUDA
         if isinstance(inner, str) and inner not in ("inductor", "eager", "aot_eager", "partition"):
-            raise ValueError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
+            raise ArgumentError(f"inner must be 'inductor', 'eager', 'partition' or a compiler callable, got {inner!r}")
         if not (isinstance(inner, str) or callable(inner)):
-            raise TypeError(f"inner must be a string or a callable, got {type(inner).__name__}")
+            raise ArgumentTypeError(f"inner must be a string or a callable, got {type(inner).__name__}")
         if path is not None:
             check_writable(path)  # ExportWriteError now for "", bytes, a directory, a FIFO, ...
         self.path = None if path is None else os.fspath(path)
@@ -113,10 +119,10 @@ class FxmemBackend:
         # inner="partition" records the joint graph it partitions (next to the pair) by default.
         self.joint = (inner == "partition") if joint is None else bool(joint)
         if self.joint and inner != "partition":
-            raise ValueError("joint=True needs inner='partition' (the joint graph is what the min-cut partitioner cuts)")
+            raise ArgumentError("joint=True needs inner='partition' (the joint graph is what the min-cut partitioner cuts)")
         self.reference = reference
         if remat is not None and inner != "partition":
-            raise ValueError("remat=PLAN needs inner='partition' (the plan tags the joint graph the min-cut partitioner cuts)")
+            raise ArgumentError("remat=PLAN needs inner='partition' (the plan tags the joint graph the min-cut partitioner cuts)")
         if remat is not None:
             from .remat import load_plan
 
@@ -334,7 +340,7 @@ class FxmemBackend:
         has no backward yet because no backward pass has run."""
         target = path if path is not None else self.path
         if target is None:
-            raise ValueError("no path: pass save(path) or create the backend with a path")
+            raise ArgumentError("no path: pass save(path) or create the backend with a path")
         with self._lock:
             if require_backward:
                 self.check_complete()

@@ -9,6 +9,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from .errors import ArgumentError, ArgumentTypeError
+
 # GraphModule meta key: the joint graph's num_fwd_outputs (the partitioner's argument).
 NUM_FWD_META = "fxmem_num_fwd_outputs"
 
@@ -115,14 +117,14 @@ def attach_joint(joint: Any, num_fwd_outputs: int | None) -> fx.Graph:
     """The graph of a joint GraphModule for ``save(joint=...)``, with ``num_fwd_outputs`` put on
     the module (or the value the backend recorded there)."""
     if not isinstance(joint, fx.GraphModule):
-        raise TypeError(f"joint must be a torch.fx.GraphModule, got {type(joint).__name__}")
+        raise ArgumentTypeError(f"joint must be a torch.fx.GraphModule, got {type(joint).__name__}")
     if joint.graph.owning_module is not joint:  # a graph shared by modules: the reader needs this one
         joint = copy_graph_module(joint)
     if num_fwd_outputs is not None:
         if isinstance(num_fwd_outputs, bool) or not isinstance(num_fwd_outputs, int) or num_fwd_outputs < 0:
-            raise ValueError(f"num_fwd_outputs must be an integer >= 0, got {num_fwd_outputs!r}")
+            raise ArgumentError(f"num_fwd_outputs must be an integer >= 0, got {num_fwd_outputs!r}")
         joint.meta[NUM_FWD_META] = num_fwd_outputs
     elif num_fwd_outputs_of(joint.graph) is None:
-        raise ValueError("save(joint=...): pass num_fwd_outputs (the partitioner's argument: how many of the "
-                         "joint output's first values are forward outputs)")
+        raise ArgumentError("save(joint=...): pass num_fwd_outputs (the partitioner's argument: how many of "
+                            "the joint output's first values are forward outputs)")
     return joint.graph

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from .errors import FxmemExportError
+from .errors import ArgumentTypeError, FxmemExportError
 
 
 @dataclass(frozen=True)
@@ -101,7 +101,7 @@ def state_tensors(optimizer: torch.optim.Optimizer) -> list[StateTensor]:
     in param_groups order. Raises FxmemExportError for an optimizer fxmem has no rule for and
     that holds no state yet."""
     if not isinstance(optimizer, torch.optim.Optimizer):
-        raise TypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+        raise ArgumentTypeError(f"optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
     rule = _RULES.get(type(optimizer))
     out: list[StateTensor] = []
     for group in optimizer.param_groups:
@@ -130,7 +130,7 @@ def names_in(model: Any) -> Callable[[torch.Tensor], str | None]:
     if model is None:
         return lambda p: None
     if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+        raise ArgumentTypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     names = {id(p): n for n, p in model.named_parameters(remove_duplicate=False)}
     return lambda p: names.get(id(p))
 

@@ -7,6 +7,7 @@ from typing import Any
 import torch.fx as fx
 
 from ._serialize import build_document, write_json_atomic
+from .errors import ArgumentError, ArgumentTypeError
 
 
 def _graph_of(obj: Any, what: str) -> fx.Graph:
@@ -14,7 +15,7 @@ def _graph_of(obj: Any, what: str) -> fx.Graph:
         return obj.graph
     if isinstance(obj, fx.Graph):
         return obj
-    raise TypeError(f"{what} must be a torch.fx.GraphModule or torch.fx.Graph, got {type(obj).__name__}")
+    raise ArgumentTypeError(f"{what} must be a torch.fx.GraphModule or torch.fx.Graph, got {type(obj).__name__}")
 
 
 def save(
@@ -57,7 +58,7 @@ def save(
     fwd = _graph_of(forward, "forward")
     if inference:
         if backward is not None or joint is not None:
-            raise ValueError("inference=True exports a single graph; do not pass a backward or joint graph")
+            raise ArgumentError("inference=True exports a single graph; do not pass a backward or joint graph")
         graphs = [("inference", "inference", fwd)]
         pairs: list[tuple[str, str]] = []
     else:

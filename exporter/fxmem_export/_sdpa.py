@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import torch
 import torch.fx as fx
 
+from .errors import ArgumentError, CaptureError
+
 aten = torch.ops.aten
 
 CHOICES = {"cuda": ("flash", "efficient", "cudnn", "math"), "cpu": ("flash", "math")}
@@ -215,7 +217,7 @@ def select_backend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, 
     p = _Params(query, key, value, attn_mask, float(dropout_p), bool(is_causal), bool(enable_gqa))
     if choice is not None:
         if reason := _why_not(choice, target, p):
-            raise RuntimeError(f"scaled_dot_product_attention cannot use {choice} on {target}: {reason}")
+            raise CaptureError(f"scaled_dot_product_attention cannot use {choice} on {target}: {reason}")
         return choice
     if target == "cpu":
         order = ["flash", "math"]
@@ -224,7 +226,7 @@ def select_backend(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, 
     for backend in order:
         if _ENABLED[backend]() and _why_not(backend, target, p) is None:
             return backend
-    raise RuntimeError(f"scaled_dot_product_attention: no enabled backend can run these inputs on {target}")
+    raise CaptureError(f"scaled_dot_product_attention: no enabled backend can run these inputs on {target}")
 
 
 # The composite's helpers (attention.cpp).
@@ -298,9 +300,9 @@ def lowered_sdpa(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, at
 
 def _check_target(target: str, choice: str | None) -> None:
     if target not in CHOICES:
-        raise ValueError(f"target must be one of {sorted(CHOICES)}, got {target!r}")
+        raise ArgumentError(f"target must be one of {sorted(CHOICES)}, got {target!r}")
     if choice is not None and choice not in CHOICES[target]:
-        raise ValueError(f"choice for target {target!r} must be one of {CHOICES[target]} or None, got {choice!r}")
+        raise ArgumentError(f"choice for target {target!r} must be one of {CHOICES[target]} or None, got {choice!r}")
 
 
 def lower_sdpa(gm: fx.GraphModule, *, target: str, choice: str | None = None) -> int:

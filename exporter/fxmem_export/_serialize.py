@@ -16,7 +16,7 @@ import torch.fx as fx
 
 from ._names import innermost_module
 from ._roles import PREFIX_META, storage_roles
-from .errors import ExportWriteError, MissingValError, ProducerError
+from .errors import ArgumentError, ExportWriteError, MissingValError, ProducerError
 
 FORMAT_NAME = "fxmem"
 FORMAT_VERSION = 1
@@ -223,7 +223,7 @@ def _graph_extras(graph: fx.Graph, name: str, kind: str, flops: Any) -> dict[str
     if kind == "joint":
         nfo = num_fwd_outputs_of(graph)
         if nfo is None:
-            raise ValueError(f"joint graph {name!r}: its GraphModule has no num_fwd_outputs")
+            raise ArgumentError(f"joint graph {name!r}: its GraphModule has no num_fwd_outputs")
         extra["num_fwd_outputs"] = distinct_forward_outputs(graph, nfo)  # splits the output node's inputs
         extra["phase"] = phases(graph, nfo)
     if kind in ("forward", "backward", "joint"):
@@ -270,7 +270,7 @@ def build_document(
     """The whole file as a dict. ``graphs``: (name, kind, graph) in file order."""
     names = [g[0] for g in graphs]
     if len(set(names)) != len(names):
-        raise ValueError(f"graph names must be unique, got {names}")
+        raise ArgumentError(f"graph names must be unique, got {names}")
     from ._flops import FlopCounter
 
     registry, flops = StorageRegistry(), FlopCounter()

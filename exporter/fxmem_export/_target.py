@@ -15,6 +15,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from .errors import ArgumentError
+
 TARGETS = ("cuda", "cpu")
 SDPA_CHOICES = ("flash", "efficient", "cudnn", "math")
 
@@ -27,11 +29,11 @@ class MetaTargetNote(UserWarning):
 
 def check_target_options(target: Any, sdpa: Any, autocast: Any) -> None:
     if target is not None and target not in TARGETS:
-        raise ValueError(f"target must be one of {', '.join(map(repr, TARGETS))} or None (the inputs' device), got {target!r}")
+        raise ArgumentError(f"target must be one of {', '.join(map(repr, TARGETS))} or None (the inputs' device), got {target!r}")
     if sdpa is not None and sdpa not in SDPA_CHOICES:
-        raise ValueError(f"sdpa must be one of {', '.join(map(repr, SDPA_CHOICES))} or None (PyTorch's choice), got {sdpa!r}")
+        raise ArgumentError(f"sdpa must be one of {', '.join(map(repr, SDPA_CHOICES))} or None (PyTorch's choice), got {sdpa!r}")
     if autocast is not None and autocast not in (torch.bfloat16, torch.float16):
-        raise ValueError(f"autocast must be torch.bfloat16, torch.float16 or None, got {autocast!r}")
+        raise ArgumentError(f"autocast must be torch.bfloat16, torch.float16 or None, got {autocast!r}")
 
 
 def _input_devices(example_inputs: Any) -> set[str]:

@@ -23,6 +23,7 @@ import torch
 import torch.fx as fx
 
 from ._serialize import hint_int
+from .errors import ArgumentError, CaptureError, NodeSetChanged  # NodeSetChanged: also importable from here
 
 SCHEDULE_NAME = "inductor-overlap"
 PASS_NAME = "torch._inductor.fx_passes.overlap_scheduling.schedule_overlap_bucketing"
@@ -146,18 +147,18 @@ def has_collectives(graph: fx.Graph) -> bool:
 
 def pass_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """DEFAULT_OPTIONS updated with ``options``; unknown names and ``custom_runtime_estimation``
-    (give ``estimate=`` instead) raise ValueError."""
+    (give ``estimate=`` instead) raise ArgumentError (a ValueError)."""
     from torch._inductor.fx_passes.overlap_scheduling import schedule_overlap_bucketing
 
     known = set(inspect.signature(schedule_overlap_bucketing).parameters) - {"gm"}
     merged = dict(DEFAULT_OPTIONS)
     for key, value in (options or {}).items():
         if key == "custom_runtime_estimation":
-            raise ValueError("overlap_options: pass the estimate function as overlap_estimate=..., not "
-                             "custom_runtime_estimation (fxmem gives the pass its own device-free estimate)")
+            raise ArgumentError("overlap_options: pass the estimate function as overlap_estimate=..., not "
+                                "custom_runtime_estimation (fxmem gives the pass its own device-free estimate)")
         if key not in known:
-            raise ValueError(f"overlap_options: {PASS_NAME} has no option {key!r} (torch {torch.__version__}); "
-                             f"it takes: {', '.join(sorted(known))}")
+            raise ArgumentError(f"overlap_options: {PASS_NAME} has no option {key!r} (torch {torch.__version__}); "
+                                f"it takes: {', '.join(sorted(known))}")
         merged[key] = value
     return merged
 
@@ -200,10 +201,6 @@ def _listed(names: list[str], shown: int = 12) -> str:
     return f"{len(names)} node(s) ({', '.join(names[:shown])}{more})"
 
 
-class NodeSetChanged(RuntimeError):
-    """The pass added or removed nodes, so its result is no order of the exported graph."""
-
-
 def overlap_order(
     gm: fx.GraphModule | fx.Graph,
     *,
@@ -217,8 +214,8 @@ def overlap_order(
     ``estimate(node, override_size) -> ms | None`` replaces the default :class:`RuntimeEstimate`
     where it returns a number. ``options`` are keyword arguments of the pass, over
     :data:`DEFAULT_OPTIONS`. Raises :class:`NodeSetChanged` if the pass changed the node set,
-    and RuntimeError if torch.distributed has no default process group (the pass resolves the
-    collectives' group names and asks for the world size)."""
+    and CaptureError (a RuntimeError) if torch.distributed has no default process group (the
+    pass resolves the collectives' group names and asks for the world size)."""
     from torch._inductor.fx_passes.overlap_scheduling import schedule_overlap_bucketing
 
     opts = pass_options(options)
@@ -227,7 +224,7 @@ def overlap_order(
     import torch.distributed as dist
 
     if not (dist.is_available() and dist.is_initialized()):
-        raise RuntimeError(
+        raise CaptureError(
             "overlap=True runs Inductor's overlap pass, which needs the process group the graph's "
             "collectives were traced with: initialize torch.distributed first (without GPUs: "
             "dist.init_process_group('fake', store=torch.testing._internal.distributed.fake_pg.FakeStore(), "
@@ -243,14 +240,14 @@ def overlap_order(
             # OverlapScheduler._schedule calls it for every node.
             if not (opts.get("max_memory_increase_gb", 1) is None and opts.get("max_memory_increase_ratio", 1) is None):
                 raise
-            raise RuntimeError(
+            raise CaptureError(
                 f"{PASS_NAME} failed without a memory limit (max_memory_increase_gb and max_memory_increase_ratio "
                 f"both None) in torch {torch.__version__}: {e}; give a large max_memory_increase_gb instead"
             ) from e
         except ModuleNotFoundError as e:
             if e.name != "triton":
                 raise
-            raise RuntimeError(
+            raise CaptureError(
                 f"{PASS_NAME} with options {opts} asked for Triton, which this torch build lacks ({e}); fxmem's "
                 "defaults need no device: leave out the option that measures the device (e.g. "
                 "enable_fusion_regions=True)"

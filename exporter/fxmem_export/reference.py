@@ -16,6 +16,8 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from .errors import ArgumentError
+
 
 def _me():
     from torch._inductor.fx_passes import memory_estimator
@@ -57,7 +59,7 @@ def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph,
             primal_storages.update(fwd_alias_info.get_fresh_allocations(node))
     fwd_output_node = next(iter(reversed(fwd_graph.nodes)))  # the intent of "...)[-1]"
     if fwd_output_node.op != "output":
-        raise ValueError("the last node of the forward graph is not its output node")
+        raise ArgumentError("the last node of the forward graph is not its output node")
     fwd_output_storages = set(fwd_alias_info.get_storage_uses(fwd_output_node))
     do_not_delete: set[str] = set()
     bwd_input_storages: set[Any] = set()

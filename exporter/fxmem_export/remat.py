@@ -50,15 +50,14 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._json_file import read_json_file, shown
+from .errors import RematPlanError  # also importable from here, as before
 from .schedule import place_in_order
 
 log = logging.getLogger(__name__)
 
 PLAN_KEYS = ("saved", "recomputed", "order")
-
-
-class RematPlanError(ValueError):
-    """A plan file that is malformed or does not fit the graph it is applied to."""
+MAX_PLAN_BYTES = 256 << 20  # fxmem-cli writes about 100 bytes a node: 2.5 million nodes
 
 
 # -- plan files ---------------------------------------------------------------------------------
@@ -82,24 +81,41 @@ def _check_node_key(value: Any, name: str, source: str) -> None:
         raise RematPlanError(f"{where}: the dtype must be a string or null")
 
 
+def _is_int(value: Any) -> bool:
+    """A JSON integer: not a float (``1.0``) and not a bool (``true``, an int in Python)."""
+    return type(value) is int
+
+
+def _value(value: Any) -> str:
+    """A value for a message: a scalar as JSON writes it (escaped), else its kind."""
+    if isinstance(value, (list, dict)):
+        return "an array" if isinstance(value, list) else "an object"
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        return f"a {type(value).__name__}"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
-    """(plan, source): the plan read from a path (or taken as a mapping) with its shape checked;
-    ``source`` names it in messages (the path, or "<plan>")."""
+    """(plan, source): the plan read from a path (or taken as a mapping) with its shape checked as
+    ``fxmem-cli remat --plan`` checks it; ``source`` names it in messages (the path, with control
+    characters escaped, or "<plan>"). A path must name a regular file of at most
+    ``MAX_PLAN_BYTES`` holding strict JSON (no duplicate keys, no NaN)."""
     if isinstance(plan, Mapping):
-        data, source = dict(plan), "<plan>"
+        data: Any = dict(plan)
+        source = "<plan>"
     else:
-        source = os.fspath(plan)
-        try:
-            with open(source, encoding="utf-8") as f:
-                data = json.load(f)
-        except OSError as e:
-            raise RematPlanError(f"{source}: cannot read the plan: {e.strerror or e}") from e
-        except json.JSONDecodeError as e:
-            raise RematPlanError(f"{source}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from e
-    if not isinstance(data, dict) or data.get("format") != "fxmem-remat":
+        path = os.fsdecode(os.fspath(plan))
+        source = shown(path)
+        data = read_json_file(path, MAX_PLAN_BYTES, RematPlanError, "plan")
+    if not isinstance(data, dict):
+        raise RematPlanError(f"{source}: a remat plan must be a JSON object")
+    if data.get("format") != "fxmem-remat":
         raise RematPlanError(f"{source}: not a remat plan: 'format' must be \"fxmem-remat\"")
-    if data.get("version") != 1:
-        raise RematPlanError(f"{source}: unsupported plan version {data.get('version')!r} (this reads version 1)")
+    version = data.get("version")
+    if not (_is_int(version) and version == 1):
+        raise RematPlanError(f"{source}: unsupported plan version {_value(version)} (this build reads version 1)")
     if not isinstance(data.get("joint"), str):
         raise RematPlanError(f"{source}: 'joint' must be the joint graph's name (a string)")
     for key, required in (("saved", True), ("recomputed", False), ("order", False)):
@@ -113,7 +129,12 @@ def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[st
         for i, name in enumerate(value):
             if not isinstance(name, str):
                 raise RematPlanError(f"{source}: {key}[{i}] must be a node name (a string)")
-    nodes = data.get("nodes", {})
+    for key in ("peak", "extra_flops"):  # what fxmem-cli predicted: read by the CLI, checked alike
+        if key in data and not (_is_int(data[key]) and -(1 << 63) <= data[key] < (1 << 63)):
+            raise RematPlanError(f"{source}: '{key}' must be an integer")
+    nodes = data.get("nodes")
+    if nodes is None:  # absent or null: no keys, as the CLI reads it
+        nodes = {}
     if not isinstance(nodes, dict):
         raise RematPlanError(f"{source}: 'nodes' must be an object: node name -> its key")
     for name, value in nodes.items():
@@ -259,8 +280,8 @@ def _infer_prefix(plan_modules: set[str], modules: set[str]) -> str:
     return ""
 
 
-def _shape_text(dtype: str | None, shape: Sequence[int] | None) -> str:
-    return f"{dtype or '?'}{list(shape) if shape is not None else ''}"
+def _shape_text(dtype: str | None, shape: Sequence[int | None] | None) -> str:
+    return f"{shown(dtype) if dtype else '?'}{list(shape) if shape is not None else ''}"
 
 
 def _val_key(node: fx.Node) -> tuple[str | None, list[int | None] | None]:
@@ -315,7 +336,7 @@ class _Matcher:
             group = self.groups.get((target, _unprefix(self.prefix, module)), [])
             if occurrence >= len(group):
                 raise RematPlanError(
-                    f"{where}: unknown node {name!r}: the joint graph has {len(group)} {target} in module "
+                    f"{where}: unknown node {name!r}: the joint graph has {len(group)} {shown(target)} in module "
                     f"{module!r}, the plan wants #{occurrence} (is the plan for another graph? it names joint "
                     f"{self.data.get('joint')!r}; apply_remat must be Inductor's joint_custom_post_pass, which "
                     "sees the graph the partitioner cuts)")
@@ -325,7 +346,7 @@ class _Matcher:
                 g is None or g == s for g, s in zip(got_shape, shape)))
             if not same_shape or (dtype is not None and got_dtype != dtype):
                 raise RematPlanError(
-                    f"{where}: {name!r} ({target} #{occurrence} in module {module!r}) is node {node.name!r} of the "
+                    f"{where}: {name!r} ({shown(target)} #{occurrence} in module {module!r}) is node {node.name!r} of the "
                     f"joint graph, a {_shape_text(got_dtype, got_shape)} where the plan has "
                     f"{_shape_text(dtype, shape)}: the plan is for another model or input shape, or the pass runs "
                     "before Inductor's joint-graph passes (it must be the joint_custom_post_pass)")

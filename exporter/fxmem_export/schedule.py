@@ -11,7 +11,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from .errors import ScheduleError
+from .errors import ArgumentTypeError, ScheduleError
 
 
 def _names(names: Sequence[str], limit: int = 8) -> str:
@@ -142,7 +142,7 @@ def apply_schedule(gm: fx.GraphModule, schedule_path: str | os.PathLike[str] | M
     recompiled; the GraphModule is returned.
     """
     if not isinstance(gm, fx.GraphModule):
-        raise TypeError(f"apply_schedule needs a torch.fx.GraphModule, got {type(gm).__name__}")
+        raise ArgumentTypeError(f"apply_schedule needs a torch.fx.GraphModule, got {type(gm).__name__}")
     data = load_schedule(schedule_path)
     graph = gm.graph
     scheduled = check_schedule(graph, data["order"], graph_name=graph_name, schedule_graph=data.get("graph"))

@@ -13,6 +13,7 @@ import torch.fx as fx
 
 from ._joint import NUM_FWD_META
 from ._serialize import ROOT_TYPE_META, build_document, check_writable, write_json_atomic
+from .errors import ArgumentError
 
 DEFAULT_BUDGETS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 PARTITIONER = "torch._functorch.partitioners.min_cut_rematerialization_partition(compiler='inductor')"
@@ -35,13 +36,13 @@ class Sweep:
 
 def _check_budgets(budgets: Sequence[float]) -> list[float]:
     if isinstance(budgets, (str, bytes)) or not isinstance(budgets, Sequence) or not budgets:
-        raise ValueError(f"budgets must be a non-empty sequence of numbers in [0, 1], got {budgets!r}")
+        raise ArgumentError(f"budgets must be a non-empty sequence of numbers in [0, 1], got {budgets!r}")
     out: list[float] = []
     for b in budgets:
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0.0 <= float(b) <= 1.0:
-            raise ValueError(f"budgets: {b!r} is not a number in [0, 1]")
+            raise ArgumentError(f"budgets: {b!r} is not a number in [0, 1]")
         if budget_name(b) in {budget_name(x) for x in out}:
-            raise ValueError(f"budgets: {float(b)!r} is given twice")
+            raise ArgumentError(f"budgets: {float(b)!r} is given twice")
         out.append(float(b))
     return out
 
@@ -62,11 +63,11 @@ def capture_joint(model: Any, args: Sequence[Any], kwargs: Mapping[str, Any] | N
         compiled(*args, **dict(kwargs or {}))
     captures = [(r, c) for r in be.regions for c in r.joint_captures]
     if not captures:
-        raise ValueError("sweep: AOTAutograd traced no joint graph: nothing needs a gradient (do the model's "
-                         "parameters or inputs require grad, and is grad mode on?)")
+        raise ArgumentError("sweep: AOTAutograd traced no joint graph: nothing needs a gradient (do the "
+                            "model's parameters or inputs require grad, and is grad mode on?)")
     if len(captures) > 1:
-        raise ValueError(f"sweep: the model compiled to {len(captures)} joint graphs; sweep partitions one "
-                         "(compile options that split the graph are not supported)")
+        raise ArgumentError(f"sweep: the model compiled to {len(captures)} joint graphs; sweep partitions "
+                            "one (compile options that split the graph are not supported)")
     region, capture = captures[0]
     return capture, {**region.meta, **be._target_info()}
 

@@ -20,14 +20,16 @@ from typing import Any, Callable
 
 import torch
 
+from .errors import ArgumentError
+
 __all__ = ["assert_peak", "peak_bytes"]
 
 
 def _default_loss(out: Any) -> torch.Tensor:
     leaves = [t for t in torch.utils._pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
     if not leaves:
-        raise ValueError("assert_peak: the model's output holds no tensor that requires grad; pass loss=... or "
-                         "call it under torch.no_grad() for an inference graph")
+        raise ArgumentError("assert_peak: the model's output holds no tensor that requires grad; pass loss=... "
+                            "or call it under torch.no_grad() for an inference graph")
     return sum(t.float().sum() for t in leaves)  # type: ignore[return-value]
 
 
@@ -78,7 +80,7 @@ def peak_bytes(model: torch.nn.Module, inputs: Any, *, target: str = "cuda",
                 continue  # inference on CPU tensors: PyTorch's profile counts nothing
             best = max(best, (max(torch_profile(gm.graph)), f"graph {name}"), key=lambda b: b[0])
     if best[0] < 0:
-        raise ValueError("assert_peak: nothing was captured (did the model run through torch.compile?)")
+        raise ArgumentError("assert_peak: nothing was captured (did the model run through torch.compile?)")
     return best
 
 

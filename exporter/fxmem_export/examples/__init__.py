@@ -29,6 +29,7 @@ import torch.fx as fx
 from .._backend import FxmemBackend
 from .._save import save
 from .._serialize import ROOT_TYPE_META
+from ..errors import ArgumentError, CaptureError, UnknownExampleError
 from . import fsdp
 from .models import DESCRIPTIONS as _MODEL_DESCRIPTIONS
 from .models import build
@@ -63,9 +64,9 @@ def _environment(name: str) -> contextlib.AbstractContextManager[None]:
 
 def _check(name: str, inner: str) -> None:
     if name not in DESCRIPTIONS:
-        raise KeyError(f"unknown example {name!r}; choose one of {', '.join(NAMES)}")
+        raise UnknownExampleError(f"unknown example {name!r}; choose one of {', '.join(NAMES)}")
     if inner not in INNERS:
-        raise ValueError(f"inner must be one of {', '.join(INNERS)}, got {inner!r}")
+        raise ArgumentError(f"inner must be one of {', '.join(INNERS)}, got {inner!r}")
 
 
 def capture(name: str, device: str = "meta", *, inner: str = "partition", joint: bool = False) -> Captured:
@@ -91,7 +92,7 @@ def _capture(name: str, device: str, inner: str, joint: bool) -> Captured:
     for _, _, gm in graphs:  # nodes outside any submodule ran in the model itself
         gm.meta[ROOT_TYPE_META] = type(model).__name__
     if [kind for _, kind, _ in graphs] != ["forward", "backward"] + (["joint"] if joint else []):
-        raise RuntimeError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
+        raise CaptureError(f"example {name!r}: expected one forward and one backward graph, got {[g[0] for g in graphs]}")
     torch._dynamo.reset()
     return Captured(name, graphs[0][2], graphs[1][2], graphs[2][2] if joint else None, be.target)
 

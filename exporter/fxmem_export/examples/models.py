@@ -6,6 +6,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from ..errors import UnknownExampleError
+
 
 class MLP(nn.Module):
     def __init__(self, d_in: int = 256, d_hidden: int = 1024, d_out: int = 10) -> None:
@@ -195,7 +197,7 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
             x = torch.randn(48, 256)
             torch._dynamo.mark_dynamic(x, 0)
             return Dynamic(), (x,), {"dynamic": True}
-    raise KeyError(name)
+    raise UnknownExampleError(f"unknown example model {name!r}")
 
 
 DESCRIPTIONS = {

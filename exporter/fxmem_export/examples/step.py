@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from .._backend import FxmemBackend
+from ..errors import UnknownExampleError
 from .models import build
 
 DESCRIPTIONS = {
@@ -28,7 +29,7 @@ def capture(name: str, device: str = "meta", optimizer: type | None = None) -> F
     on meta), run one training step (forward, backward, optimizer step; the optimizer step is not
     compiled) and return the backend."""
     if name not in DESCRIPTIONS:
-        raise KeyError(f"unknown step example {name!r}; choose one of {', '.join(NAMES)}")
+        raise UnknownExampleError(f"unknown step example {name!r}; choose one of {', '.join(NAMES)}")
     torch._dynamo.reset()
     torch.manual_seed(0)
     model, inputs, options = build(name, device)
