@@ -11,6 +11,7 @@ appears in the joint graph and in every partition of it.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import torch
@@ -103,3 +104,26 @@ class FlopCounter:
             if flops is not None:
                 out[node.name] = flops
         return out
+
+
+def symbolic_flops(node: fx.Node) -> Any:
+    """The node's FLOPs as FlopCounterMode's formula gives them on its FakeTensors' own sizes: a
+    SymInt when the sizes are symbolic, None for an operator with no formula (the caller keeps
+    the hinted count; it writes the expression only when it gives that count at the hints)."""
+    from torch.utils.flop_counter import flop_registry
+
+    target = node.target
+    if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+        return None
+    formula = flop_registry.get(target._overloadpacket)
+    if formula is None:
+        return None
+    args, kwargs = _arg_value(node.args), _arg_value(node.kwargs)
+    env = next((leaf.fake_mode.shape_env for leaf in torch.utils._pytree.tree_leaves((args, node.meta.get("val")))
+                if isinstance(leaf, _fake_tensor_type()) and leaf.fake_mode.shape_env is not None), None)
+    try:  # a formula's size checks must not add guards to the capture's ShapeEnv
+        with env.suppress_guards() if env is not None else contextlib.nullcontext():
+            return formula(*args, **kwargs, out_val=node.meta.get("val"))
+    except Exception:  # noqa: BLE001 - no expression: the hinted count stands
+        return None
+

@@ -16,6 +16,7 @@ import torch.fx as fx
 
 from ._names import innermost_module
 from ._roles import PREFIX_META, storage_roles
+from ._symbolic import SymbolTable
 from .errors import ArgumentError, ExportWriteError, MissingValError, ProducerError
 
 FORMAT_NAME = "fxmem"
@@ -71,6 +72,7 @@ class StorageRegistry:
         self._ids: dict[tuple[int, str], int] = {}
         self._keep: list[Any] = []
         self.entries: list[dict[str, Any]] = []
+        self.symbols = SymbolTable()  # the expressions of symbolic sizes, and their symbols
 
     def id_of(self, tensor: torch.Tensor) -> int:
         storage = tensor.untyped_storage()
@@ -81,8 +83,31 @@ class StorageRegistry:
             sid = len(self.entries)
             self._ids[key] = sid
             self._keep.append(storage)
-            self.entries.append({"id": sid, "device": device, "nbytes": hint_int(storage.nbytes())})
+            nbytes = storage.nbytes()
+            entry = {"id": sid, "device": device, "nbytes": hint_int(nbytes)}
+            expr = self.symbols.text(nbytes, entry["nbytes"], f"storage {sid}")
+            if expr is not None:
+                entry["nbytes_expr"] = expr
+            self.entries.append(entry)
         return sid
+
+
+def _size_exprs(val: Any, out: dict[str, Any], symbols: SymbolTable) -> None:
+    """Add "shape_expr", "stride_expr" and "offset_expr" to the TENSOR entry ``out`` when one of
+    its sizes is symbolic (an int entry is a constant); nothing when one cannot be written."""
+    values = [*val.shape, *val.stride(), val.storage_offset()]
+    if not any(isinstance(v, torch.SymInt) and v.node.expr.free_symbols for v in values):
+        return
+    hinted = [*out["shape"], *out["stride"], out["offset"]]
+    what = f"a tensor of storage {out['storage']}"
+    texts = []
+    for v, h in zip(values, hinted):
+        text = symbols.text(v, h, what)
+        if text is None and isinstance(v, torch.SymInt) and v.node.expr.free_symbols:
+            return
+        texts.append(h if text is None else text)
+    rank = len(out["shape"])
+    out["shape_expr"], out["stride_expr"], out["offset_expr"] = texts[:rank], texts[rank:2 * rank], texts[-1]
 
 
 def val_to_json(val: Any, registry: StorageRegistry) -> Any:
@@ -93,13 +118,15 @@ def val_to_json(val: Any, registry: StorageRegistry) -> Any:
     if val is None:
         return None
     if isinstance(val, _fake_tensor_type()):
-        return {
+        out = {
             "storage": registry.id_of(val),
             "dtype": str(val.dtype).replace("torch.", ""),
             "shape": [hint_int(s) for s in val.shape],
             "stride": [hint_int(s) for s in val.stride()],
             "offset": hint_int(val.storage_offset()),
         }
+        _size_exprs(val, out, registry.symbols)
+        return out
     if isinstance(val, (list, tuple)):
         return [val_to_json(v, registry) for v in val]
     if isinstance(val, Mapping):
@@ -209,6 +236,13 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
             entry["phase"] = phase[node.name]
         if node.name in node_flops:
             entry["flops"] = node_flops[node.name]
+            if registry.symbols.symbols:  # a capture with symbolic sizes: its FLOPs may be too
+                from ._flops import symbolic_flops
+
+                expr = registry.symbols.text(symbolic_flops(node), entry["flops"],
+                                             f"graph {name!r} node {node.name!r} (FLOPs)")
+                if expr is not None:
+                    entry["flops_expr"] = expr
         nodes.append(entry)
     return {"name": name, "kind": kind, **extra, "nodes": nodes}
 
@@ -283,6 +317,7 @@ def build_document(
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "producer": producer_info(producer),
+        **({"symbols": registry.symbols.entries()} if registry.symbols.symbols else {}),
         "storages": registry.entries,
         "graphs": out_graphs,
     }

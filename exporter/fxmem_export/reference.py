@@ -47,11 +47,12 @@ def torch_tracker(graph: fx.Graph, order: list[fx.Node] | None = None) -> tuple[
 
 
 def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph,
-                                  count_cpu: bool = False) -> tuple[int, set[str]]:
+                                  count_cpu: bool = False, size_of: Any = None) -> tuple[int, set[str]]:
     """``get_fwd_bwd_interactions`` with the forward output node taken as the last node
-    (``count_cpu``: the baseline counts CPU storages too)."""
+    (``count_cpu``: the baseline counts CPU storages too; ``size_of``: as PyTorch's, the bytes of a
+    storage's int or SymInt byte count, default its hint)."""
     me = _me()
-    size_of = me._size_of_default
+    size_of = size_of or me._size_of_default
     fwd_alias_info = me.GraphAliasTracker(list(fwd_graph.nodes))
     primal_storages: set[Any] = set()
     for node in fwd_graph.find_nodes(op="placeholder"):
@@ -77,23 +78,25 @@ def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph,
     return int(baseline), do_not_delete
 
 
-def intended_peak_memory(fwd_graph: fx.Graph, bwd_graph: fx.Graph, count_cpu: bool = False) -> dict[str, int]:
+def intended_peak_memory(fwd_graph: fx.Graph, bwd_graph: fx.Graph, count_cpu: bool = False,
+                         size_of: Any = None) -> dict[str, int]:
     """``get_peak_memory`` as intended, with its parts: forward_peak, backward_baseline,
     backward_peak (baseline included) and peak. ``count_cpu``: every device is counted (the
     estimator's module-level ``device_filter`` accepts CPU storages while it runs), as a real
-    CPU run's graphs need."""
+    CPU run's graphs need. ``size_of``: PyTorch's argument of build_memory_profile and
+    get_fwd_bwd_interactions (a symbolic byte count at other sizes than the hint)."""
     me = _me()
     saved_filter = me.device_filter
     if count_cpu:
         me.device_filter = lambda device: True
     try:
-        fwd_peak = max(me.build_memory_profile(fwd_graph, me._is_releasable))
-        baseline, do_not_delete = intended_fwd_bwd_interactions(fwd_graph, bwd_graph, count_cpu)
+        fwd_peak = max(me.build_memory_profile(fwd_graph, me._is_releasable, size_of))
+        baseline, do_not_delete = intended_fwd_bwd_interactions(fwd_graph, bwd_graph, count_cpu, size_of)
 
         def is_bwd_releasable(n: fx.Node) -> bool:
             return me._is_releasable(n) and n.name not in do_not_delete
 
-        bwd_peak = baseline + max(me.build_memory_profile(bwd_graph, is_bwd_releasable))
+        bwd_peak = baseline + max(me.build_memory_profile(bwd_graph, is_bwd_releasable, size_of))
     finally:
         me.device_filter = saved_filter
     return {

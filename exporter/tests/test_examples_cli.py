@@ -20,7 +20,8 @@ def test_list(capsys):
     # llama3_8b is traced on demand, not bundled: listed last
     assert [line.split()[0] for line in out.splitlines()] == examples.NAMES + step.NAMES + ["llama3_8b"]
     assert step.NAMES == ["gpt_break", "gpt_adam"]
-    assert set(examples.NAMES) == {"mlp", "cnn", "gpt", "multiout", "inplace", "llama", "dynamic", "fsdp"}
+    assert set(examples.NAMES) == {"mlp", "cnn", "gpt", "multiout", "inplace", "llama", "dynamic", "fsdp",
+                                  "llama_dynamic"}
 
 
 def test_export_one(tmp_path, capsys):

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 py=${FXMEM_PYTHON:-.venv/bin/python}
 export PYTHONPATH="$PWD/exporter${PYTHONPATH:+:$PYTHONPATH}"
-if [ $# -eq 0 ]; then set -- gpt cnn mlp multiout inplace llama dynamic fsdp llama_sweep gpt_break gpt_adam; fi
+if [ $# -eq 0 ]; then set -- gpt cnn mlp multiout inplace llama dynamic llama_dynamic fsdp llama_sweep gpt_break gpt_adam; fi
 for name in "$@"; do
   case "$name" in
     *_sweep) "$py" -m fxmem_export.examples "${name%_sweep}" --sweep -o "resources/examples/$name.fxmem.json" --with-reference ;;

@@ -104,3 +104,12 @@ class Llama(nn.Module):
         # kernel on meta in torch 2.13 (see docs/exporter.md).
         logp = F.log_softmax(logits.view(-1, logits.shape[-1]), dim=-1)
         return -logp.gather(1, targets.view(-1, 1)).mean()
+
+
+class LlamaNextToken(Llama):
+    """Llama trained on next-token prediction of its one input: the targets are the tokens shifted
+    by one (wrapping), so batch and sequence length are the two sizes of ``tokens`` alone (marked
+    dynamic, they are the capture's two symbols)."""
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        return super().forward(tokens, tokens.roll(-1, dims=1))

@@ -197,9 +197,17 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
             x = torch.randn(48, 256)
             torch._dynamo.mark_dynamic(x, 0)
             return Dynamic(), (x,), {"dynamic": True}
+        if name == "llama_dynamic":
+            from .llama import LlamaNextToken
+
+            tokens = torch.randint(0, 256, (8, 48))
+            torch._dynamo.mark_dynamic(tokens, 0)  # batch
+            torch._dynamo.mark_dynamic(tokens, 1)  # sequence length
+            return LlamaNextToken(max_seq=LLAMA_DYNAMIC_MAX_SEQ), (tokens,), {}
     raise UnknownExampleError(f"unknown example model {name!r}")
 
 
+LLAMA_DYNAMIC_MAX_SEQ = 4096  # llama_dynamic's rotary tables: the sequence length's upper bound
 DESCRIPTIONS = {
     "mlp": "3-layer MLP (Linear, ReLU, GELU), batch 64",
     "cnn": "Conv + BatchNorm (training mode, running stats mutated) + residual + pooling, batch 16x3x32x32",
@@ -210,5 +218,7 @@ DESCRIPTIONS = {
     "llama": "small Llama-style decoder (8 layers, dim 64, 4 heads, SwiGLU hidden 176, seq 64, vocab 256, "
     "batch 2): RMSNorm, rotary embedding, causal SDPA, SwiGLU MLP, cross-entropy loss",
     "dynamic": "MLP with residual compiled with a dynamic batch size (symbolic nbytes, hint 48)",
+    "llama_dynamic": "the small llama (8 layers, dim 64) trained on next-token prediction, compiled with a dynamic "
+    "batch and sequence length (hint 8 x 48, sequence up to 4096): sizes written as expressions of both",
 }
 NAMES = list(DESCRIPTIONS)
