@@ -368,3 +368,20 @@ def test_unprintable_forms_are_left_out_with_one_warning():
 def test_the_evaluator_refuses_what_is_outside_the_grammar(text):
     with pytest.raises(ExprError):
         evaluate(text, {"s0": 3, "s1": 2})
+
+
+def test_unbacked_symbols_are_listed_without_a_source(tmp_path):
+    """Data-dependent sizes (test_data_dependent's mixture of experts on the CPU): each unbacked
+    symbol is listed with source "" and the hint the exporter counts it at, and every expression
+    gives its hinted int there."""
+    from test_data_dependent import _capture as capture_moe
+
+    doc, _ = capture_moe("cpu", tmp_path / "moe.fxmem.json")
+    symbols = doc["symbols"]
+    assert symbols and all(s["name"].startswith("u") and s["source"] == "" for s in symbols)
+    assert all(s["min"] <= s["hint"] and (s["max"] is None or s["hint"] <= s["max"]) for s in symbols)
+    hints = _hints(doc)
+    exprs = [s for s in doc["storages"] if "nbytes_expr" in s]
+    assert exprs
+    for s in exprs:
+        assert evaluate(s["nbytes_expr"], hints) == s["nbytes"]
