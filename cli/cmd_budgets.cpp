@@ -50,6 +50,7 @@ nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector
                      {"graph", r.in_backward ? "backward" : "forward"},
                      {"saved_bytes", r.saved_bytes},
                      {"extra_flops", r.extra_flops},
+                     {"extra_flops_against", r.base_budget},
                      {"pareto", r.pareto},
                      {"lowest", r.lowest}});
     return a;
@@ -68,9 +69,6 @@ int run_budgets(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return 0;
     }
-    std::int64_t base_flops = 0;
-    for (const BudgetRow& r : rows)
-        if (r.budget == 1.0) base_flops = r.flops;
     std::vector<std::vector<std::string>> table = {{"budget", "pair peak", "at", "saved", "extra FLOPs", ""}};
     for (const BudgetRow& r : rows) {
         std::string mark = r.lowest ? "lowest peak" : "";
@@ -78,13 +76,21 @@ int run_budgets(const Args& args, std::ostream& out) {
         const std::string at = (r.in_backward ? "backward" : "forward") + std::string(" step ") +
                                std::to_string(r.step) + (r.node.empty() ? "" : " (" + r.node + ")");
         std::string extra = std::to_string(r.extra_flops);
-        if (const std::string pct = signed_percent(r.extra_flops, base_flops); !pct.empty()) extra += " (" + pct + ")";
+        if (const std::string pct = signed_percent(r.extra_flops, r.base_flops); !pct.empty())
+            extra += " (" + pct + ")";
         table.push_back(
             {budget_text(r.budget), format_bytes(r.peak.peak), at, format_bytes(r.saved_bytes), extra, mark});
     }
     if (const std::string note = cpu_only_note(file, default_counted(file)); !note.empty()) out << note << '\n';
     out << escape_control(args.file) << ": " << rows.size() << " budget" << (rows.size() == 1 ? "" : "s") << '\n';
     write_table(out, table, {true, true, false, true, true, false});
+    // A sweep without a budget-1.0 pair: extra FLOPs are against its highest budget, said once.
+    for (const BudgetRow& r : rows)
+        if (r.base_budget != 1.0) {
+            out << "extra FLOPs are against budget " << budget_text(r.base_budget)
+                << ", the highest in the sweep (it has no budget-1.0 pair)\n";
+            break;
+        }
     return 0;
 }
 

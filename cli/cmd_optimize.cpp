@@ -16,7 +16,6 @@
 #include <charconv>
 #include <cmath>
 #include <ostream>
-#include <sys/stat.h>
 
 namespace fxmem::cli {
 
@@ -41,18 +40,7 @@ std::string baseline(std::int64_t v) {
 int run_optimize(const Args& args, std::ostream& out) {
     OptimizeOptions options;
     if (const auto limit = args.value("--time-limit")) options.time_limit_s = parse_seconds(*limit);
-    // -o is checked before anything long runs: its directory exists and is writable, it is not
-    // a FIFO, device or directory (resolve_write_target), and it is not the graph file itself
-    // by any path (the graph would be replaced by a schedule).
-    if (const auto path = args.value("-o")) {
-        const std::string target = resolve_write_target(*path);
-        struct stat in {
-        }, to{};
-        if (::stat(args.file.c_str(), &in) == 0 && ::stat(target.c_str(), &to) == 0 && in.st_dev == to.st_dev &&
-            in.st_ino == to.st_ino)
-            throw UsageError("optimize: -o " + elide(*path) +
-                             " is the graph file itself; write the schedule elsewhere");
-    }
+    check_output_option(args, "optimize", "schedule");
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);
     const AliasInfo alias = build_alias_info(file, graph);

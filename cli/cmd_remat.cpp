@@ -19,7 +19,6 @@
 #include <cmath>
 #include <optional>
 #include <ostream>
-#include <sys/stat.h>
 
 namespace fxmem::cli {
 
@@ -86,10 +85,11 @@ JointChoice select_joint(const GraphFile& file, const Args& args) {
                 ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
 }
 
+// " (+12.5 %)", or "" where the whole is 0 and the share is undefined.
 std::string percent(std::int64_t part, std::int64_t whole) {
     if (whole <= 0) return "";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%+.1f %%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+    char buf[40];
+    std::snprintf(buf, sizeof buf, " (%+.1f %%)", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
     return buf;
 }
 
@@ -109,17 +109,16 @@ int run_remat(const Args& args, std::ostream& out) {
         throw UsageError("remat: give at most one of --max-extra-flops, --max-extra-percent, --target-peak");
     if (const auto v = args.value("--time-limit")) options.time_limit_s = parse_number("--time-limit", *v);
     const auto plan_path = args.value("--plan");
-    if (plan_path && (limits > 0 || args.has("--time-limit")))
-        throw UsageError("remat: --plan scores a given plan; it takes no limit and no --time-limit");
-    if (const auto path = args.value("-o")) {
-        struct stat in {
-        }, to{};
-        if (::stat(args.file.c_str(), &in) == 0 && ::stat(path->c_str(), &to) == 0 && in.st_dev == to.st_dev &&
-            in.st_ino == to.st_ino)
-            throw UsageError("remat: -o " + *path + " is the graph file itself; write the plan elsewhere");
-    }
-
-    const GraphFile file = load_file(args.file);
+    if (plan_path)
+        for (const char* option : {"--max-extra-flops", "--max-extra-percent", "--target-peak", "--time-limit"})
+            if (args.has(option))
+                throw UsageError(std::string("remat: ") + option +
+                                 " does not apply with --plan: --plan scores the given plan, without a search");
+    if (device_filter(args) != DeviceFilter::NonCpu)
+        throw UsageError("remat: --devices all is not supported: a plan is scored on non-CPU storages, as PyTorch's "
+                         "partitioner counts them");
+    check_output_option(args, "remat", "plan");
+    const GraphFile file = load_bound(args);
     const JointChoice chosen = select_joint(file, args);
     const JointGraph joint = analyze_joint(file, chosen.joint);
     const Graph& g = joint.g();
@@ -178,19 +177,20 @@ int run_remat(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return 0;
     }
+    if (const std::string note = cpu_only_note(file, default_counted(file)); !note.empty()) out << note << '\n';
     out << "joint graph '" << elide(g.name) << "', " << g.size() << " nodes\n";
     if (chosen.step)
         out << "  its region holds the whole-step peak, " << bytes(chosen.step->step_peak) << " in "
             << escape_control(elide(chosen.step->at)) << "; --graph picks another joint graph\n";
     out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops
         << " FLOPs\n";
-    out << (plan_path ? "plan " + *plan_path : std::string("plan")) << ": " << bytes(r.peak.peak) << " ("
-        << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << "), extra FLOPs " << r.extra_flops << " ("
-        << percent(r.extra_flops, r.baseline_flops) << ")" << (r.met_limit ? "" : "; no plan met the limit") << '\n';
+    out << (plan_path ? "plan " + escape_control(*plan_path) : std::string("plan")) << ": " << bytes(r.peak.peak)
+        << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << ", extra FLOPs " << r.extra_flops
+        << percent(r.extra_flops, r.baseline_flops) << (r.met_limit ? "" : "; no plan met the limit") << '\n';
     out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size()
         << " nodes; forward peak " << format_bytes(r.peak.forward_peak) << ", backward peak "
         << format_bytes(r.peak.backward_peak) << '\n';
-    if (const auto path = args.value("-o")) out << "written to " << *path << '\n';
+    if (const auto path = args.value("-o")) out << "written to " << escape_control(*path) << '\n';
     if (!seeded.empty())
         out << "note: the plan recomputes the random op '" << elide(g.node(seeded[0]).name) << "'"
             << (seeded.size() > 1 ? " and " + std::to_string(seeded.size() - 1) + " more" : std::string())
@@ -204,15 +204,16 @@ int run_remat(const Args& args, std::ostream& out) {
     if (!plan_path) {
         std::vector<std::vector<std::string>> table = {{"frontier peak", "extra FLOPs"}};
         for (const FrontierPoint& p : r.frontier)
-            table.push_back({format_bytes(p.peak),
-                             std::to_string(p.extra_flops) + " (" + percent(p.extra_flops, r.baseline_flops) + ")"});
+            table.push_back(
+                {format_bytes(p.peak), std::to_string(p.extra_flops) + percent(p.extra_flops, r.baseline_flops)});
         write_table(out, table, {true, true});
     }
     if (!rows.empty()) {
         std::vector<std::vector<std::string>> table = {{"PyTorch budget", "pair peak", "extra FLOPs"}};
         for (const BudgetRow& b : rows)
-            table.push_back({budget_text(b.budget), format_bytes(b.peak.peak),
-                             std::to_string(b.extra_flops) + " (" + percent(b.extra_flops, r.baseline_flops) + ")"});
+            table.push_back(
+                {budget_text(b.budget), format_bytes(b.peak.peak),
+                 std::to_string(b.flops - r.baseline_flops) + percent(b.flops - r.baseline_flops, r.baseline_flops)});
         write_table(out, table, {true, true, true});
     }
     return 0;

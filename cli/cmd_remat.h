@@ -16,6 +16,7 @@ inline constexpr OptionSpec kRematOptions[] = {{"--graph", true},
                                                {"--time-limit", true},
                                                {"-o", true},
                                                {"--plan", true},
-                                               {"--json", false}};
+                                               {"--json", false},
+                                               {"--devices", true}};
 
 } // namespace fxmem::cli

@@ -51,6 +51,10 @@ int run_whole_step(const Args& args, std::ostream& out);
 // --devices nonCPU (default) | all: which storages count (UsageError on anything else).
 StorageMask devices_counted(const GraphFile& file, const Args& args);
 DeviceFilter device_filter(const Args& args);
+// -o PATH checked before anything long runs (optimize, remat): its directory exists and is
+// writable, it is not a FIFO, device or directory (resolve_write_target), and it is not the graph
+// file itself by any path (the graph would be replaced). `what`: "schedule", "plan".
+void check_output_option(const Args& args, std::string_view command, std::string_view what);
 // A first line for human-readable output when every storage is on the CPU and none counts; "" otherwise.
 std::string cpu_only_note(const GraphFile& file, const StorageMask& counted);
 inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true},

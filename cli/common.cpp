@@ -2,10 +2,12 @@
 
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
+#include "fxmem/io.h"
 #include "table.h"
 #include "text.h"
 
 #include <algorithm>
+#include <sys/stat.h>
 
 namespace fxmem::cli {
 
@@ -58,6 +60,18 @@ std::vector<std::int64_t> profile_peaks(const GraphFile& file, const StorageMask
         peaks.push_back(profile.empty() ? 0 : *std::max_element(profile.begin(), profile.end()));
     }
     return peaks;
+}
+
+void check_output_option(const Args& args, std::string_view command, std::string_view what) {
+    const auto path = args.value("-o");
+    if (!path) return;
+    const std::string target = resolve_write_target(*path);
+    struct stat in {
+    }, to{};
+    if (::stat(args.file.c_str(), &in) == 0 && ::stat(target.c_str(), &to) == 0 && in.st_dev == to.st_dev &&
+        in.st_ino == to.st_ino)
+        throw UsageError(std::string(command) + ": -o " + escape_control(elide(*path)) +
+                         " is the graph file itself; write the " + std::string(what) + " elsewhere");
 }
 
 } // namespace fxmem::cli

@@ -89,6 +89,8 @@ std::string command_help(std::string_view usage, std::string_view command) {
         if (line.starts_with(head)) {
             in_block = true;
             synopsis = std::string(line.substr(2));
+        } else if (in_block && text.empty() && line.starts_with("        [")) {
+            synopsis += "\n" + std::string(line.substr(2)); // the synopsis goes on: no blank line inside it
         } else if (in_block && line.starts_with("    ")) {
             text += std::string(line.substr(2)) + "\n";
         } else if (in_block) {

@@ -45,7 +45,7 @@ RecomputePoints budgetPoints(const GraphFile& file) {
         p.extraFlops = row.extra_flops;
         p.savedBytes = row.saved_bytes;
         out.points.push_back(p);
-        if (row.budget == 1.0 && out.baseFlops == 0) out.baseFlops = row.flops;
+        if (out.baseFlops == 0) out.baseFlops = row.base_flops; // the budget-1.0 pair's, else the highest budget's
     }
     out.markLowest();
     return out;

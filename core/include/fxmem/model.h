@@ -224,6 +224,9 @@ public:
     // Graph by name: its index, or -1.
     int find_graph(std::string_view graph_name) const;
     // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
+    // FLOPs are added in int64: a partition counts a recomputed node twice and differences of
+    // partitions are taken, so the file's total is kept to a quarter of the range.
+    static constexpr std::int64_t kMaxTotalFlops = std::int64_t{1} << 61;
     void add_pair(std::string_view forward, std::string_view backward);
 
 private:
@@ -258,6 +261,7 @@ private:
 // Builds one graph of a GraphFile node by node. Errors (duplicate node name, unknown input,
 // unknown storage, unbalanced val lists) throw Error naming the graph and node.
 class GraphBuilder {
+    std::int64_t total_flops_ = 0; // every node's flops, capped at kMaxTotalFlops by the builder
 public:
     GraphBuilder(GraphFile& file, std::string name, GraphKind kind);
 

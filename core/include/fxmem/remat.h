@@ -241,7 +241,9 @@ struct BudgetRow {
     bool in_backward = false; // the peak is the backward's
     std::int64_t saved_bytes = 0; // counted bytes of the backward's saved-value placeholders' storages
     std::int64_t flops = 0;       // forward + backward node FLOPs
-    std::int64_t extra_flops = 0; // minus the budget-1.0 pair's (0 when there is none)
+    std::int64_t extra_flops = 0; // flops - base_flops
+    double base_budget = 1.0;     // the row extra_flops is against: the same joint's budget-1.0 pair,
+    std::int64_t base_flops = 0;  // or its highest budget when the sweep has no 1.0
     bool pareto = false;          // no other row has peak and extra FLOPs both <= and one <
     bool lowest = false;          // the lowest peak (the first such row)
 };

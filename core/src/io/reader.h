@@ -106,6 +106,7 @@ private:
     [[noreturn]] void fail(std::string what) const;
     [[noreturn]] void fail_at(std::size_t offset, std::string place, std::string what) const;
     [[noreturn]] void wrong(Slot s, const std::string& got) const;
+    void check_step();
     [[noreturn]] void missing(Slot s) const;
 
     std::string_view text_;

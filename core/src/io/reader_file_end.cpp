@@ -7,6 +7,7 @@
 #include "model/schedule_check.h"
 
 #include <limits>
+#include <unordered_map>
 
 namespace fxmem::reader {
 
@@ -91,6 +92,43 @@ void Reader::resolve_schedules() {
     }
 }
 
+// The step's runs, checked against what a training step can do: each (graph, call) runs once, a
+// backward after the forward call it differentiates, and a joint graph (a compile-time graph that
+// never runs) is no entry. Linear in the entries.
+void Reader::check_step() {
+    std::vector<std::int32_t> forward_of(file_.graphs.size(), -1); // backward graph -> its forward
+    for (const Pair& p : file_.pairs)
+        if (forward_of[p.backward] < 0) forward_of[p.backward] = static_cast<std::int32_t>(p.forward);
+    const auto key = [](std::uint32_t graph, std::int64_t call) {
+        return (static_cast<std::uint64_t>(graph) << 32) | static_cast<std::uint64_t>(call);
+    };
+    std::unordered_map<std::uint64_t, std::size_t> ran; // (graph, call) -> its entry
+    ran.reserve(steps_.size());
+    for (StagedStep& st : steps_) {
+        const std::string place = "step[" + std::to_string(st.index) + "]";
+        const int g = file_.find_graph(st.graph);
+        if (g < 0) fail_at(st.end_offset, place, "unknown graph " + quote(st.graph));
+        const auto gi = static_cast<std::uint32_t>(g);
+        const GraphKind kind = file_.graphs[gi].kind;
+        const std::string run = "graph " + quote(st.graph) + " call " + std::to_string(st.call);
+        if (kind == GraphKind::Joint)
+            fail_at(st.end_offset, place,
+                    "graph " + quote(st.graph) +
+                        " is a joint graph, which never runs: a step lists forward, backward and inference graphs");
+        if (const auto [at, fresh] = ran.emplace(key(gi, st.call), st.index); !fresh)
+            fail_at(st.end_offset, place, run + " is listed twice (also step[" + std::to_string(at->second) + "])");
+        if (kind == GraphKind::Backward && forward_of[gi] >= 0) {
+            const auto fwd = static_cast<std::uint32_t>(forward_of[gi]);
+            if (!ran.contains(key(fwd, st.call)))
+                fail_at(st.end_offset, place,
+                        "backward " + run + " has no run of its forward " + quote(file_.graphs[fwd].name) + " call " +
+                            std::to_string(st.call) +
+                            " before it (a backward entry has the call of the forward it differentiates)");
+        }
+        file_.step.push_back({gi, static_cast<std::uint32_t>(st.call), std::move(st.module_prefix)});
+    }
+}
+
 void Reader::end_top() {
     for (Slot k : {Slot::TopFormat, Slot::TopVersion, Slot::TopStorages, Slot::TopGraphs})
         if (!(top_seen_ & bit(k)))
@@ -120,12 +158,7 @@ void Reader::end_top() {
             added.joint = j;
         }
     }
-    for (StagedStep& st : steps_) {
-        const int g = file_.find_graph(st.graph);
-        if (g < 0) fail_at(st.end_offset, "step[" + std::to_string(st.index) + "]", "unknown graph " + quote(st.graph));
-        file_.step.push_back(
-            {static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(st.call), std::move(st.module_prefix)});
-    }
+    check_step();
     resolve_schedules();
 }
 

@@ -154,7 +154,7 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::PairJoint, Frame::Pair, "joint", "", Slot::Skip, "a graph name (a string)"},
     {Slot::PairBudget, Frame::Pair, "budget", "", Slot::Skip, "a number from 0 to 1"},
     {Slot::StepGraph, Frame::Step, "graph", "", Slot::Skip, "a graph name (a string)"},
-    {Slot::StepCall, Frame::Step, "call", "", Slot::Skip, "an integer >= 0"},
+    {Slot::StepCall, Frame::Step, "call", "", Slot::Skip, "an integer from 0 to 2147483647"},
     {Slot::StepPrefix, Frame::Step, "module_prefix", "", Slot::Skip, "a string"},
     {Slot::ScheduleName, Frame::Schedule, "name", "", Slot::Skip, "a non-empty string"},
     {Slot::ScheduleGraph, Frame::Schedule, "graph", "", Slot::Skip, "a graph name (a string)"},

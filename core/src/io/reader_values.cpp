@@ -217,7 +217,7 @@ void Reader::integer(std::int64_t v) {
 
 void Reader::budget(double v, const std::string& token) {
     if (!(v >= 0.0 && v <= 1.0)) fail("'budget' must be a number from 0 to 1, got " + token);
-    pair_.budget = v;
+    pair_.budget = v == 0.0 ? 0.0 : v; // -0.0 is PyTorch's 0: read and shown as 0.0
 }
 
 } // namespace fxmem::reader

@@ -270,6 +270,10 @@ void GraphBuilder::set_module(std::string_view name, std::string_view type) {
 void GraphBuilder::set_flops(std::int64_t flops) {
     if (!in_node_) throw PlacedError(file_.source, where(), "flops outside a node");
     if (flops < 0) throw PlacedError(file_.source, where(), "negative flops");
+    if (flops > GraphFile::kMaxTotalFlops - file_.total_flops_)
+        throw PlacedError(file_.source, where(),
+                          "the nodes' flops add up to more than 2^61 (fxmem adds FLOPs in 64-bit integers)");
+    file_.total_flops_ += flops;
     // Grown on use: earlier nodes without flops read -1; finish() sizes it to the graph.
     graph_.node_flops.resize(graph_.nodes.size(), -1);
     graph_.node_flops.back() = flops;

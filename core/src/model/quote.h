@@ -27,6 +27,13 @@ inline std::string quote(std::string_view s) {
         r += s.substr(tail);
     }
     r += '\'';
+    // A NUL would end the message where std::exception::what() is read as a C string: written
+    // as \x00 (the CLI escapes other control characters when it prints).
+    if (r.find('\0') != std::string::npos) {
+        std::string e;
+        for (char c : r) e += c == '\0' ? std::string_view("\\x00") : std::string_view(&c, 1);
+        return e;
+    }
     return r;
 }
 

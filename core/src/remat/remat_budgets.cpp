@@ -56,14 +56,17 @@ std::vector<BudgetRow> budget_rows(const GraphFile& file) {
         row.flops = pair_flops(file, p);
         rows.push_back(std::move(row));
     }
-    // Extra FLOPs against the budget-1.0 pair (of the same joint when there are several).
+    // Extra FLOPs against the budget-1.0 pair of the same joint graph, or, in a sweep without one,
+    // its highest budget (the least recomputation PyTorch was asked for): the rows always carry the
+    // FLOPs the file stores, and say what they are measured against.
     for (BudgetRow& row : rows) {
         const std::int32_t joint = file.pairs[row.pair].joint;
-        for (const BudgetRow& base : rows)
-            if (base.budget == 1.0 && file.pairs[base.pair].joint == joint) {
-                row.extra_flops = row.flops - base.flops;
-                break;
-            }
+        const BudgetRow* base = nullptr;
+        for (const BudgetRow& o : rows)
+            if (file.pairs[o.pair].joint == joint && (base == nullptr || o.budget > base->budget)) base = &o;
+        row.base_budget = base->budget;
+        row.base_flops = base->flops;
+        row.extra_flops = row.flops - base->flops;
     }
     for (BudgetRow& row : rows) {
         row.pareto = true;

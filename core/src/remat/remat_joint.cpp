@@ -69,6 +69,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     j.seeded.assign(n, 0);
     j.multi.assign(n, 0);
     j.flops.assign(n, 0);
+    std::vector<std::int32_t> blame(n, -1); // a node the forward cannot compute: the input why
     for (std::size_t i = 0; i < n; ++i) {
         const NodeId id(static_cast<std::int32_t>(i));
         const Node& nd = g.nodes[i];
@@ -104,19 +105,32 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
                 j.free_to_save[i] = param;
             }
             j.computable[i] = !tangent && !seed;
+            if (!j.computable[i]) blame[i] = id.value;
             break;
         }
         case OpKind::GetAttr: j.computable[i] = 1; break;
         case OpKind::Output: break;
         default: {
             bool ok = true;
-            for (NodeId in : g.inputs(id)) ok = ok && j.computable[in.index()];
+            for (NodeId in : g.inputs(id))
+                if (!j.computable[in.index()] && ok) {
+                    ok = false;
+                    blame[i] = blame[in.index()];
+                }
             j.computable[i] = ok;
         }
         }
     }
+    // Said with the input that makes it so: a tangent, or an RNG seed input, which the forward
+    // of a partition takes but a joint graph's forward part cannot produce.
     for (NodeId o : j.fwd_outputs)
-        if (!j.computable[o.index()]) throw Error(at(o) + "a forward output that needs a tangent");
+        if (!j.computable[o.index()]) {
+            const NodeId why(blame[o.index()]);
+            const bool tangent = g.target(why).find("tangents") != std::string_view::npos;
+            throw Error(at(o) + "a forward output that needs " + (tangent ? "the tangent " : "the RNG seed input ") +
+                        quote(g.node(why).name) +
+                        (tangent ? "" : " (seeds are the partition's inputs, not the joint's forward)"));
+        }
 
     // Required forward nodes: what the forward-only graph keeps (the primals, the ancestors of
     // the forward outputs, and in-place ops computable from the primals, which dead-code removal keeps).

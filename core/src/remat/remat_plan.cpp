@@ -9,15 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <tuple>
+#include <unordered_set>
 
 namespace fxmem {
 
 using detail::quote;
 
 namespace {
+
+constexpr int kMaxPlanDepth = 16;
 
 std::vector<std::string> names(const Graph& g, std::span<const NodeId> ids) {
     std::vector<std::string> out;
@@ -109,8 +110,25 @@ std::string plan_to_json(const RematPlan& plan) {
 
 RematPlan parse_plan(std::string_view text, const std::string& source) {
     nlohmann::json doc;
+    // Each object's keys, to refuse a key given twice (nlohmann keeps the last one silently, where
+    // Python's json keeps the last too: neither would say which plan it read). A plan is 4 levels
+    // deep; deeper nesting is refused before it costs a deep recursion.
+    std::vector<std::unordered_set<std::string>> keys;
+    const auto check = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
+        if (depth > kMaxPlanDepth)
+            throw Error(source + ": nested more than " + std::to_string(kMaxPlanDepth) +
+                        " levels deep: not a remat plan");
+        if (event == E::object_start) keys.emplace_back();
+        if (event == E::object_end) keys.pop_back();
+        if (event == E::key) {
+            const std::string& k = parsed.get_ref<const std::string&>();
+            if (!keys.back().insert(k).second) throw Error(source + ": duplicate key " + quote(k));
+        }
+        return true;
+    };
     try {
-        doc = nlohmann::json::parse(text.begin(), text.end());
+        doc = nlohmann::json::parse(text.begin(), text.end(), check);
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(json_text::location(source, text, e.byte > 0 ? e.byte - 1 : 0) +
                     "invalid JSON: " + json_text::parser_detail(e.what()));
@@ -185,11 +203,8 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
 }
 
 RematPlan load_plan(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(path + ": cannot open the plan file");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return parse_plan(s.str(), path);
+    // A regular file only: a FIFO would block and /dev/zero never ends (read_regular_file).
+    return parse_plan(read_regular_file(path), path);
 }
 
 void save_plan(const RematPlan& plan, const std::string& path) { write_file_atomically(path, plan_to_json(plan)); }

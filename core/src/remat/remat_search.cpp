@@ -255,7 +255,17 @@ RematResult Search::run() {
 
     // The baseline as PyTorch made it (the guard below), and as a plan apply_remat reproduces.
     std::optional<State> base = evaluate(base_saved, false);
-    if (!base) throw Error(file.source + ": graph '" + j_.g().name + "': the baseline partition cannot be simulated");
+    if (!base) {
+        // Said with the reason simulate_partition gives (the node it stops at).
+        std::string why = "unknown reason";
+        try {
+            (void)score_partition(j_, simulate_partition(j_, base_saved));
+        } catch (const Error& e) {
+            why = e.what();
+        }
+        throw Error(file.source + ": graph '" + j_.g().name + "': the baseline partition (" + baseline.source +
+                    ") cannot be simulated: " + why);
+    }
     r.baseline_peak = base->peak.peak;
     State best = *base;
     if (!reproducible(j_, base->partition))
