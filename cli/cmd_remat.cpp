@@ -142,6 +142,7 @@ int run_remat(const Args& args, std::ostream& out) {
         r = search_remat(joint, options);
     }
     if (const auto path = args.value("-o")) save_plan(make_plan(joint, r), *path);
+    const std::string mismatch = remat_baseline(joint).mismatch;
     const std::vector<BudgetRow> rows = budget_rows(file);
     // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's
     // partition under the plan would differ from the one scored here.
@@ -159,6 +160,7 @@ int run_remat(const Args& args, std::ostream& out) {
         nlohmann::ordered_json j;
         j["joint"] = g.name;
         j["baseline"] = {{"source", r.baseline}, {"peak", r.baseline_peak}, {"flops", r.baseline_flops}};
+        if (!mismatch.empty()) j["baseline"]["mismatch"] = mismatch;
         j["peak"] = r.peak.peak;
         j["forward_peak"] = r.peak.forward_peak;
         j["backward_peak"] = r.peak.backward_peak;
@@ -184,6 +186,7 @@ int run_remat(const Args& args, std::ostream& out) {
             << escape_control(elide(chosen.step->at)) << "; --graph picks another joint graph\n";
     out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops
         << " FLOPs\n";
+    if (!mismatch.empty()) out << "note: " << escape_control(mismatch) << '\n';
     out << (plan_path ? "plan " + escape_control(*plan_path) : std::string("plan")) << ": " << bytes(r.peak.peak)
         << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << ", extra FLOPs " << r.extra_flops
         << percent(r.extra_flops, r.baseline_flops) << (r.met_limit ? "" : "; no plan met the limit") << '\n';

@@ -3,6 +3,8 @@
 // characters in paths, -o checked before the search, limits given with --plan, --devices, the
 // extra FLOPs of a sweep without a budget-1.0 pair, and a -0.0 budget. Each failed before its fix.
 #include "cli_run.h"
+#include "fxmem/io.h"
+#include "fxmem/remat.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -215,4 +217,48 @@ TEST(RematHostile, NegativeZeroBudgetReadsAsZero) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_FALSE(contains(r.out, "-0.0")) << r.out;
     EXPECT_TRUE(contains(r.out, "\n     0.0   1.07 KiB")) << r.out;
+}
+
+// Every bundled pair that partitions a joint graph has the FLOPs of the joint's partition with the
+// pair's saved values: what lets remat take a pair as its baseline (and say when one does not).
+TEST(RematHostile, BundledPairsHaveTheirJointPartitionsFlops) {
+    int checked = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(FXMEM_TEST_DATA) + "/../../resources/examples")) {
+        if (entry.path().extension() != ".json") continue;
+        const fxmem::GraphFile file = fxmem::load_file(entry.path().string());
+        for (const fxmem::Pair& p : file.pairs) {
+            if (p.joint < 0) continue;
+            const fxmem::JointGraph j = fxmem::analyze_joint(file, static_cast<std::uint32_t>(p.joint));
+            const fxmem::Partition sim = fxmem::simulate_partition(j, fxmem::saved_of_pair(j, p));
+            EXPECT_EQ(sim.flops, fxmem::pair_flops(file, p))
+                << entry.path().filename() << " " << file.graphs[p.forward].name;
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 8);
+}
+
+// A pair that is not its joint's partition (here: its forward's mm counts 3,000 FLOPs more than
+// the joint's mm) was taken as the baseline silently, and every plan showed the difference as a
+// FLOPs change. Now the baseline is the simulated partition, and remat says why.
+TEST(RematHostile, PairNotMatchingItsJointIsSaid) {
+    const std::string joint = fxmem_test::slurp(kJoint);
+    const std::string from = "\"inputs\": [\"primals_2\", \"primals_1\"], \"val\": {\"storage\": 3, \"dtype\": "
+                             "\"float32\", \"shape\": [64], \"stride\": [1], \"offset\": 0}, \"flops\": 1000}";
+    const std::size_t fwd_mm = joint.find(from); // the joint's mm has a "phase" before its flops
+    ASSERT_NE(fwd_mm, std::string::npos);
+    ASSERT_GT(fwd_mm, joint.find("\"name\": \"budget=1.0.forward\""));
+    std::string edited = joint;
+    edited.replace(fwd_mm, from.size(), fxmem_test::replace_all(from, "1000}", "4000}"));
+    const std::string path = write_plan("mismatch.json", edited);
+    const CliRun good = fxmem_test::cli({"remat", kJoint, "--json"});
+    const CliRun r = fxmem_test::cli({"remat", path, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json()["baseline"]["flops"], good.json()["baseline"]["flops"]);
+    EXPECT_EQ(r.json()["extra_flops"], good.json()["extra_flops"]);
+    EXPECT_FALSE(good.json()["baseline"].contains("mismatch"));
+    const CliRun text = fxmem_test::cli({"remat", path});
+    EXPECT_TRUE(contains(text.out, "note: pair budget=1.0.forward / budget=1.0.backward is not the partition of joint "
+                                   "graph 'joint' with its saved values ("))
+        << text.out;
 }

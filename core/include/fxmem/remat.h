@@ -144,6 +144,9 @@ struct RematBaseline {
     std::int64_t flops = 0; // the pair's node FLOPs (the simulated partition's without a pair)
     int pair = -1;          // index into file.pairs, -1 without one
     std::string source;     // "budget=1.0.forward / budget=1.0.backward", or a description
+    // Set when the pair is not the joint's partition of its own saved values (its FLOPs differ
+    // from that partition's): what it says, and the baseline is then the simulated partition's.
+    std::string mismatch;
 };
 RematBaseline remat_baseline(const JointGraph& joint);
 

@@ -442,8 +442,16 @@ RematBaseline remat_baseline(const JointGraph& j) {
     if (b.pair >= 0) {
         const Pair& p = file.pairs[static_cast<std::size_t>(b.pair)];
         b.saved = saved_of_pair(j, p);
-        b.flops = pair_flops(file, p);
         b.source = file.graphs[p.forward].name + " / " + file.graphs[p.backward].name;
+        // A pair written beside another model's joint (or edited) would be scored under its name
+        // with the simulated partition's peak but its own FLOPs: every plan then showed a bogus
+        // FLOPs change. Plans are measured against the simulated partition, and the file is told.
+        const std::int64_t simulated = simulate_partition(j, b.saved).flops, own = pair_flops(file, p);
+        b.flops = simulated;
+        if (own != simulated)
+            b.mismatch = "pair " + b.source + " is not the partition of joint graph '" + j.g().name +
+                         "' with its saved values (" + std::to_string(own) + " FLOPs where that partition has " +
+                         std::to_string(simulated) + "): the baseline is the simulated partition";
     } else {
         b.saved = default_saved(j);
         b.flops = simulate_partition(j, b.saved).flops;
