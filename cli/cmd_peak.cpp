@@ -46,6 +46,10 @@ int run_peak(const Args& args, std::ostream& out) {
     line("backward baseline:  ", peak.backward_baseline);
     line("backward peak:      ", peak.backward_peak);
     line("peak:               ", peak.peak);
+    // The app opens such a file on its whole step, whose peak is another number: say which is which.
+    if (!file.step.empty())
+        out << "this is the pair's peak; the whole step (" << file.step.size()
+            << " graph runs, what the app opens on) has its own: fxmem-cli peak --whole-step\n";
     return 0;
 }
 

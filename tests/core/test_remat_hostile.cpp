@@ -262,3 +262,15 @@ TEST(RematHostile, PairNotMatchingItsJointIsSaid) {
                                    "graph 'joint' with its saved values ("))
         << text.out;
 }
+
+// The app opens a file with a step on its whole step; `peak` prints the pair's and now says so.
+TEST(RematHostile, PeakSaysItIsThePairsWhenTheFileHasAStep) {
+    const std::string examples = std::string(FXMEM_TEST_DATA) + "/../../resources/examples/";
+    const CliRun step = fxmem_test::cli({"peak", examples + "gpt_break.fxmem.json"});
+    ASSERT_EQ(step.status, 0) << step.err;
+    EXPECT_TRUE(contains(step.out, "this is the pair's peak; the whole step (4 graph runs, what the app opens on) has "
+                                   "its own: fxmem-cli peak --whole-step\n"))
+        << step.out;
+    const CliRun plain = fxmem_test::cli({"peak", examples + "gpt.fxmem.json"});
+    EXPECT_FALSE(contains(plain.out, "whole step")) << plain.out;
+}

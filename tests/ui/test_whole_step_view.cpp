@@ -16,6 +16,7 @@
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
+#include "panels/summarybar.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "timeline/stackedbands.h"
@@ -236,6 +237,10 @@ void TestWholeStepView::windowOpensOnTheWholeStep() {
         static_cast<std::size_t>(w.scene()->locate(static_cast<std::int64_t>(w.scene()->peakStep)).segment));
     QCOMPARE(peakRun, QStringLiteral("region1.backward"));
     QVERIFY2(w.parts().timeline->peakText().contains(peakRun), qPrintable(w.parts().timeline->peakText()));
+    // The summary says which peak it is: the whole step's, not fxmem-cli peak's pair peak (it said "Peak").
+    auto* summary = w.findChild<SummaryBar*>();
+    QVERIFY(summary);
+    QVERIFY2(summary->text().startsWith(QStringLiteral("<span>Whole-step peak <b")), qPrintable(summary->text()));
     // The live table at the cursor adds up to the whole step's curve, carried storages included.
     const std::int64_t inSecondRun = w.scene()->segments[1].offset + 3;
     w.setCursorStep(inSecondRun);

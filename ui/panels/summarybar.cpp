@@ -48,9 +48,11 @@ void SummaryBar::refresh() {
     setToolTip(QString());
     const QPalette pal = palette();
     const QString dim = colors::mix(pal.color(QPalette::Window), pal.color(QPalette::WindowText), 0.6).name();
-    QString h = tr("<span>Peak <b style='color:%1'>%2</b></span> "
-                   "<span style='color:%3'>at step %4 · %5</span>")
-                    .arg(colors::peak(pal).name(), formatBytes(scene->peak), dim)
+    // Which peak this is, in the words of fxmem-cli: a whole step's is not `fxmem-cli peak`'s pair peak.
+    QString h = tr("<span>%1 <b style='color:%2'>%3</b></span> "
+                   "<span style='color:%4'>at step %5 · %6</span>")
+                    .arg(scene->wholeStep() ? tr("Whole-step peak") : tr("Peak"),
+                         colors::peak(pal).name(), formatBytes(scene->peak), dim)
                     .arg(scene->peakStep)
                     .arg(state_->describeStep(static_cast<std::int64_t>(scene->peakStep), false).toHtmlEscaped());
     if (scene->request.filter == DeviceFilter::All) h += tr(" <b>counting CPU storages</b>");
