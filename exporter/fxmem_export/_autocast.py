@@ -212,7 +212,8 @@ def _choose_key() -> Any:
 def _resolve(name: str) -> torch._ops.OpOverload | None:
     packet, _, overload = name.partition(".")
     try:
-        return getattr(getattr(torch.ops.aten, packet), overload or "default")
+        op: torch._ops.OpOverload = getattr(getattr(torch.ops.aten, packet), overload or "default")
+        return op
     except (AttributeError, RuntimeError):
         return None  # an overload this torch does not have (named-tensor overloads in 2.13)
 
@@ -248,7 +249,7 @@ def _make_kernel(op: torch._ops.OpOverload, name: str, key: Any) -> Callable[...
             except IndexError:  # no capture active (another thread's may just have ended)
                 policy = None
             category = policy.table.get(name) if policy is not None else None
-            if (category is None or not torch.is_autocast_enabled(policy.target)
+            if (policy is None or category is None or not torch.is_autocast_enabled(policy.target)
                     or not any(t.device.type == "meta" for t in _tensors((args, tuple(kwargs.values()))))):
                 return op(*args, **kwargs)  # real tensors are PyTorch's own autocast's
             return _apply(category, policy.target, op, name, args, kwargs)
@@ -278,7 +279,7 @@ def cast_for(name: str, *values: Any) -> tuple[Any, ...]:
     except IndexError:
         return values
     category = policy.table.get(name) if policy is not None else None
-    if category is None or not torch.is_autocast_enabled(policy.target) or not any(
+    if policy is None or category is None or not torch.is_autocast_enabled(policy.target) or not any(
             t.device.type == "meta" for t in _tensors(values)):
         return values
     if category == "lower_precision_fp":
@@ -338,15 +339,15 @@ def _apply(category: str, target: str, op: torch._ops.OpOverload, name: str, arg
         # own promotion decides, as PyTorch leaves it).
         if not (args and _meta_float(args[0]) and args[0].dtype != torch.float64):
             return op(*args, **kwargs)
-        args, kwargs = list(args), dict(kwargs)
+        given, kwargs = list(args), dict(kwargs)
         for i, a in enumerate(op._schema.arguments):
             if str(a.real_type) != "Optional[ScalarType]":
                 continue
-            if not a.kwarg_only and i < len(args):
-                args[i] = _FP32 if args[i] is None else args[i]
+            if not a.kwarg_only and i < len(given):
+                given[i] = _FP32 if given[i] is None else given[i]
             elif kwargs.get(a.name) is None:
                 kwargs[a.name] = _FP32
-        return op(*args, **kwargs)
+        return op(*given, **kwargs)
     if category == "fp32_append_dtype":
         first = args[0]
         out = _FP32 if _meta_float(first) and first.dtype != torch.float64 else first.dtype
@@ -423,7 +424,7 @@ def _install_init_patch() -> None:
         if _init_patches == 0:
             cls = torch.amp.autocast_mode.autocast
             _original_init = cls.__init__
-            cls.__init__ = _autocast_init(_original_init)  # type: ignore[method-assign]
+            setattr(cls, "__init__", _autocast_init(_original_init))
         _init_patches += 1
 
 
@@ -432,7 +433,7 @@ def _remove_init_patch() -> None:
     with _state_lock:
         _init_patches -= 1
         if _init_patches == 0 and _original_init is not None:
-            torch.amp.autocast_mode.autocast.__init__ = _original_init  # type: ignore[method-assign]
+            setattr(torch.amp.autocast_mode.autocast, "__init__", _original_init)
             _original_init = None
 
 

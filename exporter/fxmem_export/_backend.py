@@ -6,7 +6,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.fx as fx
@@ -23,6 +23,7 @@ from .errors import (
     ExportWriteError,
     NothingCapturedError,
 )
+from .format_types import GraphFileDoc
 
 
 def snapshot(gm: fx.GraphModule) -> fx.GraphModule:
@@ -226,7 +227,8 @@ class FxmemBackend:
             def compiler(g: fx.GraphModule, inputs: list[Any]) -> Callable[..., Any]:
                 self._record(region, kind, g)
                 if callable(inner):
-                    return inner(g, inputs)
+                    compiled: Callable[..., Any] = inner(g, inputs)
+                    return compiled
                 return make_boxed_func(g.forward)
 
             return compiler
@@ -264,7 +266,8 @@ class FxmemBackend:
         with contextlib.ExitStack() as stack:
             stack.enter_context(torch._functorch.config.patch(enable_autograd_cache=False))
             stack.enter_context(torch._inductor.config.patch(fx_graph_cache=False))
-            return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+            # compile_fx returns code or weights (its other types) only for AOT Inductor.
+            return cast(Callable[..., Any], compile_fx(gm, example_inputs, inner_compile=inner_compile))
 
     # -- output --------------------------------------------------------------------------------
     def graphs(self) -> list[tuple[str, str, fx.GraphModule]]:
@@ -292,7 +295,7 @@ class FxmemBackend:
                     "or run the model under torch.no_grad() to capture an inference graph"
                 )
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> GraphFileDoc:
         with self._lock:
             named = [(name, kind, gm.graph) for name, kind, gm in self.graphs()]
             producer = {"capture": "torch.compile backend", "inner": self.inner if isinstance(self.inner, str) else getattr(self.inner, "__name__", "callable")}
@@ -332,7 +335,7 @@ class FxmemBackend:
             info["autocast"] = str(self.autocast).replace("torch.", "")
         return info
 
-    def save(self, path: str | os.PathLike[str] | None = None, *, require_backward: bool = True) -> dict[str, Any]:
+    def save(self, path: str | os.PathLike[str] | None = None, *, require_backward: bool = True) -> GraphFileDoc:
         """Write the file now (to ``path``, default the backend's path) and return the document.
 
         Raises :class:`NothingCapturedError` if no graph was captured, and (unless

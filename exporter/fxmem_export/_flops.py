@@ -17,21 +17,21 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from ._serialize import hint_int
+from ._serialize import _fake_tensor_type, hint_int
 
 _RUN_NAMESPACES = ("aten", "prims")
-
-
-def _fake_tensor_type() -> type:
-    return torch._subclasses.fake_tensor.FakeTensor
 
 
 def _to_meta(value: Any) -> Any:
     if isinstance(value, _fake_tensor_type()):
         return torch.empty_strided([hint_int(s) for s in value.shape], [hint_int(s) for s in value.stride()],
                                    dtype=value.dtype, device="meta")
-    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
-        return {torch.SymInt: hint_int, torch.SymFloat: float, torch.SymBool: bool}[type(value)](value)
+    if isinstance(value, torch.SymInt):
+        return hint_int(value)
+    if isinstance(value, torch.SymFloat):
+        return float(value)
+    if isinstance(value, torch.SymBool):
+        return bool(value)
     if isinstance(value, (list, tuple)):
         items = [_to_meta(v) for v in value]
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)

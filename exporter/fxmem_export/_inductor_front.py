@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.fx as fx
@@ -41,6 +41,9 @@ class _MetaConstantsOnCpu(TorchDispatchMode):
     """Runs the constant folder's one-element evaluations on the CPU: a constructor asked for
     ``meta`` is built on the CPU; an op on a meta tensor (data nobody has) is unknown."""
 
+    def __init__(self) -> None:  # typed: TorchDispatchMode's own __init__ is not
+        TorchDispatchMode.__init__(self)
+
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = dict(kwargs or {})
         for leaf in torch.utils._pytree.tree_leaves((args, kwargs)):
@@ -52,8 +55,10 @@ class _MetaConstantsOnCpu(TorchDispatchMode):
         return func(*args, **kwargs)
 
 
-def _folder_class(base: type) -> type:
-    class MetaAsDeviceFolder(base):  # type: ignore[misc, valid-type]
+def _folder_class() -> type:
+    from torch._inductor.fx_passes.joint_graph import UniformValueConstantFolder
+
+    class MetaAsDeviceFolder(UniformValueConstantFolder):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             with _MetaConstantsOnCpu():
                 super().__init__(*args, **kwargs)
@@ -65,7 +70,7 @@ def _folder_class(base: type) -> type:
             except _UnreadableMeta:
                 return self.unknown_value
 
-    MetaAsDeviceFolder.__name__ = base.__name__
+    MetaAsDeviceFolder.__name__ = UniformValueConstantFolder.__name__
     return MetaAsDeviceFolder
 
 
@@ -88,7 +93,7 @@ def _remove_no_ops_keeping_outputs(original: Callable[..., Any]) -> Callable[...
         def find_nodes(*, op: str, target: Any = None, sort: bool = True) -> Any:
             return [] if op == "output" else find(op=op, target=target, sort=sort)
 
-        graph.find_nodes = find_nodes  # type: ignore[method-assign]
+        setattr(graph, "find_nodes", find_nodes)  # an instance attribute over the method
         try:
             return original(gm, zeros, ones)
         finally:
@@ -107,12 +112,13 @@ def meta_as_device() -> Iterator[None]:
     with _patch_lock:
         saved = (joint_graph.remove_no_ops, joint_graph.UniformValueConstantFolder, lowering.unsupported_input_tensor)
         joint_graph.remove_no_ops = _remove_no_ops_keeping_outputs(saved[0])
-        joint_graph.UniformValueConstantFolder = _folder_class(saved[1])
+        setattr(joint_graph, "UniformValueConstantFolder", _folder_class())
         lowering.unsupported_input_tensor = _meta_is_supported(saved[2])
         try:
             yield
         finally:
-            joint_graph.remove_no_ops, joint_graph.UniformValueConstantFolder, lowering.unsupported_input_tensor = saved
+            joint_graph.remove_no_ops, lowering.unsupported_input_tensor = saved[0], saved[2]
+            setattr(joint_graph, "UniformValueConstantFolder", saved[1])
 
 
 class RecordingPartitioner:
@@ -122,7 +128,8 @@ class RecordingPartitioner:
     min-cut partitioner Inductor calls, then ``after(joint, fw, bw)``, which may return another
     (fw, bw) to use."""
 
-    def __init__(self, before: Callable[..., None] | None, after: Callable[..., None] | None,
+    def __init__(self, before: Callable[..., None] | None,
+                 after: Callable[..., tuple[fx.GraphModule, fx.GraphModule] | None] | None,
                  inner: Any = None) -> None:
         self.before, self.after, self.inner = before, after, inner
 
@@ -169,7 +176,8 @@ def capture_compile(gm: fx.GraphModule, example_inputs: list[Any], *, partitione
         stack.enter_context(torch._inductor.config.patch(fx_graph_cache=False,
                                                          custom_partitioner_fn=_custom_partitioner(partitioner)))
         stack.enter_context(meta_as_device())
-        return compile_fx(gm, example_inputs, inner_compile=inner_compile)
+        # compile_fx returns code or weights (its other types) only for AOT Inductor.
+        return cast(Callable[..., Any], compile_fx(gm, example_inputs, inner_compile=inner_compile))
 
 
 def _on_meta(args: Any, kwargs: Any) -> bool:

@@ -127,4 +127,5 @@ def attach_joint(joint: Any, num_fwd_outputs: int | None) -> fx.Graph:
     elif num_fwd_outputs_of(joint.graph) is None:
         raise ArgumentError("save(joint=...): pass num_fwd_outputs (the partitioner's argument: how many of "
                             "the joint output's first values are forward outputs)")
-    return joint.graph
+    graph: fx.Graph = joint.graph
+    return graph

@@ -57,10 +57,12 @@ def _integer(text: str) -> Any:
     return float(text)
 
 
-def read_json_file(path: str, limit: int, error: type[FxmemExportError], what: str) -> Any:
+def read_json_file(path: str, limit: int, error: type[FxmemExportError], what: str,
+                   too_deep: str = ": invalid JSON: arrays and objects nested too deeply") -> Any:
     """The JSON value in the file ``path``; ``error`` (naming the path, escaped) when it is not a
     regular file, is over ``limit`` bytes, is not UTF-8 or is not strict JSON. ``what`` names the
-    file's kind in messages ("plan")."""
+    file's kind in messages ("plan"); ``too_deep`` follows the path when the nesting is deeper
+    than Python's recursion limit allows to read."""
     name = shown(path)
     try:
         st = os.stat(path)  # before opening: opening a FIFO waits for a writer
@@ -93,4 +95,4 @@ def read_json_file(path: str, limit: int, error: type[FxmemExportError], what: s
     except json.JSONDecodeError as e:
         raise error(f"{name}:{e.lineno}:{e.colno}: invalid JSON: {e.msg}") from e
     except RecursionError as e:
-        raise error(f"{name}: invalid JSON: arrays and objects nested too deeply") from e
+        raise error(f"{name}{too_deep}") from e

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from .errors import ArgumentTypeError, FxmemExportError
+from .format_types import GraphFileDoc
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def names_in(model: Any) -> Callable[[torch.Tensor], str | None]:
     return lambda p: names.get(id(p))
 
 
-def add_optimizer_state(doc: dict[str, Any], optimizer: torch.optim.Optimizer,
+def add_optimizer_state(doc: GraphFileDoc, optimizer: torch.optim.Optimizer,
                         name_of: Callable[[torch.Tensor], str | None]) -> None:
     """Append the optimizer's state to ``doc["storages"]`` (role ``optimizer_state``), and a
     ``parameter`` storage for each optimized parameter that no captured graph names (it ran
@@ -159,7 +160,7 @@ def add_optimizer_state(doc: dict[str, Any], optimizer: torch.optim.Optimizer,
         next_id += 1
 
 
-def add_outside_parameters(doc: dict[str, Any], params: Iterable[tuple[str | None, torch.Tensor]]) -> None:
+def add_outside_parameters(doc: GraphFileDoc, params: Iterable[tuple[str | None, torch.Tensor]]) -> None:
     """A ``parameter`` storage for each named parameter that no captured graph holds (it ran
     outside the compiled regions), so that the whole step counts every parameter once."""
     storages = doc["storages"]
@@ -174,7 +175,7 @@ def add_outside_parameters(doc: dict[str, Any], params: Iterable[tuple[str | Non
         next_id += 1
 
 
-def graph_parameter_names(doc: Mapping[str, Any]) -> set[str]:
+def graph_parameter_names(doc: GraphFileDoc) -> set[str]:
     """Qualified names of the parameters the file's graphs hold: labels of parameter storages,
     with each step entry's module_prefix for the graphs that run under one."""
     labels = {s["id"]: s["label"] for s in doc["storages"] if s.get("role") == "parameter" and s.get("label")}

@@ -9,13 +9,9 @@ from typing import Any
 
 import torch
 import torch.fx as fx
+from torch._functorch._aot_autograd import descriptors as _d  # torch >= 2.10 (pyproject.toml)
 
 from ._names import InputInfo, qualified_name
-
-try:
-    from torch._functorch._aot_autograd import descriptors as _d
-except ImportError:  # pragma: no cover - torch without descriptors: no roles are written
-    _d = None
 
 # When a storage qualifies for several roles, the first in this list wins: what the storage
 # *is* (a parameter, an input) before what the graph does with it; saved for backward before
@@ -32,8 +28,6 @@ ATTR_ROLES_META = "fxmem_attr_roles"  # Dynamo's attribute name -> (role, label)
 
 
 def has_descriptors(graph: fx.Graph) -> bool:
-    if _d is None:
-        return False
     return any("desc" in n.meta for n in graph.find_nodes(op="placeholder")) or any(
         "desc" in n.meta for n in graph.find_nodes(op="output"))
 
@@ -122,8 +116,6 @@ def storage_roles(graphs: Sequence[tuple[str, fx.Graph]], id_of: Callable[[torch
     """{storage id: (role, label)} for the storages of the graphs that carry AOTAutograd
     descriptors; ``graphs`` are (kind, graph). Storages only in graphs without descriptors
     get nothing (the reader derives their roles)."""
-    if _d is None:
-        return {}
     best: dict[int, tuple[str, str | None]] = {}
 
     def offer(sid: int, role: str, label: str | None) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import torch.fx as fx
 
 from ._serialize import build_document, write_json_atomic
+from .format_types import GraphFileDoc, PairInfo
 from .errors import ArgumentError, ArgumentTypeError
 
 
@@ -33,7 +34,7 @@ def save(
     num_fwd_outputs: int | None = None,
     optimizer: Any = None,
     model: Any = None,
-) -> dict[str, Any]:
+) -> GraphFileDoc:
     """Write an fxmem file (format v1) for one compiled graph or one forward/backward pair.
 
     ``forward``/``backward`` are FX GraphModules (or Graphs) whose nodes carry FakeTensors in
@@ -60,7 +61,7 @@ def save(
         if backward is not None or joint is not None:
             raise ArgumentError("inference=True exports a single graph; do not pass a backward or joint graph")
         graphs = [("inference", "inference", fwd)]
-        pairs: list[tuple[str, str]] = []
+        pairs: list[tuple[str, str] | tuple[str, str, PairInfo]] = []
     else:
         graphs = [("forward", "forward", fwd)]
         pairs = []
@@ -81,7 +82,9 @@ def save(
     if overlap:
         from .overlap import add_schedules
 
-        originals = {"forward": forward, "inference": forward, "backward": backward}  # not the joint graph
+        originals = {"forward": forward, "inference": forward}  # not the joint graph
+        if backward is not None:
+            originals["backward"] = backward
         add_schedules(doc, [(name, originals[name]) for name, _, _ in graphs if name in originals],
                       estimate=overlap_estimate, options=overlap_options)
     write_json_atomic(path, doc)

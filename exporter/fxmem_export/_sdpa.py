@@ -19,12 +19,15 @@ in; see docs/exporter.md, "Attention on a target device", for what is not modell
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 import torch.fx as fx
 
 from .errors import ArgumentError, CaptureError
+
+_Check = Callable[[], "str | None"]  # a backend's check: why it cannot run, or None
 
 aten = torch.ops.aten
 
@@ -92,7 +95,9 @@ def _mask_shape(p: _Params) -> str | None:
         return None
     if m.requires_grad:
         return "attn_mask requires grad"
-    fits = (lambda a, b: a == b or a == 1)  # noqa: E731
+    def fits(a: int, b: int) -> bool:
+        return a == b or a == 1
+
     if not (fits(m.size(-2), p.q.size(2)) and fits(m.size(-1), p.k.size(2))):
         return "attn_mask does not match (L, S)"
     if m.dim() == 2 or (m.dim() == 4 and fits(m.size(0), p.q.size(0)) and fits(m.size(1), p.q.size(1))):
@@ -114,7 +119,7 @@ def _flash_cuda(p: _Params) -> str | None:
         return r
     if p.mask is not None:
         return "flash attention takes no attn_mask"
-    checks = (
+    checks: tuple[_Check, ...] = (
         lambda: _same_head_dim(p, 256),
         # sm86/89/120's head_dim > 192 training limit does not apply to sm80/sm90.
         lambda: "is_causal needs seq_len_q == seq_len_kv" if p.is_causal and p.q.size(-2) != p.k.size(-2) else None,
@@ -137,7 +142,7 @@ def _efficient_cuda(p: _Params) -> str | None:
     # check_data_ptr_alignment_mem_efficient: the allocator aligns bases, so the storage offset decides.
     if any(t.numel() and t.storage_offset() % align for t in (p.q, p.k, p.v)):
         return f"storage offsets must be multiples of {align} elements"
-    checks = (
+    checks: tuple[_Check, ...] = (
         lambda: _nonzero_seq(p),
         lambda: _last_dim_contiguous(p, ignore_singleton=False, check_mask=True),
         # Grouped-query attention: flash and math only in 2.13 (the F.scaled_dot_product_attention docs).
@@ -152,7 +157,7 @@ def _cudnn_cuda(p: _Params) -> str | None:
         return "cuDNN attention is not deterministic"
     if p.dropout * 16.0 != math.floor(p.dropout * 16.0):
         return "cuDNN dropout must be a multiple of 1/16"
-    checks = (
+    checks: tuple[_Check, ...] = (
         lambda: _dims4(p),
         lambda: _dtypes(p, _HALF),
         lambda: _mask_shape(p),
@@ -181,7 +186,7 @@ def _flash_cpu(p: _Params) -> str | None:
         return "CPU flash attention takes no dropout"
     if r := _dims4(p):
         return r
-    checks = (
+    checks: tuple[_Check, ...] = (
         lambda: _batch_and_heads(p, supports_gqa=True),
         lambda: _mask_shape(p),
         lambda: _same_head_dim(p),
@@ -194,8 +199,9 @@ def _flash_cpu(p: _Params) -> str | None:
 
 _RULES = {("cuda", "flash"): _flash_cuda, ("cuda", "efficient"): _efficient_cuda,
           ("cuda", "cudnn"): _cudnn_cuda, ("cpu", "flash"): _flash_cpu}
-_ENABLED = {"flash": torch.backends.cuda.flash_sdp_enabled, "efficient": torch.backends.cuda.mem_efficient_sdp_enabled,
-            "cudnn": torch.backends.cuda.cudnn_sdp_enabled, "math": torch.backends.cuda.math_sdp_enabled}
+_ENABLED: dict[str, Callable[[], bool]] = {
+    "flash": torch.backends.cuda.flash_sdp_enabled, "efficient": torch.backends.cuda.mem_efficient_sdp_enabled,
+    "cudnn": torch.backends.cuda.cudnn_sdp_enabled, "math": torch.backends.cuda.math_sdp_enabled}
 
 
 def _why_not(backend: str, target: str, p: _Params) -> str | None:

@@ -8,8 +8,8 @@ import os
 import stat
 import tempfile
 import warnings
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import torch
 import torch.fx as fx
@@ -18,30 +18,26 @@ from ._names import innermost_module
 from ._roles import PREFIX_META, storage_roles
 from ._symbolic import SymbolTable
 from .errors import ArgumentError, ExportWriteError, MissingValError, ProducerError
+from .format_types import GraphDoc, GraphFileDoc, NodeDoc, NodeMetaDoc, PairInfo, StorageDoc, TensorDoc, ValDoc
 
 FORMAT_NAME = "fxmem"
 FORMAT_VERSION = 1
 # GraphModule meta key: class name of the model's root module (nodes outside any submodule).
 ROOT_TYPE_META = "fxmem_root_type"
 
-try:  # torch >= 2.10 (what torch/_inductor/fx_passes/memory_estimator.py uses)
-    from torch.fx.experimental.symbolic_shapes import optimization_hint as _optimization_hint
-except ImportError:  # pragma: no cover - older torch
-    _optimization_hint = None
+# torch >= 2.10 (pyproject.toml), what torch/_inductor/fx_passes/memory_estimator.py uses
+from torch.fx.experimental.symbolic_shapes import optimization_hint as _optimization_hint
 
 
 def hint_int(value: Any) -> int:
     """Concrete int for an int or SymInt, resolved like memory_estimator.py (optimization_hint)."""
     if isinstance(value, torch.SymInt):
-        if _optimization_hint is not None:
-            return int(_optimization_hint(value))
-        from torch.fx.experimental.symbolic_shapes import size_hint  # pragma: no cover
-
-        return int(size_hint(value))  # pragma: no cover
+        return int(_optimization_hint(value))
     return int(value)
 
 
-def _fake_tensor_type() -> type:
+def _fake_tensor_type() -> type[torch._subclasses.fake_tensor.FakeTensor]:
+    """FakeTensor, looked up when called (also _flops' one definition)."""
     return torch._subclasses.fake_tensor.FakeTensor
 
 
@@ -71,7 +67,7 @@ class StorageRegistry:
     def __init__(self) -> None:
         self._ids: dict[tuple[int, str], int] = {}
         self._keep: list[Any] = []
-        self.entries: list[dict[str, Any]] = []
+        self.entries: list[StorageDoc] = []
         self.symbols = SymbolTable()  # the expressions of symbolic sizes, and their symbols
 
     def id_of(self, tensor: torch.Tensor) -> int:
@@ -84,7 +80,7 @@ class StorageRegistry:
             self._ids[key] = sid
             self._keep.append(storage)
             nbytes = storage.nbytes()
-            entry = {"id": sid, "device": device, "nbytes": hint_int(nbytes)}
+            entry: StorageDoc = {"id": sid, "device": device, "nbytes": hint_int(nbytes)}
             expr = self.symbols.text(nbytes, entry["nbytes"], f"storage {sid}")
             if expr is not None:
                 entry["nbytes_expr"] = expr
@@ -92,7 +88,7 @@ class StorageRegistry:
         return sid
 
 
-def _size_exprs(val: Any, out: dict[str, Any], symbols: SymbolTable) -> None:
+def _size_exprs(val: Any, out: TensorDoc, symbols: SymbolTable) -> None:
     """Add "shape_expr", "stride_expr" and "offset_expr" to the TENSOR entry ``out`` when one of
     its sizes is symbolic (an int entry is a constant); nothing when one cannot be written."""
     values = [*val.shape, *val.stride(), val.storage_offset()]
@@ -100,7 +96,7 @@ def _size_exprs(val: Any, out: dict[str, Any], symbols: SymbolTable) -> None:
         return
     hinted = [*out["shape"], *out["stride"], out["offset"]]
     what = f"a tensor of storage {out['storage']}"
-    texts = []
+    texts: list[int | str] = []
     for v, h in zip(values, hinted):
         text = symbols.text(v, h, what)
         if text is None and isinstance(v, torch.SymInt) and v.node.expr.free_symbols:
@@ -110,7 +106,7 @@ def _size_exprs(val: Any, out: dict[str, Any], symbols: SymbolTable) -> None:
     out["shape_expr"], out["stride_expr"], out["offset_expr"] = texts[:rank], texts[rank:2 * rank], texts[-1]
 
 
-def val_to_json(val: Any, registry: StorageRegistry) -> Any:
+def val_to_json(val: Any, registry: StorageRegistry) -> ValDoc:
     """VAL of the format. Only FakeTensors become TENSOR entries, like memory_estimator's
     ``tree_map_only(FakeTensor, ...)``; lists and tuples (named tuples, structseqs) become
     lists; dict values become a list in insertion (pytree) order; None becomes null;
@@ -118,7 +114,7 @@ def val_to_json(val: Any, registry: StorageRegistry) -> Any:
     if val is None:
         return None
     if isinstance(val, _fake_tensor_type()):
-        out = {
+        out: TensorDoc = {
             "storage": registry.id_of(val),
             "dtype": str(val.dtype).replace("torch.", ""),
             "shape": [hint_int(s) for s in val.shape],
@@ -137,8 +133,8 @@ def val_to_json(val: Any, registry: StorageRegistry) -> Any:
     return {"other": str(val)}
 
 
-def _node_meta(node: fx.Node) -> dict[str, Any]:
-    meta: dict[str, Any] = {}
+def _node_meta(node: fx.Node) -> NodeMetaDoc:
+    meta: NodeMetaDoc = {}
     if "original_aten" in node.meta and node.meta["original_aten"] is not None:
         meta["original_aten"] = str(node.meta["original_aten"])
     if isinstance(node.meta.get("seq_nr"), int):
@@ -200,7 +196,7 @@ def _module_prefix(graph: fx.Graph) -> str:
 
 
 def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegistry,
-                  flops: Any = None) -> dict[str, Any]:
+                  flops: Any = None) -> GraphDoc:
     """``flops``: a _flops.FlopCounter shared by the document's graphs (None: a new one)."""
     check_graph(graph, name)
     # Modules only for graphs traced with module stacks; there a node without one ran in the root.
@@ -212,7 +208,7 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
     node_flops = extra.pop("flops", {})
     nodes = []
     for node in graph.nodes:
-        entry: dict[str, Any] = {
+        entry: NodeDoc = {
             "name": node.name,
             "op": node.op,
             "target": target_str(node),
@@ -244,7 +240,7 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
                 if expr is not None:
                     entry["flops_expr"] = expr
         nodes.append(entry)
-    return {"name": name, "kind": kind, **extra, "nodes": nodes}
+    return cast(GraphDoc, {"name": name, "kind": kind, **extra, "nodes": nodes})  # extra: num_fwd_outputs
 
 
 def _graph_extras(graph: fx.Graph, name: str, kind: str, flops: Any) -> dict[str, Any]:
@@ -296,11 +292,11 @@ def check_producer(extra: Mapping[str, Any] | None) -> None:
 
 def build_document(
     graphs: list[tuple[str, str, fx.Graph]],
-    pairs: list[tuple[str, str]] | list[tuple[str, str, dict[str, Any]]],
+    pairs: Sequence[tuple[str, str] | tuple[str, str, PairInfo]],
     *,
     reference: bool,
     producer: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> GraphFileDoc:
     """The whole file as a dict. ``graphs``: (name, kind, graph) in file order."""
     names = [g[0] for g in graphs]
     if len(set(names)) != len(names):
@@ -313,7 +309,7 @@ def build_document(
         registry.entries[sid]["role"] = role
         if label:
             registry.entries[sid]["label"] = label
-    doc: dict[str, Any] = {
+    doc: dict[str, Any] = {  # a GraphFileDoc, its keys in the file's order
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "producer": producer_info(producer),
@@ -328,7 +324,7 @@ def build_document(
 
         by_name = {name: g for name, _, g in graphs}
         doc["reference"] = reference_block(by_name, [(p[0], p[1]) for p in pairs])
-    return doc
+    return cast(GraphFileDoc, doc)
 
 
 def _write_target(path: Any) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import types
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
@@ -20,6 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
+from .format_types import GraphFileDoc, StepEntryDoc
 
 # A recorded step stops growing here (an inference loop without a backward never ends a step).
 MAX_ENTRIES = 100_000
@@ -45,7 +48,7 @@ def _root_module() -> torch.nn.Module | None:
     """The outermost nn.Module whose method is on the Python stack (the model the user called;
     a compiled model's OptimizedModule stands for the module it wraps)."""
     root = None
-    frame = sys._getframe(2)
+    frame: types.FrameType | None = sys._getframe(2)
     while frame is not None:
         try:
             obj = frame.f_locals.get("self")
@@ -166,7 +169,7 @@ class StepRecorder:
         recorder = self
 
         def run(*args: Any, **kwargs: Any) -> Any:
-            infos = region.meta.get("fxmem_dynamo_inputs") or ()
+            infos: list[Any] = region.meta.get("fxmem_dynamo_inputs") or []
             recorder._learn_root()
             if not region.meta.get("fxmem_identified"):
                 region.meta["fxmem_identified"] = True
@@ -233,7 +236,7 @@ def _backward_nodes(out: Any) -> list[Any]:
     frontier = [t.grad_fn for t in torch.utils._pytree.tree_leaves(out)
                 if isinstance(t, torch.Tensor) and t.grad_fn is not None]
     for _ in range(4):
-        nxt = []
+        nxt: list[Any] = []
         for node in frontier:
             if node is None or id(node) in seen:
                 continue
@@ -248,7 +251,7 @@ def _backward_nodes(out: Any) -> list[Any]:
     return found
 
 
-def step_json(entries: Sequence[Entry], names: dict[int, dict[str, str]], uniform: dict[int, str]) -> list[dict[str, Any]]:
+def step_json(entries: Sequence[Entry], names: dict[int, dict[str, str]], uniform: dict[int, str]) -> list[StepEntryDoc]:
     """The file's ``step``: ``names[region][kind]`` is the graph's name in the file; a prefix
     that all calls of a region share is baked into its graphs (``uniform``), others go on the
     entry as ``module_prefix``."""
@@ -257,7 +260,7 @@ def step_json(entries: Sequence[Entry], names: dict[int, dict[str, str]], unifor
         graph = names.get(e.region, {}).get(e.kind)
         if graph is None:
             continue
-        item: dict[str, Any] = {"graph": graph, "call": e.call}
+        item: StepEntryDoc = {"graph": graph, "call": e.call}
         if e.prefix and uniform.get(e.region) != e.prefix:
             item["module_prefix"] = e.prefix.rstrip(".")
         out.append(item)
@@ -292,7 +295,7 @@ def graph_names(regions: Sequence[Any]) -> dict[int, dict[str, str]]:
     return {r.index: {kind: f"{r.prefix}.{kind}" for kind, gms in r.graphs.items() if gms} for r in regions}
 
 
-def annotate_regions(regions: Sequence[Any], recorder: StepRecorder) -> list[dict[str, Any]]:
+def annotate_regions(regions: Sequence[Any], recorder: StepRecorder) -> list[StepEntryDoc]:
     """Put each region's common module prefix on its graphs (read by _serialize and _roles) and
     return the file's ``step``."""
     from ._roles import PREFIX_META
@@ -306,7 +309,7 @@ def annotate_regions(regions: Sequence[Any], recorder: StepRecorder) -> list[dic
     return step_json(entries, graph_names(regions), uniform)
 
 
-def add_root_parameters(doc: dict[str, Any], recorder: StepRecorder) -> None:
+def add_root_parameters(doc: GraphFileDoc, recorder: StepRecorder) -> None:
     """Parameters of the model that no captured graph holds still live through the step: the
     file gets a parameter storage for each (the whole step counts them once)."""
     from ._optimizer import add_outside_parameters
@@ -317,7 +320,7 @@ def add_root_parameters(doc: dict[str, Any], recorder: StepRecorder) -> None:
     add_outside_parameters(doc, [(n, p) for n, p in root.named_parameters()])
 
 
-def warn_outside_graphs(doc: dict[str, Any], recorder: StepRecorder) -> None:
+def warn_outside_graphs(doc: GraphFileDoc, recorder: StepRecorder) -> None:
     """Name the root module's parameters that no captured graph uses: the code that uses them ran
     eagerly (Dynamo skips a whole frame with a graph break inside a loop), so the activations it
     makes are in no graph and not counted."""

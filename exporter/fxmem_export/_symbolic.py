@@ -99,7 +99,7 @@ class Printer:
             if not _NAME.match(e.name):
                 raise Unprintable(f"the symbol name {e.name!r} is not a name")
             self.symbols.add(e)
-            return e.name
+            return str(e.name)
         kind = type(e).__name__
         args = e.args
         if kind in ("FloorDiv", "CleanDiv"):
@@ -149,6 +149,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         if m is None:
             raise ExprError(f"unexpected character {text[pos:].lstrip()[:1]!r} at column {pos + 1}")
         kind = "int" if m.group(1) else "name" if m.group(2) else m.group(3)
+        assert m.lastindex is not None  # one of the three alternatives matched
         out.append((kind, m.group(m.lastindex), m.start(m.lastindex) + 1))
         pos = m.end()
     out.append(("end", "", len(text) + 1))

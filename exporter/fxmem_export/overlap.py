@@ -15,7 +15,7 @@ import contextlib
 import inspect
 import threading
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +24,13 @@ import torch.fx as fx
 
 from ._serialize import hint_int
 from .errors import ArgumentError, CaptureError, NodeSetChanged  # NodeSetChanged: also importable from here
+from .format_types import GraphFileDoc, ReferenceScheduleDoc, ScheduleDoc
+
+__all__ = [
+    "DEFAULT_OPTIONS", "PASS_NAME", "SCHEDULE_NAME", "Estimate", "NodeSetChanged", "RuntimeEstimate",
+    "add_schedules", "has_collectives", "overlap_order", "overlap_schedules", "pass_options",
+    "reference_entries", "source_of",
+]
 
 SCHEDULE_NAME = "inductor-overlap"
 PASS_NAME = "torch._inductor.fx_passes.overlap_scheduling.schedule_overlap_bucketing"
@@ -39,6 +46,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
 }
 
 Estimate = Callable[[fx.Node, "int | None"], "float | None"]
+_Total = Callable[[fx.Node, "int | None"], float]  # an estimate with a number for every node
 
 _c10d = torch.ops._c10d_functional
 _WAIT = _c10d.wait_tensor.default
@@ -79,7 +87,7 @@ class RuntimeEstimate:
             return self.latency_us / 1e3 + size / (self.collective_gbps * 1e9) * 1e3
         if target.is_view:
             return 0.0
-        flops = _flops(node)
+        flops = _flops(node, target)
         if flops is not None:
             return flops / (self.compute_tflops * 1e12) * 1e3
         return (_bytes(_inputs(node)) + _bytes(_outputs(node))) / (self.memory_gbps * 1e9) * 1e3
@@ -108,11 +116,12 @@ def _bytes(tensors: list[Any]) -> int:
     return total
 
 
-def _flops(node: fx.Node) -> int | None:
-    """FLOPs from PyTorch's flop formulas (shapes only, no device), or None for other ops."""
+def _flops(node: fx.Node, target: torch._ops.OpOverload) -> int | None:
+    """FLOPs from PyTorch's flop formulas (shapes only, no device), or None for other ops;
+    ``target`` is the node's."""
     from torch.utils.flop_counter import flop_registry
 
-    key = node.target.overloadpacket  # type: ignore[union-attr]
+    key = target.overloadpacket
     if key not in flop_registry:
         return None
 
@@ -131,7 +140,7 @@ def _describe(estimate: Estimate) -> str:
     return getattr(estimate, "__qualname__", None) or type(estimate).__name__
 
 
-def _with_fallback(user: Estimate, fallback: RuntimeEstimate) -> Estimate:
+def _with_fallback(user: Estimate, fallback: RuntimeEstimate) -> _Total:
     """``user``'s estimate, or ``fallback``'s where ``user`` returns None."""
 
     def estimate(node: fx.Node, override_size: int | None = None) -> float:
@@ -167,7 +176,7 @@ _patch_lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def _device_free_roofline(estimate: Estimate):
+def _device_free_roofline(estimate: _Total) -> Iterator[None]:
     """The pass calls its roofline estimate (which asks Triton for the GPU's bandwidth) for every
     compute node even when a custom estimate is given, and then uses the custom value. While it
     runs, that function answers with ``estimate`` instead, so no device is needed."""
@@ -283,19 +292,20 @@ def overlap_schedules(
     *,
     estimate: Estimate | None = None,
     options: Mapping[str, Any] | None = None,
-    cache: dict[int, tuple[Any, dict[str, Any] | None]] | None = None,
-) -> list[dict[str, Any]]:
+    cache: dict[int, tuple[Any, ScheduleDoc | None]] | None = None,
+) -> list[ScheduleDoc]:
     """``{"name": "inductor-overlap", "graph", "order", "source"}`` for every graph of
     ``graphs`` (name, graph) that contains ``wait_tensor``. A graph whose node set the pass
     changes gets a warning naming the nodes and no schedule. ``cache`` (keyed by ``id(graph)``)
     lets a caller that writes the file repeatedly run the pass once per graph."""
     source = None
-    out = []
+    out: list[ScheduleDoc] = []
     for name, g in graphs:
         graph = g.graph if isinstance(g, fx.GraphModule) else g
         if not has_collectives(graph):
             continue
         hit = cache.get(id(g)) if cache is not None else None
+        entry: ScheduleDoc | None
         if hit is not None and hit[0] is g:
             entry = hit[1]
         else:
@@ -310,16 +320,16 @@ def overlap_schedules(
             if cache is not None:
                 cache[id(g)] = (g, entry)
         if entry is not None:
-            out.append(dict(entry, graph=name))
+            out.append({**entry, "graph": name})
     return out
 
 
-def reference_entries(graphs: Mapping[str, fx.Graph], schedules: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def reference_entries(graphs: Mapping[str, fx.Graph], schedules: list[ScheduleDoc]) -> list[ReferenceScheduleDoc]:
     """What PyTorch's MemoryTracker gives each schedule's order (for the file's reference block):
     ``{"name", "graph", "tracker_peak", "tracker_current"}``."""
     from .reference import torch_tracker
 
-    out = []
+    out: list[ReferenceScheduleDoc] = []
     for s in schedules:
         graph = graphs[s["graph"]]
         by_name = {n.name: n for n in graph.nodes}
@@ -329,12 +339,12 @@ def reference_entries(graphs: Mapping[str, fx.Graph], schedules: list[dict[str, 
 
 
 def add_schedules(
-    doc: dict[str, Any],
+    doc: GraphFileDoc,
     graphs: list[tuple[str, fx.GraphModule | fx.Graph]],
     *,
     estimate: Estimate | None = None,
     options: Mapping[str, Any] | None = None,
-    cache: dict[int, tuple[Any, dict[str, Any] | None]] | None = None,
+    cache: dict[int, tuple[Any, ScheduleDoc | None]] | None = None,
 ) -> None:
     """Add ``"schedules"`` (see :func:`overlap_schedules`) to a document built by
     ``build_document``, and their MemoryTracker numbers to its reference block if it has one."""

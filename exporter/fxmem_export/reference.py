@@ -11,15 +11,21 @@ graph, its output node"), using PyTorch's GraphAliasTracker and build_memory_pro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.fx as fx
 
 from .errors import ArgumentError
+from .format_types import IntendedPeakDoc, ReferenceDoc, ReferenceGraphDoc, ReferencePairDoc
+
+__all__ = [
+    "intended_fwd_bwd_interactions", "intended_peak_memory", "reference_block", "torch_peak_memory",
+    "torch_profile", "torch_tracker",
+]
 
 
-def _me():
+def _me() -> Any:  # the module, imported when first used (torch._inductor takes a second); patched below
     from torch._inductor.fx_passes import memory_estimator
 
     return memory_estimator
@@ -79,7 +85,7 @@ def intended_fwd_bwd_interactions(fwd_graph: fx.Graph, bwd_graph: fx.Graph,
 
 
 def intended_peak_memory(fwd_graph: fx.Graph, bwd_graph: fx.Graph, count_cpu: bool = False,
-                         size_of: Any = None) -> dict[str, int]:
+                         size_of: Any = None) -> IntendedPeakDoc:
     """``get_peak_memory`` as intended, with its parts: forward_peak, backward_baseline,
     backward_peak (baseline included) and peak. ``count_cpu``: every device is counted (the
     estimator's module-level ``device_filter`` accepts CPU storages while it runs), as a real
@@ -116,8 +122,8 @@ def torch_peak_memory(fwd_graph: fx.Graph, bwd_graph: fx.Graph) -> tuple[int | N
         return None, _err(e)
 
 
-def reference_block(graphs: dict[str, fx.Graph], pairs: list[tuple[str, str]]) -> dict[str, Any]:
-    out_graphs: dict[str, Any] = {}
+def reference_block(graphs: dict[str, fx.Graph], pairs: list[tuple[str, str]]) -> ReferenceDoc:
+    out_graphs: dict[str, ReferenceGraphDoc] = {}
     for name, graph in graphs.items():
         entry: dict[str, Any] = {}
         try:
@@ -131,8 +137,8 @@ def reference_block(graphs: dict[str, fx.Graph], pairs: list[tuple[str, str]]) -
             entry["tracker_peak"] = None
             entry["tracker_current"] = None
             entry["tracker_error"] = _err(e)
-        out_graphs[name] = entry
-    out_pairs = []
+        out_graphs[name] = cast(ReferenceGraphDoc, entry)  # every key set above
+    out_pairs: list[ReferencePairDoc] = []
     for fwd, bwd in pairs:
         peak, error = torch_peak_memory(graphs[fwd], graphs[bwd])
         item: dict[str, Any] = {"forward": fwd, "backward": bwd, "peak": peak, "error": error}
@@ -141,7 +147,7 @@ def reference_block(graphs: dict[str, fx.Graph], pairs: list[tuple[str, str]]) -
         except Exception as e:  # noqa: BLE001
             item["intended"] = None
             item["intended_error"] = _err(e)
-        out_pairs.append(item)
+        out_pairs.append(cast(ReferencePairDoc, item))  # every key set above
     return {
         "torch_version": torch.__version__,
         "estimator": "torch._inductor.fx_passes.memory_estimator",

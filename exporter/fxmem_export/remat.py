@@ -45,19 +45,28 @@ import operator
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, cast
 
 import torch
 import torch.fx as fx
 
 from ._json_file import read_json_file, shown
 from .errors import RematPlanError  # also importable from here, as before
+from .format_types import RematPlanDoc
 from .schedule import place_in_order
+
+__all__ = [
+    "MAX_PLAN_BYTES", "PLAN_KEYS", "PlanApplication", "RematPlanError", "RematReport", "apply_remat",
+    "check_computable", "is_seeded", "load_plan", "min_cut_view", "num_fwd_outputs_of", "remat_partitioner",
+    "reorder_backward", "tag_joint_graph",
+]
 
 log = logging.getLogger(__name__)
 
-PLAN_KEYS = ("saved", "recomputed", "order")
+PLAN_KEYS: tuple[Literal["saved", "recomputed", "order"], ...] = ("saved", "recomputed", "order")
 MAX_PLAN_BYTES = 256 << 20  # fxmem-cli writes about 100 bytes a node: 2.5 million nodes
+MAX_PLAN_DEPTH = 16  # a plan nests 3 levels below its object (nodes, a key, its shape); as the CLI
+_TOO_DEEP = f": nested more than {MAX_PLAN_DEPTH} levels deep: not a remat plan"
 
 
 # -- plan files ---------------------------------------------------------------------------------
@@ -86,6 +95,18 @@ def _is_int(value: Any) -> bool:
     return type(value) is int
 
 
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether a value nests deeper than ``limit`` (the top value is at depth 0, its items at 1)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, (list, dict)):
+            stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def _value(value: Any) -> str:
     """A value for a message: a scalar as JSON writes it (escaped), else its kind."""
     if isinstance(value, (list, dict)):
@@ -97,7 +118,7 @@ def _value(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[RematPlanDoc, str]:
     """(plan, source): the plan read from a path (or taken as a mapping) with its shape checked as
     ``fxmem-cli remat --plan`` checks it; ``source`` names it in messages (the path, with control
     characters escaped, or "<plan>"). A path must name a regular file of at most
@@ -108,7 +129,9 @@ def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[st
     else:
         path = os.fsdecode(os.fspath(plan))
         source = shown(path)
-        data = read_json_file(path, MAX_PLAN_BYTES, RematPlanError, "plan")
+        data = read_json_file(path, MAX_PLAN_BYTES, RematPlanError, "plan", too_deep=_TOO_DEEP)
+    if _depth_over(data, MAX_PLAN_DEPTH):
+        raise RematPlanError(f"{source}{_TOO_DEEP}")
     if not isinstance(data, dict):
         raise RematPlanError(f"{source}: a remat plan must be a JSON object")
     if data.get("format") != "fxmem-remat":
@@ -139,7 +162,7 @@ def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[dict[st
         raise RematPlanError(f"{source}: 'nodes' must be an object: node name -> its key")
     for name, value in nodes.items():
         _check_node_key(value, name, source)
-    return data, source
+    return cast(RematPlanDoc, data), source  # its shape checked above
 
 
 # -- the joint graph as the partitioner sees it ------------------------------------------------
@@ -169,7 +192,8 @@ def min_cut_view(graph: fx.Graph) -> fx.GraphModule:
 
 
 def _output(graph: fx.Graph) -> fx.Node:
-    return next(iter(graph.find_nodes(op="output")))
+    node: fx.Node = next(iter(graph.find_nodes(op="output")))
+    return node
 
 
 def num_fwd_outputs_of(graph: fx.Graph) -> int | None:
@@ -299,11 +323,11 @@ class _Matcher:
     """Finds the plan's nodes in the graph as the partitioner sees it: by key where the plan
     gives one, else by name."""
 
-    def __init__(self, graph: fx.Graph, num_fwd_outputs: int | None, data: Mapping[str, Any], source: str) -> None:
+    def __init__(self, graph: fx.Graph, num_fwd_outputs: int | None, data: RematPlanDoc, source: str) -> None:
         from ._serialize import target_str
 
         self.data, self.source = data, source
-        self.by_name = {n.name: n for n in graph.nodes}
+        self.by_name: dict[str, fx.Node] = {n.name: n for n in graph.nodes}
         self.keys: dict[str, list[Any]] = data.get("nodes") or {}
         plan_modules = {k[1] for k in self.keys.values() if k[1] is not None}
         # A file without modules counted occurrences per target alone.
@@ -470,7 +494,7 @@ def _check_against_partitioner_passes(view: fx.GraphModule, policy: dict[str, An
                     f"PyTorch's partitioner ({name}) would {'save' if 'RECOMPUTE' in str(want) else 'recompute'} it")
 
 
-def tag_joint_graph(graph: fx.Graph, data: Mapping[str, Any], source: str = "<plan>",
+def tag_joint_graph(graph: fx.Graph, data: RematPlanDoc, source: str = "<plan>",
                     num_fwd_outputs: int | None = None) -> RematReport:
     """Tag ``graph`` (a joint graph, as Inductor hands it to the partitioner) per the plan and
     return what was done. ``num_fwd_outputs`` defaults to what AOTAutograd's output descriptors
@@ -553,19 +577,14 @@ def tag_joint_graph(graph: fx.Graph, data: Mapping[str, Any], source: str = "<pl
     return report
 
 
-def _pass_base() -> type:
-    from torch._inductor.custom_graph_pass import CustomGraphPass
-
-    return CustomGraphPass
-
-
 def _plan_uuid(data: Any) -> str:
     with open(__file__, "rb") as f:
         code = f.read()
     return hashlib.sha256(code + json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]) -> Any:
+def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[str | os.PathLike[str] | Mapping[str, Any]]
+                ) -> Any:
     """A joint-graph pass (an Inductor ``CustomGraphPass``, so the FX graph cache keys on the
     plans) that tags the joint graph per ``plan`` (a path to a plan file or its mapping):
 
@@ -576,12 +595,16 @@ def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
     reason. Plans are read and checked now; a malformed plan raises RematPlanError naming the
     file. After each joint graph the pass has run on, ``.report`` is its RematReport
     (``.reports``: all of them); the summary is also logged (logger ``fxmem_export.remat``)."""
-    many = isinstance(plan, Sequence) and not isinstance(plan, (str, bytes))
-    plans = [load_plan(p) for p in (plan if many else [plan])]  # type: ignore[union-attr]
+    from torch._inductor.custom_graph_pass import CustomGraphPass  # here: torch._inductor takes a second
+
+    if isinstance(plan, (str, os.PathLike, Mapping)):
+        plans = [load_plan(plan)]
+    else:
+        plans = [load_plan(p) for p in plan]
     if not plans:
         raise RematPlanError("apply_remat: no plan given")
 
-    class RematPass(_pass_base()):  # type: ignore[misc]
+    class RematPass(CustomGraphPass):
         def __init__(self) -> None:
             self.plan, self.source = plans[0]
             self.plans = plans
@@ -608,7 +631,7 @@ def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[Any]
     return RematPass()
 
 
-def reorder_backward(gm: fx.GraphModule, data: Mapping[str, Any], source: str = "<plan>",
+def reorder_backward(gm: fx.GraphModule, data: RematPlanDoc, source: str = "<plan>",
                      names: Mapping[str, str] | None = None) -> fx.GraphModule:
     """Put ``gm`` (the backward) in the plan's order: placeholders first, then the plan's "order"
     (every other node exactly once), the output node last. ``names`` maps plan names to the
@@ -637,7 +660,7 @@ def reorder_backward(gm: fx.GraphModule, data: Mapping[str, Any], source: str = 
     return place_in_order(gm, placeholders + [by_name[name] for name in order])
 
 
-def check_computable(graph: fx.Graph, data: Mapping[str, Any], num_fwd_outputs: int, source: str = "<plan>") -> None:
+def check_computable(graph: fx.Graph, data: RematPlanDoc, num_fwd_outputs: int, source: str = "<plan>") -> None:
     """Raise RematPlanError when the plan's saved values (by name) and the tangents cannot compute
     a gradient (the backward would need a forward value that is neither saved nor recomputable)."""
     by_name = {n.name: n for n in graph.nodes}
@@ -668,21 +691,6 @@ class PlanApplication:
                 f"{source}: PyTorch's partition under the plan saves other values than the plan"
                 + (f"; also saves {extra[:5]}" if extra else "") + (f"; does not save {lacking[:5]}" if lacking else ""))
         return fw, reorder_backward(bw, self.data, source, self.report.names if self.report is not None else None)
-
-
-def remat_partition_fn(inner: Callable[..., Any], plan: str | os.PathLike[str] | Mapping[str, Any]) -> Callable[..., Any]:
-    """Wrap a partition function ``inner(joint, joint_inputs, **kwargs) -> (fw, bw)``: tag the
-    joint graph per the plan, partition, check that the backward saves exactly the plan's
-    values, reorder the backward."""
-    application = PlanApplication(plan)
-
-    def partition(joint_module: fx.GraphModule, joint_inputs: Any, **kwargs: Any) -> Any:
-        application.before(joint_module, kwargs.get("num_fwd_outputs"))
-        fw, bw = inner(joint_module, joint_inputs, **kwargs)
-        return application.after(fw, bw)
-
-    partition.application = application  # type: ignore[attr-defined]
-    return partition
 
 
 def remat_partitioner(plan: str | os.PathLike[str] | Mapping[str, Any]) -> Any:

@@ -6,12 +6,15 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.fx as fx
 
 from .errors import ArgumentTypeError, ScheduleError
+from .format_types import ScheduleFileDoc
+
+__all__ = ["apply_schedule", "check_schedule", "load_schedule", "place_in_order"]
 
 
 def _names(names: Sequence[str], limit: int = 8) -> str:
@@ -19,7 +22,7 @@ def _names(names: Sequence[str], limit: int = 8) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-def load_schedule(schedule: str | os.PathLike[str] | Mapping[str, Any]) -> dict[str, Any]:
+def load_schedule(schedule: str | os.PathLike[str] | Mapping[str, Any]) -> ScheduleFileDoc:
     """Read and check the shape of a schedule ``{"graph": NAME, "order": [node names]}``."""
     if isinstance(schedule, Mapping):
         data: Any = dict(schedule)
@@ -50,7 +53,7 @@ def load_schedule(schedule: str | os.PathLike[str] | Mapping[str, Any]) -> dict[
     graph = data.get("graph")
     if graph is not None and not isinstance(graph, str):
         raise ScheduleError(f"{where}: \"graph\" must be a string (the graph name in the fxmem file)")
-    return data
+    return cast(ScheduleFileDoc, data)  # its shape checked above
 
 
 def _mutated_inputs(node: fx.Node) -> list[fx.Node]:

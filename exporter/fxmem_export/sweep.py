@@ -4,7 +4,7 @@ in one fxmem file (see docs/exporter.md, "Memory budgets")."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +14,12 @@ import torch.fx as fx
 from ._joint import NUM_FWD_META
 from ._serialize import ROOT_TYPE_META, build_document, check_writable, write_json_atomic
 from .errors import ArgumentError
+from .format_types import GraphFileDoc, PairInfo
+
+__all__ = [
+    "DEFAULT_BUDGETS", "PARTITIONER", "Sweep", "budget_name", "capture_joint", "partition_sweep", "sweep",
+    "write_sweep",
+]
 
 DEFAULT_BUDGETS = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1, 0.0)
 PARTITIONER = "torch._functorch.partitioners.min_cut_rematerialization_partition(compiler='inductor')"
@@ -30,7 +36,7 @@ class Sweep:
     (forward, backward, {"joint", "budget", "extra_flops"})."""
 
     graphs: list[tuple[str, str, fx.GraphModule]] = field(default_factory=list)
-    pairs: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    pairs: list[tuple[str, str, PairInfo]] = field(default_factory=list)
     target: dict[str, Any] = field(default_factory=dict)  # the producer's target keys
 
 
@@ -58,7 +64,7 @@ def capture_joint(model: Any, args: Sequence[Any], kwargs: Mapping[str, Any] | N
     from ._backend import FxmemBackend
 
     be = FxmemBackend(None, inner="partition", joint=False, **dict(target_options or {}))
-    compiled = torch.compile(model, backend=be, fullgraph=True, **dict(compile_options or {}))
+    compiled: Callable[..., Any] = torch.compile(model, backend=be, fullgraph=True, **dict(compile_options or {}))
     with torch.enable_grad():
         compiled(*args, **dict(kwargs or {}))
     captures = [(r, c) for r in be.regions for c in r.joint_captures]
@@ -99,7 +105,7 @@ def partition_sweep(model: Any, args: Sequence[Any], budgets: Sequence[float] = 
         extra_flops = sum(counter.graph(fw.graph).values()) + sum(counter.graph(bw.graph).values()) - joint_flops
         name = budget_name(b)
         out.graphs += [(f"{name}.forward", "forward", fw), (f"{name}.backward", "backward", bw)]
-        info: dict[str, Any] = {"budget": b, "extra_flops": int(extra_flops)}
+        info: PairInfo = {"budget": b, "extra_flops": int(extra_flops)}
         if joint:
             info = {"joint": "joint", **info}
         out.pairs.append((f"{name}.forward", f"{name}.backward", info))
@@ -109,8 +115,8 @@ def partition_sweep(model: Any, args: Sequence[Any], budgets: Sequence[float] = 
 
 
 def write_sweep(path: str | os.PathLike[str], result: Sweep, *, reference: bool = False,
-                producer: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    info = {"capture": "fxmem_export.sweep", "partitioner": PARTITIONER,
+                producer: Mapping[str, Any] | None = None) -> GraphFileDoc:
+    info: dict[str, Any] = {"capture": "fxmem_export.sweep", "partitioner": PARTITIONER,
             "budgets": [p[2]["budget"] for p in result.pairs], **result.target}
     info.update(producer or {})
     doc = build_document([(n, k, gm.graph) for n, k, gm in result.graphs], result.pairs,
@@ -123,7 +129,7 @@ def sweep(model: Any, args: Sequence[Any], path: str | os.PathLike[str],
           budgets: Sequence[float] = DEFAULT_BUDGETS, kwargs: Mapping[str, Any] | None = None, *,
           joint: bool = True, reference: bool = False, producer: Mapping[str, Any] | None = None,
           compile_options: Mapping[str, Any] | None = None, target: str | None = None, sdpa: str | None = None,
-          autocast: Any = None) -> dict[str, Any]:
+          autocast: Any = None) -> GraphFileDoc:
     """Partition ``model(*args, **kwargs)`` with PyTorch's min-cut partitioner once per
     ``torch._functorch.config.activation_memory_budget`` in ``budgets`` and write one fxmem file.
 

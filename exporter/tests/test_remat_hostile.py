@@ -110,8 +110,20 @@ def test_a_plan_over_the_limit_is_refused_with_its_size(tmp_path):
 def test_deep_nesting_is_a_plan_error_not_a_recursion_error(tmp_path):
     deep = tmp_path / "deep.json"
     deep.write_text('{"format": "fxmem-remat", "saved": ' + "[" * 5000 + "]" * 5000 + "}")
-    with pytest.raises(RematPlanError, match=r"deep\.json: invalid JSON: arrays and objects nested too deeply"):
+    with pytest.raises(RematPlanError, match=r"deep\.json: nested more than 16 levels deep: not a remat plan"):
         load_plan(deep)
+
+
+@pytest.mark.parametrize("arrays, refused", [(15, False), (16, True)])
+def test_nesting_is_refused_past_the_clis_limit(arrays, refused, tmp_path):
+    """As fxmem-cli: a value more than 16 levels below the plan's object is refused, wherever it is."""
+    path = tmp_path / "nested.json"
+    path.write_text(json.dumps({**GOOD, "extra": "X"}).replace('"X"', "[" * arrays + "1" + "]" * arrays))
+    if refused:
+        with pytest.raises(RematPlanError, match="nested more than 16 levels deep"):
+            load_plan(path)
+    else:
+        assert load_plan(path)[0]["saved"] == GOOD["saved"]
 
 
 def test_a_nul_in_the_path_is_escaped_and_refused():

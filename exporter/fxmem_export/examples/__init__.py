@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 import torch.fx as fx
@@ -30,6 +30,7 @@ from .._backend import FxmemBackend
 from .._save import save
 from .._serialize import ROOT_TYPE_META
 from ..errors import ArgumentError, CaptureError, UnknownExampleError
+from ..format_types import GraphFileDoc
 from . import fsdp
 from .models import DESCRIPTIONS as _MODEL_DESCRIPTIONS
 from .models import build
@@ -55,7 +56,7 @@ class Captured:
 
 def _loss(out: Any) -> torch.Tensor:
     leaves = [t for t in torch.utils._pytree.tree_leaves(out) if isinstance(t, torch.Tensor) and t.requires_grad]
-    return sum(t.float().sum() for t in leaves)  # type: ignore[return-value]
+    return cast(torch.Tensor, sum(t.float().sum() for t in leaves))  # 0 + Tensors: a Tensor
 
 
 def _environment(name: str) -> contextlib.AbstractContextManager[None]:
@@ -115,7 +116,7 @@ def _relative_stack_traces(gm: fx.GraphModule) -> None:
 
 
 def export(name: str, path: str | os.PathLike[str], *, reference: bool = False, inner: str = "partition",
-           joint: bool = False) -> tuple[Captured, dict[str, Any]]:
+           joint: bool = False) -> tuple[Captured, GraphFileDoc]:
     """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward", and
     "joint" with ``joint=True``), with stack traces naming files relative to the package's
     parent directory, and with Inductor's overlap schedule of every graph that has collectives
@@ -134,7 +135,7 @@ def export(name: str, path: str | os.PathLike[str], *, reference: bool = False, 
 
 
 def export_sweep(name: str, path: str | os.PathLike[str], *, budgets: Any = None, reference: bool = False,
-                 joint: bool = True, pair_stack_traces: bool = False) -> dict[str, Any]:
+                 joint: bool = True, pair_stack_traces: bool = False) -> GraphFileDoc:
     """Example ``name`` partitioned by ``fxmem_export.sweep`` at ``budgets`` (default 1.0, 0.9,
     ..., 0.0) on ``meta``, written to ``path`` with relative stack traces. Unless
     ``pair_stack_traces``, only the joint graph keeps them (the pairs' nodes have the joint's

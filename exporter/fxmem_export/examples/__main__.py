@@ -13,6 +13,8 @@ from . import DESCRIPTIONS, INNERS, NAMES, export, export_sweep
 from . import llama3 as _llama3
 from . import step as _step
 
+__all__ = ["main"]
+
 _TRACED = {_llama3.NAME: _llama3.DESCRIPTION}  # traced on demand, not bundled
 
 

@@ -15,12 +15,20 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
+from typing import Any
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.checkpoint import CheckpointPolicy, checkpoint, create_selective_checkpoint_contexts
+
+from ..errors import CaptureError
+
+__all__ = [
+    "BATCH", "DESCRIPTION", "DIM", "HIDDEN", "LAYERS", "WORLD_SIZE", "AllGather", "FSDPStack",
+    "ShardedMLPBlock", "build", "fake_process_group",
+]
 
 WORLD_SIZE = 4
 LAYERS = 8
@@ -55,12 +63,12 @@ class AllGather(torch.autograd.Function):
     """All-gather of a flat shard; its gradient is the reduce-scatter of the full gradient."""
 
     @staticmethod
-    def forward(ctx, shard: torch.Tensor, world: int, group: str) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx: Any, shard: torch.Tensor, world: int, group: str) -> torch.Tensor:
         ctx.world, ctx.group = world, group
         return _c10d.wait_tensor(_c10d.all_gather_into_tensor(shard, world, group))
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor):  # type: ignore[override]
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple[torch.Tensor, None, None]:
         return _c10d.wait_tensor(_c10d.reduce_scatter_tensor(grad, "sum", ctx.world, ctx.group)), None, None
 
 
@@ -70,7 +78,7 @@ _RECOMPUTED = {
 }
 
 
-def _policy(ctx, op, *args, **kwargs) -> CheckpointPolicy:
+def _policy(ctx: Any, op: Any, *args: Any, **kwargs: Any) -> CheckpointPolicy:
     """Recompute the all-gather (and the views of its result) in the backward, save the rest."""
     return CheckpointPolicy.MUST_RECOMPUTE if op in _RECOMPUTED else CheckpointPolicy.PREFER_SAVE
 
@@ -88,7 +96,7 @@ class ShardedMLPBlock(nn.Module):
         self.shard = nn.Parameter(torch.randn(padded // world) * 0.02)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        flat = AllGather.apply(self.shard, self.world, self.group)
+        flat = AllGather.apply(self.shard, self.world, self.group)  # type: ignore[no-untyped-call]  # unannotated in torch
         w1, w2, norm, _ = flat.split(self.sizes)
         h = F.rms_norm(x, (self.dim,), norm)
         h = F.gelu(F.linear(h, w1.view(self.hidden, self.dim)))
@@ -98,7 +106,10 @@ class ShardedMLPBlock(nn.Module):
 class FSDPStack(nn.Module):
     def __init__(self, layers: int = LAYERS, dim: int = DIM, hidden: int = HIDDEN) -> None:
         super().__init__()
-        world, group = dist.get_world_size(), dist.group.WORLD.group_name
+        world_group = dist.group.WORLD
+        if world_group is None:
+            raise CaptureError("the fsdp example needs a default process group (fsdp.fake_process_group())")
+        world, group = dist.get_world_size(), world_group.group_name
         self.blocks = nn.ModuleList(ShardedMLPBlock(dim, hidden, world, group) for _ in range(layers))
         self._context = functools.partial(create_selective_checkpoint_contexts, _policy)
 
@@ -108,7 +119,7 @@ class FSDPStack(nn.Module):
         return x
 
 
-def build(device: str | torch.device) -> tuple[nn.Module, tuple[torch.Tensor, ...], dict]:
+def build(device: str | torch.device) -> tuple[nn.Module, tuple[torch.Tensor, ...], dict[str, Any]]:
     """(model, inputs, torch.compile options); needs a default process group (fake_process_group)."""
     with torch.device(device):
         return FSDPStack(), (torch.randn(*BATCH, DIM),), {}

@@ -4,9 +4,13 @@ cross-entropy loss."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+__all__ = ["Attention", "DecoderLayer", "Llama", "LlamaNextToken", "RMSNorm", "Rotary", "SwiGLU"]
 
 
 class RMSNorm(nn.Module):
@@ -21,6 +25,9 @@ class RMSNorm(nn.Module):
 
 class Rotary(nn.Module):
     """cos/sin tables of the rotary embedding, as non-persistent buffers."""
+
+    cos: torch.Tensor  # the buffers, for the type checker (nn.Module.__getattr__ is Tensor | Module)
+    sin: torch.Tensor
 
     def __init__(self, head_dim: int, max_seq: int, base: float = 10000.0) -> None:
         super().__init__()
@@ -57,7 +64,7 @@ class Attention(nn.Module):
         k = self.wk(x).view(b, t, self.kv_heads, hd).transpose(1, 2)
         v = self.wv(x).view(b, t, self.kv_heads, hd).transpose(1, 2)
         q, k = self.rotary(q), self.rotary(k)
-        gqa = {"enable_gqa": True} if self.kv_heads != self.heads else {}
+        gqa: dict[str, Any] = {"enable_gqa": True} if self.kv_heads != self.heads else {}
         y = F.scaled_dot_product_attention(q, k, v, is_causal=True, **gqa)
         return self.wo(y.transpose(1, 2).reshape(b, t, d))
 

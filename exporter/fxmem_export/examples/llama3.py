@@ -18,7 +18,10 @@ from typing import Any
 import torch
 
 from .._backend import FxmemBackend
+from ..format_types import GraphFileDoc
 from .llama import Llama
+
+__all__ = ["DESCRIPTION", "NAME", "SHAPE", "capture", "export"]
 
 NAME = "llama3_8b"
 DESCRIPTION = ("Llama-3-8B-shaped decoder (32 layers, dim 4096, GQA 32/8 heads, SwiGLU 14336, vocab 128256), "
@@ -49,7 +52,7 @@ def capture(*, layers: int = 32, seq: int = 4096, batch: int = 1, sdpa: str | No
 
 
 def export(path: str | os.PathLike[str], *, sdpa: str | None = None, autocast: bool = True,
-           layers: int = 32, seq: int = 4096, remat: Any = None) -> dict[str, Any]:
+           layers: int = 32, seq: int = 4096, remat: Any = None) -> GraphFileDoc:
     from . import _relative_stack_traces
 
     be = capture(layers=layers, seq=seq, sdpa=sdpa, autocast=autocast, remat=remat)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 from ..errors import UnknownExampleError
+
+__all__ = [
+    "CNN", "DESCRIPTIONS", "GPT", "LLAMA_DYNAMIC_MAX_SEQ", "MLP", "NAMES", "Block", "Dynamic", "GPTBreak",
+    "InPlace", "MultiOut", "build",
+]
 
 
 class MLP(nn.Module):
@@ -129,6 +136,9 @@ class MultiOut(nn.Module):
 class InPlace(nn.Module):
     """In-place ops on activations, on a view, and on a buffer (a step counter)."""
 
+    steps: torch.Tensor  # the buffers, for the type checker (nn.Module.__getattr__ is Tensor | Module)
+    ema: torch.Tensor
+
     def __init__(self, d: int = 256) -> None:
         super().__init__()
         self.lin1 = nn.Linear(d, d)
@@ -165,7 +175,7 @@ class Dynamic(nn.Module):
         return y.reshape(-1, 16, y.shape[-1] // 16).softmax(-1).reshape(y.shape)
 
 
-def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch.Tensor, ...], dict]:
+def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch.Tensor, ...], dict[str, Any]]:
     """(model, inputs, torch.compile options) of example ``name`` on ``device``."""
     with torch.device(device):
         if name == "mlp":

@@ -7,13 +7,15 @@ user would, so the file has every region, the step and the optimizer's state.
 from __future__ import annotations
 
 import os
-from typing import Any
 
 import torch
 
 from .._backend import FxmemBackend
 from ..errors import UnknownExampleError
+from ..format_types import GraphFileDoc
 from .models import build
+
+__all__ = ["DESCRIPTIONS", "NAMES", "capture", "export"]
 
 DESCRIPTIONS = {
     "gpt_break": "the small GPT with 3 layers, batch 8, and a graph break after block 0 (two compiled "
@@ -45,7 +47,7 @@ def capture(name: str, device: str = "meta", optimizer: type | None = None) -> F
     return be
 
 
-def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> dict[str, Any]:
+def export(name: str, path: str | os.PathLike[str], *, reference: bool = False) -> GraphFileDoc:
     from . import _relative_stack_traces
 
     be = capture(name)
