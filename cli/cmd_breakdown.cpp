@@ -50,7 +50,7 @@ int run_breakdown(const Args& args, std::ostream& out) {
     const auto [by, depth] = breakdown_grouping(args);
     if (args.has("--whole-step")) return run_whole_step(args, out);
     if (args.has("--pair")) return run_pair_view(args, out);
-    const GraphFile file = load_file(args.file);
+    const GraphFile file = load_bound(args);
     // --schedule / --schedule-name: the live sets of that order of its graph
     const std::optional<Schedule> schedule = schedule_option(file, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);

@@ -73,6 +73,13 @@ int run_info(const Args& args, std::ostream& out) {
         for (const StepEntry& e : file.step)
             j["step"].push_back(
                 {{"graph", file.graphs[e.graph].name}, {"call", e.call}, {"module_prefix", e.module_prefix}});
+        j["symbols"] = nlohmann::ordered_json::array();
+        for (const Symbol& s : file.symbolic.symbols)
+            j["symbols"].push_back({{"name", s.name},
+                                    {"hint", s.hint},
+                                    {"source", s.source},
+                                    {"min", s.min},
+                                    {"max", s.max ? nlohmann::ordered_json(*s.max) : nlohmann::ordered_json(nullptr)}});
         j["schedules"] = nlohmann::ordered_json::array();
         for (const NamedSchedule& s : file.schedules)
             j["schedules"].push_back({{"name", s.name}, {"graph", file.graphs[s.graph].name}, {"source", s.source}});
@@ -116,6 +123,13 @@ int run_info(const Args& args, std::ostream& out) {
         out << "step (" << file.step.size() << " graph runs, in order):\n";
         for (std::size_t i = 0; i < file.step.size(); ++i)
             out << "  " << i << ": " << elide(step_entry_name(file, file.step[i])) << '\n';
+    }
+    if (!file.symbolic.empty()) {
+        out << "symbols (sizes are at the hints; --set SYM=V evaluates them elsewhere):\n";
+        std::vector<std::vector<std::string>> rows{{"name", "hint", "range", "source"}};
+        for (const Symbol& s : file.symbolic.symbols)
+            rows.push_back({s.name, std::to_string(s.hint), s.range_text(), s.source});
+        write_table(out, rows, {false, true, false, false});
     }
     if (!file.schedules.empty()) {
         out << "schedules:\n";

@@ -51,7 +51,7 @@ std::string reason_text(const Graph& g, const LiveStorage& s) {
 int run_live(const Args& args, std::ostream& out) {
     if (args.has("--whole-step")) return run_whole_step(args, out);
     if (args.has("--pair")) return run_pair_view(args, out);
-    const auto shared = std::make_shared<const GraphFile>(load_file(args.file));
+    const auto shared = std::make_shared<const GraphFile>(load_bound(args));
     const GraphFile& file = *shared;
     const std::optional<Schedule> schedule = schedule_option(file, args);
     const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);

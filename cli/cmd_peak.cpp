@@ -16,7 +16,7 @@ namespace fxmem::cli {
 int run_peak(const Args& args, std::ostream& out) {
     if (args.has("--whole-step")) return run_whole_step(args, out);
     const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
-    const GraphFile file = load_file(args.file);
+    const GraphFile file = load_bound(args);
     if (file.pairs.empty())
         throw Error(file.source + ": the file has no forward/backward pairs ('pairs' is absent or empty), so there "
                                   "is no pair peak; use 'profile' for a single graph");

@@ -31,7 +31,7 @@ std::string csv_field(const std::string& s) {
 int run_profile(const Args& args, std::ostream& out) {
     if (args.has("--json") && args.has("--csv")) throw UsageError("profile: --json and --csv exclude each other");
     if (args.has("--whole-step")) return run_whole_step(args, out);
-    const auto file = std::make_shared<const GraphFile>(load_file(args.file));
+    const auto file = std::make_shared<const GraphFile>(load_bound(args));
     const Graph& graph = select_graph(*file, args);
     // The graph on its own (default releasability), as build_memory_profile reports it.
     const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()),

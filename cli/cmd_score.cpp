@@ -17,7 +17,7 @@ namespace fxmem::cli {
 int run_score(const Args& args, std::ostream& out) {
     if (!args.has("--schedule") && !args.has("--schedule-name"))
         throw UsageError("score: missing --schedule SCHED.json (or --schedule-name NAME)");
-    const GraphFile file = load_file(args.file);
+    const GraphFile file = load_bound(args);
     const Schedule schedule = *schedule_option(file, args);
     const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
     const AliasInfo alias = build_alias_info(file, graph);

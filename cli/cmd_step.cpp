@@ -167,7 +167,7 @@ void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int6
 int run_whole_step(const Args& args, std::ostream& out) {
     refuse_in_mode(args, "--whole-step", {"--graph", "--pair", "--schedule", "--schedule-name"},
                    "the whole step runs every graph of the file's step, each in its recorded order");
-    const GraphFile file = load_file(args.file);
+    const GraphFile file = load_bound(args);
     const StorageMask counted = devices_counted(file, args);
     const WholeStep ws = whole_step(file, counted);
     const bool json = args.has("--json");

@@ -60,6 +60,17 @@ std::string cpu_only_note(const GraphFile& file, const StorageMask& counted);
 inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true},
                                                   {"--json", false}, {"--devices", true},    {"--standalone", false}};
 
+// --set SYM=V[,SYM=V] (cli/size_binding.cpp): FILE loaded and, with --set, its symbolic sizes
+// bound there (a SYM is a symbol's name, or its source). An unknown symbol or a value outside its
+// range is invalid input naming it (and the range); a malformed --set is bad usage.
+GraphFile load_bound(const Args& args);
+// `given`, when not null, receives per symbol whether --set gives it.
+SizeBinding binding_option(const GraphFile& file, const Args& args, std::vector<std::uint8_t>* given = nullptr);
+// The index of symbol `name` (its name or source), else Error naming `option` and the symbols.
+std::size_t symbol_option(const GraphFile& file, std::string_view option, std::string_view name);
+std::int64_t parse_int64(std::string_view option, std::string_view text); // UsageError when not an int64
+int run_fit(const Args& args, std::ostream& out);
+
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.
 const Graph& select_graph(const GraphFile& file, const Args& args);

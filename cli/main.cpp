@@ -22,12 +22,13 @@ constexpr const char* kUsage = R"(usage: fxmem-cli COMMAND FILE [options]
 commands:
   info FILE [--json]
       graphs (name, kind, nodes, peak of the memory profile), storages, devices, total bytes
-  profile FILE [--graph NAME] [--json | --csv]
+  profile FILE [--graph NAME] [--json | --csv] [--set SYM=V[,SYM=V]]
       memory profile of one graph (PyTorch's build_memory_profile): the start, then after each
       node's allocations and after its frees; --graph may be left out when the file has one graph
-  peak FILE [--pair K] [--json]
+  peak FILE [--pair K] [--json] [--set SYM=V[,SYM=V]]
       peak of forward/backward pair K, default 0 (PyTorch's get_peak_memory)
   score FILE (--schedule SCHED | --schedule-name NAME) [--graph NAME] [--json]
+        [--set SYM=V[,SYM=V]]
       MemoryTracker peak and memory after each node of another order of a graph;
       SCHED is a file {"graph": NAME, "order": [every node name once]} or, when no
       file exists at that path, the name of a schedule stored in FILE; --schedule-name
@@ -35,12 +36,13 @@ commands:
   schedules FILE [--json]
       the schedules stored in FILE: MemoryTracker peak of each and of the original order
   live FILE [--graph NAME] [--step K] [--schedule SCHED | --schedule-name NAME]
-        [--pair FWD,BWD | --whole-step] [--json]
+        [--pair FWD,BWD | --whole-step] [--json] [--set SYM=V[,SYM=V]]
       the storages live at profile step K (default: the peak): size, allocator, users and
       why each is still live; with --schedule (as for score), the steps of that order; --pair
       and --whole-step as below
   breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D]
         [--schedule SCHED | --schedule-name NAME] [--pair FWD,BWD | --whole-step] [--json]
+        [--set SYM=V[,SYM=V]]
       the bytes live at profile step K (default: the first peak) by storage role (default) or by
       module; --depth D sums modules into their ancestors at depth D (1 = top level); --pair and
       --whole-step as below
@@ -52,6 +54,7 @@ commands:
       where, saved-activation bytes, extra FLOPs, Pareto-optimal rows
   remat FILE [--max-extra-flops F | --max-extra-percent P | --target-peak BYTES]
         [--time-limit S] [-o PLAN.json] [--plan PLAN.json] [--graph NAME] [--json]
+        [--set SYM=V[,SYM=V]]
       a recompute plan for the joint graph: lowest pair peak within the limit (default 30 s of
       search), its backward order and the (peak, extra FLOPs) frontier; --plan scores a plan
   diff OLD NEW [--max-increase P% | --max-increase-bytes B] [--pair K | --whole-step]
@@ -60,6 +63,12 @@ commands:
       role and by module (--depth D sums modules at depth D), whether the peak moved, and the
       storages at one peak that the other lacks; exit 3 when the peak grew by more than the
       limit (default: by anything), with the verdict on the first line (docs/ci.md)
+  fit FILE --memory M --vary SYM [--set SYM=V[,SYM=V]] [--pair K | --whole-step]
+        [--max-extra-percent P] [--json]
+      for a file with symbolic sizes: the largest value of symbol SYM such that every value from
+      its range's minimum up to it fits in M (bytes, or 80GiB, 24GB, 512MiB), measured as peak
+      measures it (pair K, default 0, or --whole-step); exact (docs/format.md); with
+      --max-extra-percent P, also the largest with a recompute plan of at most P % extra FLOPs
   export FILE (--perfetto OUT.json | --memory-viz OUT.pickle [--until-peak])
         [--graph NAME [--in-pair] | --pair K | --whole-step] [--schedule SCHED | --schedule-name NAME]
       the timeline as Chrome-trace JSON for Perfetto (counters of the total and of each role, a
@@ -73,6 +82,10 @@ commands:
       the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
       scored in its pair with the forward's baseline live on top; --step K indexes the joined
       timeline, --schedule SCHED reorders one of the two graphs (breakdown takes --schedule too)
+  --set SYM=V[,SYM=V] (peak, profile, score, live, breakdown, remat)
+      for a file with symbolic sizes (info lists its symbols): every size at that binding of the
+      symbols (by name, s17, or source) instead of the traced one; a value outside a symbol's
+      range is refused
   --whole-step (peak, profile, breakdown, live)
       the file's step (every graph in the order it ran in one training iteration) on one
       timeline, with what each graph inherits: parameters once, optimizer state, saved
@@ -99,18 +112,23 @@ struct Command {
 };
 
 constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
-constexpr OptionSpec kProfile[] = {
-    {"--graph", true}, {"--json", false}, {"--csv", false}, {"--whole-step", false}, {"--devices", true}};
-constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}};
-constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true},
-                                 {"--json", false},    {"--devices", true},       {"--standalone", false}};
+constexpr OptionSpec kProfile[] = {{"--graph", true},       {"--json", false},   {"--csv", false},
+                                   {"--whole-step", false}, {"--devices", true}, {"--set", true}};
+constexpr OptionSpec kPeak[] = {
+    {"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}, {"--set", true}};
+constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true}, {"--json", false},
+                                 {"--devices", true},  {"--standalone", false},   {"--set", true}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};
 constexpr OptionSpec kLive[] = {{"--graph", true},         {"--step", true},  {"--schedule", true},
                                 {"--schedule-name", true}, {"--json", false}, {"--whole-step", false},
-                                {"--devices", true},       {"--pair", true}};
-constexpr OptionSpec kBreakdown[] = {
-    {"--graph", true},       {"--step", true},    {"--by", true},   {"--depth", true},    {"--json", false},
-    {"--whole-step", false}, {"--devices", true}, {"--pair", true}, {"--schedule", true}, {"--schedule-name", true}};
+                                {"--devices", true},       {"--pair", true},  {"--set", true}};
+constexpr OptionSpec kBreakdown[] = {{"--graph", true},         {"--step", true},  {"--by", true},
+                                     {"--depth", true},         {"--json", false}, {"--whole-step", false},
+                                     {"--devices", true},       {"--pair", true},  {"--schedule", true},
+                                     {"--schedule-name", true}, {"--set", true}};
+constexpr OptionSpec kFit[] = {
+    {"--memory", true}, {"--vary", true},  {"--set", true},     {"--whole-step", false},
+    {"--pair", true},   {"--json", false}, {"--devices", true}, {"--max-extra-percent", true}};
 
 constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes", true},
                                 {"--pair", true},         {"--whole-step", false},
@@ -135,6 +153,7 @@ const Command kCommands[] = {
     {"remat", kRematOptions, run_remat},
     {"diff", kDiff, run_diff, kDiffFiles},
     {"export", kExport, run_export},
+    {"fit", kFit, run_fit},
 };
 
 bool is_help(std::string_view a) { return a == "-h" || a == "--help" || a == "help"; }

@@ -58,7 +58,7 @@ int run_pair_view(const Args& args, std::ostream& out) {
     if (!args.has("--schedule") && !args.has("--schedule-name"))
         refuse_in_mode(args, "--pair", {"--graph"},
                        "the pair names its two graphs; --graph only picks the graph of a --schedule there");
-    const GraphFile file = load_file(args.file);
+    const GraphFile file = load_bound(args);
     const std::size_t k = find_pair(file, *args.value("--pair"));
     const StorageMask counted = devices_counted(file, args);
     const std::optional<Schedule> schedule = schedule_option(file, args);

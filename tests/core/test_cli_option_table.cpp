@@ -52,6 +52,11 @@ const std::vector<Cell>& cells() {
                       D_new = "{good}/diff_new.json", DS_old = "{good}/diff_step_old.json",
                       DS_new = "{good}/diff_step_new.json";
     const V ws = {W, "--whole-step"};
+    // A file with symbolic sizes (its step: fwd then bwd), a --set that changes every number.
+    const std::string Y = "{good}/symbolic.json";
+    const V set = {"--set", "s0=4"};
+    const V yws = {Y, "--whole-step"};
+    const V fit = {Y, "--memory", "40000", "--vary", "s0"};
     // One cell a line.
     // clang-format off
     static const std::vector<Cell> table = {
@@ -67,6 +72,9 @@ const std::vector<Cell>& cells() {
         {"profile", "whole-step", "--json", ws, {}, {"--json"}},
         {"profile", "whole-step", "--csv", ws, {}, {"--csv"}},
         {"profile", "whole-step", "--devices", ws, {}, {"--devices", "all"}},
+        {"profile", "graph", "--set", {Y, "--graph", "fwd"}, {}, set},
+        {"profile", "graph", "--set", {P, "--graph", "fwd"}, {}, set, Expect::Fails, "--set: no symbol 's0' (the file has no symbols", 1},
+        {"profile", "whole-step", "--set", yws, {}, set},
         // peak
         {"peak", "pair", "--pair", {K}, {"--pair", "0"}, {"--pair", "1"}},
         {"peak", "pair", "--json", {P}, {}, {"--json"}},
@@ -74,6 +82,10 @@ const std::vector<Cell>& cells() {
         {"peak", "whole-step", "--pair", ws, {}, {"--pair", "0"}, Expect::Refused},
         {"peak", "whole-step", "--json", ws, {}, {"--json"}},
         {"peak", "whole-step", "--devices", ws, {}, {"--devices", "all"}},
+        {"peak", "pair", "--set", {Y}, {}, set},
+        {"peak", "pair", "--set", {Y}, {}, {"--set", "s0=65"}, Expect::Fails, "= 65 is outside its range [1, 64]", 1},
+        {"peak", "pair", "--set", {Y}, {}, {"--set", "s0"}, Expect::Fails, "--set needs SYM=VALUE", 2},
+        {"peak", "whole-step", "--set", yws, {}, set},
         // score
         {"score", "schedule", "--schedule", {P}, {"--schedule", fwd_order}, {"--schedule", "{tmp}/bwd_order.json"}},
         {"score", "schedule", "--schedule-name", {S, "--graph", "fwd"}, {"--schedule", fwd_order}, {"--schedule-name", "original"}},
@@ -82,6 +94,7 @@ const std::vector<Cell>& cells() {
         {"score", "schedule", "--json", {S, "--schedule-name", "order", "--graph", "bwd"}, {}, {"--json"}},
         {"score", "schedule", "--devices", {P, "--schedule", fwd_order}, {}, {"--devices", "all"}},
         {"score", "schedule", "--standalone", {S, "--schedule-name", "order", "--graph", "bwd"}, {}, {"--standalone"}},
+        {"score", "schedule", "--set", {Y, "--schedule", fwd_order}, {}, set},
         // schedules
         {"schedules", "graph", "--json", {S}, {}, {"--json"}},
         {"schedules", "graph", "--devices", {S}, {}, {"--devices", "all"}},
@@ -105,7 +118,9 @@ const std::vector<Cell>& cells() {
         {"remat", "graph", "-o", {J}, {}, {"-o", out}},
         {"remat", "graph", "--json", {J}, {}, {"--json"}},
         {"remat", "graph", "--devices", {J}, {}, {"--devices", "all"}, Expect::Fails, "remat: --devices all is not supported", 2},
+        {"remat", "graph", "--set", {J}, {}, set, Expect::Fails, "--set: no symbol 's0' (the file has no symbols", 1},
         {"remat", "plan", "--plan", {J}, {}, {"--plan", plan}},
+        {"remat", "plan", "--set", {J, "--plan", plan}, {}, set, Expect::Fails, "--set: no symbol 's0'", 1},
         {"remat", "plan", "--graph", {J, "--plan", plan}, {}, {"--graph", "budget=1.0.forward"}, Expect::Fails, "budget=1.0.forward", 1},
         {"remat", "plan", "--max-extra-flops", {J, "--plan", plan}, {}, {"--max-extra-flops", "5"}, Expect::Refused},
         {"remat", "plan", "--max-extra-percent", {J, "--plan", plan}, {}, {"--max-extra-percent", "5"}, Expect::Refused},
@@ -118,6 +133,10 @@ const std::vector<Cell>& cells() {
         {"live", "graph", "--step", {P, "--graph", "fwd"}, {}, {"--step", "3"}},
         {"live", "graph", "--json", {P, "--graph", "fwd"}, {}, {"--json"}},
         {"live", "graph", "--devices", {P, "--graph", "fwd"}, {}, {"--devices", "all"}},
+        {"live", "graph", "--set", {Y, "--graph", "fwd"}, {}, set},
+        {"live", "pair", "--set", {Y, "--pair", "fwd,bwd"}, {}, set},
+        {"live", "whole-step", "--set", yws, {}, set},
+        {"live", "schedule", "--set", {Y, "--schedule", fwd_order}, {}, set},
         {"live", "pair", "--graph", {P, "--pair", "fwd,bwd"}, {}, {"--graph", "fwd"}, Expect::Refused},
         {"live", "pair", "--graph", {S, "--pair", "fwd,bwd", "--step", "1", "--schedule-name", "order"}, {"--graph", "bwd"}, {"--graph", "fwd"}},
         {"live", "pair", "--step", {P, "--pair", "fwd,bwd"}, {}, {"--step", "3"}},
@@ -145,6 +164,10 @@ const std::vector<Cell>& cells() {
         {"breakdown", "graph", "--depth", {M, "--graph", "fwd", "--by", "module"}, {}, {"--depth", "1"}},
         {"breakdown", "graph", "--json", {P, "--graph", "fwd"}, {}, {"--json"}},
         {"breakdown", "graph", "--devices", {P, "--graph", "fwd"}, {}, {"--devices", "all"}},
+        {"breakdown", "graph", "--set", {Y, "--graph", "fwd"}, {}, set},
+        {"breakdown", "pair", "--set", {Y, "--pair", "fwd,bwd"}, {}, set},
+        {"breakdown", "whole-step", "--set", yws, {}, set},
+        {"breakdown", "schedule", "--set", {Y, "--schedule", fwd_order}, {}, set},
         {"breakdown", "pair", "--graph", {P, "--pair", "fwd,bwd"}, {}, {"--graph", "fwd"}, Expect::Refused},
         {"breakdown", "pair", "--step", {P, "--pair", "fwd,bwd"}, {}, {"--step", "3"}},
         {"breakdown", "pair", "--by", {M, "--pair", "fwd,bwd"}, {}, {"--by", "module"}},
@@ -170,6 +193,23 @@ const std::vector<Cell>& cells() {
         {"breakdown", "schedule", "--depth", {M, "--schedule", "{tmp}/modules_order.json", "--by", "module"}, {}, {"--depth", "1"}},
         {"breakdown", "schedule", "--json", {P, "--schedule", fwd_order}, {}, {"--json"}},
         {"breakdown", "schedule", "--devices", {P, "--schedule", fwd_order}, {}, {"--devices", "all"}},
+        // fit (symbolic.json: s0 in [1, 64], s1 from 2 up)
+        {"fit", "pair", "--memory", {Y, "--vary", "s0"}, {"--memory", "100000"}, {"--memory", "20000"}},
+        {"fit", "pair", "--memory", {Y, "--vary", "s0"}, {}, {"--memory", "lots"}, Expect::Fails, "--memory needs a size", 2},
+        {"fit", "pair", "--vary", {Y, "--memory", "100000"}, {"--vary", "s0"}, {"--vary", "s1"}},
+        {"fit", "pair", "--vary", {Y, "--memory", "100000"}, {}, {"--vary", "s7"}, Expect::Fails, "--vary: no symbol 's7'", 1},
+        {"fit", "pair", "--set", fit, {}, {"--set", "s1=10"}},
+        {"fit", "pair", "--set", fit, {}, {"--set", "s0=3"}, Expect::Fails, "the symbol --vary varies", 2},
+        {"fit", "pair", "--pair", fit, {}, {"--pair", "1"}, Expect::Fails, "no pair 1", 1},
+        {"fit", "pair", "--json", fit, {}, {"--json"}},
+        {"fit", "pair", "--devices", {Y, "--memory", "2000", "--vary", "s0"}, {}, {"--devices", "all"}},
+        {"fit", "pair", "--max-extra-percent", fit, {}, {"--max-extra-percent", "10"}, Expect::Fails, "needs a joint graph", 1},
+        {"fit", "whole-step", "--whole-step", fit, {}, {"--whole-step"}},
+        {"fit", "whole-step", "--pair", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--pair", "0"}, Expect::Refused},
+        {"fit", "whole-step", "--max-extra-percent", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--max-extra-percent", "5"}, Expect::Refused},
+        {"fit", "whole-step", "--set", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--set", "s1=10"}},
+        {"fit", "whole-step", "--json", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--json"}},
+        {"fit", "whole-step", "--devices", {Y, "--memory", "2100", "--vary", "s0", "--whole-step"}, {}, {"--devices", "all"}},
         // diff (exit 3: the new peak is higher)
         {"diff", "pair", "--pair", {K, K}, {"--pair", "0"}, {"--pair", "1"}},
         {"diff", "pair", "--max-increase", {D_old, D_new}, {}, {"--max-increase", "5%"}, Expect::Changes, "", 3},

@@ -5,6 +5,7 @@
 #pragma once
 #include "fxmem/ids.h"
 #include "fxmem/name_index.h"
+#include "fxmem/symbolic.h"
 
 #include <cstdint>
 #include <span>
@@ -204,6 +205,9 @@ public:
     std::vector<std::string> labels; // storage labels ("blocks.0.attn.qkv.weight"); Storage::label - 1
     std::vector<NamedSchedule> schedules;
     std::vector<StepEntry> step; // empty when the file has no "step"
+    // The symbols and the expressions behind the symbolic ints; empty when the file has none.
+    // bind_sizes rewrites the ints for another binding (fxmem/symbolic.h).
+    SymbolicSizes symbolic;
 
     // Adds a storage; throws Error on a duplicate id, a negative size, or a total over INT64_MAX.
     StorageId add_storage(std::int64_t file_id, std::string_view device, std::int64_t nbytes);
@@ -220,18 +224,19 @@ public:
     // Sets a storage's role and label (an empty label means none).
     void set_role(StorageId s, StorageRole role, std::string_view label);
     std::int64_t total_bytes() const { return total_bytes_; }
+    // FLOPs are added in int64: a partition counts a recomputed node twice and differences of
+    // partitions are taken, so the file's total is kept to a quarter of the range.
+    static constexpr std::int64_t kMaxTotalFlops = std::int64_t{1} << 61;
     std::uint32_t intern_dtype(std::string_view dtype);
     // Graph by name: its index, or -1.
     int find_graph(std::string_view graph_name) const;
     // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
-    // FLOPs are added in int64: a partition counts a recomputed node twice and differences of
-    // partitions are taken, so the file's total is kept to a quarter of the range.
-    static constexpr std::int64_t kMaxTotalFlops = std::int64_t{1} << 61;
     void add_pair(std::string_view forward, std::string_view backward);
 
 private:
     friend class GraphBuilder;
     friend struct detail::WorkCounters;
+    friend std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding); // keeps total_bytes_
     // Seeded (name_hash_seed) so that ids chosen as multiples of the bucket count spread.
     struct SeededIdHash {
         std::size_t operator()(std::int64_t id) const noexcept {
@@ -256,12 +261,12 @@ private:
     std::vector<std::int32_t> dense_by_file_id_;
     std::unordered_map<std::int64_t, StorageId, SeededIdHash> sparse_by_file_id_;
     std::int64_t total_bytes_ = 0;
+    std::int64_t total_flops_ = 0; // every node's flops, capped at kMaxTotalFlops by the builder
 };
 
 // Builds one graph of a GraphFile node by node. Errors (duplicate node name, unknown input,
 // unknown storage, unbalanced val lists) throw Error naming the graph and node.
 class GraphBuilder {
-    std::int64_t total_flops_ = 0; // every node's flops, capped at kMaxTotalFlops by the builder
 public:
     GraphBuilder(GraphFile& file, std::string name, GraphKind kind);
 

@@ -23,7 +23,67 @@ void append_dims(std::string& out, std::span<const std::int64_t> dims) {
     out.push_back(']');
 }
 
-void append_tensor(std::string& out, const GraphFile& file, const Graph& g, const Tensor& t) {
+// Where each symbolic int's expression is, by the int's owner: -1 where the int is not symbolic.
+struct SymbolicIndex {
+    std::vector<std::int32_t> storage;                 // per storage: its nbytes expression
+    std::vector<std::vector<std::int32_t>> tensor;     // per graph, per tensor: its first entry in tensor_entries
+    std::vector<std::vector<std::int32_t>> node_flops; // per graph, per node: its FLOPs expression
+
+    explicit SymbolicIndex(const GraphFile& file) {
+        const SymbolicSizes& sy = file.symbolic;
+        if (sy.storage_sizes.empty() && sy.tensor_entries.empty() && sy.node_flops.empty()) return;
+        storage.assign(file.storages.size(), -1);
+        for (const auto& s : sy.storage_sizes) storage[s.storage.index()] = static_cast<std::int32_t>(s.expr);
+        tensor.resize(file.graphs.size());
+        node_flops.resize(file.graphs.size());
+        for (std::size_t i = 0; i < sy.tensor_entries.size(); ++i) {
+            const auto& e = sy.tensor_entries[i];
+            auto& v = tensor[e.graph];
+            if (v.empty()) v.assign(file.graphs[e.graph].tensors.size(), -1);
+            if (v[e.tensor] < 0) v[e.tensor] = static_cast<std::int32_t>(i); // entries are grouped per tensor
+        }
+        for (const auto& f : sy.node_flops) {
+            auto& v = node_flops[f.graph];
+            if (v.empty()) v.assign(file.graphs[f.graph].size(), -1);
+            v[f.node.index()] = static_cast<std::int32_t>(f.expr);
+        }
+    }
+    std::int32_t of_storage(std::size_t s) const { return storage.empty() ? -1 : storage[s]; }
+    std::int32_t of_tensor(std::size_t g, std::size_t t) const {
+        return tensor.empty() || tensor[g].empty() ? -1 : tensor[g][t];
+    }
+    std::int32_t of_flops(std::size_t g, std::size_t n) const {
+        return node_flops.empty() || node_flops[g].empty() ? -1 : node_flops[g][n];
+    }
+};
+
+// One entry of shape_expr/stride_expr/offset_expr: an int when constant, else the expression's text.
+void append_entry(std::string& out, const SymbolicSizes& sy, std::uint32_t expr) {
+    if (sy.is_constant(expr)) {
+        append_int(out, sy.expr_code(expr)[0].value);
+    } else {
+        append_string(out, sy.expr_text(expr));
+    }
+}
+
+// The entries [first, first + n) of a symbolic tensor as a key, when any of them is not constant.
+void append_entries(std::string& out, const SymbolicSizes& sy, const char* key, std::size_t first, std::size_t n,
+                    bool array) {
+    bool symbolic = false;
+    for (std::size_t i = first; i < first + n; ++i) symbolic = symbolic || !sy.is_constant(sy.tensor_entries[i].expr);
+    if (!symbolic) return;
+    out += ", \"";
+    out += key;
+    out += "\": ";
+    if (array) out.push_back('[');
+    for (std::size_t i = first; i < first + n; ++i) {
+        if (i > first) out += ", ";
+        append_entry(out, sy, sy.tensor_entries[i].expr);
+    }
+    if (array) out.push_back(']');
+}
+
+void append_tensor(std::string& out, const GraphFile& file, const Graph& g, const Tensor& t, std::int32_t entries) {
     out += "{\"storage\": ";
     append_int(out, file.storages[t.storage.index()].file_id);
     out += ", \"dtype\": ";
@@ -34,12 +94,19 @@ void append_tensor(std::string& out, const GraphFile& file, const Graph& g, cons
     append_dims(out, g.stride(t));
     out += ", \"offset\": ";
     append_int(out, t.offset);
+    if (entries >= 0) {
+        const auto first = static_cast<std::size_t>(entries);
+        append_entries(out, file.symbolic, "shape_expr", first, t.rank, true);
+        append_entries(out, file.symbolic, "stride_expr", first + t.rank, t.rank, true);
+        append_entries(out, file.symbolic, "offset_expr", first + 2 * t.rank, 1, false);
+    }
     out.push_back('}');
 }
 
 // The val tokens are a preorder walk; lists are closed with an explicit stack (no recursion, so
 // any nesting the builder accepted can be written).
-void append_val(std::string& out, const GraphFile& file, const Graph& g, std::span<const ValToken> tokens) {
+void append_val(std::string& out, const GraphFile& file, const Graph& g, std::span<const ValToken> tokens,
+                const SymbolicIndex& index, std::size_t graph_index) {
     std::vector<std::uint32_t> remaining; // children still to write, per open list
     bool first = true;
     for (const ValToken& t : tokens) {
@@ -47,7 +114,9 @@ void append_val(std::string& out, const GraphFile& file, const Graph& g, std::sp
         first = false;
         switch (t.kind) {
         case ValToken::Kind::Null: out += "null"; break;
-        case ValToken::Kind::Tensor: append_tensor(out, file, g, g.tensors[t.payload]); break;
+        case ValToken::Kind::Tensor:
+            append_tensor(out, file, g, g.tensors[t.payload], index.of_tensor(graph_index, t.payload));
+            break;
         case ValToken::Kind::Other:
             out += "{\"other\": ";
             append_string(out, g.others[t.payload]);
@@ -81,7 +150,8 @@ void append_double(std::string& out, double v) {
     if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
 }
 
-void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId id) {
+void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId id, const SymbolicIndex& index,
+                 std::size_t graph_index) {
     const Node& n = g.node(id);
     out += "{\"name\": ";
     append_string(out, n.name);
@@ -97,7 +167,7 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
         append_string(out, g.node(in).name);
     }
     out += "], \"val\": ";
-    append_val(out, file, g, g.val(id));
+    append_val(out, file, g, g.val(id), index, graph_index);
     if (const std::string_view trace = g.stack_trace(id); !trace.empty()) {
         out += ", \"stack_trace\": ";
         append_string(out, trace);
@@ -121,6 +191,10 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
     if (const std::int64_t flops = g.flops(id); flops >= 0) {
         out += ", \"flops\": ";
         append_int(out, flops);
+        if (const std::int32_t e = index.of_flops(graph_index, id.index()); e >= 0) {
+            out += ", \"flops_expr\": ";
+            append_string(out, file.symbolic.expr_text(static_cast<std::uint32_t>(e)));
+        }
     }
     out.push_back('}');
 }
@@ -131,6 +205,32 @@ std::string to_json(const GraphFile& file) {
     std::string out;
     out += "{\n\"format\": \"fxmem\",\n\"version\": 1,\n";
     if (!file.producer_json.empty()) out += "\"producer\": " + file.producer_json + ",\n";
+    const SymbolicIndex index(file);
+    const SymbolicSizes& sy = file.symbolic;
+    if (!sy.symbols.empty()) {
+        // The hints are the binding the file's ints hold now (after bind_sizes, its values).
+        out += "\"symbols\": [";
+        for (std::size_t i = 0; i < sy.symbols.size(); ++i) {
+            const Symbol& s = sy.symbols[i];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"name\": ";
+            append_string(out, s.name);
+            out += ", \"hint\": ";
+            append_int(out, i < sy.bound.size() ? sy.bound[i] : s.hint);
+            out += ", \"source\": ";
+            append_string(out, s.source);
+            out += ", \"min\": ";
+            append_int(out, s.min);
+            out += ", \"max\": ";
+            if (s.max) {
+                append_int(out, *s.max);
+            } else {
+                out += "null";
+            }
+            out.push_back('}');
+        }
+        out += "\n],\n";
+    }
     out += "\"storages\": [";
     for (std::size_t i = 0; i < file.storages.size(); ++i) {
         const Storage& s = file.storages[i];
@@ -141,6 +241,10 @@ std::string to_json(const GraphFile& file) {
         append_string(out, file.devices[s.device]);
         out += ", \"nbytes\": ";
         append_int(out, s.nbytes);
+        if (const std::int32_t e = index.of_storage(i); e >= 0) {
+            out += ", \"nbytes_expr\": ";
+            append_string(out, sy.expr_text(static_cast<std::uint32_t>(e)));
+        }
         if (s.role != StorageRole::Unknown) {
             out += ", \"role\": ";
             append_string(out, to_string(s.role));
@@ -167,7 +271,7 @@ std::string to_json(const GraphFile& file) {
         out += ", \"nodes\": [";
         for (std::size_t i = 0; i < g.size(); ++i) {
             out += i ? ",\n    " : "\n    ";
-            append_node(out, file, g, NodeId(static_cast<std::int32_t>(i)));
+            append_node(out, file, g, NodeId(static_cast<std::int32_t>(i)), index, gi);
         }
         out += g.size() ? "\n  ]}" : "]}";
     }

@@ -94,10 +94,19 @@ private:
     void end_step();
     void emit(GraphBuilder& b, const std::string& graph, NodeRecord& r);
 
+    // ---- reader_symbolic.cpp ----
+    void end_symbol();
+    void end_dim_exprs();
+    void add_entry(bool is_text, std::int64_t constant, std::string_view text);
+    void stage_expr(StagedExpr e, std::string_view text);
+    void stage_tensor_exprs(const NodeRecord& r, NodeId node);
+    void resolve_symbolic();
+
     // ---- reader_file_end.cpp ----
     void add_schedule_node(std::string_view v);
     void end_schedule();
     void resolve_schedules();
+    void check_step();
     void end_top();
 
     // ---- reader_messages.cpp ----
@@ -106,7 +115,6 @@ private:
     [[noreturn]] void fail(std::string what) const;
     [[noreturn]] void fail_at(std::size_t offset, std::string place, std::string what) const;
     [[noreturn]] void wrong(Slot s, const std::string& got) const;
-    void check_step();
     [[noreturn]] void missing(Slot s) const;
 
     std::string_view text_;
@@ -128,6 +136,8 @@ private:
     bool storage_id_known_ = false;
     std::string storage_device_;
     std::string storage_role_text_, storage_label_;
+    std::string storage_nbytes_expr_;
+    std::size_t storage_nbytes_expr_offset_ = 0;
     bool storage_has_role_ = false;
     std::size_t storage_count_ = 0;
 
@@ -147,6 +157,18 @@ private:
     Range shape_, stride_;
     bool dims_are_shape_ = true;
     std::size_t dims_begin_ = 0;
+    // A tensor's symbolic entries being read (into rec_.entries).
+    bool entries_are_shape_ = true;
+    std::uint32_t entries_begin_ = 0;
+    Range shape_expr_, stride_expr_;
+    std::uint32_t offset_expr_ = 0;
+
+    // Symbols and expressions, resolved at the end of the file (reader_symbolic.cpp).
+    StagedSymbol symbol_;
+    std::vector<StagedSymbol> symbols_;
+    std::size_t symbol_count_ = 0;
+    std::vector<StagedExpr> exprs_;
+    std::string expr_texts_;
 
     StagedPair pair_;
     StagedStep step_;

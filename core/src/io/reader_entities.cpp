@@ -31,6 +31,13 @@ void Reader::end_storage() {
         fail_at(cursor_offset(), e.place(), e.detail());
     }
     if (role != StorageRole::Unknown || !storage_label_.empty()) file_.set_role(id, role, storage_label_);
+    if (storage_seen_ & bit(Slot::StorageNbytesExpr)) {
+        StagedExpr e;
+        e.kind = StagedExpr::Kind::Nbytes;
+        e.owner = static_cast<std::uint32_t>(id.index());
+        e.offset = storage_nbytes_expr_offset_;
+        stage_expr(e, storage_nbytes_expr_);
+    }
     if (file_.storages.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         fail("too many storages");
     ++storage_count_;
@@ -136,6 +143,18 @@ void Reader::end_val_object() {
         v.stride_begin = stride_.begin;
         v.stride_size = stride_.size();
         v.offset = val_offset_;
+        const auto entries_of = [&](Slot key, Range given, std::uint32_t size, std::uint32_t& begin) {
+            if (!(val_seen_ & bit(key))) return false;
+            if (given.size() != size)
+                fail(field_name(key) + " has " + std::to_string(given.size()) + " entries but tensor '" +
+                     (key == Slot::TensorShapeExpr ? "shape" : "stride") + "' has " + std::to_string(size));
+            begin = given.begin;
+            return true;
+        };
+        v.has_shape_expr = entries_of(Slot::TensorShapeExpr, shape_expr_, v.shape_size, v.shape_expr_begin);
+        v.has_stride_expr = entries_of(Slot::TensorStrideExpr, stride_expr_, v.stride_size, v.stride_expr_begin);
+        v.has_offset_expr = val_seen_ & bit(Slot::TensorOffsetExpr);
+        v.offset_expr = offset_expr_;
     }
     v.text = val_text_;
     rec_.vals.push_back(std::move(v));
@@ -171,7 +190,7 @@ void Reader::emit(GraphBuilder& b, const std::string& graph, NodeRecord& r) {
     }
     if (r.has_module_type && !r.has_module) fail_at(r.end_offset, place(), "'module_type' without 'module'");
     try {
-        b.begin_node(r.name, r.name_tag, r.op, r.target);
+        const NodeId node = b.begin_node(r.name, r.name_tag, r.op, r.target);
         for (std::size_t i = 0; i < r.n_inputs; ++i) {
             const std::string& in = r.inputs[i];
             try {
@@ -202,6 +221,16 @@ void Reader::emit(GraphBuilder& b, const std::string& graph, NodeRecord& r) {
         if (r.flops >= 0) b.set_flops(r.flops);
         if (r.phase != NodePhase::Unknown) b.set_phase(r.phase);
         b.end_node();
+        if (r.seen & bit(Slot::NodeFlopsExpr)) {
+            if (r.flops < 0) fail_at(r.end_offset, place(), "'flops_expr' without 'flops' (its value at the hints)");
+            StagedExpr e;
+            e.kind = StagedExpr::Kind::Flops;
+            e.owner = static_cast<std::uint32_t>(file_.graphs.size());
+            e.node = node;
+            e.offset = r.flops_expr_offset;
+            stage_expr(e, r.flops_expr);
+        }
+        stage_tensor_exprs(r, node);
     } catch (const PlacedError& e) {
         fail_at(r.end_offset, e.place(), e.detail());
     }

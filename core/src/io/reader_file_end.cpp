@@ -137,6 +137,7 @@ void Reader::end_top() {
                         (k == Slot::TopFormat ? " (not an fxmem graph file?)" : " in the top-level object"));
     for (PendingGraph& g : deferred_) replay(g);
     deferred_.clear();
+    resolve_symbolic();
     for (const StagedPair& p : pairs_) {
         const std::string place = "pairs[" + std::to_string(p.index) + "]";
         if (file_.find_graph(p.forward) < 0) fail_at(p.end_offset, place, "unknown forward graph " + quote(p.forward));

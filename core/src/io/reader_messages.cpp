@@ -42,6 +42,10 @@ std::string Reader::place() const {
         case Frame::Pairs: p = "pairs[" + std::to_string(pair_count_) + "]"; break;
         case Frame::Schedules: p = "schedules[" + std::to_string(schedule_count_) + "]"; break;
         case Frame::Steps: p = "step[" + std::to_string(step_count_) + "]"; break;
+        case Frame::Symbols: p = "symbols[" + std::to_string(symbol_count_) + "]"; break;
+        case Frame::Symbol:
+            if (!symbol_.symbol.name.empty()) p += " (" + quote(symbol_.symbol.name) + ")";
+            break;
         case Frame::Schedule:
             if (!schedule_.name.empty()) p += " (" + quote(schedule_.name) + ")";
             break;

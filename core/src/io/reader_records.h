@@ -12,6 +12,15 @@
 
 namespace fxmem::reader {
 
+// One entry of a tensor's shape_expr, stride_expr or offset_expr as read: a constant, or an
+// expression's text (parsed once the file's symbols are known).
+struct StagedEntry {
+    bool is_text = false;
+    std::int64_t constant = 0;
+    std::string text;
+    std::size_t offset = 0; // where it was read, for messages
+};
+
 // One staged val token; Tensor and Other carry their fields, Begin/End bracket a list.
 struct StagedVal {
     enum class Kind : std::uint8_t { Null, Tensor, Begin, End, Other } kind = Kind::Null;
@@ -20,6 +29,10 @@ struct StagedVal {
     std::uint32_t shape_begin = 0, shape_size = 0, stride_begin = 0, stride_size = 0; // into NodeRecord::dims
     std::int64_t offset = 0;
     std::string text; // dtype for Tensor, the text for Other
+    // Symbolic entries (into NodeRecord::entries): shape_expr, stride_expr, offset_expr when given.
+    bool has_shape_expr = false, has_stride_expr = false, has_offset_expr = false;
+    std::uint32_t shape_expr_begin = 0, stride_expr_begin = 0, offset_expr = 0;
+    bool symbolic() const { return has_shape_expr || has_stride_expr || has_offset_expr; }
 };
 
 // A node's fields as read, kept until the node's object closes.
@@ -28,7 +41,10 @@ struct NodeRecord {
     bool has_module = false, has_module_type = false;
     OpKind op = OpKind::CallFunction;
     NodePhase phase = NodePhase::Unknown;
-    std::int64_t flops = -1;               // -1: absent
+    std::int64_t flops = -1; // -1: absent
+    std::string flops_expr;  // empty: absent
+    std::size_t flops_expr_offset = 0;
+    std::vector<StagedEntry> entries;      // the vals' symbolic entries
     std::vector<std::string> inputs;       // first n_inputs are used; the rest keep their capacity
     std::vector<std::uint32_t> input_tags; // NameIndex::tag_of each input, computed as it is read
     std::size_t n_inputs = 0;
@@ -42,6 +58,8 @@ struct NodeRecord {
         n_inputs = 0;
         vals.clear();
         dims.clear();
+        entries.clear();
+        flops_expr.clear();
         name.clear();
         stack_trace.clear();
         meta.clear();
@@ -61,6 +79,27 @@ struct NodeRecord {
         r.input_tags.resize(n_inputs);
         return r;
     }
+};
+
+// An expression met while reading, parsed and checked against its hinted int once the whole file
+// (and so its "symbols") has been read. Nbytes: of storage `owner`; Tensor: entry `dim` of the
+// `tensor`-th tensor of node `node` of graph `owner`; Flops: of node `node` of graph `owner`.
+struct StagedExpr {
+    enum class Kind : std::uint8_t { Nbytes, Tensor, Flops } kind = Kind::Nbytes;
+    std::uint32_t owner = 0;
+    NodeId node;
+    std::uint32_t tensor = 0, dim = 0;
+    bool is_text = true;
+    std::int64_t constant = 0;
+    std::uint32_t text_begin = 0, text_end = 0; // into the reader's expression texts
+    std::size_t offset = 0;
+};
+
+struct StagedSymbol {
+    Symbol symbol;
+    std::uint64_t seen = 0;
+    bool max_given = false;
+    std::size_t end_offset = 0;
 };
 
 struct PendingGraph {

@@ -53,6 +53,7 @@ bool Reader::start_object(std::size_t) {
         storage_id_known_ = false;
         storage_has_role_ = false;
         storage_label_.clear();
+        storage_nbytes_expr_.clear();
         frames_.push_back(Frame::Storage);
         break;
     case Slot::Graph: begin_graph(); break;
@@ -75,6 +76,10 @@ bool Reader::start_object(std::size_t) {
         step_ = StagedStep{};
         step_.index = step_count_;
         frames_.push_back(Frame::Step);
+        break;
+    case Slot::SymbolEntry:
+        symbol_ = StagedSymbol{};
+        frames_.push_back(Frame::Symbol);
         break;
     case Slot::Schedule:
         schedule_seen_ = 0;
@@ -110,6 +115,7 @@ bool Reader::key_view(std::string_view k) {
     case Frame::Pair: seen = &pair_seen_; break;
     case Frame::Step: seen = &step_seen_; break;
     case Frame::Schedule: seen = &schedule_seen_; break;
+    case Frame::Symbol: seen = &symbol_.seen; break;
     default: fail("internal error: key in an array");
     }
     key_slot_ = slot_of_key(f, k);
@@ -135,6 +141,7 @@ bool Reader::end_object() {
     case Frame::Pair: end_pair(); break;
     case Frame::Schedule: end_schedule(); break;
     case Frame::Step: end_step(); break;
+    case Frame::Symbol: end_symbol(); break;
     default: fail("internal error: unbalanced object");
     }
     check_progress();
@@ -153,6 +160,13 @@ bool Reader::start_array(std::size_t) {
     case Slot::TopPairs: frames_.push_back(Frame::Pairs); break;
     case Slot::TopSchedules: frames_.push_back(Frame::Schedules); break;
     case Slot::TopStep: frames_.push_back(Frame::Steps); break;
+    case Slot::TopSymbols: frames_.push_back(Frame::Symbols); break;
+    case Slot::TensorShapeExpr:
+    case Slot::TensorStrideExpr:
+        entries_are_shape_ = s == Slot::TensorShapeExpr;
+        entries_begin_ = static_cast<std::uint32_t>(rec_.entries.size());
+        frames_.push_back(Frame::DimExprs);
+        break;
     case Slot::ScheduleOrder:
         schedule_.resolved = schedule_graph_ != nullptr;
         if (schedule_.resolved) schedule_position_.assign(schedule_graph_->size(), kNotScheduled);
@@ -191,6 +205,8 @@ bool Reader::end_array() {
     case Frame::Pairs: break;
     case Frame::Schedules: break;
     case Frame::Steps: break;
+    case Frame::Symbols: break;
+    case Frame::DimExprs: end_dim_exprs(); break;
     case Frame::ScheduleOrder: break;
     case Frame::Nodes: break;
     case Frame::Inputs: break;
@@ -288,6 +304,8 @@ Slot Reader::slot() const {
     case Frame::Pairs: return Slot::Pair;
     case Frame::Schedules: return Slot::Schedule;
     case Frame::Steps: return Slot::StepEntry;
+    case Frame::Symbols: return Slot::SymbolEntry;
+    case Frame::DimExprs: return Slot::DimExpr;
     case Frame::ScheduleOrder: return Slot::ScheduleNode;
     default: return key_slot_;
     }

@@ -31,6 +31,9 @@ enum class Frame : std::uint8_t {
     ScheduleOrder,
     Steps,
     Step,
+    Symbols,
+    Symbol,
+    DimExprs,
 };
 
 // What the next value is for: set by a key in objects, implied by the container in arrays. The
@@ -47,11 +50,13 @@ enum class Slot : std::uint8_t {
     TopProducer,
     TopSchedules,
     TopStep,
+    TopSymbols,
     StorageId,
     StorageDevice,
     StorageNbytes,
     StorageRole,
     StorageLabel,
+    StorageNbytesExpr,
     GraphName,
     GraphKind,
     GraphNodes,
@@ -67,11 +72,15 @@ enum class Slot : std::uint8_t {
     NodeModuleType,
     NodePhase,
     NodeFlops,
+    NodeFlopsExpr,
     TensorStorage,
     TensorDtype,
     TensorShape,
     TensorStride,
     TensorOffset,
+    TensorShapeExpr,
+    TensorStrideExpr,
+    TensorOffsetExpr,
     OtherText,
     PairForward,
     PairBackward,
@@ -84,6 +93,11 @@ enum class Slot : std::uint8_t {
     ScheduleGraph,
     ScheduleOrder,
     ScheduleSource,
+    SymbolName,
+    SymbolHint,
+    SymbolSource,
+    SymbolMin,
+    SymbolMax,
     // The entries of arrays (no key).
     Storage,
     Graph,
@@ -94,11 +108,10 @@ enum class Slot : std::uint8_t {
     Schedule,
     ScheduleNode,
     StepEntry,
+    SymbolEntry,
+    DimExpr,
     Count
 };
-static_assert(static_cast<unsigned>(Slot::Count) <= 64, "the seen masks are 64 bits");
-
-constexpr std::uint64_t bit(Slot s) { return std::uint64_t{1} << static_cast<unsigned>(s); }
 
 struct SlotSpec {
     Slot slot;
@@ -122,11 +135,13 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::TopProducer, Frame::Top, "producer", "", Slot::Skip, "any JSON value"},
     {Slot::TopSchedules, Frame::Top, "schedules", "", Slot::Skip, "an array"},
     {Slot::TopStep, Frame::Top, "step", "", Slot::Skip, "an array"},
+    {Slot::TopSymbols, Frame::Top, "symbols", "", Slot::Skip, "an array"},
     {Slot::StorageId, Frame::Storage, "id", "", Slot::Skip, "an integer >= 0"},
     {Slot::StorageDevice, Frame::Storage, "device", "", Slot::Skip, "a non-empty string"},
     {Slot::StorageNbytes, Frame::Storage, "nbytes", "", Slot::Skip, "an integer >= 0"},
     {Slot::StorageRole, Frame::Storage, "role", "", Slot::Skip, "a string"},
     {Slot::StorageLabel, Frame::Storage, "label", "", Slot::Skip, "a string"},
+    {Slot::StorageNbytesExpr, Frame::Storage, "nbytes_expr", "", Slot::Skip, "a size expression (a string)"},
     {Slot::GraphName, Frame::Graph, "name", "", Slot::Skip, "a non-empty string"},
     {Slot::GraphKind, Frame::Graph, "kind", "", Slot::Skip,
      "one of \"forward\", \"backward\", \"inference\", \"other\", \"joint\""},
@@ -143,11 +158,18 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::NodeModuleType, Frame::Node, "module_type", "", Slot::Skip, "a string"},
     {Slot::NodePhase, Frame::Node, "phase", "", Slot::Skip, "\"forward\" or \"backward\""},
     {Slot::NodeFlops, Frame::Node, "flops", "", Slot::Skip, "an integer >= 0"},
+    {Slot::NodeFlopsExpr, Frame::Node, "flops_expr", "", Slot::Skip, "a size expression (a string)"},
     {Slot::TensorStorage, Frame::ValObject, "storage", "tensor ", Slot::Skip, "an integer (a storage id)"},
     {Slot::TensorDtype, Frame::ValObject, "dtype", "tensor ", Slot::Skip, "a string"},
     {Slot::TensorShape, Frame::ValObject, "shape", "tensor ", Slot::Skip, "an array of integers"},
     {Slot::TensorStride, Frame::ValObject, "stride", "tensor ", Slot::Skip, "an array of integers"},
     {Slot::TensorOffset, Frame::ValObject, "offset", "tensor ", Slot::Skip, "an integer"},
+    {Slot::TensorShapeExpr, Frame::ValObject, "shape_expr", "tensor ", Slot::Skip,
+     "an array of size expressions and integers"},
+    {Slot::TensorStrideExpr, Frame::ValObject, "stride_expr", "tensor ", Slot::Skip,
+     "an array of size expressions and integers"},
+    {Slot::TensorOffsetExpr, Frame::ValObject, "offset_expr", "tensor ", Slot::Skip,
+     "a size expression (a string) or an integer"},
     {Slot::OtherText, Frame::ValObject, "other", "", Slot::Skip, "a string"},
     {Slot::PairForward, Frame::Pair, "forward", "", Slot::Skip, "a graph name (a string)"},
     {Slot::PairBackward, Frame::Pair, "backward", "", Slot::Skip, "a graph name (a string)"},
@@ -160,6 +182,11 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::ScheduleGraph, Frame::Schedule, "graph", "", Slot::Skip, "a graph name (a string)"},
     {Slot::ScheduleOrder, Frame::Schedule, "order", "", Slot::Skip, "an array of node names"},
     {Slot::ScheduleSource, Frame::Schedule, "source", "", Slot::Skip, "a string"},
+    {Slot::SymbolName, Frame::Symbol, "name", "symbol ", Slot::Skip, "a symbol name (a string)"},
+    {Slot::SymbolHint, Frame::Symbol, "hint", "symbol ", Slot::Skip, "an integer"},
+    {Slot::SymbolSource, Frame::Symbol, "source", "symbol ", Slot::Skip, "a string"},
+    {Slot::SymbolMin, Frame::Symbol, "min", "symbol ", Slot::Skip, "an integer"},
+    {Slot::SymbolMax, Frame::Symbol, "max", "symbol ", Slot::Skip, "an integer or null (unbounded)"},
     {Slot::Storage, Frame::None, "", "", Slot::TopStorages, "an object"},
     {Slot::Graph, Frame::None, "", "", Slot::TopGraphs, "an object"},
     {Slot::Node, Frame::None, "", "", Slot::GraphNodes, "an object"},
@@ -169,6 +196,9 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::Schedule, Frame::None, "", "", Slot::TopSchedules, "an object"},
     {Slot::ScheduleNode, Frame::None, "", "", Slot::ScheduleOrder, "a node name (a string)"},
     {Slot::StepEntry, Frame::None, "", "", Slot::TopStep, "an object"},
+    {Slot::SymbolEntry, Frame::None, "", "", Slot::TopSymbols, "an object"},
+    {Slot::DimExpr, Frame::None, "", "each entry of tensor 'shape_expr' and 'stride_expr'", Slot::Skip,
+     "a size expression (a string) or an integer"},
 };
 static_assert(std::size(kSlots) == static_cast<std::size_t>(Slot::Count));
 
@@ -185,8 +215,9 @@ constexpr const SlotSpec& spec(Slot s) { return kSlots[static_cast<std::size_t>(
 struct KeyRows {
     std::uint8_t first = 0, end = 0;
 };
-constexpr std::array<KeyRows, static_cast<std::size_t>(Frame::Step) + 1> key_rows() {
-    std::array<KeyRows, static_cast<std::size_t>(Frame::Step) + 1> rows{};
+inline constexpr std::size_t kFrames = static_cast<std::size_t>(Frame::DimExprs) + 1;
+constexpr std::array<KeyRows, kFrames> key_rows() {
+    std::array<KeyRows, kFrames> rows{};
     for (std::size_t i = std::size(kSlots); i-- > 0;) {
         if (kSlots[i].key.empty()) continue;
         KeyRows& r = rows[static_cast<std::size_t>(kSlots[i].frame)];
@@ -207,6 +238,18 @@ constexpr bool keys_contiguous_per_frame() {
     return true;
 }
 static_assert(keys_contiguous_per_frame(), "a frame's keys are listed together in kSlots");
+
+// A keyed slot's bit in its frame's mask of keys seen: numbered from the frame's first key.
+constexpr std::uint64_t bit(Slot s) {
+    const auto i = static_cast<std::size_t>(s);
+    return std::uint64_t{1} << (i - kKeyRows[static_cast<std::size_t>(kSlots[i].frame)].first);
+}
+constexpr bool frames_fit_masks() {
+    for (const KeyRows& r : kKeyRows)
+        if (r.end - r.first > 64) return false;
+    return true;
+}
+static_assert(frames_fit_masks(), "the seen masks are 64 bits");
 
 // The slot a key sets in an object of frame `f`; Skip for keys the format does not define.
 // string_view comparisons check the length first: most keys are rejected in one compare.
@@ -235,7 +278,12 @@ inline bool is_integer_slot(Slot s) {
     case Slot::Dim:
     case Slot::GraphNumFwdOutputs:
     case Slot::NodeFlops:
-    case Slot::StepCall: return true;
+    case Slot::StepCall:
+    case Slot::SymbolHint:
+    case Slot::SymbolMin:
+    case Slot::SymbolMax:
+    case Slot::DimExpr:
+    case Slot::TensorOffsetExpr: return true;
     default: return false;
     }
 }

@@ -29,8 +29,11 @@ bool Reader::null() {
     case Slot::StorageLabel: break;
     case Slot::ScheduleSource: break;
     case Slot::TopSchedules: break;
-    case Slot::TopStep: break;    // null: absent
-    case Slot::StepPrefix: break; // null: none
+    case Slot::TopStep: break;                               // null: absent
+    case Slot::StepPrefix: break;                            // null: none
+    case Slot::TopSymbols: break;                            // null: none
+    case Slot::SymbolMax: symbol_.symbol.max.reset(); break; // null: unbounded above
+    case Slot::SymbolSource: break;
     case Slot::NodeVal: rec_.vals.push_back({}); break;
     default: wrong(s, "null");
     }
@@ -148,6 +151,21 @@ bool Reader::string_value(std::string_view v) {
         storage_has_role_ = true;
         break;
     case Slot::StorageLabel: storage_label_.assign(v); break;
+    case Slot::StorageNbytesExpr:
+        storage_nbytes_expr_.assign(v);
+        storage_nbytes_expr_offset_ = cursor_offset();
+        break;
+    case Slot::NodeFlopsExpr:
+        rec_.flops_expr.assign(v);
+        rec_.flops_expr_offset = cursor_offset();
+        break;
+    case Slot::DimExpr: add_entry(true, 0, v); break;
+    case Slot::TensorOffsetExpr:
+        offset_expr_ = static_cast<std::uint32_t>(rec_.entries.size());
+        add_entry(true, 0, v);
+        break;
+    case Slot::SymbolName: symbol_.symbol.name.assign(v); break;
+    case Slot::SymbolSource: symbol_.symbol.source.assign(v); break;
     case Slot::ScheduleName:
         if (v.empty()) wrong(s, "an empty string");
         schedule_.name.assign(v);
@@ -207,6 +225,14 @@ void Reader::integer(std::int64_t v) {
         break;
     case Slot::PairBudget: budget(static_cast<double>(v), std::to_string(v)); break;
     case Slot::Dim: rec_.dims.push_back(v); break;
+    case Slot::DimExpr: add_entry(false, v, {}); break;
+    case Slot::TensorOffsetExpr:
+        offset_expr_ = static_cast<std::uint32_t>(rec_.entries.size());
+        add_entry(false, v, {});
+        break;
+    case Slot::SymbolHint: symbol_.symbol.hint = v; break;
+    case Slot::SymbolMin: symbol_.symbol.min = v; break;
+    case Slot::SymbolMax: symbol_.symbol.max = v; break;
     case Slot::StepCall:
         if (v < 0 || v > 0x7fffffff) wrong(s, std::to_string(v));
         step_.call = v;

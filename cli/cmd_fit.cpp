@@ -1,0 +1,218 @@
+// fit FILE --memory M --vary SYM [--set ...] [--pair K | --whole-step] [--max-extra-percent P] [--json]:
+// the largest value of SYM such that every value from its range's minimum up to it fits in M
+// (fxmem/fit.h), measured as peak measures it; with --max-extra-percent, also with a recompute plan.
+#include "commands.h"
+#include "table.h"
+#include "text.h"
+
+#include "fxmem/error.h"
+#include "fxmem/fit.h"
+#include "fxmem/io.h"
+#include "fxmem/remat.h"
+#include "fxmem/units.h"
+#include "fxmem/whole_step.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <ostream>
+
+namespace fxmem::cli {
+
+namespace {
+
+// "80GiB", "24GB", "512MiB", "1.5TiB", "1000000": bytes, with decimal (kB...) or binary (KiB...) units.
+std::int64_t parse_memory(const std::string& text) {
+    const auto bad = [&] {
+        return UsageError("--memory needs a size in bytes, or with a unit (80GiB, 24GB, 512MiB), got '" + text + "'");
+    };
+    std::size_t digits = 0;
+    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
+        ++digits;
+    const std::string number = text.substr(0, digits), unit = text.substr(digits);
+    static constexpr std::pair<std::string_view, double> kUnits[] = {{"", 1},
+                                                                     {"B", 1},
+                                                                     {"kB", 1e3},
+                                                                     {"KB", 1e3},
+                                                                     {"MB", 1e6},
+                                                                     {"GB", 1e9},
+                                                                     {"TB", 1e12},
+                                                                     {"KiB", 1024.0},
+                                                                     {"MiB", 1048576.0},
+                                                                     {"GiB", 1073741824.0},
+                                                                     {"TiB", 1099511627776.0}};
+    double scale = 0;
+    for (const auto& [name, s] : kUnits)
+        if (unit == name) scale = s;
+    if (number.empty() || scale == 0) throw bad();
+    if (number.find('.') == std::string::npos && scale == 1) {
+        std::int64_t v = 0;
+        const auto r = std::from_chars(number.data(), number.data() + number.size(), v);
+        if (r.ec != std::errc() || r.ptr != number.data() + number.size()) throw bad();
+        return v;
+    }
+    double v = 0;
+    const auto r = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (r.ec != std::errc() || r.ptr != number.data() + number.size()) throw bad();
+    const double bytes = std::floor(v * scale);
+    if (!(bytes < 9.2e18)) throw bad();
+    return static_cast<std::int64_t>(bytes);
+}
+
+double parse_percent(const std::string& text) {
+    double v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v < 0)
+        throw UsageError("--max-extra-percent needs a non-negative number, got '" + text + "'");
+    return v;
+}
+
+std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
+
+// The joint graph whose recompute plans fit measures: pair K's, else the file's first.
+std::uint32_t fit_joint(const GraphFile& file, std::size_t k) {
+    if (k < file.pairs.size() && file.pairs[k].joint >= 0) return static_cast<std::uint32_t>(file.pairs[k].joint);
+    for (std::size_t i = 0; i < file.graphs.size(); ++i)
+        if (file.graphs[i].kind == GraphKind::Joint) return static_cast<std::uint32_t>(i);
+    throw Error(file.source + ": --max-extra-percent needs a joint graph to plan recomputation on, and the file has "
+                              "none (export one with fxmem_export.save(..., inner=\"partition\"))");
+}
+
+// Seconds of remat search per probe: the search is deterministic when it ends within its limit,
+// which it does on the bundled examples; a larger graph gets the best plan found in that time.
+constexpr double kRematProbeSeconds = 2.0;
+
+} // namespace
+
+int run_fit(const Args& args, std::ostream& out) {
+    const auto memory = args.value("--memory");
+    const auto vary = args.value("--vary");
+    if (!memory) throw UsageError("fit: missing --memory M (bytes, or 80GiB, 24GB, 512MiB)");
+    if (!vary) throw UsageError("fit: missing --vary SYM (the symbol to vary, by name or source)");
+    const std::int64_t limit = parse_memory(*memory);
+    const bool whole = args.has("--whole-step");
+    if (whole)
+        refuse_in_mode(
+            args, "--whole-step", {"--pair", "--max-extra-percent"},
+            "the whole step measures every graph of the step; a recompute plan is scored by its pair's peak");
+    const std::optional<double> percent = args.has("--max-extra-percent")
+                                              ? std::optional(parse_percent(*args.value("--max-extra-percent")))
+                                              : std::nullopt;
+    const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
+    const DeviceFilter devices = device_filter(args);
+
+    GraphFile file = load_file(args.file);
+    const std::size_t sym = symbol_option(file, "--vary", *vary);
+    const Symbol symbol = file.symbolic.symbols[sym];
+    FitQuery q;
+    q.symbol = sym;
+    std::vector<std::uint8_t> given;
+    q.binding = binding_option(file, args, &given);
+    q.limit = limit;
+    if (given[sym]) throw UsageError("fit: --set gives '" + symbol.name + "', the symbol --vary varies");
+    // The other symbols' values checked once, with their ranges named (an overflow at the
+    // minimum only means that nothing fits).
+    q.binding.values[sym] = symbol.min;
+    if (const std::optional<BindError> e = try_bind_sizes(file, q.binding); e && e->kind == BindError::Kind::Invalid)
+        throw Error(e->message);
+    const std::vector<Symbol> symbols = file.symbolic.symbols;
+
+    FitMeasure measure;
+    if (whole) {
+        if (file.step.empty())
+            throw Error(file.source +
+                        ": --whole-step: the file has no 'step' (a capture of one training step writes it)");
+        measure = [devices](const GraphFile& f) { return whole_step(f, counted_for(f, devices)).peak; };
+    } else {
+        if (file.pairs.empty())
+            throw Error(file.source + ": the file has no forward/backward pairs ('pairs' is absent or empty), so "
+                                      "there is no pair peak; fit --whole-step measures the whole step");
+        if (k >= file.pairs.size())
+            throw Error(file.source + ": no pair " + std::to_string(k) + " (the file has " +
+                        std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
+        measure = [devices, k](const GraphFile& f) {
+            const Pair& p = f.pairs[k];
+            return analyze_pair(f, f.graphs[p.forward], f.graphs[p.backward], counted_for(f, devices)).peak.peak;
+        };
+    }
+    std::optional<std::uint32_t> joint;
+    if (percent) joint = fit_joint(file, k);
+    const FitResult r = fit_symbol(percent ? file : std::move(file), q, measure);
+
+    // With a recompute plan: the same search from the plain answer up, each probe a remat search.
+    std::optional<FitResult> remat;
+    if (percent) {
+        FitQuery rq = q;
+        rq.fits_from = r.max_value;
+        rq.assume_monotone = true;
+        RematOptions options;
+        options.max_extra_percent = *percent;
+        options.time_limit_s = kRematProbeSeconds;
+        const std::uint32_t j = *joint;
+        remat = fit_symbol(std::move(file), rq,
+                           [&](const GraphFile& f) { return search_remat(analyze_joint(f, j), options).peak.peak; });
+    }
+
+    const auto null_or = [](const std::optional<std::int64_t>& v) {
+        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+    };
+    if (args.has("--json")) {
+        nlohmann::ordered_json j;
+        j["symbol"] = symbol.name;
+        j["max_value"] = null_or(r.max_value);
+        j["peak_at_max"] = null_or(r.peak_at_max);
+        j["peak_at_next"] = null_or(r.peak_at_next);
+        j["limit"] = limit;
+        j["next_value"] = null_or(r.next_value);
+        j["measure"] = whole ? "whole_step" : "pair";
+        j["search"] = r.monotone ? "monotone" : "scan";
+        j["evaluations"] = r.probes;
+        if (percent) {
+            nlohmann::ordered_json w;
+            w["max_extra_percent"] = percent.value_or(0);
+            w["max_value"] = null_or(remat->max_value);
+            w["peak_at_max"] = null_or(remat->peak_at_max);
+            w["peak_at_next"] = null_or(remat->peak_at_next);
+            w["evaluations"] = remat->probes;
+            j["with_recompute"] = w;
+        }
+        out << j.dump() << '\n';
+        return 0;
+    }
+    const std::string name =
+        escape_control(elide(symbol.name)) +
+        (symbol.source.empty() ? std::string() : " (" + escape_control(elide(symbol.source)) + ")");
+    out << "fit " << name << " in " << bytes_text(limit) << ", measured as the "
+        << (whole ? std::string("whole step") : "pair " + std::to_string(k) + " peak") << '\n';
+    std::string others;
+    for (std::size_t i = 0; i < q.binding.values.size(); ++i)
+        if (i != sym)
+            others += (others.empty() ? "" : ", ") + escape_control(elide(symbols[i].name)) + "=" +
+                      std::to_string(q.binding.values[i]);
+    if (!others.empty()) out << "  at " << others << '\n';
+    out << "  range " << symbol.range_text() << "; "
+        << (r.monotone ? "every size grows with it: searched" : "scanned from the minimum") << ", " << r.probes
+        << " evaluations\n";
+    if (r.max_value) {
+        out << "largest " << escape_control(elide(symbol.name)) << ": " << *r.max_value << " (peak "
+            << bytes_text(*r.peak_at_max) << ")\n";
+    } else {
+        out << "nothing fits: even the minimum " << symbol.min << " does not\n";
+    }
+    if (r.next_value)
+        out << "  " << escape_control(elide(symbol.name)) << "=" << *r.next_value << " needs "
+            << (r.peak_at_next ? bytes_text(*r.peak_at_next) : std::string("more than 2^63-1 bytes")) << '\n';
+    else
+        out << "  that is the range's maximum\n";
+    if (percent) {
+        out << "with a recompute plan of at most " << percent.value_or(0) << " % extra FLOPs: ";
+        if (remat->max_value)
+            out << "largest " << *remat->max_value << " (plan peak " << bytes_text(*remat->peak_at_max) << ")\n";
+        else
+            out << "nothing fits\n";
+    }
+    return 0;
+}
+
+} // namespace fxmem::cli

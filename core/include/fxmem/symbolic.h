@@ -1,0 +1,148 @@
+// Symbolic sizes (docs/format.md, "Symbolic sizes"): a capture made with dynamic shapes gives its
+// byte counts, tensor shapes, strides, offsets and FLOPs as expressions over the capture's symbols
+// (s17 = the batch, ...) beside the ints they had at the traced size (the hints). Every analysis
+// runs on the ints; bind_sizes rewrites them for another binding of the symbols, in place, in
+// O(storages + symbolic tensor entries + symbolic FLOPs), so every analysis works unchanged.
+//
+// Expressions are parsed once, when the file is read, into postfix code over symbol indices and
+// int64 constants; evaluation is in int64 with overflow checks, FloorDiv towards -inf, CeilDiv
+// towards +inf, Mod with the divisor's sign (Python's), Max/Min, and powers with an int exponent.
+//
+// Lifetime and threading: a GraphFile's SymbolicSizes lives and is copied with it. bind_sizes
+// writes the file's ints, so no other thread may read that GraphFile while it runs (the app binds
+// a copy, or binds before it hands the file to its jobs); the parse and evaluate functions are
+// pure and may run on any thread.
+#pragma once
+#include "fxmem/ids.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fxmem {
+
+class GraphFile;
+
+// One symbol of the capture, as PyTorch's ShapeEnv knows it.
+struct Symbol {
+    std::string name; // "s17": unique, [A-Za-z_][A-Za-z0-9_]*
+    std::int64_t hint = 0;
+    std::string source; // Dynamo's source ("L['tok'].size()[0]"); may be empty
+    std::int64_t min = 0;
+    std::optional<std::int64_t> max; // nullopt: unbounded above
+    bool contains(std::int64_t v) const { return v >= min && (!max || v <= *max); }
+    std::string range_text() const; // "[2, 4096]", "[2, inf)"
+};
+
+enum class ExprOp : std::uint8_t { Const, Sym, Add, Sub, Mul, Neg, Pow, FloorDiv, CeilDiv, Mod, Max, Min };
+
+// One instruction of an expression's postfix code. Const pushes `value`; Sym pushes the value of
+// symbol `value`; Pow raises the top to the exponent `value`; Max and Min pop `value` operands;
+// the others pop one (Neg) or two operands.
+struct ExprInstr {
+    ExprOp op = ExprOp::Const;
+    std::int64_t value = 0;
+};
+
+// Why an expression could not be parsed: what, and the 0-based column in its text.
+struct ExprSyntaxError {
+    std::size_t column = 0;
+    std::string what;
+};
+
+inline constexpr int kMaxExprDepth = 64;         // nesting of parentheses and calls
+inline constexpr std::int64_t kMaxExponent = 63; // any base but 0, 1, -1 overflows beyond it
+
+// Parses `text` (the grammar of docs/format.md) and appends its postfix code to `code`; a name is
+// looked up in `symbols`. On error, returns it and leaves `code` as it was.
+std::optional<ExprSyntaxError> parse_expr(std::string_view text, std::span<const Symbol> symbols,
+                                          std::vector<ExprInstr>& code);
+
+enum class EvalFault : std::uint8_t { Overflow, DivisionByZero };
+std::string_view to_string(EvalFault fault); // "overflows int64", "divides by zero"
+
+// The value of `code` with symbol i bound to values[i]; nullopt on overflow or a zero divisor
+// (the reason in *fault when given).
+std::optional<std::int64_t> evaluate(std::span<const ExprInstr> code, std::span<const std::int64_t> values,
+                                     EvalFault* fault = nullptr);
+
+// What a file holds of symbolic sizes. Each expression is its code and its text (written back as
+// read); the ints it rewrites are listed per kind, each with the expression that gives it.
+struct SymbolicSizes {
+    struct Expr {
+        std::uint32_t code_begin = 0, code_end = 0; // into code
+        std::uint32_t text_begin = 0, text_end = 0; // into texts
+    };
+    // A storage's nbytes.
+    struct StorageSize {
+        StorageId storage;
+        std::uint32_t expr = 0;
+    };
+    // One entry of a tensor: dim = shape[i] (i < rank), stride[i - rank] (rank <= i < 2 rank), or
+    // the offset (i == 2 rank). Entries are listed per tensor in that order; a tensor with any
+    // symbolic entry lists all of them (the constant ones as Const expressions).
+    struct TensorEntry {
+        std::uint32_t graph = 0;
+        std::uint32_t tensor = 0; // index into Graph::tensors
+        std::uint32_t dim = 0;
+        std::uint32_t expr = 0;
+    };
+    struct NodeFlops {
+        std::uint32_t graph = 0;
+        NodeId node;
+        std::uint32_t expr = 0;
+    };
+
+    std::vector<Symbol> symbols;
+    std::vector<ExprInstr> code;
+    std::string texts;
+    std::vector<Expr> exprs;
+    std::vector<StorageSize> storage_sizes;  // in storage order
+    std::vector<TensorEntry> tensor_entries; // grouped by (graph, tensor), in order
+    std::vector<NodeFlops> node_flops;       // in (graph, node) order
+    std::vector<std::int64_t> bound;         // the binding the file's ints hold now (the hints on load)
+
+    bool empty() const { return symbols.empty(); }
+    std::span<const ExprInstr> expr_code(std::uint32_t e) const {
+        return {code.data() + exprs[e].code_begin, exprs[e].code_end - exprs[e].code_begin};
+    }
+    std::string_view expr_text(std::uint32_t e) const {
+        return std::string_view(texts).substr(exprs[e].text_begin, exprs[e].text_end - exprs[e].text_begin);
+    }
+    bool is_constant(std::uint32_t e) const { return expr_code(e).size() == 1 && expr_code(e)[0].op == ExprOp::Const; }
+    // Symbol index by name, or by Dynamo source when no name matches; nullopt when neither does.
+    std::optional<std::size_t> find_symbol(std::string_view name_or_source) const;
+    // Appends an expression (its parsed code and its text); returns its index.
+    std::uint32_t add_expr(std::span<const ExprInstr> expr_code, std::string_view text);
+};
+
+// A value per symbol, by symbol index.
+struct SizeBinding {
+    std::vector<std::int64_t> values;
+};
+
+// The binding at the hints.
+SizeBinding hint_binding(const SymbolicSizes& sizes);
+
+// Rewrites every symbolic int of `file` (storage nbytes and the total, tensor shapes, strides,
+// offsets, node FLOPs) to its value at `binding`. Throws Error, leaving `file` unchanged, when the
+// binding has the wrong length or a value outside its symbol's range (naming the symbol and the
+// range), or when an expression overflows, divides by zero or gives a negative size at it
+// (naming the storage, or the graph and node). At the hints the file's ints are the ones it was
+// read with. O(storages + symbolic tensor entries + symbolic FLOPs).
+void bind_sizes(GraphFile& file, const SizeBinding& binding);
+
+// The same without throwing: what failed, or nullopt when `file` now holds the binding. Overflow:
+// an expression or the total of the storages' sizes overflows int64 at the binding (fxmem-cli
+// fit: that size does not fit); Invalid: anything else bind_sizes refuses.
+struct BindError {
+    enum class Kind : std::uint8_t { Overflow, Invalid } kind = Kind::Invalid;
+    std::string message; // as bind_sizes throws it
+};
+std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding);
+
+} // namespace fxmem

@@ -1,0 +1,128 @@
+// bind_sizes (fxmem/symbolic.h): every symbolic int of a file evaluated at a binding, checked,
+// then written, so that a failed binding leaves the file as it was.
+#include "fxmem/error.h"
+#include "fxmem/model.h"
+#include "fxmem/symbolic.h"
+#include "model/quote.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace fxmem {
+
+namespace {
+
+using detail::quote;
+
+std::string binding_text(const SymbolicSizes& sy, std::span<const std::int64_t> values) {
+    std::string out;
+    for (std::size_t i = 0; i < sy.symbols.size(); ++i)
+        out += (i ? ", " : "") + sy.symbols[i].name + "=" + std::to_string(values[i]);
+    return out;
+}
+
+std::string symbol_label(const Symbol& s) {
+    return "symbol " + quote(s.name) + (s.source.empty() ? std::string() : " (" + s.source + ")");
+}
+
+// The node whose val holds tensor `t` of graph `g`, for messages.
+std::string tensor_place(const GraphFile& file, std::uint32_t g, std::uint32_t t) {
+    const Graph& graph = file.graphs[g];
+    for (const Node& n : graph.nodes)
+        if (t >= n.tensors.begin && t < n.tensors.end)
+            return "graph " + quote(graph.name) + ", node " + quote(n.name) + ", tensor " +
+                   std::to_string(t - n.tensors.begin);
+    return "graph " + quote(graph.name);
+}
+
+std::string entry_name(std::uint32_t dim, std::uint32_t rank) {
+    if (dim < rank) return "'shape_expr'[" + std::to_string(dim) + "]";
+    if (dim < 2 * rank) return "'stride_expr'[" + std::to_string(dim - rank) + "]";
+    return "'offset_expr'";
+}
+
+} // namespace
+
+void bind_sizes(GraphFile& file, const SizeBinding& binding) {
+    if (std::optional<BindError> e = try_bind_sizes(file, binding)) throw Error(std::move(e->message));
+}
+
+std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding) try {
+    using Kind = BindError::Kind;
+    SymbolicSizes& sy = file.symbolic;
+    const std::span<const std::int64_t> values = binding.values;
+    if (values.size() != sy.symbols.size())
+        throw BindError{Kind::Invalid, file.source + ": a binding of " + std::to_string(values.size()) +
+                                           " values for " + std::to_string(sy.symbols.size()) + " symbols"};
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!sy.symbols[i].contains(values[i]))
+            throw BindError{Kind::Invalid, file.source + ": " + symbol_label(sy.symbols[i]) + " = " +
+                                               std::to_string(values[i]) + " is outside its range " +
+                                               sy.symbols[i].range_text()};
+    const auto value_of = [&](std::uint32_t expr, const auto& place, std::string_view what, bool non_negative) {
+        EvalFault fault{};
+        const std::optional<std::int64_t> v = evaluate(sy.expr_code(expr), values, &fault);
+        if (!v)
+            throw BindError{fault == EvalFault::Overflow ? Kind::Overflow : Kind::Invalid,
+                            file.source + ": " + place() + ": " + std::string(what) + " " + quote(sy.expr_text(expr)) +
+                                " " + std::string(to_string(fault)) + " at " + binding_text(sy, values)};
+        if (non_negative && *v < 0)
+            throw BindError{Kind::Invalid, file.source + ": " + place() + ": " + std::string(what) + " " +
+                                               quote(sy.expr_text(expr)) + " is " + std::to_string(*v) +
+                                               " (negative) at " + binding_text(sy, values)};
+        return *v;
+    };
+
+    std::vector<std::int64_t> nbytes(sy.storage_sizes.size());
+    std::int64_t total = file.total_bytes_;
+    for (std::size_t i = 0; i < nbytes.size(); ++i) {
+        const SymbolicSizes::StorageSize& s = sy.storage_sizes[i];
+        const auto place = [&] { return "storage id " + std::to_string(file.storages[s.storage.index()].file_id); };
+        nbytes[i] = value_of(s.expr, place, "'nbytes_expr'", true);
+        total -= file.storages[s.storage.index()].nbytes; // the old total fits, and so does this
+        if (__builtin_add_overflow(total, nbytes[i], &total))
+            throw BindError{Kind::Overflow, file.source + ": the storages' sizes add up to more than 2^63-1 bytes at " +
+                                                binding_text(sy, values) + " (at storage id " +
+                                                std::to_string(file.storages[s.storage.index()].file_id) + ")"};
+    }
+    std::vector<std::int64_t> entries(sy.tensor_entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
+        const std::uint32_t rank = file.graphs[e.graph].tensors[e.tensor].rank;
+        const auto place = [&] { return tensor_place(file, e.graph, e.tensor); };
+        entries[i] = value_of(e.expr, place, entry_name(e.dim, rank), e.dim < rank);
+    }
+    std::vector<std::int64_t> flops(sy.node_flops.size());
+    for (std::size_t i = 0; i < flops.size(); ++i) {
+        const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
+        const auto place = [&] {
+            const Graph& g = file.graphs[f.graph];
+            return "graph " + quote(g.name) + ", node " + quote(g.node(f.node).name);
+        };
+        flops[i] = value_of(f.expr, place, "'flops_expr'", true);
+    }
+
+    for (std::size_t i = 0; i < nbytes.size(); ++i)
+        file.storages[sy.storage_sizes[i].storage.index()].nbytes = nbytes[i];
+    file.total_bytes_ = total;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
+        Graph& g = file.graphs[e.graph];
+        Tensor& t = g.tensors[e.tensor];
+        if (e.dim == 2 * t.rank) {
+            t.offset = entries[i];
+        } else {
+            g.dims[t.dims_begin + e.dim] = entries[i];
+        }
+    }
+    for (std::size_t i = 0; i < flops.size(); ++i) {
+        const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
+        file.graphs[f.graph].node_flops[f.node.index()] = flops[i];
+    }
+    sy.bound.assign(values.begin(), values.end());
+    return std::nullopt;
+} catch (BindError& e) {
+    return std::move(e);
+}
+
+} // namespace fxmem
