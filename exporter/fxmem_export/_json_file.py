@@ -57,6 +57,39 @@ def _integer(text: str) -> Any:
     return float(text)
 
 
+def _problem(st: os.stat_result, limit: int, what: str) -> str | None:
+    if not stat.S_ISREG(st.st_mode):
+        return f"it is {_kind(st.st_mode)}, not a regular file"
+    if st.st_size > limit:
+        return f"it has {st.st_size} bytes, more than the {limit} a {what} may have"
+    return None
+
+
+def file_problem(path: str, limit: int, what: str) -> str | None:
+    """Why the existing ``path`` cannot be read as a ``what`` (not a regular file, over ``limit``
+    bytes), or None (fine, or nothing there: opening it says why). Checked before opening,
+    which on a FIFO waits for a writer, and on a device never ends."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return _problem(st, limit, what)
+
+
+def check_regular_file(path: str, limit: int, error: type[FxmemExportError], what: str) -> None:
+    """``error`` naming ``path`` unless it is a regular file of at most ``limit`` bytes."""
+    name = shown(path)
+    try:
+        st = os.stat(path)
+    except ValueError as e:  # "embedded null byte"
+        raise error(f"{name}: cannot read the {what}: the path contains a NUL character") from e
+    except OSError as e:
+        raise error(f"{name}: cannot read the {what}: {e.strerror or e}") from e
+    problem = _problem(st, limit, what)
+    if problem is not None:
+        raise error(f"{name}: cannot read the {what}: {problem}")
+
+
 def read_json_file(path: str, limit: int, error: type[FxmemExportError], what: str,
                    too_deep: str = ": invalid JSON: arrays and objects nested too deeply") -> Any:
     """The JSON value in the file ``path``; ``error`` (naming the path, escaped) when it is not a
@@ -64,17 +97,7 @@ def read_json_file(path: str, limit: int, error: type[FxmemExportError], what: s
     file's kind in messages ("plan"); ``too_deep`` follows the path when the nesting is deeper
     than Python's recursion limit allows to read."""
     name = shown(path)
-    try:
-        st = os.stat(path)  # before opening: opening a FIFO waits for a writer
-    except ValueError as e:  # "embedded null byte"
-        raise error(f"{name}: cannot read the {what}: the path contains a NUL character") from e
-    except OSError as e:
-        raise error(f"{name}: cannot read the {what}: {e.strerror or e}") from e
-    if not stat.S_ISREG(st.st_mode):
-        raise error(f"{name}: cannot read the {what}: it is {_kind(st.st_mode)}, not a regular file")
-    if st.st_size > limit:
-        raise error(f"{name}: cannot read the {what}: it has {st.st_size} bytes, more than the {limit} a {what} "
-                    "may have")
+    check_regular_file(path, limit, error, what)
     try:
         with open(path, "rb") as f:
             raw = f.read(limit + 1)  # the file may have grown since stat

@@ -11,10 +11,13 @@ from typing import Any, cast
 import torch
 import torch.fx as fx
 
+from ._json_file import file_problem
 from .errors import ArgumentTypeError, ScheduleError
 from .format_types import ScheduleFileDoc
 
-__all__ = ["apply_schedule", "check_schedule", "load_schedule", "place_in_order"]
+__all__ = ["MAX_SCHEDULE_BYTES", "apply_schedule", "check_schedule", "load_schedule", "place_in_order"]
+
+MAX_SCHEDULE_BYTES = 256 << 20  # an order of 10 million nodes
 
 
 def _names(names: Sequence[str], limit: int = 8) -> str:
@@ -29,9 +32,15 @@ def load_schedule(schedule: str | os.PathLike[str] | Mapping[str, Any]) -> Sched
         where = "schedule"
     else:
         where = os.fspath(schedule)
+        problem = file_problem(where, MAX_SCHEDULE_BYTES, "schedule")  # a FIFO hung in open()
+        if problem is not None:
+            raise ScheduleError(f"cannot read schedule {where!r}: {problem}")
         try:
             with open(where, "rb") as f:
-                raw = f.read()
+                raw = f.read(MAX_SCHEDULE_BYTES + 1)
+            if len(raw) > MAX_SCHEDULE_BYTES:  # it grew since the check
+                raise ScheduleError(f"cannot read schedule {where!r}: it has more than the {MAX_SCHEDULE_BYTES} "
+                                    "bytes a schedule may have")
             data = json.loads(raw.decode("utf-8"))  # decoded whole: the error's offset is the file's
         except OSError as e:
             raise ScheduleError(f"cannot read schedule {where!r}: {e.strerror or e}") from e
