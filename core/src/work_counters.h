@@ -36,7 +36,7 @@ struct WorkCounters {
 
     // A ModuleTree's work of building and lookups: one per dotted component looked up, plus the
     // bytes of names hashed or compared (linear in the names' length).
-    static std::uint64_t lookup_bytes(const ModuleTree& tree) { return *tree.lookup_bytes_; }
+    static std::uint64_t lookup_bytes(const ModuleTree& tree) { return tree.lookup_bytes_->load(); }
 
     // Tables of one entry per storage of the file the estimator has filled so far, in this
     // process (build_alias_info without a table to reuse, get_fwd_bwd_interactions' flags).

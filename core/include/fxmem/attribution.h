@@ -11,6 +11,7 @@
 #include "fxmem/liveset.h"
 #include "fxmem/model.h"
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -114,10 +115,12 @@ private:
         bool operator==(const ChildKey&) const = default;
     };
     struct ChildHash {
-        std::uint64_t* counted; // lookup_bytes_
+        std::atomic<std::uint64_t>* counted; // lookup_bytes_
         std::size_t operator()(const ChildKey& k) const;
     };
-    std::shared_ptr<std::uint64_t> lookup_bytes_ = std::make_shared<std::uint64_t>(0); // shared by copies
+    // Work done by lookups, for core's tests (detail::WorkCounters). Atomic, relaxed: const lookups
+    // run on several threads at once on one tree (a tree is shared read-only between threads).
+    std::shared_ptr<std::atomic<std::uint64_t>> lookup_bytes_ = std::make_shared<std::atomic<std::uint64_t>>(0);
     std::unordered_map<ChildKey, std::uint32_t, ChildHash> child_{16, ChildHash{lookup_bytes_.get()}};
     std::vector<std::string_view> component_; // per module: its last component (a view of its name)
     std::uint32_t max_depth_ = 0;

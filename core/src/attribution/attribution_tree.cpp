@@ -14,7 +14,7 @@ ModuleTree::ModuleTree() : names_(std::make_shared<std::deque<std::string>>()) {
 }
 
 std::size_t ModuleTree::ChildHash::operator()(const ChildKey& k) const {
-    *counted += sizeof k.parent + k.component.size();
+    counted->fetch_add(sizeof k.parent + k.component.size(), std::memory_order_relaxed);
     const std::size_t h = std::hash<std::string_view>{}(k.component);
     return h ^ (std::size_t{k.parent} * 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
 }
@@ -36,15 +36,21 @@ ModuleTree::ModuleTree(const Graph& graph) : ModuleTree() {
 }
 
 std::uint32_t ModuleTree::child(std::uint32_t parent, std::string_view component) const {
-    *lookup_bytes_ += 1; // the lookup itself, even of a module without children
     const std::vector<std::uint32_t>& kids = modules_[parent].children;
     if (kids.size() <= kScanChildren) {
+        std::uint64_t work = 1; // the lookup itself, even of a module without children
+        std::uint32_t found = npos;
         for (const std::uint32_t c : kids) {
-            *lookup_bytes_ += 1 + std::min(component.size(), component_[c].size());
-            if (component_[c] == component) return c;
+            work += 1 + std::min(component.size(), component_[c].size());
+            if (component_[c] == component) {
+                found = c;
+                break;
+            }
         }
-        return npos;
+        lookup_bytes_->fetch_add(work, std::memory_order_relaxed);
+        return found;
     }
+    lookup_bytes_->fetch_add(1, std::memory_order_relaxed);
     const auto it = child_.find(ChildKey{parent, component});
     return it == child_.end() ? npos : it->second;
 }
