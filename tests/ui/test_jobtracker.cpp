@@ -70,8 +70,10 @@ void TestJobTracker::newerJobStopsTheRunningOne() {
     QTRY_COMPARE(delivered.size(), std::size_t(1));
     QCOMPARE(delivered.front(), 2);
     QTRY_VERIFY(firstSawStop.load());
-    QTest::qWait(50);
-    QCOMPARE(delivered.size(), std::size_t(1)); // the first job's result never came
+    // Both workers done and what they posted delivered: the first job's result never came.
+    QVERIFY(jobs.waitForWorkers(30000));
+    QCoreApplication::sendPostedEvents();
+    QCOMPARE(delivered.size(), std::size_t(1));
 }
 
 void TestJobTracker::cancelDeliversNothing() {
@@ -91,7 +93,9 @@ void TestJobTracker::cancelDeliversNothing() {
     QVERIFY(jobs.cancel());
     QVERIFY(!jobs.busy());
     QTRY_VERIFY(stopped.load());
-    QTest::qWait(50);
+    // The worker is done and what it posted delivered: nothing of it arrived.
+    QVERIFY(jobs.waitForWorkers(30000));
+    QCoreApplication::sendPostedEvents();
     QVERIFY(!delivered);
     QVERIFY(!jobs.cancel()); // nothing runs any more
 }
@@ -112,7 +116,8 @@ void TestJobTracker::exceptionsBecomeFailed() {
     jobs.start<int>([](JobContext&) -> std::shared_ptr<const int> { throw fxmem::Cancelled(); },
                     [](std::shared_ptr<const int>) {});
     QTRY_VERIFY(!jobs.busy());
-    QTest::qWait(50);
+    QVERIFY(jobs.waitForWorkers(30000));
+    QCoreApplication::sendPostedEvents(); // anything the worker posted has arrived: no failure
     QCOMPARE(failed.count(), 2);
     // A message quoting a huge node name (a hostile file) comes out elided, not 16 MiB long.
     jobs.start<int>(
@@ -205,7 +210,9 @@ void TestJobTracker::backgroundJobsStartAfterThePendingPaint() {
             [&](std::shared_ptr<const int>) { delivered = true; });
         delivered = false;
         QTRY_VERIFY(delivered);
-        QTest::qWait(20);
+        // The superseded job's deferred start ran before the latest's (posted in that order), and
+        // no worker runs any more: whatever ran has counted.
+        QVERIFY(jobs.waitForWorkers(30000));
         if (priority == JobPriority::Background) QCOMPARE(runs.load(), started + 1);
     }
 }

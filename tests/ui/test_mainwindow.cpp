@@ -17,6 +17,7 @@
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "ui_fixtures.h"
+#include "ui_settle.h"
 #include "util/units.h"
 
 #include <fxmem/io.h>
@@ -386,7 +387,8 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
     w.setCursorStep(4);
     QVERIFY2(!w.parts().livePanel->footerLabel()->text().contains(QStringLiteral("Updating")),
              qPrintable(w.parts().livePanel->footerLabel()->text()));
-    QTest::qWait(50);
+    // Every job the edit and its undo started has finished and delivered: no index came.
+    QVERIFY(settle::jobsUnder(&w));
     QVERIFY(w.parts().livePanel->model()->orderedLive() == nullptr);
 }
 
@@ -716,7 +718,8 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     // The breakdown tab, a module selected (its tree expanded to it).
     dock(w, "breakdownDock")->raise();
     w.state()->selectModule(QStringLiteral("layers.3.attention"));
-    QTest::qWait(50);
+    QCoreApplication::sendPostedEvents(); // the layout requests of the expanded tree
+    QCoreApplication::processEvents();
     requireFits(w, "breakdown with a module selected");
     // The schedule dock with compare, suggestions and the optimizer's bound.
     dock(w, "scheduleDock")->raise();

@@ -2,6 +2,7 @@
 // result, the latest request wins, loader errors are reported with their message.
 #include "loading/sceneloader.h"
 #include "ui_fixtures.h"
+#include "ui_settle.h"
 
 #include <QSignalSpy>
 #include <QtTest>
@@ -80,16 +81,19 @@ void TestSceneLoader::cancelStopsTheLoad() {
     QCOMPARE(cancelled.count(), 1);
     QVERIFY(!loader.busy());
     QTRY_VERIFY(stopped.load());
-    QTest::qWait(50);
+    // The worker is done and what it posted delivered: no scene, no failure.
+    QVERIFY(settle::jobsUnder(&loader));
     QCOMPARE(ready.count(), 0);
     QCOMPARE(failed.count(), 0); // a cancel is not an error
 }
 
 void TestSceneLoader::latestRequestWins() {
     // The first request is slow; the second, started later, must be the one delivered.
-    SceneLoader loader([](const std::string& path, const LoadControl& control) {
+    std::atomic<bool> slowStarted{false};
+    SceneLoader loader([&](const std::string& path, const LoadControl& control) {
         if (path == "slow/chain.json")
             for (int i = 0; i < 30; ++i) {
+                slowStarted = true;
                 QThread::msleep(10);
                 control.progress(i / 30.0); // never asks control.cancelled: a stale result must still be dropped
             }
@@ -99,10 +103,11 @@ void TestSceneLoader::latestRequestWins() {
     connect(&loader, &SceneLoader::sceneReady, this,
             [&](std::shared_ptr<const Scene> s) { delivered.push_back(s->path); });
     loader.open(QStringLiteral("slow/chain.json"));
-    QTest::qWait(20);
+    QTRY_VERIFY(slowStarted.load()); // the second request comes while the slow one runs
     loader.open(QStringLiteral("pair.json"));
     QTRY_COMPARE(delivered.size(), std::size_t(1));
-    QTest::qWait(400); // the slow one has finished by now
+    // The slow one has finished and what it posted is delivered: it was dropped.
+    QVERIFY(settle::jobsUnder(&loader));
     QCOMPARE(delivered.size(), std::size_t(1));
     QCOMPARE(delivered.front(), QStringLiteral("pair.json"));
 }

@@ -28,6 +28,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QUndoStack>
 
 using schedtest::kMovedProfile;
@@ -543,24 +544,32 @@ void TestScheduleEditor::dragAutoScrollStaysInTheLegalRange() {
     QCoreApplication::sendEvent(vp, &enter);
     QDragMoveEvent hover(edge, Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(vp, &hover);
-    QTest::qWait(1500);
+    // Held at the bottom edge, the list scrolls towards the target until its first visible row is
+    // the last legal position, 41, and stays there: two more ticks of the edge timer change nothing.
+    QScrollBar* bar = view->verticalScrollBar();
+    QTRY_COMPARE_WITH_TIMEOUT(bar->value(), 41, 20000);
+    auto* ticker = view->findChild<QTimer*>(QStringLiteral("dragScroll"));
+    QVERIFY(ticker && ticker->isActive());
+    QSignalSpy ticks(ticker, &QTimer::timeout); // connected after the view's: records finished ticks
+    QVERIFY(ticks.wait());
+    QVERIFY(ticks.wait());
     const int top = view->rowAt(0), bottom = view->rowAt(vp->height() - 1);
-    qInfo("after 1.5 s at the bottom edge: rows %d..%d visible", top, bottom);
-    QVERIFY2(top > 5, "the list scrolled towards the target");
-    QVERIFY2(top <= 41, "scrolled past the legal range");
-    // Drop below the legal range (the bottom row is past position 41 or the drop is refused):
-    // nothing moves and the list stays put.
-    const int before = view->verticalScrollBar()->value();
+    qInfo("held at the bottom edge: rows %d..%d visible", top, bottom);
+    QCOMPARE(top, 41);
+    QCOMPARE(bar->value(), 41);
+    // Dropped on the bottom row, past position 41: refused, so nothing moves and the list stays put.
     const QPoint low(40, vp->height() - 3);
+    QVERIFY2(view->rowAt(low.y()) > 42, qPrintable(QString::number(view->rowAt(low.y()))));
+    const auto order = editor.order();
     QDropEvent drop(QPointF(low), Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
     QCoreApplication::sendEvent(vp, &drop);
-    const bool moved = drop.isAccepted();
-    QTest::qWait(300);
-    if (!moved) {
-        QCOMPARE(view->verticalScrollBar()->value(), before);
-        QCOMPARE(editor.undoStack()->count(), 0);
-    }
+    QVERIFY(!drop.isAccepted());
+    QCoreApplication::sendPostedEvents(); // whatever the drop queued has run
+    QCOMPARE(bar->value(), 41);
+    QCOMPARE(editor.undoStack()->count(), 0);
+    QCOMPARE(editor.order(), order);
     QVERIFY(!model->dragSource());
+    QVERIFY(!ticker->isActive()); // the drag's scrolling ended with it
 }
 
 void TestScheduleEditor::autoScrollSpeedAndClamp() {

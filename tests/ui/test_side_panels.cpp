@@ -22,11 +22,14 @@ private slots:
 namespace {
 QDockWidget* liveDock(MainWindow& w) { return w.findChild<QDockWidget*>(QStringLiteral("liveDock")); }
 
-// Resizes the window and lets the layout and the queued share settle.
-void sized(MainWindow& w, int width, int height) {
+// Resizes the window, waits until it has that size, and delivers the share queued on its resize
+// (SidePanelWidth applies it after the window's layout) and the layout that follows.
+bool sized(MainWindow& w, int width, int height) {
     w.resize(width, height);
-    QTest::qWait(50);
+    if (!QTest::qWaitFor([&] { return w.size() == QSize(width, height); })) return false;
+    QCoreApplication::sendPostedEvents();
     QCoreApplication::processEvents();
+    return true;
 }
 
 bool near(int value, double expected, int tolerance = 12) { return std::abs(value - expected) <= tolerance; }
@@ -46,21 +49,22 @@ void TestSidePanels::sharesWidthInProportionAndRemembersIt() {
         MainWindow w(fixtures::fakeLoader());
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
-        sized(w, 1920, 1080);
+        QVERIFY(sized(w, 1920, 1080));
         QDockWidget* dock = liveDock(w);
         QVERIFY(dock);
         QVERIFY2(near(dock->width(), share * 1920), qPrintable(QString::number(dock->width())));
         QVERIFY(dock->width() > 600); // more than the fixed 560 px it had
         // A narrower window: the panels shrink with it, in proportion.
-        sized(w, 1366, 768);
+        QVERIFY(sized(w, 1366, 768));
         QVERIFY2(near(dock->width(), share * 1366), qPrintable(QString::number(dock->width())));
         // The user drags the dock's edge (the window keeps its width): that share is kept ...
         w.resizeDocks({dock}, {640}, Qt::Horizontal);
-        QTest::qWait(50);
+        QCoreApplication::sendPostedEvents(); // the layout request that resizes the dock
+        QCoreApplication::processEvents();
         dragged = static_cast<double>(dock->width()) / 1366;
         QVERIFY2(dragged > share + 0.05, qPrintable(QString::number(dock->width())));
         QCOMPARE(w.parts().docks->sideWidth()->fraction(), dragged);
-        sized(w, 1600, 900);
+        QVERIFY(sized(w, 1600, 900));
         QVERIFY2(near(dock->width(), dragged * 1600), qPrintable(QString::number(dock->width())));
     }
     // ... and remembered by the next window.
@@ -68,7 +72,7 @@ void TestSidePanels::sharesWidthInProportionAndRemembersIt() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    sized(w, 1920, 1080);
+    QVERIFY(sized(w, 1920, 1080));
     QVERIFY2(near(liveDock(w)->width(), dragged * 1920), qPrintable(QString::number(liveDock(w)->width())));
 }
 

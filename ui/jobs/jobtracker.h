@@ -72,6 +72,11 @@ public:
     bool cancel();
     bool busy() const { return busy_; }
     quint64 generation() const { return generation_; }
+    // Blocks until no worker of this tracker runs (false if `msecs` ran out first); what the
+    // workers posted is then queued on this thread. A Background job not yet handed to the pool
+    // (its paint still pending) is not waited for. Lets a test see that a stale job delivered
+    // nothing without sleeping.
+    bool waitForWorkers(int msecs = -1) { return pool_.waitForDone(msecs); }
 
 signals:
     // The job was handed to the pool (for a Background tracker, after the pending paint).

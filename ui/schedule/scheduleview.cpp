@@ -37,6 +37,7 @@ ScheduleView::ScheduleView(QWidget* parent) : QTableView(parent) {
     verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     horizontalHeader()->setHighlightSections(false);
     setItemDelegate(new ScheduleDelegate(this));
+    dragScroll_.setObjectName(QStringLiteral("dragScroll")); // a child, so tests can count its ticks
     dragScroll_.setInterval(40);
     connect(&dragScroll_, &QTimer::timeout, this, &ScheduleView::onDragScrollTick);
 }

@@ -54,7 +54,7 @@ protected:
 
 private:
     ScheduleModel* model_ = nullptr;
-    QTimer dragScroll_;                   // ticks while the pointer is in an edge band during a drag
+    QTimer dragScroll_{this};             // ticks while the pointer is in an edge band during a drag
     int dragScrollRows_ = 0;              // signed rows per tick
     QPoint dragPos_;                      // the last hover position (viewport coordinates)
     const QMimeData* dragMime_ = nullptr; // valid while a drag hovers this view
