@@ -23,7 +23,8 @@ int run_schedules(const Args& args, std::ostream& out);
 int run_breakdown(const Args& args, std::ostream& out);
 // diff OLD NEW (cli/cmd_diff.cpp): exit 3 on a regression over the limit.
 int run_diff(const Args& args, std::ostream& out);
-// export FILE --perfetto OUT.json (cli/cmd_export.cpp, cli/export_timeline.h).
+// export FILE --perfetto OUT.json | --memory-viz OUT.pickle (cli/cmd_export.cpp; the timeline and
+// its writers are core's, fxmem/export.h).
 int run_export(const Args& args, std::ostream& out);
 // breakdown's --by (default role) and --depth (module depth; only with --by module, at most
 // 2^32-1): bad usage otherwise. One reading for the graph and the --pair views.

@@ -1,13 +1,13 @@
-// One background-job helper for the app's workers (the scene loader, the edited order's live-set
-// index). A job runs on the tracker's thread pool and receives a JobContext whose cancel check it
-// polls (core code takes it as a fxmem::CancelCheck), so Cancel stops the work instead of only
-// dropping its result. Every start() supersedes the previous job (a generation number): the
-// previous job is told to stop, and only the latest job's result is delivered, on the thread of
-// the tracker, as an immutable std::shared_ptr<const T>. Exceptions are caught in one place:
-// fxmem::Cancelled ends a job silently, any other std::exception becomes failed(message).
-// A Background tracker hands its job to the pool only after the frame in progress is painted
-// (postAfterPaint): a follow-up of an edit then neither wakes a thread nor competes for a core
-// while the GUI thread draws the edit.
+// One background-job helper for every worker of the app (each owner makes its own tracker; grep
+// for JobTracker to list them). A job runs on the tracker's thread pool and receives a JobContext
+// whose cancel check it polls (core code takes it as a fxmem::CancelCheck), so Cancel stops the
+// work instead of only dropping its result. Every start() supersedes the previous job (a
+// generation number): the previous job is told to stop, and only the latest job's result is
+// delivered, on the thread of the tracker, as an immutable std::shared_ptr<const T>. Exceptions
+// are caught in one place: fxmem::Cancelled ends a job silently, any other std::exception becomes
+// failed(message). A Background tracker hands its job to the pool only after the frame in
+// progress is painted (postAfterPaint): a follow-up of an edit then neither wakes a thread nor
+// competes for a core while the GUI thread draws the edit.
 #pragma once
 #include "jobs/threadpriority.h"
 

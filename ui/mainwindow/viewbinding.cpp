@@ -57,7 +57,8 @@ ViewBinding::ViewBinding(const WindowParts& p, ViewState* state, QObject* parent
     connect(state, &ViewState::sceneChanged, graph, markRecomputed);
     connect(recompute, &RecomputePanel::pointsChanged, graph, markRecomputed);
 
-    // Last, as before the split: these follow the state after the panels have.
+    // Last: Qt runs a signal's slots in the order they were connected, so the editor and the
+    // timeline follow a change of the state after the panels (bound when they were made) have.
     editor->setState(state);
     bindTimeline(timeline, state, editor);
 }
