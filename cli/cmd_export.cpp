@@ -21,7 +21,8 @@ int run_export(const Args& args, std::ostream& out) {
     if (perfetto && memory_viz) throw UsageError("export: give one of --perfetto and --memory-viz");
     if (args.has("--until-peak") && !memory_viz) throw UsageError("export: --until-peak goes with --memory-viz");
     const std::string path = perfetto ? *perfetto : *memory_viz;
-    resolve_write_target(path); // a path that cannot be written fails before the work
+    // A path that cannot be written, or that is an input, fails before the work.
+    check_output_path(args, path, "export", perfetto ? "--perfetto" : "--memory-viz", "trace");
     const auto file = std::make_shared<const GraphFile>(load_file(args.file));
     const ExportTimeline t = export_timeline(file, export_view(*file, args));
     const std::string_view scope = to_string(t.scope);

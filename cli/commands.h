@@ -56,6 +56,10 @@ DeviceFilter device_filter(const Args& args);
 // writable, it is not a FIFO, device or directory (resolve_write_target), and it is not the graph
 // file itself by any path (the graph would be replaced). `what`: "schedule", "plan".
 void check_output_option(const Args& args, std::string_view command, std::string_view what);
+// The same for any output PATH given with `option` (export's --perfetto/--memory-viz); also refused
+// when PATH is the --plan or --schedule file the command reads.
+void check_output_path(const Args& args, const std::string& path, std::string_view command, std::string_view option,
+                       std::string_view what);
 // A first line for human-readable output when every storage is on the CPU and none counts; "" otherwise.
 std::string cpu_only_note(const GraphFile& file, const StorageMask& counted);
 inline constexpr OptionSpec kOptimizeOptions[] = {{"--graph", true}, {"--time-limit", true}, {"-o", true},

@@ -62,16 +62,31 @@ std::vector<std::int64_t> profile_peaks(const GraphFile& file, const StorageMask
     return peaks;
 }
 
+void check_output_path(const Args& args, const std::string& path, std::string_view command, std::string_view option,
+                       std::string_view what) {
+    const std::string target = resolve_write_target(path);
+    struct stat to {};
+    if (::stat(target.c_str(), &to) != 0) return; // a new file
+    const auto same = [&](const std::string& input) {
+        struct stat in {};
+        return ::stat(input.c_str(), &in) == 0 && in.st_dev == to.st_dev && in.st_ino == to.st_ino;
+    };
+    // The inputs a command reads besides FILE: `remat --plan P -o P` replaced the user's plan, and
+    // `export --perfetto FILE` the graph file itself.
+    std::string input;
+    if (same(args.file))
+        input = "the graph file";
+    else if (const auto plan = args.value("--plan"); plan && same(*plan))
+        input = "the --plan file";
+    else if (const auto sched = args.value("--schedule"); sched && same(*sched))
+        input = "the --schedule file";
+    if (!input.empty())
+        throw UsageError(std::string(command) + ": " + std::string(option) + " " + escape_control(elide(path)) +
+                         " is " + input + " itself; write the " + std::string(what) + " elsewhere");
+}
+
 void check_output_option(const Args& args, std::string_view command, std::string_view what) {
-    const auto path = args.value("-o");
-    if (!path) return;
-    const std::string target = resolve_write_target(*path);
-    struct stat in {
-    }, to{};
-    if (::stat(args.file.c_str(), &in) == 0 && ::stat(target.c_str(), &to) == 0 && in.st_dev == to.st_dev &&
-        in.st_ino == to.st_ino)
-        throw UsageError(std::string(command) + ": -o " + escape_control(elide(*path)) +
-                         " is the graph file itself; write the " + std::string(what) + " elsewhere");
+    if (const auto path = args.value("-o")) check_output_path(args, *path, command, "-o", what);
 }
 
 } // namespace fxmem::cli

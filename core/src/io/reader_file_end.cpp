@@ -145,6 +145,20 @@ void Reader::end_top() {
             fail_at(p.end_offset, place, "unknown backward graph " + quote(p.backward));
         if (p.forward == p.backward)
             fail_at(p.end_offset, place, "graph " + quote(p.forward) + " cannot be its own backward");
+        // A pair written the wrong way round (or naming a joint graph) was scored as given: the
+        // backward's peak as the forward's, its activations held for a backward that never runs.
+        const auto kind_of = [&](const std::string& name) {
+            return file_.graphs[static_cast<std::size_t>(file_.find_graph(name))].kind;
+        };
+        for (const bool fwd : {true, false}) {
+            const GraphKind k = kind_of(fwd ? p.forward : p.backward);
+            const GraphKind wrong = fwd ? GraphKind::Backward : GraphKind::Forward;
+            if (k == wrong || k == GraphKind::Joint)
+                fail_at(p.end_offset, place,
+                        std::string(fwd ? "forward" : "backward") + " graph " + quote(fwd ? p.forward : p.backward) +
+                            " is of kind '" + std::string(to_string(k)) +
+                            "': a pair is a forward graph, then its backward");
+        }
         file_.add_pair(p.forward, p.backward);
         Pair& added = file_.pairs.back();
         added.budget = p.budget;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 #include <unordered_set>
 
@@ -132,13 +133,28 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
     } catch (const nlohmann::json::parse_error& e) {
         throw Error(json_text::location(source, text, e.byte > 0 ? e.byte - 1 : 0) +
                     "invalid JSON: " + json_text::parser_detail(e.what()));
+    } catch (const nlohmann::json::out_of_range&) {
+        // A number beyond a double (1e400, or 400 digits) is out_of_range.406, not a parse_error:
+        // uncaught, it aborted fxmem-cli.
+        throw Error(source + ": invalid JSON: a number too large for a double (over 1.8e308)");
     }
     const auto fail = [&](const std::string& what) -> Error { return Error(source + ": " + what); };
+    // An integer that fits int64: nlohmann reads 2^63..2^64-1 as unsigned, which get<int64_t>
+    // wrapped to negatives (a 'peak' of 2^63 read as absent, an occurrence of 2^64-1 as -1).
+    const auto int64 = [](const nlohmann::json& v) {
+        return v.is_number_integer() &&
+               (!v.is_number_unsigned() ||
+                v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));
+    };
     if (!doc.is_object()) throw fail("a remat plan must be a JSON object");
     if (!doc.contains("format") || doc["format"] != "fxmem-remat")
         throw fail("not a remat plan: 'format' must be \"fxmem-remat\"");
-    if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<std::int64_t>() != 1)
-        throw fail("unsupported plan version (this build reads version 1)");
+    if (!doc.contains("version")) throw fail("missing 'version' (this build reads version 1)");
+    if (!int64(doc["version"]) || doc["version"].get<std::int64_t>() != 1) {
+        std::string got = doc["version"].dump(); // JSON text: control characters come escaped
+        if (got.size() > 40) got = got.substr(0, 40) + "...";
+        throw fail("unsupported plan version " + got + " (this build reads version 1)");
+    }
     RematPlan plan;
     if (!doc.contains("joint") || !doc["joint"].is_string())
         throw fail("'joint' must be the joint graph's name (a string)");
@@ -174,13 +190,13 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
                 k.module = v[1].get<std::string>();
             else if (!v[1].is_null())
                 throw fail(where + ": the module must be a string or null");
-            if (!v[2].is_number_integer() || v[2].get<std::int64_t>() < 0)
+            if (!int64(v[2]) || v[2].get<std::int64_t>() < 0)
                 throw fail(where + ": the occurrence must be an integer >= 0");
             k.occurrence = v[2].get<std::int64_t>();
             if (v[3].is_array()) {
                 std::vector<std::int64_t> shape;
                 for (const auto& d : v[3]) {
-                    if (!d.is_number_integer()) throw fail(where + ": the shape must be an array of integers or null");
+                    if (!int64(d)) throw fail(where + ": the shape must be an array of integers or null");
                     shape.push_back(d.get<std::int64_t>());
                 }
                 k.shape = std::move(shape);
@@ -196,7 +212,11 @@ RematPlan parse_plan(std::string_view text, const std::string& source) {
     }
     for (const char* key : {"peak", "extra_flops"}) {
         if (!doc.contains(key)) continue;
-        if (!doc[key].is_number_integer()) throw fail(std::string("'") + key + "' must be an integer");
+        // extra_flops may be negative (a plan cheaper than a pair that is not its joint's partition).
+        const bool peak = std::string_view(key) == "peak";
+        if (!int64(doc[key]) || (peak && doc[key].get<std::int64_t>() < 0))
+            throw fail(std::string("'") + key + "' must be an integer" + (peak ? " from 0" : " from -2^63") +
+                       " to 2^63-1");
         (std::string_view(key) == "peak" ? plan.peak : plan.extra_flops) = doc[key].get<std::int64_t>();
     }
     return plan;
@@ -267,7 +287,16 @@ ResolvedPlan resolve_plan(const JointGraph& joint, const RematPlan& plan, const 
         return id;
     };
     ResolvedPlan r;
-    for (std::size_t i = 0; i < plan.saved.size(); ++i) r.saved.push_back(lookup(plan.saved, "saved", i));
+    // A name (or two keys for one node) saved twice was accepted and scored as if once.
+    std::vector<std::size_t> saved_at(g.size(), plan.saved.size());
+    for (std::size_t i = 0; i < plan.saved.size(); ++i) {
+        r.saved.push_back(lookup(plan.saved, "saved", i));
+        std::size_t& at = saved_at[r.saved.back().index()];
+        if (at != plan.saved.size())
+            throw Error(source + ": saved[" + std::to_string(i) + "]: " + quote(plan.saved[i]) +
+                        " is listed twice (also saved[" + std::to_string(at) + "])");
+        at = i;
+    }
     try {
         r.partition = simulate_partition(joint, r.saved);
     } catch (const Error& e) {
