@@ -69,7 +69,7 @@ PLACE = re.compile(
     r"|recomputed\[\d+\]|'(order|saved|recomputed|format|version|joint|peak|extra_flops|nodes)'|duplicate key"
     r"|nested more than|invalid JSON|nodes\['|missing '|has no \"step\"|no pair has|unsupported plan version")
 WHOLE_FILE = re.compile(r"the file is empty|not a regular file|is a directory|No such file|no such file|"
-                        r"file too large|a remat plan must be a JSON object|not a remat plan|cannot (open|read)|has no \"step\"")
+                        r"file too large|a remat plan must be a JSON object|not a remat plan|cannot (open|read)|has no \"step\"|: --[a-z-]+[ :]")
 CRASH_TEXT = re.compile(r"Traceback|terminate called|what\(\):|Assertion|AddressSanitizer|runtime error:|"
                         r"Segmentation|core dumped|std::")
 RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
@@ -85,12 +85,14 @@ class Case:
     links: dict[str, str] = field(default_factory=dict)  # extra name -> target name (symlinks)
     usage_ok: bool = False  # exit 2 is a right answer (an -o that is an input)
     strict: tuple[str, ...] = ()  # the commands `expect` holds for (default: all)
+    timeout: float = 0.0  # seconds before a run counts as a hang (default TIMEOUT_S)
 
 
 @dataclass
 class Result:
     case: Case
     rcs: list[int] = field(default_factory=list)
+    times: list[tuple[float, str]] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     defects: list[str] = field(default_factory=list)
 
@@ -364,6 +366,25 @@ def plan_cases(rng: random.Random, plans: dict[str, bytes]) -> list[Case]:
     add("plan nested 10000 deep", "joint", b'{"x":' + b"[" * 10000 + b"]" * 10000 + b"}")
     add("plan is the model file", "joint", models["joint"])
     add("plan of 2 MB whitespace then {}", "joint", b" " * (2 << 20) + b"{}")
+    # random edits of region1's plan on gpt_break's 358-node joint: a node dropped from or added to
+    # saved, two order entries swapped, a key's occurrence moved
+    big = json.loads(plans["region1"])
+    joint_names = [n["name"] for n in graph(json.loads(models["gpt_break"]), "joint", 1)["nodes"]]
+    for i in range(24):
+        plan = copy.deepcopy(big)
+        how = i % 4
+        if how == 0 and plan["saved"]:
+            plan["saved"].pop(rng.randrange(len(plan["saved"])))
+        elif how == 1:
+            plan["saved"].append(rng.choice(joint_names))
+        elif how == 2 and len(plan.get("order", [])) > 1:
+            a, b = rng.sample(range(len(plan["order"])), 2)
+            plan["order"][a], plan["order"][b] = plan["order"][b], plan["order"][a]
+        elif plan.get("nodes"):
+            name = rng.choice(sorted(plan["nodes"]))
+            plan["nodes"][name][2] += rng.choice([1, 2, 100])
+        add(f"region1's plan, random edit #{i} (kind {how})", "gpt_break", plan, "any",
+            extra=("--graph", "region1.joint"))
     # special plan paths
     cases.append(Case("plan", "plan path is a directory", {"F": models["joint"]},
                       [["remat", "{F}", "--plan", "{D}"]], "error"))
@@ -384,6 +405,40 @@ def plan_cases(rng: random.Random, plans: dict[str, bytes]) -> list[Case]:
                       [["remat", "{F}", *REMAT, "-o", "{F}"]], "any", usage_ok=True))
     cases.append(Case("plan", "-o is a link to the model file", {"F": models["joint"]},
                       [["remat", "{F}", *REMAT, "-o", "{L}"]], "any", links={"L": "F"}, usage_ok=True))
+    return cases
+
+
+def budget_cases(rng: random.Random) -> list[Case]:
+    cases: list[Case] = []
+    cmds = [["budgets", "{F}"], ["budgets", "{F}", "--json"], ["remat", "{F}", *REMAT, "--json"]]
+    for base in ("joint_sweep", "llama_sweep"):
+        for label, edit, expect in (
+                ("two pairs with budget 1.0", lambda ps: ps[1].update(budget=1.0), "any"),
+                ("budget 5e-324", lambda ps: ps[-1].update(budget=5e-324), "any"),
+                ("budget 0.9999999999999999", lambda ps: ps[0].update(budget=0.9999999999999999), "any"),
+                ("budget -0.0", lambda ps: ps[-1].update(budget=-0.0), "any"),
+                ("budget 1.0000000000000002", lambda ps: ps[0].update(budget=1.0000000000000002), "error"),
+                ("budget -1e-300", lambda ps: ps[-1].update(budget=-1e-300), "error"),
+                ("budget null on one pair", lambda ps: ps[-1].update(budget=None), "any"),
+                ("extra_flops -5 stored", lambda ps: ps[-1].update(extra_flops=-5), "any"),
+                ("extra_flops 2^63 stored", lambda ps: ps[-1].update(extra_flops=2**63), "any"),
+                ("no pair of budget 1.0", lambda ps: ps.pop(0), "any"),
+                ("every budget dropped", lambda ps: [p.pop("budget", None) for p in ps], "any")):
+            doc = load(base)
+            edit(doc["pairs"])
+            cases.append(Case("budgets", f"{base}: {label}", {"F": dumps(doc)}, cmds, expect, strict=("budgets",)))
+    # hostile option values on the whole-step views (exit 2 is a right answer to a bad option)
+    for argv in (["live", "{F}", "--whole-step", "--step", "99999999999999999999"],
+                 ["live", "{F}", "--whole-step", "--step", "-1"],
+                 ["breakdown", "{F}", "--whole-step", "--by", "module", "--depth", "0"],
+                 ["breakdown", "{F}", "--whole-step", "--by", "module", "--depth", "18446744073709551617"],
+                 ["breakdown", "{F}", "--whole-step", "--step", "755"],
+                 ["profile", "{F}", "--whole-step", "--set", "s0=4"],
+                 ["remat", "{F}", "--time-limit", "1e308"], ["remat", "{F}", "--time-limit", "nan"],
+                 ["remat", "{F}", "--max-extra-percent", "-1"], ["remat", "{F}", "--target-peak", "-5"],
+                 ["remat", "{F}", "--graph", "region0.forward", *REMAT]):
+        cases.append(Case("options", " ".join(argv[2:]), {"F": BASES["gpt_adam"].read_bytes()}, [argv], "any",
+                          usage_ok=True))
     return cases
 
 
@@ -453,7 +508,10 @@ def step_cases(rng: random.Random) -> list[Case]:
     parts = [b'{"graph":"fwd","call":%d}' % i for i in range(n)] + [b'{"graph":"bwd","call":%d}' % i
                                                                      for i in range(n - 1, -1, -1)]
     raw = text.replace(b'"step":[]', b'"step":[' + b",".join(parts) + b"]")
+    # 2,000,000 runs and as many table rows: 10 s alone on the shared VM, 18 s beside the other
+    # cases; four times TIMEOUT_S before it counts as a hang.
     add("one region called 10^6 times", None, "ok", cmds=[["peak", "{F}", "--whole-step"]], raw=raw)
+    cases[-1].timeout = 4 * TIMEOUT_S
     return cases
 
 
@@ -605,12 +663,13 @@ def run_case(cli: str, case: Case, workdir: Path) -> Result:
         shown = " ".join(a.replace(str(workdir) + "/", "") for a in args)
         t0 = time.monotonic()
         try:
-            p = subprocess.run([cli, *args], capture_output=True, timeout=TIMEOUT_S)
+            p = subprocess.run([cli, *args], capture_output=True, timeout=case.timeout or TIMEOUT_S)
         except subprocess.TimeoutExpired:
             res.rcs.append(-999)
-            res.defects.append(f"hang: '{shown}' ran past {TIMEOUT_S:.0f} s")
+            res.defects.append(f"hang: '{shown}' ran past {case.timeout or TIMEOUT_S:.0f} s")
             continue
         took = time.monotonic() - t0
+        res.times.append((took, shown))
         rc = p.returncode
         res.rcs.append(rc)
         err = p.stderr.decode("utf-8", "replace")
@@ -694,7 +753,7 @@ def main() -> int:
         tmp = Path(a.keep) if a.keep else Path(td)
         tmp.mkdir(parents=True, exist_ok=True)
         plans = make_plans(a.cli, tmp)
-        cases = (joint_cases(rng) + plan_cases(rng, plans) + step_cases(rng) + optimizer_cases(rng)
+        cases = (joint_cases(rng) + plan_cases(rng, plans) + budget_cases(rng) + step_cases(rng) + optimizer_cases(rng)
                  + flip_cases(rng, a.flips))
         with ThreadPoolExecutor(a.jobs) as pool:
             results = list(pool.map(lambda ic: run_case(a.cli, ic[1], tmp / f"case{ic[0]:04d}"), enumerate(cases)))
@@ -716,6 +775,8 @@ def main() -> int:
     print(f"{'total':<16} {total[0]:>6} {total[1]:>7} {total[2]:>7} {total[3]:>8}")
     print(f"({sum(len(r.rcs) for r in results)} fxmem-cli runs in {time.monotonic() - t0:.1f} s; exit 0/1: every "
           "command of the case / at least one)")
+    slow = sorted(((t, r.case.label, c) for r in results for t, c in r.times), reverse=True)[:3]
+    print("slowest: " + "; ".join(f"{t:.2f} s {label!r} ({c})" for t, label, c in slow))
     for r in results:
         for d in r.defects:
             print(f"DEFECT [{r.case.kind}] {r.case.label}: {d}")
