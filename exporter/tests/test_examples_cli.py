@@ -122,10 +122,32 @@ def test_examples_joint_and_sweep(tmp_path):
     assert doc["producer"]["example"] == "mlp" and len(doc["reference"]["pairs"]) == 2
 
 
+def test_llama_sweep_layers(tmp_path):
+    """--layers sizes the llama example (the bundled llama_sweep is its 2-layer sweep): the graphs
+    hold exactly that many decoder layers and the description says so."""
+    from fxmem_export.examples import models
+
+    path = tmp_path / "llama1.fxmem.json"
+    assert main(["llama", "--sweep", "--layers", "1", "--budgets", "1.0,0.0", "-o", str(path)]) == 0
+    doc = json.loads(path.read_text())
+    modules = {n["module"].split(".")[1] for g in doc["graphs"] for n in g["nodes"]
+               if n["module"].startswith("layers.")}
+    assert modules == {"0"}
+    assert doc["producer"]["description"].startswith("small Llama-style decoder (1 layer, dim 64")
+    assert models.description("llama") == models.DESCRIPTIONS["llama"]
+    assert "(8 layers," in models.DESCRIPTIONS["llama"]
+    for bad in (0, True, 1.5):
+        with pytest.raises(ValueError, match="only the llama example"):
+            models.build("llama", "meta", layers=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="only the llama example"):
+        models.build("mlp", "meta", layers=2)
+
+
 def test_examples_new_usage_errors(tmp_path, capsys):
     out = str(tmp_path / "x.json")
     for argv in (["mlp", "-o", out, "--joint", "--inner", "eager"], ["mlp", "-o", out, "--budgets", "1.0"],
-                 ["mlp", "-o", out, "--sweep", "--inner", "eager"], ["mlp", "-o", out, "--sweep", "--budgets", "a"]):
+                 ["mlp", "-o", out, "--sweep", "--inner", "eager"], ["mlp", "-o", out, "--sweep", "--budgets", "a"],
+                 ["mlp", "-o", out, "--sweep", "--layers", "2"]):
         with pytest.raises(SystemExit) as e:
             main(argv)
         assert e.value.code == 2, argv

@@ -33,7 +33,7 @@ from ..errors import ArgumentError, CaptureError, UnknownExampleError
 from ..format_types import GraphFileDoc
 from . import fsdp
 from .models import DESCRIPTIONS as _MODEL_DESCRIPTIONS
-from .models import build
+from .models import build, description
 
 # fsdp (examples/fsdp.py) is traced under a fake process group and gets Inductor's overlap schedule.
 DESCRIPTIONS = {**_MODEL_DESCRIPTIONS, "fsdp": fsdp.DESCRIPTION}
@@ -70,20 +70,22 @@ def _check(name: str, inner: str) -> None:
         raise ArgumentError(f"inner must be one of {', '.join(INNERS)}, got {inner!r}")
 
 
-def capture(name: str, device: str = "meta", *, inner: str = "partition", joint: bool = False) -> Captured:
+def capture(name: str, device: str = "meta", *, inner: str = "partition", joint: bool = False,
+            layers: int | None = None) -> Captured:
     """Compile example ``name`` with the fxmem backend (``inner="partition"``: what Inductor
     partitions, its decompositions and joint-graph passes included; ``"eager"``: AOTAutograd's
     default partition), run one forward and one backward pass, and return the forward and
-    backward GraphModules (and with ``joint=True`` the joint graph they were cut from)."""
+    backward GraphModules (and with ``joint=True`` the joint graph they were cut from).
+    ``layers``: llama's decoder layers (models.build)."""
     _check(name, inner)
     with _environment(name):
-        return _capture(name, device, inner, joint)
+        return _capture(name, device, inner, joint, layers)
 
 
-def _capture(name: str, device: str, inner: str, joint: bool) -> Captured:
+def _capture(name: str, device: str, inner: str, joint: bool, layers: int | None = None) -> Captured:
     torch._dynamo.reset()
     torch.manual_seed(0)
-    model, inputs, options = fsdp.build(device) if name == "fsdp" else build(name, device)
+    model, inputs, options = fsdp.build(device) if name == "fsdp" else build(name, device, layers=layers)
     be = FxmemBackend(None, inner=inner, joint=joint)
     compiled = torch.compile(model, backend=be, fullgraph=True, **options)
     out = compiled(*inputs)
@@ -116,37 +118,38 @@ def _relative_stack_traces(gm: fx.GraphModule) -> None:
 
 
 def export(name: str, path: str | os.PathLike[str], *, reference: bool = False, inner: str = "partition",
-           joint: bool = False) -> tuple[Captured, GraphFileDoc]:
+           joint: bool = False, layers: int | None = None) -> tuple[Captured, GraphFileDoc]:
     """Capture example ``name`` and write it to ``path`` (graphs "forward" and "backward", and
     "joint" with ``joint=True``), with stack traces naming files relative to the package's
     parent directory, and with Inductor's overlap schedule of every graph that has collectives
     (``overlap=True``)."""
     _check(name, inner)
     with _environment(name):  # the overlap pass needs the process group too
-        cap = capture(name, inner=inner, joint=joint)
+        cap = capture(name, inner=inner, joint=joint, layers=layers)
         _relative_stack_traces(cap.forward)
         _relative_stack_traces(cap.backward)
         if cap.joint is not None:
             _relative_stack_traces(cap.joint)
         doc = save(path, cap.forward, cap.backward, reference=reference, overlap=True, joint=cap.joint,
-                   producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta", "inner": inner,
-                             **({"target": cap.target} if cap.target else {})})
+                   producer={"example": name, "description": description(name, layers), "device": "meta",
+                             "inner": inner, **({"target": cap.target} if cap.target else {})})
     return cap, doc
 
 
 def export_sweep(name: str, path: str | os.PathLike[str], *, budgets: Any = None, reference: bool = False,
-                 joint: bool = True, pair_stack_traces: bool = False) -> GraphFileDoc:
+                 joint: bool = True, pair_stack_traces: bool = False, layers: int | None = None) -> GraphFileDoc:
     """Example ``name`` partitioned by ``fxmem_export.sweep`` at ``budgets`` (default 1.0, 0.9,
     ..., 0.0) on ``meta``, written to ``path`` with relative stack traces. Unless
     ``pair_stack_traces``, only the joint graph keeps them (the pairs' nodes have the joint's
-    names): the traces are half of a file that holds 22 graphs (llama: 21 MB with them)."""
+    names): the traces are half of a file that holds 22 graphs (llama: 21 MB with them).
+    ``layers``: llama's decoder layers (the bundled llama_sweep: 2, see regenerate.sh)."""
     from ..sweep import DEFAULT_BUDGETS, partition_sweep, write_sweep
 
     _check(name, "partition")
     with _environment(name):
         torch._dynamo.reset()
         torch.manual_seed(0)
-        model, inputs, options = fsdp.build("meta") if name == "fsdp" else build(name, "meta")
+        model, inputs, options = fsdp.build("meta") if name == "fsdp" else build(name, "meta", layers=layers)
         result = partition_sweep(model, inputs, DEFAULT_BUDGETS if budgets is None else budgets, joint=joint,
                                  compile_options=options)
         torch._dynamo.reset()
@@ -156,4 +159,4 @@ def export_sweep(name: str, path: str | os.PathLike[str], *, budgets: Any = None
                 for node in gm.graph.nodes:  # a saved value's placeholder shares the joint node's meta
                     node.meta = {k: v for k, v in node.meta.items() if k != "stack_trace"}
         return write_sweep(path, result, reference=reference,
-                           producer={"example": name, "description": DESCRIPTIONS[name], "device": "meta"})
+                           producer={"example": name, "description": description(name, layers), "device": "meta"})

@@ -1,6 +1,8 @@
 """python -m fxmem_export.examples NAME -o FILE [--with-reference] [--inner partition|eager] [--joint]
 [--sweep [--budgets 1.0,0.5,...]] | --list
 
+llama also takes [--layers N] (default 8; the bundled llama_sweep has 2).
+
 llama3_8b (traced, not bundled) also takes [--sdpa math|efficient|flash|cudnn] [--no-autocast]
 [--layers N] [--seq T] [--remat PLAN.json]."""
 
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-autocast", action="store_true", help="llama3_8b: fp32 throughout (no bf16 autocast)")
     parser.add_argument("--remat", metavar="PLAN.json",
                         help="llama3_8b: apply a recompute plan (fxmem-cli remat -o) to the partition")
-    parser.add_argument("--layers", type=int, default=32, help="llama3_8b: decoder layers (default 32)")
+    parser.add_argument("--layers", type=int, help="llama3_8b and llama: decoder layers (default 32 and 8)")
     parser.add_argument("--seq", type=int, default=4096, help="llama3_8b: tokens per sequence (default 4096)")
     parser.add_argument("--list", action="store_true", help="list the example models and exit")
     args = parser.parse_args(argv)
@@ -57,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--budgets needs --sweep")
     if args.sweep and (args.inner != "partition" or args.joint):
         parser.error("--sweep partitions with min-cut and always writes the joint graph")
+    if args.layers is not None and args.name not in ("llama", *_TRACED):
+        parser.error(f"--layers is taken by llama and {', '.join(_TRACED)}, not {args.name}")
     budgets = None
     if args.budgets is not None:
         try:
@@ -69,16 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         check_writable(args.output)  # fail before the (slower) capture
         if args.name in _TRACED:
-            if args.layers < 1 or args.seq < 1:
+            layers = 32 if args.layers is None else args.layers
+            if layers < 1 or args.seq < 1:
                 parser.error("--layers and --seq must be at least 1")
-            doc = _llama3.export(args.output, sdpa=args.sdpa, autocast=not args.no_autocast, layers=args.layers,
+            doc = _llama3.export(args.output, sdpa=args.sdpa, autocast=not args.no_autocast, layers=layers,
                                  seq=args.seq, remat=args.remat)
         elif args.name in _step.NAMES:  # a whole step: every region, the step, optimizer state
             doc = _step.export(args.name, args.output, reference=args.with_reference)
         elif args.sweep:
-            doc = export_sweep(args.name, args.output, budgets=budgets, reference=args.with_reference)
+            doc = export_sweep(args.name, args.output, budgets=budgets, reference=args.with_reference,
+                               layers=args.layers)
         else:
-            _, doc = export(args.name, args.output, reference=args.with_reference, inner=args.inner, joint=args.joint)
+            _, doc = export(args.name, args.output, reference=args.with_reference, inner=args.inner, joint=args.joint,
+                            layers=args.layers)
     except (FxmemExportError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -8,11 +8,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ..errors import UnknownExampleError
+from ..errors import ArgumentError, UnknownExampleError
 
 __all__ = [
-    "CNN", "DESCRIPTIONS", "GPT", "LLAMA_DYNAMIC_MAX_SEQ", "MLP", "NAMES", "Block", "Dynamic", "GPTBreak",
-    "InPlace", "MultiOut", "build",
+    "CNN", "DESCRIPTIONS", "GPT", "LLAMA_DYNAMIC_MAX_SEQ", "LLAMA_LAYERS", "MLP", "NAMES", "Block", "Dynamic",
+    "GPTBreak", "InPlace", "MultiOut", "build", "description",
 ]
 
 
@@ -175,8 +175,13 @@ class Dynamic(nn.Module):
         return y.reshape(-1, 16, y.shape[-1] // 16).softmax(-1).reshape(y.shape)
 
 
-def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch.Tensor, ...], dict[str, Any]]:
-    """(model, inputs, torch.compile options) of example ``name`` on ``device``."""
+def build(name: str, device: str | torch.device, *, layers: int | None = None
+          ) -> tuple[nn.Module, tuple[torch.Tensor, ...], dict[str, Any]]:
+    """(model, inputs, torch.compile options) of example ``name`` on ``device``. ``layers``:
+    llama's decoder layers (default 8; the bundled sweep has 2); no other example takes it."""
+    if layers is not None and (name != "llama" or isinstance(layers, bool) or not isinstance(layers, int)
+                               or layers < 1):
+        raise ArgumentError(f"layers={layers!r}: only the llama example takes a number of layers (an integer >= 1)")
     with torch.device(device):
         if name == "mlp":
             return MLP(), (torch.randn(64, 256),), {}
@@ -202,7 +207,7 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
 
             tokens = torch.randint(0, 256, (2, 64))
             targets = torch.randint(0, 256, (2, 64))
-            return Llama(), (tokens, targets), {}
+            return Llama(layers=LLAMA_LAYERS if layers is None else layers), (tokens, targets), {}
         if name == "dynamic":
             x = torch.randn(48, 256)
             torch._dynamo.mark_dynamic(x, 0)
@@ -217,6 +222,16 @@ def build(name: str, device: str | torch.device) -> tuple[nn.Module, tuple[torch
     raise UnknownExampleError(f"unknown example model {name!r}")
 
 
+LLAMA_LAYERS = 8
+
+
+def description(name: str, layers: int | None = None) -> str:
+    """DESCRIPTIONS[name], with llama's layer count when ``layers`` changes it."""
+    if layers is None or name != "llama":
+        return DESCRIPTIONS[name]
+    return DESCRIPTIONS[name].replace(f"({LLAMA_LAYERS} layers,", f"({layers} layer{'s' if layers != 1 else ''},", 1)
+
+
 LLAMA_DYNAMIC_MAX_SEQ = 4096  # llama_dynamic's rotary tables: the sequence length's upper bound
 DESCRIPTIONS = {
     "mlp": "3-layer MLP (Linear, ReLU, GELU), batch 64",
@@ -225,8 +240,8 @@ DESCRIPTIONS = {
     "SDPA attention, GELU, residuals, views and transposes, cross-entropy loss",
     "multiout": "split/chunk/unbind/topk/max(dim)/sort/cummax/layer_norm (multi-output ops), batch 32",
     "inplace": "in-place ops on activations, a view and buffers (step counter, EMA), batch 32",
-    "llama": "small Llama-style decoder (8 layers, dim 64, 4 heads, SwiGLU hidden 176, seq 64, vocab 256, "
-    "batch 2): RMSNorm, rotary embedding, causal SDPA, SwiGLU MLP, cross-entropy loss",
+    "llama": f"small Llama-style decoder ({LLAMA_LAYERS} layers, dim 64, 4 heads, SwiGLU hidden 176, seq 64, "
+    "vocab 256, batch 2): RMSNorm, rotary embedding, causal SDPA, SwiGLU MLP, cross-entropy loss",
     "dynamic": "MLP with residual compiled with a dynamic batch size (symbolic nbytes, hint 48)",
     "llama_dynamic": "the small llama (8 layers, dim 64) trained on next-token prediction, compiled with a dynamic "
     "batch and sequence length (hint 8 x 48, sequence up to 4096): sizes written as expressions of both",
