@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -127,4 +128,21 @@ TEST(HostileRound3, OutputsNeverReplaceAnInput) {
     std::filesystem::remove(trace);
     EXPECT_EQ(fxmem_test::cli({"export", model, "--perfetto", trace}).status, 0);
     EXPECT_TRUE(std::filesystem::exists(trace));
+}
+
+// gpt_break with region0's joint given num_fwd_outputs 0: the file's pair is no partition of it,
+// and remat said "node 'add_7': the backward needs it but cannot compute it from the saved
+// values", as if the joint or a plan were wrong, without naming the baseline.
+TEST(HostileRound3, ABaselinePairThatCannotBeSimulatedIsSaidAsTheBaseline) {
+    std::string text = fxmem_test::slurp(kData + "/../../resources/examples/gpt_break.fxmem.json");
+    const auto at = text.find("\"num_fwd_outputs\":1");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, std::strlen("\"num_fwd_outputs\":1"), "\"num_fwd_outputs\":0");
+    const std::string path = fxmem_test::scratch_dir() + "/gpt_break_nfo0.json";
+    fxmem_test::write(path, text);
+    const CliRun r = fxmem_test::cli({"remat", path, "--graph", "region0.joint", "--time-limit", "0.1"});
+    EXPECT_EQ(r.status, 1) << r.out;
+    EXPECT_TRUE(contains(r.err, path + ": graph 'region0.joint': the baseline partition "
+                                       "('region0.forward / region0.backward') cannot be simulated: "))
+        << r.err;
 }

@@ -2,6 +2,7 @@
 #include "fxmem/error.h"
 #include "fxmem/optimize.h"
 #include "fxmem/remat.h"
+#include "model/quote.h"
 
 #include <algorithm>
 #include <chrono>
@@ -446,7 +447,16 @@ RematBaseline remat_baseline(const JointGraph& j) {
         // A pair written beside another model's joint (or edited) would be scored under its name
         // with the simulated partition's peak but its own FLOPs: every plan then showed a bogus
         // FLOPs change. Plans are measured against the simulated partition, and the file is told.
-        const std::int64_t simulated = simulate_partition(j, b.saved).flops, own = pair_flops(file, p);
+        // A joint the pair is not a partition of (num_fwd_outputs edited) stops the simulation at
+        // some node: said as the baseline's, not as if the user's plan or the joint were wrong.
+        std::int64_t simulated = 0;
+        try {
+            simulated = simulate_partition(j, b.saved).flops;
+        } catch (const Error& e) {
+            throw Error(file.source + ": graph " + detail::quote(j.g().name) + ": the baseline partition (" +
+                        detail::quote(b.source) + ") cannot be simulated: " + e.what());
+        }
+        const std::int64_t own = pair_flops(file, p);
         b.flops = simulated;
         if (own != simulated)
             b.mismatch = "pair " + b.source + " is not the partition of joint graph '" + j.g().name +
