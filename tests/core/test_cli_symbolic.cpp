@@ -179,3 +179,26 @@ TEST(CliSymbolic, FitRefusals) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "nothing fits: even the minimum 1 does not")) << r.out;
 }
+
+TEST(CliSymbolic, FitWithRecomputeEqualsRematAtEachValue) {
+    // symbolic_joint.json: joint.json with its 256-byte activations 64 s0 (hint 4). The brute
+    // force: remat --set at each s0 until its plan's pair peak is over the limit.
+    const std::string file = kGood + "/symbolic_joint.json";
+    const std::int64_t limit = 3000;
+    std::int64_t expected = 0;
+    for (std::int64_t v = 1; v <= 64; ++v) {
+        const CliRun r =
+            cli({"remat", file, "--set", "s0=" + std::to_string(v), "--max-extra-percent", "100", "--json"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        if (r.json()["peak"].get<std::int64_t>() > limit) break;
+        expected = v;
+    }
+    ASSERT_GT(expected, 1);
+    const CliRun r =
+        cli({"fit", file, "--memory", std::to_string(limit), "--vary", "s0", "--max-extra-percent", "100", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto w = r.json()["with_recompute"];
+    EXPECT_EQ(w["max_extra_percent"], 100.0);
+    EXPECT_EQ(w["max_value"], expected);
+    EXPECT_GE(w["max_value"].get<std::int64_t>(), r.json()["max_value"].get<std::int64_t>());
+}

@@ -201,7 +201,7 @@ TEST(SymbolicRead, ReadsAndWritesBackTheExpressions) {
     EXPECT_EQ(sy.symbols[1].max, std::nullopt);
     EXPECT_EQ(sy.storage_sizes.size(), 6u);
     EXPECT_EQ(sy.node_flops.size(), 1u);
-    EXPECT_EQ(sy.tensor_entries.size(), 2u * 3u); // mm and relu: shape, stride, offset (rank 1)
+    EXPECT_EQ(sy.tensor_entries.size(), 2u); // mm's and relu's shape[0]; constant entries are not listed
     EXPECT_EQ(sy.bound, (std::vector<std::int64_t>{2, 5}));
     const std::string text = to_json(f);
     EXPECT_NE(text.find(R"("nbytes_expr": "CeilDiv(s0*s1, 4)*100")"), std::string::npos) << text;
@@ -318,6 +318,31 @@ TEST(SymbolicBind, NegativeSizeAtABindingIsAnError) {
             << e.what();
     }
     EXPECT_EQ(f.nbytes(StorageId(0)), 64);
+}
+
+TEST(SymbolicBind, KeepsTheFileFlopsUnderTheCap) {
+    // symbolic_small.json with x's FLOPs 2 s0, s0 unbounded and its storage 16 Min(s0, 4) bytes.
+    std::string text = read_regular_file(kGood + "/symbolic_small.json");
+    const auto put = [&](const std::string& from, const std::string& to) {
+        text.replace(text.find(from), from.size(), to);
+    };
+    put(R"("nbytes_expr": "16*s0")", R"x("nbytes_expr": "16*Min(s0, 4)")x");
+    put(R"("max": 64)", R"("max": null)");
+    put(R"("stride_expr": [4, 1]})", R"("stride_expr": [4, 1]}, "flops": 8, "flops_expr": "2*s0")");
+    GraphFile f = load_buffer(text, "flops");
+    const std::int64_t at_cap = GraphFile::kMaxTotalFlops / 2;
+    bind_sizes(f, SizeBinding{{at_cap}});
+    EXPECT_EQ(f.graphs[0].flops(NodeId(0)), GraphFile::kMaxTotalFlops);
+    const auto e = try_bind_sizes(f, SizeBinding{{at_cap + 1}});
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->kind, BindError::Kind::Overflow);
+    EXPECT_NE(e->message.find("the nodes' FLOPs add up to more than 2^61 at s0=1152921504606846977 (at graph 'g', "
+                              "node 'x'"),
+              std::string::npos)
+        << e->message;
+    EXPECT_EQ(f.graphs[0].flops(NodeId(0)), GraphFile::kMaxTotalFlops);
+    bind_sizes(f, SizeBinding{{4}});
+    EXPECT_EQ(f.graphs[0].flops(NodeId(0)), 8);
 }
 
 TEST(SymbolicBind, AtTheHintsEveryBundledExampleIsUnchanged) {

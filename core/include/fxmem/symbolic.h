@@ -21,6 +21,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace fxmem {
@@ -82,9 +83,9 @@ struct SymbolicSizes {
         StorageId storage;
         std::uint32_t expr = 0;
     };
-    // One entry of a tensor: dim = shape[i] (i < rank), stride[i - rank] (rank <= i < 2 rank), or
-    // the offset (i == 2 rank). Entries are listed per tensor in that order; a tensor with any
-    // symbolic entry lists all of them (the constant ones as Const expressions).
+    // One symbolic entry of a tensor: dim = shape[i] (i < rank), stride[i - rank] (rank <= i <
+    // 2 rank), or the offset (i == 2 rank). Listed per tensor in dim order; constant entries are
+    // not listed (their ints never change).
     struct TensorEntry {
         std::uint32_t graph = 0;
         std::uint32_t tensor = 0; // index into Graph::tensors
@@ -100,7 +101,7 @@ struct SymbolicSizes {
     std::vector<Symbol> symbols;
     std::vector<ExprInstr> code;
     std::string texts;
-    std::vector<Expr> exprs;
+    std::vector<Expr> exprs; // each distinct text once (the same size recurs across storages and tensors)
     std::vector<StorageSize> storage_sizes;  // in storage order
     std::vector<TensorEntry> tensor_entries; // grouped by (graph, tensor), in order
     std::vector<NodeFlops> node_flops;       // in (graph, node) order
@@ -116,8 +117,14 @@ struct SymbolicSizes {
     bool is_constant(std::uint32_t e) const { return expr_code(e).size() == 1 && expr_code(e)[0].op == ExprOp::Const; }
     // Symbol index by name, or by Dynamo source when no name matches; nullopt when neither does.
     std::optional<std::size_t> find_symbol(std::string_view name_or_source) const;
-    // Appends an expression (its parsed code and its text); returns its index.
+    // The expression of `text` when one was added, else nullopt.
+    std::optional<std::uint32_t> find_expr(std::string_view text) const;
+    // Adds an expression (its parsed code and its text), or finds the one of the same text;
+    // returns its index.
     std::uint32_t add_expr(std::span<const ExprInstr> expr_code, std::string_view text);
+
+private:
+    std::unordered_map<std::string, std::uint32_t> by_text_;
 };
 
 // A value per symbol, by symbol index.

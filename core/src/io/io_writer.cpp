@@ -57,33 +57,40 @@ struct SymbolicIndex {
     }
 };
 
-// One entry of shape_expr/stride_expr/offset_expr: an int when constant, else the expression's text.
-void append_entry(std::string& out, const SymbolicSizes& sy, std::uint32_t expr) {
-    if (sy.is_constant(expr)) {
-        append_int(out, sy.expr_code(expr)[0].value);
-    } else {
-        append_string(out, sy.expr_text(expr));
-    }
-}
-
-// The entries [first, first + n) of a symbolic tensor as a key, when any of them is not constant.
-void append_entries(std::string& out, const SymbolicSizes& sy, const char* key, std::size_t first, std::size_t n,
-                    bool array) {
-    bool symbolic = false;
-    for (std::size_t i = first; i < first + n; ++i) symbolic = symbolic || !sy.is_constant(sy.tensor_entries[i].expr);
-    if (!symbolic) return;
+// Entries [from, to) of a tensor (its dims, then its offset) as `key` when any is symbolic: the
+// expression's text where one is listed (tensor_entries from `next` on, in dim order), else the
+// tensor's int. Advances `next` past the entries it wrote.
+void append_entries(std::string& out, const SymbolicSizes& sy, std::size_t& next, std::uint32_t graph,
+                    std::uint32_t tensor, const char* key, std::uint32_t from, std::uint32_t to,
+                    const std::int64_t* ints, bool array) {
+    const auto listed = [&](std::uint32_t dim) {
+        return next < sy.tensor_entries.size() && sy.tensor_entries[next].graph == graph &&
+               sy.tensor_entries[next].tensor == tensor && sy.tensor_entries[next].dim == dim;
+    };
+    bool any = false;
+    for (std::size_t i = next;
+         i < sy.tensor_entries.size() && sy.tensor_entries[i].graph == graph && sy.tensor_entries[i].tensor == tensor;
+         ++i)
+        any = any || (sy.tensor_entries[i].dim >= from && sy.tensor_entries[i].dim < to);
+    if (!any) return;
     out += ", \"";
     out += key;
     out += "\": ";
     if (array) out.push_back('[');
-    for (std::size_t i = first; i < first + n; ++i) {
-        if (i > first) out += ", ";
-        append_entry(out, sy, sy.tensor_entries[i].expr);
+    for (std::uint32_t d = from; d < to; ++d) {
+        if (d > from) out += ", ";
+        if (listed(d)) {
+            append_string(out, sy.expr_text(sy.tensor_entries[next++].expr));
+        } else {
+            append_int(out, ints[d - from]);
+        }
     }
     if (array) out.push_back(']');
 }
 
-void append_tensor(std::string& out, const GraphFile& file, const Graph& g, const Tensor& t, std::int32_t entries) {
+void append_tensor(std::string& out, const GraphFile& file, const Graph& g, std::uint32_t graph, std::uint32_t tensor,
+                   std::int32_t entries) {
+    const Tensor& t = g.tensors[tensor];
     out += "{\"storage\": ";
     append_int(out, file.storages[t.storage.index()].file_id);
     out += ", \"dtype\": ";
@@ -95,10 +102,11 @@ void append_tensor(std::string& out, const GraphFile& file, const Graph& g, cons
     out += ", \"offset\": ";
     append_int(out, t.offset);
     if (entries >= 0) {
-        const auto first = static_cast<std::size_t>(entries);
-        append_entries(out, file.symbolic, "shape_expr", first, t.rank, true);
-        append_entries(out, file.symbolic, "stride_expr", first + t.rank, t.rank, true);
-        append_entries(out, file.symbolic, "offset_expr", first + 2 * t.rank, 1, false);
+        auto next = static_cast<std::size_t>(entries);
+        const SymbolicSizes& sy = file.symbolic;
+        append_entries(out, sy, next, graph, tensor, "shape_expr", 0, t.rank, g.shape(t).data(), true);
+        append_entries(out, sy, next, graph, tensor, "stride_expr", t.rank, 2 * t.rank, g.stride(t).data(), true);
+        append_entries(out, sy, next, graph, tensor, "offset_expr", 2 * t.rank, 2 * t.rank + 1, &t.offset, false);
     }
     out.push_back('}');
 }
@@ -115,7 +123,8 @@ void append_val(std::string& out, const GraphFile& file, const Graph& g, std::sp
         switch (t.kind) {
         case ValToken::Kind::Null: out += "null"; break;
         case ValToken::Kind::Tensor:
-            append_tensor(out, file, g, g.tensors[t.payload], index.of_tensor(graph_index, t.payload));
+            append_tensor(out, file, g, static_cast<std::uint32_t>(graph_index), t.payload,
+                          index.of_tensor(graph_index, t.payload));
             break;
         case ValToken::Kind::Other:
             out += "{\"other\": ";

@@ -71,7 +71,8 @@ void Reader::stage_expr(StagedExpr e, std::string_view text) {
     exprs_.push_back(e);
 }
 
-// A symbolic tensor lists every entry: the given ones, and its hinted ints as constants.
+// A symbolic tensor's given entries; the others keep their ints (docs/format.md: an int entry is a
+// constant, checked against its int like an expression).
 void Reader::stage_tensor_exprs(const NodeRecord& r, NodeId node) {
     std::uint32_t k = 0; // the tensor's position among the node's tensors
     for (const StagedVal& v : r.vals) {
@@ -82,26 +83,19 @@ void Reader::stage_tensor_exprs(const NodeRecord& r, NodeId node) {
             e.owner = static_cast<std::uint32_t>(file_.graphs.size());
             e.node = node;
             e.tensor = k;
-            const auto put = [&](bool given, std::uint32_t entry, std::int64_t hinted) {
+            const auto put = [&](bool given, std::uint32_t entry) {
                 if (given) {
                     const StagedEntry& se = r.entries[entry];
                     e.is_text = se.is_text;
                     e.constant = se.constant;
                     e.offset = se.offset;
                     stage_expr(e, se.text);
-                } else {
-                    e.is_text = false;
-                    e.constant = hinted;
-                    e.offset = r.end_offset;
-                    stage_expr(e, {});
                 }
                 ++e.dim;
             };
-            for (std::uint32_t i = 0; i < v.shape_size; ++i)
-                put(v.has_shape_expr, v.shape_expr_begin + i, r.dims[v.shape_begin + i]);
-            for (std::uint32_t i = 0; i < v.stride_size; ++i)
-                put(v.has_stride_expr, v.stride_expr_begin + i, r.dims[v.stride_begin + i]);
-            put(v.has_offset_expr, v.offset_expr, v.offset);
+            for (std::uint32_t i = 0; i < v.shape_size; ++i) put(v.has_shape_expr, v.shape_expr_begin + i);
+            for (std::uint32_t i = 0; i < v.stride_size; ++i) put(v.has_stride_expr, v.stride_expr_begin + i);
+            put(v.has_offset_expr, v.offset_expr);
         }
         ++k;
     }
@@ -165,7 +159,12 @@ void Reader::resolve_symbolic() {
         }
         const std::string_view text = std::string_view(expr_texts_).substr(e.text_begin, e.text_end - e.text_begin);
         code.clear();
-        if (!e.is_text) {
+        const std::string constant_text = e.is_text ? std::string() : std::to_string(e.constant);
+        const std::optional<std::uint32_t> known = sy.find_expr(e.is_text ? text : std::string_view(constant_text));
+        if (known) {
+            const auto c = sy.expr_code(*known); // parsed and checked before: only its value differs
+            code.assign(c.begin(), c.end());
+        } else if (!e.is_text) {
             code.push_back({ExprOp::Const, e.constant});
         } else if (const std::optional<ExprSyntaxError> bad = parse_expr(text, sy.symbols, code)) {
             fail_at(e.offset, place,
@@ -182,14 +181,15 @@ void Reader::resolve_symbolic() {
             fail_at(e.offset, place,
                     field + " " + shown + " is " + std::to_string(*v) + " at the hints (" + hints_text(sy.symbols) +
                         ") but the int beside it is " + std::to_string(hinted));
-        const std::string constant_text = e.is_text ? std::string() : std::to_string(e.constant);
         const std::uint32_t expr = sy.add_expr(code, e.is_text ? text : std::string_view(constant_text));
         switch (e.kind) {
         case StagedExpr::Kind::Nbytes:
             sy.storage_sizes.push_back({StorageId(static_cast<std::int32_t>(e.owner)), expr});
             break;
         case StagedExpr::Kind::Flops: sy.node_flops.push_back({e.owner, e.node, expr}); break;
-        case StagedExpr::Kind::Tensor: sy.tensor_entries.push_back({e.owner, tensor, e.dim, expr}); break;
+        case StagedExpr::Kind::Tensor:
+            if (!sy.is_constant(expr)) sy.tensor_entries.push_back({e.owner, tensor, e.dim, expr});
+            break;
         }
     }
     std::vector<StagedExpr>().swap(exprs_);

@@ -59,9 +59,21 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
             throw BindError{Kind::Invalid, file.source + ": " + symbol_label(sy.symbols[i]) + " = " +
                                                std::to_string(values[i]) + " is outside its range " +
                                                sy.symbols[i].range_text()};
-    const auto value_of = [&](std::uint32_t expr, const auto& place, std::string_view what, bool non_negative) {
+    // Each distinct expression evaluated once; the ints that share it read its value.
+    std::vector<std::int64_t> at(sy.exprs.size());
+    std::vector<std::optional<EvalFault>> faults(sy.exprs.size());
+    for (std::uint32_t e = 0; e < at.size(); ++e) {
         EvalFault fault{};
-        const std::optional<std::int64_t> v = evaluate(sy.expr_code(expr), values, &fault);
+        if (const std::optional<std::int64_t> v = evaluate(sy.expr_code(e), values, &fault)) {
+            at[e] = *v;
+        } else {
+            faults[e] = fault;
+        }
+    }
+    const auto value_of = [&](std::uint32_t expr, const auto& place, std::string_view what, bool non_negative) {
+        const std::optional<std::int64_t> v =
+            faults[expr] ? std::optional<std::int64_t>() : std::optional<std::int64_t>(at[expr]);
+        const EvalFault fault = faults[expr].value_or(EvalFault::Overflow);
         if (!v)
             throw BindError{fault == EvalFault::Overflow ? Kind::Overflow : Kind::Invalid,
                             file.source + ": " + place() + ": " + std::string(what) + " " + quote(sy.expr_text(expr)) +
@@ -85,14 +97,17 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
                                                 binding_text(sy, values) + " (at storage id " +
                                                 std::to_string(file.storages[s.storage.index()].file_id) + ")"};
     }
+    // A symbolic tensor lists its constant entries too (most of its strides): they never change.
     std::vector<std::int64_t> entries(sy.tensor_entries.size());
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
+        if (sy.is_constant(e.expr)) continue;
         const std::uint32_t rank = file.graphs[e.graph].tensors[e.tensor].rank;
         const auto place = [&] { return tensor_place(file, e.graph, e.tensor); };
         entries[i] = value_of(e.expr, place, entry_name(e.dim, rank), e.dim < rank);
     }
     std::vector<std::int64_t> flops(sy.node_flops.size());
+    std::int64_t total_flops = file.total_flops_; // kept under GraphFile::kMaxTotalFlops, as the builder keeps it
     for (std::size_t i = 0; i < flops.size(); ++i) {
         const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
         const auto place = [&] {
@@ -100,13 +115,21 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
             return "graph " + quote(g.name) + ", node " + quote(g.node(f.node).name);
         };
         flops[i] = value_of(f.expr, place, "'flops_expr'", true);
+        total_flops -= file.graphs[f.graph].flops(f.node);
+        if (flops[i] > GraphFile::kMaxTotalFlops - total_flops)
+            throw BindError{Kind::Overflow, file.source + ": the nodes' FLOPs add up to more than 2^61 at " +
+                                                binding_text(sy, values) + " (at " + place() +
+                                                "; fxmem adds FLOPs in 64-bit integers)"};
+        total_flops += flops[i];
     }
 
     for (std::size_t i = 0; i < nbytes.size(); ++i)
         file.storages[sy.storage_sizes[i].storage.index()].nbytes = nbytes[i];
     file.total_bytes_ = total;
+    file.total_flops_ = total_flops;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
+        if (sy.is_constant(e.expr)) continue;
         Graph& g = file.graphs[e.graph];
         Tensor& t = g.tensors[e.tensor];
         if (e.dim == 2 * t.rank) {

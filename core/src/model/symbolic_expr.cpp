@@ -257,7 +257,7 @@ std::string_view to_string(EvalFault fault) {
 std::optional<std::int64_t> evaluate(std::span<const ExprInstr> code, std::span<const std::int64_t> values,
                                      EvalFault* fault_out) {
     // The stack never holds more than the code has instructions.
-    std::array<std::int64_t, 32> small{};
+    std::array<std::int64_t, 32> small; // not zeroed: every slot is written before it is read
     std::vector<std::int64_t> large;
     std::int64_t* stack = small.data();
     if (code.size() > small.size()) {
@@ -320,7 +320,15 @@ std::optional<std::size_t> SymbolicSizes::find_symbol(std::string_view name_or_s
     return std::nullopt;
 }
 
+std::optional<std::uint32_t> SymbolicSizes::find_expr(std::string_view text) const {
+    const auto it = by_text_.find(std::string(text));
+    if (it == by_text_.end()) return std::nullopt;
+    return it->second;
+}
+
 std::uint32_t SymbolicSizes::add_expr(std::span<const ExprInstr> expr_code, std::string_view text) {
+    const auto [it, fresh] = by_text_.emplace(std::string(text), static_cast<std::uint32_t>(exprs.size()));
+    if (!fresh) return it->second;
     Expr e;
     e.code_begin = static_cast<std::uint32_t>(code.size());
     code.insert(code.end(), expr_code.begin(), expr_code.end());
