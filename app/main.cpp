@@ -3,6 +3,7 @@
 #include "mainwindow/graphdragbenchmark.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/scrubbenchmark.h"
+#include "mainwindow/sizesbenchmark.h"
 #include "timeline/timelinemodebar.h"
 #include "util/theme.h"
 
@@ -119,18 +120,31 @@ int main(int argc, char** argv) {
         QStringLiteral("Find plan's limit on extra FLOPs in % of the baseline pair's, as fxmem-cli remat's."),
         QStringLiteral("P"));
     parser.addOptions({findPlan, maxExtraPercent});
+    const QCommandLineOption sizes(
+        QStringLiteral("set"),
+        QStringLiteral(
+            "Bind symbolic sizes, as fxmem-cli's --set: SYM=V[,SYM=V] (a name, a source or batch/sequence)."),
+        QStringLiteral("SYM=V"));
+    const QCommandLineOption deviceMemory(QStringLiteral("device-memory"),
+                                          QStringLiteral("The Sizes bar's GPU memory: 80GB, 79.6GiB, 512MiB."),
+                                          QStringLiteral("SIZE"));
+    parser.addOptions({sizes, deviceMemory});
     // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
     const QCommandLineOption benchScrub(
         QStringLiteral("benchmark-scrub"),
         QStringLiteral("Move the timeline cursor --steps times (hover, then --scrub-input), print timings and exit."));
-    const QCommandLineOption benchSteps(QStringLiteral("steps"),
-                                        QStringLiteral("Steps of --benchmark-scrub (default 400)."),
-                                        QStringLiteral("N"), QStringLiteral("400"));
+    const QCommandLineOption benchSteps(
+        QStringLiteral("steps"), QStringLiteral("Steps of --benchmark-scrub and --benchmark-sizes (default 400)."),
+        QStringLiteral("N"), QStringLiteral("400"));
     const QCommandLineOption benchInput(
         QStringLiteral("scrub-input"),
         QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view."),
         QStringLiteral("KIND"), QStringLiteral("both"));
     parser.addOptions({benchScrub, benchSteps, benchInput});
+    const QCommandLineOption benchSizes(
+        QStringLiteral("benchmark-sizes"),
+        QStringLiteral("Re-score the file's symbolic sizes --steps times (the Sizes bar), print timings and exit."));
+    parser.addOption(benchSizes);
     parser.process(app);
     const QStringList modes = {QStringLiteral("total"), QStringLiteral("role"), QStringLiteral("module")};
     if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
@@ -182,8 +196,11 @@ int main(int argc, char** argv) {
     if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
     options.findPlan = parser.isSet(findPlan);
     if (parser.isSet(maxExtraPercent)) options.maxExtraPercent = percent;
+    options.sizes = parser.value(sizes);
+    options.deviceMemory = parser.value(deviceMemory);
 
-    const bool bench = parser.isSet(benchScrub);
+    const bool benchSizesRun = parser.isSet(benchSizes);
+    const bool bench = parser.isSet(benchScrub) || benchSizesRun;
     const bool shot = parser.isSet(screenshot) || bench;
     QTemporaryDir settingsDir;
     if (shot) {
@@ -257,6 +274,11 @@ int main(int argc, char** argv) {
             if (!done.plan && settled->elapsed() < 60000) return;
             poll->stop();
             QTimer::singleShot(300, &window, [&] {
+                if (benchSizesRun) {
+                    std::printf("%s\n", qPrintable(runSizesBenchmark(window, parser.value(benchSteps).toInt())));
+                    QCoreApplication::exit(0);
+                    return;
+                }
                 if (bench) {
                     ScrubBenchmarkOptions o;
                     o.steps = std::max(1, parser.value(benchSteps).toInt());

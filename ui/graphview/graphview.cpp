@@ -34,6 +34,8 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
 }
 
 void GraphView::setScene(std::shared_ptr<const Scene> scene) {
+    // Other sizes of the same graphs move no node: the lanes in view stay.
+    const bool rebound = scene_ && scene && scene_->sameGraphs(*scene);
     scene_ = std::move(scene);
     layouts_.update(scene_.get(), schedule_);
     marks_.reset(scene_.get());
@@ -41,12 +43,12 @@ void GraphView::setScene(std::shared_ptr<const Scene> scene) {
     cursor_ = -1;
     input_.reset();
     refusal_.clear();
-    nav_.top = 0;
+    if (!rebound) nav_.top = 0;
     bars_.setShown(scene_ && !scene_->empty());
     bars_.place();
     modules_.reset(scene_.get());
     categories_.reset(scene_.get());
-    if (scene_) {
+    if (scene_ && !rebound) {
         // Every lane in view: readable boxes for small graphs, an overview (a dot per pixel) for
         // graphs with hundreds of lanes; Ctrl+wheel zooms the lanes from there.
         nav_.reset(scene_->profile.size(), extent());

@@ -2,6 +2,7 @@
 
 #include <fxmem/error.h>
 #include <fxmem/estimator.h>
+#include <fxmem/symbolic.h>
 
 #include <QObject>
 #include <QStringBuilder>
@@ -131,8 +132,20 @@ void buildWholeStep(Scene& scene, const fxmem::RoleAssignment& roles, DeviceFilt
 } // namespace
 
 std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
-                                        SceneRequest request, const fxmem::CancelCheck& cancelled) {
+                                        SceneRequest request, const fxmem::CancelCheck& cancelled,
+                                        std::shared_ptr<const fxmem::GraphFile> loaded) {
     auto scene = std::make_shared<Scene>();
+    scene->loaded = loaded ? std::move(loaded) : file;
+    const fxmem::SymbolicSizes& symbolic = file->symbolic;
+    if (request.sizes.size() != symbolic.symbols.size() || symbolic.empty()) {
+        request.sizes.clear();
+    } else if (request.sizes != symbolic.bound) {
+        // The sizes are ints in the file that every analysis reads: a copy holds the binding.
+        auto bound = std::make_shared<fxmem::GraphFile>(*file);
+        fxmem::bind_sizes(*bound, fxmem::SizeBinding{request.sizes});
+        file = std::move(bound);
+    }
+    fxmem::throw_if_cancelled(cancelled);
     scene->file = file;
     scene->path = path;
     const int graphs = static_cast<int>(file->graphs.size());

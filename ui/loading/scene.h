@@ -26,6 +26,9 @@ struct SceneRequest {
     int pair = -1;
     DeviceFilter filter = DeviceFilter::NonCpu;
     bool wholeStep = false; // resolved: graph and pair are -1
+    // A value per symbol of a file with symbolic sizes (fxmem/symbolic.h): the scene is built from
+    // a copy of the file bound at them. Empty, or not one per symbol: the file as it is.
+    std::vector<std::int64_t> sizes;
 };
 
 // A node of a scene: the segment (graph) and the node within it.
@@ -61,7 +64,10 @@ struct Segment {
 std::optional<std::string> relativeModule(const QString& prefix, const QString& qualified);
 
 struct Scene {
-    std::shared_ptr<const fxmem::GraphFile> file;
+    std::shared_ptr<const fxmem::GraphFile> file; // bound at request.sizes
+    // The file as it was read, the same for every binding of its sizes: what tells another view
+    // of one capture from another file.
+    std::shared_ptr<const fxmem::GraphFile> loaded;
     QString path;
     SceneRequest request; // resolved: graph or pair set
     std::vector<Segment> segments;
@@ -73,6 +79,12 @@ struct Scene {
     std::shared_ptr<const fxmem::WholeStep> step;       // the whole step's numbers; null otherwise
 
     bool wholeStep() const { return step != nullptr; }
+    // The same graphs of the same capture, perhaps bound at other sizes: node for node the same
+    // segments and layouts (sizes move no node), so views may keep their zoom and cursor.
+    bool sameGraphs(const Scene& other) const {
+        return loaded == other.loaded && request.graph == other.request.graph && request.pair == other.request.pair &&
+               request.wholeStep == other.request.wholeStep;
+    }
     // Several graphs on one time axis (a pair or the whole step): nothing to reorder.
     bool joined() const { return segments.size() > 1 || wholeStep(); }
     // A segment's name on the timeline and in the views: the step entry's, else its graph's.
@@ -99,7 +111,11 @@ struct Scene {
     std::int64_t globalStep(int segment, fxmem::NodeId node) const;
 };
 
-// Runs GraphAnalysis::compute and the layout for the requested view. Throws fxmem::Error, and
-// fxmem::Cancelled when `cancelled` answers true (polled inside the analysis and the layout).
+// Binds a copy of the file at request.sizes when they differ from what it holds, then runs
+// GraphAnalysis::compute and the layout for the requested view. `loaded`: the file as read
+// (Scene::loaded), when `file` is one of its bindings; null: `file` itself. Throws fxmem::Error
+// (a binding outside a symbol's range, or an overflow at it, names the symbol or the storage),
+// and fxmem::Cancelled when `cancelled` answers true (polled inside the analysis and the layout).
 std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> file, const QString& path,
-                                        SceneRequest request, const fxmem::CancelCheck& cancelled = {});
+                                        SceneRequest request, const fxmem::CancelCheck& cancelled = {},
+                                        std::shared_ptr<const fxmem::GraphFile> loaded = {});

@@ -12,18 +12,21 @@ SceneLoader::SceneLoader(FileLoader loader, QObject* parent)
 
 SceneLoader::~SceneLoader() = default;
 
-void SceneLoader::open(const QString& path, SceneRequest request) { start(path, nullptr, request); }
+void SceneLoader::open(const QString& path, SceneRequest request) { start(path, nullptr, request, nullptr); }
 
-void SceneLoader::rebuild(std::shared_ptr<const fxmem::GraphFile> file, const QString& path, SceneRequest request) {
-    start(path, std::move(file), request);
+void SceneLoader::rebuild(std::shared_ptr<const fxmem::GraphFile> file, const QString& path, SceneRequest request,
+                          std::shared_ptr<const fxmem::GraphFile> loaded) {
+    start(path, std::move(file), request, std::move(loaded));
 }
 
 // Reads the file unless given, then builds the scene; both stages poll the job's cancel check.
-void SceneLoader::start(const QString& path, std::shared_ptr<const fxmem::GraphFile> given, SceneRequest request) {
+void SceneLoader::start(const QString& path, std::shared_ptr<const fxmem::GraphFile> given, SceneRequest request,
+                        std::shared_ptr<const fxmem::GraphFile> loaded) {
     path_ = path;
     reading_ = std::make_shared<std::atomic<bool>>(given == nullptr);
     jobs_->start<Scene>(
-        [loader = loader_, path, given = std::move(given), request, reading = reading_](JobContext& job) {
+        [loader = loader_, path, given = std::move(given), request, reading = reading_,
+         loaded = std::move(loaded)](JobContext& job) {
             std::shared_ptr<const fxmem::GraphFile> file = given;
             if (!file) {
                 job.report(0.0, tr("Reading"), true);
@@ -35,7 +38,7 @@ void SceneLoader::start(const QString& path, std::shared_ptr<const fxmem::GraphF
             } else {
                 job.report(0.5, tr("Analysing"), true);
             }
-            return buildScene(std::move(file), path, request, job.cancelCheck());
+            return buildScene(std::move(file), path, request, job.cancelCheck(), loaded);
         },
         [this](std::shared_ptr<const Scene> scene) { emit sceneReady(std::move(scene)); });
 }

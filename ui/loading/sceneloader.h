@@ -29,8 +29,10 @@ public:
 
     // Reads `path` and builds the requested scene.
     void open(const QString& path, SceneRequest request = {});
-    // Builds another view of a file already loaded.
-    void rebuild(std::shared_ptr<const fxmem::GraphFile> file, const QString& path, SceneRequest request);
+    // Builds another view of a file already loaded; `loaded` as for buildScene (a binding of a
+    // file's sizes passes the file as read).
+    void rebuild(std::shared_ptr<const fxmem::GraphFile> file, const QString& path, SceneRequest request,
+                 std::shared_ptr<const fxmem::GraphFile> loaded = {});
     // Drops the running request (its result is never delivered) and emits cancelled().
     void cancel();
     bool busy() const { return jobs_->busy(); }
@@ -45,7 +47,8 @@ signals:
     void busyChanged(bool busy);
 
 private:
-    void start(const QString& path, std::shared_ptr<const fxmem::GraphFile> file, SceneRequest request);
+    void start(const QString& path, std::shared_ptr<const fxmem::GraphFile> file, SceneRequest request,
+               std::shared_ptr<const fxmem::GraphFile> loaded);
     FileLoader loader_;
     JobTracker* jobs_ = nullptr;
     // The latest request's file, and whether it failed while reading (the message then names

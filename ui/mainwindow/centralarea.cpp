@@ -5,6 +5,7 @@
 #include "mainwindow/windowparts.h"
 #include "panels/findbar.h"
 #include "panels/summarybar.h"
+#include "sizes/sizesbar.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 
@@ -21,6 +22,8 @@ CentralArea::CentralArea(ViewState* state, WindowParts& p, QWidget* parent) : QW
     layout->addWidget(p.summary);
     p.findBar = new FindBar(state);
     layout->addWidget(p.findBar);
+    p.sizes = new SizesBar(state);
+    layout->addWidget(p.sizes);
 
     splitter_ = new QSplitter(Qt::Vertical);
     splitter_->setObjectName(QStringLiteral("centralSplitter"));

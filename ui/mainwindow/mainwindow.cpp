@@ -24,7 +24,9 @@
 #include "panels/summarybar.h"
 #include "recompute/recomputepanel.h"
 #include "schedule/scheduleeditor.h"
+#include "sizes/sizesbar.h"
 #include "state/viewstate.h"
+#include "timeline/qcp.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "util/text.h"
@@ -109,6 +111,8 @@ void MainWindow::buildWidgets() {
     centre_ = new CentralArea(state_, p);
     setCentralWidget(centre_);
     connect(centre_->banner(), &LoadBanner::countAllDevicesRequested, this, &MainWindow::requestAllDevices);
+    connect(p.sizes, &SizesBar::bindingRequested, this, &MainWindow::rebindSizes);
+    connect(p.sizes, &SizesBar::deviceMemoryChanged, p.timeline, &TimelinePlot::setDeviceMemory);
     bands_ = new TimelineBands(state_, p.modeBar, p.timeline, this);
     connect(bands_, &TimelineBands::failed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Stacked timeline: %1").arg(elided(message, 300)), 8000);
@@ -179,6 +183,7 @@ void MainWindow::openFile(const QString& path) {
     SceneRequest r;
     r.filter = DeviceFilter::NonCpu; // per file: a new file starts as PyTorch counts
     statusBar()->showMessage(tr("Loading %1…").arg(elided(QFileInfo(path).fileName(), 80)));
+    rebinding_ = false;
     parts_.loader->open(path, r);
 }
 
@@ -188,7 +193,19 @@ void MainWindow::requestScene(SceneRequest request) {
         parts_.toolbar->showScene(scene().get()); // back to what is shown
         return;
     }
-    parts_.loader->rebuild(scene()->file, scene()->path, request);
+    rebinding_ = false;
+    parts_.loader->rebuild(scene()->file, scene()->path, request, scene()->loaded);
+}
+
+void MainWindow::rebindSizes(const std::vector<std::int64_t>& sizes) {
+    if (!scene() || !files_->maybeKeepSchedule()) {
+        parts_.sizes->bindingFailed(QString());
+        return;
+    }
+    SceneRequest r = scene()->request;
+    r.sizes = sizes;
+    rebinding_ = true;
+    parts_.loader->rebuild(scene()->file, scene()->path, r, scene()->loaded);
 }
 
 void MainWindow::requestAllDevices() {
@@ -208,6 +225,13 @@ void MainWindow::showGraph(int graph, int pair) {
 }
 
 void MainWindow::onLoadFailed(const QString& path, const QString& message) {
+    if (std::exchange(rebinding_, false)) {
+        // A size the file's expressions refuse (an overflow, say): said in the bar, the view stays.
+        parts_.sizes->bindingFailed(message);
+        statusBar()->showMessage(tr("Sizes: %1").arg(elided(message, 300)), 8000);
+        emit loadFailed(message);
+        return;
+    }
     statusBar()->showMessage(tr("Could not open %1").arg(elided(QFileInfo(path).fileName(), 80)), 8000);
     // Not exec(): a nested event loop would stall scrubbing and tests; the window stays usable.
     auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot open file"),
@@ -228,7 +252,15 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     auto phase = [&](const char* what) {
         qCDebug(lcTiming, "%s: %lld ms", what, static_cast<long long>(clock.restart()));
     };
-    const bool newFile = !state_->scene() || state_->scene()->file != scene->file;
+    rebinding_ = false;
+    const std::shared_ptr<const Scene> previous = state_->scene();
+    const bool newFile = !previous || previous->loaded != scene->loaded;
+    // Other sizes of the graphs shown: the cursor, the selection and the zoom stay where they are.
+    const bool rebound = previous && previous->sameGraphs(*scene);
+    const std::int64_t keepCursor = state_->cursorStep();
+    const NodeRef keepNode = state_->selectedNode();
+    const QString keepModule = state_->selectedModule();
+    const QCPRange keepRange = parts_.timeline->chart()->xAxis->range();
     applyingScene_ = true;
     if (newFile) parts_.actions->addRecent(scene->path);
     setWindowFilePath(scene->path);
@@ -246,6 +278,14 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     centre_->banner()->showScene(scene);
     statusLine_->showScene(scene.get());
     updateActions();
+    if (rebound) {
+        parts_.timeline->setXRange(keepRange.lower, keepRange.upper);
+        if (!keepModule.isNull()) state_->selectModule(keepModule);
+        if (keepNode.valid()) state_->selectNode(keepNode, false);
+        state_->setCursorStep(keepCursor >= 0 ? keepCursor : static_cast<std::int64_t>(scene->peakStep));
+        emit sceneShown();
+        return;
+    }
     // Start where the question usually is: the peak, and the node that makes it.
     state_->setCursorStep(static_cast<std::int64_t>(scene->peakStep));
     if (const Scene::Where w = scene->locate(static_cast<std::int64_t>(scene->peakStep)); w.segment >= 0 && w.step > 0)

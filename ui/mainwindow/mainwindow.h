@@ -12,7 +12,9 @@
 
 #include <QMainWindow>
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 class CentralArea;
 class FileCommands;
@@ -70,10 +72,13 @@ private:
     void updateActions();
     void requestScene(SceneRequest request);
     void requestAllDevices();
+    // The Sizes bar's binding: the same file and view, its sizes bound (SceneRequest::sizes).
+    void rebindSizes(const std::vector<std::int64_t>& sizes);
 
     ViewState* state_ = nullptr;
     WindowParts parts_;
     bool applyingScene_ = false;
+    bool rebinding_ = false; // the request in flight is the Sizes bar's
     CentralArea* centre_ = nullptr;
     StatusLine* statusLine_ = nullptr;
     TimelineBands* bands_ = nullptr;

@@ -5,6 +5,8 @@
 #include "mainwindow/windowparts.h"
 #include "recompute/recomputepanel.h"
 #include "schedule/scheduleeditor.h"
+#include "sizes/devicememory.h"
+#include "sizes/sizesbar.h"
 #include "state/viewstate.h"
 #include "timeline/timelineplot.h"
 
@@ -43,6 +45,13 @@ QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, V
         if (b < 0) return noSchedule(options.compare);
         editor->setComparison(0, b);
     }
+    if (!options.deviceMemory.isEmpty()) {
+        const std::optional<std::int64_t> bytes = parseDeviceMemory(options.deviceMemory);
+        if (!bytes) return tr("not a memory size: '%1' (80GB, 79.6GiB, 512MiB)").arg(options.deviceMemory);
+        parts.sizes->setDeviceMemory(*bytes);
+    }
+    if (!options.sizes.isEmpty())
+        if (const QString error = parts.sizes->setValues(options.sizes); !error.isEmpty()) return error;
     if (options.tab) parts.docks->raise(*options.tab);
     if (options.maxExtraPercent) parts.recompute->setMaxExtraPercent(*options.maxExtraPercent);
     if (options.findPlan) {
@@ -60,5 +69,5 @@ ViewOptionsSettled viewOptionsSettled(const ViewOptions& options, const WindowPa
     const bool compared = !options.wantsComparison() || parts.timeline->hasComparison();
     const auto& plan = parts.recompute->plan();
     const bool planned = !options.findPlan || (plan && state->scene() && state->scene()->file == plan->pairFile);
-    return {bands && compared, planned};
+    return {bands && compared && !parts.sizes->pending(), planned};
 }

@@ -21,6 +21,8 @@ struct ViewOptions {
     std::optional<Tab> tab;                // the right-hand tab to raise
     bool findPlan = false;                 // start the Recompute view's plan search
     std::optional<double> maxExtraPercent; // its FLOPs limit (the Recompute view's box), in %
+    QString sizes;                         // the Sizes bar's values, "batch=64,s27=1024"
+    QString deviceMemory;                  // the Sizes bar's GPU: "80GB", "79.6GiB"
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };

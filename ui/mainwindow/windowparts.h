@@ -18,6 +18,7 @@ class RecomputePanel;
 class SceneLoader;
 class ScheduleEditor;
 class SchedulePanel;
+class SizesBar;
 class SummaryBar;
 class TimelineModeBar;
 class TimelinePlot;
@@ -28,6 +29,7 @@ struct WindowParts {
     MainToolbar* toolbar = nullptr; // graphCombo(): the graph and joined-pair picker
     SummaryBar* summary = nullptr;  // the line over the graph view
     FindBar* findBar = nullptr;
+    SizesBar* sizes = nullptr; // shown for a file with symbolic sizes
     GraphView* graphView = nullptr;
     TimelineModeBar* modeBar = nullptr;
     TimelinePlot* timeline = nullptr;

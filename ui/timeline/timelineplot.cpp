@@ -7,6 +7,7 @@
 #include "timeline/bandgraphs.h"
 #include "timeline/comparecurves.h"
 #include "timeline/cursoroverlay.h"
+#include "timeline/devicememoryline.h"
 #include "timeline/downsample.h"
 #include "timeline/graphpoints.h"
 #include "timeline/hovertext.h"
@@ -46,6 +47,7 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent), chart_(new QCusto
     overlayCurve_->setName(tr("edited order"));
     compare_ = std::make_unique<CompareCurves>(chart_);
     bound_ = std::make_unique<LowerBoundLine>(chart_);
+    device_ = std::make_unique<DeviceMemoryLine>(chart_);
     legend_ = std::make_unique<TimelineLegend>(chart_);
 
     // What follows the mouse gets a buffered layer of its own, replotted alone: a hover step
@@ -132,6 +134,7 @@ void TimelinePlot::applyColours() {
     // Compare: A in the edited colour, B dashed in the text colour; both stand out over a fill.
     compare_->applyPalette(colors::edited(pal), colors::mix(base, text, 0.85), labelBg);
     bound_->applyPalette(colors::mix(base, text, 0.7), colors::mix(base, text, 0.8), labelBg);
+    device_->applyPalette(QColor(0x00, 0x9E, 0x73), QColor(0xD5, 0x5E, 0x00), text, labelBg);
     bands_->applyPalette(base, colors::isDark(pal));
 }
 
@@ -145,6 +148,12 @@ void TimelinePlot::setStepDescriber(StepDescriber describe) { describe_ = std::m
 bool TimelinePlot::isStacked() const { return !bands_->empty(); }
 const std::vector<TimelinePlot::Band>& TimelinePlot::stackedBands() const { return bands_->bands(); }
 std::int64_t TimelinePlot::lowerBound() const { return bound_->bytes(); }
+std::int64_t TimelinePlot::deviceMemory() const { return device_->bytes(); }
+
+void TimelinePlot::setDeviceMemory(std::int64_t bytes, const QString& name) {
+    device_->set(bytes, name);
+    resample();
+}
 bool TimelinePlot::hasComparison() const { return compare_->shown(); }
 
 void TimelinePlot::setProfile(std::vector<std::int64_t> profile, std::size_t peakStep, std::vector<Marker> sections) {
@@ -221,6 +230,8 @@ double TimelinePlot::yUpper() const {
         if (const timeline::Curve& c = compare_->curve(i); !c.profile.empty())
             top = std::max(top, c.profile[c.peakStep]);
     if (bound_->bytes() >= 0) top = std::max(top, bound_->bytes());
+    // A capacity far above the peak would flatten the curve: left off the axis (the peak label says it).
+    if (device_->bytes() >= 0 && device_->bytes() / 3 <= top) top = std::max(top, device_->bytes());
     if (!overlay_.empty()) top = std::max(top, overlay_[overlayPeakStep_]);
     // Headroom above the peak for its label; small graphs keep their own scale (bytes).
     return std::max<double>(static_cast<double>(top) * 1.22, 8);
@@ -267,6 +278,7 @@ void TimelinePlot::resample() {
         bands_->clearData();
         compare_->clearData();
         peak_->hide();
+        device_->update(false, 0);
         chart_->yAxis->setRange(0, 1024);
         replot();
         return;
@@ -284,6 +296,7 @@ void TimelinePlot::resample() {
     updatePeakItems();
     compare_->updateMarks();
     bound_->update(true);
+    device_->update(true, profile_[peakStep_]);
     updateCursorItems();
     sections_->layout(peak_->labelBox());
     refreshLegendOnScreen();
@@ -294,10 +307,11 @@ void TimelinePlot::updatePeakItems() {
     const std::int64_t peak = profile_[peakStep_];
     const QString where = describe_ ? describe_(static_cast<std::int64_t>(peakStep_), false) : QString();
     peak_->place(peakStep_, peak,
-                 tr("peak %1 · step %2%3")
+                 tr("peak %1 · step %2%3%4")
                      .arg(formatBytes(peak))
                      .arg(peakStep_)
-                     .arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where),
+                     .arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where,
+                          device_->bytes() < 0 ? QString() : QStringLiteral(" · ") % fitsText(peak, device_->bytes())),
                  false, 8);
     // While two orders are compared their own peak labels say it; a third label would cover them.
     peak_->setDotVisible(!hasComparison());

@@ -24,6 +24,7 @@ class QCPRange;
 class BandGraphs;
 class CompareCurves;
 class CursorOverlay;
+class DeviceMemoryLine;
 class LowerBoundLine;
 class PeakMark;
 class SectionMarkers;
@@ -63,6 +64,10 @@ public:
     // lower bound); a negative value removes it.
     void setLowerBound(std::int64_t bytes);
     std::int64_t lowerBound() const;
+    // The device's memory: a line at `bytes` labelled with `name` ("80 GB"), and the peak's label
+    // says "fits, X free" or "over by X"; a negative value removes it. Kept across profiles.
+    void setDeviceMemory(std::int64_t bytes, const QString& name = {});
+    std::int64_t deviceMemory() const;
     // Compare: two orders of the same graph (e.g. two named schedules) drawn as lines over the
     // profile, each with its peak marked; `name` goes into the legend and the peak labels.
     using Curve = timeline::Curve;
@@ -139,6 +144,7 @@ private:
     QCPGraph* overlayCurve_ = nullptr;
     std::unique_ptr<CompareCurves> compare_;
     std::unique_ptr<LowerBoundLine> bound_;
+    std::unique_ptr<DeviceMemoryLine> device_;
     std::unique_ptr<CursorOverlay> cursorOverlay_;
     std::unique_ptr<PeakMark> peak_, editedPeak_;
     std::unique_ptr<BandGraphs> bands_;
