@@ -23,7 +23,7 @@ void CursorOverlay::applyPalette(const QColor& cursor, const QColor& text, const
     box_->setPen(QPen(cursor));
 }
 
-void CursorOverlay::show(double x, const QString& text) {
+void CursorOverlay::show(double x, const QString& text, bool box) {
     line_->point1->setCoords(x, 0);
     line_->point2->setCoords(x, 1);
     line_->setVisible(true);
@@ -33,7 +33,7 @@ void CursorOverlay::show(double x, const QString& text) {
     // At the bottom: the peak label owns the top of the plot.
     box_->setPositionAlignment((right ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
     box_->position->setCoords(x, 0.97);
-    box_->setVisible(true);
+    box_->setVisible(box);
 }
 
 void CursorOverlay::hide() {

@@ -10,9 +10,9 @@ public:
     CursorOverlay(const CursorOverlay&) = delete;
     CursorOverlay& operator=(const CursorOverlay&) = delete;
 
-    // The line at step `x`, the box at the bottom of the plot: right of the line, or left of it
-    // in the right part of the visible range.
-    void show(double x, const QString& text);
+    // The line at step `x`, and with `box` the box at the bottom of the plot: right of the line,
+    // or left of it in the right part of the visible range (its text is kept either way).
+    void show(double x, const QString& text, bool box = true);
     void hide();
     void applyPalette(const QColor& cursor, const QColor& text, const QColor& labelBackground);
     // Redraws the layer alone (QCustomPlot falls back to a full replot while its buffers are not

@@ -29,14 +29,34 @@ void PeakMark::place(std::size_t step, std::int64_t bytes, const QString& text, 
     const auto x = static_cast<double>(step), y = static_cast<double>(bytes);
     dot_->position->setCoords(x, y);
     dot_->setVisible(true);
-    label_->setText(text);
+    // No wider than the plot: a long node name is elided in the middle (its ends say most).
+    text_ = text;
+    const QMargins pad = label_->padding();
+    const int room = plot_->axisRect()->width() - pad.left() - pad.right() - 2;
+    const QFontMetrics fm(label_->font());
+    label_->setText(fm.horizontalAdvance(text) <= room ? text
+                                                       : fm.elidedText(text, Qt::ElideMiddle, std::max(room, 0)));
     label_->position->setCoords(x, y);
     const QCPRange r = plot_->xAxis->range();
     const double rel = (x - r.lower) / std::max(r.size(), 1.0);
     const Qt::Alignment h = rel < 0.3 ? Qt::AlignLeft : rel > 0.7 ? Qt::AlignRight : Qt::AlignHCenter;
     label_->setPositionAlignment(h | (below ? Qt::AlignTop : Qt::AlignBottom));
     label_->setVisible(!hideOutOfView || (x >= r.lower && x <= r.upper));
-    label_->position->setPixelPosition(label_->position->pixelPosition() + QPointF(0, below ? gap : -gap));
+    QPointF at = label_->position->pixelPosition() + QPointF(0, below ? gap : -gap);
+    if (const QRectF box = labelBox(); !box.isNull()) {
+        const QRect area = plot_->axisRect()->rect();
+        const double shift = box.left() < area.left() ? area.left() - box.left()
+                             : box.right() > area.right()
+                                 ? std::max(area.right() - box.right(), area.left() - box.left())
+                                 : 0.0;
+        at.rx() += shift;
+    }
+    label_->position->setPixelPosition(at);
+}
+
+int PeakMark::labelHeight() const {
+    const QMargins pad = label_->padding();
+    return QFontMetrics(label_->font()).height() + pad.top() + pad.bottom();
 }
 
 void PeakMark::hide() {

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+namespace {
+constexpr double kTop = 0.02; // the labels' row starts this far down the plot (a fraction of it)
+} // namespace
+
 SectionMarkers::SectionMarkers(QCustomPlot* plot, QString layer) : plot_(plot), layer_(std::move(layer)) {}
 
 void SectionMarkers::set(std::vector<timeline::Marker> markers) {
@@ -21,7 +25,7 @@ void SectionMarkers::set(std::vector<timeline::Marker> markers) {
         // Placed in pixels by layout().
         label->position->setTypeX(QCPItemPosition::ptAbsolute);
         label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        label->position->setCoords(0, 0.02);
+        label->position->setCoords(0, kTop);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         label->setText(m.label);
         label->setPadding(QMargins(4, 0, 4, 2));
@@ -32,6 +36,12 @@ void SectionMarkers::set(std::vector<timeline::Marker> markers) {
 void SectionMarkers::applyPalette(const QColor& line, const QColor& text) {
     for (QCPItemStraightLine* l : lines_) l->setPen(QPen(line, 1, Qt::DotLine));
     for (QCPItemText* t : labels_) t->setColor(text);
+}
+
+double SectionMarkers::rowBottom(double plotHeight) const {
+    if (labels_.empty()) return 0;
+    const QMargins pad = labels_.front()->padding();
+    return kTop * plotHeight + QFontMetrics(labels_.front()->font()).height() + pad.top() + pad.bottom();
 }
 
 void SectionMarkers::layout(const QRectF& avoid) {
@@ -47,7 +57,7 @@ void SectionMarkers::layout(const QRectF& avoid) {
         double left = std::max(start, static_cast<double>(area.left()));
         double right = std::min(end, static_cast<double>(area.right()));
         const QMargins pad = label->padding();
-        const double top = area.top() + 0.02 * area.height();
+        const double top = area.top() + kTop * area.height();
         // Nor over the peak's label, which can reach the top row on a short plot: a label ends
         // before it, or starts after it when the peak label covers its start.
         if (!avoid.isNull() && avoid.top() < top + QFontMetrics(label->font()).height() + pad.top() + pad.bottom() &&
@@ -67,6 +77,6 @@ void SectionMarkers::layout(const QRectF& avoid) {
         const bool fits = !text.isEmpty() && text != QStringLiteral("…") && fm.horizontalAdvance(text) <= room;
         label->setText(text);
         label->setVisible(fits);
-        label->position->setCoords(left + 1, 0.02);
+        label->position->setCoords(left + 1, kTop);
     }
 }

@@ -14,6 +14,9 @@ public:
     // box in pixels (null when there is none).
     void layout(const QRectF& avoid);
     void applyPalette(const QColor& line, const QColor& text);
+    // Pixels from the plot's top to the bottom of the labels' row (0 without markers): what the
+    // peak label must stay below so that it hides none of them.
+    double rowBottom(double plotHeight) const;
 
 private:
     QCustomPlot* plot_;

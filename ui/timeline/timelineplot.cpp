@@ -26,6 +26,10 @@
 
 using timeline::legendName;
 
+namespace {
+constexpr double kPeakGap = 8; // pixels between the peak's dot and its label
+} // namespace
+
 TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent), chart_(new QCustomPlot(this)) {
     // The chart fills this widget, from the start: a top-level one is 640x480 until resized.
     chart_->setGeometry(rect());
@@ -76,6 +80,13 @@ TimelinePlot::TimelinePlot(QWidget* parent) : QWidget(parent), chart_(new QCusto
             emit stepActivated(stepAtPixel(e->position().x()));
     });
     connect(chart_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::onRangeChanged);
+    // The labels placed in pixels, again once the replot has laid the chart out: a legend that
+    // appears with it narrows the plot after they were placed.
+    connect(chart_, &QCustomPlot::afterLayout, this, [this] {
+        if (profile_.empty()) return;
+        updatePeakItems();
+        sections_->layout(peak_->labelBox());
+    });
     connect(chart_, &QCustomPlot::afterReplot, this, [this] {
         if (exporting_) return; // the title row of an export moves the plot area for a moment
         const QRect r = chart_->axisRect()->rect();
@@ -234,11 +245,23 @@ double TimelinePlot::yUpper() const {
     if (device_->bytes() >= 0 && device_->bytes() / 3 <= top) top = std::max(top, device_->bytes());
     if (!overlay_.empty()) top = std::max(top, overlay_[overlayPeakStep_]);
     // Headroom above the peak for its label; small graphs keep their own scale (bytes).
-    return std::max<double>(static_cast<double>(top) * 1.22, 8);
+    double upper = std::max<double>(static_cast<double>(top) * 1.22, 8);
+    // With section labels (a joined pair, the whole step), enough for the peak's label to sit
+    // below their row: above it, it hid the names of the sections it spans. A plot too short for
+    // both keeps the usual headroom and the labels give way to the peak's.
+    const double h = chart_->axisRect()->height();
+    if (const double row = sections_->rowBottom(h); row > 0) {
+        const double room = h - row - peak_->labelHeight() - kPeakGap - 2;
+        if (room >= 0.5 * h) upper = std::max(upper, static_cast<double>(top) * h / room);
+    }
+    return upper;
 }
 
 QString TimelinePlot::peakText() const { return peak_->text(); }
-QString TimelinePlot::cursorText() const { return cursorOverlay_->boxVisible() ? cursorOverlay_->text() : QString(); }
+QString TimelinePlot::cursorText() const {
+    return cursor_ >= 0 && !exporting_ && !profile_.empty() ? cursorOverlay_->text() : QString();
+}
+bool TimelinePlot::cursorBoxVisible() const { return cursorOverlay_->boxVisible(); }
 
 void TimelinePlot::resetZoom() {
     const double n = static_cast<double>(std::max<std::size_t>(profile_.size(), 2));
@@ -312,7 +335,7 @@ void TimelinePlot::updatePeakItems() {
                      .arg(peakStep_)
                      .arg(where.isEmpty() ? QString() : QStringLiteral(" · ") % where,
                           device_->bytes() < 0 ? QString() : QStringLiteral(" · ") % fitsText(peak, device_->bytes())),
-                 false, 8);
+                 false, kPeakGap);
     // While two orders are compared their own peak labels say it; a third label would cover them.
     peak_->setDotVisible(!hasComparison());
     peak_->setLabelVisible(peak_->labelVisible() && !hasComparison());
@@ -326,18 +349,45 @@ std::int64_t TimelinePlot::stepAtPixel(double x) const {
 
 void TimelinePlot::onMouseMove(QMouseEvent* event) {
     if (profile_.empty() || (event->buttons() & Qt::LeftButton)) return;
-    if (!chart_->axisRect()->rect().contains(event->pos())) return;
-    setCursorStep(stepAtPixel(event->position().x()));
+    if (!chart_->axisRect()->rect().contains(event->pos())) return showCursorBox(false);
+    moveCursor(stepAtPixel(event->position().x()), true);
 }
 
 void TimelinePlot::setCursorStep(std::int64_t step) {
+    // From another view (a selected node, the peak a file opens on): the line, not the box,
+    // which would stay over the curves with nobody pointing at them.
+    if (profile_.empty() ||
+        std::clamp<std::int64_t>(step, 0, static_cast<std::int64_t>(profile_.size()) - 1) == cursor_)
+        return;
+    moveCursor(step, false);
+}
+
+void TimelinePlot::moveCursor(std::int64_t step, bool box) {
     if (profile_.empty()) return;
     step = std::clamp<std::int64_t>(step, 0, static_cast<std::int64_t>(profile_.size()) - 1);
-    if (step == cursor_) return;
+    if (step == cursor_) return showCursorBox(box);
     cursor_ = step;
+    cursorBox_ = box;
     updateCursorItems();
     cursorOverlay_->replot();
     emit cursorMoved(step);
+}
+
+void TimelinePlot::showCursorBox(bool on) {
+    if (on == cursorBox_) return;
+    cursorBox_ = on;
+    updateCursorItems();
+    cursorOverlay_->replot();
+}
+
+void TimelinePlot::leaveEvent(QEvent* event) {
+    QWidget::leaveEvent(event);
+    showCursorBox(false);
+}
+
+void TimelinePlot::focusOutEvent(QFocusEvent* event) {
+    QWidget::focusOutEvent(event);
+    if (!underMouse()) showCursorBox(false); // the keys' box goes with the keys
 }
 
 void TimelinePlot::refreshCursorText() {
@@ -352,7 +402,7 @@ void TimelinePlot::updateCursorItems() {
     }
     const int lines = chart_->axisRect()->height() * 55 / 100 / cursorOverlay_->lineSpacing();
     const QString text = hoverText({profile_, overlay_, describe_, *compare_, *bands_}, cursor_, lines);
-    cursorOverlay_->show(static_cast<double>(cursor_), text);
+    cursorOverlay_->show(static_cast<double>(cursor_), text, cursorBox_);
 }
 
 void TimelinePlot::keyPressEvent(QKeyEvent* event) {
@@ -363,7 +413,7 @@ void TimelinePlot::keyPressEvent(QKeyEvent* event) {
         cursorStepForKey(event->key(), event->modifiers(), std::max<std::int64_t>(cursor_, 0),
                          static_cast<std::int64_t>(profile_.size()), page, static_cast<std::int64_t>(peakStep_));
     if (!to) return QWidget::keyPressEvent(event);
-    setCursorStep(*to);
+    moveCursor(*to, true); // walking step by step: the box says where
     emit steppedByKey(cursor_);
     // Keep the cursor in view when stepping past an edge.
     const QCPRange r = chart_->xAxis->range();

@@ -89,7 +89,10 @@ public:
     void setExportMode(bool on);
     bool exportMode() const { return exporting_; }
     QString peakText() const;
-    QString cursorText() const; // the cursor label: step, bytes and node (both orders with an overlay)
+    // The cursor's text: step, bytes and node (both orders with an overlay); its box shows it
+    // only while the mouse is over the plot or the keys walk it (cursorBoxVisible()).
+    QString cursorText() const;
+    bool cursorBoxVisible() const;
 
     // The chart itself, for exporting and for tests that look at what is drawn (axes, graphs,
     // items, layers); mouse input arrives on it.
@@ -119,11 +122,16 @@ signals:
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
     void changeEvent(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     void onMouseMove(QMouseEvent* event);
+    // The cursor to `step`; with `box`, its box too (hover, keys), else the line alone.
+    void moveCursor(std::int64_t step, bool box);
+    void showCursorBox(bool on);
     void onRangeChanged(const QCPRange& range);
     void applyColours();
     void resample();
@@ -158,7 +166,8 @@ private:
     QString overlayLabel_;
     StepDescriber describe_;
     std::int64_t cursor_ = -1;
-    int deferDraw_ = 0; // > 0: replot() lays the chart out and leaves drawing to the caller
+    bool cursorBox_ = false; // the cursor's box is shown (hover or keys)
+    int deferDraw_ = 0;      // > 0: replot() lays the chart out and leaves drawing to the caller
     bool clamping_ = false;
     bool exporting_ = false;
     bool legendOnScreen_ = false;
