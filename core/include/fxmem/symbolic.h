@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,6 +62,12 @@ inline constexpr std::int64_t kMaxExponent = 63; // any base but 0, 1, -1 overfl
 // Parses `text` (the grammar of docs/format.md) and appends its postfix code to `code`; a name is
 // looked up in `symbols`. On error, returns it and leaves `code` as it was.
 std::optional<ExprSyntaxError> parse_expr(std::string_view text, std::span<const Symbol> symbols,
+                                          std::vector<ExprInstr>& code);
+// The same with the names looked up by `lookup` (a symbol's index, or nullopt), for a caller with
+// many symbols and an index of them (the reader: a linear search per name would make a file of
+// many symbols and many expressions quadratic).
+using SymbolLookup = std::function<std::optional<std::size_t>(std::string_view)>;
+std::optional<ExprSyntaxError> parse_expr(std::string_view text, const SymbolLookup& lookup,
                                           std::vector<ExprInstr>& code);
 
 enum class EvalFault : std::uint8_t { Overflow, DivisionByZero };

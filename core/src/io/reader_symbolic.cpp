@@ -115,6 +115,12 @@ void Reader::resolve_symbolic() {
     }
     for (StagedSymbol& s : symbols_) sy.symbols.push_back(std::move(s.symbol));
     symbols_.clear();
+    by_name.clear(); // its keys viewed the staged names: index the file's own
+    for (std::size_t i = 0; i < sy.symbols.size(); ++i) by_name.emplace(sy.symbols[i].name, i);
+    const SymbolLookup lookup = [&](std::string_view name) -> std::optional<std::size_t> {
+        const auto it = by_name.find(name);
+        return it == by_name.end() ? std::nullopt : std::optional<std::size_t>(it->second);
+    };
     const SizeBinding hints = hint_binding(sy);
     sy.bound = hints.values;
 
@@ -166,7 +172,7 @@ void Reader::resolve_symbolic() {
             code.assign(c.begin(), c.end());
         } else if (!e.is_text) {
             code.push_back({ExprOp::Const, e.constant});
-        } else if (const std::optional<ExprSyntaxError> bad = parse_expr(text, sy.symbols, code)) {
+        } else if (const std::optional<ExprSyntaxError> bad = parse_expr(text, lookup, code)) {
             fail_at(e.offset, place,
                     field + " " + quote(text) + ", column " + std::to_string(bad->column + 1) + ": " + bad->what);
         }

@@ -35,8 +35,8 @@ struct SyntaxFailure {
 
 class Parser {
 public:
-    Parser(std::string_view text, std::span<const Symbol> symbols, std::vector<ExprInstr>& code)
-        : text_(text), symbols_(symbols), code_(code) {}
+    Parser(std::string_view text, const SymbolLookup& lookup, std::vector<ExprInstr>& code)
+        : text_(text), lookup_(lookup), code_(code) {}
 
     void run() {
         skip_space();
@@ -47,7 +47,7 @@ public:
 
 private:
     std::string_view text_;
-    std::span<const Symbol> symbols_;
+    const SymbolLookup& lookup_;
     std::vector<ExprInstr>& code_;
     std::size_t pos_ = 0;
     int depth_ = 0;
@@ -162,11 +162,10 @@ private:
             call(name, at);
             return;
         }
-        for (std::size_t i = 0; i < symbols_.size(); ++i)
-            if (symbols_[i].name == name) {
-                emit(ExprOp::Sym, static_cast<std::int64_t>(i));
-                return;
-            }
+        if (const std::optional<std::size_t> i = lookup_(name)) {
+            emit(ExprOp::Sym, static_cast<std::int64_t>(*i));
+            return;
+        }
         fail(at, "unknown symbol '" + std::string(name) + "' (not in 'symbols')");
     }
     void call(std::string_view name, std::size_t at) {
@@ -240,9 +239,21 @@ std::string Symbol::range_text() const {
 
 std::optional<ExprSyntaxError> parse_expr(std::string_view text, std::span<const Symbol> symbols,
                                           std::vector<ExprInstr>& code) {
+    return parse_expr(
+        text,
+        [&](std::string_view name) -> std::optional<std::size_t> {
+            for (std::size_t i = 0; i < symbols.size(); ++i)
+                if (symbols[i].name == name) return i;
+            return std::nullopt;
+        },
+        code);
+}
+
+std::optional<ExprSyntaxError> parse_expr(std::string_view text, const SymbolLookup& lookup,
+                                          std::vector<ExprInstr>& code) {
     const std::size_t before = code.size();
     try {
-        Parser(text, symbols, code).run();
+        Parser(text, lookup, code).run();
     } catch (const SyntaxFailure& f) {
         code.resize(before);
         return f.error;
