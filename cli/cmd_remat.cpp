@@ -142,7 +142,19 @@ int run_remat(const Args& args, std::ostream& out) {
         r = search_remat(joint, options);
     }
     if (const auto path = args.value("-o")) save_plan(make_plan(joint, r), *path);
-    const std::string mismatch = remat_baseline(joint).mismatch;
+    const RematBaseline base_pair = remat_baseline(joint);
+    std::string mismatch = base_pair.mismatch;
+    // The pair's own peak (PyTorch's estimator on its graphs) against the simulated baseline's: an
+    // edited joint (num_fwd_outputs, phases) partitions differently with the same FLOPs.
+    if (mismatch.empty() && base_pair.pair >= 0) {
+        const Pair& p = file.pairs[static_cast<std::size_t>(base_pair.pair)];
+        const std::int64_t own =
+            analyze_pair(file, file.graphs[p.forward], file.graphs[p.backward], default_counted(file)).peak.peak;
+        if (own != r.baseline_peak)
+            mismatch = "pair " + base_pair.source + " is not the partition of joint graph '" + g.name +
+                       "' with its saved values (its peak is " + std::to_string(own) + " bytes where that partition's is " +
+                       std::to_string(r.baseline_peak) + "): the baseline is the simulated partition";
+    }
     const std::vector<BudgetRow> rows = budget_rows(file);
     // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's
     // partition under the plan would differ from the one scored here.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <sys/stat.h>
@@ -273,4 +274,42 @@ TEST(RematHostile, PeakSaysItIsThePairsWhenTheFileHasAStep) {
         << step.out;
     const CliRun plain = fxmem_test::cli({"peak", examples + "gpt.fxmem.json"});
     EXPECT_FALSE(contains(plain.out, "whole step")) << plain.out;
+}
+
+// The same FLOPs but another partition (the joint edited to no forward outputs): the pair's own
+// peak (1,096 B by PyTorch's estimator, `peak`) differs from the simulated baseline's, and is said.
+TEST(RematHostile, PairWithTheSameFlopsButAnotherPeakIsSaid) {
+    const std::string edited =
+        fxmem_test::replace_all(fxmem_test::slurp(kJoint), "\"num_fwd_outputs\": 1", "\"num_fwd_outputs\": 0");
+    const std::string path = write_plan("no_fwd_outputs.json", edited);
+    const CliRun peak = fxmem_test::cli({"peak", path, "--json"});
+    ASSERT_EQ(peak.status, 0) << peak.err;
+    const CliRun r = fxmem_test::cli({"remat", path, "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(r.json()["baseline"]["peak"], peak.json()["peak"]);
+    const std::string says = r.json()["baseline"]["mismatch"];
+    EXPECT_TRUE(contains(says, "(its peak is " + peak.json()["peak"].dump() + " bytes where that partition's is " +
+                                   r.json()["baseline"]["peak"].dump() + ")"))
+        << says;
+}
+
+// memory_viz frames repeat per allocation: four 100k-byte module prefixes made gpt_break's
+// snapshot 322 MB (allocations x prefix length). Frame texts are capped, so the snapshot grows
+// by a bounded amount per event, not by the prefix's length.
+TEST(RematHostile, LongModulePrefixesDoNotBlowUpTheSnapshot) {
+    const std::string examples = std::string(FXMEM_TEST_DATA) + "/../../resources/examples/";
+    nlohmann::json j = nlohmann::json::parse(fxmem_test::slurp(examples + "gpt_break.fxmem.json"));
+    ASSERT_EQ(j["step"].size(), 4u);
+    const std::string dir = fxmem_test::scratch_dir();
+    const auto snapshot_size = [&](const std::string& prefix) {
+        for (auto& e : j["step"]) e["module_prefix"] = prefix;
+        fxmem_test::write(dir + "/prefixed.json", j.dump());
+        const CliRun r = fxmem_test::cli({"export", dir + "/prefixed.json", "--whole-step", "--memory-viz",
+                                          dir + "/prefixed.pickle"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        return std::filesystem::file_size(dir + "/prefixed.pickle");
+    };
+    const std::uintmax_t short_prefix = snapshot_size("blocks"), long_prefix = snapshot_size(std::string(100000, 'p'));
+    // At most ~1 KB more per allocation event's frames and context, however long the prefix.
+    EXPECT_LT(long_prefix, 3 * short_prefix) << short_prefix << " -> " << long_prefix;
 }

@@ -117,6 +117,20 @@ struct Frame {
     NodeId node;
 };
 
+// A frame's text, at most kFrameText bytes: frames repeat per allocation, so a hostile 100k-byte
+// module prefix would make the snapshot hundreds of MB (allocations x its length). Longer texts
+// keep their head and tail around "…", cut on UTF-8 boundaries.
+constexpr std::size_t kFrameText = 512, kFrameTrace = 16384;
+std::string capped_to(std::string s, std::size_t limit) {
+    if (s.size() <= limit) return s;
+    const auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
+    std::size_t head = limit / 2, tail = s.size() - limit / 4;
+    while (head > 0 && continuation(head)) --head;
+    while (tail < s.size() && continuation(tail)) ++tail;
+    return s.substr(0, head) + "\u2026" + s.substr(tail);
+}
+std::string capped(std::string s) { return capped_to(std::move(s), kFrameText); }
+
 // `  File "x.py", line 81, in forward` lines of a Python stack trace, innermost first.
 void trace_frames(std::string_view text, std::vector<Frame>& out) {
     std::vector<Frame> frames;
@@ -131,12 +145,12 @@ void trace_frames(std::string_view text, std::vector<Frame>& out) {
         const std::size_t q = line.find("\", line ", 6);
         if (q == std::string_view::npos) continue;
         Frame f;
-        f.filename = std::string(line.substr(6, q - 6));
+        f.filename = capped(std::string(line.substr(6, q - 6)));
         std::string_view rest = line.substr(q + 8);
         const auto r = std::from_chars(rest.data(), rest.data() + rest.size(), f.line);
         if (r.ec != std::errc()) continue;
         rest = rest.substr(static_cast<std::size_t>(r.ptr - rest.data()));
-        if (rest.starts_with(", in ")) f.name = std::string(rest.substr(5));
+        if (rest.starts_with(", in ")) f.name = capped(std::string(rest.substr(5)));
         frames.push_back(std::move(f));
     }
     out.insert(out.end(), std::make_move_iterator(frames.rbegin()), std::make_move_iterator(frames.rend()));
@@ -155,20 +169,20 @@ std::vector<Frame> stay_frames(const GraphFile& file, const ExportTimeline& t, c
     std::vector<Frame> out;
     if (!s.allocator.valid()) {
         const std::string_view label = file.label(s.storage);
-        out.push_back({sec.name, 0,
-                       "carried " + role_name(t.role_of[s.storage.index()]) + " " +
-                           (label.empty() ? "storage " + std::to_string(file.storages[s.storage.index()].file_id)
-                                          : std::string(label)),
+        out.push_back({capped(sec.name), 0,
+                       capped("carried " + role_name(t.role_of[s.storage.index()]) + " " +
+                              (label.empty() ? "storage " + std::to_string(file.storages[s.storage.index()].file_id)
+                                             : std::string(label))),
                        nullptr, NodeId{}});
         return out;
     }
     const Graph& g = file.graphs[sec.graph];
-    out.push_back({sec.name, s.allocator.value, g.node(s.allocator).name + " = " + std::string(g.target(s.allocator)),
-                   &g, s.allocator});
+    out.push_back({capped(sec.name), s.allocator.value,
+                   capped(g.node(s.allocator).name + " = " + std::string(g.target(s.allocator))), &g, s.allocator});
     if (const ModuleInfo* m = g.module(s.allocator)) {
         std::string q = sec.module_prefix;
         if (!m->name.empty()) q += (q.empty() ? "" : ".") + m->name;
-        out.push_back({"module " + (q.empty() ? std::string("(root)") : q), 0, m->type, nullptr, NodeId{}});
+        out.push_back({capped("module " + (q.empty() ? std::string("(root)") : q)), 0, capped(m->type), nullptr, NodeId{}});
     }
     trace_frames(g.stack_trace(s.allocator), out);
     return out;
@@ -188,9 +202,11 @@ void write_frames(PickleWriter& w, const std::vector<Frame>& frames) {
             w.key("fx_node_op");
             w.string(to_string(f.graph->node(f.node).op));
             w.key("fx_node_name");
-            w.string(f.graph->node(f.node).name);
+            w.string(capped(f.graph->node(f.node).name));
             w.key("fx_original_trace");
-            w.string(f.graph->stack_trace(f.node));
+            // A whole trace per allocation: real ones are a few KB; a hostile one is capped too.
+            const std::string_view trace = f.graph->stack_trace(f.node);
+            w.string(trace.size() <= kFrameTrace ? std::string(trace) : capped_to(std::string(trace), kFrameTrace));
         }
         w.end();
     }
@@ -371,8 +387,9 @@ MemoryVizSummary write_memory_viz(std::ostream& out, const GraphFile& file, cons
             active += ev.alloc ? size : -size;
             const std::vector<Frame> frames = stay_frames(file, t, s);
             const std::string_view label = file.label(s.storage);
-            const std::string metadata = "storage " + std::to_string(file.storages[s.storage.index()].file_id) +
-                                         (label.empty() ? std::string() : ": " + std::string(label));
+            const std::string metadata = capped("storage " + std::to_string(file.storages[s.storage.index()].file_id) +
+                                                (label.empty() ? std::string() : ": " + std::string(label)));
+            const std::string context = capped(t.sections[s.section].name);
             static constexpr const char* kAlloc[] = {"alloc"};
             static constexpr const char* kFree[] = {"free_requested", "free_completed"};
             for (const char* action :
@@ -389,7 +406,7 @@ MemoryVizSummary write_memory_viz(std::ostream& out, const GraphFile& file, cons
                 w.key("time_us");
                 w.integer(static_cast<std::int64_t>(ev.time));
                 w.key("compile_context");
-                w.string(t.sections[s.section].name);
+                w.string(context);
                 w.key("user_metadata");
                 w.string(metadata);
                 if (ev.alloc) {
