@@ -96,7 +96,10 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->verticalHeader()->setVisible(false);
     table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setStretchLastSection(true);
+    // The numbers whole at any dock width and the name column given what is left: at 1366x768
+    // the stretched last column ("Saved") was cut and "Extra FLOPs" narrower than its header.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(RecomputeTableModel::Point, QHeaderView::Stretch);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     split->addWidget(table_);
     split->setStretchFactor(0, 3);

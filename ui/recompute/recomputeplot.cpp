@@ -47,6 +47,7 @@ RecomputePlot::RecomputePlot(QWidget* parent) : QCustomPlot(parent) {
     fitLegend();
     plotLayout()->setRowStretchFactor(0, 0.001);
     applyPalette();
+    connect(this, &QCustomPlot::afterLayout, this, &RecomputePlot::layoutLabels);
     connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         if (e->button() != Qt::LeftButton) return;
         if (const int i = pointAt(e->position()); i >= 0) emit pointClicked(i);
@@ -116,32 +117,11 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     }
     xmax *= 1.12;
     ymax *= 1.15;
-    // Budget labels ("0.6", as Python writes the budget); points closer than about a label's
-    // size share one label ("0.9, 0.8"), so the zero-FLOPs budgets do not overprint.
-    std::vector<std::vector<int>> groups;
-    for (int i : budgets) {
-        const RecomputePoint& p = points_.points[static_cast<std::size_t>(i)];
-        auto near = std::find_if(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
-            const RecomputePoint& q = points_.points[static_cast<std::size_t>(g.front())];
-            return std::abs(points_.percent(p.extraFlops) - points_.percent(q.extraFlops)) < xmax * 0.05 &&
-                   std::abs(static_cast<double>(p.peak - q.peak)) < ymax * 0.06;
-        });
-        if (near == groups.end())
-            groups.push_back({i});
-        else
-            near->push_back(i);
-    }
-    for (const std::vector<int>& g : groups) {
-        QStringList names;
-        for (int i : g) {
-            names << QString::fromStdString(budgetText(points_.points[static_cast<std::size_t>(i)].budget));
-        }
-        const RecomputePoint& p = points_.points[static_cast<std::size_t>(g.front())];
+    // A label per budget point ("0.6", as Python writes the budget), placed in pixels once the
+    // replot has laid the plot out (layoutLabels).
+    labelled_ = budgets;
+    for (std::size_t k = 0; k < budgets.size(); ++k) {
         auto* label = new QCPItemText(this);
-        label->position->setCoords(points_.percent(p.extraFlops), static_cast<double>(p.peak));
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        label->setPadding(QMargins(6, 0, 0, 3));
-        label->setText(names.join(QStringLiteral(", ")));
         label->setColor(palette().color(QPalette::WindowText));
         label->setClipToAxisRect(false);
         labels_.push_back(label);
@@ -163,6 +143,107 @@ void RecomputePlot::setPoints(const RecomputePoints& points) {
     yAxis->setRange(0, ymax);
     placeLimit();
     replot();
+}
+
+namespace {
+// Where a label goes beside its point: right or left of it, above or below.
+struct Side {
+    Qt::Alignment align;
+    QMargins pad;
+};
+constexpr int kGap = 6, kLift = 3;
+const Side kSides[] = {{Qt::AlignLeft | Qt::AlignBottom, QMargins(kGap, 0, 0, kLift)},
+                       {Qt::AlignRight | Qt::AlignBottom, QMargins(0, 0, kGap, kLift)},
+                       {Qt::AlignLeft | Qt::AlignTop, QMargins(kGap, kLift, 0, 0)},
+                       {Qt::AlignRight | Qt::AlignTop, QMargins(0, kLift, kGap, 0)}};
+
+QRectF labelRect(const QFontMetrics& fm, const QString& text, QPointF at, const Side& side) {
+    QRectF r(0, 0, fm.horizontalAdvance(text) + side.pad.left() + side.pad.right(),
+             fm.height() + side.pad.top() + side.pad.bottom());
+    if (side.align & Qt::AlignLeft)
+        r.moveLeft(at.x());
+    else
+        r.moveRight(at.x());
+    if (side.align & Qt::AlignBottom)
+        r.moveBottom(at.y());
+    else
+        r.moveTop(at.y());
+    return r;
+}
+} // namespace
+
+void RecomputePlot::layoutLabels() {
+    // Each budget's label beside its point, on the first side (right, left, above, below) where
+    // it overprints no other label and stays inside the axes; with none free it joins the label it
+    // would cover ("0.9, 0.8"), which then moves too. Done in pixels, at the plot's size: a
+    // distance in data units gave "0.8, 0.7" over "0.6" in a side dock.
+    struct Group {
+        std::vector<std::size_t> members; // into labelled_/labels_, the first one anchors it
+        int side = 0;
+        QRectF box;
+    };
+    const QFontMetrics fm(font());
+    const QRectF bounds = axisRect()->rect(); // off the axes' tick labels and the legend
+    std::vector<Group> groups;
+    const auto textOf = [&](const Group& g) {
+        QStringList names;
+        for (std::size_t m : g.members)
+            names << QString::fromStdString(budgetText(points_.points[static_cast<std::size_t>(labelled_[m])].budget));
+        return names.join(QStringLiteral(", "));
+    };
+    // The first free side of group `g` (its box set), or false when every side collides.
+    const auto settle = [&](Group& g, std::size_t self) {
+        const QPointF at = pixelOf(labelled_[g.members.front()]);
+        const QString text = textOf(g);
+        for (int s = 0; s < 4; ++s) {
+            const QRectF box = labelRect(fm, text, at, kSides[s]);
+            bool free = bounds.contains(box);
+            for (std::size_t o = 0; free && o < groups.size(); ++o)
+                free = o == self || groups[o].members.empty() || !groups[o].box.intersects(box);
+            if (free) {
+                g.side = s;
+                g.box = box;
+                return true;
+            }
+        }
+        g.side = 0;
+        g.box = labelRect(fm, text, at, kSides[0]);
+        return false;
+    };
+    for (std::size_t k = 0; k < labelled_.size(); ++k) {
+        groups.push_back({{k}, 0, {}});
+        // Join what it collides with until it has a free side (each join moves the joined label).
+        std::size_t at = groups.size() - 1;
+        while (!settle(groups[at], at)) {
+            std::size_t hit = groups.size();
+            for (std::size_t o = 0; o < groups.size() && hit == groups.size(); ++o)
+                if (o != at && !groups[o].members.empty() && groups[o].box.intersects(groups[at].box)) hit = o;
+            if (hit == groups.size()) break; // only off the widget: keep the first side
+            groups[hit].members.insert(groups[hit].members.end(), groups[at].members.begin(), groups[at].members.end());
+            groups[at].members.clear();
+            at = hit;
+        }
+    }
+    for (QCPItemText* l : labels_) l->setVisible(false);
+    for (const Group& g : groups) {
+        if (g.members.empty()) continue;
+        QCPItemText* label = labels_[static_cast<qsizetype>(g.members.front())];
+        const RecomputePoint& p = points_.points[static_cast<std::size_t>(labelled_[g.members.front()])];
+        label->position->setCoords(points_.percent(p.extraFlops), static_cast<double>(p.peak));
+        label->setPositionAlignment(kSides[g.side].align);
+        label->setPadding(kSides[g.side].pad);
+        label->setFont(font());
+        label->setText(textOf(g));
+        label->setVisible(true);
+    }
+}
+
+std::vector<std::pair<QString, QRectF>> RecomputePlot::budgetLabels() const {
+    std::vector<std::pair<QString, QRectF>> out;
+    for (QCPItemText* l : labels_)
+        if (l->visible())
+            out.emplace_back(l->text(), QRectF(l->topLeft->pixelPosition(), l->bottomRight->pixelPosition()));
+    return out;
 }
 
 void RecomputePlot::placeLimit() {

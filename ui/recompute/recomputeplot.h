@@ -20,6 +20,9 @@ public:
     // Where point `index` is drawn, in widget pixels.
     QPointF pixelOf(int index) const;
     void applyPalette();
+    // The budget labels shown (one may name several points: "0.9, 0.8") and their boxes in
+    // widget pixels.
+    std::vector<std::pair<QString, QRectF>> budgetLabels() const;
 
 signals:
     void pointClicked(int index);
@@ -32,13 +35,15 @@ private:
     QCPGraph* edits_ = nullptr;
     QCPGraph* lowest_ = nullptr;
     QCPGraph* current_ = nullptr;
-    QList<QCPItemText*> labels_;
+    QList<QCPItemText*> labels_; // one per budget point, shown or not by layoutLabels
+    std::vector<int> labelled_;  // the budget points' indices, labels_'s order
     QCPItemStraightLine* limit_ = nullptr;
     double limitPercent_ = -1;
     int currentIndex_ = -1;
     void place(QCPGraph* graph, const std::vector<int>& which);
     void placeLimit();
     void fitLegend();
+    void layoutLabels();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;

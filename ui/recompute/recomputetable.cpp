@@ -56,10 +56,13 @@ QVariant RecomputeTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant RecomputeTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+    if (orientation != Qt::Horizontal) return {};
+    // "Peak", not "Pair peak": the five columns fit the side dock of a 1366x768 screen whole.
+    if (role == Qt::ToolTipRole && section == Peak) return tr("The pair's peak: its forward's and backward's");
+    if (role != Qt::DisplayRole) return {};
     switch (section) {
     case Point: return tr("Partition");
-    case Peak: return tr("Pair peak");
+    case Peak: return tr("Peak");
     case ExtraFlops: return tr("Extra FLOPs");
     case ExtraPercent: return tr("Extra %");
     case Saved: return tr("Saved");
