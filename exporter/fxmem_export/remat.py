@@ -149,12 +149,18 @@ def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[RematPl
         value = data[key]
         if not isinstance(value, list):
             raise RematPlanError(f"{source}: '{key}' must be an array of node names")
+        first: dict[str, int] = {}
         for i, name in enumerate(value):
             if not isinstance(name, str):
                 raise RematPlanError(f"{source}: {key}[{i}] must be a node name (a string)")
+            if key == "saved" and name in first:  # as fxmem-cli: a value saved twice is a mistake
+                raise RematPlanError(f"{source}: saved[{i}]: {name!r} is listed twice (also saved[{first[name]}])")
+            first.setdefault(name, i)
     for key in ("peak", "extra_flops"):  # what fxmem-cli predicted: read by the CLI, checked alike
-        if key in data and not (_is_int(data[key]) and -(1 << 63) <= data[key] < (1 << 63)):
-            raise RematPlanError(f"{source}: '{key}' must be an integer")
+        low = 0 if key == "peak" else -(1 << 63)  # extra_flops may be negative, a peak may not
+        if key in data and not (_is_int(data[key]) and low <= data[key] < (1 << 63)):
+            raise RematPlanError(
+                f"{source}: '{key}' must be an integer from {'0' if low == 0 else '-2^63'} to 2^63-1")
     nodes = data.get("nodes")
     if nodes is None:  # absent or null: no keys, as the CLI reads it
         nodes = {}

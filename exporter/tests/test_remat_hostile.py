@@ -73,6 +73,8 @@ def test_the_fixtures_differ_from_a_plan_the_reader_takes_only_in_their_defect(t
     ({"peak": True}, "'peak' must be an integer"),
     ({"peak": 1 << 63}, "'peak' must be an integer"),
     ({"extra_flops": None}, "'extra_flops' must be an integer"),
+    ({"peak": -1}, "'peak' must be an integer from 0 to 2\\^63-1"),
+    ({"saved": GOOD["saved"] + GOOD["saved"][:1]}, r"saved\[\d+\]: '.*' is listed twice \(also saved\[0\]\)"),
     ({"nodes": []}, "'nodes' must be an object"),
 ])
 def test_a_mapping_is_checked_as_the_cli_checks_a_file(change, fragment):
