@@ -2,6 +2,7 @@
 // loader (fxmem::load_file) is injected here.
 #include "mainwindow/graphdragbenchmark.h"
 #include "mainwindow/mainwindow.h"
+#include "mainwindow/opentiming.h"
 #include "mainwindow/scrubbenchmark.h"
 #include "mainwindow/sizesbenchmark.h"
 #include "timeline/timelinemodebar.h"
@@ -58,6 +59,8 @@ void offscreenWhenNoWindowIsShown(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    QElapsedTimer sinceMain; // --benchmark-scrub's open figures count from here
+    sinceMain.start();
     offscreenWhenNoWindowIsShown(argc, argv);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("fxmem"));
@@ -216,6 +219,7 @@ int main(int argc, char** argv) {
     MainWindow window(
         [](const std::string& file, const LoadControl& control) { return fxmem::load_file(file, control); });
     window.setBundledExamplesDir(examples);
+    OpenTiming* opening = parser.isSet(benchScrub) ? new OpenTiming(window, sinceMain) : nullptr;
     if (shot) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         window.resize(wh.value(0).toInt() > 0 ? wh.value(0).toInt() : 1600,
@@ -273,6 +277,7 @@ int main(int argc, char** argv) {
             if (!done.views && settled->elapsed() < 20000) return;
             if (!done.plan && settled->elapsed() < 60000) return;
             poll->stop();
+            if (opening) opening->settled();
             QTimer::singleShot(300, &window, [&] {
                 if (benchSizesRun) {
                     std::printf("%s\n", qPrintable(runSizesBenchmark(window, parser.value(benchSteps).toInt())));
@@ -280,6 +285,7 @@ int main(int argc, char** argv) {
                     return;
                 }
                 if (bench) {
+                    std::printf("%s", qPrintable(opening->report()));
                     ScrubBenchmarkOptions o;
                     o.steps = std::max(1, parser.value(benchSteps).toInt());
                     if (parser.value(benchInput) == QStringLiteral("drop") ||
