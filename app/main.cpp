@@ -4,6 +4,7 @@
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/opentiming.h"
 #include "mainwindow/scrubbenchmark.h"
+#include "mainwindow/sidetabs.h"
 #include "mainwindow/sizesbenchmark.h"
 #include "timeline/timelinemodebar.h"
 #include "util/theme.h"
@@ -95,8 +96,7 @@ int main(int argc, char** argv) {
                                           QStringLiteral("Timeline: total, role or module."), QStringLiteral("MODE"));
     const QCommandLineOption depth(QStringLiteral("depth"), QStringLiteral("Module depth of --timeline-mode module."),
                                    QStringLiteral("D"));
-    const QCommandLineOption tab(QStringLiteral("tab"),
-                                 QStringLiteral("Raise the node, schedule, breakdown or recompute tab."),
+    const QCommandLineOption tab(QStringLiteral("tab"), QStringLiteral("Raise the %1 tab.").arg(sideTabChoices()),
                                  QStringLiteral("TAB"));
     const QCommandLineOption selectModule(
         QStringLiteral("select-module"),
@@ -155,11 +155,8 @@ int main(int argc, char** argv) {
                  .arg(parser.value(timelineMode)));
         return 2;
     }
-    const QStringList tabs = {QStringLiteral("node"), QStringLiteral("schedule"), QStringLiteral("breakdown"),
-                              QStringLiteral("recompute")};
-    if (parser.isSet(tab) && !tabs.contains(parser.value(tab))) {
-        fail(QStringLiteral("unknown tab '%1' (expected node, schedule, breakdown or recompute)")
-                 .arg(parser.value(tab)));
+    if (parser.isSet(tab) && !sideTabNames().contains(parser.value(tab))) {
+        fail(QStringLiteral("unknown tab '%1' (expected %2)").arg(parser.value(tab), sideTabChoices()));
         return 2;
     }
     const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both"),
@@ -196,7 +193,7 @@ int main(int argc, char** argv) {
     options.selectModule = parser.value(selectModule);
     options.schedule = parser.value(useSchedule);
     options.compare = parser.value(compare);
-    if (parser.isSet(tab)) options.tab = static_cast<ViewOptions::Tab>(tabs.indexOf(parser.value(tab)));
+    options.tab = parser.value(tab);
     options.findPlan = parser.isSet(findPlan);
     if (parser.isSet(maxExtraPercent)) options.maxExtraPercent = percent;
     options.sizes = parser.value(sizes);

@@ -1,62 +1,54 @@
 #include "mainwindow/docklayout.h"
 
 #include "mainwindow/sidepanelwidth.h"
+#include "mainwindow/sidetabs.h"
 
 #include <QAction>
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QMainWindow>
 
-DockLayout::DockLayout(QMainWindow* window, QWidget* live, QWidget* inspector, QWidget* schedule, QWidget* breakdown)
-    : QObject(window) {
-    // Object names: QMainWindow::saveState/restoreState find the docks by them.
-    const auto dock = [window](const QString& title, const char* name, QWidget* content) {
-        auto* d = new QDockWidget(title, window);
-        d->setObjectName(QLatin1String(name));
-        d->setWidget(content);
+DockLayout::DockLayout(QMainWindow* window, ViewState* state, WindowParts& parts) : QObject(window) {
+    QDockWidget* firstTab = nullptr;
+    QDockWidget* lastTab = nullptr;
+    for (const SideTab& tab : sideTabs()) {
+        auto* d = new QDockWidget(QCoreApplication::translate("DockLayout", tab.title), window);
+        // Object names: QMainWindow::saveState/restoreState find the docks by them.
+        d->setObjectName(QLatin1String(tab.dockName));
+        d->setWidget(tab.make(state, parts));
         window->addDockWidget(Qt::RightDockWidgetArea, d);
         d->toggleViewAction()->setObjectName(d->objectName());
-        return d;
-    };
-    live_ = dock(tr("Live storages"), "liveDock", live);
-    inspector_ = dock(tr("Node"), "inspectorDock", inspector);
-    schedule_ = dock(tr("Schedule"), "scheduleDock", schedule);
-    window->tabifyDockWidget(inspector_, schedule_);
-    breakdown_ = dock(tr("Breakdown"), "breakdownDock", breakdown);
-    window->tabifyDockWidget(schedule_, breakdown_);
-    inspector_->raise();
-    sideWidth_ = new SidePanelWidth(window, live_);
-    window->resizeDocks({live_, inspector_}, {400, 300}, Qt::Vertical);
+        docks_.push_back(d);
+        if (!tab.name) {
+            top_ = d;
+            continue;
+        }
+        if (lastTab) window->tabifyDockWidget(lastTab, d);
+        if (!firstTab) firstTab = d;
+        lastTab = d;
+    }
+    Q_ASSERT(top_ && firstTab);
+    firstTab->raise();
+    sideWidth_ = new SidePanelWidth(window, top_);
+    window->resizeDocks({top_, firstTab}, {400, 300}, Qt::Vertical);
 }
 
-void DockLayout::raise(ViewOptions::Tab tab) {
-    switch (tab) {
-    case ViewOptions::Tab::Node: inspector_->raise(); break;
-    case ViewOptions::Tab::Schedule: schedule_->raise(); break;
-    case ViewOptions::Tab::Breakdown: breakdown_->raise(); break;
-    case ViewOptions::Tab::Recompute:
-        if (!recompute_) break;
-        recompute_->raise();
-        // The plot and its table need more height than the live table.
-        if (auto* window = static_cast<QMainWindow*>(parent()); window->height() > 0)
-            window->resizeDocks({live_, recompute_}, {window->height() / 3, window->height() * 2 / 3}, Qt::Vertical);
-        break;
+bool DockLayout::raise(const QString& name) {
+    const auto tabs = sideTabs();
+    for (std::size_t i = 0; i < tabs.size(); ++i) {
+        if (!tabs[i].name || name != QLatin1String(tabs[i].name)) continue;
+        QDockWidget* d = docks_[i];
+        d->raise();
+        // A plot over a table needs more height than the live table.
+        if (auto* window = static_cast<QMainWindow*>(parent()); tabs[i].tall && window->height() > 0)
+            window->resizeDocks({top_, d}, {window->height() / 3, window->height() * 2 / 3}, Qt::Vertical);
+        return true;
     }
+    return false;
 }
 
 QList<QAction*> DockLayout::toggleActions() const {
-    QList<QAction*> actions{live_->toggleViewAction(), inspector_->toggleViewAction(), schedule_->toggleViewAction(),
-                            breakdown_->toggleViewAction()};
-    if (recompute_) actions.push_back(recompute_->toggleViewAction());
+    QList<QAction*> actions;
+    for (QDockWidget* d : docks_) actions.push_back(d->toggleViewAction());
     return actions;
-}
-
-void DockLayout::addRecompute(QWidget* recompute) {
-    auto* window = static_cast<QMainWindow*>(parent());
-    recompute_ = new QDockWidget(tr("Recompute"), window);
-    recompute_->setObjectName(QStringLiteral("recomputeDock"));
-    recompute_->setWidget(recompute);
-    window->addDockWidget(Qt::RightDockWidgetArea, recompute_);
-    recompute_->toggleViewAction()->setObjectName(recompute_->objectName());
-    window->tabifyDockWidget(breakdown_, recompute_);
-    inspector_->raise();
 }

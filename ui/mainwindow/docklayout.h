@@ -1,34 +1,32 @@
-// The right-hand docks of the main window: the live storages on top; the node inspector, the
-// schedule and the breakdown as tabs below it. Their share of the window's width follows
-// SidePanelWidth. The window hands in the panels; this places them and raises a tab on request.
+// The right-hand docks of the main window, made from the table in sidetabs.h: the live storages
+// on top, the other panels as tabs below it, the first of them raised. Their share of the
+// window's width follows SidePanelWidth. This places them and raises a tab on request.
 #pragma once
-#include "mainwindow/viewoptions.h"
-
 #include <QList>
 #include <QObject>
+
+#include <vector>
 
 class QAction;
 class QDockWidget;
 class QMainWindow;
-class QWidget;
 class SidePanelWidth;
+class ViewState;
+struct WindowParts;
 
 class DockLayout : public QObject {
     Q_OBJECT
 public:
-    DockLayout(QMainWindow* window, QWidget* live, QWidget* inspector, QWidget* schedule, QWidget* breakdown);
-    void raise(ViewOptions::Tab tab);
-    // The docks' show/hide actions, for the View menu.
+    // Makes every side panel (entered in `parts`) and its dock.
+    DockLayout(QMainWindow* window, ViewState* state, WindowParts& parts);
+    // Raises the tab of that --tab name (sideTabNames()); false for an unknown name.
+    bool raise(const QString& name);
+    // The docks' show/hide actions, in the table's order, for the View menu.
     QList<QAction*> toggleActions() const;
     SidePanelWidth* sideWidth() const { return sideWidth_; }
-    // The Recompute view, a tab next to the breakdown.
-    void addRecompute(QWidget* recompute);
 
 private:
-    QDockWidget* live_ = nullptr;
-    QDockWidget* inspector_ = nullptr;
-    QDockWidget* schedule_ = nullptr;
-    QDockWidget* breakdown_ = nullptr;
-    QDockWidget* recompute_ = nullptr;
+    std::vector<QDockWidget*> docks_; // per row of sideTabs()
+    QDockWidget* top_ = nullptr;      // the dock above the tabs
     SidePanelWidth* sideWidth_ = nullptr;
 };

@@ -118,17 +118,9 @@ void MainWindow::buildWidgets() {
         statusBar()->showMessage(tr("Stacked timeline: %1").arg(elided(message, 300)), 8000);
     });
 
-    // Right: the storages live at the cursor, then the inspector, the schedule, the breakdown.
-    p.livePanel = new LiveStoragePanel(state_);
-    p.inspector = new NodeInspector;
-    p.inspector->setState(state_);
-    p.editor = new ScheduleEditor(state_->schedule());
-    p.schedulePanel = new SchedulePanel(state_, p.editor);
+    // Right: the side panels and their docks, as the table in sidetabs.cpp lists them.
+    p.docks = new DockLayout(this, state_, p);
     connect(p.schedulePanel, &SchedulePanel::graphRequested, this, [this](int graph) { showGraph(graph); });
-    p.breakdown = new BreakdownPanel(state_);
-    p.docks = new DockLayout(this, p.livePanel, p.inspector, p.schedulePanel, p.breakdown);
-    p.recompute = new RecomputePanel(state_);
-    p.docks->addRecompute(p.recompute);
     connect(p.recompute, &RecomputePanel::pairRequested, this,
             [this](std::shared_ptr<const fxmem::GraphFile> file, int pair) {
                 if (!scene() || !files_->maybeKeepSchedule()) return;

@@ -52,7 +52,7 @@ QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, V
     }
     if (!options.sizes.isEmpty())
         if (const QString error = parts.sizes->setValues(options.sizes); !error.isEmpty()) return error;
-    if (options.tab) parts.docks->raise(*options.tab);
+    if (!options.tab.isEmpty() && !parts.docks->raise(options.tab)) return tr("no tab '%1'").arg(options.tab);
     if (options.maxExtraPercent) parts.recompute->setMaxExtraPercent(*options.maxExtraPercent);
     if (options.findPlan) {
         const auto& graphs = scene->file->graphs;

@@ -17,8 +17,8 @@ struct ViewOptions {
     QString selectModule;             // a module's qualified name; empty: none
     QString schedule;                 // show the file's schedule of this name (an undoable edit)
     QString compare;                  // compare the original order with this schedule
-    enum class Tab { Node, Schedule, Breakdown, Recompute };
-    std::optional<Tab> tab;                // the right-hand tab to raise
+    // The right-hand tab to raise, by its --tab name (sidetabs.h); empty: none.
+    QString tab;
     bool findPlan = false;                 // start the Recompute view's plan search
     std::optional<double> maxExtraPercent; // its FLOPs limit (the Recompute view's box), in %
     QString sizes;                         // the Sizes bar's values, "batch=64,s27=1024"
