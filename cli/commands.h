@@ -75,6 +75,9 @@ SizeBinding binding_option(const GraphFile& file, const Args& args, std::vector<
 std::size_t symbol_option(const GraphFile& file, std::string_view option, std::string_view name);
 std::int64_t parse_int64(std::string_view option, std::string_view text); // UsageError when not an int64
 int run_fit(const Args& args, std::ostream& out);
+// layout FILE [--graph G] [--depth D] [--expand M,...] [--json] (cli/cmd_layout.cpp; the layout is
+// core's, fxmem/dataflow_layout.h).
+int run_layout(const Args& args, std::ostream& out);
 
 // The graph a command works on: --graph NAME, or the only graph of the file. Unknown names and
 // files without graphs are invalid input; a missing --graph in a file with several is bad usage.

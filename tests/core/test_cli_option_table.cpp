@@ -250,6 +250,16 @@ const std::vector<Cell>& cells() {
         {"export", "whole-step", "--in-pair", {W, "--perfetto", out, "--whole-step"}, {}, {"--in-pair"}, Expect::Refused},
         {"export", "whole-step", "--schedule", {W, "--perfetto", out, "--whole-step"}, {}, {"--schedule", fwd_order}, Expect::Refused},
         {"export", "whole-step", "--schedule-name", {W, "--perfetto", out, "--whole-step"}, {}, {"--schedule-name", "order"}, Expect::Refused},
+        // layout (modules.json: layers > layers.N > layers.N.fc; single.json has CPU storages on its edges)
+        {"layout", "graph", "--graph", {M, "--json"}, {"--graph", "fwd"}, {"--graph", "bwd"}},
+        {"layout", "graph", "--depth", {M, "--graph", "fwd", "--json"}, {"--depth", "1"}, {"--depth", "2"}},
+        {"layout", "graph", "--depth", {M, "--graph", "fwd"}, {}, {"--depth", "0"}, Expect::Fails, "--depth must be from 1", 2},
+        {"layout", "graph", "--expand", {M, "--graph", "fwd", "--depth", "1", "--json"}, {}, {"--expand", "layers.0"}},
+        {"layout", "graph", "--expand", {M, "--graph", "fwd"}, {}, {"--expand", "layers.7"}, Expect::Fails, "--expand: no module 'layers.7'", 1},
+        {"layout", "graph", "--json", {M, "--graph", "fwd"}, {}, {"--json"}},
+        {"layout", "graph", "--devices", {"{good}/single.json", "--json"}, {}, {"--devices", "all"}},
+        {"layout", "pair", "--pair", {P}, {}, {"--pair"}, Expect::Refused},
+        {"layout", "whole-step", "--whole-step", {W}, {}, {"--whole-step"}, Expect::Refused},
     };
     // clang-format on
     return table;

@@ -1,0 +1,104 @@
+// Coordinates: each row's centres are the closest, in least squares, to what the item's
+// neighbours in the row before ask (their mean centre), keeping the row's order and gaps. With
+// offsets o_i (the sum of the gaps up to item i) that is isotonic regression of (wish_i - o_i),
+// solved exactly by pool adjacent violators in O(row). Sweeps alternate down and up. A dummy
+// weighs more than a box, so long edges run straight and boxes move to meet them.
+#include "views/dataflow_level.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace fxmem::detail {
+
+double separation(const Level& level, std::uint32_t a, std::uint32_t b, const Spacing& spacing) {
+    const bool dummy = level.kind[a] == ItemKind::Dummy || level.kind[b] == ItemKind::Dummy;
+    return (level.w[a] + level.w[b]) / 2 + (dummy ? spacing.edge_gap : spacing.node_gap);
+}
+
+namespace {
+
+struct Block {
+    double sum = 0, weight = 0; // weighted sum and weight of the pooled values
+    std::size_t end = 0;        // one past its last item
+    double mean() const { return sum / weight; }
+};
+
+// Centres of `row` for wishes `wish`, order and gaps kept.
+void place_row(Level& level, const std::vector<std::uint32_t>& row, const std::vector<double>& wish,
+               const Spacing& spacing, std::vector<double>& offset, std::vector<Block>& blocks) {
+    const std::size_t k = row.size();
+    offset.assign(k, 0);
+    for (std::size_t p = 1; p < k; ++p) offset[p] = offset[p - 1] + separation(level, row[p - 1], row[p], spacing);
+    blocks.clear();
+    for (std::size_t p = 0; p < k; ++p) {
+        const double weight = level.kind[row[p]] == ItemKind::Dummy ? 4.0 : 1.0;
+        blocks.push_back({(wish[p] - offset[p]) * weight, weight, p + 1});
+        while (blocks.size() > 1 && blocks[blocks.size() - 2].mean() >= blocks.back().mean()) {
+            const Block last = blocks.back();
+            blocks.pop_back();
+            blocks.back().sum += last.sum;
+            blocks.back().weight += last.weight;
+            blocks.back().end = last.end;
+        }
+    }
+    std::size_t p = 0;
+    for (const Block& b : blocks)
+        for (const double m = b.mean(); p < b.end; ++p) level.x[row[p]] = m + offset[p] - level.w[row[p]] / 2;
+}
+
+} // namespace
+
+void assign_coordinates(Level& level, const Spacing& spacing, int sweeps) {
+    std::vector<double> wish, offset;
+    std::vector<Block> blocks;
+    // Packed from the left to begin with.
+    for (const auto& row : level.rows) {
+        double at = 0;
+        for (std::size_t p = 0; p < row.size(); ++p) {
+            if (p > 0) at += separation(level, row[p - 1], row[p], spacing);
+            level.x[row[p]] = at - level.w[row[p]] / 2;
+        }
+    }
+    for (int s = 0; s < sweeps; ++s) {
+        const bool downward = s % 2 == 0;
+        const std::vector<std::uint32_t>& start = downward ? level.up_start : level.down_start;
+        const std::vector<std::uint32_t>& adj = downward ? level.up : level.down;
+        const std::size_t rows = level.rows.size();
+        for (std::size_t i = 1; i < rows; ++i) {
+            const std::vector<std::uint32_t>& row = level.rows[downward ? i : rows - 1 - i];
+            wish.resize(row.size());
+            for (std::size_t p = 0; p < row.size(); ++p) {
+                const std::uint32_t a = row[p];
+                if (start[a] == start[a + 1]) {
+                    wish[p] = level.cx(a);
+                    continue;
+                }
+                double sum = 0;
+                for (std::uint32_t e = start[a]; e < start[a + 1]; ++e) sum += level.cx(adj[e]);
+                wish[p] = sum / (start[a + 1] - start[a]);
+            }
+            place_row(level, row, wish, spacing, offset, blocks);
+        }
+    }
+    double left = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < level.x.size(); ++i) left = std::min(left, level.x[i]);
+    if (level.x.empty()) left = 0;
+    level.width = 0;
+    for (std::size_t i = 0; i < level.x.size(); ++i) {
+        level.x[i] -= left;
+        level.width = std::max(level.width, level.x[i] + level.w[i]);
+    }
+    level.row_top.assign(level.rows.size(), 0);
+    level.row_height.assign(level.rows.size(), 0);
+    double top = 0;
+    for (std::size_t r = 0; r < level.rows.size(); ++r) {
+        double height = 0;
+        for (const std::uint32_t a : level.rows[r]) height = std::max(height, level.h[a]);
+        level.row_top[r] = top;
+        level.row_height[r] = height;
+        top += height + spacing.layer_gap;
+    }
+    level.height = level.rows.empty() ? 0 : level.row_top.back() + level.row_height.back();
+}
+
+} // namespace fxmem::detail

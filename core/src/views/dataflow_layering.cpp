@@ -1,0 +1,159 @@
+// Layering of one module's items: edges oriented by the items' first node (graph order is
+// topological, so the orientation is acyclic and an edge between modules that never interleave
+// keeps its direction), longest path from the sources, sources moved down to just above their
+// first user, an entry alone on layer 0 and an exit alone on the last; then a dummy per layer
+// crossed by a long edge, and the rows in key order.
+#include "views/dataflow_level.h"
+
+#include "fxmem/error.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+namespace fxmem::detail {
+
+namespace {
+
+// CSR of `count` lists from (list, value) pairs.
+void build_csr(std::size_t count, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+               std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& values) {
+    start.assign(count + 1, 0);
+    for (const auto& [list, value] : pairs) ++start[list + 1];
+    std::partial_sum(start.begin(), start.end(), start.begin());
+    values.assign(pairs.size(), 0);
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    for (const auto& [list, value] : pairs) values[fill[list]++] = value;
+}
+
+} // namespace
+
+void assign_layers(const LevelInput& input, Level& level) {
+    const std::size_t n = input.size_items();
+    level.kind = input.kind;
+    level.ref = input.ref;
+    level.real_items = n;
+    level.w.resize(n);
+    level.h.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        level.w[i] = input.size[i].w;
+        level.h[i] = input.size[i].h;
+    }
+
+    // Oriented edges (upper, lower) and the items in key order (a topological order of them).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> oriented;
+    oriented.reserve(input.edges.size());
+    for (const auto& [a, b] : input.edges)
+        oriented.push_back(input.key[a] < input.key[b] ? std::pair{a, b} : std::pair{b, a});
+    std::vector<std::uint32_t> by_key(n);
+    std::iota(by_key.begin(), by_key.end(), 0u);
+    std::sort(by_key.begin(), by_key.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return input.key[a] != input.key[b] ? input.key[a] < input.key[b] : a < b;
+    });
+    std::vector<std::uint32_t> out_start, out, in_start, in;
+    build_csr(n, oriented, out_start, out);
+    {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> reversed(oriented.size());
+        for (std::size_t e = 0; e < oriented.size(); ++e) reversed[e] = {oriented[e].second, oriented[e].first};
+        build_csr(n, reversed, in_start, in);
+    }
+
+    bool has_in = false;
+    std::uint32_t exit = std::numeric_limits<std::uint32_t>::max();
+    for (std::size_t i = 0; i < n; ++i) {
+        has_in = has_in || input.kind[i] == ItemKind::In;
+        if (input.kind[i] == ItemKind::Out) exit = static_cast<std::uint32_t>(i);
+    }
+    const std::int32_t lowest = has_in ? 1 : 0; // layer 0 is the entry's alone
+    std::vector<std::int32_t>& layer = level.layer;
+    layer.assign(n, lowest);
+    for (const std::uint32_t a : by_key) {
+        if (input.kind[a] == ItemKind::In) layer[a] = 0;
+        for (std::uint32_t k = out_start[a]; k < out_start[a + 1]; ++k)
+            layer[out[k]] = std::max(layer[out[k]], layer[a] + 1);
+    }
+    // Sources sink to just above their first user, latest first so that a chain of sources
+    // follows (each sees its users' final layers).
+    for (auto it = by_key.rbegin(); it != by_key.rend(); ++it) {
+        const std::uint32_t a = *it;
+        if (input.kind[a] != ItemKind::Node && input.kind[a] != ItemKind::Module) continue;
+        if (in_start[a] != in_start[a + 1] || out_start[a] == out_start[a + 1]) continue;
+        std::int32_t first_user = std::numeric_limits<std::int32_t>::max();
+        for (std::uint32_t k = out_start[a]; k < out_start[a + 1]; ++k)
+            if (input.kind[out[k]] != ItemKind::Out) first_user = std::min(first_user, layer[out[k]]);
+        if (first_user != std::numeric_limits<std::int32_t>::max()) layer[a] = std::max(layer[a], first_user - 1);
+    }
+    std::int32_t layers = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (i != exit) layers = std::max(layers, layer[i] + 1);
+    if (exit != std::numeric_limits<std::uint32_t>::max()) layer[exit] = layers++;
+    if (n == 0) layers = 0;
+
+    // Dummies and routes. A route's items run top to bottom through its dummies.
+    level.routes.clear();
+    level.dummies.clear();
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> segments; // (upper, lower)
+    segments.reserve(input.edges.size());
+    std::vector<std::uint32_t> dummy_src; // per dummy: its route's upper item (initial order)
+    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+        const auto [upper, lower] = oriented[e];
+        Level::Route r;
+        r.src = input.edges[e].first;
+        r.dst = input.edges[e].second;
+        r.reversed = upper != r.src;
+        r.begin = static_cast<std::uint32_t>(level.dummies.size());
+        std::uint32_t prev = upper;
+        for (std::int32_t l = layer[upper] + 1; l < layer[lower]; ++l) {
+            const auto d = static_cast<std::uint32_t>(level.kind.size());
+            level.kind.push_back(ItemKind::Dummy);
+            level.ref.push_back(0);
+            level.w.push_back(0);
+            level.h.push_back(0);
+            layer.push_back(l);
+            level.dummies.push_back(d);
+            dummy_src.push_back(upper);
+            segments.emplace_back(prev, d);
+            prev = d;
+        }
+        segments.emplace_back(prev, lower);
+        r.end = static_cast<std::uint32_t>(level.dummies.size());
+        level.routes.push_back(r);
+    }
+    std::sort(level.routes.begin(), level.routes.end(), [](const Level::Route& a, const Level::Route& b) {
+        return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+    });
+
+    // Rows in key order (a dummy after the real items, by its route's upper item's key).
+    const std::size_t total = level.kind.size();
+    std::vector<std::int64_t> order_key(total);
+    for (std::size_t i = 0; i < n; ++i) order_key[i] = input.key[i];
+    for (std::size_t d = 0; d < dummy_src.size(); ++d) order_key[n + d] = input.key[dummy_src[d]];
+    std::vector<std::uint32_t> all(total);
+    std::iota(all.begin(), all.end(), 0u);
+    std::stable_sort(all.begin(), all.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return order_key[a] < order_key[b]; });
+    level.rows.assign(static_cast<std::size_t>(layers), {});
+    for (const std::uint32_t i : all) level.rows[static_cast<std::size_t>(layer[i])].push_back(i);
+    level.pos.assign(total, 0);
+    for (const auto& row : level.rows)
+        for (std::size_t p = 0; p < row.size(); ++p) level.pos[row[p]] = static_cast<std::uint32_t>(p);
+
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> down_pairs = segments, up_pairs(segments.size());
+    for (std::size_t s = 0; s < segments.size(); ++s) up_pairs[s] = {segments[s].second, segments[s].first};
+    build_csr(total, down_pairs, level.down_start, level.down);
+    build_csr(total, up_pairs, level.up_start, level.up);
+    level.x.assign(total, 0);
+}
+
+const Level::Route& Level::route(std::uint32_t src, std::uint32_t dst) const {
+    const auto it = std::lower_bound(routes.begin(), routes.end(), std::pair{src, dst},
+                                     [](const Route& r, const std::pair<std::uint32_t, std::uint32_t>& k) {
+                                         return r.src != k.first ? r.src < k.first : r.dst < k.second;
+                                     });
+    if (it == routes.end() || it->src != src || it->dst != dst)
+        throw Error("dataflow layout: no route between items " + std::to_string(src) + " and " + std::to_string(dst));
+    return *it;
+}
+
+} // namespace fxmem::detail

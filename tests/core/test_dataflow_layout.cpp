@@ -1,0 +1,476 @@
+// The layered dataflow layout (fxmem/dataflow_layout.h), checked without pixels: layers computed
+// by hand on small graphs, bytes and repeats by hand, and on every drawing (hand-made, random,
+// the bundled llama) no overlapping siblings, modules containing their children, edges running
+// downward between boxes, expand moving nothing above the module's row and collapse restoring
+// everything; the CLI's JSON equal to the library's drawing.
+#include "cli_run.h"
+
+#include "fxmem/analysis.h"
+#include "fxmem/dataflow_layout.h"
+#include "fxmem/io.h"
+#include "fxmem/model.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace fxmem;
+
+namespace {
+
+using Box = DataflowDrawing::Box;
+using Point = DataflowDrawing::Point;
+constexpr double kEps = 1e-6;
+
+std::string box_name(const DataflowLayout& layout, const Graph& graph, const Box& b) {
+    return b.kind == DataflowDrawing::Kind::Node ? graph.nodes[b.ref].name
+                                                 : "[" + std::string(layout.tree()[b.ref].name) + "]";
+}
+
+std::map<std::string, Box> by_name(const DataflowLayout& layout, const Graph& graph, const DataflowDrawing& d) {
+    std::map<std::string, Box> m;
+    for (const Box& b : d.boxes) m[box_name(layout, graph, b)] = b;
+    return m;
+}
+
+bool near(Point a, Point b) { return std::abs(a.x - b.x) < kEps && std::abs(a.y - b.y) < kEps; }
+
+bool ancestor_or_self(const DataflowDrawing& d, std::uint32_t a, std::uint32_t b) {
+    for (std::uint32_t x = b; x != DataflowDrawing::kNoParent; x = d.boxes[x].parent)
+        if (x == a) return true;
+    return false;
+}
+
+// The invariants every drawing keeps. Returns the number of reversed edges.
+std::size_t check_drawing(const DataflowDrawing& d, bool check_points_outside_boxes = true) {
+    // Siblings never overlap (touching is allowed).
+    std::map<std::uint32_t, std::vector<std::uint32_t>> children;
+    for (std::uint32_t i = 0; i < d.boxes.size(); ++i) children[d.boxes[i].parent].push_back(i);
+    for (auto& [parent, kids] : children) {
+        std::sort(kids.begin(), kids.end(),
+                  [&](std::uint32_t a, std::uint32_t b) { return d.boxes[a].x < d.boxes[b].x; });
+        for (std::size_t i = 0; i < kids.size(); ++i) {
+            const Box& a = d.boxes[kids[i]];
+            for (std::size_t j = i + 1; j < kids.size() && d.boxes[kids[j]].x < a.x + a.w - kEps; ++j) {
+                const Box& b = d.boxes[kids[j]];
+                EXPECT_FALSE(a.y < b.y + b.h - kEps && b.y < a.y + a.h - kEps)
+                    << "boxes " << kids[i] << " and " << kids[j] << " overlap";
+            }
+        }
+        if (parent == DataflowDrawing::kNoParent) continue;
+        const Box& p = d.boxes[parent];
+        EXPECT_EQ(p.kind, DataflowDrawing::Kind::Module);
+        EXPECT_TRUE(p.expanded);
+        for (const std::uint32_t k : kids) {
+            const Box& c = d.boxes[k];
+            EXPECT_TRUE(p.x <= c.x + kEps && c.x + c.w <= p.x + p.w + kEps && p.y <= c.y + kEps &&
+                        c.y + c.h <= p.y + p.h + kEps)
+                << "box " << k << " is not inside its module " << parent;
+        }
+    }
+    for (std::size_t i = 0; i < d.boxes.size(); ++i)
+        EXPECT_TRUE(d.boxes[i].parent == DataflowDrawing::kNoParent || d.boxes[i].parent < i) << "parent after child";
+    // Edges: between visible boxes (never an expanded module), downward, from bottom to top.
+    std::size_t reversed = 0;
+    for (const DataflowDrawing::Edge& e : d.edges) {
+        const Box &f = d.boxes.at(e.from), &t = d.boxes.at(e.to);
+        EXPECT_FALSE(f.expanded || t.expanded);
+        EXPECT_GE(e.points.size(), 2u);
+        if (e.reversed) {
+            ++reversed;
+            continue;
+        }
+        EXPECT_LE(f.y + f.h, t.y + kEps) << "edge " << e.from << " -> " << e.to << " does not go down";
+        EXPECT_TRUE(near(e.points.front(), {f.x + f.w / 2, f.y + f.h})) << "edge " << e.from << " -> " << e.to;
+        EXPECT_TRUE(near(e.points.back(), {t.x + t.w / 2, t.y})) << "edge " << e.from << " -> " << e.to;
+        for (std::size_t k = 1; k < e.points.size(); ++k)
+            EXPECT_LE(e.points[k - 1].y, e.points[k].y + kEps) << "edge " << e.from << " -> " << e.to << " goes up";
+        if (!check_points_outside_boxes) continue;
+        // Its bends lie between boxes: inside none but its ends and their modules.
+        for (std::size_t k = 1; k + 1 < e.points.size(); ++k)
+            for (std::uint32_t b = 0; b < d.boxes.size(); ++b) {
+                if (ancestor_or_self(d, b, e.from) || ancestor_or_self(d, b, e.to)) continue;
+                const Box& x = d.boxes[b];
+                const Point p = e.points[k];
+                EXPECT_FALSE(p.x > x.x + kEps && p.x < x.x + x.w - kEps && p.y > x.y + kEps && p.y < x.y + x.h - kEps)
+                    << "edge " << e.from << " -> " << e.to << " bends inside box " << b;
+            }
+    }
+    return reversed;
+}
+
+double cross(Point o, Point a, Point b) { return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x); }
+
+std::uint64_t geometric_crossings(const DataflowDrawing& d) {
+    std::vector<std::pair<Point, Point>> segments;
+    for (const DataflowDrawing::Edge& e : d.edges)
+        for (std::size_t k = 1; k < e.points.size(); ++k) segments.emplace_back(e.points[k - 1], e.points[k]);
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < segments.size(); ++i)
+        for (std::size_t j = i + 1; j < segments.size(); ++j) {
+            const auto [p, q] = segments[i];
+            const auto [r, s] = segments[j];
+            const double d1 = cross(p, q, r), d2 = cross(p, q, s), d3 = cross(r, s, p), d4 = cross(r, s, q);
+            n += ((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)) ? 1 : 0;
+        }
+    return n;
+}
+
+// p0, p1 -> a(p0) -> b(a, p1), c(a) -> d(b, c) -> out(d, a). No modules.
+struct Flat {
+    GraphFile file;
+    Flat() {
+        file.source = "mem";
+        std::vector<StorageId> s;
+        for (int i = 0; i < 6; ++i) s.push_back(file.add_storage(i, "cuda:0", 16 << i));
+        GraphBuilder g(file, "g", GraphKind::Forward);
+        g.add("p0", OpKind::Placeholder, "p0", {}, {s[0]});
+        g.add("p1", OpKind::Placeholder, "p1", {}, {s[1]});
+        g.add("a", OpKind::CallFunction, "f", {"p0"}, {s[2]});
+        g.add("b", OpKind::CallFunction, "f", {"a", "p1"}, {s[3]});
+        g.add("c", OpKind::CallFunction, "f", {"a"}, {s[4]});
+        g.add("d", OpKind::CallFunction, "f", {"b", "c"}, {s[5]});
+        g.add("out", OpKind::Output, "output", {"d", "a"}, {});
+        g.finish();
+    }
+};
+
+// x, w0, w1 -> blocks.0 (attn.mm, mlp.relu, add with x) -> blocks.1 (the same on blocks.0's
+// output) -> loss -> output.
+struct Blocks {
+    GraphFile file;
+    Blocks() {
+        file.source = "mem";
+        const StorageId sx = file.add_storage(0, "cuda:0", 100), w0 = file.add_storage(1, "cuda:0", 10),
+                        w1 = file.add_storage(2, "cuda:0", 10), a0 = file.add_storage(3, "cuda:0", 200),
+                        b0 = file.add_storage(4, "cuda:0", 300), r0 = file.add_storage(5, "cuda:0", 150),
+                        a1 = file.add_storage(6, "cuda:0", 200), b1 = file.add_storage(7, "cuda:0", 300),
+                        r1 = file.add_storage(8, "cuda:0", 150), sl = file.add_storage(9, "cuda:0", 4),
+                        cpu = file.add_storage(10, "cpu", 1000);
+        GraphBuilder g(file, "g", GraphKind::Forward);
+        const auto node = [&](const char* name, OpKind op, const char* target,
+                              std::initializer_list<std::string_view> in, std::initializer_list<StorageId> out,
+                              const char* module) {
+            g.begin_node(name, op, target);
+            for (const std::string_view i : in) g.add_input(i);
+            if (module) g.set_module(module, "M");
+            if (out.size() == 1) {
+                const std::int64_t shape[] = {1}, stride[] = {1};
+                g.val_tensor(*out.begin(), "torch.float32", shape, stride, 0);
+            }
+            g.end_node();
+        };
+        node("x", OpKind::Placeholder, "x", {}, {sx}, nullptr);
+        node("w0", OpKind::Placeholder, "w0", {}, {w0}, nullptr);
+        node("w1", OpKind::Placeholder, "w1", {}, {w1}, nullptr);
+        node("k", OpKind::GetAttr, "k", {}, {cpu}, nullptr);
+        node("a0", OpKind::CallFunction, "mm", {"x", "w0"}, {a0}, "blocks.0.attn");
+        node("b0", OpKind::CallFunction, "relu", {"a0", "k"}, {b0}, "blocks.0.mlp");
+        node("r0", OpKind::CallFunction, "add", {"b0", "x"}, {r0}, "blocks.0");
+        node("a1", OpKind::CallFunction, "mm", {"r0", "w1"}, {a1}, "blocks.1.attn");
+        node("b1", OpKind::CallFunction, "relu", {"a1", "k"}, {b1}, "blocks.1.mlp");
+        node("r1", OpKind::CallFunction, "add", {"b1", "r0"}, {r1}, "blocks.1");
+        node("loss", OpKind::CallFunction, "sum", {"r1"}, {sl}, "");
+        g.begin_node("output", OpKind::Output, "output");
+        g.add_input("loss");
+        g.end_node();
+        g.finish();
+    }
+};
+
+} // namespace
+
+TEST(DataflowLayout, LayersComputedByHand) {
+    Flat f;
+    const Graph& g = f.file.graphs[0];
+    const ModuleTree tree(g);
+    DataflowLayout layout(f.file, 0, tree);
+    const DataflowDrawing d = layout.drawing();
+    ASSERT_EQ(d.boxes.size(), g.size());
+    // Longest path from the sources: p0 0, a 1, b c 2, d 3, out 4; p1 (a source) moves down to
+    // just above its only user b: layer 1. A row is 32 high plus a 36 gap.
+    const std::map<std::string, int> expected = {{"p0", 0}, {"p1", 1}, {"a", 1},  {"b", 2},
+                                                 {"c", 2},  {"d", 3},  {"out", 4}};
+    for (const auto& [name, b] : by_name(layout, g, d)) {
+        SCOPED_TRACE(name);
+        EXPECT_EQ(b.y, expected.at(name) * 68.0);
+        EXPECT_EQ(b.w, 120.0);
+        EXPECT_EQ(b.h, 32.0);
+    }
+    // a -> out spans layers 1 to 4: two dummies, each a bend at its row's top and bottom.
+    const auto names = by_name(layout, g, d);
+    for (const DataflowDrawing::Edge& e : d.edges)
+        if (box_name(layout, g, d.boxes[e.from]) == "a" && box_name(layout, g, d.boxes[e.to]) == "out") {
+            EXPECT_EQ(e.points.size(), 6u);
+            EXPECT_EQ(e.points[1].y, 2 * 68.0);
+            EXPECT_EQ(e.points[2].y, 2 * 68.0 + 32);
+            EXPECT_EQ(e.bytes, 64); // a's storage: 16 << 2
+        }
+    EXPECT_EQ(d.edges.size(), 8u); // one per (producer, user)
+    EXPECT_EQ(check_drawing(d), 0u);
+    // The crossings the layout counts are the drawing's: pairs of polyline segments that cross
+    // properly (a shared end is not a crossing).
+    EXPECT_EQ(layout.crossings(), geometric_crossings(d));
+}
+
+TEST(DataflowLayout, ModulesCollapsedAtTheGivenDepth) {
+    Blocks b;
+    const Graph& g = b.file.graphs[0];
+    const ModuleTree tree(g);
+    const StorageMask counted = counted_for(b.file, DeviceFilter::NonCpu);
+    DataflowOptions options;
+    options.depth = 1;
+    options.counted = &counted;
+    DataflowLayout layout(b.file, 0, tree, options);
+    const DataflowDrawing d = layout.drawing();
+    const auto boxes = by_name(layout, g, d);
+    // Root items: x, w0, w1, k, loss, output and the box of "blocks".
+    ASSERT_EQ(d.boxes.size(), 7u);
+    ASSERT_TRUE(boxes.count("[blocks]"));
+    EXPECT_FALSE(boxes.at("[blocks]").expanded);
+    // Sources above blocks (layer 0), blocks 1, loss 2, output 3; the module box is 44 high.
+    EXPECT_EQ(boxes.at("x").y, 0);
+    EXPECT_EQ(boxes.at("w1").y, 0);
+    EXPECT_EQ(boxes.at("[blocks]").y, 68);
+    EXPECT_EQ(boxes.at("loss").y, 68 + 44 + 36);
+    EXPECT_EQ(boxes.at("output").y, 68 + 44 + 36 + 68);
+    // Bytes: x is read by a0 and r0 inside blocks, carried once; k is on the CPU (not counted);
+    // blocks -> loss carries r1.
+    std::map<std::pair<std::string, std::string>, std::int64_t> bytes;
+    for (const DataflowDrawing::Edge& e : d.edges)
+        bytes[{box_name(layout, g, d.boxes[e.from]), box_name(layout, g, d.boxes[e.to])}] = e.bytes;
+    const std::map<std::pair<std::string, std::string>, std::int64_t> expected = {
+        {{"x", "[blocks]"}, 100}, {{"w0", "[blocks]"}, 10},    {{"w1", "[blocks]"}, 10},
+        {{"k", "[blocks]"}, 0},   {{"[blocks]", "loss"}, 150}, {{"loss", "output"}, 4}};
+    EXPECT_EQ(bytes, expected);
+    // Allocated: a0 + b0 + r0 per block.
+    EXPECT_EQ(layout.allocated_bytes(tree.find("blocks.0")), 650);
+    EXPECT_EQ(layout.allocated_bytes(tree.find("blocks.1")), 650);
+    EXPECT_EQ(layout.allocated_bytes(tree.find("blocks")), 1300);
+    EXPECT_EQ(layout.allocated_bytes(tree.find("blocks.0.attn")), 200);
+    EXPECT_EQ(layout.allocated_bytes(ModuleTree::kRoot), 1304);
+    // blocks.0 and blocks.1: mm, relu, add at the same depths: one run of two.
+    const ModuleRepeat r = layout.repeat(tree.find("blocks.1"));
+    EXPECT_EQ(r.count, 2u);
+    EXPECT_EQ(r.index, 1u);
+    EXPECT_EQ(r.first, tree.find("blocks.0"));
+    EXPECT_EQ(r.last, tree.find("blocks.1"));
+    EXPECT_EQ(layout.repeat(tree.find("blocks.0.attn")).count, 1u); // attn and mlp differ
+    EXPECT_EQ(check_drawing(d), 0u);
+    EXPECT_FALSE(layout.laid_out(tree.find("blocks")));
+}
+
+TEST(DataflowLayout, ExpandedModuleHoldsItsChildrenInLayers) {
+    Blocks b;
+    const Graph& g = b.file.graphs[0];
+    const ModuleTree tree(g);
+    DataflowOptions options;
+    options.depth = 2;
+    DataflowLayout layout(b.file, 0, tree, options);
+    const DataflowDrawing d = layout.drawing();
+    const auto boxes = by_name(layout, g, d);
+    ASSERT_TRUE(boxes.at("[blocks]").expanded);
+    const Box &b0 = boxes.at("[blocks.0]"), &b1 = boxes.at("[blocks.1]");
+    EXPECT_FALSE(b0.expanded);
+    // Inside blocks: the entry row (empty), blocks.0, blocks.1, the exit.
+    EXPECT_EQ(b0.y, boxes.at("[blocks]").y + 28 + 36);
+    EXPECT_EQ(b1.y, b0.y + 44 + 36);
+    EXPECT_EQ(check_drawing(d), 0u);
+    // w1 -> blocks.1 enters blocks at its top, then passes blocks.0's row beside it.
+    for (const DataflowDrawing::Edge& e : d.edges) {
+        if (box_name(layout, g, d.boxes[e.from]) != "w1") continue;
+        EXPECT_EQ(box_name(layout, g, d.boxes[e.to]), "[blocks.1]");
+        const bool passes_beside = std::any_of(e.points.begin(), e.points.end(), [&](const Point& p) {
+            return p.y == b0.y && (p.x <= b0.x || p.x >= b0.x + b0.w);
+        });
+        EXPECT_TRUE(passes_beside);
+    }
+}
+
+TEST(DataflowLayout, ExpandMovesNothingAboveAndCollapseRestores) {
+    Blocks b;
+    const Graph& g = b.file.graphs[0];
+    const ModuleTree tree(g);
+    DataflowOptions options;
+    options.depth = 2;
+    DataflowLayout layout(b.file, 0, tree, options);
+    const DataflowDrawing before = layout.drawing();
+    const std::uint32_t m = tree.find("blocks.1");
+    layout.expand(m);
+    EXPECT_TRUE(layout.laid_out(m));
+    EXPECT_FALSE(layout.laid_out(tree.find("blocks.1.attn")));
+    const DataflowDrawing after = layout.drawing();
+    check_drawing(after);
+    const auto was = by_name(layout, g, before), is = by_name(layout, g, after);
+    const Box& mb = was.at("[blocks.1]");
+    for (const auto& [name, box] : was) {
+        if (name == "[blocks.1]" || name == "[blocks]") continue; // the module and its ancestor grow
+        SCOPED_TRACE(name);
+        ASSERT_TRUE(is.count(name));
+        if (box.y < mb.y) {
+            EXPECT_EQ(is.at(name).x, box.x);
+            EXPECT_EQ(is.at(name).y, box.y);
+        } else {
+            EXPECT_EQ(is.at(name).x, box.x); // rows below only move down
+            EXPECT_GE(is.at(name).y, box.y);
+        }
+    }
+    EXPECT_TRUE(is.count("[blocks.1.attn]") && is.count("r1"));
+    layout.collapse(m);
+    const DataflowDrawing again = layout.drawing();
+    ASSERT_EQ(again.boxes.size(), before.boxes.size());
+    for (std::size_t i = 0; i < before.boxes.size(); ++i) {
+        EXPECT_NEAR(again.boxes[i].x, before.boxes[i].x, kEps);
+        EXPECT_NEAR(again.boxes[i].y, before.boxes[i].y, kEps);
+        EXPECT_EQ(again.boxes[i].w, before.boxes[i].w);
+        EXPECT_EQ(again.boxes[i].h, before.boxes[i].h);
+    }
+    ASSERT_EQ(again.edges.size(), before.edges.size());
+    // Expanding a module under a collapsed one opens the ancestor too.
+    DataflowOptions shallow;
+    shallow.depth = 1;
+    DataflowLayout l1(b.file, 0, tree, shallow);
+    l1.expand(tree.find("blocks.0.mlp"));
+    EXPECT_TRUE(l1.laid_out(tree.find("blocks")) && l1.laid_out(tree.find("blocks.0")));
+    EXPECT_TRUE(l1.laid_out(tree.find("blocks.0.mlp")));
+    EXPECT_FALSE(l1.laid_out(tree.find("blocks.1")));
+    EXPECT_EQ(check_drawing(l1.drawing()), 0u);
+    EXPECT_THROW(l1.collapse(ModuleTree::kRoot), Error);
+    EXPECT_THROW(l1.expand(1000), Error);
+}
+
+// Random DAGs with random nested modules: cycles among lifted modules are common, so some edges
+// are drawn reversed; everything else holds at every depth and after expands.
+TEST(DataflowLayout, RandomGraphsKeepTheInvariants) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 12; ++round) {
+        SCOPED_TRACE(round);
+        GraphFile file;
+        file.source = "mem";
+        GraphBuilder g(file, "g", GraphKind::Forward);
+        const int n = 40 + round * 15;
+        std::vector<std::string> names;
+        for (int i = 0; i < n; ++i) {
+            const StorageId s = file.add_storage(i, "cuda:0", 8 + i);
+            names.push_back("n" + std::to_string(i));
+            g.begin_node(names.back(), i < 4 ? OpKind::Placeholder : OpKind::CallFunction,
+                         "t" + std::to_string(rng() % 3));
+            if (i >= 4) {
+                std::vector<int> in;
+                for (int k = 0; k < 1 + static_cast<int>(rng() % 3); ++k) in.push_back(static_cast<int>(rng() % i));
+                std::sort(in.begin(), in.end());
+                in.erase(std::unique(in.begin(), in.end()), in.end());
+                for (const int k : in) g.add_input(names[static_cast<std::size_t>(k)]);
+                // Mostly contiguous blocks, some nodes elsewhere (interleaving makes cycles).
+                const int block = rng() % 5 == 0 ? static_cast<int>(rng() % 4) : i * 4 / n;
+                std::string module = "b" + std::to_string(block);
+                if (rng() % 2) module += ".s" + std::to_string(rng() % 3);
+                if (rng() % 3 == 0) module += ".t" + std::to_string(rng() % 2);
+                g.set_module(module, "M");
+            }
+            const std::int64_t shape[] = {1}, stride[] = {1};
+            g.val_tensor(s, "torch.float32", shape, stride, 0);
+            g.end_node();
+        }
+        g.finish();
+        const ModuleTree tree(file.graphs[0]);
+        for (std::uint32_t depth = 1; depth <= 4; ++depth) {
+            DataflowOptions options;
+            options.depth = depth;
+            DataflowLayout layout(file, 0, tree, options);
+            const DataflowDrawing d = layout.drawing();
+            check_drawing(d);
+            for (std::uint32_t m = 1; m < tree.size(); m += 3) layout.expand(m);
+            check_drawing(layout.drawing());
+        }
+    }
+}
+
+TEST(DataflowLayout, LlamaAtEveryDepth) {
+    const GraphFile file = load_file(std::string(FXMEM_TEST_DATA) + "/../../resources/examples/llama.fxmem.json");
+    for (std::size_t gi = 0; gi < file.graphs.size(); ++gi) {
+        const ModuleTree tree(file.graphs[gi]);
+        SCOPED_TRACE(file.graphs[gi].name);
+        for (std::uint32_t depth = 1; depth <= tree.max_depth() + 1; ++depth) {
+            SCOPED_TRACE(depth);
+            DataflowOptions options;
+            options.depth = depth;
+            DataflowLayout layout(file, gi, tree, options);
+            const DataflowDrawing d = layout.drawing();
+            check_drawing(d, depth <= 2);
+            // The forward's modules run one after another: nothing is drawn upward there.
+            if (file.graphs[gi].kind == GraphKind::Forward)
+                for (const DataflowDrawing::Edge& e : d.edges) EXPECT_FALSE(e.reversed);
+        }
+        // The layers repeat: llama's blocks are equal siblings.
+        const std::uint32_t layer0 = tree.find("layers.0");
+        if (layer0 != ModuleTree::npos && file.graphs[gi].kind == GraphKind::Forward) {
+            DataflowLayout layout(file, gi, tree);
+            EXPECT_GE(layout.repeat(layer0).count, 2u);
+        }
+    }
+}
+
+TEST(DataflowLayout, CliJsonIsTheLibrarysDrawing) {
+    const std::string path = std::string(FXMEM_TEST_DATA) + "/../../resources/examples/llama.fxmem.json";
+    const GraphFile file = load_file(path);
+    const int gi = file.find_graph(file.graphs[0].name);
+    const Graph& graph = file.graphs[static_cast<std::size_t>(gi)];
+    const ModuleTree tree(graph);
+    const fxmem_test::CliRun run =
+        fxmem_test::cli({"layout", path, "--graph", graph.name, "--depth", "2", "--expand", "layers.1", "--json"});
+    ASSERT_EQ(run.status, 0) << run.err;
+    const nlohmann::json j = run.json();
+    const StorageMask counted = counted_for(file, DeviceFilter::NonCpu);
+    DataflowOptions options;
+    options.depth = 2;
+    options.counted = &counted;
+    DataflowLayout layout(file, static_cast<std::size_t>(gi), tree, options);
+    layout.expand(tree.find("layers.1"));
+    const DataflowDrawing d = layout.drawing();
+    ASSERT_EQ(j.at("boxes").size(), d.boxes.size());
+    for (std::size_t i = 0; i < d.boxes.size(); ++i) {
+        const nlohmann::json& b = j["boxes"][i];
+        const Box& e = d.boxes[i];
+        EXPECT_EQ(b.at("id"), i);
+        EXPECT_EQ(b.at("kind"), e.kind == DataflowDrawing::Kind::Node ? "node" : "module");
+        EXPECT_EQ(b.at("name"),
+                  e.kind == DataflowDrawing::Kind::Node ? graph.nodes[e.ref].name : std::string(tree[e.ref].name));
+        if (e.parent == DataflowDrawing::kNoParent)
+            EXPECT_TRUE(b.at("parent").is_null());
+        else
+            EXPECT_EQ(b.at("parent"), e.parent);
+        EXPECT_EQ(b.at("x").get<double>(), e.x);
+        EXPECT_EQ(b.at("y").get<double>(), e.y);
+        EXPECT_EQ(b.at("w").get<double>(), e.w);
+        EXPECT_EQ(b.at("h").get<double>(), e.h);
+    }
+    ASSERT_EQ(j.at("edges").size(), d.edges.size());
+    for (std::size_t i = 0; i < d.edges.size(); ++i) {
+        const nlohmann::json& e = j["edges"][i];
+        EXPECT_EQ(e.at("from"), d.edges[i].from);
+        EXPECT_EQ(e.at("to"), d.edges[i].to);
+        EXPECT_EQ(e.at("bytes"), d.edges[i].bytes);
+        ASSERT_EQ(e.at("points").size(), d.edges[i].points.size());
+        for (std::size_t k = 0; k < d.edges[i].points.size(); ++k) {
+            EXPECT_EQ(e["points"][k][0].get<double>(), d.edges[i].points[k].x);
+            EXPECT_EQ(e["points"][k][1].get<double>(), d.edges[i].points[k].y);
+        }
+    }
+}
+
+TEST(DataflowLayout, CliRefusesWhatItCannotDo) {
+    const std::string path = std::string(FXMEM_TEST_DATA) + "/good/modules.json";
+    const fxmem_test::CliRun unknown = fxmem_test::cli({"layout", path, "--graph", "fwd", "--expand", "nope"});
+    EXPECT_EQ(unknown.status, 1);
+    EXPECT_NE(unknown.err.find("--expand: no module 'nope'"), std::string::npos) << unknown.err;
+    const fxmem_test::CliRun zero = fxmem_test::cli({"layout", path, "--graph", "fwd", "--depth", "0"});
+    EXPECT_EQ(zero.status, 2);
+    EXPECT_NE(zero.err.find("--depth must be from 1"), std::string::npos) << zero.err;
+}
