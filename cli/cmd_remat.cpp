@@ -152,8 +152,9 @@ int run_remat(const Args& args, std::ostream& out) {
             analyze_pair(file, file.graphs[p.forward], file.graphs[p.backward], default_counted(file)).peak.peak;
         if (own != r.baseline_peak)
             mismatch = "pair " + base_pair.source + " is not the partition of joint graph '" + g.name +
-                       "' with its saved values (its peak is " + std::to_string(own) + " bytes where that partition's is " +
-                       std::to_string(r.baseline_peak) + "): the baseline is the simulated partition";
+                       "' with its saved values (its peak is " + std::to_string(own) +
+                       " bytes where that partition's is " + std::to_string(r.baseline_peak) +
+                       "): the baseline is the simulated partition";
     }
     const std::vector<BudgetRow> rows = budget_rows(file);
     // Saved values the tagged min-cut would recompute instead (a hand-edited plan): PyTorch's

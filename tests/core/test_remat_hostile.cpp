@@ -63,7 +63,8 @@ TEST(RematHostile, PlanPathsThatAreNotRegularFilesAreRefused) {
 // nlohmann kept the last of two equal keys silently: the plan read was not the one written.
 TEST(RematHostile, DuplicateKeysAreRefused) {
     const std::string plan = good_plan();
-    const std::string dup = write_plan("dup.json", fxmem_test::replace_all(plan, "\"joint\":", "\"saved\": [], \"joint\":"));
+    const std::string dup =
+        write_plan("dup.json", fxmem_test::replace_all(plan, "\"joint\":", "\"saved\": [], \"joint\":"));
     const CliRun r = fxmem_test::cli({"remat", kJoint, "--plan", dup});
     EXPECT_EQ(r.status, 1);
     EXPECT_TRUE(contains(r.err, "dup.json: duplicate key 'saved'")) << r.err;
@@ -96,8 +97,7 @@ TEST(RematHostile, NulInTheJointNameDoesNotCutTheMessage) {
 }
 
 TEST(RematHostile, VersionAndPeakMustBeIntegers) {
-    for (const auto& [key, value, says] :
-         std::vector<std::tuple<std::string, nlohmann::json, std::string>>{
+    for (const auto& [key, value, says] : std::vector<std::tuple<std::string, nlohmann::json, std::string>>{
              {"version", 1.0, "unsupported plan version"},
              {"version", true, "unsupported plan version"},
              {"peak", 1.5, "'peak' must be an integer"},
@@ -127,7 +127,8 @@ TEST(RematHostile, OutputPathIsCheckedBeforeTheSearch) {
     const CliRun r =
         fxmem_test::cli({"remat", std::string(FXMEM_TEST_DATA) + "/bad/empty.json", "-o", "/nonexistent/dir/p.json"});
     EXPECT_EQ(r.status, 1);
-    EXPECT_TRUE(contains(r.err, "cannot write '/nonexistent/dir/p.json': the directory '/nonexistent/dir' does not exist"))
+    EXPECT_TRUE(
+        contains(r.err, "cannot write '/nonexistent/dir/p.json': the directory '/nonexistent/dir' does not exist"))
         << r.err;
 }
 
@@ -182,8 +183,7 @@ std::map<std::string, std::int64_t> pair_flops_by_budget(const std::string& text
         by_graph[g["name"]] = sum;
     }
     std::map<std::string, std::int64_t> out;
-    for (const auto& p : j["pairs"])
-        out[p["budget"].dump()] = by_graph[p["forward"]] + by_graph[p["backward"]];
+    for (const auto& p : j["pairs"]) out[p["budget"].dump()] = by_graph[p["forward"]] + by_graph[p["backward"]];
     return out;
 }
 
@@ -191,8 +191,8 @@ std::map<std::string, std::int64_t> pair_flops_by_budget(const std::string& text
 TEST(RematHostile, BudgetsWithoutBudgetOneAreAgainstTheHighest) {
     const std::string sweep = fxmem_test::slurp(kGood + "/joint_sweep.json");
     // Relabel the 1.0 pair as 0.75: the sweep's highest budget is then 0.75.
-    const std::string relabeled =
-        fxmem_test::replace_all(sweep, "\"joint\": \"joint\", \"budget\": 1.0}", "\"joint\": \"joint\", \"budget\": 0.75}");
+    const std::string relabeled = fxmem_test::replace_all(sweep, "\"joint\": \"joint\", \"budget\": 1.0}",
+                                                          "\"joint\": \"joint\", \"budget\": 0.75}");
     ASSERT_NE(relabeled, sweep);
     const std::map<std::string, std::int64_t> flops = pair_flops_by_budget(relabeled);
     ASSERT_EQ(flops.size(), 2u);
@@ -212,8 +212,8 @@ TEST(RematHostile, BudgetsWithoutBudgetOneAreAgainstTheHighest) {
 // -0.0 was read and printed as "-0.0".
 TEST(RematHostile, NegativeZeroBudgetReadsAsZero) {
     const std::string sweep = fxmem_test::slurp(kGood + "/joint_sweep.json");
-    const std::string path = write_plan(
-        "sweep_neg_zero.json", fxmem_test::replace_all(sweep, "\"budget\": 0.5}", "\"budget\": -0.0}"));
+    const std::string path =
+        write_plan("sweep_neg_zero.json", fxmem_test::replace_all(sweep, "\"budget\": 0.5}", "\"budget\": -0.0}"));
     const CliRun r = fxmem_test::cli({"budgets", path});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_FALSE(contains(r.out, "-0.0")) << r.out;
@@ -224,7 +224,8 @@ TEST(RematHostile, NegativeZeroBudgetReadsAsZero) {
 // pair's saved values: what lets remat take a pair as its baseline (and say when one does not).
 TEST(RematHostile, BundledPairsHaveTheirJointPartitionsFlops) {
     int checked = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(FXMEM_TEST_DATA) + "/../../resources/examples")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(FXMEM_TEST_DATA) + "/../../resources/examples")) {
         if (entry.path().extension() != ".json") continue;
         const fxmem::GraphFile file = fxmem::load_file(entry.path().string());
         for (const fxmem::Pair& p : file.pairs) {
@@ -304,8 +305,8 @@ TEST(RematHostile, LongModulePrefixesDoNotBlowUpTheSnapshot) {
     const auto snapshot_size = [&](const std::string& prefix) {
         for (auto& e : j["step"]) e["module_prefix"] = prefix;
         fxmem_test::write(dir + "/prefixed.json", j.dump());
-        const CliRun r = fxmem_test::cli({"export", dir + "/prefixed.json", "--whole-step", "--memory-viz",
-                                          dir + "/prefixed.pickle"});
+        const CliRun r = fxmem_test::cli(
+            {"export", dir + "/prefixed.json", "--whole-step", "--memory-viz", dir + "/prefixed.pickle"});
         EXPECT_EQ(r.status, 0) << r.err;
         return std::filesystem::file_size(dir + "/prefixed.pickle");
     };

@@ -113,8 +113,9 @@ TEST(WholeStep, ReaderRejectsABadStep) {
         return std::string("no error");
     };
     EXPECT_NE(message(R"([{"graph": "nope", "call": 0}])").find("step[0]: unknown graph 'nope'"), std::string::npos);
-    EXPECT_NE(message(R"([{"graph": "f0", "call": -1}])").find("'call' must be an integer from 0 to 2147483647, got -1"),
-              std::string::npos);
+    EXPECT_NE(
+        message(R"([{"graph": "f0", "call": -1}])").find("'call' must be an integer from 0 to 2147483647, got -1"),
+        std::string::npos);
     EXPECT_NE(message(R"([{"graph": "f0"}])").find("step[0]: missing 'call'"), std::string::npos);
     EXPECT_NE(message(R"([{"graph": "f0", "call": 0, "call": 1}])").find("duplicate key 'call'"), std::string::npos);
     EXPECT_NE(message(R"({"graph": "f0"})").find("'step' must be an array"), std::string::npos);

@@ -182,7 +182,8 @@ std::vector<Frame> stay_frames(const GraphFile& file, const ExportTimeline& t, c
     if (const ModuleInfo* m = g.module(s.allocator)) {
         std::string q = sec.module_prefix;
         if (!m->name.empty()) q += (q.empty() ? "" : ".") + m->name;
-        out.push_back({capped("module " + (q.empty() ? std::string("(root)") : q)), 0, capped(m->type), nullptr, NodeId{}});
+        out.push_back(
+            {capped("module " + (q.empty() ? std::string("(root)") : q)), 0, capped(m->type), nullptr, NodeId{}});
     }
     trace_frames(g.stack_trace(s.allocator), out);
     return out;

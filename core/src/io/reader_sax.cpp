@@ -294,21 +294,8 @@ bool Reader::scalar_producer(std::string_view text) {
 
 Slot Reader::slot() const {
     if (frames_.empty()) return Slot::Root;
-    switch (frames_.back()) {
-    case Frame::Storages: return Slot::Storage;
-    case Frame::Graphs: return Slot::Graph;
-    case Frame::Nodes: return Slot::Node;
-    case Frame::Inputs: return Slot::NodeInput;
-    case Frame::ValList: return Slot::NodeVal;
-    case Frame::Dims: return Slot::Dim;
-    case Frame::Pairs: return Slot::Pair;
-    case Frame::Schedules: return Slot::Schedule;
-    case Frame::Steps: return Slot::StepEntry;
-    case Frame::Symbols: return Slot::SymbolEntry;
-    case Frame::DimExprs: return Slot::DimExpr;
-    case Frame::ScheduleOrder: return Slot::ScheduleNode;
-    default: return key_slot_;
-    }
+    const Slot entry = kEntrySlots[static_cast<std::size_t>(frames_.back())];
+    return entry != Slot::Count ? entry : key_slot_;
 }
 
 // The cancel check is asked, and progress reported, about once per megabyte read.

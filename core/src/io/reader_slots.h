@@ -122,13 +122,18 @@ struct SlotSpec {
     const char* noun;
     Slot entry_of;
     const char* expected; // what its value must be
+    // The array frame whose entries this slot reads (Storages for Storage), else None: the slot
+    // an array's next value is for (Reader::slot()).
+    Frame container = Frame::None;
+    // Its value must be an integer: a token of digits beyond 64 bits is said to be out of range.
+    bool integer = false;
 };
 
 inline constexpr SlotSpec kSlots[] = {
     {Slot::Root, Frame::None, "", "the top level", Slot::Skip, "a JSON object"},
     {Slot::Skip, Frame::None, "", "value", Slot::Skip, "anything"},
     {Slot::TopFormat, Frame::Top, "format", "", Slot::Skip, "the string \"fxmem\""},
-    {Slot::TopVersion, Frame::Top, "version", "", Slot::Skip, "the integer 1"},
+    {Slot::TopVersion, Frame::Top, "version", "", Slot::Skip, "the integer 1", Frame::None, true},
     {Slot::TopStorages, Frame::Top, "storages", "", Slot::Skip, "an array"},
     {Slot::TopGraphs, Frame::Top, "graphs", "", Slot::Skip, "an array"},
     {Slot::TopPairs, Frame::Top, "pairs", "", Slot::Skip, "an array"},
@@ -136,9 +141,9 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::TopSchedules, Frame::Top, "schedules", "", Slot::Skip, "an array"},
     {Slot::TopStep, Frame::Top, "step", "", Slot::Skip, "an array"},
     {Slot::TopSymbols, Frame::Top, "symbols", "", Slot::Skip, "an array"},
-    {Slot::StorageId, Frame::Storage, "id", "", Slot::Skip, "an integer >= 0"},
+    {Slot::StorageId, Frame::Storage, "id", "", Slot::Skip, "an integer >= 0", Frame::None, true},
     {Slot::StorageDevice, Frame::Storage, "device", "", Slot::Skip, "a non-empty string"},
-    {Slot::StorageNbytes, Frame::Storage, "nbytes", "", Slot::Skip, "an integer >= 0"},
+    {Slot::StorageNbytes, Frame::Storage, "nbytes", "", Slot::Skip, "an integer >= 0", Frame::None, true},
     {Slot::StorageRole, Frame::Storage, "role", "", Slot::Skip, "a string"},
     {Slot::StorageLabel, Frame::Storage, "label", "", Slot::Skip, "a string"},
     {Slot::StorageNbytesExpr, Frame::Storage, "nbytes_expr", "", Slot::Skip, "a size expression (a string)"},
@@ -146,59 +151,62 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::GraphKind, Frame::Graph, "kind", "", Slot::Skip,
      "one of \"forward\", \"backward\", \"inference\", \"other\", \"joint\""},
     {Slot::GraphNodes, Frame::Graph, "nodes", "", Slot::Skip, "an array"},
-    {Slot::GraphNumFwdOutputs, Frame::Graph, "num_fwd_outputs", "", Slot::Skip, "an integer >= 0"},
+    {Slot::GraphNumFwdOutputs, Frame::Graph, "num_fwd_outputs", "", Slot::Skip, "an integer >= 0", Frame::None, true},
     {Slot::NodeName, Frame::Node, "name", "", Slot::Skip, "a non-empty string"},
     {Slot::NodeOp, Frame::Node, "op", "", Slot::Skip, "a string"},
     {Slot::NodeTarget, Frame::Node, "target", "", Slot::Skip, "a string"},
     {Slot::NodeInputs, Frame::Node, "inputs", "", Slot::Skip, "an array of node names"},
-    {Slot::NodeVal, Frame::Node, "val", "", Slot::Skip, "null, a tensor object, a list or {\"other\": <string>}"},
+    {Slot::NodeVal, Frame::Node, "val", "", Slot::Skip, "null, a tensor object, a list or {\"other\": <string>}",
+     Frame::ValList},
     {Slot::NodeStackTrace, Frame::Node, "stack_trace", "", Slot::Skip, "a string"},
     {Slot::NodeMeta, Frame::Node, "meta", "", Slot::Skip, "an object"},
     {Slot::NodeModule, Frame::Node, "module", "", Slot::Skip, "a string"},
     {Slot::NodeModuleType, Frame::Node, "module_type", "", Slot::Skip, "a string"},
     {Slot::NodePhase, Frame::Node, "phase", "", Slot::Skip, "\"forward\" or \"backward\""},
-    {Slot::NodeFlops, Frame::Node, "flops", "", Slot::Skip, "an integer >= 0"},
+    {Slot::NodeFlops, Frame::Node, "flops", "", Slot::Skip, "an integer >= 0", Frame::None, true},
     {Slot::NodeFlopsExpr, Frame::Node, "flops_expr", "", Slot::Skip, "a size expression (a string)"},
-    {Slot::TensorStorage, Frame::ValObject, "storage", "tensor ", Slot::Skip, "an integer (a storage id)"},
+    {Slot::TensorStorage, Frame::ValObject, "storage", "tensor ", Slot::Skip, "an integer (a storage id)", Frame::None,
+     true},
     {Slot::TensorDtype, Frame::ValObject, "dtype", "tensor ", Slot::Skip, "a string"},
     {Slot::TensorShape, Frame::ValObject, "shape", "tensor ", Slot::Skip, "an array of integers"},
     {Slot::TensorStride, Frame::ValObject, "stride", "tensor ", Slot::Skip, "an array of integers"},
-    {Slot::TensorOffset, Frame::ValObject, "offset", "tensor ", Slot::Skip, "an integer"},
+    {Slot::TensorOffset, Frame::ValObject, "offset", "tensor ", Slot::Skip, "an integer", Frame::None, true},
     {Slot::TensorShapeExpr, Frame::ValObject, "shape_expr", "tensor ", Slot::Skip,
      "an array of size expressions and integers"},
     {Slot::TensorStrideExpr, Frame::ValObject, "stride_expr", "tensor ", Slot::Skip,
      "an array of size expressions and integers"},
     {Slot::TensorOffsetExpr, Frame::ValObject, "offset_expr", "tensor ", Slot::Skip,
-     "a size expression (a string) or an integer"},
+     "a size expression (a string) or an integer", Frame::None, true},
     {Slot::OtherText, Frame::ValObject, "other", "", Slot::Skip, "a string"},
     {Slot::PairForward, Frame::Pair, "forward", "", Slot::Skip, "a graph name (a string)"},
     {Slot::PairBackward, Frame::Pair, "backward", "", Slot::Skip, "a graph name (a string)"},
     {Slot::PairJoint, Frame::Pair, "joint", "", Slot::Skip, "a graph name (a string)"},
     {Slot::PairBudget, Frame::Pair, "budget", "", Slot::Skip, "a number from 0 to 1"},
     {Slot::StepGraph, Frame::Step, "graph", "", Slot::Skip, "a graph name (a string)"},
-    {Slot::StepCall, Frame::Step, "call", "", Slot::Skip, "an integer from 0 to 2147483647"},
+    {Slot::StepCall, Frame::Step, "call", "", Slot::Skip, "an integer from 0 to 2147483647", Frame::None, true},
     {Slot::StepPrefix, Frame::Step, "module_prefix", "", Slot::Skip, "a string"},
     {Slot::ScheduleName, Frame::Schedule, "name", "", Slot::Skip, "a non-empty string"},
     {Slot::ScheduleGraph, Frame::Schedule, "graph", "", Slot::Skip, "a graph name (a string)"},
     {Slot::ScheduleOrder, Frame::Schedule, "order", "", Slot::Skip, "an array of node names"},
     {Slot::ScheduleSource, Frame::Schedule, "source", "", Slot::Skip, "a string"},
     {Slot::SymbolName, Frame::Symbol, "name", "symbol ", Slot::Skip, "a symbol name (a string)"},
-    {Slot::SymbolHint, Frame::Symbol, "hint", "symbol ", Slot::Skip, "an integer"},
+    {Slot::SymbolHint, Frame::Symbol, "hint", "symbol ", Slot::Skip, "an integer", Frame::None, true},
     {Slot::SymbolSource, Frame::Symbol, "source", "symbol ", Slot::Skip, "a string"},
-    {Slot::SymbolMin, Frame::Symbol, "min", "symbol ", Slot::Skip, "an integer"},
-    {Slot::SymbolMax, Frame::Symbol, "max", "symbol ", Slot::Skip, "an integer or null (unbounded)"},
-    {Slot::Storage, Frame::None, "", "", Slot::TopStorages, "an object"},
-    {Slot::Graph, Frame::None, "", "", Slot::TopGraphs, "an object"},
-    {Slot::Node, Frame::None, "", "", Slot::GraphNodes, "an object"},
-    {Slot::NodeInput, Frame::None, "", "", Slot::NodeInputs, "a node name (a string)"},
-    {Slot::Dim, Frame::None, "", "each entry of tensor 'shape' and 'stride'", Slot::Skip, "an integer"},
-    {Slot::Pair, Frame::None, "", "", Slot::TopPairs, "an object"},
-    {Slot::Schedule, Frame::None, "", "", Slot::TopSchedules, "an object"},
-    {Slot::ScheduleNode, Frame::None, "", "", Slot::ScheduleOrder, "a node name (a string)"},
-    {Slot::StepEntry, Frame::None, "", "", Slot::TopStep, "an object"},
-    {Slot::SymbolEntry, Frame::None, "", "", Slot::TopSymbols, "an object"},
+    {Slot::SymbolMin, Frame::Symbol, "min", "symbol ", Slot::Skip, "an integer", Frame::None, true},
+    {Slot::SymbolMax, Frame::Symbol, "max", "symbol ", Slot::Skip, "an integer or null (unbounded)", Frame::None, true},
+    {Slot::Storage, Frame::None, "", "", Slot::TopStorages, "an object", Frame::Storages},
+    {Slot::Graph, Frame::None, "", "", Slot::TopGraphs, "an object", Frame::Graphs},
+    {Slot::Node, Frame::None, "", "", Slot::GraphNodes, "an object", Frame::Nodes},
+    {Slot::NodeInput, Frame::None, "", "", Slot::NodeInputs, "a node name (a string)", Frame::Inputs},
+    {Slot::Dim, Frame::None, "", "each entry of tensor 'shape' and 'stride'", Slot::Skip, "an integer", Frame::Dims,
+     true},
+    {Slot::Pair, Frame::None, "", "", Slot::TopPairs, "an object", Frame::Pairs},
+    {Slot::Schedule, Frame::None, "", "", Slot::TopSchedules, "an object", Frame::Schedules},
+    {Slot::ScheduleNode, Frame::None, "", "", Slot::ScheduleOrder, "a node name (a string)", Frame::ScheduleOrder},
+    {Slot::StepEntry, Frame::None, "", "", Slot::TopStep, "an object", Frame::Steps},
+    {Slot::SymbolEntry, Frame::None, "", "", Slot::TopSymbols, "an object", Frame::Symbols},
     {Slot::DimExpr, Frame::None, "", "each entry of tensor 'shape_expr' and 'stride_expr'", Slot::Skip,
-     "a size expression (a string) or an integer"},
+     "a size expression (a string) or an integer", Frame::DimExprs, true},
 };
 static_assert(std::size(kSlots) == static_cast<std::size_t>(Slot::Count));
 
@@ -268,24 +276,24 @@ inline std::string field_name(Slot s) {
     return sp.noun;
 }
 
-inline bool is_integer_slot(Slot s) {
-    switch (s) {
-    case Slot::TopVersion:
-    case Slot::StorageId:
-    case Slot::StorageNbytes:
-    case Slot::TensorStorage:
-    case Slot::TensorOffset:
-    case Slot::Dim:
-    case Slot::GraphNumFwdOutputs:
-    case Slot::NodeFlops:
-    case Slot::StepCall:
-    case Slot::SymbolHint:
-    case Slot::SymbolMin:
-    case Slot::SymbolMax:
-    case Slot::DimExpr:
-    case Slot::TensorOffsetExpr: return true;
-    default: return false;
-    }
+inline constexpr bool is_integer_slot(Slot s) { return spec(s).integer; }
+
+// The slot of an array's entries, per array frame (Slot::Count: the frame is not an array of
+// values with a slot of their own); read from the table's container column.
+constexpr std::array<Slot, kFrames> entry_slots() {
+    std::array<Slot, kFrames> out{};
+    out.fill(Slot::Count);
+    for (const SlotSpec& sp : kSlots)
+        if (sp.container != Frame::None) out[static_cast<std::size_t>(sp.container)] = sp.slot;
+    return out;
 }
+inline constexpr auto kEntrySlots = entry_slots();
+constexpr bool one_slot_per_container() {
+    std::array<int, kFrames> seen{};
+    for (const SlotSpec& sp : kSlots)
+        if (sp.container != Frame::None && ++seen[static_cast<std::size_t>(sp.container)] > 1) return false;
+    return true;
+}
+static_assert(one_slot_per_container(), "an array frame's entries have one slot");
 
 } // namespace fxmem::reader
