@@ -82,8 +82,8 @@ int budgetIndex(const RecomputePoints& pts, double budget) {
 }
 
 // The window with the Recompute tab raised, the sweep open and its points scored.
-bool openSweep(MainWindow& w) {
-    w.resize(1366, 768);
+bool openSweep(MainWindow& w, QSize size = QSize(1366, 768)) {
+    w.resize(size);
     w.show();
     if (!openAndWait(w, kSweep)) return false;
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("recomputeDock"));
@@ -582,13 +582,7 @@ void TestRecompute::tableColumnsWholeOnALaptop() {
     for (const QSize size : {QSize(1229, 691), QSize(1366, 768)}) {
         QSettings().clear();
         MainWindow w(realLoader());
-        w.resize(size);
-        w.show();
-        QVERIFY(openAndWait(w, kSweep));
-        auto* dock = w.findChild<QDockWidget*>(QStringLiteral("recomputeDock"));
-        QVERIFY(dock);
-        dock->raise();
-        QVERIFY(QTest::qWaitFor([&] { return !w.parts().recompute->points().points.empty(); }, 30000));
+        QVERIFY(openSweep(w, size));
         QTableView* table = w.parts().recompute->table();
         QTRY_VERIFY(table->isVisible());
         QCoreApplication::processEvents();
