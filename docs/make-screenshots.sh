@@ -24,6 +24,8 @@ shot fsdp-compare "$ex/fsdp.fxmem.json" --graph backward --tab schedule --schedu
 # The whole step (the default view of a file with a step): a graph break, and Adam's state.
 shot gpt-break-whole-step "$ex/gpt_break.fxmem.json" --timeline-mode role --step 200 --tab schedule
 shot gpt-adam-whole-step "$ex/gpt_adam.fxmem.json" --timeline-mode role --tab breakdown
+# The Sizes bar: the dynamic capture at batch 512 x sequence 1024 against a 24 GB GPU.
+shot llama-dynamic-sizes "$ex/llama_dynamic.fxmem.json" --pair 0 --timeline-mode role --set batch=512,sequence=1024 --device-memory 24GB
 # The README's first pictures: the bundled GPT example as it opens, at 1600x1000 and on a laptop.
 for theme in light dark; do
     suffix=; [ "$theme" = dark ] && suffix=-dark

@@ -332,6 +332,9 @@ void SizesBar::fitLargest(int symbol) {
         return;
     }
     const std::int64_t limit = device_;
+    const QString device = deviceName_.isEmpty() || deviceName_ == formatBytes(limit)
+                               ? formatBytes(limit)
+                               : deviceName_ % QStringLiteral(" (") % formatBytes(limit) % u')';
     const std::vector<std::int64_t> binding = values_;
     showMessage(tr("Finding the largest %1…").arg(label(symbol)), false);
     fitJobs_->start<fxmem::FitResult>(
@@ -340,22 +343,27 @@ void SizesBar::fitLargest(int symbol) {
             return std::make_shared<const fxmem::FitResult>(
                 fitView(*scene->file, scene->request, static_cast<std::size_t>(symbol), binding, limit));
         },
-        [this, symbol, limit](std::shared_ptr<const fxmem::FitResult> r) {
+        [this, symbol, limit, device](std::shared_ptr<const fxmem::FitResult> r) {
             const QString name = label(symbol);
+            // The margins, not the two peaks: both round to the limit's figure.
             const QString next =
-                !r->next_value ? QString()
-                               : tr("; %1 needs %2")
-                                     .arg(*r->next_value)
-                                     .arg(r->peak_at_next ? formatBytes(*r->peak_at_next) : tr("over 2^63 bytes"));
+                !r->next_value ? tr("; that is the range's maximum")
+                : !r->peak_at_next
+                    ? tr("; %1 = %2 overflows int64").arg(name).arg(*r->next_value)
+                    : tr("; %1 would be over by %2").arg(*r->next_value).arg(formatBytes(*r->peak_at_next - limit));
             if (r->max_value) {
-                showMessage(tr("Largest %1 in %2: %3 (peak %4)%5")
-                                .arg(name, formatBytes(limit))
+                showMessage(tr("Largest %1 in %2: %3, %4 free%5")
+                                .arg(name, device)
                                 .arg(*r->max_value)
-                                .arg(formatBytes(*r->peak_at_max), next),
+                                .arg(formatBytes(limit - *r->peak_at_max), next),
                             false);
                 setValue(symbol, *r->max_value);
             } else {
-                showMessage(tr("Nothing fits in %1%2").arg(formatBytes(limit), next), true);
+                showMessage(tr("Nothing fits in %1: at %2 = %3 the peak is %4")
+                                .arg(device, name)
+                                .arg(r->next_value.value_or(0))
+                                .arg(r->peak_at_next ? formatBytes(*r->peak_at_next) : tr("over 2^63 bytes")),
+                            true);
             }
             emit fitFinished();
         });

@@ -145,7 +145,7 @@ void TimelinePlot::applyColours() {
     // Compare: A in the edited colour, B dashed in the text colour; both stand out over a fill.
     compare_->applyPalette(colors::edited(pal), colors::mix(base, text, 0.85), labelBg);
     bound_->applyPalette(colors::mix(base, text, 0.7), colors::mix(base, text, 0.8), labelBg);
-    device_->applyPalette(QColor(0x00, 0x9E, 0x73), QColor(0xD5, 0x5E, 0x00), text, labelBg);
+    device_->applyPalette(colors::mix(base, text, 0.8), QColor(0xD5, 0x5E, 0x00), text, labelBg);
     bands_->applyPalette(base, colors::isDark(pal));
 }
 
