@@ -1,6 +1,7 @@
 #include "args.h"
 
 #include <charconv>
+#include <cmath>
 
 namespace fxmem::cli {
 
@@ -69,6 +70,23 @@ std::size_t parse_index(std::string_view option, const std::string& text) {
     std::size_t v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size())
+        throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
+    return v;
+}
+
+double parse_number(std::string_view option, const std::string& text, std::string_view what) {
+    double v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v < 0)
+        throw UsageError(std::string(option) + " needs a non-negative number" +
+                         (what.empty() ? std::string() : " of " + std::string(what)) + ", got '" + text + "'");
+    return v;
+}
+
+std::int64_t parse_count(std::string_view option, const std::string& text) {
+    std::int64_t v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || v < 0)
         throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
     return v;
 }

@@ -45,5 +45,9 @@ void refuse_in_mode(const Args& args, std::string_view mode, std::initializer_li
 
 // A non-negative integer option value, or UsageError naming the option.
 std::size_t parse_index(std::string_view option, const std::string& text);
+// A non-negative finite number (`what` says what it counts, for the message: "seconds").
+double parse_number(std::string_view option, const std::string& text, std::string_view what = {});
+// A non-negative integer that fits in int64.
+std::int64_t parse_count(std::string_view option, const std::string& text);
 
 } // namespace fxmem::cli

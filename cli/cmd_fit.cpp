@@ -60,14 +60,6 @@ std::int64_t parse_memory(const std::string& text) {
     return static_cast<std::int64_t>(bytes);
 }
 
-double parse_percent(const std::string& text) {
-    double v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v < 0)
-        throw UsageError("--max-extra-percent needs a non-negative number, got '" + text + "'");
-    return v;
-}
-
 std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
 
 // The joint graph whose recompute plans fit measures: pair K's, else the file's first.
@@ -96,9 +88,10 @@ int run_fit(const Args& args, std::ostream& out) {
         refuse_in_mode(
             args, "--whole-step", {"--pair", "--max-extra-percent"},
             "the whole step measures every graph of the step; a recompute plan is scored by its pair's peak");
-    const std::optional<double> percent = args.has("--max-extra-percent")
-                                              ? std::optional(parse_percent(*args.value("--max-extra-percent")))
-                                              : std::nullopt;
+    const std::optional<double> percent =
+        args.has("--max-extra-percent")
+            ? std::optional(parse_number("--max-extra-percent", *args.value("--max-extra-percent")))
+            : std::nullopt;
     const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     const DeviceFilter devices = device_filter(args);
 
@@ -125,12 +118,7 @@ int run_fit(const Args& args, std::ostream& out) {
                         ": --whole-step: the file has no 'step' (a capture of one training step writes it)");
         measure = [devices](const GraphFile& f) { return whole_step(f, counted_for(f, devices)).peak; };
     } else {
-        if (file.pairs.empty())
-            throw Error(file.source + ": the file has no forward/backward pairs ('pairs' is absent or empty), so "
-                                      "there is no pair peak; fit --whole-step measures the whole step");
-        if (k >= file.pairs.size())
-            throw Error(file.source + ": no pair " + std::to_string(k) + " (the file has " +
-                        std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
+        (void)pair_at(file, k, "fit --whole-step measures the whole step");
         measure = [devices, k](const GraphFile& f) {
             const Pair& p = f.pairs[k];
             return analyze_pair(f, f.graphs[p.forward], f.graphs[p.backward], counted_for(f, devices)).peak.peak;

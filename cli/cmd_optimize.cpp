@@ -21,14 +21,6 @@ namespace fxmem::cli {
 
 namespace {
 
-double parse_seconds(const std::string& text) {
-    double v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v < 0)
-        throw UsageError("--time-limit needs a non-negative number of seconds, got '" + text + "'");
-    return v;
-}
-
 std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
 // A baseline the time limit stopped before it finished is -1.
 std::string baseline(std::int64_t v) {
@@ -39,7 +31,8 @@ std::string baseline(std::int64_t v) {
 
 int run_optimize(const Args& args, std::ostream& out) {
     OptimizeOptions options;
-    if (const auto limit = args.value("--time-limit")) options.time_limit_s = parse_seconds(*limit);
+    if (const auto limit = args.value("--time-limit"))
+        options.time_limit_s = parse_number("--time-limit", *limit, "seconds");
     check_output_option(args, "optimize", "schedule");
     const GraphFile file = load_file(args.file);
     const Graph& graph = select_graph(file, args);

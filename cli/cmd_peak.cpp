@@ -17,12 +17,7 @@ int run_peak(const Args& args, std::ostream& out) {
     if (args.has("--whole-step")) return run_whole_step(args, out);
     const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     const GraphFile file = load_bound(args);
-    if (file.pairs.empty())
-        throw Error(file.source + ": the file has no forward/backward pairs ('pairs' is absent or empty), so there "
-                                  "is no pair peak; use 'profile' for a single graph");
-    if (k >= file.pairs.size())
-        throw Error(file.source + ": no pair " + std::to_string(k) + " (the file has " +
-                    std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
+    (void)pair_at(file, k, "use 'profile' for a single graph");
     const Graph& fwd = file.graphs[file.pairs[k].forward];
     const Graph& bwd = file.graphs[file.pairs[k].backward];
     const StorageMask counted = devices_counted(file, args);

@@ -27,22 +27,6 @@ std::string budget_text(double budget);
 
 namespace {
 
-double parse_number(std::string_view option, const std::string& text) {
-    double v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || !std::isfinite(v) || v < 0)
-        throw UsageError(std::string(option) + " needs a non-negative number, got '" + text + "'");
-    return v;
-}
-
-std::int64_t parse_count(std::string_view option, const std::string& text) {
-    std::int64_t v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || r.ec != std::errc() || r.ptr != text.data() + text.size() || v < 0)
-        throw UsageError(std::string(option) + " needs a non-negative integer, got '" + text + "'");
-    return v;
-}
-
 // The joint graph of the pair whose forward or backward run holds the whole-step peak, for a
 // file with a step and more than one joint graph (graph breaks); nullopt otherwise.
 struct StepJoint {

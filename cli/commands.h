@@ -52,6 +52,9 @@ int run_whole_step(const Args& args, std::ostream& out);
 // --devices nonCPU (default) | all: which storages count (UsageError on anything else).
 StorageMask devices_counted(const GraphFile& file, const Args& args);
 DeviceFilter device_filter(const Args& args);
+// Pair K of the file: invalid input when the file has no pairs (`hint`: what to use instead) or
+// fewer than K+1.
+const Pair& pair_at(const GraphFile& file, std::size_t k, std::string_view hint);
 // -o PATH checked before anything long runs (optimize, remat): its directory exists and is
 // writable, it is not a FIFO, device or directory (resolve_write_target), and it is not the graph
 // file itself by any path (the graph would be replaced). `what`: "schedule", "plan".

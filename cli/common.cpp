@@ -89,4 +89,16 @@ void check_output_option(const Args& args, std::string_view command, std::string
     if (const auto path = args.value("-o")) check_output_path(args, *path, command, "-o", what);
 }
 
+const Pair& pair_at(const GraphFile& file, std::size_t k, std::string_view hint) {
+    if (file.pairs.empty())
+        throw Error(file.source +
+                    ": the file has no forward/backward pairs ('pairs' is absent or empty), so there "
+                    "is no pair peak; " +
+                    std::string(hint));
+    if (k >= file.pairs.size())
+        throw Error(file.source + ": no pair " + std::to_string(k) + " (the file has " +
+                    std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
+    return file.pairs[k];
+}
+
 } // namespace fxmem::cli
