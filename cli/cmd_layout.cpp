@@ -104,6 +104,7 @@ int run_layout(const Args& args, std::ostream& out) {
             je["points"] = nlohmann::ordered_json::array();
             for (const DataflowDrawing::Point& p : e.points) je["points"].push_back({p.x, p.y});
             if (e.reversed) je["reversed"] = true;
+            if (e.straight) je["straight"] = true;
             j["edges"].push_back(std::move(je));
         }
         out << j.dump() << '\n';

@@ -3,8 +3,9 @@
 // caller gives (core measures no text); an expanded module is a box around its children's own
 // layered drawing. Each expanded module (the root included) is laid out on its own, over its
 // children only:
-//   layering    edges lifted to the children (a cycle the lifting makes is broken by the
-//               children's first node in graph order: an edge against it is drawn reversed),
+//   layering    edges lifted to the children, in a topological order of them (a cycle the
+//               lifting makes is broken at the child whose first node comes first in graph
+//               order: the edges into it from the cycle are drawn reversed),
 //               longest path from the sources, sources then moved down to just above their
 //               first user (parameters sit beside the layer that reads them), dummy items on
 //               edges longer than one layer; inside a module an entry item on top and an exit
@@ -14,7 +15,10 @@
 //               in the layer before, with the items' order and gaps kept (pool adjacent
 //               violators, O(items) per layer), a few sweeps down and up;
 //   routing     an edge is a polyline through its dummies, which hold a gap in their layers, so
-//               it passes between boxes; across modules it joins its legs at each level.
+//               it passes between boxes; across modules it joins its legs at each level. Dummies
+//               are capped at 8 per item and edge of a level: past that the longest edges are
+//               drawn straight (Edge::straight), so a flat graph's output node costs no
+//               edges x layers.
 // A collapsed module's insides are not laid out. expand()/collapse() lay out only the module
 // itself and then shift, in each ancestor's layer holding it, the items to its right and the
 // layers below: nothing above the module's row at any level moves, and a collapse after an
@@ -87,7 +91,11 @@ struct DataflowDrawing {
         std::uint32_t from = 0, to = 0; // indices into boxes (nodes or collapsed modules)
         std::int64_t bytes = 0;         // each producer's output storages once per target box
         bool reversed = false;          // against the layering (a cycle among lifted modules): drawn upward
-        std::vector<Point> points;      // from `from` to `to`
+        // Its leg at the level where it runs spans more layers than the dummy budget allows (at
+        // most 8 dummies per item and edge of that level; the longest edges go first): a straight
+        // line there, which may cross boxes.
+        bool straight = false;
+        std::vector<Point> points; // from `from` to `to`
     };
     std::vector<Box> boxes; // parents before their children
     std::vector<Edge> edges;

@@ -122,6 +122,7 @@ DataflowDrawing DataflowLayout::drawing() const {
         const detail::Level& l = d.level(meet);
         const detail::Level::Route& r = l.route(iu, iv);
         e.reversed = r.reversed;
+        e.straight = r.straight;
         if (r.reversed) {
             const DataflowDrawing::Box &bf = out.boxes[e.from], &bt = out.boxes[e.to];
             e.points.push_back({bf.x + bf.w / 2, bf.y});

@@ -1,8 +1,8 @@
-// Layering of one module's items: edges oriented by the items' first node (graph order is
-// topological, so the orientation is acyclic and an edge between modules that never interleave
-// keeps its direction), longest path from the sources, sources moved down to just above their
-// first user, an entry alone on layer 0 and an exit alone on the last; then a dummy per layer
-// crossed by a long edge, and the rows in key order.
+// Layering of one module's items: edges oriented by a topological order of the items (cycles
+// that lifting makes broken at the item with the smallest first node), longest path from the
+// sources, sources moved down to just above their first user, an entry alone on layer 0 and an
+// exit alone on the last; then a dummy per layer crossed by a long edge (within a budget), and
+// the rows in that order.
 #include "views/dataflow_level.h"
 
 #include "fxmem/error.h"
@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <queue>
 #include <string>
 
 namespace fxmem::detail {
@@ -27,6 +28,72 @@ void build_csr(std::size_t count, const std::vector<std::pair<std::uint32_t, std
     for (const auto& [list, value] : pairs) values[fill[list]++] = value;
 }
 
+// Items in a topological order of the lifted edges, the smallest key first among those ready
+// (Kahn's algorithm with a heap). Lifting can make cycles (module A feeds B which feeds A again):
+// when nothing is ready, the item with the smallest key left goes next, and the edges into it
+// from items not yet placed are the ones drawn reversed. Without cycles no edge is reversed.
+// O((items + edges) log items).
+std::vector<std::uint32_t> topological_rank(const LevelInput& input) {
+    const std::size_t n = input.size_items();
+    std::vector<std::uint32_t> start, succ, indegree(n, 0);
+    build_csr(n, input.edges, start, succ);
+    for (const auto& [a, b] : input.edges) ++indegree[b];
+    std::vector<std::uint32_t> by_key(n);
+    std::iota(by_key.begin(), by_key.end(), 0u);
+    std::sort(by_key.begin(), by_key.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return input.key[a] != input.key[b] ? input.key[a] < input.key[b] : a < b;
+    });
+    const auto later = [&](std::uint32_t a, std::uint32_t b) {
+        return input.key[a] != input.key[b] ? input.key[a] > input.key[b] : a > b;
+    };
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later)> ready(later);
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (indegree[i] == 0) ready.push(i);
+    std::vector<std::uint8_t> placed(n, 0);
+    std::vector<std::uint32_t> order;
+    order.reserve(n);
+    std::size_t next_forced = 0;
+    while (order.size() < n) {
+        std::uint32_t a = 0;
+        if (!ready.empty()) {
+            a = ready.top();
+            ready.pop();
+            if (placed[a]) continue; // forced earlier, then became ready
+        } else {
+            while (placed[by_key[next_forced]]) ++next_forced;
+            a = by_key[next_forced];
+        }
+        placed[a] = 1;
+        order.push_back(a);
+        for (std::uint32_t k = start[a]; k < start[a + 1]; ++k)
+            if (!placed[succ[k]] && --indegree[succ[k]] == 0) ready.push(succ[k]);
+    }
+    return order;
+}
+
+constexpr std::size_t kDummyBudgetPerItem = 8;
+
+// The longest span (in layers) an edge may have and still get dummies, so that the dummies stay
+// within `budget`: by a counting sort of the spans. Spans equal to the limit all keep theirs.
+std::int32_t straight_from(const std::vector<std::int32_t>& layer,
+                           const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges, std::size_t budget) {
+    std::size_t max_span = 0, total = 0;
+    for (const auto& [a, b] : edges) {
+        const auto span = static_cast<std::size_t>(layer[b] - layer[a]);
+        max_span = std::max(max_span, span);
+        total += span - 1;
+    }
+    if (total <= budget) return std::numeric_limits<std::int32_t>::max();
+    std::vector<std::size_t> count(max_span + 1, 0);
+    for (const auto& [a, b] : edges) ++count[static_cast<std::size_t>(layer[b] - layer[a])];
+    std::size_t used = 0;
+    for (std::size_t span = 1; span <= max_span; ++span) {
+        if (used + count[span] * (span - 1) > budget) return static_cast<std::int32_t>(span - 1);
+        used += count[span] * (span - 1);
+    }
+    return static_cast<std::int32_t>(max_span);
+}
+
 } // namespace
 
 void assign_layers(const LevelInput& input, Level& level) {
@@ -41,16 +108,13 @@ void assign_layers(const LevelInput& input, Level& level) {
         level.h[i] = input.size[i].h;
     }
 
-    // Oriented edges (upper, lower) and the items in key order (a topological order of them).
+    // Oriented edges (upper, lower) and the items in a topological order of them.
+    const std::vector<std::uint32_t> by_key = topological_rank(input);
+    std::vector<std::uint32_t> rank(n);
+    for (std::uint32_t r = 0; r < n; ++r) rank[by_key[r]] = r;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> oriented;
     oriented.reserve(input.edges.size());
-    for (const auto& [a, b] : input.edges)
-        oriented.push_back(input.key[a] < input.key[b] ? std::pair{a, b} : std::pair{b, a});
-    std::vector<std::uint32_t> by_key(n);
-    std::iota(by_key.begin(), by_key.end(), 0u);
-    std::sort(by_key.begin(), by_key.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return input.key[a] != input.key[b] ? input.key[a] < input.key[b] : a < b;
-    });
+    for (const auto& [a, b] : input.edges) oriented.push_back(rank[a] < rank[b] ? std::pair{a, b} : std::pair{b, a});
     std::vector<std::uint32_t> out_start, out, in_start, in;
     build_csr(n, oriented, out_start, out);
     {
@@ -96,6 +160,9 @@ void assign_layers(const LevelInput& input, Level& level) {
     std::vector<std::pair<std::uint32_t, std::uint32_t>> segments; // (upper, lower)
     segments.reserve(input.edges.size());
     std::vector<std::uint32_t> dummy_src; // per dummy: its route's upper item (initial order)
+    // Dummies are bounded: a flat graph's output node (or a long skip) would otherwise cost
+    // edges x layers. Past the budget the longest edges go straight, without dummies.
+    const std::int32_t longest = straight_from(layer, oriented, kDummyBudgetPerItem * (n + oriented.size()) + 1024);
     for (std::size_t e = 0; e < input.edges.size(); ++e) {
         const auto [upper, lower] = oriented[e];
         Level::Route r;
@@ -103,6 +170,12 @@ void assign_layers(const LevelInput& input, Level& level) {
         r.dst = input.edges[e].second;
         r.reversed = upper != r.src;
         r.begin = static_cast<std::uint32_t>(level.dummies.size());
+        if (layer[lower] - layer[upper] > longest) {
+            r.straight = true;
+            r.end = r.begin;
+            level.routes.push_back(r);
+            continue; // no segment: it takes no part in the crossing reduction or the coordinates
+        }
         std::uint32_t prev = upper;
         for (std::int32_t l = layer[upper] + 1; l < layer[lower]; ++l) {
             const auto d = static_cast<std::uint32_t>(level.kind.size());
@@ -127,8 +200,8 @@ void assign_layers(const LevelInput& input, Level& level) {
     // Rows in key order (a dummy after the real items, by its route's upper item's key).
     const std::size_t total = level.kind.size();
     std::vector<std::int64_t> order_key(total);
-    for (std::size_t i = 0; i < n; ++i) order_key[i] = input.key[i];
-    for (std::size_t d = 0; d < dummy_src.size(); ++d) order_key[n + d] = input.key[dummy_src[d]];
+    for (std::size_t i = 0; i < n; ++i) order_key[i] = rank[i];
+    for (std::size_t d = 0; d < dummy_src.size(); ++d) order_key[n + d] = rank[dummy_src[d]];
     std::vector<std::uint32_t> all(total);
     std::iota(all.begin(), all.end(), 0u);
     std::stable_sort(all.begin(), all.end(),

@@ -38,6 +38,7 @@ struct Level {
     struct Route {
         std::uint32_t src = 0, dst = 0;
         bool reversed = false; // dst lies above src
+        bool straight = false; // too long for the dummy budget: one straight line, no dummies
         std::uint32_t begin = 0, end = 0;
     };
     std::vector<Route> routes;
