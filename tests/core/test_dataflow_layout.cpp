@@ -474,3 +474,79 @@ TEST(DataflowLayout, CliRefusesWhatItCannotDo) {
     EXPECT_EQ(zero.status, 2);
     EXPECT_NE(zero.err.find("--depth must be from 1"), std::string::npos) << zero.err;
 }
+
+// A weight that graph order puts after the module's first node feeds it: no cycle, nothing
+// reversed. m1 -> m2 -> m1 again is a cycle: exactly one of its two lifted edges is reversed.
+TEST(DataflowLayout, OnlyRealCyclesAreReversed) {
+    GraphFile file;
+    file.source = "mem";
+    GraphBuilder g(file, "g", GraphKind::Forward);
+    int next = 0;
+    const auto node = [&](const char* name, OpKind op, std::initializer_list<std::string_view> in, const char* module) {
+        g.begin_node(name, op, "t");
+        for (const std::string_view i : in) g.add_input(i);
+        if (module) g.set_module(module, "M");
+        const std::int64_t shape[] = {1}, stride[] = {1};
+        g.val_tensor(file.add_storage(next++, "cuda:0", 4), "torch.float32", shape, stride, 0);
+        g.end_node();
+    };
+    node("x", OpKind::Placeholder, {}, nullptr);
+    node("a", OpKind::CallFunction, {"x"}, "m1");
+    node("w", OpKind::Placeholder, {}, nullptr); // after m1's first node
+    node("b", OpKind::CallFunction, {"a", "w"}, "m1");
+    node("c", OpKind::CallFunction, {"b"}, "m2");
+    node("d", OpKind::CallFunction, {"c"}, "m1");
+    g.finish();
+    const ModuleTree tree(file.graphs[0]);
+    const DataflowLayout layout(file, 0, tree);
+    const DataflowDrawing d = layout.drawing();
+    std::size_t reversed = 0;
+    for (const DataflowDrawing::Edge& e : d.edges) {
+        const std::string from = box_name(layout, file.graphs[0], d.boxes[e.from]);
+        const std::string to = box_name(layout, file.graphs[0], d.boxes[e.to]);
+        if (from == "w" || from == "x") EXPECT_FALSE(e.reversed) << from;
+        reversed += e.reversed ? 1 : 0;
+        if (e.reversed) EXPECT_EQ(from + to, "[m2][m1]"); // m1 comes first in graph order
+    }
+    EXPECT_EQ(reversed, 1u);
+    check_drawing(d);
+}
+
+// A chain of 400 with 30 edges from its start to its end: more dummies than the budget
+// (8 per item and edge + 1024), so the longest edges go straight, and only the longest.
+TEST(DataflowLayout, LongestEdgesGoStraightPastTheDummyBudget) {
+    GraphFile file;
+    file.source = "mem";
+    GraphBuilder g(file, "g", GraphKind::Forward);
+    const std::int64_t shape[] = {1}, stride[] = {1};
+    std::vector<std::string> names;
+    for (int i = 0; i < 400; ++i) {
+        names.push_back("n" + std::to_string(i));
+        g.begin_node(names.back(), i == 0 ? OpKind::Placeholder : OpKind::CallFunction, "t");
+        if (i > 0) g.add_input(names[static_cast<std::size_t>(i - 1)]);
+        if (i == 399)
+            for (int k = 0; k < 30; ++k) g.add_input(names[static_cast<std::size_t>(k)]);
+        g.val_tensor(file.add_storage(i, "cuda:0", 4), "torch.float32", shape, stride, 0);
+        g.end_node();
+    }
+    g.finish();
+    const DataflowLayout layout(file, 0, ModuleTree(file.graphs[0]));
+    const DataflowDrawing d = layout.drawing();
+    double longest_routed = 0, shortest_straight = 1e300;
+    std::size_t straight = 0;
+    for (const DataflowDrawing::Edge& e : d.edges) {
+        const double span = d.boxes[e.to].y - d.boxes[e.from].y;
+        if (e.straight) {
+            ++straight;
+            EXPECT_EQ(e.points.size(), 2u);
+            shortest_straight = std::min(shortest_straight, span);
+        } else {
+            longest_routed = std::max(longest_routed, span);
+        }
+    }
+    // 30 edges of spans 399..370 layers (10,905 dummies) against a budget of 8 * (400 + 428) + 1024.
+    EXPECT_GT(straight, 0u);
+    EXPECT_LT(straight, 30u);
+    EXPECT_LT(longest_routed, shortest_straight);
+    check_drawing(d);
+}
