@@ -189,10 +189,12 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
     std::size_t reversed = 0;
     for (const auto& e : fd.edges) reversed += e.reversed ? 1 : 0;
     const bool geometric = fd.edges.size() < 60000;
-    std::printf("%-24s %7zu %5u | %6zu %9.1f %7.1f %6llu | %7.2f %7.2f | %9.1f %7.1f %8llu %9s %6zu\n", label.c_str(),
-                graph.size(), options.depth, od.boxes.size(), overview_ms, overview_draw_ms,
-                static_cast<unsigned long long>(overview.crossings()), expand_ms, collapse_ms, full_ms, full_draw_ms,
-                static_cast<unsigned long long>(full.crossings()),
+    const std::string overview_geometric =
+        od.edges.size() < 60000 ? std::to_string(segment_crossings(segments_of(od))) : std::string("-");
+    std::printf("%-24s %7zu %5u | %6zu %9.1f %7.1f %6llu %7s | %7.2f %7.2f | %9.1f %7.1f %8llu %9s %6zu\n",
+                label.c_str(), graph.size(), options.depth, od.boxes.size(), overview_ms, overview_draw_ms,
+                static_cast<unsigned long long>(overview.crossings()), overview_geometric.c_str(), expand_ms,
+                collapse_ms, full_ms, full_draw_ms, static_cast<unsigned long long>(full.crossings()),
                 geometric ? std::to_string(segment_crossings(segments_of(fd))).c_str() : "-", reversed);
     std::fflush(stdout);
     if (!dot_dir.empty()) {
@@ -230,10 +232,11 @@ int main(int argc, char** argv) {
         if (std::filesystem::exists("/tmp/exp/llama3_8b.fxmem.json")) files.push_back("/tmp/exp/llama3_8b.fxmem.json");
     }
     if (!dot_dir.empty()) std::filesystem::create_directories(dot_dir);
-    std::printf("%-24s %7s %5s | %6s %9s %7s %6s | %7s %7s | %9s %7s %8s %9s %6s\n", "graph", "nodes", "depth", "boxes",
-                "overview", "draw", "cross", "expand", "collap", "full ms", "draw", "cross", "geom", "upward");
-    std::printf("%-24s %7s %5s | %6s %9s %7s %6s | %7s %7s | %9s %7s %8s %9s %6s\n", "", "", "", "", "ms", "ms", "",
-                "ms", "ms", "", "ms", "", "cross", "edges");
+    std::printf("%-24s %7s %5s | %6s %9s %7s %6s %7s | %7s %7s | %9s %7s %8s %9s %6s\n", "graph", "nodes", "depth",
+                "boxes", "overview", "draw", "cross", "geom", "expand", "collap", "full ms", "draw", "cross", "geom",
+                "upward");
+    std::printf("%-24s %7s %5s | %6s %9s %7s %6s %7s | %7s %7s | %9s %7s %8s %9s %6s\n", "", "", "", "", "ms", "ms", "",
+                "cross", "ms", "ms", "", "ms", "", "cross", "edges");
     try {
         for (const std::string& path : files) {
             const fxmem::GraphFile file = fxmem::load_file(path);
