@@ -264,7 +264,7 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     parts_.editor->setEnabled(!scene->empty() && !scene->joined());
     state_->setScene(scene); // the schedule, the views and the panels follow
     parts_.toolbar->showScene(scene.get());
-    bands_->showScene(*scene, newFile);
+    bands_->showScene(*scene, newFile, rebound);
     phase("views");
     applyingScene_ = false;
     centre_->banner()->showScene(scene);

@@ -16,7 +16,12 @@ TimelineBands::TimelineBands(ViewState* state, TimelineModeBar* modeBar, Timelin
     connect(jobs_, &JobTracker::failed, this, &TimelineBands::failed);
 }
 
-void TimelineBands::showScene(const Scene& scene, bool newFile) {
+namespace {
+// Bands of a scene this small take about a millisecond: less than a job's round trip.
+constexpr std::size_t kBandsNowNodes = 20000;
+} // namespace
+
+void TimelineBands::showScene(const Scene& scene, bool newFile, bool rebound) {
     // Stacked by role by default for a real model that says (or lets us derive) what its storages
     // are; the plain curve for small graphs.
     std::uint32_t depth = 0;
@@ -32,7 +37,9 @@ void TimelineBands::showScene(const Scene& scene, bool newFile) {
         modeBar_->setMode(TimelineModeBar::defaultFor(scene.nodeCount(), roles || modules));
         modeBar_->setDepth(static_cast<int>(std::max(1u, scene.layerDepth())));
     }
+    bandsNow_ = rebound && scene.nodeCount() <= kBandsNowNodes;
     update();
+    bandsNow_ = false;
 }
 
 void TimelineBands::update() {
@@ -45,6 +52,11 @@ void TimelineBands::update() {
     }
     const fxmem::GroupBy by = mode == TimelineModeBar::Mode::ByRole ? fxmem::GroupBy::Role : fxmem::GroupBy::Module;
     const auto depth = static_cast<std::uint32_t>(modeBar_->depth());
+    if (bandsNow_) {
+        jobs_->cancel();
+        timeline_->setStackedBands(StackedBands::forScene(*scene, *scene->roles, by, depth));
+        return;
+    }
     jobs_->start<std::vector<TimelinePlot::Band>>(
         [scene, by, depth](JobContext& job) {
             job.throwIfCancelled();

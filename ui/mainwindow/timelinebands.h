@@ -17,13 +17,16 @@ class TimelineBands : public QObject {
 public:
     TimelineBands(ViewState* state, TimelineModeBar* modeBar, TimelinePlot* timeline, QObject* parent);
     // A scene is shown: the mode bar's depths, its default mode and depth for a new file, the bands.
-    void showScene(const Scene& scene, bool newFile);
+    // `rebound`: the same view at other sizes (the Sizes bar); a small one gets its bands at once,
+    // so a drag never shows the plain total for a frame between two stacked ones.
+    void showScene(const Scene& scene, bool newFile, bool rebound = false);
 
 signals:
     void failed(const QString& message);
 
 private:
     void update();
+    bool bandsNow_ = false; // the next update computes on this thread
 
     ViewState* state_;
     TimelineModeBar* modeBar_;
