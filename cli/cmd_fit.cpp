@@ -22,42 +22,10 @@ namespace fxmem::cli {
 
 namespace {
 
-// "80GiB", "24GB", "512MiB", "1.5TiB", "1000000": bytes, with decimal (kB...) or binary (KiB...) units.
+// --memory: bytes or a size with a unit (core's parse_byte_size).
 std::int64_t parse_memory(const std::string& text) {
-    const auto bad = [&] {
-        return UsageError("--memory needs a size in bytes, or with a unit (80GiB, 24GB, 512MiB), got '" + text + "'");
-    };
-    std::size_t digits = 0;
-    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
-        ++digits;
-    const std::string number = text.substr(0, digits), unit = text.substr(digits);
-    static constexpr std::pair<std::string_view, double> kUnits[] = {{"", 1},
-                                                                     {"B", 1},
-                                                                     {"kB", 1e3},
-                                                                     {"KB", 1e3},
-                                                                     {"MB", 1e6},
-                                                                     {"GB", 1e9},
-                                                                     {"TB", 1e12},
-                                                                     {"KiB", 1024.0},
-                                                                     {"MiB", 1048576.0},
-                                                                     {"GiB", 1073741824.0},
-                                                                     {"TiB", 1099511627776.0}};
-    double scale = 0;
-    for (const auto& [name, s] : kUnits)
-        if (unit == name) scale = s;
-    if (number.empty() || scale == 0) throw bad();
-    if (number.find('.') == std::string::npos && scale == 1) {
-        std::int64_t v = 0;
-        const auto r = std::from_chars(number.data(), number.data() + number.size(), v);
-        if (r.ec != std::errc() || r.ptr != number.data() + number.size()) throw bad();
-        return v;
-    }
-    double v = 0;
-    const auto r = std::from_chars(number.data(), number.data() + number.size(), v);
-    if (r.ec != std::errc() || r.ptr != number.data() + number.size()) throw bad();
-    const double bytes = std::floor(v * scale);
-    if (!(bytes < 9.2e18)) throw bad();
-    return static_cast<std::int64_t>(bytes);
+    if (const std::optional<std::int64_t> v = parse_byte_size(text)) return *v;
+    throw UsageError("--memory needs a size in bytes, or with a unit (80GiB, 24GB, 512MiB), got '" + text + "'");
 }
 
 std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }

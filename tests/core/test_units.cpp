@@ -36,3 +36,21 @@ TEST(Units, ExtremesDoNotOverflow) {
     EXPECT_EQ(format_bytes(std::numeric_limits<std::int64_t>::max()), "8388608 TiB");
     EXPECT_EQ(format_bytes(std::numeric_limits<std::int64_t>::min()), "-8388608 TiB");
 }
+
+// Sizes as a person types them (fxmem-cli fit --memory, the app's device memory): computed by hand.
+TEST(Units, ParseByteSize) {
+    using fxmem::parse_byte_size;
+    EXPECT_EQ(parse_byte_size("1000000"), 1000000);
+    EXPECT_EQ(parse_byte_size("9223372036854775807"), INT64_MAX); // exact: no double in between
+    EXPECT_EQ(parse_byte_size("24GB"), 24000000000);
+    EXPECT_EQ(parse_byte_size("80GiB"), 85899345920);
+    EXPECT_EQ(parse_byte_size(" 79.6 GiB "), 85469849190); // floor(79.6 * 2^30)
+    EXPECT_EQ(parse_byte_size("512MiB"), 536870912);
+    EXPECT_EQ(parse_byte_size("1.5KiB"), 1536);
+    EXPECT_EQ(parse_byte_size("1e9"), 1000000000);
+    EXPECT_EQ(parse_byte_size("2kB"), 2000);
+    EXPECT_EQ(parse_byte_size("0"), 0);
+    for (const char* bad :
+         {"", "GB", "-1", "1.5.2GB", "80 gb", "80GiBs", "1e", "9223372036854775808", "9e18TB", "nan", "inf", "0x10"})
+        EXPECT_FALSE(parse_byte_size(bad).has_value()) << bad;
+}

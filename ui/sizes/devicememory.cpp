@@ -1,6 +1,7 @@
 #include "sizes/devicememory.h"
 
-#include <QRegularExpression>
+#include <fxmem/units.h>
+
 #include <QStringBuilder>
 
 #include <cmath>
@@ -22,33 +23,9 @@ const std::vector<DevicePreset>& devicePresets() {
 }
 
 std::optional<std::int64_t> parseDeviceMemory(const QString& text) {
-    // A preset's text carries its devices after the dot.
+    // A preset's text carries its devices after the dot; the size is read as fxmem-cli reads it.
     const QString size = text.section(u'·', 0, 0).trimmed();
-    static const QRegularExpression re(
-        QStringLiteral(R"(^([0-9]+(?:\.[0-9]*)?(?:[eE][0-9]+)?)\s*(B|kB|KB|MB|GB|TB|KiB|MiB|GiB|TiB)?$)"));
-    const QRegularExpressionMatch m = re.match(size);
-    if (!m.hasMatch()) return std::nullopt;
-    bool ok = false;
-    const double number = m.captured(1).toDouble(&ok);
-    const QString unit = m.captured(2);
-    double scale = 1;
-    if (unit == QStringLiteral("kB") || unit == QStringLiteral("KB"))
-        scale = 1e3;
-    else if (unit == QStringLiteral("MB"))
-        scale = 1e6;
-    else if (unit == QStringLiteral("GB"))
-        scale = 1e9;
-    else if (unit == QStringLiteral("TB"))
-        scale = 1e12;
-    else if (unit == QStringLiteral("KiB"))
-        scale = 1024.0;
-    else if (unit == QStringLiteral("MiB"))
-        scale = 1048576.0;
-    else if (unit == QStringLiteral("GiB"))
-        scale = 1073741824.0;
-    else if (unit == QStringLiteral("TiB"))
-        scale = 1099511627776.0;
-    const double bytes = std::floor(number * scale);
-    if (!ok || !(bytes >= 1) || !(bytes < 9.2e18)) return std::nullopt;
-    return static_cast<std::int64_t>(bytes);
+    const std::optional<std::int64_t> bytes = fxmem::parse_byte_size(size.toStdString());
+    if (!bytes || *bytes < 1) return std::nullopt;
+    return bytes;
 }
