@@ -51,8 +51,8 @@ void SummaryBar::refresh() {
     // Which peak this is, in the words of fxmem-cli: a whole step's is not `fxmem-cli peak`'s pair peak.
     QString h = tr("<span>%1 <b style='color:%2'>%3</b></span> "
                    "<span style='color:%4'>at step %5 · %6</span>")
-                    .arg(scene->wholeStep() ? tr("Whole-step peak") : tr("Peak"),
-                         colors::peak(pal).name(), formatBytes(scene->peak), dim)
+                    .arg(scene->wholeStep() ? tr("Whole-step peak") : tr("Peak"), colors::peak(pal).name(),
+                         formatBytes(scene->peak), dim)
                     .arg(scene->peakStep)
                     .arg(state_->describeStep(static_cast<std::int64_t>(scene->peakStep), false).toHtmlEscaped());
     if (scene->request.filter == DeviceFilter::All) h += tr(" <b>counting CPU storages</b>");
