@@ -550,3 +550,31 @@ TEST(DataflowLayout, LongestEdgesGoStraightPastTheDummyBudget) {
     EXPECT_LT(longest_routed, shortest_straight);
     check_drawing(d);
 }
+
+// A hostile nesting: 200 nodes in a module 3,000 levels deep, every level open. No recursion
+// (the stack would overflow), and each open level finds a node's child by the preorder, not by
+// walking up: laid out and drawn, every box inside its parent.
+TEST(DataflowLayout, DeepNestingIsLaidOutLevelByLevel) {
+    GraphFile file;
+    file.source = "mem";
+    GraphBuilder g(file, "g", GraphKind::Forward);
+    std::string module = "m";
+    for (int i = 1; i < 3000; ++i) module += ".m";
+    const std::int64_t shape[] = {1}, stride[] = {1};
+    for (int i = 0; i < 200; ++i) {
+        g.begin_node("n" + std::to_string(i), OpKind::CallFunction, "f");
+        if (i > 0) g.add_input("n" + std::to_string(i - 1));
+        g.set_module(module, "M");
+        g.val_tensor(file.add_storage(i, "cuda:0", 4), "torch.float32", shape, stride, 0);
+        g.end_node();
+    }
+    g.finish();
+    const ModuleTree tree(file.graphs[0]);
+    DataflowOptions options;
+    options.depth = 4000;
+    const DataflowLayout layout(file, 0, tree, options);
+    const DataflowDrawing d = layout.drawing();
+    EXPECT_EQ(d.boxes.size(), 200u + 3000u);
+    EXPECT_EQ(d.edges.size(), 199u);
+    EXPECT_EQ(check_drawing(d, false), 0u);
+}

@@ -6,6 +6,7 @@
 #include "fxmem/dataflow_layout.h"
 #include "fxmem/model.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -31,10 +32,14 @@ struct ModuleIndex {
     std::span<const NodeId> direct_nodes(std::uint32_t m) const {
         return {nodes.data() + node_start[pre[m]], nodes.data() + node_start[pre[m] + 1]};
     }
-    // The child of `m` on the way to `deeper`, a strict descendant of m. O(depth difference).
+    // The child of `m` on the way to `deeper`, a strict descendant of m: the last child whose
+    // preorder number is not after deeper's (children are numbered in order). O(log children),
+    // whatever the depth between them.
     std::uint32_t child_toward(std::uint32_t m, std::uint32_t deeper) const {
-        while (tree[deeper].parent != m) deeper = tree[deeper].parent;
-        return deeper;
+        const std::vector<std::uint32_t>& kids = tree[m].children;
+        const auto it = std::upper_bound(kids.begin(), kids.end(), pre[deeper],
+                                         [&](std::uint32_t p, std::uint32_t child) { return p < pre[child]; });
+        return *(it - 1);
     }
 };
 
