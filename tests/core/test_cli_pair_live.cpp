@@ -31,8 +31,10 @@ TEST(CliPairLive, StoragesHaveTheirAllocatorAndModule) {
     // The graph on its own names the same allocators.
     const CliRun graph = fxmem_test::cli({"live", kModules, "--graph", "bwd", "--step", "5", "--json"});
     ASSERT_EQ(graph.status, 0) << graph.err;
-    for (const auto& s : graph.json()["storages"])
-        for (const auto& p : r.json()["storages"])
+    // Parsed once and kept: a range-for over r.json()["storages"] would read a destroyed temporary.
+    const nlohmann::json graph_doc = graph.json(), pair_doc = r.json();
+    for (const auto& s : graph_doc["storages"])
+        for (const auto& p : pair_doc["storages"])
             if (p["id"] == s["id"]) {
                 EXPECT_EQ(p["allocator"], s["allocator"]) << s;
             }

@@ -200,7 +200,8 @@ TEST(RematHostile, BudgetsWithoutBudgetOneAreAgainstTheHighest) {
     const std::string path = write_plan("sweep_no_one.json", relabeled);
     const CliRun r = fxmem_test::cli({"budgets", path, "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const auto& row : r.json()["rows"]) {
+    const nlohmann::json doc = r.json(); // kept: a range-for over r.json()["rows"] reads a destroyed temporary
+    for (const auto& row : doc["rows"]) {
         const std::string budget = row["budget"].dump();
         EXPECT_EQ(row["extra_flops"], flops.at(budget) - flops.at("0.75")) << budget;
         EXPECT_EQ(row["extra_flops_against"], 0.75);
