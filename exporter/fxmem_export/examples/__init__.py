@@ -131,7 +131,7 @@ def export(name: str, path: str | os.PathLike[str], *, reference: bool = False, 
         if cap.joint is not None:
             _relative_stack_traces(cap.joint)
         doc = save(path, cap.forward, cap.backward, reference=reference, overlap=True, joint=cap.joint,
-                   producer={"example": name, "description": description(name, layers), "device": "meta",
+                   producer={"example": name, "description": description(name, layers, DESCRIPTIONS), "device": "meta",
                              "inner": inner, **({"target": cap.target} if cap.target else {})})
     return cap, doc
 
@@ -159,4 +159,4 @@ def export_sweep(name: str, path: str | os.PathLike[str], *, budgets: Any = None
                 for node in gm.graph.nodes:  # a saved value's placeholder shares the joint node's meta
                     node.meta = {k: v for k, v in node.meta.items() if k != "stack_trace"}
         return write_sweep(path, result, reference=reference,
-                           producer={"example": name, "description": description(name, layers), "device": "meta"})
+                           producer={"example": name, "description": description(name, layers, DESCRIPTIONS), "device": "meta"})

@@ -225,11 +225,13 @@ def build(name: str, device: str | torch.device, *, layers: int | None = None
 LLAMA_LAYERS = 8
 
 
-def description(name: str, layers: int | None = None) -> str:
-    """DESCRIPTIONS[name], with llama's layer count when ``layers`` changes it."""
+def description(name: str, layers: int | None = None, descriptions: dict[str, str] | None = None) -> str:
+    """The example's description (``descriptions``, default DESCRIPTIONS: the package's adds fsdp),
+    with llama's layer count when ``layers`` changes it."""
+    text = (DESCRIPTIONS if descriptions is None else descriptions)[name]
     if layers is None or name != "llama":
-        return DESCRIPTIONS[name]
-    return DESCRIPTIONS[name].replace(f"({LLAMA_LAYERS} layers,", f"({layers} layer{'s' if layers != 1 else ''},", 1)
+        return text
+    return text.replace(f"({LLAMA_LAYERS} layers,", f"({layers} layer{'s' if layers != 1 else ''},", 1)
 
 
 LLAMA_DYNAMIC_MAX_SEQ = 4096  # llama_dynamic's rotary tables: the sequence length's upper bound
