@@ -13,6 +13,7 @@
 #include "recompute/recomputeplot.h"
 #include "recompute/recomputetable.h"
 #include "state/viewstate.h"
+#include "ui_open.h"
 #include "util/units.h"
 
 #include <fxmem/io.h>
@@ -62,16 +63,8 @@ private slots:
 namespace {
 const QString kSweep = QStringLiteral(FXMEM_EXAMPLES "/llama_sweep.fxmem.json");
 
-FileLoader realLoader() {
-    return [](const std::string& path, const LoadControl& control) { return fxmem::load_file(path, control); };
-}
-
-bool openAndWait(MainWindow& w, const QString& path) {
-    QSignalSpy shown(&w, &MainWindow::sceneShown);
-    QSignalSpy failed(&w, &MainWindow::loadFailed);
-    w.openFile(path);
-    return QTest::qWaitFor([&] { return shown.count() > 0 || failed.count() > 0; }, 60000) && shown.count() > 0;
-}
+using ui_open::openAndWait;
+using ui_open::realLoader;
 
 int budgetIndex(const RecomputePoints& pts, double budget) {
     for (int i = 0; i < static_cast<int>(pts.points.size()); ++i)

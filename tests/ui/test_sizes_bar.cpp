@@ -13,6 +13,7 @@
 #include "sizes/symbollabel.h"
 #include "state/viewstate.h"
 #include "timeline/timelineplot.h"
+#include "ui_open.h"
 #include "util/units.h"
 
 #include <fxmem/io.h>
@@ -47,16 +48,8 @@ namespace {
 const QString kDynamic = QStringLiteral(FXMEM_EXAMPLES "/llama_dynamic.fxmem.json");
 const QString kStatic = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
 
-FileLoader realLoader() {
-    return [](const std::string& path, const LoadControl& control) { return fxmem::load_file(path, control); };
-}
-
-bool openAndWait(MainWindow& w, const QString& path) {
-    QSignalSpy shown(&w, &MainWindow::sceneShown);
-    QSignalSpy failed(&w, &MainWindow::loadFailed);
-    w.openFile(path);
-    return QTest::qWaitFor([&] { return shown.count() > 0 || failed.count() > 0; }, 60000) && shown.count() > 0;
-}
+using ui_open::openAndWait;
+using ui_open::realLoader;
 
 // The forward/backward pair joined: its peak is the pair peak `fxmem-cli peak` prints.
 bool showPair(MainWindow& w) {
