@@ -10,6 +10,7 @@
 #include "mainwindow/mainwindow.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
+#include "ui_open.h"
 #include "util/units.h"
 
 #include <fxmem/io.h>
@@ -40,9 +41,7 @@ private slots:
 
 namespace {
 
-FileLoader realLoader() {
-    return [](const std::string& path, const LoadControl& control) { return fxmem::load_file(path, control); };
-}
+using ui_open::realLoader;
 
 bool waitShown(MainWindow& w, const std::function<void()>& request) {
     QSignalSpy shown(&w, &MainWindow::sceneShown);

@@ -17,6 +17,7 @@
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
 #include "ui_fixtures.h"
+#include "ui_open.h"
 #include "ui_settle.h"
 #include "util/units.h"
 
@@ -78,12 +79,7 @@ namespace {
 // Every window starts from default settings (a test may switch the device filter).
 void resetSettings() { QSettings().clear(); }
 
-bool openAndWait(MainWindow& w, const QString& path) {
-    QSignalSpy shown(&w, &MainWindow::sceneShown);
-    QSignalSpy failed(&w, &MainWindow::loadFailed);
-    w.openFile(path);
-    return QTest::qWaitFor([&] { return shown.count() > 0 || failed.count() > 0; }, 20000) && shown.count() > 0;
-}
+bool openAndWait(MainWindow& w, const QString& path) { return ui_open::openAndWait(w, path, 20000); }
 } // namespace
 
 void TestMainWindow::initTestCase() {
