@@ -9,12 +9,14 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
+#include "fxmem/timeline.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <span>
@@ -51,45 +53,21 @@ std::string cpu_only_note(const GraphFile& file, const StorageMask& counted) {
 
 namespace {
 
-struct Point {
-    std::size_t timeline = 0;
-    StepPoint at;
-};
-
-Point chosen_point(const GraphFile& file, const WholeStep& ws, const Args& args) {
-    Point p;
-    p.timeline = ws.peak_index;
+// The chosen global step of the whole step (default: its peak), checked against its length.
+std::size_t chosen_step(const GraphFile& file, const Timeline& timeline, const Args& args) {
+    std::size_t step = timeline.peak_step();
     if (const auto text = args.value("--step")) {
-        p.timeline = parse_index("--step", *text);
-        if (p.timeline >= ws.timeline.size())
-            throw Error(file.source + ": --step " + std::to_string(p.timeline) +
-                        " is beyond the whole step (steps 0 to " + std::to_string(ws.timeline.size() - 1) + ")");
+        step = parse_index("--step", *text);
+        if (step >= timeline.profile().size())
+            throw Error(file.source + ": --step " + std::to_string(step) + " is beyond the whole step (steps 0 to " +
+                        std::to_string(timeline.profile().size() - 1) + ")");
     }
-    p.at = step_point(ws, p.timeline);
-    return p;
+    return step;
 }
 
-// The graph's live set at a point of the step, with the releasability the whole step uses.
-struct GraphLive {
-    AliasInfo alias;
-    NodeMask releasable;
-};
-
-GraphLive graph_live(const GraphFile& file, std::uint32_t graph) {
-    GraphLive g;
-    const Graph& gr = file.graphs[graph];
-    g.alias = build_alias_info(file, gr);
-    g.releasable = default_releasable(gr);
-    for (const Pair& p : file.pairs)
-        if (p.backward == graph)
-            g.releasable = backward_releasable(gr, get_fwd_bwd_interactions(file, file.graphs[p.forward], gr));
-    return g;
-}
-
-std::string where(const GraphFile& file, const WholeStep& ws, const Point& p) {
-    const StepSegment& seg = ws.segments[p.at.segment];
-    return "step " + std::to_string(p.timeline) + " (entry " + std::to_string(seg.entry) + ", " +
-           elide(step_entry_name(file, file.step[seg.entry])) + ", its step " + std::to_string(p.at.index) + ")";
+std::string where(const GraphFile& file, const TimelineSegment& seg, std::size_t step, std::size_t local) {
+    return "step " + std::to_string(step) + " (entry " + std::to_string(*seg.entry) + ", " +
+           elide(step_entry_name(file, file.step[*seg.entry])) + ", its step " + std::to_string(local) + ")";
 }
 
 // Why a carried storage is alive, as the app's live table says it ("saved for region0.forward").
@@ -98,16 +76,6 @@ std::string carried_why(const GraphFile& file, const CarriedStorage& c) {
     if (c.kind == CarryKind::Saved || c.kind == CarryKind::Gradient || c.kind == CarryKind::Output)
         why += (c.kind == CarryKind::Gradient ? " from " : " of ") + step_entry_name(file, file.step[c.source]);
     return why;
-}
-
-// The carried storages as LiveStorage rows, after the graph's own: the groups cover both.
-void append_carried(const std::vector<CarriedStorage>& carried, std::vector<LiveStorage>& live) {
-    for (const CarriedStorage& c : carried) {
-        LiveStorage l;
-        l.storage = c.storage;
-        l.nbytes = c.bytes;
-        live.push_back(l);
-    }
 }
 
 nlohmann::ordered_json carried_json(const GraphFile& file, const std::vector<CarriedStorage>& carried) {
@@ -167,9 +135,18 @@ void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int6
 int run_whole_step(const Args& args, std::ostream& out) {
     refuse_in_mode(args, "--whole-step", {"--graph", "--pair", "--schedule", "--schedule-name"},
                    "the whole step runs every graph of the file's step, each in its recorded order");
-    const GraphFile file = load_bound(args);
+    const auto shared = std::make_shared<const GraphFile>(load_bound(args));
+    const GraphFile& file = *shared;
     const StorageMask counted = devices_counted(file, args);
-    const WholeStep ws = whole_step(file, counted);
+    // peak and profile need the step's numbers alone; breakdown and live list storages, on the
+    // timeline the app shows (every graph analysed, the carried storages after each run's own).
+    std::optional<WholeStep> numbers;
+    std::optional<Timeline> timeline;
+    if (args.command == "peak" || args.command == "profile")
+        numbers.emplace(whole_step(file, counted));
+    else
+        timeline.emplace(Timeline::whole_step(shared, device_filter(args)));
+    const WholeStep& ws = numbers ? *numbers : *timeline->step();
     const bool json = args.has("--json");
     const std::string note = cpu_only_note(file, counted);
     if (!json && !note.empty()) out << note << '\n';
@@ -247,32 +224,34 @@ int run_whole_step(const Args& args, std::ostream& out) {
     }
 
     // breakdown and live: the carry, then the graph's own live set.
-    const Point p = chosen_point(file, ws, args);
-    const StepSegment& seg = ws.segments[p.at.segment];
-    const GraphLive gl = graph_live(file, seg.graph);
+    const std::size_t step = chosen_step(file, *timeline, args);
+    const TimelineLive at = timeline->live_at(static_cast<std::int64_t>(step));
+    const TimelineSegment& seg = timeline->segments()[at.where->segment];
+    const std::size_t local = at.where->step;
+    const std::uint32_t entry = *seg.entry;
     const Graph& graph = file.graphs[seg.graph];
-    const LiveSetIndex index(file, graph, gl.alias, gl.releasable, counted);
-    const std::vector<LiveStorage> live = index.live_at(p.at.index);
-    const std::int64_t total = ws.timeline[p.timeline];
+    const std::vector<LiveStorage> live(at.live.begin(),
+                                        at.live.begin() + static_cast<std::ptrdiff_t>(at.baseline_begin));
+    const std::int64_t total = timeline->profile()[step];
     std::vector<std::pair<std::string, std::int64_t>> carry;
-    carry_rows(seg.carry, carry);
-    const std::vector<CarriedStorage> carried = carried_at(ws, p.at.segment);
+    carry_rows(ws.segments[at.where->segment].carry, carry);
+    const std::vector<CarriedStorage>& carried = seg.carried;
 
     if (args.command == "breakdown") {
         const auto [by, depth] = breakdown_grouping(args);
         const RoleAssignment roles = resolve_roles(file);
         const Attribution attribution(file, seg.graph, roles);
-        std::vector<LiveStorage> all = live;
-        append_carried(carried, all);
-        const std::string& prefix = file.step[seg.entry].module_prefix;
+        // The graph's own storages and what it carries: the groups cover both.
+        const std::vector<LiveStorage>& all = at.live;
+        const std::string& prefix = file.step[entry].module_prefix;
         const std::vector<Attribution::Group> groups =
             by == GroupBy::Role ? attribution.by_role(all) : step_module_groups(attribution, all, prefix, depth);
         if (json) {
             nlohmann::ordered_json j;
-            j["step"] = p.timeline;
-            j["entry"] = seg.entry;
+            j["step"] = step;
+            j["entry"] = entry;
             j["graph"] = graph.name;
-            j["graph_step"] = p.at.index;
+            j["graph_step"] = local;
             j["module_prefix"] = prefix;
             j["total"] = total;
             j["carry"] = carry_json(carry);
@@ -282,8 +261,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
             out << j.dump() << '\n';
             return 0;
         }
-        out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes), by "
-            << to_string(by);
+        out << "whole step, " << where(file, seg, step, local) << ": " << format_bytes(total) << " (" << total
+            << " bytes), by " << to_string(by);
         if (by == GroupBy::Module && depth) out << " at depth " << *depth;
         out << '\n';
         write_carry_table(out, carry);
@@ -297,9 +276,9 @@ int run_whole_step(const Args& args, std::ostream& out) {
     // live
     if (json) {
         nlohmann::ordered_json j;
-        j["step"] = p.timeline;
+        j["step"] = step;
         j["graph"] = graph.name;
-        j["graph_step"] = p.at.index;
+        j["graph_step"] = local;
         j["total"] = total;
         j["carry"] = carry_json(carry);
         nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -313,8 +292,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return 0;
     }
-    out << "whole step, " << where(file, ws, p) << ": " << format_bytes(total) << " (" << total << " bytes), "
-        << live.size() << " storages of the graph live, " << carried.size() << " carried\n";
+    out << "whole step, " << where(file, seg, step, local) << ": " << format_bytes(total) << " (" << total
+        << " bytes), " << live.size() << " storages of the graph live, " << carried.size() << " carried\n";
     write_carry_table(out, carry);
     write_live_table(out, file, live, "storage");
     if (!carried.empty()) {

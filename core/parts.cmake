@@ -15,7 +15,8 @@
 #                 baselines, bound, exact and heuristic searches, suggestions.
 #   remat/        recompute on joint graphs: partition simulated, budgets, search, plan files.
 #   views/        what a view or a command shows of a graph, assembled from the parts above:
-#                 GraphAnalysis, the graph layout, order comparison, the whole step, two
+#                 GraphAnalysis, the graph layout, order comparison, the whole step, the
+#                 joined timeline of a view (timeline.cpp: a graph, a pair, the whole step), two
 #                 captures' peaks compared (peak_place, peak_diff), the layered dataflow layout
 #                 by module (dataflow_*: layering, crossings, coordinates, routing, modules).
 #   export/       the timeline of a view written for other viewers: Chrome-trace JSON (Perfetto)
@@ -46,7 +47,7 @@ set(FXMEM_CORE_REMAT_SOURCES
     remat/remat_budgets.cpp remat/remat_joint.cpp remat/remat_materialize.cpp remat/remat_partition.cpp
     remat/remat_plan.cpp remat/remat_search.cpp)
 set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
-    views/whole_step.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
+    views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
     views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp
     export/pickle_writer.cpp)

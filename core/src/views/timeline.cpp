@@ -1,0 +1,169 @@
+// Timeline: the builders (a graph, a pair, the whole step) and the queries on the joined axis.
+#include "fxmem/timeline.h"
+
+#include "fxmem/error.h"
+
+#include <algorithm>
+#include <span>
+#include <string>
+
+namespace fxmem {
+
+namespace {
+
+// "graph 'NAME'" of a schedule, or its index when the file has no such graph.
+std::string schedule_graph(const GraphFile& file, const Schedule& schedule) {
+    if (schedule.graph >= 0 && static_cast<std::size_t>(schedule.graph) < file.graphs.size())
+        return "graph '" + file.graphs[static_cast<std::size_t>(schedule.graph)].name + "'";
+    return "graph " + std::to_string(schedule.graph) + " (the file has " + std::to_string(file.graphs.size()) + ")";
+}
+
+TimelineSegment segment_of(std::shared_ptr<const GraphAnalysis> analysis, const Schedule* schedule) {
+    TimelineSegment s;
+    s.graph = static_cast<std::uint32_t>(analysis->graphIndex());
+    if (schedule && schedule->graph == analysis->graphIndex()) {
+        const GraphAnalysis& a = *analysis;
+        s.reordered = std::make_shared<const LiveSetIndex>(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(),
+                                                           std::span<const NodeId>(schedule->order));
+    }
+    s.analysis = std::move(analysis);
+    s.length = s.live().profile_size();
+    return s;
+}
+
+// The storage as its baseline row lists it: made by `made` (null: by no graph of the timeline).
+LiveStorage baseline_row(StorageId storage, std::int64_t nbytes, const AliasInfo* made) {
+    LiveStorage b;
+    b.storage = storage;
+    b.nbytes = nbytes;
+    if (made) {
+        b.allocator = made->allocator[storage.index()];
+        b.last_user = made->last_user[storage.index()];
+    }
+    b.reason = LiveReason::GraphOutput;
+    return b;
+}
+
+} // namespace
+
+void Timeline::add(TimelineSegment segment) {
+    segment.offset = static_cast<std::int64_t>(profile_.size());
+    // The graph's own order keeps the analysis's profile (build_memory_profile); a schedule its
+    // MemoryTracker curve.
+    const std::vector<std::int64_t> reordered =
+        segment.reordered ? segment.reordered->profile() : std::vector<std::int64_t>();
+    const std::vector<std::int64_t>& own = segment.reordered ? reordered : segment.analysis->profile();
+    for (std::int64_t v : own) profile_.push_back(v + segment.baseline);
+    segments_.push_back(std::move(segment));
+}
+
+void Timeline::finish() {
+    const auto it = std::max_element(profile_.begin(), profile_.end());
+    if (it == profile_.end()) return;
+    peak_ = *it;
+    peak_step_ = static_cast<std::size_t>(it - profile_.begin());
+}
+
+Timeline Timeline::graph(std::shared_ptr<const GraphFile> file, std::uint32_t graph, DeviceFilter devices,
+                         const CancelCheck& cancelled, PairContext context, const Schedule* schedule) {
+    if (graph >= file->graphs.size())
+        throw Error(file->source + ": no graph " + std::to_string(graph) + " (the file has " +
+                    std::to_string(file->graphs.size()) + (file->graphs.size() == 1 ? " graph)" : " graphs)"));
+    if (schedule && schedule->graph != static_cast<int>(graph))
+        throw Error(file->source + ": the schedule is for " + schedule_graph(*file, *schedule) + ", not graph '" +
+                    file->graphs[graph].name + "'");
+    Timeline t;
+    t.file_ = file;
+    auto analysis = GraphAnalysis::compute(std::move(file), static_cast<int>(graph), devices, cancelled, context);
+    t.pair_peak_ = analysis->pairPeak();
+    t.add(segment_of(std::move(analysis), schedule));
+    t.finish();
+    return t;
+}
+
+Timeline Timeline::pair(std::shared_ptr<const GraphFile> file, std::size_t pair, DeviceFilter devices,
+                        const CancelCheck& cancelled, const Schedule* schedule) {
+    if (pair >= file->pairs.size())
+        throw Error(file->source + ": no pair " + std::to_string(pair) + " (the file has " +
+                    std::to_string(file->pairs.size()) + (file->pairs.size() == 1 ? " pair)" : " pairs)"));
+    const Pair& gp = file->pairs[pair];
+    if (schedule && schedule->graph != static_cast<int>(gp.forward) && schedule->graph != static_cast<int>(gp.backward))
+        throw Error(file->source + ": the schedule is for " + schedule_graph(*file, *schedule) +
+                    ", which is not in pair " + std::to_string(pair));
+    Timeline t;
+    t.file_ = file;
+    GraphAnalysis::Pair pa = GraphAnalysis::computePair(std::move(file), static_cast<int>(pair), devices, cancelled);
+    t.pair_peak_ = pa.backward->pairPeak();
+    TimelineSegment backward = segment_of(std::move(pa.backward), schedule);
+    backward.baseline = backward.analysis->baseline();
+    // analyze_pair lists the non-CPU forward outputs the backward keeps: they sum to the baseline,
+    // whatever the device filter (PyTorch's fixed device check).
+    backward.baseline_storages = std::move(pa.baselineStorages);
+    t.add(segment_of(std::move(pa.forward), schedule));
+    t.add(std::move(backward));
+    t.finish();
+    return t;
+}
+
+Timeline Timeline::whole_step(std::shared_ptr<const GraphFile> file, DeviceFilter devices,
+                              const CancelCheck& cancelled) {
+    Timeline t;
+    t.file_ = file;
+    const GraphFile& f = *file;
+    auto step = std::make_shared<const WholeStep>(fxmem::whole_step(f, counted_for(f, devices)));
+    // A graph that runs several times is analysed once, in pair context: a paired backward with
+    // get_peak_memory's releasability, as whole_step profiles it.
+    std::vector<std::shared_ptr<const GraphAnalysis>> by_graph(f.graphs.size());
+    for (std::size_t e = 0; e < step->segments.size(); ++e) {
+        throw_if_cancelled(cancelled);
+        const StepSegment& ss = step->segments[e];
+        std::shared_ptr<const GraphAnalysis>& analysis = by_graph[ss.graph];
+        if (!analysis) analysis = GraphAnalysis::compute(file, static_cast<int>(ss.graph), devices, cancelled);
+        TimelineSegment s = segment_of(analysis, nullptr);
+        if (s.length != ss.length || static_cast<std::size_t>(t.profile_.size()) != ss.begin)
+            throw Error(f.source + ": the whole step and the analysis of " + f.graphs[ss.graph].name +
+                        " disagree on its length");
+        s.baseline = ss.carry.total();
+        s.entry = ss.entry;
+        s.carried = carried_at(*step, static_cast<std::uint32_t>(e));
+        for (const CarriedStorage& c : s.carried) s.baseline_storages.push_back(c.storage);
+        t.add(std::move(s));
+    }
+    t.step_ = std::move(step);
+    t.finish();
+    return t;
+}
+
+std::optional<TimelinePoint> Timeline::locate(std::int64_t global_step) const {
+    // The last segment starting at or before the step; segments are contiguous and in order.
+    const auto after = std::upper_bound(segments_.begin(), segments_.end(), global_step,
+                                        [](std::int64_t g, const TimelineSegment& s) { return g < s.offset; });
+    if (after == segments_.begin()) return std::nullopt;
+    const TimelineSegment& s = *(after - 1);
+    if (global_step >= s.offset + static_cast<std::int64_t>(s.length)) return std::nullopt;
+    return TimelinePoint{static_cast<std::size_t>(after - 1 - segments_.begin()),
+                         static_cast<std::size_t>(global_step - s.offset)};
+}
+
+TimelineLive Timeline::live_at(std::int64_t global_step, const LiveSetIndex* shown) const {
+    TimelineLive out;
+    out.where = locate(global_step);
+    if (!out.where) return out;
+    const TimelineSegment& seg = segments_[out.where->segment];
+    out.live = (shown ? *shown : seg.live()).live_at(out.where->step);
+    out.baseline_begin = out.live.size();
+    out.live.reserve(out.live.size() + seg.baseline_storages.size());
+    if (step_) {
+        // Carried storages: made by the run of their source entry (segment i runs entry i); none
+        // for parameters and optimizer state, which no graph allocates.
+        for (const CarriedStorage& c : seg.carried)
+            out.live.push_back(baseline_row(
+                c.storage, c.bytes, c.source < segments_.size() ? &segments_[c.source].analysis->alias() : nullptr));
+        return out;
+    }
+    const AliasInfo& forward = segments_.front().analysis->alias();
+    for (StorageId s : seg.baseline_storages) out.live.push_back(baseline_row(s, file_->nbytes(s), &forward));
+    return out;
+}
+
+} // namespace fxmem
