@@ -146,3 +146,29 @@ TEST(HostileRound3, ABaselinePairThatCannotBeSimulatedIsSaidAsTheBaseline) {
                                        "('region0.forward / region0.backward') cannot be simulated: "))
         << r.err;
 }
+
+// Optimizer state for a parameter the model does not have ('ghost.weight exp_avg' in a file whose
+// only parameter is lin.weight) was counted through the whole step as if real: 100 B more than
+// the step holds. Every whole-step view refuses it, naming the storage; the state of a parameter
+// the file has still counts (diff_step_old's own 'lin.weight exp_avg').
+TEST(HostileRound3, OptimizerStateForAParameterTheFileLacksIsRefused) {
+    const std::string good = kData + "/good/diff_step_old.json";
+    CliRun r = fxmem_test::cli({"peak", good, "--whole-step", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string text = fxmem_test::slurp(good);
+    const auto at = text.find("\"lin.weight exp_avg\"");
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, std::strlen("\"lin.weight exp_avg\""), "\"ghost.weight exp_avg\"");
+    const std::string path = fxmem_test::scratch_dir() + "/ghost_state.json";
+    fxmem_test::write(path, text);
+    for (const char* command : {"peak", "profile", "breakdown", "live"}) {
+        r = fxmem_test::cli({command, path, "--whole-step"});
+        EXPECT_EQ(r.status, 1) << command << ": " << r.out;
+        EXPECT_EQ(r.err, path + ": storages[7] (id 8): optimizer state 'ghost.weight exp_avg' is for parameter "
+                                "'ghost.weight', which no graph of the step holds and no parameter storage of the "
+                                "file names\n")
+            << command;
+    }
+    // The graph views do not read optimizer state: they still work on the file.
+    EXPECT_EQ(fxmem_test::cli({"peak", path}).status, 0);
+}

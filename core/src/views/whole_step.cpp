@@ -3,6 +3,7 @@
 
 #include "fxmem/attribution.h"
 #include "fxmem/error.h"
+#include "model/quote.h"
 
 #include <algorithm>
 #include <map>
@@ -186,6 +187,28 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             }
         } else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
             key(std::string_view{}, id); // a parameter no graph holds (exporter: known to the optimizer)
+    }
+    // State is kept for a parameter the model has: state whose parameter no step graph holds and
+    // no parameter storage names was counted as if real (a file merged from another model's
+    // optimizer). Labels "param_groups[g][i] <state>" are the exporter's for unnamed parameters.
+    std::unordered_set<std::string_view> parameter_labels;
+    for (std::size_t s = 0; s < S; ++s)
+        if (is_persistent_role(roles.role[s]))
+            parameter_labels.insert(file.label(StorageId(static_cast<std::int32_t>(s))));
+    for (std::size_t s = 0; s < S; ++s) {
+        const StorageId id(static_cast<std::int32_t>(s));
+        if (roles.role[s] != StorageRole::OptimizerState) continue;
+        const std::string_view label = file.label(id);
+        const std::size_t space = label.find(' ');
+        if (space == std::string_view::npos || space == 0) continue;
+        const std::string_view param = label.substr(0, space);
+        if (param.starts_with("param_groups[") || parameter_labels.contains(param) ||
+            key_ids.contains(std::string(param)))
+            continue;
+        throw Error(file.source + ": storages[" + std::to_string(s) + "] (id " +
+                    std::to_string(file.storages[s].file_id) + "): optimizer state " + detail::quote(label) +
+                    " is for parameter " + detail::quote(param) +
+                    ", which no graph of the step holds and no parameter storage of the file names");
     }
     for (std::int64_t b : key_bytes) out.parameters += b;
     // Parameters first in the carried list (item index = key), then optimizer state.
