@@ -132,6 +132,13 @@ int main(int argc, char** argv) {
                                           QStringLiteral("The Sizes bar's GPU memory: 80GB, 79.6GiB, 512MiB."),
                                           QStringLiteral("SIZE"));
     parser.addOptions({sizes, deviceMemory});
+    const QCommandLineOption graphMode(QStringLiteral("graph-mode"),
+                                       QStringLiteral("The graph view's mode: time or dataflow."),
+                                       QStringLiteral("MODE"));
+    const QCommandLineOption expand(QStringLiteral("expand"),
+                                    QStringLiteral("Open the modules M,... in the Dataflow mode."),
+                                    QStringLiteral("M,..."));
+    parser.addOptions({graphMode, expand});
     // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
     const QCommandLineOption benchScrub(
         QStringLiteral("benchmark-scrub"),
@@ -153,6 +160,11 @@ int main(int argc, char** argv) {
     if (parser.isSet(timelineMode) && !modes.contains(parser.value(timelineMode))) {
         fail(QStringLiteral("unknown timeline mode '%1' (expected total, role or module)")
                  .arg(parser.value(timelineMode)));
+        return 2;
+    }
+    if (parser.isSet(graphMode) && parser.value(graphMode) != QStringLiteral("time") &&
+        parser.value(graphMode) != QStringLiteral("dataflow")) {
+        fail(QStringLiteral("unknown graph mode '%1' (expected time or dataflow)").arg(parser.value(graphMode)));
         return 2;
     }
     if (parser.isSet(tab) && !sideTabNames().contains(parser.value(tab))) {
@@ -198,6 +210,8 @@ int main(int argc, char** argv) {
     if (parser.isSet(maxExtraPercent)) options.maxExtraPercent = percent;
     options.sizes = parser.value(sizes);
     options.deviceMemory = parser.value(deviceMemory);
+    options.graphMode = parser.value(graphMode);
+    if (parser.isSet(expand)) options.expand = parser.value(expand).split(QLatin1Char(','), Qt::SkipEmptyParts);
 
     const bool benchSizesRun = parser.isSet(benchSizes);
     const bool bench = parser.isSet(benchScrub) || benchSizesRun;

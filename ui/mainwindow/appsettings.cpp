@@ -13,6 +13,7 @@ const QString kDeviceFilter = QStringLiteral("deviceFilter");
 // Holds the mode itself (an older "colorMode" held a combo index and is ignored).
 const QString kNodeColorMode = QStringLiteral("nodeColorMode");
 const QString kScheduleDir = QStringLiteral("scheduleDir");
+const QString kDataflowMode = QStringLiteral("graphDataflowMode");
 const QString kLastDir = QStringLiteral("lastDir");
 const QString kRecentFiles = QStringLiteral("recentFiles");
 const QString kGeometry = QStringLiteral("geometry");
@@ -37,6 +38,8 @@ NodeColorMode nodeColorMode() {
     return NodeColorMode::OpCategory;
 }
 void setNodeColorMode(NodeColorMode mode) { QSettings().setValue(kNodeColorMode, static_cast<int>(mode)); }
+bool dataflowMode() { return QSettings().value(kDataflowMode, false).toBool(); }
+void setDataflowMode(bool dataflow) { QSettings().setValue(kDataflowMode, dataflow); }
 
 QString scheduleDir() { return QSettings().value(kScheduleDir).toString(); }
 void setScheduleDir(const QString& dir) { QSettings().setValue(kScheduleDir, dir); }

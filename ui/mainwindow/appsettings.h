@@ -18,6 +18,9 @@ void setUnits(ByteUnits units);
 void forgetDeviceFilter();
 NodeColorMode nodeColorMode();
 void setNodeColorMode(NodeColorMode mode);
+// The graph view's mode: Dataflow (true) or Time.
+bool dataflowMode();
+void setDataflowMode(bool dataflow);
 
 QString scheduleDir(); // where the last schedule was saved or opened
 void setScheduleDir(const QString& dir);

@@ -1,7 +1,10 @@
 #include "mainwindow/centralarea.h"
 
+#include "dataflow/dataflowview.h"
+#include "dataflow/graphmodepane.h"
 #include "graphview/graphview.h"
 #include "mainwindow/loadbanner.h"
+#include "mainwindow/mainactions.h"
 #include "mainwindow/windowparts.h"
 #include "panels/findbar.h"
 #include "panels/summarybar.h"
@@ -33,7 +36,10 @@ CentralArea::CentralArea(ViewState* state, WindowParts& p, QWidget* parent) : QW
     p.graphView->setState(state);
     p.timeline = new TimelinePlot;
     p.timeline->setMinimumHeight(160);
-    splitter_->addWidget(p.graphView);
+    p.dataflow = new DataflowView;
+    p.dataflow->setState(state);
+    p.graphModes = new GraphModePane(p.graphView, p.dataflow, p.actions ? p.actions->dataflowMode : nullptr);
+    splitter_->addWidget(p.graphModes);
     auto* timelinePane = new QWidget;
     auto* tl = new QVBoxLayout(timelinePane);
     tl->setContentsMargins(0, 0, 0, 0);

@@ -63,6 +63,10 @@ MainActions::MainActions(QMainWindow* window, QUndoStack* undoStack) : QObject(w
     resetZoom = new QAction(themedIcon(QStringLiteral("zoom-original")), tr("Reset &Zoom"), window);
     resetZoom->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     resetZoom->setToolTip(tr("Show the whole timeline (Ctrl+0; R in the plot)"));
+    dataflowMode = new QAction(tr("&Dataflow Graph"), window);
+    dataflowMode->setCheckable(true);
+    dataflowMode->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    dataflowMode->setStatusTip(tr("Show the graph as layered dataflow by module instead of along the timeline"));
 
     auto* units = new QActionGroup(this);
     binaryUnits = new QAction(tr("&Binary (KiB, MiB, GiB)"), units);
@@ -108,6 +112,7 @@ void MainActions::buildMenus(const QList<QAction*>& panels) {
 
     QMenu* view = bar->addMenu(tr("&View"));
     view->addAction(resetZoom);
+    view->addAction(dataflowMode);
     QMenu* units = view->addMenu(tr("&Units"));
     units->addAction(binaryUnits);
     units->addAction(decimalUnits);

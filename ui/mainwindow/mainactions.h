@@ -32,6 +32,7 @@ public:
     QAction* resetSchedule = nullptr;
     QAction* find = nullptr;
     QAction* resetZoom = nullptr;
+    QAction* dataflowMode = nullptr; // checked: the graph view's Dataflow mode, else Time
     QAction* binaryUnits = nullptr;
     QAction* decimalUnits = nullptr;
 

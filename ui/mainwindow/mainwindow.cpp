@@ -4,6 +4,7 @@
 // TimelineBands, the status bar in StatusLine.
 #include "mainwindow/mainwindow.h"
 
+#include "dataflow/dataflowbinding.h"
 #include "fxmem/capture_info.h"
 #include "graphview/graphview.h"
 #include "inspector/nodeinspector.h"
@@ -145,6 +146,7 @@ void MainWindow::buildWidgets() {
     });
     auto* binding = new ViewBinding(p, state_, this);
     connect(binding, &ViewBinding::message, statusBar(), &QStatusBar::showMessage);
+    bindDataflow(p, state_);
     connect(p.editor->undoStack(), &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
     connect(state_, &ViewState::orderedLiveFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("Live storages of the edited order: %1").arg(elided(message, 300)), 8000);

@@ -1,5 +1,7 @@
 #include "mainwindow/viewoptions.h"
 
+#include "dataflow/dataflowview.h"
+#include "dataflow/graphmodepane.h"
 #include "graphview/graphview.h"
 #include "mainwindow/docklayout.h"
 #include "mainwindow/windowparts.h"
@@ -26,6 +28,16 @@ QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, V
         parts.modeBar->setMode(*options.timelineMode);
     }
     if (options.collapseDepth) parts.graphView->setGroupDepth(*options.collapseDepth);
+    if (!options.graphMode.isEmpty())
+        parts.graphModes->setMode(options.graphMode == QStringLiteral("dataflow") ? GraphModePane::Mode::Dataflow
+                                                                                  : GraphModePane::Mode::Time);
+    for (const QString& m : options.expand) {
+        bool known = false;
+        for (std::size_t s = 0; s < scene->segments.size(); ++s)
+            known = known || scene->findModule(s, m) != fxmem::ModuleTree::npos;
+        if (!known) return tr("the shown graph has no module named '%1'").arg(m);
+    }
+    if (!options.expand.isEmpty()) parts.dataflow->expandModules(options.expand);
     if (options.step) state->setCursorStep(*options.step);
     if (!options.selectModule.isEmpty()) {
         bool known = false;
@@ -69,5 +81,6 @@ ViewOptionsSettled viewOptionsSettled(const ViewOptions& options, const WindowPa
     const bool compared = !options.wantsComparison() || parts.timeline->hasComparison();
     const auto& plan = parts.recompute->plan();
     const bool planned = !options.findPlan || (plan && state->scene() && state->scene()->file == plan->pairFile);
-    return {bands && compared && !parts.sizes->pending(), planned};
+    const bool drawn = parts.graphModes->mode() != GraphModePane::Mode::Dataflow || parts.dataflow->layouts();
+    return {bands && compared && drawn && !parts.sizes->pending(), planned};
 }

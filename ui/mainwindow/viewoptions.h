@@ -5,6 +5,7 @@
 #include "timeline/timelinemodebar.h"
 
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,8 @@ struct ViewOptions {
     std::optional<double> maxExtraPercent; // its FLOPs limit (the Recompute view's box), in %
     QString sizes;                         // the Sizes bar's values, "batch=64,s27=1024"
     QString deviceMemory;                  // the Sizes bar's GPU: "80GB", "79.6GiB"
+    QString graphMode;                     // "time" or "dataflow"; empty: as last chosen
+    QStringList expand;                    // modules the Dataflow mode opens (qualified names)
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };

@@ -6,9 +6,11 @@
 #pragma once
 
 class BreakdownPanel;
+class DataflowView;
 class DockLayout;
 class FileCommands;
 class FindBar;
+class GraphModePane;
 class GraphView;
 class LiveStoragePanel;
 class MainActions;
@@ -31,6 +33,8 @@ struct WindowParts {
     FindBar* findBar = nullptr;
     SizesBar* sizes = nullptr; // shown for a file with symbolic sizes
     GraphView* graphView = nullptr;
+    DataflowView* dataflow = nullptr;    // the graph view's Dataflow mode
+    GraphModePane* graphModes = nullptr; // Time | Dataflow over the two
     TimelineModeBar* modeBar = nullptr;
     TimelinePlot* timeline = nullptr;
     LiveStoragePanel* livePanel = nullptr; // model(), proxy(), headerLabel(), footerLabel()

@@ -1,0 +1,87 @@
+#include "dataflow/dataflowlayouts.h"
+
+#include <algorithm>
+
+std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, const fxmem::CancelCheck& cancelled) {
+    auto out = std::make_shared<DataflowLayouts>();
+    out->depth_ = std::max<std::uint32_t>(1, scene.layerDepth());
+    out->pieces_.resize(scene.segments.size());
+    for (std::size_t s = 0; s < scene.segments.size(); ++s) {
+        fxmem::throw_if_cancelled(cancelled);
+        const Segment& seg = scene.segments[s];
+        DataflowPiece& p = out->pieces_[s];
+        p.analysis = seg.analysis;
+        fxmem::DataflowOptions o;
+        o.depth = out->depth_;
+        o.default_node = kNodeBox;
+        o.default_module = kModuleBox;
+        o.counted = &seg.analysis->counted();
+        o.cancelled = cancelled;
+        const fxmem::ModuleTree tree =
+            seg.attribution ? seg.attribution->tree() : fxmem::ModuleTree(seg.analysis->graph());
+        p.layout = std::make_unique<fxmem::DataflowLayout>(
+            seg.analysis->file(), static_cast<std::size_t>(seg.analysis->graphIndex()), tree, o);
+        out->redraw(s);
+    }
+    out->place();
+    return out;
+}
+
+void DataflowLayouts::redraw(std::size_t segment) {
+    DataflowPiece& p = pieces_[segment];
+    p.drawing = p.layout->drawing();
+    const fxmem::ModuleTree& tree = p.layout->tree();
+    const std::size_t n = p.analysis->graph().size();
+    p.nodeBox.assign(n, kNone);
+    p.moduleBox.assign(tree.size(), kNone);
+    for (std::uint32_t i = 0; i < p.drawing.boxes.size(); ++i) {
+        const auto& b = p.drawing.boxes[i];
+        (b.kind == fxmem::DataflowDrawing::Kind::Node ? p.nodeBox : p.moduleBox)[b.ref] = i;
+    }
+    // A node without a box of its own is drawn by the collapsed module around it: the first
+    // visible module up from its own (every module above a visible one is visible and open).
+    for (std::uint32_t v = 0; v < n; ++v) {
+        if (p.nodeBox[v] != kNone) continue;
+        for (std::uint32_t m = tree.node_module(fxmem::NodeId(static_cast<std::int32_t>(v)));
+             m != fxmem::ModuleTree::npos; m = tree[m].parent)
+            if (const std::uint32_t b = p.moduleBox[m]; b != kNone) {
+                if (!p.drawing.boxes[b].expanded) p.nodeBox[v] = b;
+                break;
+            }
+    }
+}
+
+void DataflowLayouts::place() {
+    double x = 0;
+    height_ = 0;
+    for (DataflowPiece& p : pieces_) {
+        p.x = x;
+        p.top = pieces_.size() > 1 ? kTitle : 0;
+        x += p.drawing.width + kSegmentGap;
+        height_ = std::max(height_, p.top + p.drawing.height);
+    }
+    width_ = pieces_.empty() ? 0 : x - kSegmentGap;
+}
+
+bool DataflowLayouts::expand(std::size_t segment, std::uint32_t module) {
+    DataflowPiece& p = pieces_[segment];
+    if (module == 0 || module >= p.layout->tree().size() || p.layout->expanded(module)) return false;
+    p.layout->expand(module);
+    redraw(segment);
+    place();
+    return true;
+}
+
+bool DataflowLayouts::collapse(std::size_t segment, std::uint32_t module) {
+    DataflowPiece& p = pieces_[segment];
+    if (module == 0 || module >= p.layout->tree().size() || !p.layout->expanded(module)) return false;
+    p.layout->collapse(module);
+    redraw(segment);
+    place();
+    return true;
+}
+
+bool DataflowLayouts::toggle(std::size_t segment, std::uint32_t module) {
+    if (segment >= pieces_.size()) return false;
+    return pieces_[segment].layout->expanded(module) ? collapse(segment, module) : expand(segment, module);
+}

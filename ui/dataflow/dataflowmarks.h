@@ -1,0 +1,26 @@
+// What the Dataflow mode marks at the cursor step: the node running there, the nodes holding a
+// live storage (the segment's own live set, and the placeholders that read what it carries from
+// before), the edges leaving them and each module's live bytes. A plain function of the scene,
+// the layouts and the live set the panels share (ViewState::liveAtCursor), so a test can call it
+// and the view computes nothing the live table would compute differently.
+#pragma once
+#include "analysis/liveatstep.h"
+#include "dataflow/dataflowlayouts.h"
+
+#include <cstdint>
+#include <vector>
+
+struct DataflowMarks {
+    int segment = -1;        // the cursor's segment, -1 outside every one
+    fxmem::NodeId executing; // the node running at the cursor step
+    std::uint32_t executingBox = DataflowLayouts::kNone;
+    std::vector<std::uint8_t> liveNode;   // per node of the segment: holds a storage live at the step
+    std::vector<std::uint8_t> liveBox;    // per box of the segment's drawing: draws such a node
+    std::vector<std::uint8_t> liveEdge;   // per edge of the segment's drawing: leaves such a node
+    std::vector<std::int64_t> moduleLive; // per tree module: bytes of its own storages live at the step
+};
+
+// `executing`: the node at the cursor (ViewState::nodeAt of the located step; invalid: none).
+// O(N + live · users + modules + live · depth).
+DataflowMarks dataflowMarks(const Scene& scene, const DataflowLayouts& layouts, const LiveAtStep& live,
+                            fxmem::NodeId executing);

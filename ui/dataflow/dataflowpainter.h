@@ -1,0 +1,52 @@
+// Draws the Dataflow mode: per segment its title, the open modules' frames, the edges (width by
+// the log of their bytes; live ones and the selection's path over the rest) and the boxes of
+// nodes and collapsed modules with their text, only what meets the widget. Text and borders are
+// left out where boxes are too small to read, so an overview of 100k boxes is rectangles only.
+#pragma once
+#include "dataflow/dataflowlayouts.h"
+#include "dataflow/dataflowmarks.h"
+#include "graphview/nodecolors.h"
+
+#include <QPalette>
+#include <QPointF>
+#include <QRectF>
+
+#include <cstdint>
+#include <vector>
+
+class QPainter;
+
+// The mapping from layout coordinates to the widget: widget = (layout - origin) * scale.
+struct DataflowCamera {
+    QPointF origin;
+    double scale = 1;
+    QPointF toWidget(double x, double y) const { return {(x - origin.x()) * scale, (y - origin.y()) * scale}; }
+    QPointF toLayout(QPointF w) const { return {w.x() / scale + origin.x(), w.y() / scale + origin.y()}; }
+};
+
+struct DataflowPaintInput {
+    const Scene* scene = nullptr;
+    const DataflowLayouts* layouts = nullptr;
+    const DataflowMarks* marks = nullptr;
+    DataflowCamera camera;
+    QPalette palette;
+    NodeColors* colors = nullptr;
+    // Per segment, per box: selected (1), hovered (2), the selection's path (4), recomputed (8),
+    // the selected module (16), a search match (32).
+    const std::vector<std::vector<std::uint8_t>>* boxFlags = nullptr;
+    const std::vector<std::vector<std::uint8_t>>* pathEdges = nullptr; // per segment, per edge
+};
+
+enum DataflowBoxFlag : std::uint8_t {
+    kBoxSelected = 1,
+    kBoxHovered = 2,
+    kBoxPath = 4,
+    kBoxRecomputed = 8,
+    kBoxModule = 16,
+    kBoxMatch = 32,
+};
+
+// Returns how many boxes were drawn.
+std::size_t paintDataflow(QPainter& painter, const DataflowPaintInput& in, QSizeF size);
+// An edge's pen width in layout units before zoom: 0.5 + the log2 of its bytes over 1 KiB / 5.
+double edgeWidth(std::int64_t bytes);

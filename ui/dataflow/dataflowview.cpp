@@ -1,0 +1,480 @@
+#include "dataflow/dataflowview.h"
+
+#include "graphview/graphmodules.h"
+#include "jobs/jobtracker.h"
+#include "state/viewstate.h"
+#include "util/text.h"
+#include "util/units.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+namespace {
+using Kind = fxmem::DataflowDrawing::Kind;
+constexpr double kReadableScale = 0.3, kOpenScale = 0.8;
+fxmem::NodeId nodeId(std::uint32_t v) { return fxmem::NodeId(static_cast<std::int32_t>(v)); }
+
+// The layouts cross from the worker once; the view then owns them (expand and collapse change them).
+struct Built {
+    std::shared_ptr<DataflowLayouts> layouts;
+};
+
+double distanceToSegment(QPointF p, QPointF a, QPointF b) {
+    const QPointF ab = b - a;
+    const double len2 = QPointF::dotProduct(ab, ab);
+    const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+    const QPointF d = p - (a + t * ab);
+    return std::hypot(d.x(), d.y());
+}
+} // namespace
+
+DataflowView::DataflowView(QWidget* parent) : QWidget(parent), jobs_(new JobTracker(this)) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumHeight(120);
+    connect(jobs_, &JobTracker::failed, this, [this](const QString& message) {
+        layouts_.reset();
+        QToolTip::showText(mapToGlobal(rect().center()), tr("Dataflow layout: %1").arg(elided(message, 300)), this);
+    });
+}
+
+DataflowView::~DataflowView() = default;
+
+void DataflowView::setState(ViewState* state) {
+    state_ = state;
+    connect(state, &ViewState::sceneChanged, this, &DataflowView::setScene);
+    connect(state, &ViewState::cursorStepChanged, this, &DataflowView::setCursorStep);
+    connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref, bool center) {
+        selectNode(ref);
+        if (center) centerOn(ref);
+    });
+    connect(state, &ViewState::moduleSelected, this, &DataflowView::setHighlightedModuleName);
+    // The edited order's live set arrived: the marks describe it.
+    connect(state, &ViewState::orderedLiveChanged, this, [this] {
+        refreshMarks();
+        update();
+    });
+    connect(this, &DataflowView::nodeClicked, state, [state](NodeRef ref) { state->selectNode(ref, false); });
+    connect(this, &DataflowView::moduleClicked, state, [state](int segment, std::uint32_t module) {
+        if (const auto name = GraphModules::qualifiedName(state->scene().get(), segment, module))
+            state->selectModule(*name);
+    });
+}
+
+void DataflowView::setColorMode(NodeColorMode mode) {
+    colorMode_ = mode;
+    update();
+}
+
+void DataflowView::setScene(std::shared_ptr<const Scene> scene) {
+    scene_ = std::move(scene);
+    jobs_->cancel();
+    layouts_.reset();
+    marks_ = {};
+    selected_ = {};
+    hovered_ = {};
+    cursor_ = -1;
+    categories_.reset(scene_.get());
+    recomputed_.clear();
+    matches_.clear();
+    if (scene_)
+        for (const Segment& seg : scene_->segments) {
+            recomputed_.emplace_back(seg.analysis->graph().size(), 0);
+            matches_.emplace_back(seg.analysis->graph().size(), 0);
+        }
+    flags_.clear();
+    pathEdges_.clear();
+    layoutPending_ = true;
+    if (isVisible()) startLayout();
+    update();
+}
+
+void DataflowView::startLayout() {
+    layoutPending_ = false;
+    if (!scene_ || scene_->empty()) return;
+    std::shared_ptr<const Scene> scene = scene_;
+    jobs_->start<Built>(
+        [scene](JobContext& job) {
+            auto built = std::make_shared<Built>();
+            built->layouts = DataflowLayouts::build(*scene, job.cancelCheck());
+            return std::shared_ptr<const Built>(std::move(built));
+        },
+        [this, scene](std::shared_ptr<const Built> built) {
+            Q_ASSERT(QThread::currentThread() == thread());
+            if (scene != scene_) return;
+            layouts_ = built->layouts;
+            if (!pendingExpand_.isEmpty()) expandModules(std::exchange(pendingExpand_, {}));
+            refreshMarks();
+            refreshFlags();
+            zoomToFit();
+            // A drawing too wide to read whole (a layer's weights side by side) opens readable,
+            // at the selected node; F fits it.
+            if (camera_.scale < kReadableScale) {
+                camera_.scale = kOpenScale;
+                if (selected_.valid())
+                    centerOn(selected_);
+                else
+                    camera_.origin = {layouts_->width() / 2 - width() / 2.0 / camera_.scale, -20};
+            }
+            emit layoutChanged();
+        });
+}
+
+void DataflowView::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (layoutPending_) startLayout();
+    refreshMarks(); // the cursor may have moved while hidden
+    refreshFlags();
+}
+
+void DataflowView::setCursorStep(std::int64_t step) {
+    if (cursor_ == step) return;
+    cursor_ = step;
+    refreshMarks();
+    update();
+}
+
+void DataflowView::refreshMarks() {
+    if (!scene_ || !layouts_ || !isVisible()) {
+        if (!layouts_) marks_ = {};
+        return;
+    }
+    // The live set every panel shows at this step (ViewState shares it), else worked out alike.
+    std::shared_ptr<const LiveAtStep> live;
+    if (state_ && state_->cursorStep() == cursor_) live = state_->liveAtCursor();
+    if (!live)
+        live =
+            std::make_shared<const LiveAtStep>(liveAtStep(*scene_, state_ ? state_->orderedLive() : nullptr, cursor_));
+    fxmem::NodeId executing;
+    if (live->where.segment >= 0 && state_) executing = state_->nodeAt(live->where);
+    marks_ = dataflowMarks(*scene_, *layouts_, *live, executing);
+}
+
+void DataflowView::selectNode(NodeRef ref) {
+    selected_ = ref;
+    refreshFlags();
+    update();
+}
+
+void DataflowView::setHighlightedModuleName(const QString& name) {
+    module_ = name;
+    refreshFlags();
+    update();
+}
+
+void DataflowView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
+    for (auto& r : recomputed_) std::fill(r.begin(), r.end(), 0);
+    for (NodeRef r : nodes)
+        if (r.valid() && static_cast<std::size_t>(r.segment) < recomputed_.size())
+            recomputed_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    refreshFlags();
+    update();
+}
+
+void DataflowView::setSearchMatches(const std::vector<NodeRef>& matches) {
+    for (auto& m : matches_) std::fill(m.begin(), m.end(), 0);
+    for (NodeRef r : matches)
+        if (r.valid() && static_cast<std::size_t>(r.segment) < matches_.size())
+            matches_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    refreshFlags();
+    update();
+}
+
+void DataflowView::refreshFlags() {
+    flags_.clear();
+    pathEdges_.clear();
+    if (!scene_ || !layouts_) return;
+    for (std::size_t s = 0; s < layouts_->size(); ++s) {
+        const DataflowPiece& p = layouts_->piece(s);
+        const fxmem::Graph& g = p.analysis->graph();
+        auto& f = flags_.emplace_back(p.drawing.boxes.size(), 0);
+        auto& pe = pathEdges_.emplace_back();
+        const auto mark = [&](std::uint32_t box, std::uint8_t flag) {
+            if (box != DataflowLayouts::kNone) f[box] |= flag;
+        };
+        for (std::uint32_t v = 0; v < g.size(); ++v) {
+            if (recomputed_[s][v]) mark(p.nodeBox[v], kBoxRecomputed);
+            if (matches_[s][v]) mark(p.nodeBox[v], kBoxMatch);
+        }
+        if (hovered_.segment == static_cast<int>(s)) mark(hovered_.box, kBoxHovered);
+        if (!module_.isNull())
+            if (const std::uint32_t m = scene_->findModule(s, module_);
+                m != fxmem::ModuleTree::npos && m < p.moduleBox.size())
+                mark(p.moduleBox[m], kBoxModule);
+        if (selected_.segment != static_cast<int>(s) || !selected_.node.valid()) continue;
+        // The selection's path: every producer it depends on and every user of what it makes.
+        std::vector<std::uint8_t> on(g.size(), 0);
+        std::vector<fxmem::NodeId> todo{selected_.node};
+        on[selected_.node.index()] = 1;
+        while (!todo.empty()) {
+            const fxmem::NodeId v = todo.back();
+            todo.pop_back();
+            for (fxmem::NodeId u : g.inputs(v))
+                if (!on[u.index()]) on[u.index()] = 1, todo.push_back(u);
+        }
+        todo.push_back(selected_.node);
+        while (!todo.empty()) {
+            const fxmem::NodeId v = todo.back();
+            todo.pop_back();
+            for (fxmem::NodeId u : g.users(v))
+                if (!on[u.index()]) on[u.index()] = 1, todo.push_back(u);
+        }
+        std::vector<std::uint64_t> pairs;
+        for (std::uint32_t v = 0; v < g.size(); ++v) {
+            if (!on[v]) continue;
+            mark(p.nodeBox[v], kBoxPath);
+            for (fxmem::NodeId u : g.users(nodeId(v)))
+                if (on[u.index()] && p.nodeBox[u.index()] != p.nodeBox[v])
+                    pairs.push_back(std::uint64_t{p.nodeBox[v]} << 32 | p.nodeBox[u.index()]);
+        }
+        std::sort(pairs.begin(), pairs.end());
+        pe.assign(p.drawing.edges.size(), 0);
+        for (std::size_t e = 0; e < p.drawing.edges.size(); ++e) {
+            const auto& edge = p.drawing.edges[e];
+            pe[e] = std::binary_search(pairs.begin(), pairs.end(), std::uint64_t{edge.from} << 32 | edge.to) ? 1 : 0;
+        }
+        mark(p.nodeBox[selected_.node.index()], kBoxSelected);
+    }
+}
+
+DataflowView::Hit DataflowView::boxAt(QPointF pos) const {
+    if (!layouts_) return {};
+    const QPointF l = camera_.toLayout(pos);
+    for (std::size_t s = 0; s < layouts_->size(); ++s) {
+        const DataflowPiece& p = layouts_->piece(s);
+        const double x = l.x() - p.x, y = l.y() - p.top;
+        if (x < 0 || x > p.drawing.width || y < 0 || y > p.drawing.height) continue;
+        // Children come after their parents: the last box holding the point is the innermost.
+        for (std::size_t i = p.drawing.boxes.size(); i-- > 0;) {
+            const auto& b = p.drawing.boxes[i];
+            if (x >= b.x && x <= b.x + b.w && y >= b.y && y <= b.y + b.h)
+                return {static_cast<int>(s), static_cast<std::uint32_t>(i)};
+        }
+    }
+    return {};
+}
+
+QPointF DataflowView::boxCenter(int segment, std::uint32_t box) const {
+    if (!layouts_ || segment < 0 || static_cast<std::size_t>(segment) >= layouts_->size()) return {};
+    const DataflowPiece& p = layouts_->piece(static_cast<std::size_t>(segment));
+    const auto& b = p.drawing.boxes[box];
+    return camera_.toWidget(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2);
+}
+
+std::pair<int, std::size_t> DataflowView::edgeAt(QPointF pos) const {
+    if (!layouts_) return {-1, 0};
+    for (std::size_t s = 0; s < layouts_->size(); ++s) {
+        const DataflowPiece& p = layouts_->piece(s);
+        for (std::size_t e = 0; e < p.drawing.edges.size(); ++e) {
+            const auto& edge = p.drawing.edges[e];
+            const double reach = 3 + edgeWidth(edge.bytes) * std::clamp(camera_.scale, 0.2, 2.0) / 2;
+            for (std::size_t k = 1; k < edge.points.size(); ++k) {
+                const QPointF a = camera_.toWidget(p.x + edge.points[k - 1].x, p.top + edge.points[k - 1].y);
+                const QPointF b = camera_.toWidget(p.x + edge.points[k].x, p.top + edge.points[k].y);
+                if (distanceToSegment(pos, a, b) <= reach) return {static_cast<int>(s), e};
+            }
+        }
+    }
+    return {-1, 0};
+}
+
+NodeRef DataflowView::nodeOfBox(const Hit& hit) const {
+    if (!hit.valid()) return {};
+    const auto& b = layouts_->piece(static_cast<std::size_t>(hit.segment)).drawing.boxes[hit.box];
+    return b.kind == Kind::Node ? NodeRef{hit.segment, nodeId(b.ref)} : NodeRef{};
+}
+
+QString DataflowView::tooltipAt(QPointF pos) const {
+    if (!scene_ || !layouts_) return {};
+    const auto name = [&](std::size_t s, const fxmem::DataflowDrawing::Box& b) {
+        const DataflowPiece& p = layouts_->piece(s);
+        return b.kind == Kind::Node ? elided(p.analysis->graph().node(nodeId(b.ref)).name, 200)
+                                    : scene_->moduleName(s, p.layout->tree()[b.ref].name);
+    };
+    if (const Hit hit = boxAt(pos); hit.valid()) {
+        const auto s = static_cast<std::size_t>(hit.segment);
+        const DataflowPiece& p = layouts_->piece(s);
+        const auto& b = p.drawing.boxes[hit.box];
+        if (b.kind == Kind::Node) {
+            const fxmem::Graph& g = p.analysis->graph();
+            const fxmem::NodeId n = nodeId(b.ref);
+            const Segment& seg = scene_->segments[s];
+            return tr("<b>%1</b><br>%2<br>allocates %3, frees %4")
+                .arg(name(s, b).toHtmlEscaped(), elided(g.target(n), 200).toHtmlEscaped(),
+                     formatBytes(seg.allocated[n.index()]), formatBytes(seg.freed[n.index()]));
+        }
+        const fxmem::ModuleTree& tree = p.layout->tree();
+        QString text = tr("<b>%1</b> %2<br>allocates %3")
+                           .arg(name(s, b).toHtmlEscaped(), QString::fromStdString(tree[b.ref].type).toHtmlEscaped(),
+                                formatBytes(p.layout->allocated_bytes(b.ref)));
+        if (marks_.segment == hit.segment && b.ref < marks_.moduleLive.size())
+            text += tr(", holds %1 at the cursor").arg(formatBytes(marks_.moduleLive[b.ref]));
+        text += b.expanded ? tr("<br>double-click to collapse") : tr("<br>double-click to expand");
+        return text;
+    }
+    if (const auto [s, e] = edgeAt(pos); s >= 0) {
+        const DataflowPiece& p = layouts_->piece(static_cast<std::size_t>(s));
+        const auto& edge = p.drawing.edges[e];
+        return tr("%1 → %2<br><b>%3</b>")
+            .arg(name(static_cast<std::size_t>(s), p.drawing.boxes[edge.from]).toHtmlEscaped(),
+                 name(static_cast<std::size_t>(s), p.drawing.boxes[edge.to]).toHtmlEscaped(), formatBytes(edge.bytes));
+    }
+    return {};
+}
+
+bool DataflowView::toggleModule(int segment, std::uint32_t module) {
+    if (!layouts_ || segment < 0 || !layouts_->toggle(static_cast<std::size_t>(segment), module)) return false;
+    hovered_ = {};
+    refreshMarks();
+    refreshFlags();
+    update();
+    emit layoutChanged();
+    return true;
+}
+
+void DataflowView::expandModules(const QStringList& names) {
+    if (!layouts_) {
+        pendingExpand_ = names;
+        return;
+    }
+    for (const QString& name : names)
+        for (std::size_t s = 0; s < layouts_->size(); ++s)
+            if (const std::uint32_t m = scene_->findModule(s, name); m != fxmem::ModuleTree::npos)
+                layouts_->expand(s, m);
+    refreshMarks();
+    refreshFlags();
+    zoomToFit();
+    emit layoutChanged();
+}
+
+void DataflowView::zoomToFit() {
+    if (!layouts_ || layouts_->width() <= 0 || layouts_->height() <= 0) return;
+    const double w = std::max(40, width() - 24), h = std::max(40, height() - 24);
+    camera_.scale = std::clamp(std::min(w / layouts_->width(), h / layouts_->height()), 1e-5, 1.5);
+    camera_.origin = {layouts_->width() / 2 - width() / 2.0 / camera_.scale,
+                      layouts_->height() / 2 - height() / 2.0 / camera_.scale};
+    update();
+}
+
+void DataflowView::zoomBy(double factor, QPointF at) {
+    const QPointF l = camera_.toLayout(at);
+    camera_.scale = std::clamp(camera_.scale * factor, 1e-5, 8.0);
+    camera_.origin = l - at / camera_.scale;
+    update();
+}
+
+void DataflowView::centerOn(NodeRef ref) {
+    if (!layouts_ || !ref.valid() || static_cast<std::size_t>(ref.segment) >= layouts_->size()) return;
+    const DataflowPiece& p = layouts_->piece(static_cast<std::size_t>(ref.segment));
+    const std::uint32_t box = p.nodeBox[ref.node.index()];
+    if (box == DataflowLayouts::kNone) return;
+    const auto& b = p.drawing.boxes[box];
+    camera_.origin =
+        QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) - QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
+    update();
+}
+
+void DataflowView::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    if (scene_) colors_.sync(*scene_, colorMode_, palette(), categories_.byTarget);
+    if (scene_ && !layouts_) {
+        p.fillRect(rect(), palette().color(QPalette::Base));
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter, tr("Laying out the dataflow…"));
+        painted_ = 0;
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing, camera_.scale > 0.25);
+    DataflowPaintInput in;
+    in.scene = scene_.get();
+    in.layouts = layouts_.get();
+    in.marks = &marks_;
+    in.camera = camera_;
+    in.palette = palette();
+    in.colors = &colors_;
+    in.boxFlags = &flags_;
+    in.pathEdges = &pathEdges_;
+    painted_ = paintDataflow(p, in, size());
+}
+
+void DataflowView::mousePressEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) return;
+    pressed_ = true;
+    panning_ = false;
+    pressPos_ = event->position().toPoint();
+    pressOrigin_ = camera_.origin;
+}
+
+void DataflowView::mouseMoveEvent(QMouseEvent* event) {
+    const QPointF pos = event->position();
+    if (pressed_) {
+        if (!panning_ && (pos.toPoint() - pressPos_).manhattanLength() > 3) panning_ = true;
+        if (panning_) {
+            camera_.origin = pressOrigin_ - (pos - QPointF(pressPos_)) / camera_.scale;
+            update();
+        }
+        return;
+    }
+    const Hit hit = boxAt(pos);
+    if (hit.segment == hovered_.segment && hit.box == hovered_.box) return;
+    hovered_ = hit;
+    refreshFlags();
+    update();
+    if (const NodeRef ref = nodeOfBox(hit); ref.valid()) emit nodeHovered(ref);
+}
+
+void DataflowView::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || !pressed_) return;
+    pressed_ = false;
+    if (std::exchange(panning_, false)) return;
+    const Hit hit = boxAt(event->position());
+    if (!hit.valid()) return;
+    const auto& b = layouts_->piece(static_cast<std::size_t>(hit.segment)).drawing.boxes[hit.box];
+    if (b.kind == Kind::Node)
+        emit nodeClicked({hit.segment, nodeId(b.ref)});
+    else
+        emit moduleClicked(hit.segment, b.ref);
+}
+
+void DataflowView::mouseDoubleClickEvent(QMouseEvent* event) {
+    const Hit hit = boxAt(event->position());
+    if (!hit.valid()) return;
+    const auto& b = layouts_->piece(static_cast<std::size_t>(hit.segment)).drawing.boxes[hit.box];
+    if (b.kind == Kind::Module) toggleModule(hit.segment, b.ref);
+}
+
+void DataflowView::wheelEvent(QWheelEvent* event) {
+    zoomBy(std::pow(1.0015, event->angleDelta().y()), event->position());
+    event->accept();
+}
+
+void DataflowView::keyPressEvent(QKeyEvent* event) {
+    const QPointF centre(width() / 2.0, height() / 2.0);
+    switch (event->key()) {
+    case Qt::Key_F:
+    case Qt::Key_Home: zoomToFit(); return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomBy(1.25, centre); return;
+    case Qt::Key_Minus: zoomBy(0.8, centre); return;
+    default: QWidget::keyPressEvent(event);
+    }
+}
+
+bool DataflowView::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = tooltipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, this);
+        return true;
+    }
+    return QWidget::event(event);
+}

@@ -1,0 +1,120 @@
+// The graph view's Dataflow mode: the scene drawn as a layered dataflow graph by module, inputs
+// at the top and the loss at the bottom, each segment (a pair's forward and backward, the whole
+// step's runs) its own drawing, side by side. Modules open at the model's layer depth collapsed;
+// double-click opens or closes one in place. It reads what the Time mode reads (the scene, the
+// cursor, the selection and module through ViewState, the live set the panels share, the colour
+// mode, the recomputed nodes) and computes only its geometry: the layouts are made on a
+// JobTracker worker when the view is shown, marks per cursor step (dataflowMarks).
+// Mouse: wheel zooms at the pointer, drag pans, click selects (a node, or a module), hover shows
+// an edge's or box's bytes; keys: F fits, +/- zoom.
+#pragma once
+#include "dataflow/dataflowlayouts.h"
+#include "dataflow/dataflowmarks.h"
+#include "dataflow/dataflowpainter.h"
+#include "graphview/colormode.h"
+#include "graphview/nodecolors.h"
+#include "graphview/scenecategories.h"
+#include "loading/scene.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+class JobTracker;
+class ViewState;
+
+class DataflowView : public QWidget {
+    Q_OBJECT
+public:
+    explicit DataflowView(QWidget* parent = nullptr);
+    ~DataflowView() override;
+
+    // Follows the state's scene, cursor, node and module, and selects through it.
+    void setState(ViewState* state);
+    void setColorMode(NodeColorMode mode);
+    // Nodes a pair's backward computes again: a dotted outline, as in the Time mode.
+    void setRecomputedNodes(const std::vector<NodeRef>& nodes);
+    void setSearchMatches(const std::vector<NodeRef>& matches);
+
+    // The layouts of the shown scene; null until the worker delivered them.
+    const DataflowLayouts* layouts() const { return layouts_.get(); }
+    const DataflowMarks& marks() const { return marks_; }
+    const DataflowCamera& camera() const { return camera_; }
+    NodeRef selectedNode() const { return selected_; }
+
+    struct Hit {
+        int segment = -1;
+        std::uint32_t box = DataflowLayouts::kNone;
+        bool valid() const { return segment >= 0; }
+    };
+    Hit boxAt(QPointF pos) const;
+    QPointF boxCenter(int segment, std::uint32_t box) const; // widget coordinates
+    // The edge under pos: {segment, edge index}, or segment -1.
+    std::pair<int, std::size_t> edgeAt(QPointF pos) const;
+    QString tooltipAt(QPointF pos) const;
+    // Opens a collapsed module or closes an open one, in place; false when neither.
+    bool toggleModule(int segment, std::uint32_t module);
+    // Opens the modules of these qualified names in every segment that has them, now or once the
+    // layouts arrive, and fits the drawing again (fxmem --expand).
+    void expandModules(const QStringList& names);
+    // How many boxes the last paint drew.
+    std::size_t lastPaintedBoxes() const { return painted_; }
+
+public slots:
+    void setScene(std::shared_ptr<const Scene> scene);
+    void setCursorStep(std::int64_t step);
+    void selectNode(NodeRef ref);
+    void setHighlightedModuleName(const QString& name);
+    void zoomToFit();
+    void zoomBy(double factor, QPointF at);
+    void centerOn(NodeRef ref);
+
+signals:
+    void nodeClicked(NodeRef ref);
+    void nodeHovered(NodeRef ref);
+    void moduleClicked(int segment, std::uint32_t module);
+    // The layouts of the scene arrived (after the view was shown), or a module opened or closed.
+    void layoutChanged();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void startLayout();
+    void refreshMarks();
+    void refreshFlags();
+    NodeRef nodeOfBox(const Hit& hit) const;
+
+    ViewState* state_ = nullptr;
+    std::shared_ptr<const Scene> scene_;
+    JobTracker* jobs_ = nullptr;
+    std::shared_ptr<DataflowLayouts> layouts_;
+    bool layoutPending_ = false; // the scene's layouts are still to be made (the view was hidden)
+    DataflowMarks marks_;
+    DataflowCamera camera_;
+    NodeColorMode colorMode_ = NodeColorMode::OpCategory;
+    SceneCategories categories_;
+    NodeColors colors_;
+    std::int64_t cursor_ = -1;
+    NodeRef selected_;
+    QString module_; // the selected module's qualified name; null: none
+    QStringList pendingExpand_;
+    Hit hovered_;
+    std::vector<std::vector<std::uint8_t>> recomputed_, matches_; // per segment, per node
+    std::vector<std::vector<std::uint8_t>> flags_, pathEdges_;    // per segment, per box / edge
+    QPoint pressPos_;
+    QPointF pressOrigin_;
+    bool pressed_ = false, panning_ = false;
+    std::size_t painted_ = 0;
+};
