@@ -26,7 +26,8 @@ void TestCompareList::opensSortedByEffectAndSortsByAnyColumn() {
         if (file->graphs[named.graph].name == "backward") found = &named;
     QVERIFY(found);
     const fxmem::NamedSchedule& stored = *found;
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(GraphAnalysis::compute(file, static_cast<int>(stored.graph)));
     editor.setComparison(0, editor.sourceNames().indexOf(QString::fromStdString(stored.name)));
     const auto c = editor.comparison();

@@ -119,7 +119,7 @@ void TestExportActions::editedGraphEqualsTheCli() {
     for (const fxmem::NamedSchedule& s : file.schedules)
         if (static_cast<int>(s.graph) == backward) overlap = &s;
     QVERIFY(overlap);
-    w.state()->schedule()->replaceOrder(overlap->order, QStringLiteral("inductor-overlap"), false);
+    QVERIFY(w.state()->schedule()->setOrder(overlap->order, QStringLiteral("inductor-overlap"), false).ok);
     QVERIFY(w.state()->orderEdited());
     expectBothEqualTheCli(w, kFsdp,
                           graph + QStringList{QStringLiteral("--schedule-name"), QStringLiteral("inductor-overlap")});

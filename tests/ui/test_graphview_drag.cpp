@@ -80,38 +80,43 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
     QCOMPARE(band.hiStep, 3); // b's step: not c's (5) nor e's (7)
     QVERIFY2(band.why.contains(QStringLiteral("before 'c'")), qPrintable(band.why));
 
-    QSignalSpy requested(&view, &GraphView::moveRequested);
+    QSignalSpy refusedDrops(&view, &GraphView::dropRefused);
     int legal = 0, refused = 0;
-    // Every alloc step of the axis: inside the band, core accepts the drop; outside, it refuses.
+    // Every alloc step of the axis: inside the band, core accepts the drop (one undoable move of
+    // the edited schedule); outside, it refuses it (nothing pushed, the reason said).
     for (std::size_t k = 0; k < schedule.runningCount(); ++k) {
         const std::int64_t step = fxmem::alloc_step(k);
         const bool inBand = step >= band.loStep && step <= band.hiStep;
-        requested.clear();
+        refusedDrops.clear();
+        const int commands = schedule.undoStack()->count();
         const QPointF at = view.nodeCenter(a);
         drag(&view, at, QPointF(view.viewport().px(static_cast<double>(step)), at.y()));
-        if (requested.isEmpty()) {
+        const bool accepted = schedule.undoStack()->count() == commands + 1;
+        if (!accepted && refusedDrops.isEmpty()) {
+            QCOMPARE(schedule.undoStack()->count(), commands);
             QCOMPARE(static_cast<std::int64_t>(schedule.stepOf(a.node)), step); // dropped on itself
             continue;
         }
-        const auto from = requested.front().at(0).value<std::size_t>();
-        const auto to = requested.front().at(1).value<std::size_t>();
-        QCOMPARE(from, schedule.positionOf(a.node));
-        const fxmem::IncrementalSchedule::MoveCheck check = schedule.checkMove(from, to);
-        QVERIFY2(check.ok == inBand, qPrintable(QStringLiteral("step %1: band says %2, core says %3 (%4)")
-                                                    .arg(step)
-                                                    .arg(inBand)
-                                                    .arg(check.ok)
-                                                    .arg(QString::fromStdString(check.reason))));
-        if (check.ok) {
-            // Accepted: the move happens, and the band of the moved node is still core's range.
-            QVERIFY(schedule.move(from, to));
+        QVERIFY2(accepted == inBand,
+                 qPrintable(QStringLiteral("step %1: band says %2, the drop was %3 (%4)")
+                                .arg(step)
+                                .arg(inBand)
+                                .arg(accepted ? QStringLiteral("accepted") : QStringLiteral("refused"))
+                                .arg(refusedDrops.isEmpty() ? QString() : refusedDrops.front().at(0).toString())));
+        if (accepted) {
+            // The move happened, and the band of the moved node is still core's range.
+            QVERIFY(refusedDrops.isEmpty());
             QCOMPARE(schedule.stepOf(a.node), step);
+            QCOMPARE(schedule.undoStack()->undoText(), QStringLiteral("Move 'a' to position 1"));
             const GraphView::DropBand after = view.dropBand(a);
             QCOMPARE(after.loStep, 1);
             QCOMPARE(after.hiStep, 3);
             schedule.undoStack()->undo();
             ++legal;
         } else {
+            QCOMPARE(refusedDrops.count(), 1);
+            QVERIFY2(refusedDrops.front().at(0).toString().contains(QStringLiteral("'c'")),
+                     qPrintable(refusedDrops.front().at(0).toString()));
             ++refused;
         }
     }
@@ -128,8 +133,6 @@ void TestGraphViewDrag::dropMovesTheNodeAtOnceAndTheLanesFollow() {
     GraphView view;
     showStorageBound(state, view);
     EditedSchedule& schedule = *state.schedule();
-    connect(&view, &GraphView::moveRequested, &schedule,
-            [&](std::size_t from, std::size_t to) { QVERIFY(schedule.move(from, to)); });
     const fxmem::Graph& g = state.scene()->segments[0].analysis->graph();
     const fxmem::GraphLayout& original = *state.scene()->segments[0].layout;
     const NodeRef e{0, g.find("e")};
@@ -139,6 +142,7 @@ void TestGraphViewDrag::dropMovesTheNodeAtOnceAndTheLanesFollow() {
     QSignalSpy arrived(&schedule, &EditedSchedule::layoutChanged);
     const QPointF at = view.nodeCenter(e);
     drag(&view, at, QPointF(view.viewport().px(1), at.y()));
+    QCOMPARE(schedule.undoStack()->count(), 1); // the drop itself is the undoable move
     QCOMPARE(schedule.layoutsBuiltHere(), std::size_t(0));
     QCOMPARE(view.stepOf(e), 1);
     QCOMPARE(view.stepOf({0, g.find("a")}), 3);

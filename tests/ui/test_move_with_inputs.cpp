@@ -30,7 +30,8 @@ private slots:
 };
 
 void TestMoveWithInputs::refusalOffersToMoveWithTheView() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     const auto analysis = pinned();
     editor.setAnalysis(analysis);
     const fxmem::Graph& g = analysis->graph();

@@ -100,7 +100,8 @@ private slots:
 };
 
 void TestScheduleEditor::originalOrder() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     QCOMPARE(editor.peak(), 0);
     QVERIFY(editor.profile().empty());
     QVERIFY(!editor.moveNode(0, 1, nullptr));
@@ -125,7 +126,8 @@ void TestScheduleEditor::originalOrder() {
 }
 
 void TestScheduleEditor::scriptedDragMovesAndUndoRestores() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     const auto analysis = schedtest::smallAnalysis();
     editor.setAnalysis(analysis);
     editor.resize(720, 360);
@@ -231,7 +233,8 @@ void TestScheduleEditor::scriptedDragMovesAndUndoRestores() {
 }
 
 void TestScheduleEditor::refusedMovesNameTheBlocker() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     QSignalSpy changed(&editor, &ScheduleEditor::scheduleChanged);
     QString why;
@@ -264,7 +267,8 @@ void TestScheduleEditor::refusedMovesNameTheBlocker() {
 }
 
 void TestScheduleEditor::altDownPressesMerge() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
@@ -308,7 +312,8 @@ void TestScheduleEditor::saveOpenRoundTrip() {
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     const QString path = dir.filePath(QStringLiteral("g.sched.json"));
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     QVERIFY(editor.moveNode(3, 2, nullptr));
     QVERIFY(editor.isModified());
@@ -349,7 +354,8 @@ void TestScheduleEditor::saveOpenRoundTrip() {
 void TestScheduleEditor::openRefusesSchedulesThatDoNotFit() {
     QTemporaryDir dir;
     const auto analysis = schedtest::smallAnalysis();
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(analysis);
     QVERIFY(editor.moveNode(3, 2, nullptr));
     QSignalSpy changed(&editor, &ScheduleEditor::scheduleChanged);
@@ -400,7 +406,8 @@ void TestScheduleEditor::openRefusesSchedulesThatDoNotFit() {
 }
 
 void TestScheduleEditor::resetIsUndoable() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     const auto analysis = schedtest::smallAnalysis();
     editor.setAnalysis(analysis);
     QVERIFY(editor.moveNode(3, 2, nullptr));
@@ -422,7 +429,8 @@ void TestScheduleEditor::resetIsUndoable() {
 }
 
 void TestScheduleEditor::selection() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
@@ -443,7 +451,8 @@ void TestScheduleEditor::selection() {
 }
 
 void TestScheduleEditor::moveToCommands() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
@@ -525,7 +534,8 @@ std::shared_ptr<const GraphAnalysis> longAnalysis() {
 // Dragging m with the pointer held at the bottom edge scrolls the list, but not past m's legal
 // range (positions 1..41); a drop refused there leaves the list where it was.
 void TestScheduleEditor::dragAutoScrollStaysInTheLegalRange() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(longAnalysis());
     editor.resize(640, 360);
     editor.show();
@@ -595,7 +605,8 @@ void TestScheduleEditor::moveTimeOn100kNodes() {
     options.seed = 11;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
     const auto analysis = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.resize(900, 600);
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));
@@ -649,7 +660,8 @@ void TestScheduleEditor::cellsAreDrawnOnce() {
     // A drop repaints every visible row; the cells whose text, size and state are unchanged are
     // blitted, not laid out again (the pixels are those of the plain delegate: the screenshots of
     // the Schedule tab are unchanged by the cache).
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.resize(720, 360);
     editor.show();

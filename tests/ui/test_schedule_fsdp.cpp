@@ -72,7 +72,9 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     const fxmem::NamedSchedule& stored = file->schedules.front();
     const auto analysis = GraphAnalysis::compute(file, static_cast<int>(stored.graph));
 
-    ScheduleEditor editor;
+    EditedSchedule edited;
+
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(analysis);
     const QStringList names = editor.sourceNames();
     int index = -1;

@@ -91,7 +91,8 @@ private slots:
     void scheduleModelElides() {
         QElapsedTimer t;
         t.start();
-        ScheduleModel m;
+        EditedSchedule edited;
+        ScheduleModel m(&edited);
         m.setAnalysis(analysis_);
         checkModel(m, "schedule model");
         const QString shown = m.index(1, ScheduleModel::NodeColumn).data().toString();
@@ -122,7 +123,8 @@ private slots:
     void editorElides() {
         QElapsedTimer t;
         t.start();
-        ScheduleEditor e;
+        EditedSchedule edited;
+        ScheduleEditor e(&edited);
         e.setAnalysis(analysis_);
         for (const QString& name : e.sourceNames()) checkShort(name, "picker entry");
         // Move the huge node (position 1) after b: the undo text names it.

@@ -2,6 +2,7 @@
 // drop through mime data, whole-order changes that keep persistent indexes on their nodes, and
 // the incremental numbers against fxmem::score_schedule on generated graphs.
 #include "schedule/schedulemodel.h"
+#include "state/editedschedule.h"
 #include "test_schedule_graphs.h"
 
 #include <fxmem/error.h>
@@ -14,6 +15,7 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTest>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <random>
@@ -57,7 +59,8 @@ private slots:
 };
 
 void TestScheduleModel::originalOrderRows() {
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const auto analysis = schedtest::smallAnalysis();
     model.setAnalysis(analysis);
@@ -93,7 +96,8 @@ void TestScheduleModel::originalOrderRows() {
 }
 
 void TestScheduleModel::moveRowsIsFineGrained() {
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setAnalysis(schedtest::smallAnalysis());
     QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
@@ -136,10 +140,16 @@ void TestScheduleModel::moveRowsIsFineGrained() {
     QVERIFY(model.moveRows({}, 2, 1, {}, 4));
     QCOMPARE(names(model), strings({"x", "a", "c", "b", "d", "output"}));
     QCOMPARE(model.schedule()->profile(), kMovedProfile);
+    // Each accepted moveRows was one undoable move of the edited schedule; the refused one none.
+    QCOMPARE(edited.undoStack()->count(), 3);
+    QCOMPARE(edited.undoStack()->undoText(), QStringLiteral("Move 'b' to position 3"));
+    edited.undoStack()->undo();
+    QCOMPARE(names(model), strings({"x", "a", "b", "c", "d", "output"}));
 }
 
 void TestScheduleModel::illegalMovesAreRefused() {
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setAnalysis(schedtest::smallAnalysis());
     QSignalSpy moved(&model, &QAbstractItemModel::rowsMoved);
@@ -161,13 +171,18 @@ void TestScheduleModel::illegalMovesAreRefused() {
     QVERIFY(!model.moveRows({}, 1, 2, {}, 5));
     QVERIFY(!model.moveRows({}, 1, 1, {}, 7));
     QVERIFY(!model.checkMove(1, 9).ok);
-    QVERIFY_THROWS_EXCEPTION(fxmem::Error, model.moveNode(3, 1));
+    // The request itself: refused with the blocker named, nothing pushed.
+    const MoveOutcome refused = edited.move(3, 1);
+    QVERIFY(!refused.ok);
+    QVERIFY2(refused.why.contains(QStringLiteral("'a'")), qPrintable(refused.why));
+    QCOMPARE(edited.undoStack()->count(), 0);
     QCOMPARE(moved.count(), 0);
     QCOMPARE(model.schedule()->profile(), kOriginalProfile);
 }
 
 void TestScheduleModel::dropThroughMimeData() {
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setAnalysis(schedtest::smallAnalysis());
     std::unique_ptr<QMimeData> mime(model.mimeData({model.index(3, 0), model.index(3, 1)}));
@@ -179,21 +194,22 @@ void TestScheduleModel::dropThroughMimeData() {
     QVERIFY(!model.canDropMimeData(mime.get(), Qt::CopyAction, 2, 0, {}));
     QVERIFY(model.canDropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
     QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));
-    // A handler sees the final positions (the editor pushes an undo command there).
-    std::vector<std::pair<std::size_t, std::size_t>> asked;
-    model.setMoveHandler([&](std::size_t from, std::size_t to) {
-        asked.emplace_back(from, to);
-        model.moveNode(from, to);
-        return true;
-    });
+    // The drop is a move request to the edited schedule, at the final positions: one undo step.
+    std::vector<MoveOutcome> answered;
+    connect(&edited, &EditedSchedule::moveAnswered, this, [&](const MoveOutcome& o) { answered.push_back(o); });
     QVERIFY(model.dropMimeData(mime.get(), Qt::MoveAction, 2, 0, {}));
-    QCOMPARE(asked.size(), std::size_t(1));
-    QCOMPARE(asked[0], (std::pair<std::size_t, std::size_t>(3, 2)));
+    QCOMPARE(answered.size(), std::size_t(1));
+    const MoveOutcome asked = answered.back();
+    QVERIFY(asked.ok);
+    QCOMPARE(asked.from, std::size_t(3));
+    QCOMPARE(asked.to, std::size_t(2));
+    QCOMPARE(edited.undoStack()->count(), 1);
+    QCOMPARE(edited.undoStack()->undoText(), QStringLiteral("Move 'c' to position 2"));
     QCOMPARE(model.schedule()->profile(), kMovedProfile);
     // The same mime data is stale now: row 3 holds b, not c.
     QVERIFY(!model.decodePosition(mime.get()));
     QVERIFY(!model.dropMimeData(mime.get(), Qt::MoveAction, 1, 0, {}));
-    QCOMPARE(asked.size(), std::size_t(1));
+    QCOMPARE(edited.undoStack()->count(), 1);
 
     // Drag feedback: the legal range of c (row 2 now) is rows 2..3 (after a, before d).
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
@@ -207,7 +223,8 @@ void TestScheduleModel::dropThroughMimeData() {
 }
 
 void TestScheduleModel::setOrderKeepsPersistentIndexes() {
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     const auto analysis = schedtest::smallAnalysis();
     model.setAnalysis(analysis);
@@ -215,19 +232,24 @@ void TestScheduleModel::setOrderKeepsPersistentIndexes() {
     QSignalSpy layout(&model, &QAbstractItemModel::layoutChanged);
     const std::vector<fxmem::NodeId> moved = {fxmem::NodeId(0), fxmem::NodeId(1), fxmem::NodeId(3),
                                               fxmem::NodeId(2), fxmem::NodeId(4), fxmem::NodeId(5)};
-    model.setOrder(moved);
+    QVERIFY(edited.setOrder(moved, QStringLiteral("c first"), true).ok);
+    QCOMPARE(edited.undoStack()->count(), 1);
     QCOMPARE(layout.count(), 1);
     QCOMPARE(b.row(), 3);
     QCOMPARE(b.column(), int(ScheduleModel::MemoryColumn));
     QCOMPARE(model.schedule()->profile(), kMovedProfile);
-    // An illegal order throws and changes nothing.
+    // An illegal order is refused with core's reason and changes nothing.
     const std::vector<fxmem::NodeId> illegal = {fxmem::NodeId(0), fxmem::NodeId(3), fxmem::NodeId(1),
                                                 fxmem::NodeId(2), fxmem::NodeId(4), fxmem::NodeId(5)};
-    QVERIFY_THROWS_EXCEPTION(fxmem::Error, model.setOrder(illegal));
+    const MoveOutcome refused = edited.setOrder(illegal, QStringLiteral("illegal"), true);
+    QVERIFY(!refused.ok);
+    QVERIFY(!refused.why.isEmpty());
+    QCOMPARE(edited.undoStack()->count(), 1);
     QCOMPARE(layout.count(), 1);
     QCOMPARE(model.schedule()->order(), moved);
-    model.setOrder(fxmem::original_order(analysis->graph()));
+    edited.undoStack()->undo();
     QCOMPARE(b.row(), 2);
+    QCOMPARE(model.schedule()->order(), fxmem::original_order(analysis->graph()));
     QCOMPARE(model.schedule()->profile(), analysis->profile());
 }
 
@@ -252,7 +274,8 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
     QVERIFY(graphIndex >= 0);
     const auto analysis = GraphAnalysis::compute(file, graphIndex);
     QCOMPARE(analysis->isBackwardOfPair(), backward);
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setAnalysis(analysis);
     QCOMPARE(model.schedule()->profile(), analysis->profile());
@@ -273,7 +296,7 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
             QVERIFY(check.blocker.valid());
             QVERIFY(check.reason.find(analysis->graph().node(check.blocker).name) != std::string::npos);
         }
-        model.moveNode(from, to);
+        QVERIFY(edited.move(from, to).ok);
         ++done;
 
         const std::vector<fxmem::NodeId> order = model.schedule()->order();
@@ -304,7 +327,8 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
 // nodes (steps 1, 3, 5, 7), the output sits on the last step 8. Moving c before b swaps the two
 // steps; positionOfProfileStep maps both points of a node (1 + 2k, 2 + 2k) back to its position.
 void TestScheduleModel::positionsAndProfileStepsAreBothShown() {
-    ScheduleModel model;
+    EditedSchedule edited;
+    ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setAnalysis(schedtest::smallAnalysis());
     QCOMPARE(model.headerData(ScheduleModel::StepColumn, Qt::Horizontal).toString(), QStringLiteral("Pos"));

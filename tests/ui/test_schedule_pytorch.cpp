@@ -39,7 +39,8 @@ void TestSchedulePytorch::savedScheduleScoresTheSameInPyTorch() {
     const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(example.toStdString()));
     const int forward = file->find_graph("forward");
     QVERIFY(forward >= 0);
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(GraphAnalysis::compute(file, forward));
 
     // Random legal moves, as a user would drag: the editor refuses the illegal ones.

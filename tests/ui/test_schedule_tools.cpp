@@ -72,7 +72,8 @@ private slots:
 // linkScheduleToTimeline: the dock's comparison and lower bound appear on the plot and go away
 // with them.
 void TestScheduleTools::linkedToTheTimeline() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     TimelinePlot timeline;
     linkScheduleToTimeline(&editor, &timeline);
     const auto analysis = withSchedules();
@@ -121,7 +122,8 @@ void TestScheduleTools::compareTimeOn100kNodes() {
 void TestScheduleTools::dockStaysNarrow() {
     auto file = schedtest::smallFile();
     file->schedules.push_back({std::string(300, 'n'), 0, kMoved, std::string(200, 's')});
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(GraphAnalysis::compute(file, 0));
     editor.setComparison(0, 1);
     editor.refreshSuggestions();
@@ -140,7 +142,8 @@ void TestScheduleTools::dockStaysNarrow() {
 // come right after the node's name and are in view without scrolling sideways; the op/target,
 // the widest text, comes last.
 void TestScheduleTools::memoryColumnsInViewOnALaptopDock() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.resize(550, 500);
     editor.show();
@@ -162,7 +165,8 @@ void TestScheduleTools::memoryColumnsInViewOnALaptopDock() {
 // Comparing an order with itself says so (instead of "0 node(s) moved"); optimizing an order that
 // is already optimal says that, not "no order found".
 void TestScheduleTools::sameOrdersAndOptimalOrdersSaySo() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis()); // no named schedules: original and your edit
     auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
     QVERIFY(status);
@@ -181,7 +185,8 @@ void TestScheduleTools::sameOrdersAndOptimalOrdersSaySo() {
 }
 
 void TestScheduleTools::pickerSwitchesToANamedSchedule() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(withSchedules());
     // Only the schedules of this graph, between the original and your edit.
     QCOMPARE(editor.sourceNames(),
@@ -283,7 +288,8 @@ void TestScheduleTools::compareListOnAHandMadePair() {
 }
 
 void TestScheduleTools::compareInTheDock() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(withSchedules());
     QSignalSpy changed(&editor, &ScheduleEditor::comparisonChanged);
     editor.setComparison(0, 1);
@@ -307,7 +313,8 @@ void TestScheduleTools::compareInTheDock() {
 }
 
 void TestScheduleTools::optimizeIsOneUndoStep() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     const auto analysis = schedtest::smallAnalysis();
     editor.setAnalysis(analysis);
     QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
@@ -346,7 +353,8 @@ void TestScheduleTools::optimizeCancelChangesNothing() {
     options.seed = 3;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
     const auto analysis = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(analysis);
     const std::vector<fxmem::NodeId> before = editor.order();
     QSignalSpy finished(&editor, &ScheduleEditor::optimizeFinished);
@@ -365,7 +373,8 @@ void TestScheduleTools::optimizeCancelChangesNothing() {
 // The suggestion list is as tall as its lines: "no move lowers it" takes one row, not the
 // schedule's.
 void TestScheduleTools::suggestionListFitsItsLines() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.resize(550, 700);
     editor.show();
@@ -385,7 +394,8 @@ void TestScheduleTools::suggestionListFitsItsLines() {
 
 // Move-to: a refusal names where the node may go; changing the mode clears the field.
 void TestScheduleTools::moveToSaysWhereANodeMayGo() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     auto* status = editor.findChild<QLabel*>(QStringLiteral("scheduleStatus"));
     // c (position 3) uses a (position 1) and is used by d (position 4): positions 2..3.
@@ -408,7 +418,8 @@ void TestScheduleTools::moveToSaysWhereANodeMayGo() {
 }
 
 void TestScheduleTools::suggestionsApplyWithOneClick() {
-    ScheduleEditor editor;
+    EditedSchedule edited;
+    ScheduleEditor editor(&edited);
     editor.setAnalysis(schedtest::smallAnalysis());
     editor.show();
     QVERIFY(QTest::qWaitForWindowExposed(&editor));

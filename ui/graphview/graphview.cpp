@@ -400,10 +400,13 @@ void GraphView::drop(NodeRef node, double step, bool withInputs) {
     }
     const auto move = dropMove(*schedule_, node.node, step);
     if (!move) return;
-    if (withInputs)
-        emit moveWithInputsRequested(move->first, move->second);
-    else
-        emit moveRequested(move->first, move->second);
+    const MoveOutcome out =
+        withInputs ? schedule_->moveWithInputs(move->first, move->second) : schedule_->move(move->first, move->second);
+    if (out.ok) return;
+    // A view input that pins the node: Shift+drop takes it along.
+    const QString why = !withInputs && !out.offer.empty() ? out.why + tr(" (Shift+drop)") : out.why;
+    showRefusal(why);
+    emit dropRefused(why);
 }
 
 void GraphView::zoomTime(double factor, double x) {

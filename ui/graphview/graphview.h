@@ -123,10 +123,10 @@ signals:
     void nodeHovered(NodeRef ref);
     // A module band or collapsed box was clicked (after the view collapsed or expanded it).
     void moduleClicked(int segment, std::uint32_t module);
-    // A node dropped at another place of the schedule (positions count every node).
-    void moveRequested(std::size_t from, std::size_t to);
-    // The same dropped with Shift held: move the node with its single-use view inputs.
-    void moveWithInputsRequested(std::size_t from, std::size_t to);
+    // A node dropped at another place of the schedule is a move request to the edited schedule
+    // (with its single-use view inputs when Shift is held); a refusal is shown on the view and
+    // said here, for the status bar.
+    void dropRefused(const QString& why);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

@@ -8,7 +8,6 @@
 #include "recompute/livetablemenu.h"
 #include "recompute/recomputepanel.h"
 #include "schedule/scheduleeditor.h"
-#include "state/editedschedule.h"
 #include "state/viewstate.h"
 #include "timeline/timelinebinding.h"
 #include "timeline/timelineplot.h"
@@ -24,18 +23,9 @@ ViewBinding::ViewBinding(const WindowParts& p, ViewState* state, QObject* parent
     connect(graph, &GraphView::nodeHovered, timeline,
             [graph, timeline](NodeRef ref) { timeline->setCursorStep(graph->stepOf(ref)); });
 
-    // A drop on the graph view is the editor's move; a refusal shows on the view and the status bar.
-    ScheduleEditor* editor = p.editor;
-    for (auto signal : {&GraphView::moveRequested, &GraphView::moveWithInputsRequested})
-        connect(graph, signal, this, [this, graph, editor, state, signal](std::size_t from, std::size_t to) {
-            QString why;
-            const bool with = signal == &GraphView::moveWithInputsRequested;
-            if (with ? editor->moveNodeWithInputs(from, to, &why) : editor->moveNode(from, to, &why)) return;
-            // A view input that pins the node: Shift+drop takes it along.
-            if (!with && !state->schedule()->companionsToOffer(from, to).empty()) why += tr(" (Shift+drop)");
-            graph->showRefusal(why);
-            emit message(why, 8000);
-        });
+    // A drop on the graph view is a move of the edited schedule (the editor shows its outcome); a
+    // refusal shows on the view and the status bar.
+    connect(graph, &GraphView::dropRefused, this, [this](const QString& why) { emit message(why, 8000); });
 
     // What the graph view highlights: the find bar's matches, the live storages' producers.
     connect(p.findBar, &FindBar::matchesChanged, graph,
@@ -59,6 +49,7 @@ ViewBinding::ViewBinding(const WindowParts& p, ViewState* state, QObject* parent
 
     // Last: Qt runs a signal's slots in the order they were connected, so the editor and the
     // timeline follow a change of the state after the panels (bound when they were made) have.
+    ScheduleEditor* editor = p.editor;
     editor->setState(state);
     bindTimeline(timeline, state, editor);
 }

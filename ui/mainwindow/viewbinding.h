@@ -1,7 +1,7 @@
 // Binds the window's views to the shared ViewState and to each other, so MainWindow only builds
 // and places them: the graph view and the timeline share the time axis and the hover; the graph
-// view marks the live table's storages, the find bar's matches and the recomputed nodes, and
-// hands its drops to the schedule editor; the inspector notes recomputed nodes.
+// view marks the live table's storages, the find bar's matches and the recomputed nodes (its
+// drops go to the edited schedule itself); the inspector notes recomputed nodes.
 #pragma once
 #include <QObject>
 #include <QString>

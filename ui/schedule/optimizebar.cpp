@@ -84,12 +84,18 @@ void OptimizeBar::onFinished(const fxmem::OptimizeResult& result,
     }
     const std::int64_t before = edited_->peak();
     const bool better = result.peak < before && result.order != edited_->order();
-    if (better)
-        edited_->replaceOrder(
+    if (better) {
+        const MoveOutcome out = edited_->setOrder(
             result.order,
             tr("Optimize: peak %1 → %2 (%3)")
                 .arg(formatBytes(before), formatBytes(result.peak), formatDelta(result.peak - before, before)),
             true);
+        if (!out.ok) { // core's optimizer returns legal orders: this would be a bug, said rather than hidden
+            emit status(tr("The optimized order was refused: %1").arg(out.why), true);
+            emit done(false);
+            return;
+        }
+    }
     const QString how = result.exact ? tr("the exact optimum")
                                      : tr("the best order found (%1)").arg(QString::fromStdString(result.method));
     if (better)

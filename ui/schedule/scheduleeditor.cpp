@@ -32,21 +32,7 @@
 
 #include <algorithm>
 
-namespace {
-
-// Core's messages quote node names whole: show their head only (a name may be 100 MB).
-QString messageText(std::string_view message) { return elided(message, 4 * kMaxShownNameBytes); }
-
-QString nodeName(const ScheduleModel* model, fxmem::NodeId node) {
-    return elided(model->analysis()->graph().node(node).name);
-}
-
-} // namespace
-
-ScheduleEditor::ScheduleEditor(QWidget* parent) : ScheduleEditor(nullptr, parent) {}
-
-ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
-    : QWidget(parent), edited_(schedule ? schedule : new EditedSchedule(this)) {
+ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent) : QWidget(parent), edited_(schedule) {
     model_ = new ScheduleModel(edited_, this);
     view_ = new ScheduleView(this);
     view_->setObjectName(QStringLiteral("scheduleView"));
@@ -74,7 +60,8 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent)
     layout->addWidget(suggestionList_, 1);
     layout->addWidget(status_);
 
-    model_->setMoveHandler([this](std::size_t from, std::size_t to) { return move(from, to, nullptr, false); });
+    // Every move's outcome, whichever view asked (the list, the graph view, Move to, a suggestion).
+    connect(edited_, &EditedSchedule::moveAnswered, this, &ScheduleEditor::showOutcome);
     // A new graph: what belonged to the previous one goes before the rows change.
     connect(edited_, &EditedSchedule::analysisAboutToChange, this, [this] {
         status_->clear();
@@ -239,14 +226,15 @@ void ScheduleEditor::runMoveCommand(MoveToRow::Kind kind, const QString& text) {
         moveNodeToPosition(node, target.position);
 }
 
+namespace {
+bool shown(const MoveOutcome& out, QString* whyRefused) {
+    if (whyRefused) *whyRefused = out.ok ? QString() : out.why;
+    return out.ok;
+}
+} // namespace
+
 bool ScheduleEditor::moveNodeToPosition(fxmem::NodeId node, std::size_t position, QString* whyRefused) {
-    const fxmem::IncrementalSchedule* s = model_->schedule();
-    if (!s || !node.valid() || node.index() >= s->size()) {
-        if (whyRefused) *whyRefused = tr("no such node");
-        return false;
-    }
-    const std::size_t from = s->position_of(node);
-    const bool moved = move(from, position, whyRefused, false);
+    const bool moved = shown(edited_->moveNodeTo(node, position), whyRefused);
     if (moved) selectNode(node); // keep the moved node in view wherever it went
     return moved;
 }
@@ -257,20 +245,9 @@ bool ScheduleEditor::moveNodeToProfileStep(fxmem::NodeId node, std::int64_t step
 }
 
 bool ScheduleEditor::moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after, QString* whyRefused) {
-    const fxmem::IncrementalSchedule* s = model_->schedule();
-    if (!s || !node.valid() || !after.valid() || node.index() >= s->size() || after.index() >= s->size()) {
-        if (whyRefused) *whyRefused = tr("no such node");
-        return false;
-    }
-    if (node == after) {
-        const QString why = tr("'%1' cannot go after itself").arg(nodeName(model_, node));
-        if (whyRefused) *whyRefused = why;
-        showStatus(tr("Refused: %1").arg(why), true);
-        return false;
-    }
-    // Final position: where `after` ends up once the node has left its place, plus one.
-    const std::size_t from = s->position_of(node), pa = s->position_of(after);
-    return moveNodeToPosition(node, pa > from ? pa : pa + 1, whyRefused);
+    const bool moved = shown(edited_->moveNodeAfter(node, after), whyRefused);
+    if (moved) selectNode(node);
+    return moved;
 }
 
 void ScheduleEditor::clear() { setAnalysis(nullptr); }
@@ -296,64 +273,25 @@ bool ScheduleEditor::moveNode(std::size_t from, std::size_t to, QString* whyRefu
 }
 
 bool ScheduleEditor::moveNodeWithInputs(std::size_t from, std::size_t to, QString* whyRefused) {
-    if (!model_->schedule() || from >= model_->size()) return move(from, to, whyRefused, false);
-    const fxmem::NodeId node = model_->schedule()->at(from);
-    const std::int64_t before = peak();
-    fxmem::IncrementalSchedule::MoveCheck check;
-    if (!edited_->moveWithInputs(from, to, &check)) {
-        const QString why = messageText(check.reason);
-        if (whyRefused) *whyRefused = why;
-        showStatus(tr("Refused: %1").arg(why), true);
-        return false;
-    }
-    if (whyRefused) whyRefused->clear();
-    showStatus(tr("Moved '%1' with its inputs to position %2: peak %3 → %4")
-                   .arg(nodeName(model_, node))
-                   .arg(model_->schedule()->position_of(node))
-                   .arg(formatBytes(before), formatBytes(peak())),
-               false);
-    selectNode(node);
-    return true;
+    return shown(edited_->moveWithInputs(from, to), whyRefused);
 }
 
 bool ScheduleEditor::move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise) {
-    const fxmem::IncrementalSchedule::MoveCheck check = model_->checkMove(from, to);
-    if (!check.ok) {
-        QString why = messageText(check.reason);
-        // Pinned by its own single-use views: offer to take them along.
-        const std::vector<fxmem::NodeId> with = edited_->companionsToOffer(from, to);
-        QString offer;
-        if (!with.empty()) {
-            QStringList names;
-            for (fxmem::NodeId n : with) names << QLatin1Char('\'') % nodeName(model_, n) % QLatin1Char('\'');
-            offer = tr("move with %1").arg(names.join(QStringLiteral(", ")));
-            why += QStringLiteral("; ") % offer;
-        }
-        if (whyRefused) *whyRefused = why;
-        // Where it may go instead, so the next try need not be a guess.
-        if (from < model_->size() &&
-            model_->analysis()->graph().node(model_->schedule()->at(from)).op != fxmem::OpKind::Output) {
-            const fxmem::IncrementalSchedule::LegalRange range = model_->schedule()->legal_range(from);
-            showStatus(tr("Refused: %1; it may go to positions %2–%3.").arg(why).arg(range.lo).arg(range.hi), true);
-        } else {
-            showStatus(tr("Refused: %1").arg(why), true);
-        }
-        if (!offer.isEmpty())
-            status_->offer(offer.left(1).toUpper() % offer.mid(1), [this, from, to] { moveNodeWithInputs(from, to); });
-        return false;
+    return shown(edited_->move(from, to, stepwise), whyRefused);
+}
+
+void ScheduleEditor::showOutcome(const MoveOutcome& out) {
+    if (out.ok) {
+        if (!out.done.isEmpty()) showStatus(out.done, false);
+        // Taken along with its inputs: keep the node in view wherever it went.
+        if (out.withInputs && !out.done.isEmpty()) selectNode(out.node);
+        return;
     }
-    if (whyRefused) whyRefused->clear();
-    if (from == to) return true;
-    const fxmem::NodeId node = model_->schedule()->at(from);
-    const std::int64_t before = peak();
-    edited_->move(from, to, stepwise);
-    showStatus(tr("Moved '%1' from position %2 to %3: peak %4 → %5")
-                   .arg(nodeName(model_, node))
-                   .arg(from)
-                   .arg(to)
-                   .arg(formatBytes(before), formatBytes(peak())),
-               false);
-    return true;
+    showStatus(out.hint.isEmpty() ? tr("Refused: %1").arg(out.why) : tr("Refused: %1; %2.").arg(out.why, out.hint),
+               true);
+    if (!out.offer.empty())
+        status_->offer(out.offerText.left(1).toUpper() % out.offerText.mid(1),
+                       [this, from = out.from, to = out.to] { moveNodeWithInputs(from, to); });
 }
 
 bool ScheduleEditor::saveSchedule(const QString& path, QString* error) {
@@ -379,7 +317,7 @@ bool ScheduleEditor::openSchedule(const QString& path, QString* error) {
 
 void ScheduleEditor::resetSchedule() {
     if (!model_->schedule()) return;
-    if (model_->schedule()->order() == fxmem::original_order(model_->analysis()->graph())) {
+    if (!edited_->isEdited()) {
         showStatus(tr("The schedule already is the graph's original order."), false);
         return;
     }

@@ -1,11 +1,12 @@
 // The schedule editor: a list of one graph's nodes in schedule order that the user reorders by
-// drag and drop or Alt+Up/Alt+Down. Only moves that keep every dependency are accepted; each
-// accepted move is re-scored incrementally under MemoryTracker semantics and pushed on the undo
-// stack of the EditedSchedule it edits (the app's one, shared through ViewState).
+// drag and drop or Alt+Up/Alt+Down. Every edit is a request to the EditedSchedule it edits (the
+// app's one, shared through ViewState), which checks it, pushes it on its undo stack and answers
+// with a MoveOutcome; the editor shows the outcome of every move, whichever view asked for it.
 #pragma once
 #include "analysis/graphanalysis.h"
 #include "schedule/movetorow.h"
 #include "schedule/ordercompare.h"
+#include "state/editedschedule.h"
 
 #include <fxmem/ids.h>
 #include <fxmem/optimize.h>
@@ -18,7 +19,6 @@
 #include <memory>
 #include <vector>
 
-class EditedSchedule;
 class ViewState;
 class QUndoStack;
 class QToolButton;
@@ -34,8 +34,7 @@ class SuggestionList;
 class ScheduleEditor : public QWidget {
     Q_OBJECT
 public:
-    // Edits `schedule`; without one, a schedule of its own (tests).
-    explicit ScheduleEditor(QWidget* parent = nullptr);
+    // Edits `schedule` (not null), which outlives it.
     explicit ScheduleEditor(EditedSchedule* schedule, QWidget* parent = nullptr);
     ~ScheduleEditor() override;
     EditedSchedule* editedSchedule() const { return edited_; }
@@ -62,7 +61,7 @@ public:
     std::size_t peakStep() const;
     std::vector<fxmem::NodeId> order() const;
 
-    // Positions count every node. Pushes an undo command; on refusal returns false and, when
+    // Positions count every node. EditedSchedule::move, shown; on refusal returns false and, when
     // whyRefused is given, says which node blocks.
     bool moveNode(std::size_t from, std::size_t to, QString* whyRefused = nullptr);
     // The same with the node's single-use view inputs (one undo step). A refused single move that
@@ -139,6 +138,8 @@ private:
     MoveToRow* moveRow_ = nullptr;
 
     bool move(std::size_t from, std::size_t to, QString* whyRefused, bool stepwise);
+    // The status line (and the move-with-inputs offer) for a move's outcome.
+    void showOutcome(const MoveOutcome& outcome);
     void onOrderChanged();
     void onAnalysisChanged();
     void showStatus(const QString& text, bool refusal);

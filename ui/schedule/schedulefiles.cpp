@@ -51,7 +51,12 @@ bool open(EditedSchedule& edited, const QString& path, QString* error) {
         *error = messageText(e.what());
         return false;
     }
-    edited.replaceOrder(std::move(schedule.order), tr("Open schedule '%1'").arg(QFileInfo(path).fileName()), true);
+    const MoveOutcome out =
+        edited.setOrder(std::move(schedule.order), tr("Open schedule '%1'").arg(QFileInfo(path).fileName()), true);
+    if (!out.ok) {
+        *error = out.why;
+        return false;
+    }
     edited.markSaved();
     return true;
 }

@@ -22,11 +22,8 @@ QString opName(fxmem::OpKind op) {
 
 } // namespace
 
-ScheduleModel::ScheduleModel(QObject* parent) : ScheduleModel(nullptr, parent) {}
-
-ScheduleModel::ScheduleModel(EditedSchedule* shared, QObject* parent)
-    : QAbstractTableModel(parent), edited_(shared ? shared : new EditedSchedule(this)),
-      fixedFont_(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {
+ScheduleModel::ScheduleModel(EditedSchedule* edited, QObject* parent)
+    : QAbstractTableModel(parent), edited_(edited), fixedFont_(QFontDatabase::systemFont(QFontDatabase::FixedFont)) {
     fixedBoldFont_ = fixedFont_;
     fixedBoldFont_.setBold(true);
     boldFont_.setBold(true);
@@ -80,10 +77,6 @@ ScheduleModel::~ScheduleModel() = default;
 fxmem::IncrementalSchedule::MoveCheck ScheduleModel::checkMove(std::size_t from, std::size_t to) const {
     return edited_->checkMove(from, to);
 }
-
-void ScheduleModel::moveNode(std::size_t from, std::size_t to) { edited_->applyMove(from, to); }
-
-void ScheduleModel::setOrder(std::vector<fxmem::NodeId> order) { edited_->applyOrder(std::move(order)); }
 
 std::int64_t ScheduleModel::afterOrStart(std::size_t position) const {
     return position == 0 ? schedule()->start() : schedule()->after(position - 1);
@@ -245,10 +238,7 @@ bool ScheduleModel::moveRows(const QModelIndex& sourceParent, int sourceRow, int
         sourceRow >= rowCount() || destinationChild < 0 || destinationChild > rowCount())
         return false;
     const auto from = static_cast<std::size_t>(sourceRow);
-    const std::size_t to = targetPosition(from, static_cast<std::size_t>(destinationChild));
-    if (!checkMove(from, to).ok) return false;
-    moveNode(from, to);
-    return true;
+    return edited_->move(from, targetPosition(from, static_cast<std::size_t>(destinationChild))).ok;
 }
 
 QStringList ScheduleModel::mimeTypes() const { return {QString::fromLatin1(kMimeType)}; }
@@ -301,9 +291,5 @@ bool ScheduleModel::dropMimeData(const QMimeData* data, Qt::DropAction action, i
     if (action != Qt::MoveAction) return false;
     std::size_t from = 0;
     const std::optional<std::size_t> to = dropTarget(data, row, parent, &from);
-    if (!to) return false;
-    if (moveHandler_) return moveHandler_(from, *to);
-    if (!checkMove(from, *to).ok) return false;
-    moveNode(from, *to);
-    return true;
+    return to && edited_->move(from, *to).ok;
 }

@@ -1,7 +1,8 @@
 // One graph's nodes in schedule order, one row per position: a table over the EditedSchedule
 // that owns the order (re-scored incrementally as rows move). Moves are fine-grained
-// (beginMoveRows), so selection and scroll follow the node. The model moves only legal rows; the
-// refusal messages live in ScheduleEditor, which drops route through (setMoveHandler).
+// (beginMoveRows), so selection and scroll follow the node. A drop or moveRows is a move request
+// to the EditedSchedule (one undoable command when accepted); whoever shows its outcome listens
+// there (EditedSchedule::moveAnswered).
 #pragma once
 #include "analysis/graphanalysis.h"
 #include "state/editedschedule.h"
@@ -12,7 +13,6 @@
 #include <QFont>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -48,8 +48,7 @@ public:
     };
     static constexpr const char* kMimeType = "application/x-fxmem-schedule-position";
 
-    // A table over `schedule`; without one, over a schedule of its own (tests, a lone editor).
-    explicit ScheduleModel(QObject* parent = nullptr);
+    // A table over `schedule` (not null), which outlives it.
     explicit ScheduleModel(EditedSchedule* schedule, QObject* parent = nullptr);
     ~ScheduleModel() override;
     EditedSchedule* editedSchedule() const { return edited_; }
@@ -62,11 +61,8 @@ public:
     std::size_t size() const { return edited_->size(); }
 
     fxmem::IncrementalSchedule::MoveCheck checkMove(std::size_t from, std::size_t to) const;
-    // Moves the node at `from` to `to` (its final position); throws fxmem::Error when illegal.
-    void moveNode(std::size_t from, std::size_t to);
-    // Replaces the whole order (must be legal; fxmem::Error otherwise, the model unchanged).
-    // Rows follow their nodes: persistent indexes are remapped, not reset.
-    void setOrder(std::vector<fxmem::NodeId> order);
+    // A whole order replaced (EditedSchedule::setOrder): rows follow their nodes, persistent
+    // indexes are remapped, not reset.
 
     // Memory after the node at `position`'s allocations, before its frees.
     std::int64_t during(std::size_t position) const;
@@ -76,10 +72,6 @@ public:
     std::int64_t profileStep(std::size_t position) const { return edited_->profileStep(position); }
     std::size_t positionOfProfileStep(std::int64_t step) const { return edited_->positionOfProfileStep(step); }
 
-    // How a drop asks for a move (ScheduleEditor routes it through its undo stack). Without a
-    // handler a legal drop moves the row directly.
-    using MoveHandler = std::function<bool(std::size_t from, std::size_t to)>;
-    void setMoveHandler(MoveHandler handler) { moveHandler_ = std::move(handler); }
     // Drag feedback: while set, LegalDropRole tells which rows the node at `position` may reach.
     void setDragSource(std::optional<std::size_t> position);
     std::optional<std::size_t> dragSource() const { return dragSource_; }
@@ -118,7 +110,6 @@ private:
     bool hasPeakRow_ = false;
     std::optional<std::size_t> dragSource_;
     fxmem::IncrementalSchedule::LegalRange dragRange_;
-    MoveHandler moveHandler_;
     QFont fixedFont_, fixedBoldFont_, boldFont_; // looked up once, not per painted cell
 
     std::int64_t afterOrStart(std::size_t position) const; // memory after `position`; start for -1

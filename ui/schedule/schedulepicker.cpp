@@ -106,8 +106,12 @@ bool SchedulePicker::pick(int index, QString* status) {
     const std::vector<fxmem::NodeId> order = src.isEdit ? edited_->userEdit() : src.order;
     if (order.empty()) return false;
     if (order == edited_->order()) return true;
-    edited_->replaceOrder(order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)),
-                          false);
+    const MoveOutcome out = edited_->setOrder(
+        order, tr("Use %1").arg(src.isEdit ? tr("your edit") : tr("schedule '%1'").arg(src.name)), false);
+    if (!out.ok) {
+        *status = tr("Could not use %1: %2").arg(src.name, out.why);
+        return false;
+    }
     *status = tr("Now editing %1: peak %2").arg(src.name, formatBytes(edited_->peak()));
     return true;
 }

@@ -1,16 +1,22 @@
 #include "state/editedschedule.h"
 
 #include "jobs/jobtracker.h"
-#include "schedule/schedulecommands.h"
 #include "util/text.h"
+#include "util/units.h"
 
 #include <fxmem/error.h>
 #include <fxmem/profile_steps.h>
 #include <fxmem/schedule.h>
 
+#include <QStringList>
 #include <QUndoStack>
 
 #include <algorithm>
+
+namespace {
+// Core's messages quote node names whole: show their head only (a name may be 100 MB).
+QString messageText(std::string_view message) { return elided(message, 4 * kMaxShownNameBytes); }
+} // namespace
 
 EditedSchedule::EditedSchedule(QObject* parent)
     : QObject(parent), stack_(new QUndoStack(this)), layoutJobs_(new JobTracker(this, 2, JobPriority::Background)) {
@@ -34,6 +40,7 @@ void EditedSchedule::setAnalysis(std::shared_ptr<const GraphAnalysis> analysis,
     originalLayout_ = analysis ? std::move(originalLayout) : nullptr;
     stack_->clear();
     schedule_.reset();
+    prepared_.reset();
     profileStep_.clear();
     inProfile_.clear();
     cleanOrder_.clear();
@@ -204,26 +211,103 @@ void EditedSchedule::moveLayout(std::size_t lo, std::size_t hi) {
         });
 }
 
-bool EditedSchedule::move(std::size_t from, std::size_t to, bool stepwise) {
-    if (!checkMove(from, to).ok) return false;
-    if (from != to) stack_->push(new MoveNodeCommand(this, from, to, stepwise));
-    return true;
+QString EditedSchedule::nodeName(fxmem::NodeId node) const { return elided(analysis_->graph().node(node).name); }
+
+MoveOutcome EditedSchedule::answer(MoveOutcome outcome) {
+    emit moveAnswered(outcome);
+    return outcome;
 }
 
-bool EditedSchedule::moveWithInputs(std::size_t from, std::size_t to, fxmem::IncrementalSchedule::MoveCheck* check) {
-    fxmem::IncrementalSchedule::MoveCheck result;
-    const std::vector<fxmem::IncrementalSchedule::Step> steps =
-        schedule_ ? schedule_->plan_move_with(from, to, &result) : std::vector<fxmem::IncrementalSchedule::Step>{};
-    if (!schedule_) result.reason = "no graph is open";
-    if (check) *check = result;
-    if (!result.ok) return false;
-    if (steps.empty()) return true;
-    const QString name = elided(analysis_->graph().node(schedule_->at(from)).name);
+MoveOutcome EditedSchedule::move(std::size_t from, std::size_t to, bool stepwise) {
+    MoveOutcome out;
+    out.from = from;
+    out.to = to;
+    if (schedule_ && from < size()) out.node = schedule_->at(from);
+    const fxmem::IncrementalSchedule::MoveCheck check = checkMove(from, to);
+    if (!check.ok) {
+        out.why = messageText(check.reason);
+        // Pinned by its own single-use views: offer to take them along.
+        out.offer = companionsToOffer(from, to);
+        if (!out.offer.empty()) {
+            QStringList names;
+            for (fxmem::NodeId n : out.offer) names << QLatin1Char('\'') % nodeName(n) % QLatin1Char('\'');
+            out.offerText = tr("move with %1").arg(names.join(QStringLiteral(", ")));
+            out.why += QStringLiteral("; ") % out.offerText;
+        }
+        // Where it may go instead, so the next try need not be a guess.
+        if (out.node.valid() && analysis_->graph().node(out.node).op != fxmem::OpKind::Output) {
+            const fxmem::IncrementalSchedule::LegalRange range = schedule_->legal_range(from);
+            out.hint = tr("it may go to positions %1–%2").arg(range.lo).arg(range.hi);
+        }
+        return answer(std::move(out));
+    }
+    out.ok = true;
+    if (from == to) return answer(std::move(out));
+    const std::int64_t before = peak();
+    stack_->push(new MoveNodeCommand(*this, out.node, nodeName(out.node), from, to, stepwise));
+    out.done = tr("Moved '%1' from position %2 to %3: peak %4 → %5")
+                   .arg(nodeName(out.node))
+                   .arg(from)
+                   .arg(to)
+                   .arg(formatBytes(before), formatBytes(peak()));
+    return answer(std::move(out));
+}
+
+MoveOutcome EditedSchedule::moveWithInputs(std::size_t from, std::size_t to) {
+    MoveOutcome out;
+    out.from = from;
+    out.to = to;
+    out.withInputs = true;
+    if (!schedule_ || from >= size()) {
+        out = move(from, to); // the plain move's refusal (announced there)
+        return out;
+    }
+    out.node = schedule_->at(from);
+    fxmem::IncrementalSchedule::MoveCheck check;
+    const std::vector<fxmem::IncrementalSchedule::Step> steps = schedule_->plan_move_with(from, to, &check);
+    if (!check.ok) {
+        out.why = messageText(check.reason);
+        return answer(std::move(out));
+    }
+    out.ok = true;
+    if (steps.empty()) return answer(std::move(out));
+    const std::int64_t before = peak();
+    const QString name = nodeName(out.node);
     stack_->beginMacro(tr("Move '%1' with its inputs to position %2").arg(name).arg(steps.back().to));
     for (const fxmem::IncrementalSchedule::Step& st : steps)
-        stack_->push(new MoveNodeCommand(this, st.from, st.to, false));
+        stack_->push(new MoveNodeCommand(*this, schedule_->at(st.from), nodeName(schedule_->at(st.from)), st.from,
+                                         st.to, false));
     stack_->endMacro();
-    return true;
+    out.done = tr("Moved '%1' with its inputs to position %2: peak %3 → %4")
+                   .arg(name)
+                   .arg(positionOf(out.node))
+                   .arg(formatBytes(before), formatBytes(peak()));
+    return answer(std::move(out));
+}
+
+MoveOutcome EditedSchedule::moveNodeTo(fxmem::NodeId node, std::size_t position) {
+    if (!schedule_ || !node.valid() || node.index() >= size()) {
+        MoveOutcome out;
+        out.node = node;
+        out.why = tr("no such node");
+        return answer(std::move(out));
+    }
+    return move(positionOf(node), position);
+}
+
+MoveOutcome EditedSchedule::moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after) {
+    if (!schedule_ || !after.valid() || after.index() >= size()) return moveNodeTo(fxmem::NodeId(), 0);
+    if (node == after) {
+        MoveOutcome out;
+        out.node = node;
+        out.from = out.to = positionOf(node);
+        out.why = tr("'%1' cannot go after itself").arg(nodeName(node));
+        return answer(std::move(out));
+    }
+    if (!node.valid() || node.index() >= size()) return moveNodeTo(node, 0);
+    // Final position: where `after` ends up once the node has left its place, plus one.
+    const std::size_t from = positionOf(node), pa = positionOf(after);
+    return move(from, pa > from ? pa : pa + 1);
 }
 
 std::vector<fxmem::NodeId> EditedSchedule::companionsToOffer(std::size_t from, std::size_t to) const {
@@ -237,23 +321,34 @@ std::vector<fxmem::NodeId> EditedSchedule::companionsToOffer(std::size_t from, s
     return together.ok ? with : std::vector<fxmem::NodeId>{};
 }
 
-void EditedSchedule::replaceOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade) {
-    if (!schedule_) throw fxmem::Error("no graph is open");
-    if (order == schedule_->order()) return;
-    picking_ = !userMade;
-    try {
-        stack_->push(new SetOrderCommand(this, std::move(order), text));
-    } catch (...) {
-        picking_ = false;
-        throw;
+MoveOutcome EditedSchedule::setOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade) {
+    MoveOutcome out;
+    if (!schedule_) {
+        out.why = tr("no graph is open");
+        return out;
     }
+    out.ok = true;
+    if (order == schedule_->order()) return out;
+    // Built here first: an illegal order is refused before anything is pushed.
+    try {
+        prepared_ =
+            std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(), analysis_->alias(),
+                                                         analysis_->releasable(), analysis_->counted(), order);
+    } catch (const fxmem::Error& e) {
+        out.ok = false;
+        out.why = messageText(e.what());
+        return out;
+    }
+    picking_ = !userMade;
+    stack_->push(new SetOrderCommand(*this, schedule_->order(), std::move(order), text));
     picking_ = false;
+    return out;
 }
 
-bool EditedSchedule::resetToOriginal() {
-    if (!schedule_ || !isEdited()) return false;
-    stack_->push(new ResetScheduleCommand(this));
-    return true;
+MoveOutcome EditedSchedule::resetToOriginal() {
+    if (!schedule_) return setOrder({}, {}, false);
+    if (!isEdited()) return setOrder(schedule_->order(), {}, false);
+    return setOrder(fxmem::original_order(analysis_->graph()), tr("Reset schedule"), true);
 }
 
 void EditedSchedule::markSaved() {
@@ -277,10 +372,13 @@ void EditedSchedule::applyMove(std::size_t from, std::size_t to) {
 
 void EditedSchedule::applyOrder(std::vector<fxmem::NodeId> order) {
     if (!analysis_) throw fxmem::Error("no graph is open");
-    // Build first: an illegal order throws here and leaves everything as it was.
-    auto next =
-        std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(), analysis_->alias(),
-                                                     analysis_->releasable(), analysis_->counted(), std::move(order));
+    // Build first: an illegal order throws here and leaves everything as it was. setOrder built
+    // it already.
+    std::unique_ptr<fxmem::IncrementalSchedule> next = std::move(prepared_);
+    if (!next || next->order() != order)
+        next = std::make_unique<fxmem::IncrementalSchedule>(analysis_->file(), analysis_->graph(), analysis_->alias(),
+                                                            analysis_->releasable(), analysis_->counted(),
+                                                            std::move(order));
     emit orderAboutToBeReplaced(next->order());
     schedule_ = std::move(next);
     if (schedule_->size() > 0) updateProfileSteps(0, schedule_->size() - 1);

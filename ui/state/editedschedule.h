@@ -3,9 +3,13 @@
 // order (the original, or the last one saved or opened), the last order the user made ("Your
 // edit") and the graph layout of the current order. The schedule table, the graph view, the
 // timeline and the panels read the order, the positions and the legal range from here, so no view
-// keeps a copy that could drift; every edit is one undoable command pushed here.
+// keeps a copy that could drift. Every edit (the list's drag, the graph view's drop, "Move to",
+// a pick, Open, Optimize, a suggestion) is a request here that answers with a MoveOutcome and,
+// when accepted, is one undoable command (state/schedulecommands.h) on this object's stack: the
+// commands are the only callers of the private apply*. The window makes one, in ViewState.
 #pragma once
 #include "analysis/graphanalysis.h"
+#include "state/schedulecommands.h"
 
 #include <fxmem/incremental.h>
 #include <fxmem/layout.h>
@@ -21,7 +25,22 @@
 class JobTracker;
 class QUndoStack;
 
-class EditedSchedule : public QObject {
+// What an edit request came to. The views only show it.
+struct MoveOutcome {
+    bool ok = false;
+    QString why;  // refused: core's reason (names elided), with the offer when there is one
+    QString hint; // refused: where the node may go instead ("it may go to positions 2–3"), if anywhere
+    // Refused only because of the node's own single-use view inputs: those, which moveWithInputs
+    // takes along, and the offer in words ("move with 't_25'").
+    std::vector<fxmem::NodeId> offer;
+    QString offerText;
+    QString done;                 // accepted and changed: what moved, and the peak before and after
+    fxmem::NodeId node;           // the node asked to move (invalid for a whole order)
+    std::size_t from = 0, to = 0; // the move asked for (positions)
+    bool withInputs = false;
+};
+
+class EditedSchedule : public QObject, private ScheduleEditTarget {
     Q_OBJECT
 public:
     explicit EditedSchedule(QObject* parent = nullptr);
@@ -72,20 +91,26 @@ public:
     // How many whole-graph layouts were built on this (the GUI) thread: a move builds none.
     std::size_t layoutsBuiltHere() const { return layoutsBuiltHere_; }
 
-    // Edits: each is one command on undoStack(). A refused move pushes nothing and returns false.
-    // `stepwise` moves of one node (Alt+Up/Down) merge into one undo step.
+    // Edits, the only ways to change the order: each checks the edit against core's rules and
+    // pushes one command on undoStack() when accepted (none when nothing changes; a macro for a
+    // move with inputs); a refusal pushes nothing. The outcome says which and why; a move's
+    // outcome is also announced (moveAnswered) for the views that show it.
     QUndoStack* undoStack() const { return stack_; }
-    bool move(std::size_t from, std::size_t to, bool stepwise = false);
-    // The node at `from` to `to` with its single-use view inputs (IncrementalSchedule::
-    // companions), as one undo step; false, and the refusal in `check`, when that is illegal too.
-    bool moveWithInputs(std::size_t from, std::size_t to, fxmem::IncrementalSchedule::MoveCheck* check = nullptr);
-    // The inputs that would travel with the node at `from` when the single move to `to` is
-    // refused only because of them (empty: no such offer).
-    std::vector<fxmem::NodeId> companionsToOffer(std::size_t from, std::size_t to) const;
-    // A whole order (must be legal, else fxmem::Error and nothing changes). `userMade`: it becomes
-    // "Your edit" when it is none of the stored orders; a pick of a stored one is not.
-    void replaceOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade);
-    bool resetToOriginal(); // false when already original
+    // The node at `from` to final position `to`. `stepwise` moves of one node (Alt+Up/Down)
+    // merge into one undo step.
+    MoveOutcome move(std::size_t from, std::size_t to, bool stepwise = false);
+    // The same with the node's single-use view inputs (IncrementalSchedule::companions), as one
+    // undo step.
+    MoveOutcome moveWithInputs(std::size_t from, std::size_t to);
+    // `node` to a final position, or just after `after` ("Move selected to").
+    MoveOutcome moveNodeTo(fxmem::NodeId node, std::size_t position);
+    MoveOutcome moveNodeAfter(fxmem::NodeId node, fxmem::NodeId after);
+    // A whole order (a pick, Open, Optimize); refused, with core's reason, when it is not legal.
+    // `userMade`: it becomes "Your edit" when it is none of the stored orders; a pick of a stored
+    // one is not.
+    MoveOutcome setOrder(std::vector<fxmem::NodeId> order, const QString& text, bool userMade);
+    // Back to the graph's own order (ok and nothing pushed when it already is).
+    MoveOutcome resetToOriginal();
     // The current order is what is on disk now (after Save or Open): the undo stack is clean
     // whenever the order equals it again.
     void markSaved();
@@ -94,15 +119,13 @@ public:
     // file); empty before the first.
     const std::vector<fxmem::NodeId>& userEdit() const { return userEdit_; }
 
-    // Applied by the undo commands only (no undo entry). applyMove throws fxmem::Error when illegal.
-    void applyMove(std::size_t from, std::size_t to);
-    void applyOrder(std::vector<fxmem::NodeId> order);
-
 signals:
     // Around setAnalysis (views drop what they derived from the previous graph).
     void analysisAboutToChange();
     void analysisChanged();
-    // Around one node's move (positions as in applyMove), for fine-grained row moves.
+    // The outcome of every move request, accepted or refused (the schedule dock's status line).
+    void moveAnswered(const MoveOutcome& outcome);
+    // Around one node's move (positions as in move()), for fine-grained row moves.
     void aboutToMove(std::size_t from, std::size_t to);
     void moved(std::size_t from, std::size_t to);
     // Around a whole-order change; between them, schedule() still holds the old order.
@@ -114,6 +137,15 @@ signals:
     void layoutChanged();
 
 private:
+    // The commands' side (ScheduleEditTarget): no undo entry. Illegal: fxmem::Error, no change.
+    void applyMove(std::size_t from, std::size_t to) override;
+    void applyOrder(std::vector<fxmem::NodeId> order) override;
+    // The inputs that would travel with the node at `from` when the single move to `to` is
+    // refused only because of them (empty: no such offer).
+    std::vector<fxmem::NodeId> companionsToOffer(std::size_t from, std::size_t to) const;
+    MoveOutcome answer(MoveOutcome outcome); // announces a move's outcome, returns it
+    QString nodeName(fxmem::NodeId node) const;
+
     std::shared_ptr<const GraphAnalysis> analysis_;
     std::unique_ptr<fxmem::IncrementalSchedule> schedule_;
     QUndoStack* stack_ = nullptr;
@@ -122,7 +154,9 @@ private:
     std::vector<std::uint8_t> inProfile_;   // per NodeId
     std::int64_t lastStep_ = 0;             // the output node's step
     std::size_t running_ = 0;
-    bool picking_ = false; // a replaceOrder that is not the user's own order
+    bool picking_ = false; // a setOrder that is not the user's own order
+    // setOrder's order, checked by building it; the command's first applyOrder takes it.
+    std::unique_ptr<fxmem::IncrementalSchedule> prepared_;
     mutable std::optional<std::vector<std::int64_t>> profile_;
     mutable std::optional<std::size_t> peakStep_; // of profile_, worked out once per order
     mutable std::shared_ptr<const fxmem::GraphLayout> layout_;
