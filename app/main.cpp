@@ -1,13 +1,15 @@
 // fxmem: argument parsing and wiring. The UI library knows nothing of the file format; the
 // loader (fxmem::load_file) is injected here.
-#include "mainwindow/graphdragbenchmark.h"
 #include "mainwindow/mainwindow.h"
-#include "mainwindow/opentiming.h"
-#include "mainwindow/scrubbenchmark.h"
 #include "mainwindow/sidetabs.h"
-#include "mainwindow/sizesbenchmark.h"
 #include "timeline/timelinemodebar.h"
 #include "util/theme.h"
+
+// The --benchmark-* flags run the measurements of bench/ui (fxmem_bench_ui).
+#include "ui/graphdragbenchmark.h"
+#include "ui/opentiming.h"
+#include "ui/scrubbenchmark.h"
+#include "ui/sizesbenchmark.h"
 
 #include <fxmem/io.h>
 

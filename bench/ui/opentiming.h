@@ -3,7 +3,7 @@
 // graph view have painted it once, and until the views the options asked for have settled.
 // Printed, never asserted (the machine's load decides them).
 #pragma once
-#include "mainwindow/benchtiming.h"
+#include "ui/benchtiming.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "mainwindow/opentiming.h"
+#include "ui/opentiming.h"
 
 #include "mainwindow/mainwindow.h"
 

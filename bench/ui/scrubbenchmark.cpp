@@ -1,10 +1,10 @@
-#include "mainwindow/scrubbenchmark.h"
+#include "ui/scrubbenchmark.h"
 
-#include "mainwindow/benchtiming.h"
 #include "mainwindow/mainwindow.h"
 #include "state/viewstate.h"
 #include "timeline/qcp.h"
 #include "timeline/timelineplot.h"
+#include "ui/benchtiming.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

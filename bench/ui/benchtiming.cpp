@@ -1,4 +1,4 @@
-#include "mainwindow/benchtiming.h"
+#include "ui/benchtiming.h"
 
 #include "graphview/graphview.h"
 #include "inspector/nodeinspector.h"

@@ -5,7 +5,7 @@
 // with the edit's handlers split by part. pan: middle-button moves of a few pixels along the
 // time axis, each timed until the last paint. Runs synchronously on the GUI thread.
 #pragma once
-#include "mainwindow/scrubbenchmark.h"
+#include "ui/scrubbenchmark.h"
 
 #include <QString>
 

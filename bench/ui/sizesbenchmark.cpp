@@ -1,12 +1,12 @@
-#include "mainwindow/sizesbenchmark.h"
+#include "ui/sizesbenchmark.h"
 
-#include "mainwindow/benchtiming.h"
 #include "mainwindow/mainwindow.h"
 #include "sizes/logscale.h"
 #include "sizes/sizesbar.h"
 #include "state/viewstate.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
+#include "ui/benchtiming.h"
 
 #include <fxmem/symbolic.h>
 

@@ -1,10 +1,10 @@
-#include "mainwindow/graphdragbenchmark.h"
+#include "ui/graphdragbenchmark.h"
 
 #include "graphview/graphview.h"
-#include "mainwindow/benchtiming.h"
 #include "mainwindow/mainwindow.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
+#include "ui/benchtiming.h"
 
 #include <fxmem/layout.h>
 
