@@ -576,7 +576,7 @@ void TestGraphView::hugeNameInTheView() {
 void TestGraphView::moduleRunsAsWorkedOut() {
     const fxmem::GraphFile f = twoBlocks();
     const fxmem::GraphLayout layout(f.graphs[0]);
-    const ModuleGroups mg(f.graphs[0], layout);
+    const ModuleGroups mg(std::make_shared<const fxmem::ModuleTree>(f.graphs[0]), layout);
     const fxmem::ModuleTree& t = mg.tree();
     QCOMPARE(mg.depths(), 3u);
     auto runs = [&](std::uint32_t d) {
@@ -860,7 +860,7 @@ fxmem::GraphFile prefetch() {
 void TestGraphView::collectivesAreSpansFromStartToWait() {
     const fxmem::GraphFile f = prefetch();
     const fxmem::Graph& g = f.graphs[0];
-    const auto pairs = findCollectives(g, fxmem::target_categories(g));
+    const auto pairs = fxmem::find_collectives(g, fxmem::target_categories(g));
     QCOMPARE(pairs.size(), std::size_t(2));
     QCOMPARE(pairs[0].start, g.find("ag"));
     QCOMPARE(pairs[0].wait, g.find("w"));

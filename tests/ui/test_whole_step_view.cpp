@@ -378,6 +378,12 @@ void TestWholeStepView::aRepeatedRegionsModulesAreQualified() {
     QCOMPARE(GraphModules::qualifiedName(scene.get(), 1, lin), std::optional<QString>(QStringLiteral("blocks.1.lin")));
     GraphModules groups;
     groups.reset(scene.get());
+    // One module tree per graph: the graph view groups by the attribution's own tree, so an index
+    // it hands out means the same module in the breakdown and the live table.
+    for (std::size_t s = 0; s < scene->segments.size(); ++s) {
+        QVERIFY(groups.of(static_cast<int>(s)) != nullptr);
+        QCOMPARE(&groups.of(static_cast<int>(s))->tree(), &scene->segments[s].attribution->tree());
+    }
     groups.setHighlightedName(QStringLiteral("blocks.1.lin"));
     QCOMPARE(groups.highlight(0), ModuleGroups::npos);
     QCOMPARE(groups.highlight(1), lin);

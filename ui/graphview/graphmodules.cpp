@@ -21,7 +21,10 @@ void GraphModules::reset(const Scene* scene) {
     std::uint32_t depths = 0;
     for (const Segment& seg : scene->segments) {
         prefixes_.push_back(seg.modulePrefix);
-        auto groups = std::make_unique<ModuleGroups>(seg.analysis->graph(), *seg.layout);
+        // The attribution's tree (aliased to it), so that module indices are shared with the
+        // breakdown and the live table.
+        auto groups = std::make_unique<ModuleGroups>(
+            std::shared_ptr<const fxmem::ModuleTree>(seg.attribution, &seg.attribution->tree()), *seg.layout);
         if (groups->depths() == 0) groups.reset();
         if (groups) depths = std::max(depths, groups->depths());
         groups_.push_back(std::move(groups));

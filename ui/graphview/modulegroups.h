@@ -2,6 +2,9 @@
 // runs of consecutive steps whose nodes belong to one module (a layer's forward is one run; a
 // backward may visit a module several times), and which modules are collapsed to one box.
 // Layout-dependent parts are rebuilt by relayout() after a schedule edit. O(N * depth).
+// The tree is the graph's one tree, the attribution's (Segment::attribution), shared, so that a
+// module index means the same module in the graph view, the breakdown and the live table.
+// Built and used on the GUI thread.
 #pragma once
 #include <fxmem/attribution.h>
 #include <fxmem/layout.h>
@@ -26,9 +29,10 @@ public:
         std::uint32_t ordinal = 0; // index among the runs of its depth (for alternating shades)
     };
 
-    ModuleGroups(const fxmem::Graph& graph, const fxmem::GraphLayout& layout);
+    // `tree` is the graph's ModuleTree (shared with the attribution that owns it).
+    ModuleGroups(std::shared_ptr<const fxmem::ModuleTree> tree, const fxmem::GraphLayout& layout);
 
-    const fxmem::ModuleTree& tree() const { return tree_; }
+    const fxmem::ModuleTree& tree() const { return *tree_; }
     std::uint32_t depths() const { return static_cast<std::uint32_t>(runs_.size()); } // 0: no modules
     // Runs at `depth` (1-based), in step order, disjoint.
     std::span<const Run> runs(std::uint32_t depth) const;
@@ -46,12 +50,11 @@ public:
     void expandOneLevel(std::uint32_t m);
     // The outermost collapsed module containing m (m itself included), or npos.
     std::uint32_t collapsedRoot(std::uint32_t m) const { return collapsedRoot_[m]; }
-    bool hidden(fxmem::NodeId n) const { return collapsedRoot_[tree_.node_module(n)] != npos; }
+    bool hidden(fxmem::NodeId n) const { return collapsedRoot_[tree_->node_module(n)] != npos; }
     bool anyCollapsed() const { return anyCollapsed_; }
 
 private:
-    const fxmem::Graph* graph_;
-    fxmem::ModuleTree tree_;
+    std::shared_ptr<const fxmem::ModuleTree> tree_;
     std::vector<std::vector<Run>> runs_;  // [depth - 1]
     std::vector<std::uint8_t> collapsed_; // per tree index
     std::vector<std::uint32_t> collapsedRoot_;

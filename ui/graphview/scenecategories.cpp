@@ -8,7 +8,7 @@ void SceneCategories::reset(const Scene* scene) {
     for (const Segment& seg : scene->segments) {
         const fxmem::Graph& g = seg.analysis->graph();
         byTarget.push_back(fxmem::target_categories(g));
-        collectives.push_back(findCollectives(g, byTarget.back()));
+        collectives.push_back(fxmem::find_collectives(g, byTarget.back()));
         for (std::size_t i = 0; i < g.size(); ++i) {
             const fxmem::NodeId n(static_cast<std::int32_t>(i));
             legend.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, byTarget.back())));

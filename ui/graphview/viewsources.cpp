@@ -10,7 +10,7 @@ PrepareInput prepareInputOf(const ViewSources& v) {
     for (std::size_t s = 0; s < v.scene->segments.size(); ++s) {
         const Segment& seg = v.scene->segments[s];
         const int i = static_cast<int>(s);
-        const std::vector<CollectivePair>& collectives = v.categories->collectives[s];
+        const std::vector<fxmem::CollectivePair>& collectives = v.categories->collectives[s];
         SegmentInput& si = in.segments.emplace_back();
         si.graph = &seg.analysis->graph();
         si.layout = &v.layouts->of(i);

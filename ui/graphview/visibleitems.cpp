@@ -190,7 +190,7 @@ VisibleItems prepareVisibleItems(const PrepareInput& in) {
         if (seg.collectives) {
             // A bar along the start's lane (its result's wire) up to the wait, at least 3 px thick.
             const double thick = std::clamp(out.nodeH * 0.55, 3.0, 12.0);
-            for (const CollectivePair& c : *seg.collectives) {
+            for (const fxmem::CollectivePair& c : *seg.collectives) {
                 const std::int64_t a = L.step(c.start), b = L.step(c.wait);
                 const std::int32_t lane = L.lane(c.start);
                 if (b < lo || a > hi || lane < laneLo || lane > laneHi) continue;

@@ -3,11 +3,11 @@
 // layouts, the viewport and the marks, so tests can check its output without pixels: which
 // nodes become boxes or dots, where the wires run, which labels fit.
 #pragma once
-#include "graphview/collectives.h"
 #include "graphview/modulegroups.h"
 #include "graphview/viewport.h"
 #include "loading/scene.h"
 
+#include <fxmem/collectives.h>
 #include <fxmem/layout.h>
 #include <fxmem/model.h>
 
@@ -30,7 +30,7 @@ struct SegmentInput {
     const std::vector<std::uint8_t>* match = nullptr; // per node: a search match
     const ModuleGroups* groups = nullptr;             // null: the graph has no modules
     std::uint32_t highlight = ModuleGroups::npos;     // tree index of a highlighted module
-    const std::vector<CollectivePair>* collectives = nullptr;
+    const std::vector<fxmem::CollectivePair>* collectives = nullptr;
     const std::vector<std::uint8_t>* recomputed = nullptr; // per node: recomputed in the backward
     std::string_view name{}; // the label above it (a whole step's run); empty: the graph's name
 };
