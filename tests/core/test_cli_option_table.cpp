@@ -36,7 +36,6 @@ struct Cell {
     Expect expect = Expect::Changes;
     const char* detail = "";
     int status = 0;
-    const char* pending = nullptr; // a cell in a file this change does not own: skipped, with why
 };
 
 // Placeholders: {good} tests/data/good, {ex} resources/examples, {tmp} this process's scratch
@@ -326,7 +325,6 @@ class Cells : public testing::TestWithParam<std::size_t> {};
 
 TEST_P(Cells, ChangesTheOutputOrIsRefused) {
     const Cell& c = cells()[GetParam()];
-    if (c.pending) GTEST_SKIP() << c.command << " " << c.mode << " " << c.option << ": " << c.pending;
     write_fixtures();
     const Outcome second = run_cell(c, c.second);
     switch (c.expect) {
