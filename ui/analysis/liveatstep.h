@@ -21,6 +21,7 @@ struct LiveAtStep {
     std::size_t baselineBegin = 0;        // live[baselineBegin, end) hold the baseline (the carried storages)
 };
 
-// The live set comes from shownIndex(scene, segment, ordered). Baseline entries carry the forward's allocator and
-// last user and LiveReason::GraphOutput. O(log N + live).
+// The live set comes from shownIndex(scene, segment, ordered), the baseline from core's
+// Timeline::live_at: the allocator and last user of the graph that made it, LiveReason::GraphOutput.
+// O(log N + live).
 LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64_t globalStep);

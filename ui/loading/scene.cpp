@@ -59,13 +59,10 @@ std::uint32_t Scene::layerDepth() const {
 }
 
 Scene::Where Scene::locate(std::int64_t globalStep) const {
-    for (std::size_t i = 0; i < segments.size(); ++i) {
-        const Segment& s = segments[i];
-        const auto size = static_cast<std::int64_t>(s.analysis->profile().size());
-        if (globalStep >= s.offset && globalStep < s.offset + size)
-            return {static_cast<int>(i), static_cast<std::size_t>(globalStep - s.offset)};
-    }
-    return {};
+    if (!timeline) return {};
+    const std::optional<fxmem::TimelinePoint> at = timeline->locate(globalStep);
+    if (!at) return {};
+    return {static_cast<int>(at->segment), at->step};
 }
 
 std::int64_t Scene::globalStep(int segment, fxmem::NodeId node) const {
@@ -74,6 +71,7 @@ std::int64_t Scene::globalStep(int segment, fxmem::NodeId node) const {
 }
 
 namespace {
+// What the views add to an analysis: its layout, attribution and per-node bytes.
 Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::RoleAssignment& roles,
                     const fxmem::CancelCheck& cancelled) {
     Segment s;
@@ -99,35 +97,28 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::
     }
     return s;
 }
-// One segment per step entry; a graph that runs several times is analysed and laid out once.
-void buildWholeStep(Scene& scene, const fxmem::RoleAssignment& roles, DeviceFilter filter,
-                    const fxmem::CancelCheck& cancelled) {
+
+// One segment per timeline segment; a graph that runs several times (the whole step) shares one
+// analysis, and so one layout and attribution.
+void addSegments(Scene& scene, const fxmem::RoleAssignment& roles, const fxmem::CancelCheck& cancelled) {
     const fxmem::GraphFile& file = *scene.file;
-    auto step = std::make_shared<fxmem::WholeStep>(fxmem::whole_step(file, fxmem::counted_for(file, filter)));
     std::vector<std::optional<Segment>> byGraph(file.graphs.size());
-    for (std::size_t e = 0; e < step->segments.size(); ++e) {
-        fxmem::throw_if_cancelled(cancelled);
-        const fxmem::StepSegment& ss = step->segments[e];
-        std::optional<Segment>& proto = byGraph[ss.graph];
-        // GraphAnalysis::compute in pair context: a paired backward with get_peak_memory's
-        // releasability, as whole_step profiles it.
-        if (!proto)
-            proto = makeSegment(GraphAnalysis::compute(scene.file, static_cast<int>(ss.graph), filter, cancelled),
-                                roles, cancelled);
+    for (const fxmem::TimelineSegment& ts : scene.timeline->segments()) {
+        std::optional<Segment>& proto = byGraph[ts.graph];
+        if (!proto || proto->analysis != ts.analysis) proto = makeSegment(ts.analysis, roles, cancelled);
         Segment seg = *proto;
-        if (seg.analysis->profile().size() != ss.length)
-            throw fxmem::Error(file.source + ": the whole step and the analysis of " + file.graphs[ss.graph].name +
-                               " disagree on its length");
-        seg.offset = static_cast<std::int64_t>(ss.begin);
-        seg.baseline = ss.carry.total();
-        seg.entry = static_cast<int>(ss.entry);
-        seg.name = fxmem::step_entry_name(file, file.step[ss.entry]);
-        seg.modulePrefix = QString::fromStdString(file.step[ss.entry].module_prefix);
-        seg.carried = fxmem::carried_at(*step, static_cast<std::uint32_t>(e));
-        for (const fxmem::CarriedStorage& c : seg.carried) seg.baselineStorages.push_back(c.storage);
+        seg.offset = ts.offset;
+        seg.baseline = ts.baseline;
+        seg.baselineStorages = ts.baseline_storages;
+        seg.carried = ts.carried;
+        if (ts.entry) {
+            const fxmem::StepEntry& entry = file.step[*ts.entry];
+            seg.entry = static_cast<int>(*ts.entry);
+            seg.name = fxmem::step_entry_name(file, entry);
+            seg.modulePrefix = QString::fromStdString(entry.module_prefix);
+        }
         scene.segments.push_back(std::move(seg));
     }
-    scene.step = std::move(step);
 }
 } // namespace
 
@@ -157,31 +148,21 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
     scene->request = request;
     scene->roles = std::make_shared<const fxmem::RoleAssignment>(fxmem::resolve_roles(*file));
     const fxmem::RoleAssignment& roles = *scene->roles;
-    if (request.wholeStep) {
-        buildWholeStep(*scene, roles, request.filter, cancelled);
-    } else if (request.pair >= 0) {
-        GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, request.pair, request.filter, cancelled);
-        Segment fwd = makeSegment(std::move(pa.forward), roles, cancelled);
-        Segment bwd = makeSegment(std::move(pa.backward), roles, cancelled);
-        bwd.offset = static_cast<std::int64_t>(fwd.analysis->profile().size());
-        bwd.baseline = bwd.analysis->baseline();
-        // The baseline counts non-CPU storages only, whatever the view's device filter (PyTorch).
-        for (fxmem::StorageId s : pa.baselineStorages)
-            if (!file->is_cpu(s)) bwd.baselineStorages.push_back(s);
-        scene->pairPeak = bwd.analysis->pairPeak();
-        scene->segments.push_back(std::move(fwd));
-        scene->segments.push_back(std::move(bwd));
-    } else if (request.graph >= 0) {
-        scene->segments.push_back(
-            makeSegment(GraphAnalysis::compute(file, request.graph, request.filter, cancelled), roles, cancelled));
-        scene->pairPeak = scene->segments.front().analysis->pairPeak();
-    }
-    for (const Segment& s : scene->segments)
-        for (std::int64_t v : s.analysis->profile()) scene->profile.push_back(v + s.baseline);
-    const auto it = std::max_element(scene->profile.begin(), scene->profile.end());
-    if (it != scene->profile.end()) {
-        scene->peak = *it;
-        scene->peakStep = static_cast<std::size_t>(it - scene->profile.begin());
-    }
+    auto timeline = [&]() -> std::optional<fxmem::Timeline> {
+        if (request.wholeStep) return fxmem::Timeline::whole_step(file, request.filter, cancelled);
+        if (request.pair >= 0)
+            return fxmem::Timeline::pair(file, static_cast<std::size_t>(request.pair), request.filter, cancelled);
+        if (request.graph >= 0)
+            return fxmem::Timeline::graph(file, static_cast<std::uint32_t>(request.graph), request.filter, cancelled);
+        return std::nullopt;
+    }();
+    if (!timeline) return scene;
+    scene->timeline = std::make_shared<const fxmem::Timeline>(std::move(*timeline));
+    addSegments(*scene, roles, cancelled);
+    scene->profile = scene->timeline->profile();
+    scene->peak = scene->timeline->peak();
+    scene->peakStep = scene->timeline->peak_step();
+    scene->pairPeak = scene->timeline->pair_peak();
+    scene->step = scene->timeline->step();
     return scene;
 }

@@ -8,6 +8,7 @@
 #include <fxmem/attribution.h>
 #include <fxmem/layout.h>
 #include <fxmem/model.h>
+#include <fxmem/timeline.h>
 #include <fxmem/whole_step.h>
 
 #include <QString>
@@ -39,6 +40,8 @@ struct NodeRef {
     friend bool operator==(const NodeRef&, const NodeRef&) = default;
 };
 
+// A segment of the scene's fxmem::Timeline (the same index) with what the views add to it: its
+// analysis, offset, baseline and baseline storages are the timeline segment's.
 struct Segment {
     std::shared_ptr<const GraphAnalysis> analysis;
     std::shared_ptr<const fxmem::GraphLayout> layout;
@@ -70,8 +73,10 @@ struct Scene {
     std::shared_ptr<const fxmem::GraphFile> loaded;
     QString path;
     SceneRequest request; // resolved: graph or pair set
+    // The segments on one time axis (core's: offsets, baselines, the joined profile, live_at).
+    std::shared_ptr<const fxmem::Timeline> timeline;
     std::vector<Segment> segments;
-    std::vector<std::int64_t> profile; // global: the segments' profiles, baseline included
+    std::vector<std::int64_t> profile; // global: the segments' profiles, baseline included (the timeline's)
     std::int64_t peak = 0;
     std::size_t peakStep = 0;
     std::optional<fxmem::PeakMemory> pairPeak;
@@ -106,7 +111,7 @@ struct Scene {
         int segment = -1;     // -1: outside every segment
         std::size_t step = 0; // profile index within the segment
     };
-    Where locate(std::int64_t globalStep) const;
+    Where locate(std::int64_t globalStep) const; // the timeline's locate, O(log segments)
     // Global step of a node's allocation point.
     std::int64_t globalStep(int segment, fxmem::NodeId node) const;
 };
