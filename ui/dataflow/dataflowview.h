@@ -44,6 +44,12 @@ public:
     const DataflowMarks& marks() const { return marks_; }
     const DataflowCamera& camera() const { return camera_; }
     NodeRef selectedNode() const { return selected_; }
+    // What a box is drawn with now: DataflowBoxFlag bits (selected, hovered, path, ...); 0 for none.
+    std::uint8_t boxFlags(int segment, std::uint32_t box) const {
+        return segment >= 0 && static_cast<std::size_t>(segment) < flags_.size() && box < flags_[segment].size()
+                   ? flags_[segment][box]
+                   : 0;
+    }
 
     struct Hit {
         int segment = -1;

@@ -1,7 +1,6 @@
 #include "dataflow/graphmodepane.h"
 
 #include "dataflow/dataflowview.h"
-#include "graphview/graphview.h"
 
 #include <QAction>
 #include <QButtonGroup>
@@ -10,7 +9,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-GraphModePane::GraphModePane(GraphView* time, DataflowView* dataflow, QAction* dataflowAction, QWidget* parent)
+GraphModePane::GraphModePane(QWidget* time, DataflowView* dataflow, QAction* dataflowAction, QWidget* parent)
     : QWidget(parent), action_(dataflowAction), time_(time), dataflow_(dataflow) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -6,7 +6,6 @@
 #include <QWidget>
 
 class DataflowView;
-class GraphView;
 class QAction;
 class QStackedWidget;
 class QToolButton;
@@ -16,7 +15,7 @@ class GraphModePane : public QWidget {
 public:
     enum class Mode { Time, Dataflow };
     // Takes both views as its children; `dataflowAction` (checkable) is kept in step with the mode.
-    GraphModePane(GraphView* time, DataflowView* dataflow, QAction* dataflowAction, QWidget* parent = nullptr);
+    GraphModePane(QWidget* time, DataflowView* dataflow, QAction* dataflowAction, QWidget* parent = nullptr);
     Mode mode() const { return mode_; }
     QToolButton* button(Mode mode) const { return mode == Mode::Time ? timeButton_ : dataflowButton_; }
 
@@ -31,6 +30,6 @@ private:
     QStackedWidget* stack_ = nullptr;
     QToolButton *timeButton_ = nullptr, *dataflowButton_ = nullptr;
     QAction* action_ = nullptr;
-    GraphView* time_ = nullptr;
+    QWidget* time_ = nullptr; // the GraphView
     DataflowView* dataflow_ = nullptr;
 };

@@ -1,0 +1,244 @@
+// The graph view's Dataflow mode (ui/dataflow) on the bundled llama: a double-click opens a
+// module in place and a second one closes it back to every box as it was; a click in the view
+// selects the node or module in the shared ViewState (what the inspector, the breakdown and the
+// live table follow) and a selection made there is drawn in the view; at a cursor step the nodes
+// holding live storages, the node running and each layer's live bytes are fxmem-cli's (`live`
+// and `breakdown --by module`), computed by the CLI's own process, not read back from the view.
+#include "cli_json.h"
+#include "dataflow/dataflowlabels.h"
+#include "dataflow/dataflowview.h"
+#include "dataflow/graphmodepane.h"
+#include "loading/scene.h"
+#include "state/viewstate.h"
+
+#include <fxmem/io.h>
+
+#include <QAction>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QToolButton>
+#include <QtTest>
+
+#include <map>
+#include <set>
+
+namespace {
+
+using Box = fxmem::DataflowDrawing::Box;
+using Kind = fxmem::DataflowDrawing::Kind;
+
+const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
+
+std::shared_ptr<const Scene> llamaForward() {
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
+    SceneRequest r;
+    r.graph = file->find_graph("forward");
+    return buildScene(file, kLlama, r);
+}
+
+// A view bound to a state, shown, with the scene's layouts delivered.
+struct Fixture {
+    ViewState state;
+    DataflowView view;
+    std::shared_ptr<const Scene> scene;
+    explicit Fixture(std::shared_ptr<const Scene> s) : scene(std::move(s)) {
+        view.setState(&state);
+        view.resize(1200, 800);
+        view.show();
+        QSignalSpy laid(&view, &DataflowView::layoutChanged);
+        state.setScene(scene);
+        if (!view.layouts()) QVERIFY(laid.wait(20000));
+    }
+    const DataflowPiece& piece() const { return view.layouts()->piece(0); }
+    const fxmem::Graph& graph() const { return scene->segments[0].analysis->graph(); }
+    std::uint32_t module(const char* name) const { return piece().layout->tree().find(name); }
+    // Puts the box in the middle of the widget at a readable zoom, then returns its centre.
+    QPoint show(std::uint32_t box) {
+        view.zoomBy(1.0 / view.camera().scale, {0, 0}); // scale 1
+        const QPoint delta = (QPointF(600, 400) - view.boxCenter(0, box)).toPoint();
+        // Pan with the mouse: a drag moves the drawing by the same pixels.
+        QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(600, 400));
+        QMouseEvent move(QEvent::MouseMove, QPointF(600, 400) + delta, view.mapToGlobal(QPointF(600, 400) + delta),
+                         Qt::NoButton, Qt::LeftButton, {});
+        QCoreApplication::sendEvent(&view, &move);
+        QTest::mouseRelease(&view, Qt::LeftButton, {}, (QPointF(600, 400) + delta).toPoint());
+        return view.boxCenter(0, box).toPoint();
+    }
+};
+
+bool sameBox(const Box& a, const Box& b) {
+    return a.kind == b.kind && a.ref == b.ref && a.parent == b.parent && a.expanded == b.expanded && a.x == b.x &&
+           a.y == b.y && a.w == b.w && a.h == b.h;
+}
+
+} // namespace
+
+class TestDataflowView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // Double-click on layers.3 (collapsed at the layer depth) opens it: its children appear, it
+    // becomes a frame, and nothing above its row moves; a double-click on its frame's header
+    // closes it and every box is back where it was, exactly.
+    void expandCollapseRoundTrip() {
+        Fixture f(llamaForward());
+        const std::vector<Box> before = f.piece().drawing.boxes;
+        const std::uint32_t m = f.module("layers.3");
+        QVERIFY(m != fxmem::ModuleTree::npos);
+        const std::uint32_t box = f.piece().moduleBox[m];
+        QVERIFY(box != DataflowLayouts::kNone);
+        QVERIFY(!f.piece().drawing.boxes[box].expanded);
+        // Core shifts what lies right of the module in each enclosing module's row and the rows
+        // below: what lies above the outermost enclosing row stays.
+        double top = f.piece().drawing.boxes[box].y;
+        for (std::uint32_t a = f.piece().drawing.boxes[box].parent; a != fxmem::DataflowDrawing::kNoParent;
+             a = f.piece().drawing.boxes[a].parent)
+            top = std::min(top, f.piece().drawing.boxes[a].y);
+
+        const QPoint at = f.show(box);
+        QCOMPARE(f.view.boxAt(at).box, box);
+        QTest::mouseDClick(&f.view, Qt::LeftButton, {}, at);
+        const std::vector<Box>& open = f.piece().drawing.boxes;
+        QVERIFY(open.size() > before.size());
+        const std::uint32_t openBox = f.piece().moduleBox[m];
+        QVERIFY(open[openBox].expanded);
+        std::size_t children = 0;
+        for (const Box& b : open) children += b.parent == openBox ? 1 : 0;
+        QVERIFY(children >= 2);
+        std::map<std::pair<int, std::uint32_t>, const Box*> after;
+        for (const Box& b : open) after[{static_cast<int>(b.kind), b.ref}] = &b;
+        std::size_t above = 0;
+        for (const Box& b : before)
+            if (b.y + b.h < top) {
+                const auto it = after.find({static_cast<int>(b.kind), b.ref});
+                QVERIFY(it != after.end());
+                QVERIFY(sameBox(b, *it->second));
+                ++above;
+            }
+        QVERIFY(above > 10);
+
+        // Its header: inside the frame, above its children.
+        const Box& frame = open[openBox];
+        const QPointF header = f.view.boxCenter(0, openBox) - QPointF(0, frame.h * f.view.camera().scale / 2 - 6);
+        QCOMPARE(f.view.boxAt(header).box, openBox);
+        QTest::mouseDClick(&f.view, Qt::LeftButton, {}, header.toPoint());
+        const std::vector<Box>& closed = f.piece().drawing.boxes;
+        QCOMPARE(closed.size(), before.size());
+        for (std::size_t i = 0; i < before.size(); ++i)
+            QVERIFY2(sameBox(before[i], closed[i]), qPrintable(QString::number(i)));
+    }
+
+    // A click on a node box selects the node in the state; a click on a module box selects the
+    // module by its qualified name; a selection made in the state is drawn on the node's box, and
+    // a module selected there is outlined.
+    void selectionBothWays() {
+        Fixture f(llamaForward());
+        const fxmem::NodeId sum = f.graph().find("sum_1");
+        QVERIFY(sum.valid());
+        const std::uint32_t sumBox = f.piece().nodeBox[sum.index()];
+        QCOMPARE(f.piece().drawing.boxes[sumBox].kind, Kind::Node);
+        QTest::mouseClick(&f.view, Qt::LeftButton, {}, f.show(sumBox));
+        QCOMPARE(f.state.selectedNode(), (NodeRef{0, sum}));
+        QVERIFY(f.view.boxFlags(0, sumBox) & kBoxSelected);
+
+        const std::uint32_t layer = f.piece().moduleBox[f.module("layers.5")];
+        QTest::mouseClick(&f.view, Qt::LeftButton, {}, f.show(layer));
+        QCOMPARE(f.state.selectedModule(), QStringLiteral("layers.5"));
+        QVERIFY(f.view.boxFlags(0, layer) & kBoxModule);
+
+        // From the state (the inspector's link, the find bar, the live table): a node inside a
+        // collapsed layer marks the layer's box; the path marks its producers.
+        const fxmem::NodeId inner = f.graph().find("mm_4"); // layers.0.feed_forward.w1
+        QVERIFY(inner.valid());
+        f.state.selectNode({0, inner});
+        QCOMPARE(f.view.selectedNode(), (NodeRef{0, inner}));
+        const std::uint32_t layer0 = f.piece().moduleBox[f.module("layers.0")];
+        QCOMPARE(f.piece().nodeBox[inner.index()], layer0);
+        QVERIFY(f.view.boxFlags(0, layer0) & kBoxSelected);
+        QVERIFY(!(f.view.boxFlags(0, sumBox) & kBoxSelected));
+        QVERIFY(f.view.boxFlags(0, sumBox) & kBoxPath); // sum_1 depends on layer 0's output
+        f.state.selectModule(QStringLiteral("layers.2"));
+        QVERIFY(f.view.boxFlags(0, f.piece().moduleBox[f.module("layers.2")]) & kBoxModule);
+        QVERIFY(!(f.view.boxFlags(0, layer) & kBoxModule));
+    }
+
+    // At three steps, the nodes marked live are the allocators of `fxmem-cli live`'s storages,
+    // the executing node is its node, and each collapsed layer's live bytes are `breakdown
+    // --by module --depth 2`'s group.
+    void liveHighlightIsTheCliLiveSet() {
+        Fixture f(llamaForward());
+        for (int step : {100, 600, 1259}) {
+            f.state.setCursorStep(step);
+            const QJsonObject live =
+                cliJson({QStringLiteral("live"), kLlama, QStringLiteral("--graph"), QStringLiteral("forward"),
+                         QStringLiteral("--step"), QString::number(step), QStringLiteral("--json")});
+            QVERIFY(!live.isEmpty());
+            std::set<std::string> expected, marked;
+            for (const QJsonValue& s : live[QStringLiteral("storages")].toArray())
+                expected.insert(s[QStringLiteral("allocator")].toString().toStdString());
+            const DataflowMarks& m = f.view.marks();
+            QCOMPARE(m.segment, 0);
+            for (std::uint32_t v = 0; v < m.liveNode.size(); ++v)
+                if (m.liveNode[v]) marked.insert(f.graph().node(fxmem::NodeId(static_cast<std::int32_t>(v))).name);
+            QVERIFY(!expected.empty());
+            QCOMPARE(marked, expected);
+            QVERIFY(m.executing.valid());
+            QCOMPARE(QString::fromStdString(f.graph().node(m.executing).name), live[QStringLiteral("node")].toString());
+            QCOMPARE(m.executingBox, f.piece().nodeBox[m.executing.index()]);
+            // Every live edge leaves a box that draws a live node.
+            std::size_t liveEdges = 0;
+            for (std::size_t e = 0; e < m.liveEdge.size(); ++e)
+                if (m.liveEdge[e]) {
+                    QVERIFY(m.liveBox[f.piece().drawing.edges[e].from]);
+                    ++liveEdges;
+                }
+            QVERIFY(liveEdges > 0);
+
+            const QJsonObject by = cliJson({QStringLiteral("breakdown"), kLlama, QStringLiteral("--graph"),
+                                            QStringLiteral("forward"), QStringLiteral("--step"), QString::number(step),
+                                            QStringLiteral("--by"), QStringLiteral("module"), QStringLiteral("--depth"),
+                                            QStringLiteral("2"), QStringLiteral("--json")});
+            std::size_t layers = 0;
+            for (const QJsonValue& g : by[QStringLiteral("groups")].toArray()) {
+                const std::string key = g[QStringLiteral("key")].toString().toStdString();
+                if (key.rfind("layers.", 0) != 0) continue;
+                const std::uint32_t mod = f.module(key.c_str());
+                QVERIFY(mod != fxmem::ModuleTree::npos);
+                QCOMPARE(m.moduleLive[mod], static_cast<std::int64_t>(g[QStringLiteral("bytes")].toDouble()));
+                ++layers;
+            }
+            QVERIFY(layers > 0);
+        }
+    }
+
+    // The collapsed layers of llama are one run of equal blocks: the label names the run.
+    void repeatLabelNamesTheRun() {
+        Fixture f(llamaForward());
+        const std::uint32_t m = f.module("layers.3");
+        const fxmem::ModuleRepeat r = f.piece().layout->repeat(m);
+        QCOMPARE(r.count, 8u);
+        QCOMPARE(repeatLabel(f.piece().layout->tree(), r), QStringLiteral("layers.0–7 × 8"));
+    }
+
+    // The mode switch shows one view at a time and keeps the action in step.
+    void modeSwitch() {
+        auto* time = new QWidget;
+        auto* dataflow = new DataflowView;
+        QAction action(QStringLiteral("Dataflow"));
+        GraphModePane pane(time, dataflow, &action);
+        pane.show();
+        QCOMPARE(pane.mode(), GraphModePane::Mode::Time);
+        QVERIFY(time->isVisible() && !dataflow->isVisible());
+        action.setChecked(true);
+        QCOMPARE(pane.mode(), GraphModePane::Mode::Dataflow);
+        QVERIFY(!time->isVisible() && dataflow->isVisible());
+        QTest::mouseClick(pane.button(GraphModePane::Mode::Time), Qt::LeftButton);
+        QCOMPARE(pane.mode(), GraphModePane::Mode::Time);
+        QVERIFY(!action.isChecked());
+    }
+};
+
+QTEST_MAIN(TestDataflowView)
+#include "test_dataflow_view.moc"
