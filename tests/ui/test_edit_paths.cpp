@@ -22,14 +22,9 @@
 
 namespace {
 
-std::vector<fxmem::NodeId> ids(std::initializer_list<int> values) {
-    std::vector<fxmem::NodeId> out;
-    for (int v : values) out.emplace_back(v);
-    return out;
-}
-
-const std::vector<fxmem::NodeId> kOriginal = ids({0, 1, 2, 3, 4, 5});
-const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5}); // c before b
+using schedtest::ids;
+using schedtest::kMoved;
+using schedtest::kOriginal;
 const fxmem::NodeId kC(3);
 
 void mouse(QWidget* w, QEvent::Type type, QPointF at, Qt::MouseButtons buttons) {

@@ -31,19 +31,13 @@
 #include <QTimer>
 #include <QUndoStack>
 
+using schedtest::ids;
+using schedtest::kMoved;
 using schedtest::kMovedProfile;
+using schedtest::kOriginal;
 using schedtest::kOriginalProfile;
 
 namespace {
-
-std::vector<fxmem::NodeId> ids(std::initializer_list<int> values) {
-    std::vector<fxmem::NodeId> out;
-    for (int v : values) out.emplace_back(v);
-    return out;
-}
-
-const std::vector<fxmem::NodeId> kOriginal = ids({0, 1, 2, 3, 4, 5});
-const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5}); // c before b
 
 QString text(const ScheduleEditor& e, const char* name) {
     const auto* label = e.findChild<QLabel*>(QString::fromLatin1(name));

@@ -9,6 +9,7 @@
 
 #include "../common/small_graph.h"
 
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -16,6 +17,16 @@ namespace schedtest {
 
 inline const std::vector<std::int64_t> kOriginalProfile = {100, 1100, 1100, 3100, 3000, 3010, 2010, 2030, 20};
 inline const std::vector<std::int64_t> kMovedProfile = {100, 1100, 1100, 1110, 110, 2110, 2010, 2030, 20};
+
+inline std::vector<fxmem::NodeId> ids(std::initializer_list<int> values) {
+    std::vector<fxmem::NodeId> out;
+    for (int v : values) out.emplace_back(v);
+    return out;
+}
+
+// Orders of g: its own (x a b c d output), and c before b (peak 2110, down from 3100).
+inline const std::vector<fxmem::NodeId> kOriginal = ids({0, 1, 2, 3, 4, 5});
+inline const std::vector<fxmem::NodeId> kMoved = ids({0, 1, 3, 2, 4, 5});
 
 inline std::shared_ptr<fxmem::GraphFile> smallFile() {
     using fxmem::OpKind;
