@@ -108,7 +108,7 @@ options:
 
 Sizes are bytes in JSON and CSV, binary units (KiB, MiB, GiB) otherwise.
 Exit status: 0 success, 1 invalid input (message on stderr), 2 bad usage, 3 (diff) a regression
-over the limit.
+over the limit, 70 an internal error (a bug in fxmem: please report it with the command).
 )";
 
 struct Command {
@@ -234,6 +234,12 @@ int main(int argc, char** argv) {
     } catch (const std::bad_alloc&) {
         std::cerr << "fxmem-cli: out of memory\n";
         return 1;
+    } catch (const fxmem::PreconditionError& e) {
+        // A caller's mistake inside fxmem, never the user's input: said as such (EX_SOFTWARE).
+        std::cout.flush();
+        std::cerr << "fxmem-cli: internal error (a bug in fxmem; please report it with the command): "
+                  << escape_control(e.what(), true) << '\n';
+        return 70;
     }
     // A full disk or a closed pipe must not pass for success.
     std::cout.flush();

@@ -395,8 +395,8 @@ TEST(Attribution, ProfileByStacksTheModulePairExactly) {
     EXPECT_EQ(mod[5 * n + ModuleTree::kRoot], 4);
     EXPECT_EQ(mod[5 * n + bwd.tree().find("layers.1.fc")], 0); // counted in its ancestor at depth 2
     // Bad group arrays.
-    EXPECT_THROW(bi.index->profile_by(std::vector<std::uint32_t>(3, 0), 1), Error);
-    EXPECT_THROW(bi.index->profile_by(bwd.storage_groups(GroupBy::Role, 0), 2), Error);
+    EXPECT_THROW(bi.index->profile_by(std::vector<std::uint32_t>(3, 0), 1), PreconditionError);
+    EXPECT_THROW(bi.index->profile_by(bwd.storage_groups(GroupBy::Role, 0), 2), PreconditionError);
 }
 
 TEST(Attribution, RandomGraphsAndOrdersStackExactly) {

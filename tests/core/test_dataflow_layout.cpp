@@ -341,8 +341,8 @@ TEST(DataflowLayout, ExpandMovesNothingAboveAndCollapseRestores) {
     EXPECT_TRUE(l1.laid_out(tree.find("blocks.0.mlp")));
     EXPECT_FALSE(l1.laid_out(tree.find("blocks.1")));
     EXPECT_EQ(check_drawing(l1.drawing()), 0u);
-    EXPECT_THROW(l1.collapse(ModuleTree::kRoot), Error);
-    EXPECT_THROW(l1.expand(1000), Error);
+    EXPECT_THROW(l1.collapse(ModuleTree::kRoot), PreconditionError);
+    EXPECT_THROW(l1.expand(1000), PreconditionError);
 }
 
 // Random DAGs with random nested modules: cycles among lifted modules are common, so some edges

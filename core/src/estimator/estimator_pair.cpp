@@ -93,7 +93,7 @@ FwdBwdInteractions get_fwd_bwd_interactions(const GraphFile& file, const Graph& 
 NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& interactions) {
     NodeMask mask = default_releasable(backward);
     if (interactions.do_not_delete.size() != mask.size())
-        throw Error("backward_releasable: " + detail::graph_where(backward) +
+        throw PreconditionError("backward_releasable: " + detail::graph_where(backward) +
                     ": the interactions were computed for another graph");
     for (std::size_t i = 0; i < mask.size(); ++i)
         if (interactions.do_not_delete[i]) mask[i] = 0;

@@ -30,7 +30,7 @@ MemoryTracker::MemoryTracker(const GraphFile& file, const Graph& graph, const Al
 
 void MemoryTracker::schedule(NodeId node) {
     if (!node.valid() || node.index() >= graph_.size())
-        throw Error("MemoryTracker: " + detail::graph_where(graph_) + ": node id " + std::to_string(node.value) +
+        throw PreconditionError("MemoryTracker: " + detail::graph_where(graph_) + ": node id " + std::to_string(node.value) +
                     " is out of range");
     const Node& nd = graph_.node(node);
     if (scheduled_[node.index()])

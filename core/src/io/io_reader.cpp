@@ -1,7 +1,9 @@
 // load_buffer and the reader's two paths alone: the edge where a ReadError (read_error.h) becomes
-// the user's message. The reader itself is reader.h.
+// a FileError: the user's message, and its parts with the line and column. The reader itself is
+// reader.h.
 #include "fxmem/error.h"
 #include "fxmem/io.h"
+#include "io/json_text.h"
 #include "io/load_paths.h"
 #include "io/reader.h"
 
@@ -13,8 +15,14 @@ template <class Read>
 auto at_the_edge(std::string_view text, Read&& read) {
     try {
         return read();
-    } catch (const reader::ReadError& e) {
-        throw Error(reader::format(e, text));
+    } catch (reader::ReadError& e) {
+        std::optional<FileError::Position> at;
+        if (e.offset != reader::ReadError::kNoOffset) {
+            const json_text::LineColumn lc = json_text::line_column(text, e.offset);
+            at = FileError::Position{lc.line, lc.column};
+        }
+        std::string message = reader::format(e, text);
+        throw FileError(std::move(message), std::move(e.source), at, std::move(e.place), std::move(e.what));
     }
 }
 

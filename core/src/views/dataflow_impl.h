@@ -172,7 +172,7 @@ struct DataflowLayout::Impl {
 
     void check(std::uint32_t m) const {
         if (m >= index.tree.size())
-            throw Error("dataflow layout: no module " + std::to_string(m) + " (the tree has " +
+            throw PreconditionError("dataflow layout: no module " + std::to_string(m) + " (the tree has " +
                         std::to_string(index.tree.size()) + ")");
     }
 

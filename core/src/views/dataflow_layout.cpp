@@ -30,7 +30,7 @@ void DataflowLayout::expand(std::uint32_t module) {
 void DataflowLayout::collapse(std::uint32_t module) {
     Impl& d = *impl_;
     d.check(module);
-    if (module == ModuleTree::kRoot) throw Error("dataflow layout: the root module cannot be collapsed");
+    if (module == ModuleTree::kRoot) throw PreconditionError("dataflow layout: the root module cannot be collapsed");
     if (!d.expanded[module]) return;
     d.expanded[module] = 0;
     if (d.level_of[module] < 0) return;

@@ -10,7 +10,7 @@ namespace fxmem::detail {
 ModuleIndex::ModuleIndex(const Graph& graph, const ModuleTree& t) : tree(t) {
     const std::size_t m = tree.size();
     if (graph.size() > 0 && tree.size() > 0 && (tree.node_module(NodeId(0)) >= m))
-        throw Error("dataflow layout: the module tree is not the graph's");
+        throw PreconditionError("dataflow layout: the module tree is not the graph's");
     pre.assign(m, 0);
     end.assign(m, 0);
     // Preorder by an explicit stack (a hostile file may nest thousands of levels).
@@ -35,7 +35,7 @@ ModuleIndex::ModuleIndex(const Graph& graph, const ModuleTree& t) : tree(t) {
     node_start.assign(m + 1, 0);
     for (std::size_t n = 0; n < graph.size(); ++n) {
         module_of[n] = tree.node_module(NodeId(static_cast<std::int32_t>(n)));
-        if (module_of[n] >= m) throw Error("dataflow layout: the module tree is not the graph's");
+        if (module_of[n] >= m) throw PreconditionError("dataflow layout: the module tree is not the graph's");
         ++node_start[pre[module_of[n]] + 1];
     }
     std::partial_sum(node_start.begin(), node_start.end(), node_start.begin());
