@@ -4,12 +4,12 @@
 
 #include "fxmem/error.h"
 #include "fxmem/liveset.h"
+#include "fxmem/timeline.h"
 #include "fxmem/whole_step.h"
 
 #include <algorithm>
 #include <array>
 #include <deque>
-#include <map>
 #include <span>
 #include <unordered_map>
 
@@ -133,79 +133,43 @@ std::string phase_of(GraphKind kind) {
     }
 }
 
-// "graph 'NAME'" of a schedule, or its index when the file has no such graph.
-std::string schedule_graph(const GraphFile& file, const Schedule& schedule) {
-    if (schedule.graph >= 0 && static_cast<std::size_t>(schedule.graph) < file.graphs.size())
-        return "graph '" + file.graphs[static_cast<std::size_t>(schedule.graph)].name + "'";
-    return "graph " + std::to_string(schedule.graph) + " (the file has " + std::to_string(file.graphs.size()) + ")";
-}
-
-// The index of the view's schedule when it reorders `graph`, else the analysis's own.
-struct Indexed {
-    std::unique_ptr<LiveSetIndex> reordered;
-    const LiveSetIndex& get(const GraphAnalysis& a) const { return reordered ? *reordered : a.live(); }
-};
-Indexed indexed(const GraphFile& file, const GraphAnalysis& a, const ExportView& view) {
-    Indexed out;
-    if (view.schedule && view.schedule->graph == a.graphIndex())
-        out.reordered = std::make_unique<LiveSetIndex>(file, a.graph(), a.alias(), a.releasable(), a.counted(),
-                                                       std::span<const NodeId>(view.schedule->order));
-    return out;
-}
-
+// A graph or a pair as fxmem::Timeline joins it (the baseline under the backward, its storages
+// outside it); the view's schedule reorders one graph.
 void graph_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
                     const CancelCheck& cancelled) {
-    if (view.graph >= file->graphs.size())
-        throw Error(file->source + ": no graph " + std::to_string(view.graph) + " (the file has " +
-                    std::to_string(file->graphs.size()) + (file->graphs.size() == 1 ? " graph)" : " graphs)"));
-    if (view.schedule && view.schedule->graph != static_cast<int>(view.graph))
-        throw Error(file->source + ": the schedule is for " + schedule_graph(*file, *view.schedule) + ", not graph '" +
-                    file->graphs[view.graph].name + "'");
-    const auto a = GraphAnalysis::compute(file, static_cast<int>(view.graph), view.devices, cancelled, view.context);
-    const Indexed ix = indexed(*file, *a, view);
+    const Timeline t = Timeline::graph(file, view.graph, view.devices, cancelled, view.context,
+                                       view.schedule ? &*view.schedule : nullptr);
     b.out.scope = ExportScope::Graph;
-    const Graph& g = a->graph();
-    b.add(g.name, phase_of(g.kind), view.graph, "", ix.get(*a), {});
+    const Graph& g = file->graphs[view.graph];
+    b.add(g.name, phase_of(g.kind), view.graph, "", t.segments()[0].live(), {});
 }
 
 void pair_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
                    const CancelCheck& cancelled) {
-    const std::size_t k = view.pair;
-    if (k >= file->pairs.size())
-        throw Error(file->source + ": no pair " + std::to_string(k) + " (the file has " +
-                    std::to_string(file->pairs.size()) + (file->pairs.size() == 1 ? " pair)" : " pairs)"));
-    const Pair& gp = file->pairs[k];
-    if (view.schedule && view.schedule->graph != static_cast<int>(gp.forward) &&
-        view.schedule->graph != static_cast<int>(gp.backward))
-        throw Error(file->source + ": the schedule is for " + schedule_graph(*file, *view.schedule) +
-                    ", which is not in pair " + std::to_string(k));
-    const GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, static_cast<int>(k), view.devices, cancelled);
+    const Timeline t =
+        Timeline::pair(file, view.pair, view.devices, cancelled, view.schedule ? &*view.schedule : nullptr);
+    const TimelineSegment& fwd = t.segments()[0];
+    const TimelineSegment& bwd = t.segments()[1];
     std::vector<Piece> baseline;
-    for (StorageId s : pa.baselineStorages)
-        if (pa.forward->counted()[s.index()])
-            baseline.push_back({s, 0, 0, pa.forward->alias().allocator[s.index()], 0});
+    for (StorageId s : bwd.baseline_storages)
+        baseline.push_back({s, 0, 0, fwd.analysis->alias().allocator[s.index()], 0});
     b.out.scope = ExportScope::Pair;
-    b.out.pair = k;
-    const Indexed fwd = indexed(*file, *pa.forward, view), bwd = indexed(*file, *pa.backward, view);
-    b.add(pa.forward->graph().name, "forward", gp.forward, "", fwd.get(*pa.forward), {});
-    b.add(pa.backward->graph().name, "backward", gp.backward, "", bwd.get(*pa.backward), baseline);
+    b.out.pair = view.pair;
+    b.add(file->graphs[fwd.graph].name, "forward", fwd.graph, "", fwd.live(), {});
+    b.add(file->graphs[bwd.graph].name, "backward", bwd.graph, "", bwd.live(), baseline);
 }
 
-void step_timeline(const GraphFile& file, const ExportView& view, Builder& b, const CancelCheck& cancelled) {
+void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
+                   const CancelCheck& cancelled) {
     if (view.schedule)
-        throw Error(file.source + ": the whole step runs every graph of the step in its recorded order; a schedule "
-                                  "reorders one graph (export that graph, or its pair)");
-    const StorageMask counted = counted_for(file, view.devices);
-    const WholeStep ws = whole_step(file, counted);
-    struct Index {
-        AliasInfo alias;
-        std::unique_ptr<LiveSetIndex> live;
-    };
-    std::map<std::uint32_t, Index> indexes; // a graph run several times is indexed once
+        throw Error(file->source + ": the whole step runs every graph of the step in its recorded order; a schedule "
+                                   "reorders one graph (export that graph, or its pair)");
+    const Timeline t = Timeline::whole_step(file, view.devices, cancelled);
+    const WholeStep& ws = *t.step();
     std::size_t last_backward = 0;
     bool any_backward = false;
     for (std::size_t e = 0; e < ws.segments.size(); ++e)
-        if (file.graphs[ws.segments[e].graph].kind == GraphKind::Backward) {
+        if (file->graphs[ws.segments[e].graph].kind == GraphKind::Backward) {
             last_backward = e;
             any_backward = true;
         }
@@ -213,12 +177,6 @@ void step_timeline(const GraphFile& file, const ExportView& view, Builder& b, co
     for (std::uint32_t s = 0; s < ws.segments.size(); ++s) {
         throw_if_cancelled(cancelled);
         const StepSegment& seg = ws.segments[s];
-        Index& ix = indexes[seg.graph];
-        if (!ix.live) {
-            ix.alias = build_alias_info(file, file.graphs[seg.graph]);
-            ix.live = std::make_unique<LiveSetIndex>(file, file.graphs[seg.graph], ix.alias,
-                                                     step_releasable(file, seg.graph), counted);
-        }
         // What the segment carries (as carried_at), and the items its graph holds as inputs.
         const auto held = std::span(ws.held).subspan(ws.held_begin[s], ws.held_begin[s + 1] - ws.held_begin[s]);
         std::vector<Piece> outside;
@@ -231,10 +189,10 @@ void step_timeline(const GraphFile& file, const ExportView& view, Builder& b, co
             else
                 outside.push_back({c.storage, 0, 0, NodeId{}, std::uint64_t{i} + 1});
         }
-        const GraphKind kind = file.graphs[seg.graph].kind;
+        const GraphKind kind = file->graphs[seg.graph].kind;
         const std::string phase = any_backward && s > last_backward ? "optimizer" : phase_of(kind);
-        b.add(step_entry_name(file, file.step[seg.entry]), phase, seg.graph, file.step[seg.entry].module_prefix,
-              *ix.live, outside, keys);
+        b.add(step_entry_name(*file, file->step[seg.entry]), phase, seg.graph, file->step[seg.entry].module_prefix,
+              t.segments()[s].live(), outside, keys);
     }
 }
 
@@ -253,7 +211,7 @@ ExportTimeline export_timeline(std::shared_ptr<const GraphFile> file, const Expo
                                const CancelCheck& cancelled) {
     Builder b(*file);
     switch (view.scope) {
-    case ExportScope::WholeStep: step_timeline(*file, view, b, cancelled); break;
+    case ExportScope::WholeStep: step_timeline(file, view, b, cancelled); break;
     case ExportScope::Pair: pair_timeline(file, view, b, cancelled); break;
     case ExportScope::Graph: graph_timeline(file, view, b, cancelled); break;
     }
