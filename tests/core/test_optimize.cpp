@@ -453,14 +453,21 @@ TEST(Optimize, NeverWorseThanTheBaselinesOnBundledExamples) {
             const std::string where = entry.path().filename().string() + " " + g.name;
             OptimizeOptions o;
             o.time_limit_s = 1;
-            const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, o);
-            check_result(s, r, where);
-            check_bound_limits(s, r.lower_bound, where);
+            OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, o);
             const std::int64_t bound = peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted);
             EXPECT_LE(bound, r.peak) << where;
             EXPECT_LE(peak_lower_bound(s.file, s.graph, s.alias, s.releasable, s.counted, 0), bound) << where;
-            // Where the exact search completes, the optimizer's answer is its optimum.
+            // Where the exact search completes, the optimizer's answer is its optimum. Its exact
+            // phase runs on the clock (what is left of time_limit_s): on a slow build (sanitizers,
+            // a loaded CI machine) one second may not be enough, so it is given time enough once
+            // more, and its answer then must be the optimum (no clock in what is asserted).
             const ExactResult e = exact_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, 256, 300'000);
+            if (e.complete && !r.exact) {
+                o.time_limit_s = 60;
+                r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, o);
+            }
+            check_result(s, r, where);
+            check_bound_limits(s, r.lower_bound, where);
             if (e.complete) {
                 EXPECT_EQ(r.peak, e.peak) << where;
                 EXPECT_TRUE(r.exact) << where;
