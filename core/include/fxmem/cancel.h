@@ -6,6 +6,9 @@
 //
 // Progress is separate: a ProgressReport receives the fraction done (0..1) where the caller shows
 // it, and cannot stop the work.
+//
+// Threads: a CancelCheck is called on the thread doing the work, so it must be safe there (an
+// atomic flag, as JobTracker's); a ProgressReport likewise.
 #pragma once
 #include "fxmem/error.h"
 

@@ -14,6 +14,9 @@
 // tens of milliseconds on any graph: the app redoes it after each edit while it is shown).
 // The list is sorted by effect (most lowering first; nodes without an effect last), then by the
 // bytes the node allocates (descending).
+//
+// Lifetime and threads: OrderComparison is a value; compare_orders reads its arguments during
+// the call only. Any number of threads may compare on one shared analysis.
 #pragma once
 #include "fxmem/analysis.h"
 

@@ -3,6 +3,11 @@
 // The policies PyTorch passes as callables are evaluated once into masks:
 //   StorageMask: per StorageId, 1 when the storage counts (PyTorch's device_filter);
 //   NodeMask:    per NodeId of one graph, 1 when storages allocated by that node may be released.
+//
+// Lifetime and threads: AliasInfo, the masks, PeakMemory, FwdBwdInteractions and PairAnalysis are
+// values. MemoryTracker keeps references to its file, graph and alias info, which must outlive it,
+// and is mutable: one thread at a time. The functions only read their arguments, so any number of
+// threads may run them on one shared GraphFile.
 #pragma once
 #include "fxmem/model.h"
 

@@ -3,6 +3,8 @@
 // stay on it; written as Chrome-trace JSON (Perfetto) or as a memory snapshot pickle that
 // PyTorch's memory_viz opens. fxmem-cli export and the app's File > Export call the same functions.
 // The timeline keeps no reference to the file; the writers read the file it was built from.
+//
+// Threads: build and write on any thread; the writers read the file only during the call.
 #pragma once
 #include "fxmem/analysis.h"
 #include "fxmem/attribution.h"

@@ -5,6 +5,9 @@
 // galloping then binary search with one full evaluation per probe finds the answer in
 // O(log range) probes. Otherwise every value of the range is scanned from its minimum (refused
 // beyond FitQuery::max_scan values).
+//
+// Lifetime and threads: FitResult is a value; fit reads the file during the call only. Any
+// number of threads may fit on one shared GraphFile.
 #pragma once
 #include "fxmem/model.h"
 #include "fxmem/symbolic.h"

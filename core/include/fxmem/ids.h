@@ -1,5 +1,7 @@
 // Strong integer ids: a node index within one graph, a storage index within one file.
 // Dense (0..n-1) so that per-node and per-storage data live in contiguous arrays.
+//
+// Plain values: any thread.
 #pragma once
 #include <cstdint>
 #include <functional>

@@ -2,6 +2,9 @@
 // under MemoryTracker semantics. Per position we keep the bytes allocated and freed there; a
 // segment tree over positions holds (sum of net change, max of prefix + allocation), so the peak
 // after a move costs O(|from - to| + log N) instead of a full re-score.
+//
+// Lifetime and threads: an IncrementalSchedule keeps references to its file, graph and alias
+// info, which must outlive it; it is mutable, so one thread at a time.
 #pragma once
 #include "fxmem/estimator.h"
 

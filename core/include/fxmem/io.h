@@ -1,4 +1,7 @@
 // Reading and writing graph files (format v1, docs/format.md).
+//
+// Lifetime and threads: a loaded GraphFile owns all it holds (no reference to the text or the
+// path); loads and saves of different files may run on different threads at once.
 #pragma once
 #include "fxmem/cancel.h"
 #include "fxmem/model.h"

@@ -6,6 +6,9 @@
 // alive at one step). A node continues the lane of an input whose wire ends at it, so chains
 // stay on one line. O(N + E) time and memory. A schedule other than graph order lays the
 // nodes out in that order (x follows the edited schedule's profile).
+//
+// Lifetime and threads: a GraphLayout is a value (it keeps no reference to the graph); its
+// const queries may run on any number of threads.
 #pragma once
 #include "fxmem/cancel.h"
 #include "fxmem/model.h"

@@ -1,6 +1,10 @@
 // Live-set queries for the app: at any profile index, which counted storages are live and why.
 // Preparation is O(N+E); a query costs O(log N + live). The index describes the graph's own
 // order (build_memory_profile) or any legal schedule of it (MemoryTracker on that order).
+//
+// Lifetime and threads: a LiveSetIndex keeps references to its file, graph and alias info, which
+// must outlive it (GraphAnalysis owns all four together); after construction it is read-only,
+// and its queries may run on any number of threads at once.
 #pragma once
 #include "fxmem/estimator.h"
 

@@ -2,6 +2,12 @@
 // forward/backward pairs of a file. Everything per node lives in contiguous arrays indexed by
 // NodeId; variable-length lists (inputs, users, tensors, storages) are CSR ranges into pools.
 // Build graphs with GraphBuilder (the loader, the tests and the bench generator all do).
+//
+// Lifetime and threads: a GraphFile is a plain value that owns everything it holds (a node's
+// lists are index ranges into its graph's own arrays), so a copy is independent; once built it is
+// read-only, and its const methods may run on any number of threads (the app shares it as
+// std::shared_ptr<const GraphFile>). A GraphBuilder keeps a reference to the GraphFile it fills:
+// one thread, and the file outlives it.
 #pragma once
 #include "fxmem/ids.h"
 #include "fxmem/name_index.h"

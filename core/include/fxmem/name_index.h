@@ -4,6 +4,9 @@
 // 32-bit tag of the name's hash and the node's position, and the name is compared (through the
 // caller's accessor) only when the tags agree. The slot's position is derived from its tag, so
 // growing the table re-places slots without touching a single name.
+//
+// Threads: insert() on one thread; find() may run on any number of threads at once (it counts
+// nothing). The accessor passed to each call must stay valid during that call.
 #pragma once
 
 #include <bit>

@@ -3,6 +3,8 @@
 // "_c10d_functional.all_gather_into_tensor.default", "operator.getitem", "prims.iota.default").
 // For colouring the graph view and for legends. Classify once per interned target
 // (Graph::targets), not per node: target_categories() does exactly that.
+//
+// Pure functions of their arguments: any thread.
 #pragma once
 #include "fxmem/model.h"
 

@@ -22,6 +22,10 @@
 //  - LPMF's initial live memory is the tracker's start memory; its output memory is the counted
 //    bytes the output node uses. config.size_threshold_for_succ_based_strategy is 0 (its default),
 //    so that branch is not transcribed.
+//
+// Lifetime and threads: results are values; optimize_schedule and the searches read their
+// arguments during the call only, and call OptimizeOptions::progress and cancelled on the calling
+// thread.
 #pragma once
 #include "fxmem/cancel.h"
 #include "fxmem/estimator.h"

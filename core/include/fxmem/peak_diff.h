@@ -16,6 +16,9 @@
 //           "placeholder" when only placeholders hold it, or "<role>" when no graph holds it;
 //   shape:  "float32[2, 64, 176]" from that node's (or placeholder's) tensor; "<N> bytes" when no
 //           graph holds it.
+//
+// Lifetime and threads: PeakPlace and PeakDiff are values holding no references to the files;
+// any thread.
 #pragma once
 #include "fxmem/analysis.h"
 #include "fxmem/model.h"

@@ -2,6 +2,8 @@
 // build_memory_profile has 1 + 2K entries for the K nodes that run (all but placeholder, get_attr
 // and output): index 0 is the start, 1 + 2k is after the k-th running node allocates, 2 + 2k
 // after it frees.
+//
+// Pure constexpr functions: any thread.
 #pragma once
 #include "fxmem/model.h"
 

@@ -1,5 +1,8 @@
 // Schedules: an order of every node of one graph. SCHED files are
 // {"graph": NAME, "order": [every node name exactly once]}.
+//
+// Lifetime and threads: Schedule and ScheduleScore are values; reading, writing and scoring
+// read the file during the call only. Any thread.
 #pragma once
 #include "fxmem/estimator.h"
 

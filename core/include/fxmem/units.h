@@ -1,4 +1,6 @@
 // Human-readable sizes in binary units (B, KiB, MiB, GiB, TiB).
+//
+// Pure functions: any thread.
 #pragma once
 #include <cstdint>
 #include <optional>

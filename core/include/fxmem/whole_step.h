@@ -19,6 +19,9 @@
 //     parameter once; its other gradients are handed to the next backward as its tangents.
 // Inside a graph the numbers are PyTorch's: a forward's or an unpaired graph's
 // build_memory_profile, a paired backward's profile with get_peak_memory's do-not-delete rule.
+//
+// Lifetime and threads: a WholeStep is a value (storage ids and indices into the file, no
+// references); whole_step reads the file during the call only. Any thread.
 #pragma once
 #include "fxmem/estimator.h"
 #include "fxmem/model.h"
