@@ -4,6 +4,7 @@
 #include "fxmem/error.h"
 #include "fxmem/liveset.h"
 #include "fxmem/peak_diff.h"
+#include "fxmem/timeline.h"
 #include "fxmem/whole_step.h"
 
 #include <algorithm>
@@ -112,10 +113,6 @@ private:
     std::vector<std::optional<Attribution>> attributions_;
 };
 
-std::size_t first_max(const std::vector<std::int64_t>& v) {
-    return static_cast<std::size_t>(std::max_element(v.begin(), v.end()) - v.begin());
-}
-
 void pair_place(std::shared_ptr<const GraphFile> shared, std::size_t pair, DeviceFilter filter, PeakPlace& out) {
     const GraphFile& file = *shared;
     if (file.pairs.empty())
@@ -124,55 +121,41 @@ void pair_place(std::shared_ptr<const GraphFile> shared, std::size_t pair, Devic
     if (pair >= file.pairs.size())
         throw Error(file.source + ": no pair " + std::to_string(pair) + " (the file has " +
                     std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
-    const GraphAnalysis::Pair pa = GraphAnalysis::computePair(shared, static_cast<int>(pair), filter);
-    const StorageMask& counted = pa.forward->counted();
-    std::vector<StorageId> baseline;
-    std::int64_t baseline_bytes = 0;
-    for (StorageId s : pa.baselineStorages)
-        if (counted[s.index()]) {
-            baseline.push_back(s);
-            baseline_bytes += file.nbytes(s);
-        }
-    std::vector<std::int64_t> joined = pa.forward->profile();
-    const std::size_t forward_length = joined.size();
-    for (std::int64_t v : pa.backward->profile()) joined.push_back(v + baseline_bytes);
-    out.step = first_max(joined);
-    out.peak = joined[out.step];
-    const bool in_backward = out.step >= forward_length;
-    const GraphAnalysis& part = in_backward ? *pa.backward : *pa.forward;
-    out.graph_step = in_backward ? out.step - forward_length : out.step;
-    out.graph = part.graph().name;
-    out.kind = part.graph().kind;
-    if (out.graph_step > 0) out.node = part.graph().node(part.live().node_at(out.graph_step)).name;
+    // The joined pair as the app and `live --pair` show it (fxmem::Timeline), at its first peak.
+    const Timeline t = Timeline::pair(std::move(shared), pair, filter);
+    out.step = t.peak_step();
+    out.peak = t.peak();
+    const TimelineLive at = t.live_at(static_cast<std::int64_t>(out.step));
+    const TimelineSegment& part = t.segments()[at.where->segment];
+    const Graph& graph = file.graphs[part.graph];
+    out.graph_step = at.where->step;
+    out.graph = graph.name;
+    out.kind = graph.kind;
+    if (out.graph_step > 0) out.node = graph.node(part.live().node_at(out.graph_step)).name;
     Describer describe(file);
-    const auto graph = static_cast<std::uint32_t>(part.graphIndex());
-    for (const LiveStorage& l : part.live().live_at(out.graph_step))
-        out.live.push_back(describe.describe(l.storage, l.nbytes, graph, ""));
-    if (in_backward)
-        for (StorageId s : baseline)
-            out.live.push_back(
-                describe.describe(s, file.nbytes(s), static_cast<std::uint32_t>(pa.forward->graphIndex()), ""));
+    // The baseline storages are the forward's outputs.
+    for (std::size_t i = 0; i < at.live.size(); ++i)
+        out.live.push_back(describe.describe(at.live[i].storage, at.live[i].nbytes,
+                                             i < at.baseline_begin ? part.graph : t.segments()[0].graph, ""));
 }
 
-void step_place(const GraphFile& file, DeviceFilter filter, PeakPlace& out) {
-    const StorageMask counted = counted_for(file, filter);
-    const WholeStep ws = whole_step(file, counted);
-    const StepPoint at = step_point(ws, ws.peak_index);
-    const StepSegment& seg = ws.segments[at.segment];
+void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, PeakPlace& out) {
+    const GraphFile& file = *shared;
+    const Timeline t = Timeline::whole_step(std::move(shared), filter);
+    const WholeStep& ws = *t.step();
+    const TimelineLive at = t.live_at(static_cast<std::int64_t>(ws.peak_index));
+    const TimelineSegment& seg = t.segments()[at.where->segment];
     const Graph& graph = file.graphs[seg.graph];
     out.peak = ws.peak;
     out.step = ws.peak_index;
-    out.graph_step = at.index;
-    out.graph = step_entry_name(file, file.step[seg.entry]);
+    out.graph_step = at.where->step;
+    out.graph = step_entry_name(file, file.step[*seg.entry]);
     out.kind = graph.kind;
-    // The graph's own live set with the releasability the whole step scores it with.
-    const AliasInfo alias = build_alias_info(file, graph);
-    const LiveSetIndex index(file, graph, alias, step_releasable(file, seg.graph), counted);
-    if (at.index > 0) out.node = graph.node(index.node_at(at.index)).name;
+    if (out.graph_step > 0) out.node = graph.node(seg.live().node_at(out.graph_step)).name;
     Describer describe(file);
-    const std::string& prefix = file.step[seg.entry].module_prefix;
-    for (const LiveStorage& l : index.live_at(at.index))
-        out.live.push_back(describe.describe(l.storage, l.nbytes, seg.graph, prefix));
+    const std::string& prefix = file.step[*seg.entry].module_prefix;
+    for (std::size_t i = 0; i < at.baseline_begin; ++i)
+        out.live.push_back(describe.describe(at.live[i].storage, at.live[i].nbytes, seg.graph, prefix));
     // A carried parameter's label is relative to the module prefix of an entry whose graph holds it.
     std::vector<std::uint32_t> holder(ws.carried.size(), kNone);
     for (std::uint32_t s = 0; s < ws.segments.size(); ++s)
@@ -180,7 +163,7 @@ void step_place(const GraphFile& file, DeviceFilter filter, PeakPlace& out) {
             if (holder[ws.held[k]] == kNone) holder[ws.held[k]] = s;
     std::vector<std::uint32_t> item_of(file.storages.size(), kNone);
     for (std::uint32_t i = 0; i < ws.carried.size(); ++i) item_of[ws.carried[i].storage.index()] = i;
-    for (const CarriedStorage& c : carried_at(ws, at.segment)) {
+    for (const CarriedStorage& c : seg.carried) {
         const std::uint32_t h = holder[item_of[c.storage.index()]];
         std::uint32_t entry = c.source;
         if (entry == kNone && h != kNone) entry = ws.segments[h].entry;
@@ -199,7 +182,7 @@ PeakPlace peak_place(std::shared_ptr<const GraphFile> file, PeakScope scope, std
     if (scope == PeakScope::Pair)
         pair_place(std::move(file), pair, filter, out);
     else
-        step_place(*file, filter, out);
+        step_place(std::move(file), filter, out);
     std::stable_sort(out.live.begin(), out.live.end(), [](const PeakStorage& a, const PeakStorage& b) {
         return a.bytes != b.bytes ? a.bytes > b.bytes : a.storage.index() < b.storage.index();
     });
