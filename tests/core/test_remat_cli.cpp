@@ -230,7 +230,7 @@ TEST(RematSearch, RecomputingAChainLowersThePeakWithinTheLimitAndNeverAboveTheBa
     EXPECT_LE(one.extra_flops, 10);
     EXPECT_LE(one.peak.peak, 608);
     // A target peak: the fewest FLOPs that reach it.
-    o.max_extra_flops = -1;
+    o.max_extra_flops.reset();
     o.target_peak = r.peak.peak;
     const RematResult target = search_remat(j, o);
     EXPECT_LE(target.peak.peak, r.peak.peak);
@@ -343,10 +343,10 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
 TEST(RematLlama, SearchIsDeterministicAndMonotoneInItsLimit) {
     const GraphFile f = load_file(kData + "/../../resources/examples/llama_sweep.fxmem.json");
     const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
-    const auto run = [&](double percent) {
+    const auto run = [&](double percent) { // -1: no limit
         RematOptions o;
         o.time_limit_s = 120; // far more than it takes: the search ends by itself
-        o.max_extra_percent = percent;
+        if (percent >= 0) o.max_extra_percent = percent;
         return search_remat(j, o);
     };
     const RematResult again1 = run(5), again2 = run(5);

@@ -251,9 +251,11 @@ void RecomputePanel::findPlan(std::int64_t targetPeak, bool show) {
     if (!file_ || pts.joint < 0) return;
     error_.clear();
     fxmem::RematOptions options;
-    options.target_peak = targetPeak;
     // At most one limit applies in core: a frontier point's peak, else the FLOPs limit.
-    if (targetPeak < 0) options.max_extra_percent = maxExtraPercent();
+    if (targetPeak >= 0)
+        options.target_peak = targetPeak;
+    else if (const double limit = maxExtraPercent(); limit >= 0)
+        options.max_extra_percent = limit;
     auto file = file_;
     const int joint = pts.joint;
     jobs_->start<RecomputePlan>(

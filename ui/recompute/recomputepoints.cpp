@@ -81,7 +81,7 @@ std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const GraphFile>
     plan->file = std::move(file);
     plan->joint = std::make_shared<const JointGraph>(analyze_joint(*plan->file, static_cast<std::uint32_t>(joint)));
     plan->result = search_remat(*plan->joint, options);
-    plan->maxExtraPercent = options.max_extra_percent;
+    plan->maxExtraPercent = options.max_extra_percent.value_or(-1);
     plan->savedBytes = savedBytes(*plan->joint, plan->result.saved);
     plan->pairFile = simulatedPairFile(*plan->joint, plan->result.partition, plan->result.backward_order, "plan");
     plan->planFile = std::make_shared<const RematPlan>(make_plan(*plan->joint, plan->result));

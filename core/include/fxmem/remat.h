@@ -153,9 +153,9 @@ RematBaseline remat_baseline(const JointGraph& joint);
 struct RematOptions {
     // At most one limit applies: extra FLOPs over the baseline partition (absolute or in percent
     // of the baseline's FLOPs), or the lowest FLOPs whose peak is at most target_peak.
-    std::int64_t max_extra_flops = -1; // -1: none
-    double max_extra_percent = -1;     // -1: none
-    std::int64_t target_peak = -1;     // -1: none
+    std::optional<std::int64_t> max_extra_flops; // >= 0
+    std::optional<double> max_extra_percent;     // >= 0
+    std::optional<std::int64_t> target_peak;     // >= 0
     double time_limit_s = 30;
     // Optimize the chosen plan's backward order with the reorder optimizer (its share of the time).
     bool optimize_order = true;
@@ -210,8 +210,8 @@ struct RematPlan {
     std::vector<std::string> saved, recomputed, order;
     bool recomputed_given = false;            // the plan has a "recomputed" list (checked even when empty)
     std::map<std::string, PlanNodeKey> nodes; // keys of the named nodes (plans before keys: empty)
-    std::int64_t peak = -1;                   // as predicted when written (-1: not given)
-    std::int64_t extra_flops = INT64_MIN;     // likewise (INT64_MIN: not given)
+    std::optional<std::int64_t> peak;         // as predicted when written (none: not given)
+    std::optional<std::int64_t> extra_flops;  // likewise
 };
 
 std::string plan_to_json(const RematPlan& plan);

@@ -93,8 +93,8 @@ std::string plan_to_json(const RematPlan& plan) {
     j["saved"] = plan.saved;
     j["recomputed"] = plan.recomputed;
     j["order"] = plan.order;
-    if (plan.peak >= 0) j["peak"] = plan.peak;
-    if (plan.extra_flops > INT64_MIN) j["extra_flops"] = plan.extra_flops;
+    if (plan.peak) j["peak"] = *plan.peak;
+    if (plan.extra_flops) j["extra_flops"] = *plan.extra_flops;
     std::string text = j.dump(1);
     if (plan.nodes.empty()) return text + "\n";
     // "nodes" last, one key per line: {"name": [target, module, occurrence, shape, dtype], ...}

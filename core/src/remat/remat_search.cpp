@@ -73,8 +73,8 @@ public:
     // then the lowest peak, then fewer saved bytes (progress on a plateau of the peak), then fewer
     // FLOPs. With a target peak: once met, the fewest FLOPs; before, the lowest peak.
     std::tuple<int, std::int64_t, std::int64_t, std::int64_t> key(const State& s) const {
-        if (o_.target_peak >= 0) {
-            if (s.peak.peak <= o_.target_peak) return {0, s.extra, s.peak.peak, s.saved_bytes};
+        if (o_.target_peak) {
+            if (s.peak.peak <= *o_.target_peak) return {0, s.extra, s.peak.peak, s.saved_bytes};
             return {1, s.peak.peak, s.saved_bytes, s.extra};
         }
         const bool within = guide_ < 0 || s.extra <= guide_;
@@ -86,7 +86,7 @@ public:
     // returned is the cheapest at its peak).
     std::tuple<int, std::int64_t, std::int64_t> choice(const State& s) const {
         const auto [a, b, c, d] = key(s);
-        if (o_.target_peak >= 0 && a == 0) return {a, b, c};
+        if (o_.target_peak && a == 0) return {a, b, c};
         const bool within = limit_ < 0 || s.extra <= limit_;
         return {within ? 0 : 1, b, d};
     }
@@ -250,9 +250,12 @@ RematResult Search::run() {
     baseline_flops_ = baseline.flops;
     r.baseline = baseline.source;
     r.baseline_flops = baseline_flops_;
-    if (o_.max_extra_flops >= 0) limit_ = o_.max_extra_flops;
-    if (o_.max_extra_percent >= 0)
-        limit_ = static_cast<std::int64_t>(static_cast<double>(baseline_flops_) * o_.max_extra_percent / 100.0);
+    if ((o_.max_extra_flops && *o_.max_extra_flops < 0) || (o_.max_extra_percent && !(*o_.max_extra_percent >= 0)) ||
+        (o_.target_peak && *o_.target_peak < 0))
+        throw PreconditionError("search_remat: a limit of RematOptions is negative (or NaN)");
+    if (o_.max_extra_flops) limit_ = *o_.max_extra_flops;
+    if (o_.max_extra_percent)
+        limit_ = static_cast<std::int64_t>(static_cast<double>(baseline_flops_) * *o_.max_extra_percent / 100.0);
 
     // The baseline as PyTorch made it (the guard below), and as a plan apply_remat reproduces.
     std::optional<State> base = evaluate(base_saved, false);
@@ -359,7 +362,7 @@ RematResult Search::run() {
     // point), and again from the baseline: PyTorch's best point can be a local optimum the
     // baseline's path goes around.
     std::vector<std::int64_t> guides;
-    if (o_.target_peak >= 0) {
+    if (o_.target_peak) {
         guides.push_back(-1);
     } else {
         guides.push_back(limit_);
