@@ -23,7 +23,8 @@ constexpr double kBorderMinHeight = 5;
 struct Frame {
     QPainter& p;
     const DataflowPaintInput& in;
-    QRectF view; // layout coordinates
+    QRectF view;   // layout coordinates
+    QRectF screen; // widget coordinates, with a margin for pen widths
     double fontPx = 11;
 };
 
@@ -80,35 +81,89 @@ void drawModuleFrames(Frame& f, std::size_t s) {
     }
 }
 
-// pass 0: plain edges, 1: on the selection's path, 2: live (drawn last, over the rest).
+// Liang-Barsky: the part of segment a-b inside r; false when none. Qt strokes (and dashes) a line's
+// whole length, so an edge thousands of pixels long off screen is cut to the widget first.
+bool clip(QPointF& a, QPointF& b, const QRectF& r) {
+    double t0 = 0, t1 = 1;
+    const double dx = b.x() - a.x(), dy = b.y() - a.y();
+    const double p[4] = {-dx, dx, -dy, dy};
+    const double q[4] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
+    for (int i = 0; i < 4; ++i) {
+        if (p[i] == 0) {
+            if (q[i] < 0) return false;
+            continue;
+        }
+        const double t = q[i] / p[i];
+        if (p[i] < 0)
+            t0 = std::max(t0, t);
+        else
+            t1 = std::min(t1, t);
+        if (t0 > t1) return false;
+    }
+    const QPointF a0 = a;
+    a = a0 + t0 * QPointF(dx, dy);
+    b = a0 + t1 * QPointF(dx, dy);
+    return true;
+}
+
+// pass 0: plain edges, 1: on the selection's path, 2: live (drawn last, over the rest). Each
+// pass clips the polylines to the widget and draws their segments in a few batches, one per
+// whole-pixel width and dash. What costs a frame is fill: thousands of wide translucent lines
+// across the widget (a flat graph's long edges) took 160 ms; past kManySegments a pass draws
+// its lines one pixel wide, opaque and without antialiasing (widths show once zoomed in).
 void drawEdges(Frame& f, std::size_t s, int pass) {
+    constexpr int kWidths = 8;
+    constexpr std::size_t kManySegments = 400;
     const DataflowPiece& piece = f.in.layouts->piece(s);
     const bool cursorHere = f.in.marks && f.in.marks->segment == static_cast<int>(s);
     const auto* path = f.in.pathEdges && s < f.in.pathEdges->size() ? &(*f.in.pathEdges)[s] : nullptr;
-    QColor plain = f.in.palette.color(QPalette::Text);
-    plain.setAlphaF(0.35f);
-    const QColor live = colors::live(f.in.palette);
-    QColor onPath = f.in.palette.color(QPalette::Highlight);
-    onPath.setAlphaF(0.55f);
-    const double zoom = std::clamp(f.in.camera.scale, 0.2, 2.0);
-    QPolygonF poly;
+    QColor color = pass == 2   ? colors::live(f.in.palette)
+                   : pass == 1 ? f.in.palette.color(QPalette::Highlight)
+                               : f.in.palette.color(QPalette::Text);
+    if (pass == 0) color.setAlphaF(0.35f);
+    if (pass == 1) color.setAlphaF(0.55f);
+    const double zoom = std::clamp(f.in.camera.scale, 0.2, 2.0) * (pass == 2 ? 1.5 : 1);
+    std::vector<QLineF> batch[kWidths][2]; // [width - 1][reversed]
+    std::size_t segments = 0;
     for (std::size_t e = 0; e < piece.drawing.edges.size(); ++e) {
         const auto& edge = piece.drawing.edges[e];
         const bool isLive = cursorHere && f.in.marks->liveEdge[e];
         const bool isPath = path && !path->empty() && (*path)[e];
         if ((isLive ? 2 : isPath ? 1 : 0) != pass) continue;
-        double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
-        for (const auto& pt : edge.points) {
-            x0 = std::min(x0, pt.x), x1 = std::max(x1, pt.x), y0 = std::min(y0, pt.y), y1 = std::max(y1, pt.y);
+        const int w = std::clamp(static_cast<int>(std::lround(edgeWidth(edge.bytes) * zoom)), 1, kWidths);
+        auto& out = batch[w - 1][edge.reversed ? 1 : 0];
+        for (std::size_t k = 1; k < edge.points.size(); ++k) {
+            QPointF a = f.in.camera.toWidget(piece.x + edge.points[k - 1].x, piece.top + edge.points[k - 1].y);
+            QPointF b = f.in.camera.toWidget(piece.x + edge.points[k].x, piece.top + edge.points[k].y);
+            if (!clip(a, b, f.screen)) continue;
+            out.emplace_back(a, b);
+            ++segments;
         }
-        if (!QRectF(piece.x + x0, piece.top + y0, x1 - x0 + 1, y1 - y0 + 1).intersects(f.view)) continue;
-        poly.resize(0);
-        for (const auto& pt : edge.points) poly << f.in.camera.toWidget(piece.x + pt.x, piece.top + pt.y);
-        QPen pen(isLive ? live : isPath ? onPath : plain, edgeWidth(edge.bytes) * zoom * (isLive ? 1.5 : 1));
-        if (edge.reversed) pen.setStyle(Qt::DashLine);
-        f.p.setPen(pen);
-        f.p.drawPolyline(poly);
     }
+    if (segments == 0) return;
+    f.p.save();
+    if (segments > kManySegments) {
+        f.p.setRenderHint(QPainter::Antialiasing, false);
+        const QColor opaque = colors::mix(f.in.palette.color(QPalette::Base), color, color.alphaF());
+        for (int reversed = 0; reversed < 2; ++reversed) {
+            f.p.setPen(QPen(opaque, 0, reversed ? Qt::DashLine : Qt::SolidLine));
+            for (int w = 1; w <= kWidths; ++w) {
+                const auto& lines = batch[w - 1][reversed];
+                if (!lines.empty()) f.p.drawLines(lines.data(), static_cast<int>(lines.size()));
+            }
+        }
+        f.p.restore();
+        return;
+    }
+    for (int w = 1; w <= kWidths; ++w)
+        for (int reversed = 0; reversed < 2; ++reversed) {
+            const auto& lines = batch[w - 1][reversed];
+            if (lines.empty()) continue;
+            QPen pen(color, w, reversed ? Qt::DashLine : Qt::SolidLine, Qt::FlatCap);
+            f.p.setPen(pen);
+            f.p.drawLines(lines.data(), static_cast<int>(lines.size()));
+        }
+    f.p.restore();
 }
 
 std::size_t drawBoxes(Frame& f, std::size_t s) {
@@ -179,7 +234,8 @@ double edgeWidth(std::int64_t bytes) {
 std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size) {
     p.fillRect(QRectF(QPointF(0, 0), size), in.palette.color(QPalette::Base));
     if (!in.scene || !in.layouts) return 0;
-    Frame f{p, in, QRectF(in.camera.toLayout({0, 0}), in.camera.toLayout({size.width(), size.height()}))};
+    Frame f{p, in, QRectF(in.camera.toLayout({0, 0}), in.camera.toLayout({size.width(), size.height()})), {}};
+    f.screen = QRectF(QPointF(-8, -8), size + QSizeF(16, 16));
     f.fontPx = std::clamp(12.0 * in.camera.scale, 8.0, 15.0);
     std::size_t drawn = 0;
     for (std::size_t s = 0; s < in.layouts->size(); ++s) {
