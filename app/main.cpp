@@ -140,7 +140,9 @@ int main(int argc, char** argv) {
     const QCommandLineOption expand(QStringLiteral("expand"),
                                     QStringLiteral("Open the modules M,... in the Dataflow mode."),
                                     QStringLiteral("M,..."));
-    parser.addOptions({graphMode, expand});
+    const QCommandLineOption dataflowFit(QStringLiteral("dataflow-fit"),
+                                         QStringLiteral("The whole Dataflow drawing in view."));
+    parser.addOptions({graphMode, expand, dataflowFit});
     // Offscreen timing of scrubbing: what a hover or key step costs until every panel has painted.
     const QCommandLineOption benchScrub(
         QStringLiteral("benchmark-scrub"),
@@ -213,6 +215,7 @@ int main(int argc, char** argv) {
     options.sizes = parser.value(sizes);
     options.deviceMemory = parser.value(deviceMemory);
     options.graphMode = parser.value(graphMode);
+    options.dataflowFit = parser.isSet(dataflowFit);
     if (parser.isSet(expand)) options.expand = parser.value(expand).split(QLatin1Char(','), Qt::SkipEmptyParts);
 
     const bool benchSizesRun = parser.isSet(benchSizes);

@@ -109,7 +109,6 @@ void DataflowView::startLayout() {
             Q_ASSERT(QThread::currentThread() == thread());
             if (scene != scene_) return;
             layouts_ = built->layouts;
-            if (!pendingExpand_.isEmpty()) expandModules(std::exchange(pendingExpand_, {}));
             refreshMarks();
             refreshFlags();
             zoomToFit();
@@ -122,6 +121,8 @@ void DataflowView::startLayout() {
                 else
                     camera_.origin = {layouts_->width() / 2 - width() / 2.0 / camera_.scale, -20};
             }
+            if (!pendingExpand_.isEmpty()) expandModules(std::exchange(pendingExpand_, {}));
+            if (std::exchange(pendingFit_, false)) zoomToFit();
             emit layoutChanged();
         });
 }
@@ -343,14 +344,32 @@ void DataflowView::expandModules(const QStringList& names) {
         pendingExpand_ = names;
         return;
     }
+    std::pair<std::size_t, std::uint32_t> first{0, fxmem::ModuleTree::npos};
     for (const QString& name : names)
         for (std::size_t s = 0; s < layouts_->size(); ++s)
-            if (const std::uint32_t m = scene_->findModule(s, name); m != fxmem::ModuleTree::npos)
+            if (const std::uint32_t m = scene_->findModule(s, name); m != fxmem::ModuleTree::npos) {
                 layouts_->expand(s, m);
+                if (first.second == fxmem::ModuleTree::npos) first = {s, m};
+            }
     refreshMarks();
     refreshFlags();
-    zoomToFit();
+    // The first module opened fills the view.
+    if (first.second != fxmem::ModuleTree::npos) {
+        const DataflowPiece& p = layouts_->piece(first.first);
+        const auto& b = p.drawing.boxes[p.moduleBox[first.second]];
+        camera_.scale = std::clamp(std::min((width() - 24) / b.w, (height() - 24) / b.h), 1e-5, 1.2);
+        camera_.origin = QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) -
+                         QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
+        update();
+    }
     emit layoutChanged();
+}
+
+void DataflowView::fitWhenLaidOut() {
+    if (layouts_)
+        zoomToFit();
+    else
+        pendingFit_ = true;
 }
 
 void DataflowView::zoomToFit() {

@@ -64,7 +64,7 @@ public:
     // Opens a collapsed module or closes an open one, in place; false when neither.
     bool toggleModule(int segment, std::uint32_t module);
     // Opens the modules of these qualified names in every segment that has them, now or once the
-    // layouts arrive, and fits the drawing again (fxmem --expand).
+    // layouts arrive, and shows the first of them whole (fxmem --expand).
     void expandModules(const QStringList& names);
     // How many boxes the last paint drew.
     std::size_t lastPaintedBoxes() const { return painted_; }
@@ -75,6 +75,8 @@ public slots:
     void selectNode(NodeRef ref);
     void setHighlightedModuleName(const QString& name);
     void zoomToFit();
+    // The whole drawing in view, now or once the layouts arrive (fxmem --dataflow-fit).
+    void fitWhenLaidOut();
     void zoomBy(double factor, QPointF at);
     void centerOn(NodeRef ref);
 
@@ -116,6 +118,7 @@ private:
     NodeRef selected_;
     QString module_; // the selected module's qualified name; null: none
     QStringList pendingExpand_;
+    bool pendingFit_ = false;
     Hit hovered_;
     std::vector<std::vector<std::uint8_t>> recomputed_, matches_; // per segment, per node
     std::vector<std::vector<std::uint8_t>> flags_, pathEdges_;    // per segment, per box / edge

@@ -38,6 +38,7 @@ QString applyViewOptions(const ViewOptions& options, const WindowParts& parts, V
         if (!known) return tr("the shown graph has no module named '%1'").arg(m);
     }
     if (!options.expand.isEmpty()) parts.dataflow->expandModules(options.expand);
+    if (options.dataflowFit) parts.dataflow->fitWhenLaidOut();
     if (options.step) state->setCursorStep(*options.step);
     if (!options.selectModule.isEmpty()) {
         bool known = false;

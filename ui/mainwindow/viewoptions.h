@@ -26,6 +26,7 @@ struct ViewOptions {
     QString deviceMemory;                  // the Sizes bar's GPU: "80GB", "79.6GiB"
     QString graphMode;                     // "time" or "dataflow"; empty: as last chosen
     QStringList expand;                    // modules the Dataflow mode opens (qualified names)
+    bool dataflowFit = false;              // the whole Dataflow drawing in view
     // Waits for this before a screenshot: the timeline's bands and comparison are jobs.
     bool wantsComparison() const { return !compare.isEmpty(); }
 };
