@@ -26,6 +26,14 @@ shot gpt-break-whole-step "$ex/gpt_break.fxmem.json" --timeline-mode role --step
 shot gpt-adam-whole-step "$ex/gpt_adam.fxmem.json" --timeline-mode role --tab breakdown
 # The Sizes bar: the dynamic capture at batch 512 x sequence 1024 against a 24 GB GPU.
 shot llama-dynamic-sizes "$ex/llama_dynamic.fxmem.json" --pair 0 --timeline-mode role --set batch=512,sequence=1024 --device-memory 24GB
+# The graph view's Dataflow mode: llama's pair at its peak step, and layers.3 opened at a step of
+# its forward with the live storages' edges; the 8B-shaped capture's whole step fitted, when the
+# capture is on disk (python -m fxmem_export.examples llama3_8b -o /tmp/exp/llama3_8b.fxmem.json).
+shot llama-dataflow "$ex/llama.fxmem.json" --pair 0 --graph-mode dataflow
+shot llama-dataflow-expanded "$ex/llama.fxmem.json" --pair 0 --graph-mode dataflow --expand layers.3 --step 640
+if [ -f /tmp/exp/llama3_8b.fxmem.json ]; then
+    shot llama3-8b-dataflow /tmp/exp/llama3_8b.fxmem.json --graph-mode dataflow --dataflow-fit
+fi
 # The README's first pictures: the bundled GPT example as it opens, at 1600x1000 and on a laptop.
 for theme in light dark; do
     suffix=; [ "$theme" = dark ] && suffix=-dark
