@@ -222,6 +222,23 @@ private slots:
         QCOMPARE(repeatLabel(f.piece().layout->tree(), r), QStringLiteral("layers.0–7 × 8"));
     }
 
+    // Zoomed in, the minimap shows; a click at its middle centres the view on the drawing's middle.
+    void minimapCentres() {
+        Fixture f(llamaForward());
+        f.view.zoomToFit();
+        QVERIFY(f.view.minimapRect().isEmpty()); // all of it in view: no minimap
+        f.view.zoomBy(8, {0, 0});
+        const QRectF r = f.view.minimapRect();
+        QVERIFY(!r.isEmpty());
+        QTest::mouseClick(&f.view, Qt::LeftButton, {}, r.center().toPoint());
+        const QPointF mid = f.view.camera().toLayout({f.view.width() / 2.0, f.view.height() / 2.0});
+        const double w = f.view.layouts()->width(), h = f.view.layouts()->height();
+        // Within the pixel the click rounds to, in layout units.
+        QVERIFY(std::abs(mid.x() - w / 2) <= w / r.width() + 1e-6);
+        QVERIFY(std::abs(mid.y() - h / 2) <= h / r.height() + 1e-6);
+        QCOMPARE(f.state.selectedNode(), NodeRef{}); // a click on the minimap selects nothing
+    }
+
     // The mode switch shows one view at a time and keeps the action in step.
     void modeSwitch() {
         auto* time = new QWidget;

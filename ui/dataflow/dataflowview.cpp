@@ -17,6 +17,7 @@
 namespace {
 using Kind = fxmem::DataflowDrawing::Kind;
 constexpr double kReadableScale = 0.3, kOpenScale = 0.8;
+constexpr QSizeF kMinimap(220, 140);
 fxmem::NodeId nodeId(std::uint32_t v) { return fxmem::NodeId(static_cast<std::int32_t>(v)); }
 
 // The layouts cross from the worker once; the view then owns them (expand and collapse change them).
@@ -109,6 +110,7 @@ void DataflowView::startLayout() {
             Q_ASSERT(QThread::currentThread() == thread());
             if (scene != scene_) return;
             layouts_ = built->layouts;
+            ++layoutGeneration_;
             refreshMarks();
             refreshFlags();
             zoomToFit();
@@ -331,6 +333,7 @@ QString DataflowView::tooltipAt(QPointF pos) const {
 
 bool DataflowView::toggleModule(int segment, std::uint32_t module) {
     if (!layouts_ || segment < 0 || !layouts_->toggle(static_cast<std::size_t>(segment), module)) return false;
+    ++layoutGeneration_;
     hovered_ = {};
     refreshMarks();
     refreshFlags();
@@ -344,6 +347,7 @@ void DataflowView::expandModules(const QStringList& names) {
         pendingExpand_ = names;
         return;
     }
+    ++layoutGeneration_;
     std::pair<std::size_t, std::uint32_t> first{0, fxmem::ModuleTree::npos};
     for (const QString& name : names)
         for (std::size_t s = 0; s < layouts_->size(); ++s)
@@ -420,10 +424,70 @@ void DataflowView::paintEvent(QPaintEvent*) {
     in.boxFlags = &flags_;
     in.pathEdges = &pathEdges_;
     painted_ = paintDataflow(p, in, size());
+    paintMinimap(p);
+}
+
+QRectF DataflowView::minimapRect() const {
+    if (!layouts_ || layouts_->width() <= 0 || layouts_->height() <= 0) return {};
+    const QPointF a = camera_.toLayout({0, 0}), b = camera_.toLayout({double(width()), double(height())});
+    if (a.x() <= 0 && a.y() <= 0 && b.x() >= layouts_->width() && b.y() >= layouts_->height()) return {};
+    const double s = std::min(kMinimap.width() / layouts_->width(), kMinimap.height() / layouts_->height());
+    const QSizeF size(std::max(8.0, layouts_->width() * s), std::max(8.0, layouts_->height() * s));
+    return {QPointF(width() - size.width() - 10, height() - size.height() - 10), size};
+}
+
+void DataflowView::paintMinimap(QPainter& p) {
+    const QRectF r = minimapRect();
+    if (r.isEmpty()) return;
+    const QSize px = r.size().toSize();
+    if (minimapOf_ != layouts_.get() || minimapGeneration_ != layoutGeneration_ ||
+        minimapPalette_ != palette().cacheKey() || minimap_.size() != px) {
+        // One pixel or more per box: an overview of where the drawing is, not of its text.
+        minimap_ = QImage(px, QImage::Format_ARGB32_Premultiplied);
+        minimap_.fill(palette().color(QPalette::AlternateBase));
+        QPainter mp(&minimap_);
+        const double sx = px.width() / layouts_->width(), sy = px.height() / layouts_->height();
+        const QColor node = palette().color(QPalette::Mid), module = palette().color(QPalette::Dark);
+        for (std::size_t s = 0; s < layouts_->size(); ++s) {
+            const DataflowPiece& piece = layouts_->piece(s);
+            for (const auto& b : piece.drawing.boxes) {
+                if (b.expanded) continue;
+                mp.fillRect(QRectF((piece.x + b.x) * sx, (piece.top + b.y) * sy, std::max(1.0, b.w * sx),
+                                   std::max(1.0, b.h * sy)),
+                            b.kind == Kind::Node ? node : module);
+            }
+        }
+        minimapOf_ = layouts_.get();
+        minimapGeneration_ = layoutGeneration_;
+        minimapPalette_ = palette().cacheKey();
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.drawImage(r.topLeft(), minimap_);
+    p.setPen(palette().color(QPalette::Mid));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r);
+    // The part of the drawing in view.
+    const double s = r.width() / layouts_->width();
+    const QPointF a = camera_.toLayout({0, 0}), b = camera_.toLayout({double(width()), double(height())});
+    p.setPen(QPen(palette().color(QPalette::Highlight), 1.5));
+    p.drawRect(QRectF(r.topLeft() + a * s, r.topLeft() + b * s).intersected(r.adjusted(0, 0, -1, -1)));
+}
+
+void DataflowView::centreOnMinimap(QPointF pos) {
+    const QRectF r = minimapRect();
+    if (r.isEmpty()) return;
+    const QPointF l = (pos - r.topLeft()) / (r.width() / layouts_->width());
+    camera_.origin = l - QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
+    update();
 }
 
 void DataflowView::mousePressEvent(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton) return;
+    if (minimapRect().contains(event->position())) {
+        minimapDrag_ = true;
+        centreOnMinimap(event->position());
+        return;
+    }
     pressed_ = true;
     panning_ = false;
     pressPos_ = event->position().toPoint();
@@ -432,6 +496,10 @@ void DataflowView::mousePressEvent(QMouseEvent* event) {
 
 void DataflowView::mouseMoveEvent(QMouseEvent* event) {
     const QPointF pos = event->position();
+    if (minimapDrag_) {
+        centreOnMinimap(pos);
+        return;
+    }
     if (pressed_) {
         if (!panning_ && (pos.toPoint() - pressPos_).manhattanLength() > 3) panning_ = true;
         if (panning_) {
@@ -449,6 +517,7 @@ void DataflowView::mouseMoveEvent(QMouseEvent* event) {
 }
 
 void DataflowView::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) minimapDrag_ = false;
     if (event->button() != Qt::LeftButton || !pressed_) return;
     pressed_ = false;
     if (std::exchange(panning_, false)) return;

@@ -16,6 +16,7 @@
 #include "graphview/scenecategories.h"
 #include "loading/scene.h"
 
+#include <QImage>
 #include <QStringList>
 #include <QWidget>
 
@@ -24,6 +25,7 @@
 #include <vector>
 
 class JobTracker;
+class QPainter;
 class ViewState;
 
 class DataflowView : public QWidget {
@@ -66,6 +68,9 @@ public:
     // Opens the modules of these qualified names in every segment that has them, now or once the
     // layouts arrive, and shows the first of them whole (fxmem --expand).
     void expandModules(const QStringList& names);
+    // The minimap in the bottom-right corner (widget coordinates); empty while the whole drawing
+    // is in view. A click or drag in it centres the view there.
+    QRectF minimapRect() const;
     // How many boxes the last paint drew.
     std::size_t lastPaintedBoxes() const { return painted_; }
 
@@ -103,6 +108,8 @@ private:
     void refreshMarks();
     void refreshFlags();
     NodeRef nodeOfBox(const Hit& hit) const;
+    void paintMinimap(QPainter& painter);
+    void centreOnMinimap(QPointF pos);
 
     ViewState* state_ = nullptr;
     std::shared_ptr<const Scene> scene_;
@@ -124,6 +131,10 @@ private:
     std::vector<std::vector<std::uint8_t>> flags_, pathEdges_;    // per segment, per box / edge
     QPoint pressPos_;
     QPointF pressOrigin_;
-    bool pressed_ = false, panning_ = false;
+    bool pressed_ = false, panning_ = false, minimapDrag_ = false;
+    QImage minimap_; // the boxes drawn small, made again when the layouts or the palette change
+    const void* minimapOf_ = nullptr;
+    qint64 minimapPalette_ = 0;
+    std::uint64_t minimapGeneration_ = 0, layoutGeneration_ = 0;
     std::size_t painted_ = 0;
 };
