@@ -10,6 +10,7 @@
 #include "dataflow/graphmodepane.h"
 #include "loading/scene.h"
 #include "state/viewstate.h"
+#include "ui_fixtures.h"
 
 #include <fxmem/io.h>
 
@@ -237,6 +238,38 @@ private slots:
         QVERIFY(std::abs(mid.x() - w / 2) <= w / r.width() + 1e-6);
         QVERIFY(std::abs(mid.y() - h / 2) <= h / r.height() + 1e-6);
         QCOMPARE(f.state.selectedNode(), NodeRef{}); // a click on the minimap selects nothing
+    }
+
+    // fixtures::pair() joined: the backward's saved_a holds the forward's a (10 bytes), the one
+    // value the backward reads from the forward: one edge between the segments, a to saved_a.
+    // At the backward's first step its own live storages are tangents_1's (5) and saved_a's (10)
+    // (the baseline, b's 20, is held by no backward node): those two are marked, and the edge.
+    void savedActivationCrossesTheSegments() {
+        auto file = std::make_shared<const fxmem::GraphFile>(fixtures::pair());
+        SceneRequest r;
+        r.pair = 0;
+        Fixture f(buildScene(file, QStringLiteral("pair"), r));
+        const DataflowLayouts& l = *f.view.layouts();
+        QCOMPARE(l.size(), std::size_t{2});
+        QVERIFY(l.piece(1).x >= l.piece(0).x + l.piece(0).drawing.width); // side by side
+        const fxmem::Graph& fwd = file->graphs[0];
+        const fxmem::Graph& bwd = file->graphs[1];
+        QCOMPARE(l.crossEdges().size(), std::size_t{1});
+        const CrossEdge& c = l.crossEdges().front();
+        QCOMPARE(c.fromSegment, std::size_t{0});
+        QCOMPARE(c.toSegment, std::size_t{1});
+        QCOMPARE(c.fromBox, l.piece(0).nodeBox[fwd.find("a").index()]);
+        QCOMPARE(c.toBox, l.piece(1).nodeBox[bwd.find("saved_a").index()]);
+        QCOMPARE(c.bytes, std::int64_t{10});
+
+        f.state.setCursorStep(5); // the backward's profile index 0: 35 = 5 + 10 + the baseline's 20
+        QCOMPARE(f.scene->profile[5], std::int64_t{35});
+        const DataflowMarks& m = f.view.marks();
+        QCOMPARE(m.segment, 1);
+        std::set<std::string> marked;
+        for (std::uint32_t v = 0; v < m.liveNode.size(); ++v)
+            if (m.liveNode[v]) marked.insert(bwd.node(fxmem::NodeId(static_cast<std::int32_t>(v))).name);
+        QCOMPARE(marked, (std::set<std::string>{"tangents_1", "saved_a"}));
     }
 
     // The mode switch shows one view at a time and keeps the action in step.

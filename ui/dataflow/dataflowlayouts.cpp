@@ -1,6 +1,8 @@
 #include "dataflow/dataflowlayouts.h"
 
 #include <algorithm>
+#include <map>
+#include <unordered_map>
 
 std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, const fxmem::CancelCheck& cancelled) {
     auto out = std::make_shared<DataflowLayouts>();
@@ -23,8 +25,46 @@ std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, cons
             seg.analysis->file(), static_cast<std::size_t>(seg.analysis->graphIndex()), tree, o);
         out->redraw(s);
     }
+    // Which earlier segment's node made each storage a placeholder holds: the latest run that
+    // made it (a graph run twice makes the same storages).
+    std::unordered_map<std::uint32_t, std::pair<std::size_t, fxmem::NodeId>> made;
+    for (std::size_t s = 0; s < scene.segments.size(); ++s) {
+        fxmem::throw_if_cancelled(cancelled);
+        const fxmem::Graph& g = scene.segments[s].analysis->graph();
+        const fxmem::GraphFile& f = scene.segments[s].analysis->file();
+        for (std::uint32_t v = 0; v < g.size(); ++v) {
+            const fxmem::NodeId id(static_cast<std::int32_t>(v));
+            if (g.node(id).op != fxmem::OpKind::Placeholder) continue;
+            for (fxmem::StorageId st : g.outputs(id))
+                if (const auto it = made.find(static_cast<std::uint32_t>(st.index()));
+                    it != made.end() && it->second.first < s)
+                    out->crossNodes_.push_back({it->second.first, s, it->second.second, id, f.nbytes(st)});
+        }
+        for (std::uint32_t v = 0; v < g.size(); ++v) {
+            const fxmem::NodeId id(static_cast<std::int32_t>(v));
+            const fxmem::OpKind op = g.node(id).op;
+            if (op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr || op == fxmem::OpKind::Output)
+                continue;
+            for (fxmem::StorageId st : g.outputs(id)) made[static_cast<std::uint32_t>(st.index())] = {s, id};
+        }
+    }
     out->place();
     return out;
+}
+
+void DataflowLayouts::linkSegments() {
+    crossEdges_.clear();
+    std::map<std::tuple<std::size_t, std::uint32_t, std::size_t, std::uint32_t>, std::size_t> at;
+    for (const CrossNode& c : crossNodes_) {
+        const std::uint32_t from = pieces_[c.fromSegment].nodeBox[c.producer.index()];
+        const std::uint32_t to = pieces_[c.toSegment].nodeBox[c.placeholder.index()];
+        if (from == kNone || to == kNone) continue;
+        const auto [it, fresh] = at.try_emplace({c.fromSegment, from, c.toSegment, to}, crossEdges_.size());
+        if (fresh)
+            crossEdges_.push_back({c.fromSegment, c.toSegment, from, to, c.bytes, c.placeholder});
+        else
+            crossEdges_[it->second].bytes += c.bytes;
+    }
 }
 
 void DataflowLayouts::redraw(std::size_t segment) {
@@ -52,6 +92,7 @@ void DataflowLayouts::redraw(std::size_t segment) {
 }
 
 void DataflowLayouts::place() {
+    linkSegments();
     double x = 0;
     height_ = 0;
     for (DataflowPiece& p : pieces_) {

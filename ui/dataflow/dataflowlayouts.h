@@ -23,6 +23,16 @@ struct DataflowPiece {
     std::vector<std::uint32_t> nodeBox, moduleBox;
 };
 
+// A value one segment makes and a later one reads through a placeholder (a pair's saved
+// activations, what a whole step's run carries to a later one): drawn from the box of the node
+// that made it to the box of the placeholder, each pair of boxes once with the bytes summed.
+struct CrossEdge {
+    std::size_t fromSegment = 0, toSegment = 0;
+    std::uint32_t fromBox = 0, toBox = 0;
+    std::int64_t bytes = 0;
+    fxmem::NodeId placeholder; // the first placeholder it stands for
+};
+
 class DataflowLayouts {
 public:
     static constexpr std::uint32_t kNone = 0xffffffffu;
@@ -37,6 +47,7 @@ public:
 
     std::size_t size() const { return pieces_.size(); }
     const DataflowPiece& piece(std::size_t segment) const { return pieces_[segment]; }
+    const std::vector<CrossEdge>& crossEdges() const { return crossEdges_; }
     double width() const { return width_; }
     double height() const { return height_; }
     std::uint32_t depth() const { return depth_; }
@@ -49,7 +60,15 @@ public:
 private:
     void redraw(std::size_t segment); // the drawing and the box maps of one segment
     void place();                     // segments' x from their widths
+    void linkSegments();              // crossEdges_ from crossNodes_ and the boxes now
     std::vector<DataflowPiece> pieces_;
+    struct CrossNode {
+        std::size_t fromSegment, toSegment;
+        fxmem::NodeId producer, placeholder;
+        std::int64_t bytes;
+    };
+    std::vector<CrossNode> crossNodes_; // in segment and node order
+    std::vector<CrossEdge> crossEdges_;
     double width_ = 0, height_ = 0;
     std::uint32_t depth_ = 1;
 };

@@ -224,6 +224,36 @@ std::size_t drawBoxes(Frame& f, std::size_t s) {
     return drawn;
 }
 
+// What a later segment reads from an earlier one (saved activations): from the right of the box
+// that made it to the left of the placeholder's, dashed; live at the cursor in the live colour.
+void drawCrossEdges(Frame& f) {
+    const auto& cross = f.in.layouts->crossEdges();
+    if (cross.empty()) return;
+    QColor plain = f.in.palette.color(QPalette::Link);
+    plain.setAlphaF(0.45f);
+    const QColor live = colors::live(f.in.palette);
+    std::vector<QLineF> lines[2]; // plain, live
+    for (const CrossEdge& c : cross) {
+        const DataflowPiece& from = f.in.layouts->piece(c.fromSegment);
+        const DataflowPiece& to = f.in.layouts->piece(c.toSegment);
+        const auto& a = from.drawing.boxes[c.fromBox];
+        const auto& b = to.drawing.boxes[c.toBox];
+        QPointF p = f.in.camera.toWidget(from.x + a.x + a.w, from.top + a.y + a.h / 2);
+        QPointF q = f.in.camera.toWidget(to.x + b.x, to.top + b.y + b.h / 2);
+        if (!clip(p, q, f.screen)) continue;
+        const bool isLive = f.in.marks && f.in.marks->segment == static_cast<int>(c.toSegment) &&
+                            f.in.marks->liveNode[c.placeholder.index()];
+        lines[isLive ? 1 : 0].emplace_back(p, q);
+    }
+    f.p.save();
+    f.p.setRenderHint(QPainter::Antialiasing, lines[0].size() + lines[1].size() < 400);
+    f.p.setPen(QPen(plain, 1, Qt::DashLine));
+    f.p.drawLines(lines[0].data(), static_cast<int>(lines[0].size()));
+    f.p.setPen(QPen(live, 1.5));
+    f.p.drawLines(lines[1].data(), static_cast<int>(lines[1].size()));
+    f.p.restore();
+}
+
 } // namespace
 
 double edgeWidth(std::int64_t bytes) {
@@ -238,6 +268,7 @@ std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size
     f.screen = QRectF(QPointF(-8, -8), size + QSizeF(16, 16));
     f.fontPx = std::clamp(12.0 * in.camera.scale, 8.0, 15.0);
     std::size_t drawn = 0;
+    drawCrossEdges(f);
     for (std::size_t s = 0; s < in.layouts->size(); ++s) {
         const DataflowPiece& piece = in.layouts->piece(s);
         if (piece.x > f.view.right() || piece.x + piece.drawing.width < f.view.left()) continue;

@@ -1,4 +1,5 @@
-// Draws the Dataflow mode: per segment its title, the open modules' frames, the edges (width by
+// Draws the Dataflow mode: what later segments read from earlier ones (saved activations, under
+// the rest), then per segment its title, the open modules' frames, the edges (width by
 // the log of their bytes; live ones and the selection's path over the rest) and the boxes of
 // nodes and collapsed modules with their text, only what meets the widget. Text and borders are
 // left out where boxes are too small to read, so an overview of 100k boxes is rectangles only.
