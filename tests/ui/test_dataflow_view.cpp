@@ -160,9 +160,15 @@ private slots:
         QVERIFY(f.view.boxFlags(0, layer0) & kBoxSelected);
         QVERIFY(!(f.view.boxFlags(0, sumBox) & kBoxSelected));
         QVERIFY(f.view.boxFlags(0, sumBox) & kBoxPath); // sum_1 depends on layer 0's output
+        // Selected and centred (the find bar's match): its layer opens down to it, in the middle.
+        f.state.selectNode({0, inner}, true);
+        const std::uint32_t own = f.piece().nodeBox[inner.index()];
+        QCOMPARE(f.piece().drawing.boxes[own].kind, Kind::Node);
+        QCOMPARE(f.view.boxAt({f.view.width() / 2.0, f.view.height() / 2.0}).box, own);
+        QVERIFY(f.view.boxFlags(0, own) & kBoxSelected);
         f.state.selectModule(QStringLiteral("layers.2"));
         QVERIFY(f.view.boxFlags(0, f.piece().moduleBox[f.module("layers.2")]) & kBoxModule);
-        QVERIFY(!(f.view.boxFlags(0, layer) & kBoxModule));
+        QVERIFY(!(f.view.boxFlags(0, f.piece().moduleBox[f.module("layers.5")]) & kBoxModule));
     }
 
     // At three steps, the nodes marked live are the allocators of `fxmem-cli live`'s storages,

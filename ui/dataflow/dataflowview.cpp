@@ -394,7 +394,17 @@ void DataflowView::zoomBy(double factor, QPointF at) {
 
 void DataflowView::centerOn(NodeRef ref) {
     if (!layouts_ || !ref.valid() || static_cast<std::size_t>(ref.segment) >= layouts_->size()) return;
-    const DataflowPiece& p = layouts_->piece(static_cast<std::size_t>(ref.segment));
+    const auto s = static_cast<std::size_t>(ref.segment);
+    // A node inside collapsed modules: open them down to it (the find bar's next match).
+    if (const std::uint32_t box = layouts_->piece(s).nodeBox[ref.node.index()];
+        box != DataflowLayouts::kNone && layouts_->piece(s).drawing.boxes[box].kind == Kind::Module) {
+        layouts_->expand(s, layouts_->piece(s).layout->tree().node_module(ref.node));
+        ++layoutGeneration_;
+        refreshMarks();
+        refreshFlags();
+        emit layoutChanged();
+    }
+    const DataflowPiece& p = layouts_->piece(s);
     const std::uint32_t box = p.nodeBox[ref.node.index()];
     if (box == DataflowLayouts::kNone) return;
     const auto& b = p.drawing.boxes[box];

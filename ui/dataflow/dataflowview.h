@@ -83,6 +83,7 @@ public slots:
     // The whole drawing in view, now or once the layouts arrive (fxmem --dataflow-fit).
     void fitWhenLaidOut();
     void zoomBy(double factor, QPointF at);
+    // Brings the node's box to the middle, opening the collapsed modules that hide it.
     void centerOn(NodeRef ref);
 
 signals:
