@@ -25,6 +25,14 @@ struct Built {
     std::shared_ptr<DataflowLayouts> layouts;
 };
 
+// One byte per node and segment: those of `nodes` set, the rest cleared.
+void markNodes(std::vector<std::vector<std::uint8_t>>& marks, const std::vector<NodeRef>& nodes) {
+    for (auto& m : marks) std::fill(m.begin(), m.end(), 0);
+    for (NodeRef r : nodes)
+        if (r.valid() && static_cast<std::size_t>(r.segment) < marks.size())
+            marks[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+}
+
 double distanceToSegment(QPointF p, QPointF a, QPointF b) {
     const QPointF ab = b - a;
     const double len2 = QPointF::dotProduct(ab, ab);
@@ -172,19 +180,13 @@ void DataflowView::setHighlightedModuleName(const QString& name) {
 }
 
 void DataflowView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
-    for (auto& r : recomputed_) std::fill(r.begin(), r.end(), 0);
-    for (NodeRef r : nodes)
-        if (r.valid() && static_cast<std::size_t>(r.segment) < recomputed_.size())
-            recomputed_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    markNodes(recomputed_, nodes);
     refreshFlags();
     update();
 }
 
 void DataflowView::setSearchMatches(const std::vector<NodeRef>& matches) {
-    for (auto& m : matches_) std::fill(m.begin(), m.end(), 0);
-    for (NodeRef r : matches)
-        if (r.valid() && static_cast<std::size_t>(r.segment) < matches_.size())
-            matches_[static_cast<std::size_t>(r.segment)][r.node.index()] = 1;
+    markNodes(matches_, matches);
     refreshFlags();
     update();
 }
