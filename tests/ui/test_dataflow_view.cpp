@@ -11,6 +11,7 @@
 #include "loading/scene.h"
 #include "state/viewstate.h"
 #include "ui_fixtures.h"
+#include "util/units.h"
 
 #include <fxmem/io.h>
 
@@ -218,6 +219,36 @@ private slots:
             }
             QVERIFY(layers > 0);
         }
+    }
+
+    // An edge between two node boxes carries its producer's counted output bytes (summed here
+    // from the file), and hovering it says so.
+    void edgeBytesOnHover() {
+        Fixture f(llamaForward());
+        const fxmem::GraphFile& file = f.scene->segments[0].analysis->file();
+        const auto& counted = f.scene->segments[0].analysis->counted();
+        const auto& d = f.piece().drawing;
+        std::size_t checked = 0;
+        bool hovered = false;
+        for (const auto& e : d.edges) {
+            const Box &from = d.boxes[e.from], &to = d.boxes[e.to];
+            if (from.kind != Kind::Node || to.kind != Kind::Node || e.points.size() < 2) continue;
+            std::int64_t bytes = 0;
+            for (fxmem::StorageId s : f.graph().outputs(fxmem::NodeId(static_cast<std::int32_t>(from.ref))))
+                if (counted[s.index()]) bytes += file.nbytes(s);
+            QCOMPARE(e.bytes, bytes);
+            ++checked;
+            if (hovered || bytes == 0) continue;
+            // The middle of its first leg, at scale 1 in the middle of the widget.
+            f.view.zoomBy(1.0 / f.view.camera().scale, {0, 0});
+            const QPointF mid((e.points[0].x + e.points[1].x) / 2, (e.points[0].y + e.points[1].y) / 2);
+            const QPointF at = f.view.camera().toWidget(f.piece().x + mid.x(), f.piece().top + mid.y());
+            if (f.view.boxAt(at).valid()) continue;
+            QVERIFY2(f.view.tooltipAt(at).contains(formatBytes(bytes)), qPrintable(f.view.tooltipAt(at)));
+            hovered = true;
+        }
+        QVERIFY(checked > 20);
+        QVERIFY(hovered);
     }
 
     // The collapsed layers of llama are one run of equal blocks: the label names the run.
