@@ -70,6 +70,13 @@ void DataflowLayouts::linkSegments() {
 void DataflowLayouts::redraw(std::size_t segment) {
     DataflowPiece& p = pieces_[segment];
     p.drawing = p.layout->drawing();
+    p.edgeBounds.resize(p.drawing.edges.size());
+    for (std::size_t e = 0; e < p.drawing.edges.size(); ++e) {
+        std::array<double, 4> b{1e300, 1e300, -1e300, -1e300};
+        for (const auto& pt : p.drawing.edges[e].points)
+            b = {std::min(b[0], pt.x), std::min(b[1], pt.y), std::max(b[2], pt.x), std::max(b[3], pt.y)};
+        p.edgeBounds[e] = b;
+    }
     const fxmem::ModuleTree& tree = p.layout->tree();
     const std::size_t n = p.analysis->graph().size();
     p.nodeBox.assign(n, kNone);

@@ -8,6 +8,7 @@
 
 #include <fxmem/dataflow_layout.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -21,6 +22,9 @@ struct DataflowPiece {
     // Per node: the visible box drawing it (its own, or the collapsed module holding it); per
     // tree module: its box while visible (collapsed or open), else kNone.
     std::vector<std::uint32_t> nodeBox, moduleBox;
+    // Per edge its points' bounding box (x0, y0, x1, y1), so a paint skips edges out of view
+    // without reading their points.
+    std::vector<std::array<double, 4>> edgeBounds;
 };
 
 // A value one segment makes and a later one reads through a placeholder (a pair's saved

@@ -130,6 +130,10 @@ void drawEdges(Frame& f, std::size_t s, int pass) {
         const bool isLive = cursorHere && f.in.marks->liveEdge[e];
         const bool isPath = path && !path->empty() && (*path)[e];
         if ((isLive ? 2 : isPath ? 1 : 0) != pass) continue;
+        const auto& bb = piece.edgeBounds[e];
+        if (piece.x + bb[2] < f.view.left() || piece.x + bb[0] > f.view.right() || piece.top + bb[3] < f.view.top() ||
+            piece.top + bb[1] > f.view.bottom())
+            continue;
         const int w = std::clamp(static_cast<int>(std::lround(edgeWidth(edge.bytes) * zoom)), 1, kWidths);
         auto& out = batch[w - 1][edge.reversed ? 1 : 0];
         for (std::size_t k = 1; k < edge.points.size(); ++k) {
