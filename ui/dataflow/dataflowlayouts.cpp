@@ -17,6 +17,10 @@ std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, cons
         o.depth = out->depth_;
         o.default_node = kNodeBox;
         o.default_module = kModuleBox;
+        o.node_size = [g = &seg.analysis->graph()](fxmem::NodeId n) {
+            const fxmem::OpKind op = g->node(n).op;
+            return op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr ? kInputBox : kNodeBox;
+        };
         o.counted = &seg.analysis->counted();
         o.cancelled = cancelled;
         const fxmem::ModuleTree tree =
