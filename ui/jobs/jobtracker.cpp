@@ -6,15 +6,24 @@
 #include <fxmem/error.h>
 
 void JobContext::post(std::function<void(JobTracker*)> f) const {
-    JobTracker* o = owner_.data();
+    JobTracker* o = owner_.data(); // alive: ~JobTracker waits for its workers
     if (!o) return;
-    const quint64 gen = generation_;
-    QMetaObject::invokeMethod(
-        o,
-        [o, gen, f = std::move(f)] {
-            if (o->generation_ == gen) f(o);
-        },
-        Qt::QueuedConnection);
+    {
+        const std::lock_guard lock(mailbox_->mutex);
+        mailbox_->items.emplace_back(generation_, std::move(f));
+    }
+    // A wake-up that carries nothing: what it runs was handed over under the mailbox's lock.
+    QMetaObject::invokeMethod(o, "drainMailbox", Qt::QueuedConnection);
+}
+
+void JobTracker::drainMailbox() {
+    std::vector<std::pair<quint64, std::function<void(JobTracker*)>>> items;
+    {
+        const std::lock_guard lock(mailbox_->mutex);
+        items.swap(mailbox_->items);
+    }
+    for (auto& [gen, f] : items)
+        if (generation_ == gen) f(this);
 }
 
 void JobContext::report(double fraction, const QString& stage, bool force) {
@@ -44,6 +53,7 @@ void JobTracker::startErased(std::function<std::function<void()>(JobContext&)> w
     stop_ = std::make_shared<std::atomic<bool>>(false);
     auto job = std::make_shared<JobContext>();
     job->owner_ = this;
+    job->mailbox_ = mailbox_;
     job->generation_ = ++generation_;
     job->stop_ = stop_;
     setBusy(true);

@@ -8,6 +8,12 @@
 // failed(message). A Background tracker hands its job to the pool only after the frame in
 // progress is painted (postAfterPaint): a follow-up of an edit then neither wakes a thread nor
 // competes for a core while the GUI thread draws the edit.
+//
+// What a worker posts (progress, the result) goes through the tracker's mailbox, a std::mutex
+// guarded queue that the tracker drains on its own thread: the hand-over is then one that
+// ThreadSanitizer sees (Qt's own queued calls synchronise through futexes inside an uninstrumented
+// QtCore), and a posted function is built on the worker and run and destroyed on the tracker's
+// thread only.
 #pragma once
 #include "jobs/threadpriority.h"
 
@@ -24,8 +30,17 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 class JobTracker;
+
+// Functions posted by a tracker's workers, with the generation of the job that posted each.
+struct JobMailbox {
+    std::mutex mutex;
+    std::vector<std::pair<quint64, std::function<void(JobTracker*)>>> items;
+};
 
 // What a running job sees. It never touches the tracker directly, only posts to it.
 class JobContext {
@@ -42,6 +57,7 @@ public:
 private:
     friend class JobTracker;
     QPointer<JobTracker> owner_;
+    std::shared_ptr<JobMailbox> mailbox_;
     quint64 generation_ = 0;
     std::shared_ptr<std::atomic<bool>> stop_;
     QElapsedTimer sinceReport_;
@@ -85,10 +101,15 @@ signals:
     void failed(const QString& message);
     void busyChanged(bool busy);
 
+private slots:
+    // Runs what the workers posted, in order, each only if its job is still the latest.
+    void drainMailbox();
+
 private:
     friend class JobContext;
     void startErased(std::function<std::function<void()>(JobContext&)> work);
     void setBusy(bool busy);
+    std::shared_ptr<JobMailbox> mailbox_ = std::make_shared<JobMailbox>();
     QThreadPool pool_;
     JobPriority priority_;
     quint64 generation_ = 0;
