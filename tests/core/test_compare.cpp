@@ -45,17 +45,17 @@ TEST(Compare, MovedNodesAndEffectByHand) {
     const auto a = small();
     const auto orig = ids({0, 1, 2, 3, 4, 5}), moved = ids({0, 1, 3, 2, 4, 5});
     const OrderComparison c = compare_orders(*a, orig, moved);
-    EXPECT_EQ(c.peakA, 3100);
-    EXPECT_EQ(c.peakB, 2110);
-    EXPECT_EQ(c.peakStepA, 3u);
-    EXPECT_EQ(c.peakStepB, 5u);
+    EXPECT_EQ(c.peak_a, 3100);
+    EXPECT_EQ(c.peak_b, 2110);
+    EXPECT_EQ(c.peak_step_a, 3u);
+    EXPECT_EQ(c.peak_step_b, 5u);
     // b and c swapped. B's positions in A's order are 0 1 3 2 4 5; the longest increasing run
     // patience sorting finds is 0 1 2 4 5 (through c), so b is the moved one, from 2 to 3. Alone,
     // b moved just after c (its unmoved predecessor in B) gives B itself: 3100 -> 2110.
     ASSERT_EQ(c.moved.size(), 1u);
     EXPECT_EQ(c.moved[0].node, NodeId(2));
-    EXPECT_EQ(c.moved[0].positionA, 2u);
-    EXPECT_EQ(c.moved[0].positionB, 3u);
+    EXPECT_EQ(c.moved[0].position_a, 2u);
+    EXPECT_EQ(c.moved[0].position_b, 3u);
     EXPECT_EQ(c.moved[0].allocates, 2000);
     ASSERT_TRUE(c.moved[0].effect.has_value());
     EXPECT_EQ(*c.moved[0].effect, -990);

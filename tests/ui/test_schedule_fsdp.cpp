@@ -86,11 +86,11 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     QVERIFY(c);
     const fxmem::ScheduleScore s = fxmem::score_schedule(*file, analysis->graph(), analysis->alias(), stored.order,
                                                          analysis->releasable(), analysis->counted());
-    QCOMPARE(c->peakA, analysis->peak());
-    QCOMPARE(c->profileA, analysis->profile());
-    QCOMPARE(c->peakB, s.peak);
+    QCOMPARE(c->peak_a, analysis->peak());
+    QCOMPARE(c->profile_a, analysis->profile());
+    QCOMPARE(c->peak_b, s.peak);
     qInfo("graph %s: original peak %lld, %s peak %lld, %zu nodes moved", analysis->graph().name.c_str(),
-          static_cast<long long>(c->peakA), stored.name.c_str(), static_cast<long long>(c->peakB), c->moved.size());
+          static_cast<long long>(c->peak_a), stored.name.c_str(), static_cast<long long>(c->peak_b), c->moved.size());
 
     const fxmem::RoleAssignment roles = fxmem::resolve_roles(*file);
     const fxmem::Attribution attribution(*file, stored.graph, roles);
@@ -102,7 +102,7 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     }
     const std::int64_t bound = fxmem::peak_lower_bound(*file, analysis->graph(), analysis->alias(),
                                                        analysis->releasable(), analysis->counted());
-    QVERIFY(bound <= std::min(c->peakA, c->peakB));
+    QVERIFY(bound <= std::min(c->peak_a, c->peak_b));
 
     TimelinePlot plot;
     plot.resize(1000, 340);
@@ -110,8 +110,8 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
     plot.setProfile(analysis->profile(), analysis->peakStep());
     plot.setStackedBands(bands);
-    plot.setComparison({editor.comparisonName(0), c->profileA, c->peakStepA},
-                       {editor.comparisonName(1), c->profileB, c->peakStepB});
+    plot.setComparison({editor.comparisonName(0), c->profile_a, c->peak_step_a},
+                       {editor.comparisonName(1), c->profile_b, c->peak_step_b});
     plot.setLowerBound(bound);
     plot.setTitle(QStringLiteral("fsdp · ") + QString::fromStdString(analysis->graph().name));
     QVERIFY(plot.hasComparison());

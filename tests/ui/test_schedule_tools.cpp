@@ -106,8 +106,8 @@ void TestScheduleTools::compareTimeOn100kNodes() {
     for (const auto& m : c.moved) scored += m.effect.has_value();
     qInfo("compare on %zu nodes: %.1f ms, %zu moved, %zu with an effect", a->graph().size(), ms, c.moved.size(),
           scored);
-    QCOMPARE(c.peakA, a->peak());
-    QCOMPARE(c.peakB,
+    QCOMPARE(c.peak_a, a->peak());
+    QCOMPARE(c.peak_b,
              fxmem::score_schedule(a->file(), a->graph(), a->alias(), bfs, a->releasable(), a->counted()).peak);
 }
 
@@ -225,16 +225,16 @@ void TestScheduleTools::pickerSwitchesToANamedSchedule() {
 void TestScheduleTools::compareListOnAHandMadePair() {
     const auto a = schedtest::smallAnalysis();
     const OrderComparison c = fxmem::compare_orders(*a, kOriginal, kMoved);
-    QCOMPARE(c.profileA, kOriginalProfile);
-    QCOMPARE(c.profileB, kMovedProfile);
-    QCOMPARE(c.peakA, 3100);
-    QCOMPARE(c.peakB, 2110);
-    QCOMPARE(c.peakStepA, std::size_t(3));
-    QCOMPARE(c.peakStepB, std::size_t(5));
+    QCOMPARE(c.profile_a, kOriginalProfile);
+    QCOMPARE(c.profile_b, kMovedProfile);
+    QCOMPARE(c.peak_a, 3100);
+    QCOMPARE(c.peak_b, 2110);
+    QCOMPARE(c.peak_step_a, std::size_t(3));
+    QCOMPARE(c.peak_step_b, std::size_t(5));
     QCOMPARE(c.moved.size(), std::size_t(1));
     QCOMPARE(c.moved[0].node, fxmem::NodeId(2)); // b
-    QCOMPARE(c.moved[0].positionA, std::size_t(2));
-    QCOMPARE(c.moved[0].positionB, std::size_t(3));
+    QCOMPARE(c.moved[0].position_a, std::size_t(2));
+    QCOMPARE(c.moved[0].position_b, std::size_t(3));
     QCOMPARE(c.moved[0].allocates, 2000);
     QVERIFY(c.moved[0].effect.has_value());
     QCOMPARE(*c.moved[0].effect, -990);
@@ -266,8 +266,8 @@ void TestScheduleTools::compareListOnAHandMadePair() {
     // A: x p q up uq; B: x q p up uq... B2: x p up q uq (up right after p: p is freed before q).
     // A -> B2 moves up (before q): alone it lowers A's peak (1014 -> 1005), effect -9.
     const OrderComparison t = fxmem::compare_orders(*two, ids({0, 1, 2, 3, 4, 5}), ids({0, 1, 3, 2, 4, 5}));
-    QCOMPARE(t.peakA, 1014); // x 4 + p 1000 + q 10 (x is freed after q, p after up)
-    QCOMPARE(t.peakB, 1005); // x 4 + p 1000 + up 1, then p is freed before q
+    QCOMPARE(t.peak_a, 1014); // x 4 + p 1000 + q 10 (x is freed after q, p after up)
+    QCOMPARE(t.peak_b, 1005); // x 4 + p 1000 + up 1, then p is freed before q
     QCOMPARE(t.moved.size(), std::size_t(1));
     QCOMPARE(t.moved[0].node, fxmem::NodeId(2)); // q moved after up (the LCS keeps up)
     QCOMPARE(*t.moved[0].effect, -9);
@@ -300,7 +300,7 @@ void TestScheduleTools::compareInTheDock() {
     // "Your edit" follows the edits while compared.
     QVERIFY(editor.moveNode(3, 2)); // the user's own c-first: the same order as the stored one
     editor.setComparison(0, 2);
-    QCOMPARE(editor.comparison()->peakB, 2110);
+    QCOMPARE(editor.comparison()->peak_b, 2110);
     editor.clearComparison();
     QVERIFY(!editor.comparison());
     QCOMPARE(changed.count(), 4); // set, the edit, set again, clear

@@ -99,7 +99,7 @@ void ComparePanel::refresh() {
         emit status(tr("Cannot compare: %1").arg(elided(std::string_view(e.what()), 4 * kMaxShownNameBytes)), true);
     }
     model_->setComparison(edited_->analysis(), comparison_);
-    if (comparison_ && comparison_->moved.empty() && comparison_->profileA == comparison_->profileB)
+    if (comparison_ && comparison_->moved.empty() && comparison_->profile_a == comparison_->profile_b)
         emit status(
             tr("%1 and %2 are the same order: pick another B (a schedule of the file, or your edit after a move).")
                 .arg(name(0), name(1)),
@@ -107,7 +107,7 @@ void ComparePanel::refresh() {
     else if (comparison_)
         emit status(
             tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(comparison_->moved.size()))
-                .arg(name(0), formatBytes(comparison_->peakA), name(1), formatBytes(comparison_->peakB)),
+                .arg(name(0), formatBytes(comparison_->peak_a), name(1), formatBytes(comparison_->peak_b)),
             false);
     emit changed();
 }

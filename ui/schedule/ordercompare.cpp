@@ -26,10 +26,10 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
         switch (index.column()) {
         case NodeColumn: return elided(analysis_->graph().node(m.node).name);
-        case PositionAColumn: return QString::number(m.positionA);
-        case PositionBColumn: return QString::number(m.positionB);
+        case PositionAColumn: return QString::number(m.position_a);
+        case PositionBColumn: return QString::number(m.position_b);
         case AllocatesColumn: return formatBytes(m.allocates);
-        case EffectColumn: return m.effect ? formatDelta(*m.effect, comparison_->peakA) : QStringLiteral("—");
+        case EffectColumn: return m.effect ? formatDelta(*m.effect, comparison_->peak_a) : QStringLiteral("—");
         default: return {};
         }
     case Qt::TextAlignmentRole:
@@ -41,8 +41,8 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
     case SortRole:
         switch (index.column()) {
         case NodeColumn: return elided(analysis_->graph().node(m.node).name);
-        case PositionAColumn: return static_cast<qulonglong>(m.positionA);
-        case PositionBColumn: return static_cast<qulonglong>(m.positionB);
+        case PositionAColumn: return static_cast<qulonglong>(m.position_a);
+        case PositionBColumn: return static_cast<qulonglong>(m.position_b);
         case AllocatesColumn: return static_cast<qlonglong>(m.allocates);
         case EffectColumn: return m.effect ? static_cast<qlonglong>(std::llabs(*m.effect)) : qlonglong(-1);
         default: return {};

@@ -8,9 +8,9 @@ void linkScheduleToTimeline(ScheduleEditor* editor, TimelinePlot* timeline) {
         const std::shared_ptr<const OrderComparison> c = editor->comparison();
         // The timeline shows this graph's profile: a comparison only fits when the lengths agree
         // (the editor works on single graphs; a joined view has no comparison).
-        if (!c || c->profileA.size() != timeline->stepCount()) return timeline->clearComparison();
-        timeline->setComparison({editor->comparisonName(0), c->profileA, c->peakStepA},
-                                {editor->comparisonName(1), c->profileB, c->peakStepB});
+        if (!c || c->profile_a.size() != timeline->stepCount()) return timeline->clearComparison();
+        timeline->setComparison({editor->comparisonName(0), c->profile_a, c->peak_step_a},
+                                {editor->comparisonName(1), c->profile_b, c->peak_step_b});
     });
     QObject::connect(editor, &ScheduleEditor::lowerBoundChanged, timeline,
                      [timeline](qint64 bytes) { timeline->setLowerBound(bytes); });

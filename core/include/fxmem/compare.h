@@ -29,13 +29,13 @@ namespace fxmem {
 struct OrderComparison {
     struct Moved {
         NodeId node;
-        std::size_t positionA = 0, positionB = 0;
+        std::size_t position_a = 0, position_b = 0;
         std::int64_t allocates = 0;         // counted bytes the node allocates
         std::optional<std::int64_t> effect; // peak change of A, see above
     };
-    std::vector<std::int64_t> profileA, profileB; // build_memory_profile layout (1 + 2K points)
-    std::int64_t peakA = 0, peakB = 0;
-    std::size_t peakStepA = 0, peakStepB = 0; // first profile index at the peak
+    std::vector<std::int64_t> profile_a, profile_b; // build_memory_profile layout (1 + 2K points)
+    std::int64_t peak_a = 0, peak_b = 0;
+    std::size_t peak_step_a = 0, peak_step_b = 0; // first profile index at the peak
     std::vector<Moved> moved;
 };
 

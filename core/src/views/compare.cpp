@@ -37,12 +37,12 @@ OrderComparison compare_orders(const GraphAnalysis& a, const std::vector<NodeId>
     IncrementalSchedule sa(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(), orderA);
     const IncrementalSchedule sb(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(), orderB);
     OrderComparison out;
-    out.profileA = sa.profile();
-    out.profileB = sb.profile();
-    out.peakA = sa.peak();
-    out.peakB = sb.peak();
-    out.peakStepA = first_max(out.profileA);
-    out.peakStepB = first_max(out.profileB);
+    out.profile_a = sa.profile();
+    out.profile_b = sb.profile();
+    out.peak_a = sa.peak();
+    out.peak_b = sb.peak();
+    out.peak_step_a = first_max(out.profile_a);
+    out.peak_step_b = first_max(out.profile_b);
 
     // B's positions read in A's order; the nodes on a longest increasing run kept their order.
     const std::size_t n = orderA.size();
@@ -79,7 +79,7 @@ OrderComparison compare_orders(const GraphAnalysis& a, const std::vector<NodeId>
                 m.effect = 0;
             } else if (sa.check_move(from, to).ok) {
                 sa.move(from, to);
-                m.effect = sa.peak() - out.peakA;
+                m.effect = sa.peak() - out.peak_a;
                 sa.move(to, from); // back to A exactly: the others kept their relative order
             }
         }
