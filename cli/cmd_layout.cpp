@@ -1,9 +1,11 @@
-// layout FILE [--graph G] [--depth D] [--expand M[,M...]] [--json]: core's layered dataflow
-// layout of one graph by module (fxmem/dataflow_layout.h), as the app's Dataflow mode draws it:
-// boxes (nodes, modules) and edges with their bytes and polylines, y growing downward.
+// layout FILE [--graph G | --pair K | --whole-step] [--depth D] [--expand M[,M...]] [--json]:
+// core's layered dataflow layout by module (fxmem/dataflow_layout.h; several graphs side by side
+// through fxmem/dataflow_scene.h), as the app's Dataflow mode draws it: boxes (nodes, modules)
+// and edges with their bytes and polylines, y growing downward.
 #include "commands.h"
 
 #include "fxmem/dataflow_layout.h"
+#include "fxmem/dataflow_scene.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "table.h"
@@ -39,16 +41,16 @@ std::uint32_t depth_option(const Args& args, const ModuleTree& tree) {
 }
 
 nlohmann::ordered_json box_json(const DataflowLayout& layout, const Graph& graph, const DataflowDrawing::Box& b,
-                                std::size_t id) {
+                                std::size_t id, std::size_t first, double dx, double dy) {
     nlohmann::ordered_json j;
     j["id"] = id;
     const bool module = b.kind == DataflowDrawing::Kind::Module;
     j["kind"] = module ? "module" : "node";
     j["name"] = module ? std::string(layout.tree()[b.ref].name) : graph.nodes[b.ref].name;
-    j["parent"] =
-        b.parent == DataflowDrawing::kNoParent ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(b.parent);
-    j["x"] = b.x;
-    j["y"] = b.y;
+    j["parent"] = b.parent == DataflowDrawing::kNoParent ? nlohmann::ordered_json(nullptr)
+                                                         : nlohmann::ordered_json(first + b.parent);
+    j["x"] = dx + b.x;
+    j["y"] = dy + b.y;
     j["w"] = b.w;
     j["h"] = b.h;
     if (!module) return j;
@@ -63,70 +65,149 @@ nlohmann::ordered_json box_json(const DataflowLayout& layout, const Graph& graph
     return j;
 }
 
+// The graphs drawn side by side: one (--graph or the only one), a pair's forward and backward,
+// or every run of the file's step in order.
+std::vector<std::uint32_t> scene_graphs(const GraphFile& file, const Args& args) {
+    if (args.has("--whole-step")) {
+        if (file.step.empty())
+            throw Error(file.source + ": the file has no \"step\" (the order the graphs ran in), so there is no whole "
+                                      "step to lay out; use --graph NAME or --pair K");
+        std::vector<std::uint32_t> graphs;
+        for (const StepEntry& e : file.step) graphs.push_back(e.graph);
+        return graphs;
+    }
+    if (const auto text = args.value("--pair")) {
+        const Pair& p = pair_at(file, parse_index("--pair", *text), "use --graph NAME");
+        return {p.forward, p.backward};
+    }
+    const Graph& graph = select_graph(file, args);
+    return {static_cast<std::uint32_t>(&graph - file.graphs.data())};
+}
+
 } // namespace
 
 int run_layout(const Args& args, std::ostream& out) {
-    for (const char* mode : {"--pair", "--whole-step"})
-        if (args.has(mode))
-            throw UsageError(std::string("layout: ") + mode +
-                             " is not supported yet (one graph at a time: --graph NAME)");
+    if (args.has("--whole-step"))
+        refuse_in_mode(args, "--whole-step", {"--graph", "--pair"},
+                       "the whole step lays out every graph of the file's step");
+    if (args.has("--pair")) refuse_in_mode(args, "--pair", {"--graph"}, "the pair names its two graphs");
     const GraphFile file = load_file(args.file);
-    const Graph& graph = select_graph(file, args);
-    const auto graph_index = static_cast<std::size_t>(&graph - file.graphs.data());
+    const std::vector<std::uint32_t> graphs = scene_graphs(file, args);
     const StorageMask counted = devices_counted(file, args);
-    const ModuleTree tree(graph);
-    DataflowOptions options;
-    options.depth = depth_option(args, tree);
-    options.counted = &counted;
-    DataflowLayout layout(file, graph_index, tree, options);
+    std::vector<ModuleTree> trees;
+    for (std::uint32_t g : graphs) trees.emplace_back(file.graphs[g]);
+    std::uint32_t depth = 1;
+    for (const ModuleTree& t : trees) depth = std::max(depth, depth_option(args, t));
+    DataflowScene scene(file, graphs, trees, [&](std::size_t) {
+        DataflowOptions options;
+        options.depth = depth;
+        options.counted = &counted;
+        return options;
+    });
     if (const auto list = args.value("--expand")) {
         for (const std::string& name : split_commas(*list)) {
-            const std::uint32_t m = tree.find(name);
-            if (m == ModuleTree::npos || name.empty())
-                throw Error(file.source + ": graph '" + elide(graph.name) + "': --expand: no module '" + elide(name) +
-                            "' in this graph");
-            layout.expand(m);
+            bool found = false;
+            for (std::size_t s = 0; s < scene.size(); ++s)
+                if (const std::uint32_t m = trees[s].find(name); m != ModuleTree::npos && !name.empty()) {
+                    found = true;
+                    scene.expand(s, m);
+                }
+            if (!found)
+                throw Error(file.source + ": " +
+                            (graphs.size() == 1 ? "graph '" + elide(file.graphs[graphs[0]].name) + "'"
+                                                : std::string(args.has("--pair") ? "pair" : "whole step")) +
+                            ": --expand: no module '" + elide(name) + "' in " +
+                            (graphs.size() == 1 ? "this graph" : "its graphs"));
         }
     }
-    const DataflowDrawing drawing = layout.drawing();
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
         j["boxes"] = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < drawing.boxes.size(); ++i)
-            j["boxes"].push_back(box_json(layout, graph, drawing.boxes[i], i));
         j["edges"] = nlohmann::ordered_json::array();
-        for (const DataflowDrawing::Edge& e : drawing.edges) {
+        std::vector<std::size_t> first(scene.size(), 0);
+        for (std::size_t s = 0; s < scene.size(); ++s) {
+            const DataflowSegment& seg = scene.segment(s);
+            first[s] = j["boxes"].size();
+            for (std::size_t i = 0; i < seg.drawing.boxes.size(); ++i)
+                j["boxes"].push_back(box_json(*seg.layout, file.graphs[seg.graph], seg.drawing.boxes[i], first[s] + i,
+                                              first[s], seg.x, seg.top));
+            for (const DataflowDrawing::Edge& e : seg.drawing.edges) {
+                nlohmann::ordered_json je;
+                je["from"] = first[s] + e.from;
+                je["to"] = first[s] + e.to;
+                je["bytes"] = e.bytes;
+                je["points"] = nlohmann::ordered_json::array();
+                for (const DataflowDrawing::Point& p : e.points) je["points"].push_back({seg.x + p.x, seg.top + p.y});
+                if (e.reversed) je["reversed"] = true;
+                if (e.straight) je["straight"] = true;
+                j["edges"].push_back(std::move(je));
+            }
+        }
+        // A later graph's read of an earlier one's value: from the right side of the producer's
+        // box to the left side of the placeholder's, as the app draws it.
+        for (const DataflowCrossEdge& c : scene.cross_edges()) {
+            const DataflowSegment& a = scene.segment(c.from_segment);
+            const DataflowSegment& b = scene.segment(c.to_segment);
+            const DataflowDrawing::Box& p = a.drawing.boxes[c.from_box];
+            const DataflowDrawing::Box& q = b.drawing.boxes[c.to_box];
             nlohmann::ordered_json je;
-            je["from"] = e.from;
-            je["to"] = e.to;
-            je["bytes"] = e.bytes;
-            je["points"] = nlohmann::ordered_json::array();
-            for (const DataflowDrawing::Point& p : e.points) je["points"].push_back({p.x, p.y});
-            if (e.reversed) je["reversed"] = true;
-            if (e.straight) je["straight"] = true;
+            je["from"] = first[c.from_segment] + c.from_box;
+            je["to"] = first[c.to_segment] + c.to_box;
+            je["bytes"] = c.bytes;
+            je["points"] = {{a.x + p.x + p.w, a.top + p.y + p.h / 2}, {b.x + q.x, b.top + q.y + q.h / 2}};
+            je["across"] = true;
             j["edges"].push_back(std::move(je));
+        }
+        if (scene.size() > 1) {
+            j["segments"] = nlohmann::ordered_json::array();
+            for (std::size_t s = 0; s < scene.size(); ++s) {
+                const DataflowSegment& seg = scene.segment(s);
+                j["segments"].push_back({{"graph", file.graphs[seg.graph].name},
+                                         {"x", seg.x},
+                                         {"y", seg.top},
+                                         {"w", seg.drawing.width},
+                                         {"h", seg.drawing.height},
+                                         {"first_box", first[s]},
+                                         {"boxes", seg.drawing.boxes.size()}});
+            }
         }
         out << j.dump() << '\n';
         return 0;
     }
 
-    std::size_t nodes = 0, modules = 0, reversed = 0;
-    for (const DataflowDrawing::Box& b : drawing.boxes) (b.kind == DataflowDrawing::Kind::Node ? nodes : modules)++;
-    for (const DataflowDrawing::Edge& e : drawing.edges) reversed += e.reversed ? 1 : 0;
-    out << "graph '" << escape_control(elide(graph.name)) << "': dataflow layout at module depth " << options.depth
-        << ", " << drawing.width << " x " << drawing.height << "\n"
-        << nodes << " node boxes, " << modules << " module boxes, " << drawing.edges.size() << " edges (" << reversed
-        << " drawn upward), " << layout.crossings() << " crossings\n";
-    if (modules == 0) return 0;
-    out << "\nmodules shown (allocated bytes; runs of equal siblings):\n";
-    for (const DataflowDrawing::Box& b : drawing.boxes) {
-        if (b.kind != DataflowDrawing::Kind::Module) continue;
-        const ModuleRepeat r = layout.repeat(b.ref);
-        if (r.count > 1 && r.index > 0) continue; // the run is listed at its first module
-        out << "  " << escape_control(elide(std::string(tree[b.ref].name)));
-        if (r.count > 1) out << " to " << escape_control(elide(std::string(tree[r.last].name))) << " x " << r.count;
-        out << (b.expanded ? " (expanded)" : "") << "  " << format_bytes(layout.allocated_bytes(b.ref)) << '\n';
+    for (std::size_t s = 0; s < scene.size(); ++s) {
+        const DataflowSegment& seg = scene.segment(s);
+        const DataflowLayout& layout = *seg.layout;
+        const DataflowDrawing& drawing = seg.drawing;
+        if (s > 0) out << '\n';
+        std::size_t nodes = 0, modules = 0, reversed = 0;
+        for (const DataflowDrawing::Box& b : drawing.boxes) (b.kind == DataflowDrawing::Kind::Node ? nodes : modules)++;
+        for (const DataflowDrawing::Edge& e : drawing.edges) reversed += e.reversed ? 1 : 0;
+        out << "graph '" << escape_control(elide(file.graphs[seg.graph].name)) << "': dataflow layout at module depth "
+            << depth << ", " << drawing.width << " x " << drawing.height;
+        if (scene.size() > 1) out << " at x " << seg.x;
+        out << "\n"
+            << nodes << " node boxes, " << modules << " module boxes, " << drawing.edges.size() << " edges ("
+            << reversed << " drawn upward), " << layout.crossings() << " crossings\n";
+        if (modules == 0) continue;
+        out << "\nmodules shown (allocated bytes; runs of equal siblings):\n";
+        for (const DataflowDrawing::Box& b : drawing.boxes) {
+            if (b.kind != DataflowDrawing::Kind::Module) continue;
+            const ModuleRepeat r = layout.repeat(b.ref);
+            if (r.count > 1 && r.index > 0) continue; // the run is listed at its first module
+            out << "  " << escape_control(elide(std::string(layout.tree()[b.ref].name)));
+            if (r.count > 1)
+                out << " to " << escape_control(elide(std::string(layout.tree()[r.last].name))) << " x " << r.count;
+            out << (b.expanded ? " (expanded)" : "") << "  " << format_bytes(layout.allocated_bytes(b.ref)) << '\n';
+        }
+    }
+    if (scene.size() > 1) {
+        std::int64_t bytes = 0;
+        for (const DataflowCrossEdge& c : scene.cross_edges()) bytes += c.bytes;
+        out << "\n"
+            << scene.cross_edges().size() << " edges between graphs (values read by a later graph), "
+            << format_bytes(bytes) << '\n';
     }
     return 0;
 }

@@ -78,12 +78,13 @@ commands:
       default: the graph of --schedule, else the whole step when FILE has one, else pair 0, else
       the only graph; --in-pair scores a pair's backward as in its pair (docs/exports.md)
 
-  layout FILE [--graph NAME | --pair | --whole-step] [--depth D] [--expand M[,M...]] [--json]
+  layout FILE [--graph NAME | --pair K | --whole-step] [--depth D] [--expand M[,M...]] [--json]
       a layered dataflow drawing of one graph by module, inputs at the top, y growing downward:
       boxes (nodes; modules at --depth D drawn collapsed, default the model's layers; --expand
       opens modules by name) with their size and place, edges with the bytes of the storages
       they carry and their polylines; with --json exactly what the app's Dataflow mode draws
-      (docs/format.md); --pair and --whole-step are not supported yet
+      (docs/format.md); --pair K (forward, backward) and --whole-step (every run of the step)
+      side by side, with edges from a node to a later graph's placeholder reading its value
 
   --pair FWD,BWD (breakdown, live)
       the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
@@ -143,7 +144,7 @@ constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes
                                 {"--devices", true}};
 constexpr std::string_view kDiffFiles[] = {"OLD", "NEW"};
 constexpr OptionSpec kLayout[] = {{"--graph", true},   {"--depth", true}, {"--expand", true},     {"--json", false},
-                                  {"--devices", true}, {"--pair", false}, {"--whole-step", false}};
+                                  {"--devices", true}, {"--pair", true}, {"--whole-step", false}};
 constexpr OptionSpec kExport[] = {{"--perfetto", true},    {"--memory-viz", true}, {"--until-peak", false},
                                   {"--graph", true},       {"--in-pair", false},   {"--pair", true},
                                   {"--whole-step", false}, {"--schedule", true},   {"--schedule-name", true},

@@ -18,7 +18,8 @@
 #                 GraphAnalysis, the graph layout, order comparison, the whole step, the
 #                 joined timeline of a view (timeline.cpp: a graph, a pair, the whole step), two
 #                 captures' peaks compared (peak_place, peak_diff), the layered dataflow layout
-#                 by module (dataflow_*: layering, crossings, coordinates, routing, modules).
+#                 by module (dataflow_*: layering, crossings, coordinates, routing, modules;
+#                 dataflow_scene: several graphs side by side).
 #   export/       the timeline of a view written for other viewers: Chrome-trace JSON (Perfetto)
 #                 and PyTorch's memory snapshot pickle (memory_viz), with the pickle writer; it
 #                 writes files atomically, so it needs io beside views.
@@ -48,7 +49,8 @@ set(FXMEM_CORE_REMAT_SOURCES
     remat/remat_plan.cpp remat/remat_search.cpp)
 set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
     views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
-    views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp)
+    views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp
+    views/dataflow_scene.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp
     export/pickle_writer.cpp)
 

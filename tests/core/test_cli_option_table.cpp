@@ -257,8 +257,9 @@ const std::vector<Cell>& cells() {
         {"layout", "graph", "--expand", {M, "--graph", "fwd"}, {}, {"--expand", "layers.7"}, Expect::Fails, "--expand: no module 'layers.7'", 1},
         {"layout", "graph", "--json", {M, "--graph", "fwd"}, {}, {"--json"}},
         {"layout", "graph", "--devices", {"{good}/single.json", "--json"}, {}, {"--devices", "all"}},
-        {"layout", "pair", "--pair", {P}, {}, {"--pair"}, Expect::Refused},
-        {"layout", "whole-step", "--whole-step", {W}, {}, {"--whole-step"}, Expect::Refused},
+        {"layout", "pair", "--pair", {P, "--json"}, {"--graph", "fwd"}, {"--pair", "0"}},
+        {"layout", "pair", "--pair", {P}, {}, {"--pair", "1"}, Expect::Fails, "no pair 1", 1},
+        {"layout", "whole-step", "--whole-step", {W, "--json"}, {}, {"--whole-step"}},
     };
     // clang-format on
     return table;

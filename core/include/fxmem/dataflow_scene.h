@@ -1,0 +1,77 @@
+// Several graphs' dataflow drawings side by side, left to right in the order they run (a pair's
+// forward then backward, a whole step's runs), in one coordinate space, with the values a later
+// graph reads through a placeholder (a pair's saved activations, what a step carries) drawn as
+// edges from the box of the node that made them to the placeholder's box. One DataflowLayout per
+// segment: expand/collapse relay out that segment only and move the segments to its right.
+// The app's Dataflow mode and `fxmem-cli layout --pair/--whole-step` draw this same scene.
+#pragma once
+#include "fxmem/dataflow_layout.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace fxmem {
+
+struct DataflowSegment {
+    std::uint32_t graph = 0; // index into GraphFile::graphs
+    std::unique_ptr<DataflowLayout> layout;
+    DataflowDrawing drawing; // in the segment's own coordinates
+    double x = 0;            // where the segment's drawing starts, left to right
+    double top = 0;          // below the segment's title (0 for a scene of one segment)
+    // Per node: the visible box drawing it (its own, or the collapsed module holding it); per
+    // tree module: its box while visible (collapsed or open), else DataflowScene::kNone.
+    std::vector<std::uint32_t> node_box, module_box;
+};
+
+// A value one segment makes and a later one reads through a placeholder, per pair of boxes with
+// the storages' bytes summed (each storage once per placeholder reading it).
+struct DataflowCrossEdge {
+    std::size_t from_segment = 0, to_segment = 0;
+    std::uint32_t from_box = 0, to_box = 0;
+    std::int64_t bytes = 0;
+    NodeId placeholder; // the first placeholder it stands for
+};
+
+class DataflowScene {
+public:
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    static constexpr double kSegmentGap = 120; // between the segments' drawings
+    static constexpr double kTitle = 40;       // a segment's name above its drawing
+
+    // `graphs`: the segments' graphs in running order (a graph may run more than once);
+    // `trees[s]` the module tree of segment s's graph and `options(s)` its layout options. The
+    // file must outlive the scene. Polls `cancelled` between segments.
+    DataflowScene(const GraphFile& file, const std::vector<std::uint32_t>& graphs, const std::vector<ModuleTree>& trees,
+                  const std::function<DataflowOptions(std::size_t)>& options, const CancelCheck& cancelled = {});
+
+    std::size_t size() const { return segments_.size(); }
+    const DataflowSegment& segment(std::size_t s) const { return segments_[s]; }
+    const std::vector<DataflowCrossEdge>& cross_edges() const { return cross_edges_; }
+    double width() const { return width_; }
+    double height() const { return height_; }
+
+    // Expands a collapsed module or collapses an open one (not the root); false when neither or
+    // out of range.
+    bool toggle(std::size_t segment, std::uint32_t module);
+    bool expand(std::size_t segment, std::uint32_t module);
+    bool collapse(std::size_t segment, std::uint32_t module);
+
+private:
+    void redraw(std::size_t segment);
+    void place();
+    struct CrossNode {
+        std::size_t from_segment, to_segment;
+        NodeId producer, placeholder;
+        std::int64_t bytes;
+    };
+    const GraphFile* file_;
+    std::vector<DataflowSegment> segments_;
+    std::vector<CrossNode> cross_nodes_; // in segment and node order
+    std::vector<DataflowCrossEdge> cross_edges_;
+    double width_ = 0, height_ = 0;
+};
+
+} // namespace fxmem
