@@ -293,10 +293,10 @@ private slots:
         const fxmem::Graph& bwd = file->graphs[1];
         QCOMPARE(l.crossEdges().size(), std::size_t{1});
         const CrossEdge& c = l.crossEdges().front();
-        QCOMPARE(c.fromSegment, std::size_t{0});
-        QCOMPARE(c.toSegment, std::size_t{1});
-        QCOMPARE(c.fromBox, l.piece(0).nodeBox[fwd.find("a").index()]);
-        QCOMPARE(c.toBox, l.piece(1).nodeBox[bwd.find("saved_a").index()]);
+        QCOMPARE(c.from_segment, std::size_t{0});
+        QCOMPARE(c.to_segment, std::size_t{1});
+        QCOMPARE(c.from_box, l.piece(0).nodeBox[fwd.find("a").index()]);
+        QCOMPARE(c.to_box, l.piece(1).nodeBox[bwd.find("saved_a").index()]);
         QCOMPARE(c.bytes, std::int64_t{10});
 
         f.state.setCursorStep(5); // the backward's profile index 0: 35 = 5 + 10 + the baseline's 20

@@ -238,14 +238,14 @@ void drawCrossEdges(Frame& f) {
     const QColor live = colors::live(f.in.palette);
     std::vector<QLineF> lines[2]; // plain, live
     for (const CrossEdge& c : cross) {
-        const DataflowPiece& from = f.in.layouts->piece(c.fromSegment);
-        const DataflowPiece& to = f.in.layouts->piece(c.toSegment);
-        const auto& a = from.drawing.boxes[c.fromBox];
-        const auto& b = to.drawing.boxes[c.toBox];
+        const DataflowPiece& from = f.in.layouts->piece(c.from_segment);
+        const DataflowPiece& to = f.in.layouts->piece(c.to_segment);
+        const auto& a = from.drawing.boxes[c.from_box];
+        const auto& b = to.drawing.boxes[c.to_box];
         QPointF p = f.in.camera.toWidget(from.x + a.x + a.w, from.top + a.y + a.h / 2);
         QPointF q = f.in.camera.toWidget(to.x + b.x, to.top + b.y + b.h / 2);
         if (!clip(p, q, f.screen)) continue;
-        const bool isLive = f.in.marks && f.in.marks->segment == static_cast<int>(c.toSegment) &&
+        const bool isLive = f.in.marks && f.in.marks->segment == static_cast<int>(c.to_segment) &&
                             f.in.marks->liveNode[c.placeholder.index()];
         lines[isLive ? 1 : 0].emplace_back(p, q);
     }
