@@ -144,7 +144,7 @@ constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes
                                 {"--devices", true}};
 constexpr std::string_view kDiffFiles[] = {"OLD", "NEW"};
 constexpr OptionSpec kLayout[] = {{"--graph", true},   {"--depth", true}, {"--expand", true},     {"--json", false},
-                                  {"--devices", true}, {"--pair", true}, {"--whole-step", false}};
+                                  {"--devices", true}, {"--pair", true},  {"--whole-step", false}};
 constexpr OptionSpec kExport[] = {{"--perfetto", true},    {"--memory-viz", true}, {"--until-peak", false},
                                   {"--graph", true},       {"--in-pair", false},   {"--pair", true},
                                   {"--whole-step", false}, {"--schedule", true},   {"--schedule-name", true},

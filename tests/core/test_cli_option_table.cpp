@@ -259,7 +259,7 @@ const std::vector<Cell>& cells() {
         {"layout", "graph", "--devices", {"{good}/single.json", "--json"}, {}, {"--devices", "all"}},
         {"layout", "pair", "--pair", {P, "--json"}, {"--graph", "fwd"}, {"--pair", "0"}},
         {"layout", "pair", "--pair", {P}, {}, {"--pair", "1"}, Expect::Fails, "no pair 1", 1},
-        {"layout", "whole-step", "--whole-step", {W, "--json"}, {}, {"--whole-step"}},
+        {"layout", "whole-step", "--whole-step", {W, "--json"}, {"--graph", "region0.forward"}, {"--whole-step"}},
     };
     // clang-format on
     return table;
