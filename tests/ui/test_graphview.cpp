@@ -789,8 +789,7 @@ void TestGraphView::everyColourModeHasALegend() {
     view.setColorMode(GraphView::ColorMode::MemoryChange);
     QCOMPARE(texts().size(), 3);
     // Distinct colours within each legend.
-    for (auto mode :
-         {GraphView::ColorMode::OpCategory, GraphView::ColorMode::OpKind, GraphView::ColorMode::MemoryChange}) {
+    for (auto mode : kNodeColorModes) {
         view.setColorMode(mode);
         QSet<QRgb> seen;
         for (const LegendEntry& e : view.legend()) seen.insert(e.color.rgb());

@@ -9,6 +9,7 @@
 #include <QPalette>
 #include <QRgb>
 
+#include <cstdint>
 #include <vector>
 
 class NodeColors {
@@ -27,4 +28,8 @@ private:
     qint64 palette_ = 0;
     QPalette pal_;
     std::vector<std::vector<QRgb>> colors_; // per segment, per node; 0: not worked out yet
+    // Per segment, per tree module at the layer depth: its rank among them in tree order, odd or
+    // even (the Module mode's shade); -1 for the other modules.
+    std::vector<std::vector<std::int8_t>> shade_;
+    std::uint32_t layerDepth_ = 1;
 };

@@ -13,6 +13,9 @@ void SceneCategories::reset(const Scene* scene) {
             const fxmem::NodeId n(static_cast<std::int32_t>(i));
             legend.categories.set(static_cast<std::size_t>(fxmem::node_category(g, n, byTarget.back())));
             legend.kinds.set(static_cast<std::size_t>(g.nodes[i].op));
+            const auto outs = g.outputs(n);
+            legend.roles.set(static_cast<std::size_t>(
+                outs.empty() || !seg.attribution ? fxmem::StorageRole::Unknown : seg.attribution->role(outs.front())));
         }
     }
 }
