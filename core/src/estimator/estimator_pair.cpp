@@ -94,7 +94,7 @@ NodeMask backward_releasable(const Graph& backward, const FwdBwdInteractions& in
     NodeMask mask = default_releasable(backward);
     if (interactions.do_not_delete.size() != mask.size())
         throw PreconditionError("backward_releasable: " + detail::graph_where(backward) +
-                    ": the interactions were computed for another graph");
+                                ": the interactions were computed for another graph");
     for (std::size_t i = 0; i < mask.size(); ++i)
         if (interactions.do_not_delete[i]) mask[i] = 0;
     return mask;

@@ -30,8 +30,8 @@ MemoryTracker::MemoryTracker(const GraphFile& file, const Graph& graph, const Al
 
 void MemoryTracker::schedule(NodeId node) {
     if (!node.valid() || node.index() >= graph_.size())
-        throw PreconditionError("MemoryTracker: " + detail::graph_where(graph_) + ": node id " + std::to_string(node.value) +
-                    " is out of range");
+        throw PreconditionError("MemoryTracker: " + detail::graph_where(graph_) + ": node id " +
+                                std::to_string(node.value) + " is out of range");
     const Node& nd = graph_.node(node);
     if (scheduled_[node.index()])
         throw Error(detail::graph_where(graph_) + ": node " + detail::quote(nd.name) + " is scheduled twice");

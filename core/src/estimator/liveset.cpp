@@ -199,8 +199,8 @@ std::vector<std::int64_t> LiveSetIndex::profile() const {
 std::vector<std::int64_t> LiveSetIndex::profile_by(std::span<const std::uint32_t> group_of_storage,
                                                    std::size_t groups) const {
     if (group_of_storage.size() < file_.storages.size())
-        throw PreconditionError("LiveSetIndex::profile_by: " + std::to_string(group_of_storage.size()) + " group ids for " +
-                    std::to_string(file_.storages.size()) + " storages");
+        throw PreconditionError("LiveSetIndex::profile_by: " + std::to_string(group_of_storage.size()) +
+                                " group ids for " + std::to_string(file_.storages.size()) + " storages");
     // Difference rows, one per profile index (plus one past the end), then a running sum per group.
     const std::size_t rows = step_node_.size();
     std::vector<std::int64_t> out((rows + 1) * groups, 0);
@@ -208,8 +208,8 @@ std::vector<std::int64_t> LiveSetIndex::profile_by(std::span<const std::uint32_t
         const std::uint32_t g = group_of_storage[iv.storage.index()];
         if (g >= groups)
             throw PreconditionError("LiveSetIndex::profile_by: storage id " +
-                        std::to_string(file_.storages[iv.storage.index()].file_id) + " is in group " +
-                        std::to_string(g) + " of " + std::to_string(groups));
+                                    std::to_string(file_.storages[iv.storage.index()].file_id) + " is in group " +
+                                    std::to_string(g) + " of " + std::to_string(groups));
         const std::int64_t bytes = file_.nbytes(iv.storage);
         out[static_cast<std::size_t>(iv.begin) * groups + g] += bytes;
         out[static_cast<std::size_t>(iv.end) * groups + g] -= bytes;

@@ -173,7 +173,7 @@ struct DataflowLayout::Impl {
     void check(std::uint32_t m) const {
         if (m >= index.tree.size())
             throw PreconditionError("dataflow layout: no module " + std::to_string(m) + " (the tree has " +
-                        std::to_string(index.tree.size()) + ")");
+                                    std::to_string(index.tree.size()) + ")");
     }
 
     std::uint32_t lca(std::uint32_t a, std::uint32_t b) const {

@@ -225,7 +225,8 @@ const Level::Route& Level::route(std::uint32_t src, std::uint32_t dst) const {
                                          return r.src != k.first ? r.src < k.first : r.dst < k.second;
                                      });
     if (it == routes.end() || it->src != src || it->dst != dst)
-        throw PreconditionError("dataflow layout: no route between items " + std::to_string(src) + " and " + std::to_string(dst));
+        throw PreconditionError("dataflow layout: no route between items " + std::to_string(src) + " and " +
+                                std::to_string(dst));
     return *it;
 }
 

@@ -79,7 +79,8 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     if (file.step.empty())
         throw Error(file.source + ": the file has no \"step\" (the order the graphs ran in); export it with "
                                   "fxmem_export.backend(...) and run one training step");
-    if (counted.size() != file.storages.size()) throw PreconditionError("whole_step: the device mask is for another file");
+    if (counted.size() != file.storages.size())
+        throw PreconditionError("whole_step: the device mask is for another file");
     const std::size_t G = file.graphs.size(), S = file.storages.size();
     const RoleAssignment roles = resolve_roles(file);
 
