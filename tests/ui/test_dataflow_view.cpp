@@ -170,6 +170,16 @@ private slots:
         f.state.selectModule(QStringLiteral("layers.2"));
         QVERIFY(f.view.boxFlags(0, f.piece().moduleBox[f.module("layers.2")]) & kBoxModule);
         QVERIFY(!(f.view.boxFlags(0, f.piece().moduleBox[f.module("layers.5")]) & kBoxModule));
+        // A module found by name (the find bar) inside a collapsed layer: the layer opens to it,
+        // and the view is centred on its box, outlined.
+        const std::uint32_t attention = f.module("layers.6.attention");
+        QVERIFY(attention != fxmem::ModuleTree::npos);
+        QCOMPARE(f.piece().moduleBox[attention], DataflowLayouts::kNone);
+        f.state.selectModule(QStringLiteral("layers.6.attention"));
+        const std::uint32_t found = f.piece().moduleBox[attention];
+        QVERIFY(found != DataflowLayouts::kNone);
+        QVERIFY(f.view.boxFlags(0, found) & kBoxModule);
+        QCOMPARE(f.view.boxAt({f.view.width() / 2.0, f.view.height() / 2.0}).box, found);
     }
 
     // At three steps, the nodes marked live are the allocators of `fxmem-cli live`'s storages,

@@ -7,6 +7,7 @@
 #include "util/natural.h"
 #include "util/text.h"
 
+#include <fxmem/io.h>
 #include <fxmem/schedule.h>
 
 #include <QLabel>
@@ -23,6 +24,7 @@ private slots:
     void naturalOrder();
     void elisionCutsBeforeTheQString();
     void findBarSelectsThroughTheState();
+    void findBarFindsModules();
 };
 
 namespace {
@@ -148,6 +150,35 @@ void TestPanels::findBarSelectsThroughTheState() {
     bar.dismiss();
     QVERIFY(bar.matches().empty());
     QVERIFY(bar.edit()->text().isEmpty());
+}
+
+// diff_step_old.json: one module, "lin" (the forward's mm and the backward's mul and mm_1), in
+// both graph runs of its whole step: one module match, selected through the state, before the
+// nodes ("mm" and "mm_1" match "m" too, as do their targets).
+void TestPanels::findBarFindsModules() {
+    ViewState state;
+    FindBar bar(&state);
+    auto file = std::make_shared<const fxmem::GraphFile>(
+        fxmem::load_file(std::string(FXMEM_TEST_DATA) + "/good/diff_step_old.json"));
+    state.setScene(buildScene(file, QStringLiteral("diff_step_old.json"), {}));
+    QVERIFY(state.scene()->wholeStep());
+    QSignalSpy modules(&state, &ViewState::moduleSelected);
+    bar.edit()->setText(QStringLiteral("LIN"));
+    bar.runSearch();
+    QCOMPARE(bar.moduleMatches(), std::vector<QString>{QStringLiteral("lin")});
+    QVERIFY(bar.matches().empty());
+    QCOMPARE(bar.countLabel()->text(), QStringLiteral("1 modules, 0 nodes"));
+    bar.step(1);
+    QCOMPARE(modules.count(), 1);
+    QCOMPARE(modules.at(0).at(0).toString(), QStringLiteral("lin"));
+    QCOMPARE(bar.countLabel()->text(), QStringLiteral("1 of 1"));
+    // "mm_": no module; the backward's mm_1 only.
+    bar.edit()->setText(QStringLiteral("mm_"));
+    bar.runSearch();
+    QVERIFY(bar.moduleMatches().empty());
+    QCOMPARE(bar.matches().size(), std::size_t(1));
+    bar.dismiss();
+    QVERIFY(bar.moduleMatches().empty());
 }
 
 QTEST_MAIN(TestPanels)

@@ -175,8 +175,32 @@ void DataflowView::selectNode(NodeRef ref) {
 
 void DataflowView::setHighlightedModuleName(const QString& name) {
     module_ = name;
+    revealModule(name);
     refreshFlags();
     update();
+}
+
+// A module selected elsewhere (the find bar, the breakdown) inside collapsed modules: its parent is
+// opened down to it, and the view centred on its box in the first graph run that has it.
+void DataflowView::revealModule(const QString& name) {
+    if (!layouts_ || !scene_ || name.isEmpty()) return;
+    for (std::size_t s = 0; s < layouts_->size(); ++s) {
+        const std::uint32_t m = scene_->findModule(s, name);
+        if (m == fxmem::ModuleTree::npos || m == fxmem::ModuleTree::kRoot) continue;
+        if (layouts_->piece(s).moduleBox[m] == DataflowLayouts::kNone) {
+            layouts_->expand(s, layouts_->piece(s).layout->tree()[m].parent);
+            ++layoutGeneration_;
+            refreshMarks();
+            emit layoutChanged();
+        }
+        const DataflowPiece& p = layouts_->piece(s);
+        const std::uint32_t box = p.moduleBox[m];
+        if (box == DataflowLayouts::kNone) return;
+        const auto& b = p.drawing.boxes[box];
+        camera_.origin = QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) -
+                         QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
+        return;
+    }
 }
 
 void DataflowView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {

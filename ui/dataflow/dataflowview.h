@@ -106,6 +106,7 @@ protected:
 
 private:
     void startLayout();
+    void revealModule(const QString& name);
     void refreshMarks();
     void refreshFlags();
     NodeRef nodeOfBox(const Hit& hit) const;

@@ -7,6 +7,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSet>
 #include <QTimer>
 #include <QToolButton>
 
@@ -22,7 +23,8 @@ FindBar::FindBar(ViewState* state, QWidget* parent) : QWidget(parent), state_(st
     auto* fl = new QHBoxLayout(this);
     fl->setContentsMargins(8, 2, 8, 2);
     edit_ = new QLineEdit;
-    edit_->setPlaceholderText(tr("Find nodes by name or target (Enter: next, Shift+Enter: previous, Esc: close)"));
+    edit_->setPlaceholderText(
+        tr("Find modules and nodes by name or target (Enter: next, Shift+Enter: previous, Esc: close)"));
     edit_->setClearButtonEnabled(true);
     edit_->setMinimumWidth(120);
     edit_->installEventFilter(this);
@@ -77,6 +79,7 @@ void FindBar::dismiss() {
     timer_->stop();
     edit_->clear();
     matches_.clear();
+    moduleMatches_.clear();
     index_ = -1;
     emit matchesChanged(matches_);
     emit dismissed();
@@ -84,11 +87,23 @@ void FindBar::dismiss() {
 
 void FindBar::runSearch() {
     matches_.clear();
+    moduleMatches_.clear();
     index_ = -1;
     const QString text = edit_->text().trimmed();
     const auto& scene = state_->scene();
     if (scene && !text.isEmpty()) {
         const std::string needle = text.toLower().toStdString();
+        QSet<QString> seen;
+        for (std::size_t s = 0; s < scene->segments.size(); ++s) {
+            const fxmem::ModuleTree& tree = scene->segments[s].attribution->tree();
+            for (std::uint32_t m = 1; m < tree.size(); ++m) { // the model itself is no match
+                const QString name = scene->moduleName(s, tree[m].name);
+                if (!seen.contains(name) && containsIgnoringCase(name.toStdString(), needle)) {
+                    seen.insert(name);
+                    moduleMatches_.push_back(name);
+                }
+            }
+        }
         for (std::size_t s = 0; s < scene->segments.size(); ++s) {
             const fxmem::Graph& g = scene->segments[s].analysis->graph();
             for (std::size_t i = 0; i < g.size(); ++i)
@@ -97,18 +112,25 @@ void FindBar::runSearch() {
                     matches_.push_back({static_cast<int>(s), fxmem::NodeId(static_cast<std::int32_t>(i))});
         }
     }
-    count_->setText(text.isEmpty()     ? QString()
-                    : matches_.empty() ? tr("no match")
-                                       : tr("%L1 matches").arg(matches_.size()));
+    const std::size_t nodes = matches_.size(), modules = moduleMatches_.size();
+    count_->setText(text.isEmpty()         ? QString()
+                    : nodes + modules == 0 ? tr("no match")
+                    : modules == 0         ? tr("%L1 matches").arg(nodes)
+                                           : tr("%L1 modules, %L2 nodes").arg(modules).arg(nodes));
     emit matchesChanged(matches_);
 }
 
 void FindBar::step(int delta) {
-    if (matches_.empty()) return;
-    const int n = static_cast<int>(matches_.size());
+    const int modules = static_cast<int>(moduleMatches_.size());
+    const int n = modules + static_cast<int>(matches_.size());
+    if (n == 0) return;
     index_ = ((index_ < 0 && delta < 0 ? 0 : index_ + delta) % n + n) % n;
-    const NodeRef ref = matches_[static_cast<std::size_t>(index_)];
-    state_->selectNode(ref, true);
-    state_->setCursorStep(state_->stepOf(ref));
+    if (index_ < modules) {
+        state_->selectModule(moduleMatches_[static_cast<std::size_t>(index_)]);
+    } else {
+        const NodeRef ref = matches_[static_cast<std::size_t>(index_ - modules)];
+        state_->selectNode(ref, true);
+        state_->setCursorStep(state_->stepOf(ref));
+    }
     count_->setText(tr("%L1 of %L2").arg(index_ + 1).arg(n));
 }
