@@ -72,14 +72,12 @@ MainActions::MainActions(QMainWindow* window, QUndoStack* undoStack) : QObject(w
     binaryUnits = new QAction(tr("&Binary (KiB, MiB, GiB)"), units);
     decimalUnits = new QAction(tr("&Decimal (kB, MB, GB)"), units);
     const bool decimal = AppSettings::units() == ByteUnits::Decimal;
-    setByteUnits(decimal ? ByteUnits::Decimal : ByteUnits::Binary);
     for (QAction* a : {binaryUnits, decimalUnits}) {
         a->setCheckable(true);
         connect(a, &QAction::triggered, this, [this] {
             const ByteUnits chosen = decimalUnits->isChecked() ? ByteUnits::Decimal : ByteUnits::Binary;
-            setByteUnits(chosen);
             AppSettings::setUnits(chosen);
-            emit unitsChanged();
+            emit unitsChosen(chosen);
         });
     }
     (decimal ? decimalUnits : binaryUnits)->setChecked(true);

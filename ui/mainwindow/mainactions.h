@@ -3,6 +3,8 @@
 // tooltips), lays out the menus, keeps the recent files (AppSettings) and enables the actions
 // for what is shown.
 #pragma once
+#include "util/units.h"
+
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -47,7 +49,7 @@ signals:
     // Open… (after its dialog) or an Open Recent item.
     void openRequested(const QString& path);
     // Binary or decimal units were chosen (already applied and saved).
-    void unitsChanged();
+    void unitsChosen(ByteUnits units);
 
 private:
     QMainWindow* window_;

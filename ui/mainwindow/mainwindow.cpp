@@ -88,7 +88,9 @@ void MainWindow::buildActions() {
         parts_.graphView->resetZoom(); // every lane in view
         parts_.timeline->resetZoom();  // the whole time axis (the graph view follows)
     });
-    connect(actions, &MainActions::unitsChanged, this, [this] {
+    state_->setUnits(AppSettings::units());
+    connect(actions, &MainActions::unitsChosen, state_, &ViewState::setUnits);
+    connect(state_, &ViewState::unitsChanged, this, [this] {
         parts_.timeline->applyPalette();
         parts_.livePanel->refresh();
         parts_.summary->refresh();

@@ -29,6 +29,13 @@ ViewState::~ViewState() = default;
 
 bool ViewState::liveStale() const { return builder_->pending(); }
 
+void ViewState::setUnits(ByteUnits units) {
+    if (units == units_) return;
+    units_ = units;
+    setByteUnits(units); // the formatters read it until each takes the units it is given
+    emit unitsChanged(units);
+}
+
 void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     builder_->cancel();
     backToOriginalPending_ = false;

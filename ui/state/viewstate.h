@@ -8,6 +8,7 @@
 #include "analysis/orderedlive.h"
 #include "loading/scene.h"
 #include "state/editedschedule.h"
+#include "util/units.h"
 
 #include <QObject>
 #include <QString>
@@ -56,6 +57,8 @@ public:
     const std::shared_ptr<const LiveAtStep>& liveAtCursor() const;
     // The global step where a node runs now: in the edited order for the single graph.
     std::int64_t stepOf(NodeRef ref) const;
+    // The byte units every view formats with; views that show bytes refresh on unitsChanged.
+    ByteUnits units() const { return units_; }
 
 public slots:
     void setScene(std::shared_ptr<const Scene> scene);
@@ -63,6 +66,7 @@ public slots:
     // `center`: the views should bring the node into view.
     void selectNode(NodeRef ref, bool center = false);
     void selectModule(const QString& module);
+    void setUnits(ByteUnits units);
 
 signals:
     void sceneChanged(const std::shared_ptr<const Scene>& scene);
@@ -74,12 +78,14 @@ signals:
     // The live-set index of the edited order arrived, or was dropped: step answers may differ now.
     void orderedLiveChanged();
     void orderedLiveFailed(const QString& message);
+    void unitsChanged(ByteUnits units);
 
 private:
     std::shared_ptr<const Scene> scene_;
     std::int64_t cursor_ = -1;
     NodeRef node_;
     QString module_;
+    ByteUnits units_ = byteUnits();
     EditedSchedule* schedule_ = nullptr;
     bool edited_ = false; // the schedule differs from the graph's own order
     bool settingScene_ = false;
