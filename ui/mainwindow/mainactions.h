@@ -48,7 +48,7 @@ public:
 signals:
     // Open… (after its dialog) or an Open Recent item.
     void openRequested(const QString& path);
-    // Binary or decimal units were chosen (already applied and saved).
+    // Binary or decimal units were chosen (saved); the window hands them to ViewState.
     void unitsChosen(ByteUnits units);
 
 private:
