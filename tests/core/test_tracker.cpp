@@ -94,6 +94,7 @@ TEST(Tracker, ErrorsNameNodeAndStorage) {
     }
     {
         MemoryTracker tr(t.file, *t.graph, a, default_releasable(*t.graph), default_counted(t.file));
-        EXPECT_THROW(tr.schedule(NodeId(99)), Error);
+        // A node id of another graph is the caller's mistake, not bad input.
+        EXPECT_THROW(tr.schedule(NodeId(99)), PreconditionError);
     }
 }
