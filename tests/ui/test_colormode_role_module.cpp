@@ -8,6 +8,7 @@
 #include "loading/scene.h"
 #include "state/viewstate.h"
 #include "timeline/stackedbands.h"
+#include "ui_open.h"
 #include "util/colors.h"
 
 #include <fxmem/attribution.h>
@@ -25,12 +26,7 @@ namespace {
 
 const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
 
-std::shared_ptr<const Scene> llamaForward() {
-    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
-    SceneRequest r;
-    r.graph = file->find_graph("forward");
-    return buildScene(file, kLlama, r);
-}
+std::shared_ptr<const Scene> llamaForward() { return ui_open::sceneOfFile(kLlama, "forward"); }
 
 NodeRef ref(std::uint32_t v) { return {0, fxmem::NodeId(static_cast<std::int32_t>(v))}; }
 

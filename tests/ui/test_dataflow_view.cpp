@@ -11,6 +11,7 @@
 #include "loading/scene.h"
 #include "state/viewstate.h"
 #include "ui_fixtures.h"
+#include "ui_open.h"
 #include "util/units.h"
 
 #include <fxmem/io.h>
@@ -32,12 +33,7 @@ using Kind = fxmem::DataflowDrawing::Kind;
 
 const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
 
-std::shared_ptr<const Scene> llamaForward() {
-    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
-    SceneRequest r;
-    r.graph = file->find_graph("forward");
-    return buildScene(file, kLlama, r);
-}
+std::shared_ptr<const Scene> llamaForward() { return ui_open::sceneOfFile(kLlama, "forward"); }
 
 // A view bound to a state, shown, with the scene's layouts delivered.
 struct Fixture {

@@ -4,6 +4,7 @@
 #include "panels/findbar.h"
 #include "state/viewstate.h"
 #include "ui_fixtures.h"
+#include "ui_open.h"
 #include "util/natural.h"
 #include "util/text.h"
 
@@ -158,9 +159,7 @@ void TestPanels::findBarSelectsThroughTheState() {
 void TestPanels::findBarFindsModules() {
     ViewState state;
     FindBar bar(&state);
-    auto file = std::make_shared<const fxmem::GraphFile>(
-        fxmem::load_file(std::string(FXMEM_TEST_DATA) + "/good/diff_step_old.json"));
-    state.setScene(buildScene(file, QStringLiteral("diff_step_old.json"), {}));
+    state.setScene(ui_open::sceneOfFile(QStringLiteral(FXMEM_TEST_DATA "/good/diff_step_old.json")));
     QVERIFY(state.scene()->wholeStep());
     QSignalSpy modules(&state, &ViewState::moduleSelected);
     bar.edit()->setText(QStringLiteral("LIN"));

@@ -1,6 +1,8 @@
 // Opening a file in the real main window from a QtTest: the loader that reads the file as the app
-// does, and a wait for the scene to be shown (false when loading failed or `msecs` ran out).
+// does, and a wait for the scene to be shown (false when loading failed or `msecs` ran out); and
+// a file's scene built directly, without a window.
 #pragma once
+#include "loading/scene.h"
 #include "mainwindow/mainwindow.h"
 
 #include <fxmem/io.h>
@@ -19,6 +21,15 @@ inline bool openAndWait(MainWindow& w, const QString& path, int msecs = 60000) {
     QSignalSpy failed(&w, &MainWindow::loadFailed);
     w.openFile(path);
     return QTest::qWaitFor([&] { return shown.count() > 0 || failed.count() > 0; }, msecs) && shown.count() > 0;
+}
+
+// The scene of graph `graph` of the file at `path` (null: the default view, the whole step when
+// the file has one), as the app builds it.
+inline std::shared_ptr<const Scene> sceneOfFile(const QString& path, const char* graph = nullptr) {
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
+    SceneRequest r;
+    if (graph) r.graph = file->find_graph(graph);
+    return buildScene(file, path, r);
 }
 
 } // namespace ui_open
