@@ -196,9 +196,7 @@ void DataflowView::revealModule(const QString& name) {
         const DataflowPiece& p = layouts_->piece(s);
         const std::uint32_t box = p.moduleBox[m];
         if (box == DataflowLayouts::kNone) return;
-        const auto& b = p.drawing.boxes[box];
-        camera_.origin = QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) -
-                         QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
+        centreOnBox(p, box);
         return;
     }
 }
@@ -388,9 +386,7 @@ void DataflowView::expandModules(const QStringList& names) {
         const DataflowPiece& p = layouts_->piece(first.first);
         const auto& b = p.drawing.boxes[p.moduleBox[first.second]];
         camera_.scale = std::clamp(std::min((width() - 24) / b.w, (height() - 24) / b.h), 1e-5, 1.2);
-        camera_.origin = QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) -
-                         QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
-        update();
+        centreOnBox(p, p.moduleBox[first.second]);
     }
     emit layoutChanged();
 }
@@ -418,6 +414,13 @@ void DataflowView::zoomBy(double factor, QPointF at) {
     update();
 }
 
+void DataflowView::centreOnBox(const DataflowPiece& p, std::uint32_t box) {
+    const auto& b = p.drawing.boxes[box];
+    camera_.origin =
+        QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) - QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
+    update();
+}
+
 void DataflowView::centerOn(NodeRef ref) {
     if (!layouts_ || !ref.valid() || static_cast<std::size_t>(ref.segment) >= layouts_->size()) return;
     const auto s = static_cast<std::size_t>(ref.segment);
@@ -433,10 +436,7 @@ void DataflowView::centerOn(NodeRef ref) {
     const DataflowPiece& p = layouts_->piece(s);
     const std::uint32_t box = p.nodeBox[ref.node.index()];
     if (box == DataflowLayouts::kNone) return;
-    const auto& b = p.drawing.boxes[box];
-    camera_.origin =
-        QPointF(p.x + b.x + b.w / 2, p.top + b.y + b.h / 2) - QPointF(width() / 2.0, height() / 2.0) / camera_.scale;
-    update();
+    centreOnBox(p, box);
 }
 
 void DataflowView::paintEvent(QPaintEvent*) {

@@ -107,6 +107,8 @@ protected:
 private:
     void startLayout();
     void revealModule(const QString& name);
+    // Keeps the zoom and puts the box's centre in the middle of the widget.
+    void centreOnBox(const DataflowPiece& piece, std::uint32_t box);
     void refreshMarks();
     void refreshFlags();
     NodeRef nodeOfBox(const Hit& hit) const;
