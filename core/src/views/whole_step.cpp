@@ -192,10 +192,10 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     // State is kept for a parameter the model has: state whose parameter no step graph holds and
     // no parameter storage names was counted as if real (a file merged from another model's
     // optimizer). Labels "param_groups[g][i] <state>" are the exporter's for unnamed parameters.
+    // The labels of every parameter storage, gathered only when a state's parameter is no key:
+    // a step whose states all name parameters it holds (every export) pays nothing for them.
     std::unordered_set<std::string_view> parameter_labels;
-    for (std::size_t s = 0; s < S; ++s)
-        if (is_persistent_role(roles.role[s]))
-            parameter_labels.insert(file.label(StorageId(static_cast<std::int32_t>(s))));
+    bool labels_gathered = false;
     for (std::size_t s = 0; s < S; ++s) {
         const StorageId id(static_cast<std::int32_t>(s));
         if (roles.role[s] != StorageRole::OptimizerState) continue;
@@ -203,9 +203,14 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         const std::size_t space = label.find(' ');
         if (space == std::string_view::npos || space == 0) continue;
         const std::string_view param = label.substr(0, space);
-        if (param.starts_with("param_groups[") || parameter_labels.contains(param) ||
-            key_ids.contains(std::string(param)))
-            continue;
+        if (param.starts_with("param_groups[") || key_ids.contains(std::string(param))) continue;
+        if (!labels_gathered) {
+            for (std::size_t p = 0; p < S; ++p)
+                if (is_persistent_role(roles.role[p]))
+                    parameter_labels.insert(file.label(StorageId(static_cast<std::int32_t>(p))));
+            labels_gathered = true;
+        }
+        if (parameter_labels.contains(param)) continue;
         throw Error(file.source + ": storages[" + std::to_string(s) + "] (id " +
                     std::to_string(file.storages[s].file_id) + "): optimizer state " + detail::quote(label) +
                     " is for parameter " + detail::quote(param) +
