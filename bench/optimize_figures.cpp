@@ -24,9 +24,9 @@ std::vector<OptimizerFigure> measure_optimizer(const std::vector<std::size_t>& s
         fig.nodes = nodes;
         fig.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         fig.original = r.original_peak;
-        fig.lpmf = r.lpmf_peak;
-        fig.bfs = r.bfs_peak;
-        fig.dfs = r.dfs_peak;
+        fig.lpmf = r.lpmf_peak.value_or(-1); // -1 in the printed table: not computed
+        fig.bfs = r.bfs_peak.value_or(-1);   // -1 in the printed table: not computed
+        fig.dfs = r.dfs_peak.value_or(-1);   // -1 in the printed table: not computed
         fig.peak = r.peak;
         fig.lower_bound = r.lower_bound;
         fig.exact = r.exact;

@@ -22,9 +22,9 @@ namespace fxmem::cli {
 namespace {
 
 std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
-// A baseline the time limit stopped before it finished is -1.
-std::string baseline(std::int64_t v) {
-    return v < 0 ? std::string("not computed (the time limit was reached first)") : bytes(v);
+// A baseline the time limit stopped before it finished is empty.
+std::string baseline(std::optional<std::int64_t> v) {
+    return v ? bytes(*v) : std::string("not computed (the time limit was reached first)");
 }
 
 } // namespace
@@ -46,7 +46,8 @@ int run_optimize(const Args& args, std::ostream& out) {
         nlohmann::ordered_json j;
         j["graph"] = graph.name;
         j["original_peak"] = r.original_peak;
-        j["baselines"] = {{"lpmf", r.lpmf_peak}, {"bfs", r.bfs_peak}, {"dfs", r.dfs_peak}};
+        j["baselines"] = {
+            {"lpmf", r.lpmf_peak.value_or(-1)}, {"bfs", r.bfs_peak.value_or(-1)}, {"dfs", r.dfs_peak.value_or(-1)}};
         j["peak"] = r.peak;
         j["lower_bound"] = r.lower_bound;
         auto& order = j["order"] = nlohmann::ordered_json::array();

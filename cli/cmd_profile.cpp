@@ -65,7 +65,7 @@ int run_profile(const Args& args, std::ostream& out) {
             out << i << ',' << csv_field(node_of(i)) << ',' << phase_of(i) << ',' << profile[i] << '\n';
     } else {
         if (const std::string note = cpu_only_note(*file, analysis->counted()); !note.empty()) out << note << '\n';
-        const std::size_t peak_index = analysis->peakStep();
+        const std::size_t peak_index = analysis->peak_step();
         const std::size_t running = profile.empty() ? 0 : running_position(static_cast<std::int64_t>(profile.size()));
         out << "graph '" << elide(graph.name) << "': " << running << " profiled nodes, peak " << format_bytes(peak)
             << " (" << peak << " bytes) at step " << peak_index;

@@ -74,7 +74,7 @@ std::string where(const GraphFile& file, const TimelineSegment& seg, std::size_t
 std::string carried_why(const GraphFile& file, const CarriedStorage& c) {
     std::string why(to_string(c.kind));
     if (c.kind == CarryKind::Saved || c.kind == CarryKind::Gradient || c.kind == CarryKind::Output)
-        why += (c.kind == CarryKind::Gradient ? " from " : " of ") + step_entry_name(file, file.step[c.source]);
+        why += (c.kind == CarryKind::Gradient ? " from " : " of ") + step_entry_name(file, file.step[c.source.value()]);
     return why;
 }
 

@@ -23,9 +23,9 @@ TEST(Analysis, SingleGraphByHand) {
     EXPECT_EQ(a->profile(),
               (std::vector<std::int64_t>{1110, 1310, 1310, 1310, 1310, 1340, 340, 340, 340, 347, 337, 348, 148}));
     EXPECT_EQ(a->peak(), 1340);
-    EXPECT_EQ(a->peakStep(), 5u);
-    EXPECT_TRUE(a->hasCountedStorage());
-    EXPECT_EQ(a->pairIndex(), -1);
+    EXPECT_EQ(a->peak_step(), 5u);
+    EXPECT_TRUE(a->has_counted_storage());
+    EXPECT_EQ(a->pair_index(), -1);
     // Index 5 is after b (the third running node: a, v, b) allocates.
     EXPECT_EQ(a->live().node_at(5), t.id("b"));
     // Counting every device adds C (5000 on cpu) from c's allocation on.
@@ -39,16 +39,16 @@ TEST(Analysis, BackwardAsInPairOrStandalone) {
     // As get_peak_memory sees it: tangents_1 is do-not-delete, baseline 42, pair peak 874.
     const auto in_pair = GraphAnalysis::compute(file, 1);
     EXPECT_EQ(in_pair->profile(), (std::vector<std::int64_t>{432, 452, 432, 832, 812}));
-    EXPECT_TRUE(in_pair->isBackwardOfPair());
+    EXPECT_TRUE(in_pair->is_backward_of_pair());
     EXPECT_EQ(in_pair->baseline(), 42);
-    ASSERT_TRUE(in_pair->pairPeak());
-    EXPECT_EQ(in_pair->pairPeak()->peak, 874);
+    ASSERT_TRUE(in_pair->pair_peak());
+    EXPECT_EQ(in_pair->pair_peak()->peak, 874);
     // On its own (fxmem-cli profile): default releasability frees tangents_1 at g (452 - 32).
     const auto alone = GraphAnalysis::compute(file, 1, DeviceFilter::NonCpu, {}, PairContext::Standalone);
     EXPECT_EQ(alone->profile()[2], 420);
-    EXPECT_FALSE(alone->isBackwardOfPair());
+    EXPECT_FALSE(alone->is_backward_of_pair());
     EXPECT_EQ(alone->baseline(), 0);
-    EXPECT_FALSE(alone->pairPeak());
+    EXPECT_FALSE(alone->pair_peak());
 }
 
 TEST(Analysis, CancelCheckStopsTheAnalysisAndTheLayout) {
@@ -58,7 +58,7 @@ TEST(Analysis, CancelCheckStopsTheAnalysisAndTheLayout) {
     const CancelCheck after_two = [&polls] { return ++polls > 2; };
     EXPECT_THROW(GraphAnalysis::compute(file, 0, DeviceFilter::NonCpu, after_two, PairContext::Standalone), Cancelled);
     EXPECT_EQ(polls, 3); // it polled between phases and stopped at the first "yes"
-    EXPECT_THROW(GraphAnalysis::computePair(file, 0, DeviceFilter::NonCpu, [] { return true; }), Cancelled);
+    EXPECT_THROW(GraphAnalysis::compute_pair(file, 0, DeviceFilter::NonCpu, [] { return true; }), Cancelled);
     EXPECT_THROW(GraphLayout(*t.fwd, {}, [] { return true; }), Cancelled);
     // A check that never fires changes nothing.
     EXPECT_EQ(GraphAnalysis::compute(file, 0, DeviceFilter::NonCpu, [] { return false; })->peak(), 602);

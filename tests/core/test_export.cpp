@@ -101,12 +101,12 @@ TEST(Export, APairsStoragesLiveOnAcrossTheBoundary) {
     ExportView v;
     v.scope = ExportScope::Pair;
     const ExportTimeline t = export_timeline(file, v);
-    const GraphAnalysis::Pair pa = GraphAnalysis::computePair(file, 0);
+    const GraphAnalysis::Pair pa = GraphAnalysis::compute_pair(file, 0);
     std::set<std::int32_t> at_end, at_start;
     for (const LiveStorage& s : pa.forward->live().live_at(pa.forward->profile().size() - 1))
         at_end.insert(s.storage.value);
     for (const LiveStorage& s : pa.backward->live().live_at(0)) at_start.insert(s.storage.value);
-    for (StorageId s : pa.baselineStorages) at_start.insert(s.value);
+    for (StorageId s : pa.baseline_storages) at_start.insert(s.value);
     const std::size_t boundary = t.sections[1].begin;
     std::set<std::int32_t> crossing;
     for (const ExportStay& s : t.stays)

@@ -323,11 +323,11 @@ void check_result(const Fixture& s, const OptimizeResult& r, const std::string& 
     EXPECT_EQ(s.score(r.order), r.peak);
     EXPECT_EQ(r.original_peak, s.score(original_order(s.graph)));
     EXPECT_LE(r.peak, r.original_peak);
-    for (const std::int64_t baseline : {r.lpmf_peak, r.bfs_peak, r.dfs_peak}) {
-        if (baseline == -1)
-            EXPECT_TRUE(r.cancelled); // -1: cancelled before it was computed
+    for (const std::optional<std::int64_t>& baseline : {r.lpmf_peak, r.bfs_peak, r.dfs_peak}) {
+        if (!baseline)
+            EXPECT_TRUE(r.cancelled); // empty: cancelled before it was computed
         else
-            EXPECT_LE(r.peak, baseline);
+            EXPECT_LE(r.peak, *baseline);
     }
     EXPECT_LE(r.lower_bound, r.peak);
 }
@@ -383,7 +383,8 @@ TEST(Optimize, ExactEqualsBruteForceOnRandomSmallGraphs) {
         EXPECT_LE(chain, bound) << where;
         check_bound_limits(s, chain, where);
         check_baselines(s, optimum, where);
-        improved_over_baselines += optimum < std::min({r.original_peak, r.lpmf_peak, r.bfs_peak, r.dfs_peak});
+        improved_over_baselines +=
+            optimum < std::min({r.original_peak, r.lpmf_peak.value(), r.bfs_peak.value(), r.dfs_peak.value()});
         bound_tight += bound == optimum;
     }
     // The oracle must have had work to do: some graphs where every baseline misses the optimum.
@@ -432,7 +433,8 @@ TEST(Optimize, LocalSearchAgainstTheExactSearchOnRandomGraphs) {
         EXPECT_GE(h.peak, e.peak) << where;
         EXPECT_EQ(h.exact, h.peak == h.lower_bound) << where;
         matched += h.peak == e.peak;
-        beat_baselines += h.peak < std::min({h.original_peak, h.lpmf_peak, h.bfs_peak, h.dfs_peak});
+        beat_baselines +=
+            h.peak < std::min({h.original_peak, h.lpmf_peak.value(), h.bfs_peak.value(), h.dfs_peak.value()});
     }
     EXPECT_GE(graphs, 100u);
     // Measured: the local search alone finds the optimum on nearly every graph.
@@ -472,8 +474,9 @@ TEST(Optimize, NeverWorseThanTheBaselinesOnBundledExamples) {
                 EXPECT_EQ(r.peak, e.peak) << where;
                 EXPECT_TRUE(r.exact) << where;
             }
-            std::cout << "[ info ] " << where << ": original " << r.original_peak << ", lpmf " << r.lpmf_peak
-                      << ", bfs " << r.bfs_peak << ", dfs " << r.dfs_peak << ", best " << r.peak << " (" << r.method
+            std::cout << "[ info ] " << where << ": original " << r.original_peak << ", lpmf "
+                      << r.lpmf_peak.value_or(-1) << ", bfs " << r.bfs_peak.value_or(-1) << ", dfs "
+                      << r.dfs_peak.value_or(-1) << ", best " << r.peak << " (" << r.method
                       << (r.exact ? ", optimal" : "") << "), bound " << bound
                       << (e.complete ? ", exact search complete" : "") << "\n";
         }
@@ -511,9 +514,9 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
     EXPECT_TRUE(first.cancelled);
     EXPECT_EQ(first.order, original_order(g));
     EXPECT_EQ(first.peak, first.original_peak);
-    EXPECT_EQ(first.lpmf_peak, -1);
-    EXPECT_EQ(first.bfs_peak, -1);
-    EXPECT_EQ(first.dfs_peak, -1);
+    EXPECT_FALSE(first.lpmf_peak);
+    EXPECT_FALSE(first.bfs_peak);
+    EXPECT_FALSE(first.dfs_peak);
 }
 
 // Cancel lands inside the long phases (the lower bound, each baseline, the search), not only
@@ -547,9 +550,9 @@ TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
     std::cout << "100k nodes: " << polls[Phase::Baselines] << " polls in the bound and baselines\n";
     EXPECT_TRUE(full.cancelled);
     EXPECT_EQ(polls[Phase::Search], 1u);
-    EXPECT_NE(full.lpmf_peak, -1);
-    EXPECT_NE(full.bfs_peak, -1);
-    EXPECT_NE(full.dfs_peak, -1);
+    EXPECT_TRUE(full.lpmf_peak);
+    EXPECT_TRUE(full.bfs_peak);
+    EXPECT_TRUE(full.dfs_peak);
     check_result(s, full, "cancelled in the search");
     // Each baseline picks every scheduler node (more than half the nodes here): one poll at least
     // per kCancelPollWork of them.
@@ -574,19 +577,20 @@ TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
         const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
         const double after_ms = std::chrono::duration<double, std::milli>(Clock::now() - cancelled_at).count();
         std::cout << "cancel at poll " << j << " of " << total << ": returned " << after_ms << " ms later (lpmf "
-                  << r.lpmf_peak << ", bfs " << r.bfs_peak << ", dfs " << r.dfs_peak << ")\n";
+                  << r.lpmf_peak.value_or(-1) << ", bfs " << r.bfs_peak.value_or(-1) << ", dfs "
+                  << r.dfs_peak.value_or(-1) << ")\n";
         EXPECT_TRUE(r.cancelled);
         EXPECT_EQ(calls, j); // asked once per poll until it said stop, never after
         check_result(s, r, "cancelled");
         EXPECT_LE(r.peak, r.original_peak);
         if (j == 1) {
             EXPECT_EQ(r.order, original_order(g));
-            EXPECT_EQ(r.lpmf_peak, -1); // inside the lower bound: no baseline ran
+            EXPECT_FALSE(r.lpmf_peak); // inside the lower bound: no baseline ran
         }
         if (j <= total) {
-            EXPECT_EQ(r.dfs_peak, -1); // dfs, the last baseline, was cut short or never ran
+            EXPECT_FALSE(r.dfs_peak); // dfs, the last baseline, was cut short or never ran
         } else {
-            EXPECT_NE(r.dfs_peak, -1); // in the search: all three done
+            EXPECT_TRUE(r.dfs_peak); // in the search: all three done
         }
     }
 }
@@ -612,9 +616,9 @@ TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
     const OptimizeResult r = optimize_schedule(s.file, s.graph, s.alias, s.releasable, s.counted, opt);
     EXPECT_FALSE(r.cancelled);
     EXPECT_EQ(asked, 0u); // the first poll found the time spent, before asking the cancel flag
-    EXPECT_EQ(r.lpmf_peak, -1);
-    EXPECT_EQ(r.bfs_peak, -1);
-    EXPECT_EQ(r.dfs_peak, -1);
+    EXPECT_FALSE(r.lpmf_peak);
+    EXPECT_FALSE(r.bfs_peak);
+    EXPECT_FALSE(r.dfs_peak);
     EXPECT_EQ(r.order, original_order(g));
     EXPECT_EQ(r.peak, r.original_peak);
     EXPECT_LE(r.lower_bound, r.peak); // the cheap bound, still valid
@@ -627,8 +631,8 @@ TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
     const Graph& sg = gen.make(small_file, "small", small);
     const Fixture ss(small_file, sg);
     const OptimizeResult sr = optimize_schedule(ss.file, ss.graph, ss.alias, ss.releasable, ss.counted, opt);
-    EXPECT_NE(sr.lpmf_peak, -1);
-    EXPECT_NE(sr.dfs_peak, -1);
+    EXPECT_TRUE(sr.lpmf_peak);
+    EXPECT_TRUE(sr.dfs_peak);
 }
 
 TEST(Optimize, ExactSearchStopsWithinAPollOfWork) {

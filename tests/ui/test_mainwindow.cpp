@@ -86,7 +86,7 @@ void TestMainWindow::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName(QStringLiteral("fxmem-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("test_mainwindow"));
-    setByteUnits(ByteUnits::Binary);
+    ViewState().setUnits(ByteUnits::Binary);
 }
 
 void TestMainWindow::openingShowsTheCorePeak() {
@@ -421,7 +421,7 @@ void TestMainWindow::bundledExampleThroughTheRealLoader() {
     QCOMPARE(w.parts().timeline->profile(), analysis->profile());
     QVERIFY(w.parts().summary->text().contains(formatBytes(analysis->peak())));
     const std::size_t n = analysis->profile().size();
-    for (std::size_t k : {std::size_t(0), n / 3, n / 2, analysis->peakStep(), n - 1}) {
+    for (std::size_t k : {std::size_t(0), n / 3, n / 2, analysis->peak_step(), n - 1}) {
         w.setCursorStep(static_cast<std::int64_t>(k));
         QCOMPARE(w.parts().livePanel->model()->totalBytes(), analysis->profile()[k]);
     }

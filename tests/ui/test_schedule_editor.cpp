@@ -108,7 +108,7 @@ void TestScheduleEditor::originalOrder() {
     QCOMPARE(editor.peak(), 3100);
     QCOMPARE(editor.originalPeak(), 3100);
     QCOMPARE(editor.peakStep(), std::size_t(3));
-    QCOMPARE(editor.peakStep(), analysis->peakStep());
+    QCOMPARE(editor.peakStep(), analysis->peak_step());
     QCOMPARE(editor.order(), kOriginal);
     QVERIFY(!editor.isModified());
     QCOMPARE(text(editor, "originalPeak"), formatBytes(std::int64_t(3100)));

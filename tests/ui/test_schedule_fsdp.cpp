@@ -108,7 +108,7 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     plot.resize(1000, 340);
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
-    plot.setProfile(analysis->profile(), analysis->peakStep());
+    plot.setProfile(analysis->profile(), analysis->peak_step());
     plot.setStackedBands(bands);
     plot.setComparison({editor.comparisonName(0), c->profile_a, c->peak_step_a},
                        {editor.comparisonName(1), c->profile_b, c->peak_step_b});

@@ -273,7 +273,7 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
     const int graphIndex = file->find_graph(backward ? fxmem::synth::kBackwardName : fxmem::synth::kForwardName);
     QVERIFY(graphIndex >= 0);
     const auto analysis = GraphAnalysis::compute(file, graphIndex);
-    QCOMPARE(analysis->isBackwardOfPair(), backward);
+    QCOMPARE(analysis->is_backward_of_pair(), backward);
     EditedSchedule edited;
     ScheduleModel model(&edited);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);

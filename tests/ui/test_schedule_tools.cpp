@@ -71,7 +71,7 @@ void TestScheduleTools::linkedToTheTimeline() {
     TimelinePlot timeline;
     linkScheduleToTimeline(&editor, &timeline);
     const auto analysis = withSchedules();
-    timeline.setProfile(analysis->profile(), analysis->peakStep());
+    timeline.setProfile(analysis->profile(), analysis->peak_step());
     editor.setAnalysis(analysis);
     editor.setComparison(0, 1);
     QVERIFY(timeline.hasComparison());

@@ -144,7 +144,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     plot.resize(800, 300);
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
-    plot.setProfile(profile, analysis->peakStep());
+    plot.setProfile(profile, analysis->peak_step());
     plot.setStackedBands(byRole);
     QVERIFY(plot.isStacked());
     QVERIFY(plot.chart()->legend->visible()); // the legend names the bands on screen
@@ -154,7 +154,7 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     QVERIFY2(plot.cursorText().contains(QStringLiteral("parameter 100 B")), qPrintable(plot.cursorText()));
     QVERIFY(plot.cursorText().contains(QStringLiteral("temporary 40 B")));
     // The edited-order overlay still draws over the bands.
-    plot.setOverlay(profile, analysis->peakStep(), QStringLiteral("edited"));
+    plot.setOverlay(profile, analysis->peak_step(), QStringLiteral("edited"));
     QVERIFY(plot.hasOverlay());
     QVERIFY(!plot.chart()->graph(1)->data()->isEmpty());
     plot.clearStackedBands();
@@ -164,16 +164,16 @@ void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
 
 void TestTimelineBands::joinedPairWithBaselineAddsUp() {
     auto file = std::make_shared<const GraphFile>(fixtures::pair());
-    const GraphAnalysis::Pair pair = GraphAnalysis::computePair(file, 0);
+    const GraphAnalysis::Pair pair = GraphAnalysis::compute_pair(file, 0);
     const RoleAssignment roles = resolve_roles(*file);
-    const Attribution fwd(*file, static_cast<std::size_t>(pair.forward->graphIndex()), roles);
-    const Attribution bwd(*file, static_cast<std::size_t>(pair.backward->graphIndex()), roles);
+    const Attribution fwd(*file, static_cast<std::size_t>(pair.forward->graph_index()), roles);
+    const Attribution bwd(*file, static_cast<std::size_t>(pair.backward->graph_index()), roles);
     for (GroupBy by : {GroupBy::Role, GroupBy::Module}) {
         const auto f = StackedBands::compute(pair.forward->live(), fwd, by, 1);
         const auto bp = StackedBands::profileOf(pair.backward->live(), bwd, by, 1);
         const auto b = StackedBands::colour(bp, by);
         const auto base =
-            StackedBands::baselineParts(*file, pair.baselineStorages, pair.backward->counted(), bwd, bp, b, by, 1);
+            StackedBands::baselineParts(*file, pair.baseline_storages, pair.backward->counted(), bwd, bp, b, by, 1);
         const auto joined = StackedBands::join(f, b, base);
         QCOMPARE(firstMismatch(joined, fixtures::kJoinedProfile), std::int64_t(-1));
         // The same through the scene the views show.
@@ -200,7 +200,7 @@ void TestTimelineBands::largeGraphDownsampledConsistently() {
     auto file = std::make_shared<const GraphFile>(synth::generate(options));
     const auto analysis = GraphAnalysis::compute(file, file->find_graph(synth::kForwardName));
     const RoleAssignment roles = resolve_roles(*file);
-    const Attribution attribution(*file, static_cast<std::size_t>(analysis->graphIndex()), roles);
+    const Attribution attribution(*file, static_cast<std::size_t>(analysis->graph_index()), roles);
     const auto bands = StackedBands::byRole(analysis->live(), attribution);
     QVERIFY(!bands.empty());
     QCOMPARE(firstMismatch(bands, analysis->profile()), std::int64_t(-1));
@@ -208,13 +208,13 @@ void TestTimelineBands::largeGraphDownsampledConsistently() {
     plot.resize(700, 300);
     plot.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plot));
-    plot.setProfile(analysis->profile(), analysis->peakStep());
+    plot.setProfile(analysis->profile(), analysis->peak_step());
     plot.setStackedBands(bands);
     QVERIFY(plot.chart()->graph(0)->data()->size() < int(analysis->profile().size())); // downsampled
     checkDrawnStack(plot, bands);
     plot.setLowerBound(analysis->peak() / 2);
     if (qEnvironmentVariableIsSet("FXMEM_TIMELINE_PNG")) {
-        plot.setCursorStep(static_cast<std::int64_t>(analysis->peakStep()) + 3000);
+        plot.setCursorStep(static_cast<std::int64_t>(analysis->peak_step()) + 3000);
         plot.chart()->replot(QCustomPlot::rpImmediateRefresh);
         plot.grab().save(qEnvironmentVariable("FXMEM_TIMELINE_PNG"));
     }

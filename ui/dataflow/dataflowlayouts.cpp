@@ -15,7 +15,7 @@ std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, cons
         if (&seg.analysis->file() != &scene.segments.front().analysis->file())
             throw fxmem::PreconditionError("DataflowLayouts: the scene's segments read different files");
         out->analyses_.push_back(seg.analysis);
-        graphs.push_back(static_cast<std::uint32_t>(seg.analysis->graphIndex()));
+        graphs.push_back(static_cast<std::uint32_t>(seg.analysis->graph_index()));
         trees.push_back(seg.attribution ? seg.attribution->tree() : fxmem::ModuleTree(seg.analysis->graph()));
     }
     if (scene.segments.empty()) {

@@ -78,7 +78,7 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::
     s.analysis = std::move(analysis);
     fxmem::throw_if_cancelled(cancelled);
     s.attribution = std::make_shared<const fxmem::Attribution>(
-        s.analysis->file(), static_cast<std::size_t>(s.analysis->graphIndex()), roles);
+        s.analysis->file(), static_cast<std::size_t>(s.analysis->graph_index()), roles);
     s.layout =
         std::make_shared<const fxmem::GraphLayout>(s.analysis->graph(), std::span<const fxmem::NodeId>(), cancelled);
     const GraphAnalysis& a = *s.analysis;

@@ -19,7 +19,7 @@ void LoadBanner::showScene(std::shared_ptr<const Scene> scene) {
 void LoadBanner::refill() {
     bool counted = false;
     if (scene_)
-        for (const Segment& s : scene_->segments) counted = counted || s.analysis->hasCountedStorage();
+        for (const Segment& s : scene_->segments) counted = counted || s.analysis->has_counted_storage();
     const bool shown = scene_ && !scene_->empty() && !counted;
     setVisible(shown);
     if (!shown) return;

@@ -55,7 +55,7 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
                 // What the whole step carries: named by the graph run that made it, if any.
                 const fxmem::CarriedStorage& c = seg.carried[i - at.baselineBegin];
                 r.carry = static_cast<int>(c.kind);
-                r.source = c.source < scene_->segments.size() ? static_cast<int>(c.source) : -1;
+                r.source = c.source && *c.source < scene_->segments.size() ? static_cast<int>(*c.source) : -1;
                 r.segment = r.source >= 0 ? r.source : at.where.segment;
             }
             next.push_back(r);
@@ -209,7 +209,7 @@ QString LiveStorageModel::reasonText(const Row& row) const {
             .arg(row.freeStep);
     case fxmem::LiveReason::GraphOutput: return tr("graph output: kept to the end");
     case fxmem::LiveReason::NotReleasable:
-        return seg.analysis->isBackwardOfPair() && !g.node(row.allocator).name.starts_with("primals")
+        return seg.analysis->is_backward_of_pair() && !g.node(row.allocator).name.starts_with("primals")
                    ? tr("held for the forward (do-not-delete): never freed")
                    : tr("primal input: never freed");
     case fxmem::LiveReason::NeverUsed: return tr("never used: never freed");

@@ -77,9 +77,9 @@ void SummaryBar::refresh() {
         // reordered (apply_schedule) profiles that order, whose peak is the editor's; the
         // baseline does not depend on the order.
         if (state_->orderEdited() && !scene->joined()) {
-            const bool backward = first.isBackwardOfPair();
+            const bool backward = first.is_backward_of_pair();
             const fxmem::GraphFile& file = *scene->file;
-            const int p = first.pairIndex();
+            const int p = first.pair_index();
             try {
                 // The baseline plus the edited backward's peak can exceed 2^63-1 on a hostile
                 // file: core's checked sum says so instead of a wrapped, negative number.
@@ -105,7 +105,7 @@ void SummaryBar::refresh() {
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;<span style='color:%1'>whole step: parameters %2, optimizer state "
                 "%3</span>")
                  .arg(dim, formatBytes(scene->step->parameters), formatBytes(scene->step->optimizer_state));
-    } else if (first.isBackwardOfPair()) {
+    } else if (first.is_backward_of_pair()) {
         h += tr("&nbsp;&nbsp;│&nbsp;&nbsp;baseline %1").arg(formatBytes(first.baseline()));
     }
     setText(h);

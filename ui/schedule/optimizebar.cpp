@@ -70,7 +70,7 @@ void OptimizeBar::onFinished(const fxmem::OptimizeResult& result,
     // The one definition of a backward's peak (docs/estimator.md): in its pair, as fxmem-cli scores it.
     const QString bound =
         tr("no order can go below %1").arg(formatBytes(result.lower_bound)) +
-        (analysis->isBackwardOfPair()
+        (analysis->is_backward_of_pair()
              ? tr(" (the backward in its pair, as fxmem-cli scores it: primal and tangent inputs kept; "
                   "the forward's baseline of %1 comes on top)")
                    .arg(formatBytes(analysis->baseline()))

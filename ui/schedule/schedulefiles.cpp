@@ -43,7 +43,7 @@ bool open(EditedSchedule& edited, const QString& path, QString* error) {
     try {
         // The graph name makes a schedule of another graph an error naming both.
         schedule = fxmem::load_schedule(a->file(), QFile::encodeName(path).toStdString(), a->graph().name);
-        if (schedule.graph != a->graphIndex())
+        if (schedule.graph != a->graph_index())
             throw fxmem::Error(QFile::encodeName(path).toStdString() + ": the schedule is for graph '" +
                                a->file().graphs[static_cast<std::size_t>(schedule.graph)].name + "', not '" +
                                a->graph().name + "'");

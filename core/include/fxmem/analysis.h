@@ -26,30 +26,30 @@ enum class PairContext { AsInPair, Standalone };
 
 class GraphAnalysis {
 public:
-    // Alias info, profile and live-set index for graph `graphIndex` of `file`. Throws fxmem::Error
+    // Alias info, profile and live-set index for graph `graph_index` of `file`. Throws fxmem::Error
     // (e.g. a pair whose forward does not end with an output node) and fxmem::Cancelled when
     // `cancelled` answers true between phases.
-    static std::shared_ptr<const GraphAnalysis> compute(std::shared_ptr<const GraphFile> file, int graphIndex,
+    static std::shared_ptr<const GraphAnalysis> compute(std::shared_ptr<const GraphFile> file, int graph_index,
                                                         DeviceFilter filter = DeviceFilter::NonCpu,
                                                         const CancelCheck& cancelled = {},
                                                         PairContext context = PairContext::AsInPair);
 
-    // Both graphs of pair `pairIndex` (a joined view) from one analyze_pair; baselineStorages are
+    // Both graphs of pair `pair_index` (a joined view) from one analyze_pair; baseline_storages are
     // the forward outputs the backward's baseline counts (CPU ones included: the caller filters).
     struct Pair {
         std::shared_ptr<const GraphAnalysis> forward, backward;
-        std::vector<StorageId> baselineStorages;
+        std::vector<StorageId> baseline_storages;
     };
-    static Pair computePair(std::shared_ptr<const GraphFile> file, int pairIndex,
-                            DeviceFilter filter = DeviceFilter::NonCpu, const CancelCheck& cancelled = {});
+    static Pair compute_pair(std::shared_ptr<const GraphFile> file, int pair_index,
+                             DeviceFilter filter = DeviceFilter::NonCpu, const CancelCheck& cancelled = {});
 
     GraphAnalysis(const GraphAnalysis&) = delete;
     GraphAnalysis& operator=(const GraphAnalysis&) = delete;
 
     const GraphFile& file() const { return *file_; }
-    const std::shared_ptr<const GraphFile>& sharedFile() const { return file_; }
-    const Graph& graph() const { return file_->graphs[static_cast<std::size_t>(graphIndex_)]; }
-    int graphIndex() const { return graphIndex_; }
+    const std::shared_ptr<const GraphFile>& shared_file() const { return file_; }
+    const Graph& graph() const { return file_->graphs[static_cast<std::size_t>(graph_index_)]; }
+    int graph_index() const { return graph_index_; }
     DeviceFilter filter() const { return filter_; }
 
     const AliasInfo& alias() const { return alias_; }
@@ -57,37 +57,37 @@ public:
     const NodeMask& releasable() const { return releasable_; }
     const std::vector<std::int64_t>& profile() const { return profile_; } // build_memory_profile, no baseline
     std::int64_t peak() const { return peak_; }                           // max(profile), no baseline
-    std::size_t peakStep() const { return peakStep_; }                    // first profile index at the peak
+    std::size_t peak_step() const { return peak_step_; }                  // first profile index at the peak
     const LiveSetIndex& live() const { return *live_; }
-    bool hasCountedStorage() const { return hasCounted_; } // false: e.g. a CPU-only graph
+    bool has_counted_storage() const { return has_counted_; } // false: e.g. a CPU-only graph
 
     // Pair context: set when this graph is the forward or backward of a pair (AsInPair only).
-    int pairIndex() const { return pairIndex_; }
-    bool isBackwardOfPair() const { return isBackward_; }
+    int pair_index() const { return pair_index_; }
+    bool is_backward_of_pair() const { return is_backward_; }
     std::int64_t baseline() const { return baseline_; } // backward: forward outputs kept alive
-    std::optional<PeakMemory> pairPeak() const { return pairPeak_; }
+    std::optional<PeakMemory> pair_peak() const { return pair_peak_; }
 
 private:
     GraphAnalysis() = default;
-    static std::shared_ptr<GraphAnalysis> start(std::shared_ptr<const GraphFile> file, int graphIndex,
+    static std::shared_ptr<GraphAnalysis> start(std::shared_ptr<const GraphFile> file, int graph_index,
                                                 DeviceFilter filter, StorageMask counted);
-    void takeFromPair(PairAnalysis& pa, int pairIndex, bool forward);
+    void take_from_pair(PairAnalysis& pa, int pair_index, bool forward);
     void finish(const CancelCheck& cancelled); // peak, hasCounted and the live-set index
     std::shared_ptr<const GraphFile> file_;
-    int graphIndex_ = -1;
+    int graph_index_ = -1;
     DeviceFilter filter_ = DeviceFilter::NonCpu;
     AliasInfo alias_;
     StorageMask counted_;
     NodeMask releasable_;
     std::vector<std::int64_t> profile_;
     std::int64_t peak_ = 0;
-    std::size_t peakStep_ = 0;
+    std::size_t peak_step_ = 0;
     std::unique_ptr<LiveSetIndex> live_;
-    bool hasCounted_ = false;
-    int pairIndex_ = -1;
-    bool isBackward_ = false;
+    bool has_counted_ = false;
+    int pair_index_ = -1;
+    bool is_backward_ = false;
     std::int64_t baseline_ = 0;
-    std::optional<PeakMemory> pairPeak_;
+    std::optional<PeakMemory> pair_peak_;
 };
 
 } // namespace fxmem

@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ struct OptimizeProgress {
 struct OptimizeOptions {
     // Wall clock for the whole call, every phase counted: the lower bound and the baselines stop
     // at it too (checked once per kCancelPollWork steps of work, so a graph smaller than that
-    // always gets them); the best order so far is returned, and a baseline cut short reports -1.
+    // always gets them); the best order so far is returned, and a baseline cut short is empty.
     double time_limit_s = 10;
     // The exact search runs when the graph has at most this many nodes besides placeholders,
     // get_attr and the output node (at most 512), and gives up when the number of sets of
@@ -99,7 +100,7 @@ inline constexpr std::uint64_t kCancelPollWork = 4096;
 
 struct OptimizeResult {
     std::int64_t original_peak = 0;                            // the graph's own order
-    std::int64_t lpmf_peak = -1, bfs_peak = -1, dfs_peak = -1; // -1: cancelled or out of time before it was computed
+    std::optional<std::int64_t> lpmf_peak, bfs_peak, dfs_peak; // empty: cancelled or out of time before it was computed
     std::int64_t peak = 0;                                     // MemoryTracker peak of `order`; <= all four above
     std::int64_t lower_bound = 0;                              // peak_lower_bound, raised to `peak` when exact
     std::vector<NodeId> order;                                 // legal, complete

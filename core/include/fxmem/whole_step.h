@@ -27,6 +27,7 @@
 #include "fxmem/model.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,8 +60,8 @@ std::string_view to_string(CarryKind kind);
 struct CarriedStorage {
     StorageId storage;
     CarryKind kind = CarryKind::Parameter;
-    std::uint32_t source = 0xffffffffu; // the step entry that made it (none for parameters and state)
-    std::uint32_t first = 0, last = 0;  // segments
+    std::optional<std::uint32_t> source; // the step entry that made it (none for parameters and state)
+    std::uint32_t first = 0, last = 0;   // segments
     std::int64_t bytes = 0;
 };
 

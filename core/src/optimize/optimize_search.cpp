@@ -293,12 +293,12 @@ OptimizeResult optimize_schedule(const GraphFile& file, const Graph& graph, cons
     if (poll.stopped() || cancelled()) return r;
     report(OptimizeProgress::Phase::Baselines, r.peak, true);
     if (cancelled()) return r;
-    auto consider = [&](std::vector<NodeId> order, std::int64_t& slot, const char* method) {
+    auto consider = [&](std::vector<NodeId> order, std::optional<std::int64_t>& slot, const char* method) {
         if (poll.stopped()) return false; // cut short: no order
         check_schedule(graph, order);
         slot = score(order);
-        if (slot < r.peak) {
-            r.peak = slot;
+        if (*slot < r.peak) {
+            r.peak = *slot;
             r.order = std::move(order);
             r.method = method;
         }

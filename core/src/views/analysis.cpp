@@ -9,21 +9,21 @@ StorageMask counted_for(const GraphFile& file, DeviceFilter filter) {
                                           : counted_by_device(file, [](std::string_view) { return true; });
 }
 
-std::shared_ptr<GraphAnalysis> GraphAnalysis::start(std::shared_ptr<const GraphFile> file, int graphIndex,
+std::shared_ptr<GraphAnalysis> GraphAnalysis::start(std::shared_ptr<const GraphFile> file, int graph_index,
                                                     DeviceFilter filter, StorageMask counted) {
     std::shared_ptr<GraphAnalysis> a(new GraphAnalysis());
     a->file_ = std::move(file);
-    a->graphIndex_ = graphIndex;
+    a->graph_index_ = graph_index;
     a->filter_ = filter;
     a->counted_ = std::move(counted);
     return a;
 }
 
 // Takes one side's alias info, releasability and profile out of `pa` (they are not needed twice).
-void GraphAnalysis::takeFromPair(PairAnalysis& pa, int pairIndex, bool forward) {
-    pairIndex_ = pairIndex;
-    pairPeak_ = pa.peak;
-    isBackward_ = !forward;
+void GraphAnalysis::take_from_pair(PairAnalysis& pa, int pair_index, bool forward) {
+    pair_index_ = pair_index;
+    pair_peak_ = pa.peak;
+    is_backward_ = !forward;
     baseline_ = forward ? 0 : pa.interactions.backward_baseline;
     alias_ = std::move(forward ? pa.forward_alias : pa.backward_alias);
     releasable_ = std::move(forward ? pa.forward_releasable : pa.backward_releasable);
@@ -35,17 +35,17 @@ void GraphAnalysis::finish(const CancelCheck& cancelled) {
     const GraphFile& f = *file_;
     const auto it = std::max_element(profile_.begin(), profile_.end());
     peak_ = it == profile_.end() ? 0 : *it;
-    peakStep_ = it == profile_.end() ? 0 : static_cast<std::size_t>(it - profile_.begin());
-    for (std::size_t s = 0; s < f.storages.size() && !hasCounted_; ++s)
-        hasCounted_ = counted_[s] && alias_.allocator[s].valid();
+    peak_step_ = it == profile_.end() ? 0 : static_cast<std::size_t>(it - profile_.begin());
+    for (std::size_t s = 0; s < f.storages.size() && !has_counted_; ++s)
+        has_counted_ = counted_[s] && alias_.allocator[s].valid();
     live_ = std::make_unique<LiveSetIndex>(f, graph(), alias_, releasable_, counted_);
 }
 
-std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<const GraphFile> file, int graphIndex,
+std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<const GraphFile> file, int graph_index,
                                                             DeviceFilter filter, const CancelCheck& cancelled,
                                                             PairContext context) {
     StorageMask counted = counted_for(*file, filter);
-    std::shared_ptr<GraphAnalysis> a = start(std::move(file), graphIndex, filter, std::move(counted));
+    std::shared_ptr<GraphAnalysis> a = start(std::move(file), graph_index, filter, std::move(counted));
     const GraphFile& f = *a->file_;
     const Graph& g = a->graph();
 
@@ -53,14 +53,14 @@ std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<cons
     // peak, so take them from there instead of computing them twice.
     for (std::size_t p = 0; p < f.pairs.size() && context == PairContext::AsInPair; ++p) {
         const fxmem::Pair& pair = f.pairs[p];
-        const bool forward = static_cast<int>(pair.forward) == graphIndex;
-        if (!forward && static_cast<int>(pair.backward) != graphIndex) continue;
+        const bool forward = static_cast<int>(pair.forward) == graph_index;
+        if (!forward && static_cast<int>(pair.backward) != graph_index) continue;
         throw_if_cancelled(cancelled);
         PairAnalysis pa = analyze_pair(f, f.graphs[pair.forward], f.graphs[pair.backward], a->counted_);
-        a->takeFromPair(pa, static_cast<int>(p), forward);
+        a->take_from_pair(pa, static_cast<int>(p), forward);
         break;
     }
-    if (a->pairIndex_ < 0) {
+    if (a->pair_index_ < 0) {
         throw_if_cancelled(cancelled);
         a->alias_ = build_alias_info(f, g);
         a->releasable_ = default_releasable(g);
@@ -71,23 +71,23 @@ std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<cons
     return a;
 }
 
-GraphAnalysis::Pair GraphAnalysis::computePair(std::shared_ptr<const GraphFile> file, int pairIndex,
-                                               DeviceFilter filter, const CancelCheck& cancelled) {
+GraphAnalysis::Pair GraphAnalysis::compute_pair(std::shared_ptr<const GraphFile> file, int pair_index,
+                                                DeviceFilter filter, const CancelCheck& cancelled) {
     const GraphFile& f = *file;
-    const fxmem::Pair& pair = f.pairs.at(static_cast<std::size_t>(pairIndex));
+    const fxmem::Pair& pair = f.pairs.at(static_cast<std::size_t>(pair_index));
     StorageMask counted = counted_for(f, filter);
     throw_if_cancelled(cancelled);
     PairAnalysis pa = analyze_pair(f, f.graphs[pair.forward], f.graphs[pair.backward], counted);
     std::shared_ptr<GraphAnalysis> fwd = start(file, static_cast<int>(pair.forward), filter, counted);
     std::shared_ptr<GraphAnalysis> bwd = start(file, static_cast<int>(pair.backward), filter, std::move(counted));
-    fwd->takeFromPair(pa, pairIndex, true);
-    bwd->takeFromPair(pa, pairIndex, false);
+    fwd->take_from_pair(pa, pair_index, true);
+    bwd->take_from_pair(pa, pair_index, false);
     fwd->finish(cancelled);
     bwd->finish(cancelled);
     Pair out;
     out.forward = std::move(fwd);
     out.backward = std::move(bwd);
-    out.baselineStorages = std::move(pa.interactions.baseline_storages);
+    out.baseline_storages = std::move(pa.interactions.baseline_storages);
     return out;
 }
 

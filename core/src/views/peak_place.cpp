@@ -165,7 +165,7 @@ void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, Pe
     for (std::uint32_t i = 0; i < ws.carried.size(); ++i) item_of[ws.carried[i].storage.index()] = i;
     for (const CarriedStorage& c : seg.carried) {
         const std::uint32_t h = holder[item_of[c.storage.index()]];
-        std::uint32_t entry = c.source;
+        std::uint32_t entry = c.source.value_or(kNone);
         if (entry == kNone && h != kNone) entry = ws.segments[h].entry;
         const std::uint32_t g = entry == kNone ? kNone : file.step[entry].graph;
         const std::string_view p = entry == kNone ? std::string_view() : file.step[entry].module_prefix;

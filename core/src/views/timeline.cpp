@@ -20,8 +20,8 @@ std::string schedule_graph(const GraphFile& file, const Schedule& schedule) {
 
 TimelineSegment segment_of(std::shared_ptr<const GraphAnalysis> analysis, const Schedule* schedule) {
     TimelineSegment s;
-    s.graph = static_cast<std::uint32_t>(analysis->graphIndex());
-    if (schedule && schedule->graph == analysis->graphIndex()) {
+    s.graph = static_cast<std::uint32_t>(analysis->graph_index());
+    if (schedule && schedule->graph == analysis->graph_index()) {
         const GraphAnalysis& a = *analysis;
         s.reordered = std::make_shared<const LiveSetIndex>(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(),
                                                            std::span<const NodeId>(schedule->order));
@@ -75,7 +75,7 @@ Timeline Timeline::graph(std::shared_ptr<const GraphFile> file, std::uint32_t gr
     Timeline t;
     t.file_ = file;
     auto analysis = GraphAnalysis::compute(std::move(file), static_cast<int>(graph), devices, cancelled, context);
-    t.pair_peak_ = analysis->pairPeak();
+    t.pair_peak_ = analysis->pair_peak();
     t.add(segment_of(std::move(analysis), schedule));
     t.finish();
     return t;
@@ -92,13 +92,13 @@ Timeline Timeline::pair(std::shared_ptr<const GraphFile> file, std::size_t pair,
                     ", which is not in pair " + std::to_string(pair));
     Timeline t;
     t.file_ = file;
-    GraphAnalysis::Pair pa = GraphAnalysis::computePair(std::move(file), static_cast<int>(pair), devices, cancelled);
-    t.pair_peak_ = pa.backward->pairPeak();
+    GraphAnalysis::Pair pa = GraphAnalysis::compute_pair(std::move(file), static_cast<int>(pair), devices, cancelled);
+    t.pair_peak_ = pa.backward->pair_peak();
     TimelineSegment backward = segment_of(std::move(pa.backward), schedule);
     backward.baseline = backward.analysis->baseline();
     // analyze_pair lists the non-CPU forward outputs the backward keeps: they sum to the baseline,
     // whatever the device filter (PyTorch's fixed device check).
-    backward.baseline_storages = std::move(pa.baselineStorages);
+    backward.baseline_storages = std::move(pa.baseline_storages);
     t.add(segment_of(std::move(pa.forward), schedule));
     t.add(std::move(backward));
     t.finish();
@@ -158,7 +158,8 @@ TimelineLive Timeline::live_at(std::int64_t global_step, const LiveSetIndex* sho
         // for parameters and optimizer state, which no graph allocates.
         for (const CarriedStorage& c : seg.carried)
             out.live.push_back(baseline_row(
-                c.storage, c.bytes, c.source < segments_.size() ? &segments_[c.source].analysis->alias() : nullptr));
+                c.storage, c.bytes,
+                c.source && *c.source < segments_.size() ? &segments_[*c.source].analysis->alias() : nullptr));
         return out;
     }
     const AliasInfo& forward = segments_.front().analysis->alias();

@@ -184,7 +184,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (fresh) {
                 out.optimizer_state += it->second;
                 state_item.emplace(std::move(k), static_cast<std::uint32_t>(out.carried.size()));
-                out.carried.push_back({id, CarryKind::OptimizerState, kNone, 0, 0, it->second});
+                out.carried.push_back({id, CarryKind::OptimizerState, std::nullopt, 0, 0, it->second});
             }
         } else if (!used_by_graph[s] && is_persistent_role(file.role(id)))
             key(std::string_view{}, id); // a parameter no graph holds (exporter: known to the optimizer)
@@ -222,7 +222,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     for (CarriedStorage& c : out.carried) c.last = nseg;
     const auto first_param = static_cast<std::uint32_t>(out.carried.size());
     for (std::size_t k = 0; k < key_bytes.size(); ++k)
-        out.carried.push_back({key_storage[k], CarryKind::Parameter, kNone, 0, nseg, key_bytes[k]});
+        out.carried.push_back({key_storage[k], CarryKind::Parameter, std::nullopt, 0, nseg, key_bytes[k]});
     std::rotate(out.carried.begin(), out.carried.begin() + first_param, out.carried.end());
     for (auto& [k, i] : state_item) i += static_cast<std::uint32_t>(key_bytes.size());
 
