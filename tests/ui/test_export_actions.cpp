@@ -91,7 +91,7 @@ void TestExportActions::initTestCase() {
     QCoreApplication::setOrganizationName(QStringLiteral("fxmem-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("test_export_actions"));
     QSettings().clear();
-    setByteUnits(ByteUnits::Binary);
+    ViewState().setUnits(ByteUnits::Binary);
 }
 
 void TestExportActions::editedGraphEqualsTheCli() {

@@ -91,7 +91,7 @@ void TestRecompute::initTestCase() {
     QCoreApplication::setOrganizationName(QStringLiteral("fxmem-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("test_recompute"));
     QSettings().clear();
-    setByteUnits(ByteUnits::Binary);
+    ViewState().setUnits(ByteUnits::Binary);
 }
 
 void TestRecompute::pointsEqualTheCliBudgets() {

@@ -80,7 +80,7 @@ void TestSizesBar::initTestCase() {
     QCoreApplication::setOrganizationName(QStringLiteral("fxmem-tests"));
     QCoreApplication::setApplicationName(QStringLiteral("test_sizes_bar"));
     QSettings().clear();
-    setByteUnits(ByteUnits::Binary);
+    ViewState().setUnits(ByteUnits::Binary);
 }
 
 void TestSizesBar::logScaleEndsAndOrder() {

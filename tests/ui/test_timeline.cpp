@@ -1,6 +1,7 @@
 // Timeline pieces: min/max downsampling (no peak and no free lost), byte formatting in both unit
 // systems, the plot's cursor and zoom clamping, section labels that never overprint, whole-step
 // tick labels, and exports with a title and legend but without the hover box.
+#include "state/viewstate.h"
 #include "timeline/downsample.h"
 #include "timeline/plotexport.h"
 #include "timeline/qcp.h"
@@ -399,7 +400,7 @@ void TestTimeline::lowerBoundAndComparison() {
 }
 
 void TestTimeline::formatsBytes() {
-    setByteUnits(ByteUnits::Binary);
+    ViewState().setUnits(ByteUnits::Binary);
     QCOMPARE(formatBytes(std::int64_t(0)), QStringLiteral("0 B"));
     QCOMPARE(formatBytes(std::int64_t(1023)), QStringLiteral("1023 B"));
     QCOMPARE(formatBytes(std::int64_t(1024)), QStringLiteral("1.00 KiB"));
@@ -408,10 +409,10 @@ void TestTimeline::formatsBytes() {
     QCOMPARE(formatBytes(std::int64_t(1048575)), QStringLiteral("1.00 MiB")); // 1023.999 KiB rounds up a unit
     QCOMPARE(formatDelta(-10, 115), QStringLiteral("-10 B (-8.7 %)"));
     QCOMPARE(formatDelta(0, 115), QStringLiteral("±0 B"));
-    setByteUnits(ByteUnits::Decimal);
+    ViewState().setUnits(ByteUnits::Decimal);
     QCOMPARE(formatBytes(std::int64_t(1500)), QStringLiteral("1.50 kB"));
     QCOMPARE(formatBytes(std::int64_t(2000000000)), QStringLiteral("2.00 GB"));
-    setByteUnits(ByteUnits::Binary);
+    ViewState().setUnits(ByteUnits::Binary);
 }
 
 void TestTimeline::cursorAndZoom() {

@@ -147,5 +147,9 @@ void NodeInspector::setState(ViewState* state) {
                 QString page = html(node_);
                 if (page != shownHtml_) setPage(std::move(page));
             }));
+    // The sizes on the page in the new units.
+    connect(state, &ViewState::unitsChanged, this, [this] {
+        if (node_.valid() && scene_) setPage(html(node_));
+    });
     connect(this, &NodeInspector::nodeActivated, state, [state](NodeRef ref) { state->selectNode(ref, true); });
 }

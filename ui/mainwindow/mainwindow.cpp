@@ -90,12 +90,9 @@ void MainWindow::buildActions() {
     });
     state_->setUnits(AppSettings::units());
     connect(actions, &MainActions::unitsChosen, state_, &ViewState::setUnits);
-    connect(state_, &ViewState::unitsChanged, this, [this] {
-        parts_.timeline->applyPalette();
-        parts_.livePanel->refresh();
-        parts_.summary->refresh();
-        statusLine_->showScene(scene().get());
-    });
+    // Every view that shows bytes follows unitsChanged where it binds to the state; the status
+    // line is the window's own.
+    connect(state_, &ViewState::unitsChanged, this, [this] { statusLine_->showScene(scene().get()); });
 }
 
 void MainWindow::buildWidgets() {

@@ -98,6 +98,19 @@ QVariant RoleBreakdownModel::data(const QModelIndex& index, int role) const {
 
 ModuleBreakdownModel::ModuleBreakdownModel(QObject* parent) : QAbstractItemModel(parent) {}
 
+void RoleBreakdownModel::refreshBytes() {
+    if (!groups_.empty()) emit dataChanged(index(0, BytesColumn), index(rowCount() - 1, BytesColumn));
+}
+
+void ModuleBreakdownModel::refreshBytes() {
+    if (!attribution_) return;
+    emit dataChanged(index(0, BytesColumn), index(0, BytesColumn));
+    const fxmem::ModuleTree& tree = attribution_->tree();
+    for (std::uint32_t m = 0; m < tree.size(); ++m)
+        if (const auto& children = tree[m].children; !children.empty())
+            emit dataChanged(indexOf(children.front(), BytesColumn), indexOf(children.back(), BytesColumn));
+}
+
 void ModuleBreakdownModel::setRootName(const QString& name) {
     if (name == rootName_) return;
     rootName_ = name;

@@ -28,6 +28,8 @@ public:
     void setLive(const fxmem::Attribution* attribution, std::span<const fxmem::LiveStorage> live);
     std::int64_t total() const { return total_; }
     const std::vector<fxmem::Attribution::Group>& groups() const { return groups_; }
+    // The byte units changed: the Bytes column reads anew (dataChanged).
+    void refreshBytes();
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -60,6 +62,8 @@ public:
     std::int64_t bytes(std::uint32_t module) const { return totals_.bytes.empty() ? 0 : totals_.bytes[module]; }
     const fxmem::Attribution* attribution() const { return attribution_.get(); }
     QModelIndex indexOf(std::uint32_t module, int column = 0) const;
+    // The byte units changed: every module's Bytes cell reads anew (dataChanged, sibling runs).
+    void refreshBytes();
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
     QModelIndex parent(const QModelIndex& child) const override;

@@ -217,6 +217,10 @@ QString LiveStorageModel::reasonText(const Row& row) const {
     return {};
 }
 
+void LiveStorageModel::refreshBytes() {
+    if (!rows_.empty()) emit dataChanged(index(0, SizeColumn), index(rowCount() - 1, SizeColumn));
+}
+
 QString LiveStorageModel::text(const Row& row, int column) const {
     const fxmem::GraphFile& f = *scene_->file;
     const fxmem::Graph& g = scene_->segments[static_cast<std::size_t>(row.segment)].analysis->graph();

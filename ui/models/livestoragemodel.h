@@ -74,6 +74,8 @@ public:
     const Update& lastUpdate() const { return last_; }
     std::int64_t step() const { return step_; }
     std::int64_t totalBytes() const { return total_; }
+    // The byte units changed: the Size column reads anew (dataChanged; the rows stay).
+    void refreshBytes();
     const Row& row(int r) const { return rows_[static_cast<std::size_t>(r)]; }
 
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -89,11 +89,11 @@ BreakdownPanel::BreakdownPanel(ViewState* state, QWidget* parent) : QWidget(pare
     connect(state_, &ViewState::sceneChanged, this, invalidate);
     connect(state_, &ViewState::cursorStepChanged, this, invalidate);
     connect(state_, &ViewState::orderedLiveChanged, this, invalidate);
-    // The cells format bytes when painted; the header is rewritten by refresh.
+    // The cells format bytes when read; the header is rewritten by refresh.
     connect(state_, &ViewState::unitsChanged, this, [this, invalidate] {
+        roles_->refreshBytes();
+        modules_->refreshBytes();
         invalidate();
-        roleTable_->viewport()->update();
-        tree_->viewport()->update();
     });
 }
 

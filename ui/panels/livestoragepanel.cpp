@@ -97,6 +97,10 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
         shown_.reset();
         refresh();
     });
+    connect(state_, &ViewState::unitsChanged, this, [this] {
+        model_->refreshBytes();
+        updateFooter();
+    });
 }
 
 void LiveStoragePanel::refresh() {

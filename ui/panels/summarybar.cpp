@@ -24,6 +24,7 @@ SummaryBar::SummaryBar(ViewState* state, QWidget* parent) : QLabel(parent), stat
     setFont(headline);
     connect(state_, &ViewState::sceneChanged, this, &SummaryBar::refresh);
     connect(state_, &ViewState::orderChanged, this, &SummaryBar::refresh);
+    connect(state_, &ViewState::unitsChanged, this, &SummaryBar::refresh);
 }
 
 QSize SummaryBar::minimumSizeHint() const {

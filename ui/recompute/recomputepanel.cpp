@@ -138,6 +138,10 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
         onScene(scene);
         emit currentPlanChanged(); // the pair shown decides which plan is current
     });
+    connect(state_, &ViewState::unitsChanged, this, [this] {
+        model_->refreshBytes();
+        updateSummary();
+    });
     connect(limit_, &QDoubleSpinBox::valueChanged, this, [this] { plot_->setLimit(maxExtraPercent()); });
     find_->setEnabled(false);
     updateSummary();

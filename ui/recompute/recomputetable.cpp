@@ -13,6 +13,10 @@ void RecomputeTableModel::setPoints(const RecomputePoints& points) {
     endResetModel();
 }
 
+void RecomputeTableModel::refreshBytes() {
+    if (rowCount() > 0) emit dataChanged(index(0, Peak), index(rowCount() - 1, Saved));
+}
+
 int RecomputeTableModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() ? 0 : static_cast<int>(points_.points.size());
 }

@@ -15,6 +15,8 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
     void setPoints(const RecomputePoints& points);
     const RecomputePoints& points() const { return points_; }
+    // The byte units changed: Peak and Saved read anew (dataChanged).
+    void refreshBytes();
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

@@ -89,6 +89,18 @@ QString ComparePanel::name(int which) const {
     return (which == 0 ? QStringLiteral("A: ") : QStringLiteral("B: ")) % sources_->nameAt(i);
 }
 
+void ComparePanel::refreshUnits(const QString& statusShown) {
+    model_->refreshBytes();
+    if (!comparison_ || summarySaid_.isEmpty() || statusShown != summarySaid_) return;
+    summarySaid_ = summary();
+    emit status(summarySaid_, false);
+}
+
+QString ComparePanel::summary() const {
+    return tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(comparison_->moved.size()))
+        .arg(name(0), formatBytes(comparison_->peak_a), name(1), formatBytes(comparison_->peak_b));
+}
+
 void ComparePanel::refresh() {
     if (a_ < 0 || !edited_->schedule()) return;
     try {
@@ -105,9 +117,6 @@ void ComparePanel::refresh() {
                 .arg(name(0), name(1)),
             false);
     else if (comparison_)
-        emit status(
-            tr("%1 peak %2 · %3 peak %4 · %n node(s) moved", nullptr, static_cast<int>(comparison_->moved.size()))
-                .arg(name(0), formatBytes(comparison_->peak_a), name(1), formatBytes(comparison_->peak_b)),
-            false);
+        emit status(summarySaid_ = summary(), false);
     emit changed();
 }

@@ -27,6 +27,9 @@ public:
     void clear();
     // Computes again for the orders now (after an edit), when on.
     void refresh();
+    // The byte units changed: the moved nodes' bytes read anew, and the comparison's summary is
+    // said again when `statusShown` (the status line's text) still is that summary.
+    void refreshUnits(const QString& statusShown);
     bool isOn() const { return a_ >= 0; }
     std::shared_ptr<const OrderComparison> comparison() const { return comparison_; }
     QString name(int which) const; // 0: "A: name", 1: "B: name"; empty when off
@@ -42,6 +45,8 @@ private:
     SchedulePicker* sources_;
     int a_ = -1, b_ = -1;
     std::shared_ptr<const OrderComparison> comparison_;
+    QString summarySaid_; // the last summary emitted as status
+    QString summary() const;
     QComboBox* boxA_ = nullptr;
     QComboBox* boxB_ = nullptr;
     CompareModel* model_ = nullptr;

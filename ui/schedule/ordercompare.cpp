@@ -13,6 +13,10 @@ void CompareModel::setComparison(std::shared_ptr<const GraphAnalysis> analysis,
     endResetModel();
 }
 
+void CompareModel::refreshBytes() {
+    if (rowCount() > 0) emit dataChanged(index(0, AllocatesColumn), index(rowCount() - 1, EffectColumn));
+}
+
 int CompareModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !comparison_ ? 0 : static_cast<int>(comparison_->moved.size());
 }

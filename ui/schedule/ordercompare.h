@@ -31,6 +31,8 @@ public:
     void setComparison(std::shared_ptr<const GraphAnalysis> analysis,
                        std::shared_ptr<const OrderComparison> comparison);
     const OrderComparison* comparison() const { return comparison_.get(); }
+    // The byte units changed: Allocates and Effect read anew (dataChanged).
+    void refreshBytes();
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

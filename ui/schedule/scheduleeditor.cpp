@@ -95,6 +95,14 @@ void ScheduleEditor::setState(ViewState* state) {
     connect(this, &ScheduleEditor::nodeSelected, state, [state, single](fxmem::NodeId n) {
         if (single()) state->selectNode({0, n}, true);
     });
+    // The dock's sizes in the new units. The status line keeps what an action reported, except
+    // the comparison's summary, which describes what is shown.
+    connect(state, &ViewState::unitsChanged, this, [this] {
+        strip_->refresh();
+        model_->refreshBytes();
+        comparePanel_->refreshUnits(status_->text());
+        suggestionList_->refreshUnits(*edited_);
+    });
 }
 
 void ScheduleEditor::buildSourceRow() {

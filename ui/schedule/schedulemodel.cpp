@@ -74,6 +74,10 @@ ScheduleModel::ScheduleModel(EditedSchedule* edited, QObject* parent)
 
 ScheduleModel::~ScheduleModel() = default;
 
+void ScheduleModel::refreshBytes() {
+    if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
 fxmem::IncrementalSchedule::MoveCheck ScheduleModel::checkMove(std::size_t from, std::size_t to) const {
     return edited_->checkMove(from, to);
 }

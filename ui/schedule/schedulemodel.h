@@ -59,6 +59,8 @@ public:
     // nullptr when empty.
     const fxmem::IncrementalSchedule* schedule() const { return edited_->schedule(); }
     std::size_t size() const { return edited_->size(); }
+    // The byte units changed: the memory columns and the rows' tooltips read anew (dataChanged).
+    void refreshBytes();
 
     fxmem::IncrementalSchedule::MoveCheck checkMove(std::size_t from, std::size_t to) const;
     // A whole order replaced (EditedSchedule::setOrder): rows follow their nodes, persistent

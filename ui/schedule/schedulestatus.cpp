@@ -37,6 +37,8 @@ void ScheduleStatus::say(const QString& text, bool refusal) {
     label_->setPalette(p);
 }
 
+QString ScheduleStatus::text() const { return label_->toolTip(); }
+
 void ScheduleStatus::offer(const QString& text, std::function<void()> act) {
     act_ = std::move(act);
     offer_->setText(text);

@@ -18,6 +18,8 @@ public:
     // The button, labelled `text`, runs `act` when clicked; until the next say().
     void offer(const QString& text, std::function<void()> act);
     void clear();
+    // What it says now (whole, as said).
+    QString text() const;
 
 private:
     QLabel* label_ = nullptr;

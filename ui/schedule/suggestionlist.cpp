@@ -27,6 +27,10 @@ void SuggestionList::forget(const EditedSchedule& edited) {
     showMoves(moves_, edited.analysis() ? &edited.analysis()->graph() : nullptr, edited.peak());
 }
 
+void SuggestionList::refreshUnits(const EditedSchedule& edited) {
+    if (count() > 0) showMoves(moves_, edited.analysis() ? &edited.analysis()->graph() : nullptr, edited.peak());
+}
+
 void SuggestionList::showMoves(const std::vector<fxmem::MoveSuggestion>& moves, const fxmem::Graph* graph,
                                std::int64_t peak) {
     clear();

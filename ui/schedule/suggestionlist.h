@@ -21,6 +21,8 @@ public:
     void refresh(const EditedSchedule& edited);
     // An empty list, for `edited`'s graph.
     void forget(const EditedSchedule& edited);
+    // The same moves again, in the byte units now.
+    void refreshUnits(const EditedSchedule& edited);
     const std::vector<fxmem::MoveSuggestion>& moves() const { return moves_; }
     // `graph` names the nodes; nullptr: no graph open (an empty list).
     void showMoves(const std::vector<fxmem::MoveSuggestion>& moves, const fxmem::Graph* graph, std::int64_t peak);

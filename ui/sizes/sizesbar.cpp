@@ -99,6 +99,12 @@ SizesBar::SizesBar(ViewState* state, QWidget* parent)
         emit fitFinished();
     });
     connect(state_, &ViewState::sceneChanged, this, &SizesBar::onScene);
+    connect(state_, &ViewState::unitsChanged, this, [this] {
+        if (!fitText_) return;
+        auto text = std::move(fitText_);
+        showMessage(text(), messageIsError_);
+        fitText_ = std::move(text);
+    });
     for (int i = 0; i < deviceCombo_->count(); ++i)
         if (deviceCombo_->itemData(i).toLongLong() == std::int64_t{kDefaultPresetGb} * 1000 * 1000 * 1000)
             deviceCombo_->setCurrentIndex(i);
@@ -332,9 +338,7 @@ void SizesBar::fitLargest(int symbol) {
         return;
     }
     const std::int64_t limit = device_;
-    const QString device = deviceName_.isEmpty() || deviceName_ == formatBytes(limit)
-                               ? formatBytes(limit)
-                               : deviceName_ % QStringLiteral(" (") % formatBytes(limit) % u')';
+    const QString deviceName = deviceName_;
     const std::vector<std::int64_t> binding = values_;
     showMessage(tr("Finding the largest %1…").arg(label(symbol)), false);
     fitJobs_->start<fxmem::FitResult>(
@@ -343,33 +347,39 @@ void SizesBar::fitLargest(int symbol) {
             return std::make_shared<const fxmem::FitResult>(
                 fitView(*scene->file, scene->request, static_cast<std::size_t>(symbol), binding, limit));
         },
-        [this, symbol, limit, device](std::shared_ptr<const fxmem::FitResult> r) {
+        [this, symbol, limit, deviceName](std::shared_ptr<const fxmem::FitResult> r) {
             const QString name = label(symbol);
-            // The margins, not the two peaks: both round to the limit's figure.
-            const QString next =
-                !r->next_value ? tr("; that is the range's maximum")
-                : !r->peak_at_next
-                    ? tr("; %1 = %2 overflows int64").arg(name).arg(*r->next_value)
-                    : tr("; %1 would be over by %2").arg(*r->next_value).arg(formatBytes(*r->peak_at_next - limit));
-            if (r->max_value) {
-                showMessage(tr("Largest %1 in %2: %3, %4 free%5")
-                                .arg(name, device)
-                                .arg(*r->max_value)
-                                .arg(formatBytes(limit - *r->peak_at_max), next),
-                            false);
-                setValue(symbol, *r->max_value);
-            } else {
-                showMessage(tr("Nothing fits in %1: at %2 = %3 the peak is %4")
-                                .arg(device, name)
-                                .arg(r->next_value.value_or(0))
-                                .arg(r->peak_at_next ? formatBytes(*r->peak_at_next) : tr("over 2^63 bytes")),
-                            true);
-            }
+            // Formatted again when the byte units change, while the answer is shown.
+            auto text = [r, name, limit, deviceName] {
+                const QString device = deviceName.isEmpty() || deviceName == formatBytes(limit)
+                                           ? formatBytes(limit)
+                                           : deviceName % QStringLiteral(" (") % formatBytes(limit) % u')';
+                // The margins, not the two peaks: both round to the limit's figure.
+                const QString next =
+                    !r->next_value ? tr("; that is the range's maximum")
+                    : !r->peak_at_next
+                        ? tr("; %1 = %2 overflows int64").arg(name).arg(*r->next_value)
+                        : tr("; %1 would be over by %2").arg(*r->next_value).arg(formatBytes(*r->peak_at_next - limit));
+                if (r->max_value)
+                    return tr("Largest %1 in %2: %3, %4 free%5")
+                        .arg(name, device)
+                        .arg(*r->max_value)
+                        .arg(formatBytes(limit - *r->peak_at_max), next);
+                return tr("Nothing fits in %1: at %2 = %3 the peak is %4")
+                    .arg(device, name)
+                    .arg(r->next_value.value_or(0))
+                    .arg(r->peak_at_next ? formatBytes(*r->peak_at_next) : tr("over 2^63 bytes"));
+            };
+            showMessage(text(), !r->max_value);
+            fitText_ = std::move(text);
+            if (r->max_value) setValue(symbol, *r->max_value);
             emit fitFinished();
         });
 }
 
 void SizesBar::showMessage(const QString& text, bool error) {
+    fitText_ = nullptr;
+    messageIsError_ = error;
     message_->setVisible(!text.isEmpty());
     message_->setText(text);
     message_->setToolTip(text);

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -89,6 +90,8 @@ private:
     QComboBox* deviceCombo_ = nullptr;
     QToolButton* fitButton_ = nullptr;
     QLabel* message_ = nullptr;
+    std::function<QString()> fitText_; // the fit answer shown, in the byte units now; null: another message
+    bool messageIsError_ = false;
     JobTracker* fitJobs_ = nullptr;
     std::vector<std::int64_t> values_;
     std::shared_ptr<const fxmem::GraphFile> rowsFor_; // the file as loaded that the rows were made for

@@ -30,9 +30,9 @@ ViewState::~ViewState() = default;
 bool ViewState::liveStale() const { return builder_->pending(); }
 
 void ViewState::setUnits(ByteUnits units) {
+    ByteUnitsWriter::set(units); // what formatBytes reads; only here (another ViewState may have set it)
     if (units == units_) return;
     units_ = units;
-    setByteUnits(units); // the formatters read it until each takes the units it is given
     emit unitsChanged(units);
 }
 

@@ -63,6 +63,10 @@ void bindTimeline(TimelinePlot* timeline, ViewState* state, ScheduleEditor* edit
                          if (state) updateOverlay(timeline, *state);
                      }));
     QObject::connect(state, &ViewState::orderedLiveChanged, timeline, &TimelinePlot::refreshCursorText);
+    QObject::connect(state, &ViewState::unitsChanged, timeline, [timeline, state] {
+        updateOverlay(timeline, *state); // the edited peak's label
+        timeline->refreshUnits();
+    });
     linkScheduleToTimeline(editor, timeline);
     // After linkScheduleToTimeline's own handler: the overlay hides while a comparison is shown.
     QObject::connect(editor, &ScheduleEditor::comparisonChanged, timeline,

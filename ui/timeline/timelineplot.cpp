@@ -395,6 +395,11 @@ void TimelinePlot::refreshCursorText() {
     cursorOverlay_->replot();
 }
 
+void TimelinePlot::refreshUnits() {
+    // resample places every label again and replots, which asks the y axis's ticker anew.
+    resample();
+}
+
 void TimelinePlot::updateCursorItems() {
     if (cursor_ < 0 || profile_.empty() || exporting_) {
         cursorOverlay_->hide();

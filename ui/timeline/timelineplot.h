@@ -106,6 +106,9 @@ public slots:
     // The cursor box again, at the same step: the steps' names changed (an edited order's
     // live-set index arrived and names the node the edited order runs there).
     void refreshCursorText();
+    // Every text that shows bytes again (the y axis, the peak, bound, device and compare labels,
+    // the cursor box): the byte units changed.
+    void refreshUnits();
     void resetZoom();
     void setXRange(double lo, double hi);
     void applyPalette();

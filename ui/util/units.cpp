@@ -9,7 +9,7 @@ namespace {
 ByteUnits g_units = ByteUnits::Binary;
 } // namespace
 
-void setByteUnits(ByteUnits units) { g_units = units; }
+void ByteUnitsWriter::set(ByteUnits units) { g_units = units; }
 ByteUnits byteUnits() { return g_units; }
 
 double unitBase() { return g_units == ByteUnits::Binary ? 1024.0 : 1000.0; }

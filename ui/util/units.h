@@ -7,8 +7,14 @@
 
 enum class ByteUnits { Binary, Decimal };
 
-void setByteUnits(ByteUnits units);
+// The units the formatters below use. Only ViewState::setUnits changes them: it owns the units
+// and announces a change (unitsChanged) to every view that shows bytes, which a write from
+// anywhere else would bypass, leaving texts in the old units. Tests change them the same way.
 ByteUnits byteUnits();
+class ByteUnitsWriter {
+    friend class ViewState;
+    static void set(ByteUnits units);
+};
 
 // Three significant digits: "0 B", "1023 B", "1.00 KiB", "12.5 MiB", "-3.00 GiB".
 QString formatBytes(std::int64_t bytes);
