@@ -1,4 +1,4 @@
-// fxmem-dataflow-bench [FILE...] [--nodes 100000] [--dot DIR] [--count-plain FILE.plain]
+// fxmem-dataflow-bench [FILE...] [--nodes 100000] [--dot DIR] [--dump DIR] [--no-geom] [--count-plain FILE.plain]
 // The layered dataflow layout (fxmem/dataflow_layout.h) timed on each graph of each FILE (default:
 // the bundled llama and, when it is on disk, an 8B-shaped capture) and on two generated 100k-node
 // graphs: fxmem_synth's forward (no modules) and a model of repeated blocks with modules. Prints,
@@ -7,7 +7,10 @@
 // --dot DIR also writes each graph's overview and full graph as DOT (boxes of the same size, in
 // points) for Graphviz's dot; --count-plain counts the crossings of dot's -Tplain output the way
 // the drawing's are counted here (proper intersections of polyline segments; dot's spline
-// control polygons). Asserts nothing timed; exit 1 on a load error, 2 on bad usage.
+// control polygons). --dump DIR writes each drawing (overview, expanded, collapsed again, full)
+// exactly (hex floats), so that a change meant to keep the layout can be checked with cmp;
+// --no-geom skips the geometric crossing counts.
+// Asserts nothing timed; exit 1 on a load error, 2 on bad usage.
 #include "fxmem/dataflow_layout.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
@@ -127,6 +130,23 @@ void write_dot(const DataflowDrawing& d, const std::string& path) {
     out << "}\n";
 }
 
+// Every box and edge of `d`, doubles as hex floats (exact), and the crossings the sweeps kept.
+void write_dump(const DataflowDrawing& d, std::uint64_t crossings, const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (!f) throw fxmem::Error("cannot write " + path);
+    std::fprintf(f, "size %a %a crossings %llu\n", d.width, d.height, static_cast<unsigned long long>(crossings));
+    for (const DataflowDrawing::Box& b : d.boxes)
+        std::fprintf(f, "box %d %u %u %d %a %a %a %a\n", static_cast<int>(b.kind), b.ref, b.parent, b.expanded ? 1 : 0,
+                     b.x, b.y, b.w, b.h);
+    for (const DataflowDrawing::Edge& e : d.edges) {
+        std::fprintf(f, "edge %u %u %lld %d %d", e.from, e.to, static_cast<long long>(e.bytes), e.reversed ? 1 : 0,
+                     e.straight ? 1 : 0);
+        for (const Point& p : e.points) std::fprintf(f, " %a,%a", p.x, p.y);
+        std::fputc('\n', f);
+    }
+    std::fclose(f);
+}
+
 int count_plain(const std::string& path) {
     std::ifstream in(path);
     if (!in) {
@@ -153,7 +173,17 @@ int count_plain(const std::string& path) {
     return 0;
 }
 
-void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size_t gi, const std::string& dot_dir) {
+std::string file_base(const std::string& label) {
+    std::string base = label;
+    std::replace_if(
+        base.begin(), base.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+    return base;
+}
+
+bool g_geometric = true; // --no-geom: skip the geometric crossing counts (minutes on blocks 95k)
+
+void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size_t gi, const std::string& dot_dir,
+               const std::string& dump_dir) {
     const fxmem::Graph& graph = file.graphs[gi];
     const fxmem::ModuleTree tree(graph);
     fxmem::DataflowOptions options;
@@ -169,14 +199,18 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
     for (std::uint32_t m = 1; m < tree.size(); ++m)
         if (tree[m].depth == options.depth && !overview.laid_out(m)) at_depth.push_back(m);
     double expand_ms = 0, collapse_ms = 0;
+    const std::string dump = dump_dir.empty() ? std::string() : dump_dir + "/" + file_base(label);
+    if (!dump.empty()) write_dump(od, overview.crossings(), dump + "_overview.txt");
     if (!at_depth.empty()) {
         const std::uint32_t m = at_depth[at_depth.size() / 2];
         t = std::chrono::steady_clock::now();
         overview.expand(m);
         expand_ms = ms_since(t);
+        if (!dump.empty()) write_dump(overview.drawing(), overview.crossings(), dump + "_expanded.txt");
         t = std::chrono::steady_clock::now();
         overview.collapse(m);
         collapse_ms = ms_since(t);
+        if (!dump.empty()) write_dump(overview.drawing(), overview.crossings(), dump + "_collapsed.txt");
     }
     fxmem::DataflowOptions all = options;
     all.depth = tree.max_depth() + 1;
@@ -186,11 +220,12 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
     t = std::chrono::steady_clock::now();
     const DataflowDrawing fd = full.drawing();
     const double full_draw_ms = ms_since(t);
+    if (!dump.empty()) write_dump(fd, full.crossings(), dump + "_full.txt");
     std::size_t reversed = 0;
     for (const auto& e : fd.edges) reversed += e.reversed ? 1 : 0;
-    const bool geometric = fd.edges.size() < 60000;
+    const bool geometric = g_geometric && fd.edges.size() < 60000;
     const std::string overview_geometric =
-        od.edges.size() < 60000 ? std::to_string(segment_crossings(segments_of(od))) : std::string("-");
+        g_geometric && od.edges.size() < 60000 ? std::to_string(segment_crossings(segments_of(od))) : std::string("-");
     std::printf("%-24s %7zu %5u | %6zu %9.1f %7.1f %6llu %7s | %7.2f %7.2f | %9.1f %7.1f %8llu %9s %6zu\n",
                 label.c_str(), graph.size(), options.depth, od.boxes.size(), overview_ms, overview_draw_ms,
                 static_cast<unsigned long long>(overview.crossings()), overview_geometric.c_str(), expand_ms,
@@ -198,9 +233,7 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
                 geometric ? std::to_string(segment_crossings(segments_of(fd))).c_str() : "-", reversed);
     std::fflush(stdout);
     if (!dot_dir.empty()) {
-        std::string base = label;
-        std::replace_if(
-            base.begin(), base.end(), [](char c) { return !std::isalnum(static_cast<unsigned char>(c)); }, '_');
+        const std::string base = file_base(label);
         write_dot(od, dot_dir + "/" + base + "_overview.dot");
         write_dot(fd, dot_dir + "/" + base + "_full.dot");
     }
@@ -210,12 +243,16 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
 
 int main(int argc, char** argv) {
     std::vector<std::string> files;
-    std::string dot_dir;
+    std::string dot_dir, dump_dir;
     std::size_t nodes = 100000;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--dot" && i + 1 < argc) {
             dot_dir = argv[++i];
+        } else if (a == "--no-geom") {
+            g_geometric = false;
+        } else if (a == "--dump" && i + 1 < argc) {
+            dump_dir = argv[++i];
         } else if (a == "--nodes" && i + 1 < argc) {
             nodes = std::strtoull(argv[++i], nullptr, 10);
         } else if (a == "--count-plain" && i + 1 < argc) {
@@ -223,7 +260,8 @@ int main(int argc, char** argv) {
         } else if (!a.empty() && a[0] != '-') {
             files.push_back(a);
         } else {
-            std::fprintf(stderr, "usage: fxmem-dataflow-bench [FILE...] [--nodes N] [--dot DIR] [--count-plain F]\n");
+            std::fprintf(stderr, "usage: fxmem-dataflow-bench [FILE...] [--nodes N] [--dot DIR] [--dump DIR] "
+                                 "[--no-geom] [--count-plain F]\n");
             return 2;
         }
     }
@@ -232,6 +270,7 @@ int main(int argc, char** argv) {
         if (std::filesystem::exists("/tmp/exp/llama3_8b.fxmem.json")) files.push_back("/tmp/exp/llama3_8b.fxmem.json");
     }
     if (!dot_dir.empty()) std::filesystem::create_directories(dot_dir);
+    if (!dump_dir.empty()) std::filesystem::create_directories(dump_dir);
     std::printf("%-24s %7s %5s | %6s %9s %7s %6s %7s | %7s %7s | %9s %7s %8s %9s %6s\n", "graph", "nodes", "depth",
                 "boxes", "overview", "draw", "cross", "geom", "expand", "collap", "full ms", "draw", "cross", "geom",
                 "upward");
@@ -242,14 +281,15 @@ int main(int argc, char** argv) {
             const fxmem::GraphFile file = fxmem::load_file(path);
             for (std::size_t gi = 0; gi < file.graphs.size(); ++gi)
                 run_graph(std::filesystem::path(path).stem().stem().string() + ":" + file.graphs[gi].name, file, gi,
-                          dot_dir);
+                          dot_dir, dump_dir);
         }
         fxmem::synth::Options o;
         o.nodes = nodes;
         o.pair = false;
-        run_graph("synth " + std::to_string(nodes / 1000) + "k (flat)", fxmem::synth::generate(o), 0, dot_dir);
+        run_graph("synth " + std::to_string(nodes / 1000) + "k (flat)", fxmem::synth::generate(o), 0, dot_dir,
+                  dump_dir);
         const fxmem::GraphFile blocks = blocks_graph(nodes / 24);
-        run_graph("blocks " + std::to_string(blocks.graphs[0].size() / 1000) + "k", blocks, 0, dot_dir);
+        run_graph("blocks " + std::to_string(blocks.graphs[0].size() / 1000) + "k", blocks, 0, dot_dir, dump_dir);
     } catch (const fxmem::Error& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 1;

@@ -155,59 +155,85 @@ void assign_layers(const LevelInput& input, Level& level) {
     if (n == 0) layers = 0;
 
     // Dummies and routes. A route's items run top to bottom through its dummies.
-    level.routes.clear();
-    level.dummies.clear();
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> segments; // (upper, lower)
-    segments.reserve(input.edges.size());
-    std::vector<std::uint32_t> dummy_src; // per dummy: its route's upper item (initial order)
     // Dummies are bounded: a flat graph's output node (or a long skip) would otherwise cost
     // edges x layers. Past the budget the longest edges go straight, without dummies.
     const std::int32_t longest = straight_from(layer, oriented, kDummyBudgetPerItem * (n + oriented.size()) + 1024);
-    for (std::size_t e = 0; e < input.edges.size(); ++e) {
+    const std::size_t m = input.edges.size();
+    const auto has_dummies = [&](std::size_t e) {
+        return layer[oriented[e].second] - layer[oriented[e].first] <= longest;
+    };
+    // Per layer: its real items and its dummies.
+    std::vector<std::uint32_t> real_in(static_cast<std::size_t>(layers) + 1, 0), dummy_in(real_in.size(), 0);
+    for (std::size_t i = 0; i < n; ++i) ++real_in[static_cast<std::size_t>(layer[i])];
+    std::vector<std::uint32_t> route_begin(m + 1, 0);
+    for (std::size_t e = 0; e < m; ++e) {
+        route_begin[e + 1] = route_begin[e];
+        if (!has_dummies(e)) continue;
+        const auto [upper, lower] = oriented[e];
+        for (std::int32_t l = layer[upper] + 1; l < layer[lower]; ++l) ++dummy_in[static_cast<std::size_t>(l)];
+        route_begin[e + 1] += static_cast<std::uint32_t>(layer[lower] - layer[upper] - 1);
+    }
+    const std::size_t dummy_count = route_begin[m];
+    const std::size_t total = n + dummy_count;
+    // A row's dummies get consecutive numbers in the row's initial order, so that each sweep
+    // over a row reads neighbouring memory (2M dummies on a flat 100k graph).
+    std::vector<std::uint32_t> next_dummy(static_cast<std::size_t>(layers) + 1, static_cast<std::uint32_t>(n));
+    for (std::size_t l = 1; l < next_dummy.size(); ++l) next_dummy[l] = next_dummy[l - 1] + dummy_in[l - 1];
+    level.kind.resize(total, ItemKind::Dummy);
+    level.ref.resize(total, 0);
+    level.w.resize(total, 0);
+    level.h.resize(total, 0);
+    layer.resize(total);
+    level.dummies.assign(dummy_count, 0);
+    level.rows.assign(static_cast<std::size_t>(layers), {});
+    for (std::size_t l = 0; l < level.rows.size(); ++l) level.rows[l].reserve(real_in[l] + dummy_in[l]);
+    // Rows in key order: a real item by its rank, a dummy by its route's upper item's rank, ties
+    // in edge order. Going through the ranks, each item then the dummies of its edges down.
+    std::vector<std::uint32_t> edge_start, edge_of;
+    {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> by_upper(m);
+        for (std::size_t e = 0; e < m; ++e) by_upper[e] = {oriented[e].first, static_cast<std::uint32_t>(e)};
+        build_csr(n, by_upper, edge_start, edge_of);
+    }
+    for (const std::uint32_t a : by_key) {
+        level.rows[static_cast<std::size_t>(layer[a])].push_back(a);
+        for (std::uint32_t k = edge_start[a]; k < edge_start[a + 1]; ++k) {
+            const std::uint32_t e = edge_of[k];
+            if (!has_dummies(e)) continue;
+            std::uint32_t at = route_begin[e];
+            for (std::int32_t l = layer[a] + 1; l < layer[oriented[e].second]; ++l) {
+                const std::uint32_t d = next_dummy[static_cast<std::size_t>(l)]++;
+                layer[d] = l;
+                level.dummies[at++] = d;
+                level.rows[static_cast<std::size_t>(l)].push_back(d);
+            }
+        }
+    }
+    level.routes.clear();
+    level.routes.reserve(m);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> segments; // (upper, lower), in edge order
+    segments.reserve(m + dummy_count);
+    for (std::size_t e = 0; e < m; ++e) {
         const auto [upper, lower] = oriented[e];
         Level::Route r;
         r.src = input.edges[e].first;
         r.dst = input.edges[e].second;
         r.reversed = upper != r.src;
-        r.begin = static_cast<std::uint32_t>(level.dummies.size());
-        if (layer[lower] - layer[upper] > longest) {
-            r.straight = true;
-            r.end = r.begin;
-            level.routes.push_back(r);
-            continue; // no segment: it takes no part in the crossing reduction or the coordinates
-        }
+        r.begin = route_begin[e];
+        r.end = route_begin[e + 1];
+        r.straight = !has_dummies(e);
+        level.routes.push_back(r);
+        if (r.straight) continue; // no segment: it takes no part in the crossing reduction or the coordinates
         std::uint32_t prev = upper;
-        for (std::int32_t l = layer[upper] + 1; l < layer[lower]; ++l) {
-            const auto d = static_cast<std::uint32_t>(level.kind.size());
-            level.kind.push_back(ItemKind::Dummy);
-            level.ref.push_back(0);
-            level.w.push_back(0);
-            level.h.push_back(0);
-            layer.push_back(l);
-            level.dummies.push_back(d);
-            dummy_src.push_back(upper);
-            segments.emplace_back(prev, d);
-            prev = d;
+        for (std::uint32_t k = r.begin; k < r.end; ++k) {
+            segments.emplace_back(prev, level.dummies[k]);
+            prev = level.dummies[k];
         }
         segments.emplace_back(prev, lower);
-        r.end = static_cast<std::uint32_t>(level.dummies.size());
-        level.routes.push_back(r);
     }
     std::sort(level.routes.begin(), level.routes.end(), [](const Level::Route& a, const Level::Route& b) {
         return a.src != b.src ? a.src < b.src : a.dst < b.dst;
     });
-
-    // Rows in key order (a dummy after the real items, by its route's upper item's key).
-    const std::size_t total = level.kind.size();
-    std::vector<std::int64_t> order_key(total);
-    for (std::size_t i = 0; i < n; ++i) order_key[i] = rank[i];
-    for (std::size_t d = 0; d < dummy_src.size(); ++d) order_key[n + d] = rank[dummy_src[d]];
-    std::vector<std::uint32_t> all(total);
-    std::iota(all.begin(), all.end(), 0u);
-    std::stable_sort(all.begin(), all.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return order_key[a] < order_key[b]; });
-    level.rows.assign(static_cast<std::size_t>(layers), {});
-    for (const std::uint32_t i : all) level.rows[static_cast<std::size_t>(layer[i])].push_back(i);
     level.pos.assign(total, 0);
     for (const auto& row : level.rows)
         for (std::size_t p = 0; p < row.size(); ++p) level.pos[row[p]] = static_cast<std::uint32_t>(p);
