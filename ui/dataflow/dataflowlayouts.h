@@ -5,6 +5,7 @@
 // place (core relays out one module, the rest stays) and only the segments to its right move
 // sideways when its width changes.
 #pragma once
+#include "dataflow/dataflowspatialindex.h"
 #include "loading/scene.h"
 
 #include <fxmem/dataflow_layout.h>
@@ -29,6 +30,10 @@ struct DataflowPiece {
     // Per edge its points' bounding box (x0, y0, x1, y1), so a paint skips edges out of view
     // without reading their points.
     const std::vector<std::array<double, 4>>& edgeBounds;
+    // Which boxes and edges may meet a rectangle, so a frame visits only what is in view.
+    const DataflowSpatialIndex& index;
+    // Per box, the edges leaving it: edgesFrom[edgesFromStart[b] .. edgesFromStart[b + 1]).
+    const std::vector<std::uint32_t>&edgesFromStart, &edgesFrom;
 };
 
 // A value one segment makes and a later one reads through a placeholder (a pair's saved
@@ -55,6 +60,9 @@ public:
     double height() const { return scene_->height(); }
     const fxmem::DataflowScene& scene() const { return *scene_; }
     std::uint32_t depth() const { return depth_; }
+    // Changes with every expand or collapse, and differs between two layouts: what was worked out
+    // from one revision (the marks) is for that drawing only.
+    std::uint64_t revision() const { return revision_; }
 
     // Expands a collapsed module or collapses an open one (not the root); false when neither.
     bool toggle(std::size_t segment, std::uint32_t module);
@@ -62,11 +70,14 @@ public:
     bool collapse(std::size_t segment, std::uint32_t module);
 
 private:
-    void bound(std::size_t segment); // edgeBounds_ of one segment from its drawing
+    void bound(std::size_t segment); // edgeBounds_, index_ and edgesFrom_ of one segment from its drawing
     void pieces();                   // pieces_ from the scene now
     std::vector<std::shared_ptr<const GraphAnalysis>> analyses_;
     std::unique_ptr<fxmem::DataflowScene> scene_;
     std::vector<std::vector<std::array<double, 4>>> edgeBounds_;
+    std::vector<DataflowSpatialIndex> index_;
+    std::vector<std::vector<std::uint32_t>> edgesFromStart_, edgesFrom_;
     std::vector<DataflowPiece> pieces_;
     std::uint32_t depth_ = 1;
+    std::uint64_t revision_ = 0;
 };

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace {
 
@@ -26,6 +27,9 @@ struct Frame {
     QRectF view;   // layout coordinates
     QRectF screen; // widget coordinates, with a margin for pen widths
     double fontPx = 11;
+    // The current segment's boxes and edges that may be in view (DataflowSpatialIndex), ascending:
+    // the loops below keep their own tests and order, so the index changes no pixel.
+    std::vector<std::uint32_t> boxes{}, edges{};
 };
 
 QRectF widgetRect(const Frame& f, const DataflowPiece& piece, const Box& b) {
@@ -59,7 +63,7 @@ void drawModuleFrames(Frame& f, std::size_t s) {
     const QColor fill = colors::mix(f.in.palette.color(QPalette::Base), f.in.palette.color(QPalette::Text), 0.03);
     const fxmem::ModuleTree& tree = piece.layout->tree();
     const auto& flags = (*f.in.boxFlags)[s];
-    for (std::size_t i = 0; i < piece.drawing.boxes.size(); ++i) {
+    for (const std::uint32_t i : f.boxes) {
         const Box& b = piece.drawing.boxes[i];
         if (b.kind != Kind::Module || !b.expanded || !visible(f, piece, b)) continue;
         const QRectF r = widgetRect(f, piece, b);
@@ -125,7 +129,7 @@ void drawEdges(Frame& f, std::size_t s, int pass) {
     const double zoom = std::clamp(f.in.camera.scale, 0.2, 2.0) * (pass == 2 ? 1.5 : 1);
     std::vector<QLineF> batch[kWidths][2]; // [width - 1][reversed]
     std::size_t segments = 0;
-    for (std::size_t e = 0; e < piece.drawing.edges.size(); ++e) {
+    for (const std::uint32_t e : f.edges) {
         const auto& edge = piece.drawing.edges[e];
         const bool isLive = cursorHere && f.in.marks->liveEdge[e];
         const bool isPath = path && !path->empty() && (*path)[e];
@@ -181,7 +185,7 @@ std::size_t drawBoxes(Frame& f, std::size_t s) {
     const QColor moduleFill = colors::mix(base, text, 0.12), live = colors::live(f.in.palette);
     const QColor highlight = f.in.palette.color(QPalette::Highlight), cursor = colors::cursor(f.in.palette);
     std::size_t drawn = 0;
-    for (std::size_t i = 0; i < piece.drawing.boxes.size(); ++i) {
+    for (const std::uint32_t i : f.boxes) {
         const Box& b = piece.drawing.boxes[i];
         if (b.expanded || !visible(f, piece, b)) continue;
         ++drawn;
@@ -286,6 +290,20 @@ std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size
             p.drawText(
                 QRectF(a, QSizeF(piece.drawing.width * in.camera.scale, DataflowLayouts::kTitle * in.camera.scale)),
                 Qt::AlignLeft | Qt::AlignVCenter, in.scene->segmentName(s));
+        }
+        // The view in the segment's coordinates, widened by the widget margin edges are clipped to
+        // (a wide pen just outside still shows) and a unit for rounding.
+        const double margin = 8 / in.camera.scale + 1;
+        const DataflowSpatialIndex::Rect r{f.view.left() - piece.x - margin, f.view.top() - piece.top - margin,
+                                           f.view.right() - piece.x + margin, f.view.bottom() - piece.top + margin};
+        if (in.useIndex) {
+            piece.index.boxes(r, f.boxes);
+            piece.index.edges(r, f.edges);
+        } else {
+            f.boxes.resize(piece.drawing.boxes.size());
+            std::iota(f.boxes.begin(), f.boxes.end(), 0u);
+            f.edges.resize(piece.drawing.edges.size());
+            std::iota(f.edges.begin(), f.edges.end(), 0u);
         }
         drawModuleFrames(f, s);
         for (int pass = 0; pass < 3; ++pass) drawEdges(f, s, pass);

@@ -36,6 +36,9 @@ struct DataflowPaintInput {
     // the selected module (16), a search match (32).
     const std::vector<std::vector<std::uint8_t>>* boxFlags = nullptr;
     const std::vector<std::vector<std::uint8_t>>* pathEdges = nullptr; // per segment, per edge
+    // Visit only the boxes and edges the segment's DataflowSpatialIndex says may be in view;
+    // false tests every one (what a test compares the index's drawing with).
+    bool useIndex = true;
 };
 
 enum DataflowBoxFlag : std::uint8_t {
