@@ -82,6 +82,11 @@ void DataflowView::setColorMode(NodeColorMode mode) {
 }
 
 void DataflowView::setScene(std::shared_ptr<const Scene> scene) {
+    // While a binding's layouts are still on the worker, what was open before it stays pending.
+    if (!scene || !scene_ || !scene->sameGraphs(*scene_))
+        keepOpen_.reset();
+    else if (layouts_)
+        keepOpen_ = openModules();
     scene_ = std::move(scene);
     jobs_->cancel();
     layouts_.reset();
@@ -119,12 +124,14 @@ void DataflowView::startLayout() {
             if (scene != scene_) return;
             layouts_ = built->layouts;
             ++layoutGeneration_;
+            const bool rebound = keepOpen_.has_value();
+            if (rebound) restoreOpenModules(*std::exchange(keepOpen_, std::nullopt));
             refreshMarks();
             refreshFlags();
-            zoomToFit();
+            if (!rebound) zoomToFit();
             // A drawing too wide to read whole (a layer's weights side by side) opens readable,
             // at the selected node; F fits it.
-            if (camera_.scale < kReadableScale) {
+            if (!rebound && camera_.scale < kReadableScale) {
                 camera_.scale = kOpenScale;
                 if (selected_.valid())
                     centerOn(selected_);
@@ -135,6 +142,32 @@ void DataflowView::startLayout() {
             if (std::exchange(pendingFit_, false)) zoomToFit();
             emit layoutChanged();
         });
+}
+
+std::vector<std::vector<std::string>> DataflowView::openModules() const {
+    std::vector<std::vector<std::string>> open;
+    for (std::size_t s = 0; layouts_ && s < layouts_->size(); ++s) {
+        const fxmem::DataflowLayout& l = *layouts_->piece(s).layout;
+        auto& names = open.emplace_back();
+        for (std::uint32_t m = 0; m < l.tree().size(); ++m)
+            if (m != fxmem::ModuleTree::kRoot && l.expanded(m)) names.emplace_back(l.tree()[m].name);
+    }
+    return open;
+}
+
+void DataflowView::restoreOpenModules(const std::vector<std::vector<std::string>>& open) {
+    for (std::size_t s = 0; s < std::min(open.size(), layouts_->size()); ++s) {
+        const fxmem::ModuleTree& tree = layouts_->piece(s).layout->tree();
+        std::vector<std::uint8_t> wanted(tree.size(), 0);
+        for (const std::string& name : open[s])
+            if (const std::uint32_t m = tree.find(name); m != fxmem::ModuleTree::npos) wanted[m] = 1;
+        // Opening a module opens its ancestors: open first, then close what was not open.
+        for (std::uint32_t m = 0; m < tree.size(); ++m)
+            if (wanted[m] && !layouts_->piece(s).layout->expanded(m)) layouts_->expand(s, m);
+        for (std::uint32_t m = 0; m < tree.size(); ++m)
+            if (m != fxmem::ModuleTree::kRoot && !wanted[m] && layouts_->piece(s).layout->expanded(m))
+                layouts_->collapse(s, m);
+    }
 }
 
 void DataflowView::showEvent(QShowEvent* event) {
@@ -164,7 +197,7 @@ void DataflowView::refreshMarks() {
             std::make_shared<const LiveAtStep>(liveAtStep(*scene_, state_ ? state_->orderedLive() : nullptr, cursor_));
     fxmem::NodeId executing;
     if (live->where.segment >= 0 && state_) executing = state_->nodeAt(live->where);
-    marks_ = dataflowMarks(*scene_, *layouts_, *live, executing);
+    updateDataflowMarks(marks_, *scene_, *layouts_, *live, executing);
 }
 
 void DataflowView::selectNode(NodeRef ref) {
@@ -277,8 +310,11 @@ DataflowView::Hit DataflowView::boxAt(QPointF pos) const {
         const DataflowPiece& p = layouts_->piece(s);
         const double x = l.x() - p.x, y = l.y() - p.top;
         if (x < 0 || x > p.drawing.width || y < 0 || y > p.drawing.height) continue;
+        std::vector<std::uint32_t> near;
+        p.index.boxes({x, y, x, y}, near);
         // Children come after their parents: the last box holding the point is the innermost.
-        for (std::size_t i = p.drawing.boxes.size(); i-- > 0;) {
+        for (std::size_t k = near.size(); k-- > 0;) {
+            const std::uint32_t i = near[k];
             const auto& b = p.drawing.boxes[i];
             if (x >= b.x && x <= b.x + b.w && y >= b.y && y <= b.y + b.h)
                 return {static_cast<int>(s), static_cast<std::uint32_t>(i)};

@@ -22,6 +22,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 class JobTracker;
@@ -106,6 +108,10 @@ protected:
 
 private:
     void startLayout();
+    // Per segment, the tree names of the modules open now (expanded, shown or inside a closed one).
+    std::vector<std::vector<std::string>> openModules() const;
+    // Opens and closes modules so that those of these names are the open ones, per segment.
+    void restoreOpenModules(const std::vector<std::vector<std::string>>& open);
     void revealModule(const QString& name);
     // Keeps the zoom and puts the box's centre in the middle of the widget.
     void centreOnBox(const DataflowPiece& piece, std::uint32_t box);
@@ -129,6 +135,9 @@ private:
     NodeRef selected_;
     QString module_; // the selected module's qualified name; null: none
     QStringList pendingExpand_;
+    // The same graphs bound at other sizes (the Sizes bar) are laid out again: the modules the
+    // user had open and the camera are put back when the new layouts arrive.
+    std::optional<std::vector<std::vector<std::string>>> keepOpen_;
     bool pendingFit_ = false;
     Hit hovered_;
     std::vector<std::vector<std::uint8_t>> recomputed_, matches_; // per segment, per node
