@@ -23,15 +23,13 @@ struct Block {
     double mean() const { return sum / weight; }
 };
 
-// Centres of `row` for wishes `wish`, order and gaps kept.
-void place_row(Level& level, const std::vector<std::uint32_t>& row, const std::vector<double>& wish,
-               const Spacing& spacing, std::vector<double>& offset, std::vector<Block>& blocks) {
-    const std::size_t k = row.size();
-    offset.assign(k, 0);
-    for (std::size_t p = 1; p < k; ++p) offset[p] = offset[p - 1] + separation(level, row[p - 1], row[p], spacing);
+// Centres of `row` (its items' offsets and weights at row[p]'s place) for wishes `wish`, order and
+// gaps kept. Sets x and the centre cx = x + w / 2 (computed as Level::cx does).
+void place_row(Level& level, const std::uint32_t* row, std::size_t k, const double* offset, const double* weights,
+               const std::vector<double>& wish, std::vector<double>& centre, std::vector<Block>& blocks) {
     blocks.clear();
     for (std::size_t p = 0; p < k; ++p) {
-        const double weight = level.kind[row[p]] == ItemKind::Dummy ? 4.0 : 1.0;
+        const double weight = weights[p];
         blocks.push_back({(wish[p] - offset[p]) * weight, weight, p + 1});
         while (blocks.size() > 1 && blocks[blocks.size() - 2].mean() >= blocks.back().mean()) {
             const Block last = blocks.back();
@@ -43,14 +41,32 @@ void place_row(Level& level, const std::vector<std::uint32_t>& row, const std::v
     }
     std::size_t p = 0;
     for (const Block& b : blocks)
-        for (const double m = b.mean(); p < b.end; ++p) level.x[row[p]] = m + offset[p] - level.w[row[p]] / 2;
+        for (const double m = b.mean(); p < b.end; ++p) {
+            const std::uint32_t a = row[p];
+            level.x[a] = m + offset[p] - level.w[a] / 2;
+            centre[a] = level.x[a] + level.w[a] / 2;
+        }
 }
 
 } // namespace
 
 void assign_coordinates(Level& level, const Spacing& spacing, int sweeps) {
-    std::vector<double> wish, offset;
+    std::vector<double> wish;
     std::vector<Block> blocks;
+    // The rows' order is fixed here: each item's offset (the gaps up to it in its row) and
+    // weight, in row order (row_start: where each row begins), computed once.
+    const std::size_t rows = level.rows.size();
+    std::vector<std::size_t> row_start(rows + 1, 0);
+    for (std::size_t r = 0; r < rows; ++r) row_start[r + 1] = row_start[r] + level.rows[r].size();
+    std::vector<double> offset(row_start[rows]), weights(row_start[rows]), centre(level.x.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+        const std::vector<std::uint32_t>& row = level.rows[r];
+        double* o = offset.data() + row_start[r];
+        for (std::size_t p = 0; p < row.size(); ++p) {
+            o[p] = p == 0 ? 0 : o[p - 1] + separation(level, row[p - 1], row[p], spacing);
+            weights[row_start[r] + p] = level.kind[row[p]] == ItemKind::Dummy ? 4.0 : 1.0;
+        }
+    }
     // Packed from the left to begin with.
     for (const auto& row : level.rows) {
         double at = 0;
@@ -59,25 +75,27 @@ void assign_coordinates(Level& level, const Spacing& spacing, int sweeps) {
             level.x[row[p]] = at - level.w[row[p]] / 2;
         }
     }
+    for (std::size_t i = 0; i < centre.size(); ++i) centre[i] = level.cx(static_cast<std::uint32_t>(i));
     for (int s = 0; s < sweeps; ++s) {
         const bool downward = s % 2 == 0;
         const std::vector<std::uint32_t>& start = downward ? level.up_start : level.down_start;
         const std::vector<std::uint32_t>& adj = downward ? level.up : level.down;
-        const std::size_t rows = level.rows.size();
         for (std::size_t i = 1; i < rows; ++i) {
-            const std::vector<std::uint32_t>& row = level.rows[downward ? i : rows - 1 - i];
+            const std::size_t r = downward ? i : rows - 1 - i;
+            const std::vector<std::uint32_t>& row = level.rows[r];
             wish.resize(row.size());
             for (std::size_t p = 0; p < row.size(); ++p) {
                 const std::uint32_t a = row[p];
                 if (start[a] == start[a + 1]) {
-                    wish[p] = level.cx(a);
+                    wish[p] = centre[a];
                     continue;
                 }
                 double sum = 0;
-                for (std::uint32_t e = start[a]; e < start[a + 1]; ++e) sum += level.cx(adj[e]);
+                for (std::uint32_t e = start[a]; e < start[a + 1]; ++e) sum += centre[adj[e]];
                 wish[p] = sum / (start[a + 1] - start[a]);
             }
-            place_row(level, row, wish, spacing, offset, blocks);
+            place_row(level, row.data(), row.size(), offset.data() + row_start[r], weights.data() + row_start[r], wish,
+                      centre, blocks);
         }
     }
     double left = std::numeric_limits<double>::infinity();

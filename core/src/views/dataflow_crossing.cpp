@@ -20,7 +20,7 @@ std::uint64_t count_between(const Level& level, std::size_t r, std::vector<std::
         const std::size_t first = lower.size();
         for (std::uint32_t k = level.down_start[a]; k < level.down_start[a + 1]; ++k)
             lower.push_back(level.pos[level.down[k]]);
-        std::sort(lower.begin() + static_cast<std::ptrdiff_t>(first), lower.end());
+        if (lower.size() - first > 1) std::sort(lower.begin() + static_cast<std::ptrdiff_t>(first), lower.end());
     }
     const std::size_t m = level.rows[r + 1].size();
     tree.assign(m + 1, 0);
@@ -36,31 +36,39 @@ std::uint64_t count_between(const Level& level, std::size_t r, std::vector<std::
     return crossings;
 }
 
-void sweep_row(Level& level, std::size_t r, bool downward, std::vector<double>& bary) {
+// Buffers one sweep reuses from row to row.
+struct SweepBuffers {
+    std::vector<std::pair<double, std::uint32_t>> bary; // (barycenter, place)
+    std::vector<std::uint32_t> sorted;
+};
+
+void sweep_row(Level& level, std::size_t r, bool downward, SweepBuffers& buf) {
     std::vector<std::uint32_t>& row = level.rows[r];
     const std::vector<std::uint32_t>& start = downward ? level.up_start : level.down_start;
     const std::vector<std::uint32_t>& adj = downward ? level.up : level.down;
-    bary.resize(row.size());
+    // Places in the other row, scaled to this row's width so that keepers interleave.
+    const std::size_t other = downward ? level.rows[r - 1].size() : level.rows[r + 1].size();
+    const double scale = static_cast<double>(row.size()) / static_cast<double>(std::max<std::size_t>(other, 1));
+    buf.bary.resize(row.size());
+    bool in_order = true;
     for (std::size_t p = 0; p < row.size(); ++p) {
         const std::uint32_t a = row[p];
         const std::uint32_t k0 = start[a], k1 = start[a + 1];
-        if (k0 == k1) {
-            bary[p] = static_cast<double>(p);
-            continue;
+        double b = static_cast<double>(p);
+        if (k0 != k1) {
+            double sum = 0;
+            for (std::uint32_t k = k0; k < k1; ++k) sum += level.pos[adj[k]];
+            b = sum / (k1 - k0) * scale;
         }
-        double sum = 0;
-        for (std::uint32_t k = k0; k < k1; ++k) sum += level.pos[adj[k]];
-        // Places in the other row, scaled to this row's width so that keepers interleave.
-        const std::size_t other = downward ? level.rows[r - 1].size() : level.rows[r + 1].size();
-        bary[p] =
-            sum / (k1 - k0) * (static_cast<double>(row.size()) / static_cast<double>(std::max<std::size_t>(other, 1)));
+        buf.bary[p] = {b, static_cast<std::uint32_t>(p)};
+        in_order = in_order && (p == 0 || !(b < buf.bary[p - 1].first));
     }
-    std::vector<std::uint32_t> idx(row.size());
-    std::iota(idx.begin(), idx.end(), 0u);
-    std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) { return bary[a] < bary[b]; });
-    std::vector<std::uint32_t> sorted(row.size());
-    for (std::size_t p = 0; p < idx.size(); ++p) sorted[p] = row[idx[p]];
-    row.swap(sorted);
+    if (in_order) return; // a stable sort would keep the row as it is
+    // Ties keep their order: the place breaks them (a stable sort by barycenter).
+    std::sort(buf.bary.begin(), buf.bary.end());
+    buf.sorted.resize(row.size());
+    for (std::size_t p = 0; p < row.size(); ++p) buf.sorted[p] = row[buf.bary[p].second];
+    row.swap(buf.sorted);
     for (std::size_t p = 0; p < row.size(); ++p) level.pos[row[p]] = static_cast<std::uint32_t>(p);
 }
 
@@ -76,7 +84,7 @@ std::uint64_t count_crossings(const Level& level) {
 std::uint64_t reduce_crossings(Level& level, int sweeps, const CancelCheck& cancelled) {
     std::uint64_t best = count_crossings(level), now = best;
     std::vector<std::vector<std::uint32_t>> best_rows = level.rows;
-    std::vector<double> bary;
+    SweepBuffers bary;
     for (int s = 0; s < sweeps && best > 0; ++s) {
         throw_if_cancelled(cancelled);
         if (s % 2 == 0)
