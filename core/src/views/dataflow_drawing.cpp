@@ -130,6 +130,7 @@ DataflowDrawing DataflowLayout::drawing() const {
             e.points.push_back({bt.x + bt.w / 2, bt.y + bt.h});
         } else {
             e.points = std::move(up);
+            e.points.reserve(e.points.size() + 2 + 2 * static_cast<std::size_t>(r.end - r.begin));
             append_route(l, r, origin_x[meet], origin_y[meet], e.points);
             for (auto it = down_legs.rbegin(); it != down_legs.rend(); ++it) {
                 const detail::Level& inner = d.level(it->first);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <queue>
 #include <string>
 
 namespace fxmem {
@@ -26,6 +27,8 @@ struct DataflowLayout::Impl {
     std::vector<std::uint8_t> expanded; // per module: wanted open (the root always is)
     std::vector<std::int32_t> level_of; // per module: its slot in levels, -1 when not laid out
     std::vector<std::unique_ptr<detail::Level>> levels;
+    // Empty slots of levels, the lowest on top (a find over levels per module was quadratic).
+    std::priority_queue<std::int32_t, std::vector<std::int32_t>, std::greater<>> free_levels;
     std::vector<std::uint32_t> item_of_node;   // per node: its item in its module's level
     std::vector<std::uint32_t> item_of_module; // per module: its item in its parent's level
 
@@ -123,12 +126,14 @@ struct DataflowLayout::Impl {
             levels[static_cast<std::size_t>(level_of[m])] = std::move(level);
             return;
         }
-        const auto free_slot = std::find(levels.begin(), levels.end(), nullptr);
-        level_of[m] = static_cast<std::int32_t>(free_slot - levels.begin());
-        if (free_slot == levels.end())
+        if (free_levels.empty()) {
+            level_of[m] = static_cast<std::int32_t>(levels.size());
             levels.push_back(std::move(level));
-        else
-            *free_slot = std::move(level);
+        } else {
+            level_of[m] = free_levels.top();
+            free_levels.pop();
+            levels[static_cast<std::size_t>(level_of[m])] = std::move(level);
+        }
     }
 
     // Forgets the layout of m and of every laid-out module inside it.
@@ -139,6 +144,7 @@ struct DataflowLayout::Impl {
             stack.pop_back();
             if (level_of[a] < 0) continue;
             levels[static_cast<std::size_t>(level_of[a])].reset();
+            free_levels.push(level_of[a]);
             level_of[a] = -1;
             for (const std::uint32_t c : index.tree[a].children) stack.push_back(c);
         }

@@ -17,15 +17,21 @@ namespace fxmem::detail {
 
 namespace {
 
-// CSR of `count` lists from (list, value) pairs.
+// CSR of `count` lists from (list, value) pairs (swapped: (value, list) pairs), each list in
+// the pairs' order.
 void build_csr(std::size_t count, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
-               std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& values) {
+               std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& values, bool swapped = false) {
     start.assign(count + 1, 0);
-    for (const auto& [list, value] : pairs) ++start[list + 1];
+    for (const auto& [a, b] : pairs) ++start[(swapped ? b : a) + 1];
     std::partial_sum(start.begin(), start.end(), start.begin());
     values.assign(pairs.size(), 0);
     std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (const auto& [list, value] : pairs) values[fill[list]++] = value;
+    for (const auto& [a, b] : pairs) {
+        if (swapped)
+            values[fill[b]++] = a;
+        else
+            values[fill[a]++] = b;
+    }
 }
 
 // Items in a topological order of the lifted edges, the smallest key first among those ready
@@ -117,11 +123,7 @@ void assign_layers(const LevelInput& input, Level& level) {
     for (const auto& [a, b] : input.edges) oriented.push_back(rank[a] < rank[b] ? std::pair{a, b} : std::pair{b, a});
     std::vector<std::uint32_t> out_start, out, in_start, in;
     build_csr(n, oriented, out_start, out);
-    {
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> reversed(oriented.size());
-        for (std::size_t e = 0; e < oriented.size(); ++e) reversed[e] = {oriented[e].second, oriented[e].first};
-        build_csr(n, reversed, in_start, in);
-    }
+    build_csr(n, oriented, in_start, in, true);
 
     bool has_in = false;
     std::uint32_t exit = std::numeric_limits<std::uint32_t>::max();
@@ -238,10 +240,8 @@ void assign_layers(const LevelInput& input, Level& level) {
     for (const auto& row : level.rows)
         for (std::size_t p = 0; p < row.size(); ++p) level.pos[row[p]] = static_cast<std::uint32_t>(p);
 
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> down_pairs = segments, up_pairs(segments.size());
-    for (std::size_t s = 0; s < segments.size(); ++s) up_pairs[s] = {segments[s].second, segments[s].first};
-    build_csr(total, down_pairs, level.down_start, level.down);
-    build_csr(total, up_pairs, level.up_start, level.up);
+    build_csr(total, segments, level.down_start, level.down);
+    build_csr(total, segments, level.up_start, level.up, true);
     level.x.assign(total, 0);
 }
 
