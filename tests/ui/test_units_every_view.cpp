@@ -15,6 +15,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
 #include "recompute/recomputepanel.h"
+#include "recompute/recomputepoints.h"
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulepicker.h"
 #include "sizes/sizesbar.h"
@@ -47,6 +48,7 @@ private slots:
     void initTestCase();
     void everyViewFollowsTheUnits();
     void sizesBarFitAnswerFollowsTheUnits();
+    void recomputeEditSummaryFollowsTheUnits();
 };
 
 namespace {
@@ -288,6 +290,56 @@ void TestUnitsEveryView::sizesBarFitAnswerFollowsTheUnits() {
              qPrintable(decimal));
     state->setUnits(ByteUnits::Binary);
     QCOMPARE(sizes->message(), binary);
+}
+
+void TestUnitsEveryView::recomputeEditSummaryFollowsTheUnits() {
+    MainWindow w(ui_open::realLoader());
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(ui_open::openAndWait(w, QStringLiteral(FXMEM_EXAMPLES "/llama_sweep.fxmem.json")));
+    ViewState* state = w.state();
+    state->setUnits(ByteUnits::Binary);
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("recomputeDock"));
+    QVERIFY(dock);
+    dock->raise();
+    RecomputePanel* panel = w.parts().recompute;
+    QVERIFY(QTest::qWaitFor([&] { return !panel->points().points.empty(); }, 30000));
+    // Budget 1.0's pair, then one saved value recomputed in the backward: the summary names the
+    // pair's peak before and after the edit.
+    int budget = -1;
+    for (std::size_t i = 0; i < panel->points().points.size(); ++i)
+        if (panel->points().points[i].kind == RecomputePoint::Kind::Budget && panel->points().points[i].budget == 1.0)
+            budget = static_cast<int>(i);
+    QVERIFY(budget >= 0);
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    panel->openPoint(budget);
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    const fxmem::JointGraph& joint = *panel->points().jointGraph;
+    std::vector<fxmem::NodeId> saved;
+    QVERIFY(panel->shownSaved(&saved));
+    fxmem::StorageId storage;
+    for (fxmem::NodeId n : saved)
+        if (!joint.g().outputs(n).empty() && joint.flops[n.index()] > 0 &&
+            panel->actionFor(joint.g().outputs(n)[0]) == QStringLiteral("Recompute in backward")) {
+            storage = joint.g().outputs(n)[0];
+            break;
+        }
+    QVERIFY(storage.valid());
+    const std::int64_t pairPeak = w.scene()->pairPeak->peak;
+    shown.clear();
+    QString why;
+    QVERIFY2(panel->toggleStorage(storage, &why), qPrintable(why));
+    QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
+    const QString binary = byteTexts(panel).join(u'|');
+    QVERIFY2(binary.contains(QStringLiteral("pair peak ")), qPrintable(binary));
+    state->setUnits(ByteUnits::Decimal);
+    const QStringList after = byteTexts(panel);
+    for (const QString& t : after) QVERIFY2(!kBinary.match(t).hasMatch(), qPrintable(t));
+    // The pair's peak before the edit, by hand.
+    QVERIFY2(after.join(u'|').contains(QStringLiteral("pair peak ") + decimalBytes(pairPeak)),
+             qPrintable(after.join(u'|')));
+    state->setUnits(ByteUnits::Binary);
+    QCOMPARE(byteTexts(panel).join(u'|'), binary);
 }
 
 QTEST_MAIN(TestUnitsEveryView)

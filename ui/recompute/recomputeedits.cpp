@@ -72,7 +72,7 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
     std::vector<fxmem::NodeId> saved;
     const auto refuse = [&](const QString& r) {
         if (why) *why = r;
-        lastEdit_ = r;
+        lastEdit_ = [r] { return r; };
         updateSummary();
         emit rematEdited(r);
         return false;
@@ -93,18 +93,21 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
     const QString name = elided(joint.g().node(r.node).name, 80);
     const QString what = r.recompute ? tr("Recompute %1 in backward").arg(name) : tr("Save %1 in forward").arg(name);
     const std::int64_t delta = r.partition.flops - r.flopsBefore;
-    const QString message =
-        tr("%1: pair peak %2 → %3, FLOPs %4%L5 (+%6 % over budget 1.0)")
-            .arg(what, formatBytes(scene->pairPeak ? scene->pairPeak->peak : scene->peak), formatBytes(r.peak.peak),
-                 delta >= 0 ? QStringLiteral("+") : QString())
+    const std::int64_t before = scene->pairPeak ? scene->pairPeak->peak : scene->peak, after = r.peak.peak;
+    const double extra = 100.0 * static_cast<double>(lastExtra_) / static_cast<double>(std::max<std::int64_t>(base, 1));
+    // Formatted again when the byte units change, while the summary shows it.
+    const auto text = [what, before, after, delta, extra] {
+        return tr("%1: pair peak %2 → %3, FLOPs %4%L5 (+%6 % over budget 1.0)")
+            .arg(what, formatBytes(before), formatBytes(after), delta >= 0 ? QStringLiteral("+") : QString())
             .arg(static_cast<qlonglong>(delta))
-            .arg(100.0 * static_cast<double>(lastExtra_) / static_cast<double>(std::max<std::int64_t>(base, 1)), 0, 'f',
-                 1);
+            .arg(extra, 0, 'f', 1);
+    };
+    const QString message = text();
     const auto show = [this](const std::shared_ptr<const fxmem::GraphFile>& file, int pair) {
         emit pairRequested(file, pair);
     };
     undo_->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
-    lastEdit_ = message + QLatin1Char('.');
+    lastEdit_ = [text] { return text() + QLatin1Char('.'); };
     // The edited pair joins the plot and the table, where a click shows it again.
     RecomputePoint point;
     point.kind = Kind::Edit;

@@ -160,7 +160,7 @@ void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
     plan_.reset();
     made_.clear();
     undo_->clear();
-    lastEdit_.clear();
+    lastEdit_ = nullptr;
     error_.clear();
     file_.reset();
     showPoints({});
@@ -239,7 +239,7 @@ void RecomputePanel::updateSummary() {
                                                          : QString())
                         .arg(static_cast<qulonglong>(plan_->result.evaluations));
     }
-    if (!lastEdit_.isEmpty()) text += QLatin1Char(' ') + lastEdit_;
+    if (lastEdit_) text += QLatin1Char(' ') + lastEdit_();
     if (!error_.isEmpty()) text += QLatin1Char(' ') + error_;
     summary_->setText(text);
 }

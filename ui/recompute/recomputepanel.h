@@ -11,6 +11,7 @@
 
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 
 class JobTracker;
@@ -115,7 +116,7 @@ private:
     std::int64_t pendingPeak_ = -1;
     bool openPlan_ = false; // show the plan once it arrives (a frontier point was clicked)
     QString error_;
-    QString lastEdit_; // the last edit's peak and FLOPs, or why it was refused
+    std::function<QString()> lastEdit_; // the last edit's peak and FLOPs (in the units now), or why it was refused
     JobTracker* jobs_ = nullptr;
     JobTracker* scoring_ = nullptr; // budget rows of a new file
     QLabel* summary_ = nullptr;
