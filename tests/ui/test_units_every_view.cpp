@@ -57,7 +57,7 @@ const QRegularExpression kBinary(QStringLiteral("\\d (KiB|MiB|GiB|TiB)\\b"));
 const QRegularExpression kDecimal(QStringLiteral("\\d (kB|MB|GB|TB)\\b"));
 const QRegularExpression kAnyUnit(QStringLiteral("\\d (KiB|MiB|GiB|TiB|kB|MB|GB|TB)\\b"));
 
-// By hand: three significant digits in powers of 1000 (the rule docs/format.md states for sizes).
+// By hand: three significant digits in powers of 1000, rounding carried into the next unit.
 QString decimalBytes(std::int64_t bytes) {
     static const char* names[] = {"B", "kB", "MB", "GB", "TB"};
     double v = static_cast<double>(bytes);
