@@ -12,7 +12,7 @@ constexpr int kBigCells = 32;     // a box over more cells than this is returned
 constexpr int kMaxSide = 1 << 14; // cells per axis at most
 constexpr double kMinCell = 8;    // layout units: no finer than a fraction of a box
 constexpr std::size_t kCellsCap = 1u << 22;
-constexpr double kPiecesPerSegment = 4; // the edge grid's cells filled per segment, on average
+constexpr double kPiecesPerSegment = 1; // pieces a leg is cut into, on average
 
 // Items pushed in ascending item order; a cell keeps one entry per item.
 struct Pairs {
@@ -33,16 +33,25 @@ DataflowSpatialIndex::Grid::Grid(double w, double h, double cell) {
     rows = static_cast<int>(std::clamp(std::ceil(h / cell), 1.0, double(kMaxSide)));
     cellW = w / cols;
     cellH = h / rows;
+    invW = 1 / cellW;
+    invH = 1 / cellH;
 }
 
+namespace {
+// The cell of a coordinate; out of the drawing (or NaN) falls in the border cells, so nothing is
+// ever lost. Multiplying by the inverse is monotonic, as the superset answers need.
+int cellOf(double v, double inverse, int n) {
+    const double c = std::floor(v * inverse);
+    if (!(c > 0)) return 0;
+    return c >= n - 1 ? n - 1 : static_cast<int>(c);
+}
+} // namespace
+
+int DataflowSpatialIndex::Grid::column(double x) const { return cellOf(x, invW, cols); }
+int DataflowSpatialIndex::Grid::row(double y) const { return cellOf(y, invH, rows); }
+
 DataflowSpatialIndex::Grid::Range DataflowSpatialIndex::Grid::range(const Rect& r) const {
-    // Out of the drawing (or NaN) falls in the border cells, so nothing is ever lost.
-    const auto at = [](double v, double size, int n) {
-        const double c = std::floor(v / size);
-        if (!(c > 0)) return 0;
-        return c >= n - 1 ? n - 1 : static_cast<int>(c);
-    };
-    return {at(r.x0, cellW, cols), at(r.y0, cellH, rows), at(r.x1, cellW, cols), at(r.y1, cellH, rows)};
+    return {column(r.x0), row(r.y0), column(r.x1), row(r.y1)};
 }
 
 void DataflowSpatialIndex::Grid::collect(std::size_t count, const Range& r, std::vector<std::uint32_t>& out) const {
@@ -101,8 +110,8 @@ DataflowSpatialIndex::DataflowSpatialIndex(const fxmem::DataflowDrawing& d)
     }
     fill(boxes_, boxes);
 
-    // The edges' cells: about one per segment, coarser when their legs are long, so that cutting
-    // every leg into cell-sized pieces makes a few pieces per segment.
+    // The edges' cells: about one per 8 segments (the dummies' short legs), coarser when the legs
+    // are long, so that cutting every leg into cell-sized pieces makes a few pieces per segment.
     std::size_t segments = 0;
     double length = 0; // the legs' summed extent, the larger axis of each
     for (const auto& e : d.edges)
@@ -111,26 +120,48 @@ DataflowSpatialIndex::DataflowSpatialIndex(const fxmem::DataflowDrawing& d)
             length +=
                 std::max(std::abs(e.points[k].x - e.points[k - 1].x), std::abs(e.points[k].y - e.points[k - 1].y));
         }
-    const double edgeTarget = static_cast<double>(std::clamp<std::size_t>(segments, 1, kCellsCap));
-    const double edgeCell =
-        std::max({std::sqrt(w * h / edgeTarget), kMinCell,
-                  length / (kPiecesPerSegment * static_cast<double>(std::max<std::size_t>(segments, 1)))});
-    edges_ = Grid(w, h, edgeCell);
+    const double edgeTarget = static_cast<double>(std::clamp<std::size_t>(segments / 8, 1, kCellsCap));
+    const double perSegment = length / (kPiecesPerSegment * static_cast<double>(std::max<std::size_t>(segments, 1)));
+    edges_ = Grid(w, h, std::max({std::sqrt(w * h / edgeTarget), kMinCell, perSegment}));
     Pairs edges(edges_.cells());
+    const auto cell = [&](const fxmem::DataflowDrawing::Point& p) {
+        const int c = edges_.column(p.x), r = edges_.row(p.y);
+        return Grid::Range{c, r, c, r};
+    };
     for (std::size_t e = 0; e < d.edges.size(); ++e) {
         const auto& pts = d.edges[e].points;
+        if (pts.empty()) continue;
+        const auto item = static_cast<std::uint32_t>(e);
+        // Most edges (and most legs) lie within a cell or two: their points' cells say which.
+        double x0 = pts[0].x, y0 = pts[0].y, x1 = x0, y1 = y0;
+        for (const auto& pt : pts)
+            x0 = std::min(x0, pt.x), y0 = std::min(y0, pt.y), x1 = std::max(x1, pt.x), y1 = std::max(y1, pt.y);
+        if (const Grid::Range all = edges_.range({x0, y0, x1, y1});
+            (all.c1 - all.c0 + 1) * (all.r1 - all.r0 + 1) <= 4) {
+            cover(edges_, all, edges, item);
+            continue;
+        }
+        Grid::Range a = cell(pts[0]);
         for (std::size_t k = 1; k < pts.size(); ++k) {
+            const Grid::Range b = cell(pts[k]);
+            if (std::abs(b.c0 - a.c0) <= 1 && std::abs(b.r0 - a.r0) <= 1) {
+                cover(edges_, {std::min(a.c0, b.c0), std::min(a.r0, b.r0), std::max(a.c0, b.c0), std::max(a.r0, b.r0)},
+                      edges, item);
+                a = b;
+                continue;
+            }
+            a = b;
             const double ax = pts[k - 1].x, ay = pts[k - 1].y, dx = pts[k].x - ax, dy = pts[k].y - ay;
-            // Pieces no longer than a cell on either axis: each covers at most 2x2 cells.
+            // Pieces no longer than a cell on either axis: the cells of a piece's two ends (each
+            // worked out once) bound it.
             const double steps = std::ceil(std::max(std::abs(dx) / edges_.cellW, std::abs(dy) / edges_.cellH));
             const int n = static_cast<int>(std::clamp(steps, 1.0, double(2 * kMaxSide)));
-            double px = ax, py = ay;
+            Grid::Range p = cell(pts[k - 1]);
             for (int j = 1; j <= n; ++j) {
-                const double qx = j == n ? pts[k].x : ax + dx * j / n, qy = j == n ? pts[k].y : ay + dy * j / n;
-                cover(edges_, edges_.range({std::min(px, qx), std::min(py, qy), std::max(px, qx), std::max(py, qy)}),
-                      edges, static_cast<std::uint32_t>(e));
-                px = qx;
-                py = qy;
+                const Grid::Range q = j == n ? b : cell({ax + dx * j / n, ay + dy * j / n});
+                cover(edges_, {std::min(p.c0, q.c0), std::min(p.r0, q.r0), std::max(p.c0, q.c0), std::max(p.r0, q.r0)},
+                      edges, item);
+                p = q;
             }
         }
     }

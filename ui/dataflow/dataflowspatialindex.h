@@ -32,7 +32,7 @@ private:
     // A uniform grid of cells, each listing the items that may meet it, ascending.
     struct Grid {
         int cols = 1, rows = 1;
-        double cellW = 1, cellH = 1;
+        double cellW = 1, cellH = 1, invW = 1, invH = 1;
         std::vector<std::uint32_t> start; // per cell, where its items begin in `items` (cells + 1)
         std::vector<std::uint32_t> items;
         Grid() = default;
@@ -42,6 +42,8 @@ private:
             bool all(const Grid& g) const { return c0 == 0 && r0 == 0 && c1 == g.cols - 1 && r1 == g.rows - 1; }
         };
         Range range(const Rect& r) const;
+        int column(double x) const;
+        int row(double y) const;
         std::size_t cells() const { return static_cast<std::size_t>(cols) * static_cast<std::size_t>(rows); }
         void collect(std::size_t count, const Range& range, std::vector<std::uint32_t>& out) const;
     };
