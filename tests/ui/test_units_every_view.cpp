@@ -23,6 +23,7 @@
 #include "timeline/qcp.h"
 #include "timeline/timelineplot.h"
 #include "ui_open.h"
+#include "ui_settle.h"
 
 #include <QAbstractItemView>
 #include <QCoreApplication>
@@ -108,6 +109,7 @@ QStringList byteTexts(QWidget* view) {
         if (v->model() && !qobject_cast<QListWidget*>(v)) modelTexts(v->model(), {}, out);
     if (auto* plot = qobject_cast<TimelinePlot*>(view)) {
         QCustomPlot* chart = plot->chart();
+        chart->replot(QCustomPlot::rpImmediateRefresh); // its queued replot, now: the axis's ticks are laid out
         for (const QString& t : chart->yAxis->tickVectorLabels()) keep(t);
         for (int i = 0; i < chart->itemCount(); ++i)
             if (auto* item = qobject_cast<QCPItemText*>(chart->item(i)); item && item->visible()) keep(item->text());
@@ -209,7 +211,7 @@ void TestUnitsEveryView::everyViewFollowsTheUnits() {
     const fxmem::NodeId allocator = p.livePanel->model()->row(0).allocator;
     state->selectNode({0, allocator});
     p.breakdown->refresh();
-    QTest::qWait(100); // the timeline's queued replot lays out its axis
+    QVERIFY(settle::jobsUnder(&w)); // the edited order's live set, the inspector's after-paint page
 
     // The views, and the status line's labels.
     std::map<QString, QWidget*> views = {
@@ -230,14 +232,17 @@ void TestUnitsEveryView::everyViewFollowsTheUnits() {
         spies[name] = std::make_unique<ModelSpies>(view);
     }
 
-    // The Dataflow view paints its boxes' sizes: it must repaint.
-    p.graphModes->setMode(GraphModePane::Mode::Dataflow);
-    QTest::qWait(100);
+    // The Dataflow view paints its boxes' sizes: it must repaint. Shown and painted first.
     PaintCounter painted;
     p.dataflow->installEventFilter(&painted);
+    p.graphModes->setMode(GraphModePane::Mode::Dataflow);
+    QVERIFY(QTest::qWaitFor([&] { return painted.paints > 0; }, 10000));
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
+    painted.paints = 0;
 
+    // Every text is read right after the switch: the views follow at once.
     state->setUnits(ByteUnits::Decimal);
-    QTest::qWait(100);
 
     QStringList stale;
     for (const auto& [name, view] : views) {
@@ -254,7 +259,7 @@ void TestUnitsEveryView::everyViewFollowsTheUnits() {
             stale << name + QStringLiteral(": %1 sizes before, %2 after: ").arg(before[name].size()).arg(after.size()) +
                          joined(after);
     }
-    if (painted.paints == 0) stale << QStringLiteral("dataflow: not repainted");
+    if (!QTest::qWaitFor([&] { return painted.paints > 0; }, 3000)) stale << QStringLiteral("dataflow: not repainted");
     QVERIFY2(stale.isEmpty(), qPrintable(stale.join(QStringLiteral("\n"))));
 
     // Sizes by hand from the file: the live table's rows are the storages' sizes.
