@@ -20,7 +20,7 @@ namespace {
 struct Block {
     double sum = 0, weight = 0; // weighted sum and weight of the pooled values
     std::size_t end = 0;        // one past its last item
-    double mean() const { return sum / weight; }
+    double mean = 0;            // sum / weight, kept (the pooling compares it at every step)
 };
 
 // Centres of `row` (its items' offsets and weights at row[p]'s place) for wishes `wish`, order and
@@ -30,18 +30,21 @@ void place_row(Level& level, const std::uint32_t* row, std::size_t k, const doub
     blocks.clear();
     for (std::size_t p = 0; p < k; ++p) {
         const double weight = weights[p];
-        blocks.push_back({(wish[p] - offset[p]) * weight, weight, p + 1});
-        while (blocks.size() > 1 && blocks[blocks.size() - 2].mean() >= blocks.back().mean()) {
+        const double sum = (wish[p] - offset[p]) * weight;
+        blocks.push_back({sum, weight, p + 1, sum / weight});
+        while (blocks.size() > 1 && blocks[blocks.size() - 2].mean >= blocks.back().mean) {
             const Block last = blocks.back();
             blocks.pop_back();
-            blocks.back().sum += last.sum;
-            blocks.back().weight += last.weight;
-            blocks.back().end = last.end;
+            Block& b = blocks.back();
+            b.sum += last.sum;
+            b.weight += last.weight;
+            b.end = last.end;
+            b.mean = b.sum / b.weight;
         }
     }
     std::size_t p = 0;
     for (const Block& b : blocks)
-        for (const double m = b.mean(); p < b.end; ++p) {
+        for (const double m = b.mean; p < b.end; ++p) {
             const std::uint32_t a = row[p];
             level.x[a] = m + offset[p] - level.w[a] / 2;
             centre[a] = level.x[a] + level.w[a] / 2;

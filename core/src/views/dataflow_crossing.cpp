@@ -36,13 +36,30 @@ std::uint64_t count_between(const Level& level, std::size_t r, std::vector<std::
     return crossings;
 }
 
+// Sorts distinct keys: insertion sort while it has moved at most 8 elements per element,
+// then std::sort on what is left of the work.
+void sort_nearly_sorted(std::vector<std::pair<double, std::uint32_t>>& v) {
+    std::size_t budget = 8 * v.size();
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        const std::pair<double, std::uint32_t> item = v[i];
+        std::size_t j = i;
+        for (; j > 0 && item < v[j - 1] && budget > 0; --j, --budget) v[j] = v[j - 1];
+        v[j] = item;
+        if (budget == 0) {
+            std::sort(v.begin(), v.end());
+            return;
+        }
+    }
+}
+
 // Buffers one sweep reuses from row to row.
 struct SweepBuffers {
     std::vector<std::pair<double, std::uint32_t>> bary; // (barycenter, place)
     std::vector<std::uint32_t> sorted;
 };
 
-void sweep_row(Level& level, std::size_t r, bool downward, SweepBuffers& buf) {
+// Sorts row r by barycenter; false when it stays as it was.
+bool sweep_row(Level& level, std::size_t r, bool downward, SweepBuffers& buf) {
     std::vector<std::uint32_t>& row = level.rows[r];
     const std::vector<std::uint32_t>& start = downward ? level.up_start : level.down_start;
     const std::vector<std::uint32_t>& adj = downward ? level.up : level.down;
@@ -63,13 +80,16 @@ void sweep_row(Level& level, std::size_t r, bool downward, SweepBuffers& buf) {
         buf.bary[p] = {b, static_cast<std::uint32_t>(p)};
         in_order = in_order && (p == 0 || !(b < buf.bary[p - 1].first));
     }
-    if (in_order) return; // a stable sort would keep the row as it is
-    // Ties keep their order: the place breaks them (a stable sort by barycenter).
-    std::sort(buf.bary.begin(), buf.bary.end());
+    if (in_order) return false; // a stable sort would keep the row as it is
+    // Ties keep their order: the place breaks them (a stable sort by barycenter). The keys are
+    // distinct, so any sort gives this order: insertion first (rows are mostly near their
+    // order after the first sweeps), std::sort when that moves too much.
+    sort_nearly_sorted(buf.bary);
     buf.sorted.resize(row.size());
     for (std::size_t p = 0; p < row.size(); ++p) buf.sorted[p] = row[buf.bary[p].second];
     row.swap(buf.sorted);
     for (std::size_t p = 0; p < row.size(); ++p) level.pos[row[p]] = static_cast<std::uint32_t>(p);
+    return true;
 }
 
 } // namespace
@@ -81,26 +101,44 @@ std::uint64_t count_crossings(const Level& level) {
     return total;
 }
 
+// Crossings are kept per pair of adjacent rows and recounted only where a sweep moved one of
+// the two rows; the best order is kept as copies of the rows that changed since it.
 std::uint64_t reduce_crossings(Level& level, int sweeps, const CancelCheck& cancelled) {
-    std::uint64_t best = count_crossings(level), now = best;
+    const std::size_t rows = level.rows.size();
+    std::vector<std::uint32_t> lower, tree;
+    std::vector<std::uint64_t> between(rows > 0 ? rows - 1 : 0);
+    std::uint64_t best = 0;
+    for (std::size_t r = 0; r + 1 < rows; ++r) best += between[r] = count_between(level, r, lower, tree);
+    std::uint64_t now = best;
     std::vector<std::vector<std::uint32_t>> best_rows = level.rows;
+    std::vector<std::uint8_t> moved(rows, 0), off_best(rows, 0); // in this sweep; since the best
     SweepBuffers bary;
     for (int s = 0; s < sweeps && best > 0; ++s) {
         throw_if_cancelled(cancelled);
+        std::fill(moved.begin(), moved.end(), 0);
         if (s % 2 == 0)
-            for (std::size_t r = 1; r < level.rows.size(); ++r) sweep_row(level, r, true, bary);
+            for (std::size_t r = 1; r < rows; ++r) moved[r] = sweep_row(level, r, true, bary) ? 1 : 0;
         else
-            for (std::size_t r = level.rows.size(); r-- > 1;) sweep_row(level, r - 1, false, bary);
-        now = count_crossings(level);
+            for (std::size_t r = rows; r-- > 1;) moved[r - 1] = sweep_row(level, r - 1, false, bary) ? 1 : 0;
+        now = 0;
+        for (std::size_t r = 0; r + 1 < rows; ++r) {
+            if (moved[r] || moved[r + 1]) between[r] = count_between(level, r, lower, tree);
+            now += between[r];
+        }
+        for (std::size_t r = 0; r < rows; ++r) off_best[r] = off_best[r] || moved[r];
         if (now < best) {
             best = now;
-            best_rows = level.rows;
+            for (std::size_t r = 0; r < rows; ++r)
+                if (off_best[r]) best_rows[r] = level.rows[r], off_best[r] = 0;
         }
     }
     if (now != best) {
-        level.rows = std::move(best_rows);
-        for (const auto& row : level.rows)
+        for (std::size_t r = 0; r < rows; ++r) {
+            if (!off_best[r]) continue;
+            level.rows[r].swap(best_rows[r]);
+            const std::vector<std::uint32_t>& row = level.rows[r];
             for (std::size_t p = 0; p < row.size(); ++p) level.pos[row[p]] = static_cast<std::uint32_t>(p);
+        }
     }
     level.crossings = best;
     return best;
