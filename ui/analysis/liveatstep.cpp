@@ -16,3 +16,22 @@ LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64
     out.baselineBegin = at.baseline_begin;
     return out;
 }
+
+int madeInSegment(const Scene& scene, const LiveAtStep& at, std::size_t i) {
+    if (at.where.segment < 0) return -1;
+    if (i < at.baselineBegin) return at.where.segment;
+    if (!scene.wholeStep()) return 0; // a joined pair's baseline: the forward's outputs
+    const Segment& seg = scene.segments[static_cast<std::size_t>(at.where.segment)];
+    const std::optional<std::uint32_t> source = seg.carried[i - at.baselineBegin].source;
+    return source && *source < scene.segments.size() ? static_cast<int>(*source) : -1;
+}
+
+std::vector<NodeRef> liveProducers(const Scene& scene, const LiveAtStep& at) {
+    std::vector<NodeRef> out;
+    out.reserve(at.live.size());
+    for (std::size_t i = 0; i < at.live.size(); ++i) {
+        const int made = madeInSegment(scene, at, i);
+        out.push_back({made >= 0 ? made : at.where.segment, at.live[i].allocator});
+    }
+    return out;
+}

@@ -25,3 +25,12 @@ struct LiveAtStep {
 // Timeline::live_at: the allocator and last user of the graph that made it, LiveReason::GraphOutput.
 // O(log N + live).
 LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64_t globalStep);
+
+// The segment whose graph made at.live[i] (its allocator is a node of that graph): the cursor's
+// segment for its own live set, the joined pair's forward for the backward's baseline, in the
+// whole step the run that made a carried storage, or -1 for what no run of the step made
+// (parameters, optimizer state).
+int madeInSegment(const Scene& scene, const LiveAtStep& at, std::size_t i);
+// The allocators of at.live, each in the segment that made it (the cursor's when none did): what
+// the graph view marks as holding a live storage, the live table's rows in the same order.
+std::vector<NodeRef> liveProducers(const Scene& scene, const LiveAtStep& at);

@@ -82,6 +82,11 @@ void GraphView::setState(ViewState* state) {
     setEditedSchedule(state->schedule());
     connect(state, &ViewState::sceneChanged, this, &GraphView::setScene);
     connect(state, &ViewState::cursorStepChanged, this, &GraphView::setCursorStep);
+    // The producers of the live set the live table shows (ViewState decides which).
+    connect(state, &ViewState::shownLiveChanged, this, [this, state] {
+        const auto& shown = state->shownLive();
+        setLiveNodes(shown && state->scene() ? liveProducers(*state->scene(), *shown) : std::vector<NodeRef>{});
+    });
     connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref, bool center) {
         selectNode(ref);
         if (center) centerOn(ref);
@@ -112,6 +117,7 @@ void GraphView::setRecomputedNodes(const std::vector<NodeRef>& nodes) {
 }
 
 bool GraphView::isMarkedRecomputed(NodeRef ref) const { return marks_.recomputed(ref); }
+bool GraphView::isMarkedLive(NodeRef ref) const { return marks_.isLive(ref); }
 
 void GraphView::setSearchMatches(std::vector<NodeRef> matches) {
     marks_.setMatches(matches);

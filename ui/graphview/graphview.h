@@ -65,6 +65,7 @@ public:
     // Nodes a pair's backward computes again (recomputed activations): a dotted outline.
     void setRecomputedNodes(const std::vector<NodeRef>& nodes);
     bool isMarkedRecomputed(NodeRef ref) const;
+    bool isMarkedLive(NodeRef ref) const; // holds a storage of the shown live set
     void showRefusal(const QString& why);
     // Where a dragged node may be dropped: the green band, from core's legal range.
     using DropBand = ::DropBand;

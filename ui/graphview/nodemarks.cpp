@@ -39,6 +39,12 @@ void NodeMarks::setRecomputed(const std::vector<NodeRef>& nodes) {
     ++otherGen_;
 }
 
+bool NodeMarks::isLive(NodeRef ref) const {
+    return ref.valid() && static_cast<std::size_t>(ref.segment) < live_.size() &&
+           ref.node.index() < live_[static_cast<std::size_t>(ref.segment)].size() &&
+           live_[static_cast<std::size_t>(ref.segment)][ref.node.index()] != 0;
+}
+
 bool NodeMarks::recomputed(NodeRef ref) const {
     return ref.valid() && static_cast<std::size_t>(ref.segment) < recomputed_.size() &&
            recomputed_[static_cast<std::size_t>(ref.segment)][ref.node.index()] != 0;

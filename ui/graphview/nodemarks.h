@@ -16,6 +16,7 @@ public:
     void setMatches(const std::vector<NodeRef>& matches);
     void setRecomputed(const std::vector<NodeRef>& nodes);
     bool recomputed(NodeRef ref) const;
+    bool isLive(NodeRef ref) const;
 
     const std::vector<std::uint8_t>& live(std::size_t segment) const { return live_[segment]; }
     const std::vector<std::uint8_t>& matches(std::size_t segment) const { return match_[segment]; }

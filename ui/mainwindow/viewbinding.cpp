@@ -27,12 +27,12 @@ ViewBinding::ViewBinding(const WindowParts& p, ViewState* state, QObject* parent
     // refusal shows on the view and the status bar.
     connect(graph, &GraphView::dropRefused, this, [this](const QString& why) { emit message(why, 8000); });
 
-    // What the graph view highlights: the find bar's matches, the live storages' producers.
+    // What the graph view highlights: the find bar's matches (the live set's producers it follows
+    // in ViewState itself).
     connect(p.findBar, &FindBar::matchesChanged, graph,
             [graph](const std::vector<NodeRef>& m) { graph->setSearchMatches(m); });
     connect(p.findBar, &FindBar::dismissed, graph, qOverload<>(&QWidget::setFocus));
     LiveStoragePanel* live = p.livePanel;
-    connect(live, &LiveStoragePanel::rowsChanged, graph, [graph, live] { graph->setLiveNodes(live->liveProducers()); });
 
     // The recompute plan: its nodes marked in the graph view and noted in the inspector; the live
     // table's context menu recomputes a storage.

@@ -44,7 +44,8 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
             Row r;
             r.storage = s.storage;
             r.nbytes = s.nbytes;
-            r.segment = baseline ? 0 : at.where.segment;
+            const int made = madeInSegment(*scene_, at, i);
+            r.segment = made >= 0 ? made : at.where.segment;
             r.allocator = s.allocator;
             r.lastUser = s.last_user;
             r.nextUser = s.next_user;
@@ -55,8 +56,7 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
                 // What the whole step carries: named by the graph run that made it, if any.
                 const fxmem::CarriedStorage& c = seg.carried[i - at.baselineBegin];
                 r.carry = static_cast<int>(c.kind);
-                r.source = c.source && *c.source < scene_->segments.size() ? static_cast<int>(*c.source) : -1;
-                r.segment = r.source >= 0 ? r.source : at.where.segment;
+                r.source = made;
             }
             next.push_back(r);
             total_ += r.nbytes;

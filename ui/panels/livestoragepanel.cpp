@@ -71,32 +71,24 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
     connect(state_, &ViewState::sceneChanged, this, [this](const std::shared_ptr<const Scene>& scene) {
         proxy_->setModuleFilter(QString());
         model_->setScene(scene);
-        shown_.reset();
         resizedOnce_ = false;
     });
-    connect(state_, &ViewState::cursorStepChanged, this, &LiveStoragePanel::refresh);
+    // ViewState decides which live set is shown (the cursor's, or the last one while an edit's
+    // index is built): the rows follow it, as the graph view's marks do.
+    connect(state_, &ViewState::shownLiveChanged, this, &LiveStoragePanel::refresh);
     connect(state_, &ViewState::moduleSelected, this, [this](const QString& module) {
         proxy_->setModuleFilter(module);
         updateFooter();
     });
     connect(state_, &ViewState::orderChanged, this, [this] {
-        // Until the new order's live set is listed (orderedLiveChanged) the rows (and the graph
-        // view's live marks) stay; the step's node and the plotted total may not.
+        // Until the new order's live set is shown (shownLiveChanged) the rows stay; the step's
+        // node and the plotted total may not.
         if (!state_->scene() || state_->cursorStep() < 0) return;
-        if (state_->liveFollowsAfterPaint()) {
-            updateHeader(); // the footer sums the rows shown: it follows with them
-        } else if (state_->liveStale() || (shown_ && state_->liveAtCursor() == shown_)) {
-            updateHeader();
-            updateFooter();
-        } else {
-            refresh();
-        }
+        updateHeader();
+        if (!state_->liveFollowsAfterPaint()) updateFooter(); // else it follows with the rows it sums
     });
-    connect(state_, &ViewState::orderedLiveChanged, this, [this] {
-        model_->setOrderedLive(state_->sharedOrderedLive());
-        shown_.reset();
-        refresh();
-    });
+    connect(state_, &ViewState::orderedLiveChanged, this,
+            [this] { model_->setOrderedLive(state_->sharedOrderedLive()); });
     connect(state_, &ViewState::unitsChanged, this, [this] {
         model_->refreshBytes();
         updateFooter();
@@ -104,11 +96,11 @@ LiveStoragePanel::LiveStoragePanel(ViewState* state, QWidget* parent) : QWidget(
 }
 
 void LiveStoragePanel::refresh() {
-    if (!state_->scene() || state_->cursorStep() < 0) return;
+    const std::shared_ptr<const LiveAtStep>& shown = state_->shownLive();
+    if (!state_->scene() || !shown) return;
     QElapsedTimer clock;
     clock.start();
-    shown_ = state_->liveAtCursor();
-    model_->setLive(state_->cursorStep(), *shown_);
+    model_->setLive(state_->cursorStep(), *shown);
     qCDebug(lcTiming, "live rows at step %lld: %d in %lld ms", static_cast<long long>(state_->cursorStep()),
             model_->rowCount(), static_cast<long long>(clock.elapsed()));
     if (!resizedOnce_ && model_->rowCount() > 0) {
@@ -122,14 +114,6 @@ void LiveStoragePanel::refresh() {
     }
     updateHeader();
     updateFooter();
-    emit rowsChanged();
-}
-
-std::vector<NodeRef> LiveStoragePanel::liveProducers() const {
-    std::vector<NodeRef> out;
-    out.reserve(static_cast<std::size_t>(model_->rowCount()));
-    for (int r = 0; r < model_->rowCount(); ++r) out.push_back({model_->row(r).segment, model_->row(r).allocator});
-    return out;
 }
 
 void LiveStoragePanel::updateHeader() {

@@ -30,15 +30,8 @@ public:
     QLineEdit* filterEdit() const { return filter_; }
     QLabel* headerLabel() const { return header_; }
     QLabel* footerLabel() const { return footer_; }
-    // The allocators of the rows (for the graph view's live highlights).
-    std::vector<NodeRef> liveProducers() const;
-
-signals:
-    // The rows were refilled for another step or order.
-    void rowsChanged();
-
 public slots:
-    void refresh(); // refills the rows for the state's cursor step
+    void refresh(); // refills the rows with the state's shown live set (ViewState::shownLive)
 
 private:
     void updateHeader();
@@ -52,6 +45,4 @@ private:
     QLabel* header_ = nullptr;
     QLabel* footer_ = nullptr;
     bool resizedOnce_ = false;
-    // The live set the rows show (an order change keeps it until its index arrives).
-    std::shared_ptr<const LiveAtStep> shown_;
 };

@@ -17,11 +17,11 @@ ViewState::ViewState(QObject* parent)
             return;
         ordered_ = std::move(live);
         liveAt_.reset();
-        emit orderedLiveChanged();
+        announceOrderedLive();
     });
     connect(builder_, &OrderedLiveBuilder::failed, this, [this](const QString& message) {
         emit orderedLiveFailed(message);
-        emit orderedLiveChanged();
+        announceOrderedLive();
     });
 }
 
@@ -53,7 +53,10 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr,
                            single ? scene_->segments.front().layout : nullptr);
     settingScene_ = false;
+    const bool hadLive = shown_ != nullptr;
+    shown_.reset();
     emit sceneChanged(scene_);
+    if (hadLive) emit shownLiveChanged();
 }
 
 void ViewState::setCursorStep(std::int64_t step) {
@@ -61,6 +64,7 @@ void ViewState::setCursorStep(std::int64_t step) {
     cursor_ = step;
     liveAt_.reset();
     emit cursorStepChanged(step);
+    showLive(true);
 }
 
 void ViewState::selectNode(NodeRef ref, bool center) {
@@ -99,7 +103,7 @@ void ViewState::onScheduleChanged() {
         ordered_.reset();
         liveAt_.reset();
         if (!was) {
-            emit orderedLiveChanged();
+            announceOrderedLive();
             return;
         }
         // Back to the graph's own order: its index answers at once, but listing the live set
@@ -109,7 +113,7 @@ void ViewState::onScheduleChanged() {
         postAfterPaint(this, AfterPaint::Redraw, [this, generation] {
             if (generation != orderGeneration_) return; // another edit came first
             backToOriginalPending_ = false;
-            emit orderedLiveChanged();
+            announceOrderedLive();
         });
         return;
     }
@@ -117,6 +121,25 @@ void ViewState::onScheduleChanged() {
     // then the previous index answers and liveStale() says so.
     builder_->request(schedule_->analysis(), schedule_->order());
     emit orderChanged();
+    showLive(false);
+}
+
+void ViewState::announceOrderedLive() {
+    emit orderedLiveChanged();
+    showLive(true);
+}
+
+void ViewState::showLive(bool follow) {
+    if (!scene_ || cursor_ < 0) {
+        if (!shown_) return;
+        shown_.reset();
+        emit shownLiveChanged();
+        return;
+    }
+    if (!follow && (backToOriginalPending_ || liveStale())) return;
+    if (liveAtCursor() == shown_) return;
+    shown_ = liveAtCursor();
+    emit shownLiveChanged();
 }
 
 fxmem::NodeId ViewState::nodeAt(const Scene::Where& where, bool edited) const {

@@ -55,6 +55,11 @@ public:
     // The storages live at the cursor step in the order shown (liveAtStep), worked out once per
     // step and order and shared by every panel that lists them; empty without a scene or cursor.
     const std::shared_ptr<const LiveAtStep>& liveAtCursor() const;
+    // The live set the views show (the live table's rows, the graph view's live marks): the
+    // cursor's (liveAtCursor), except that it stays as it was while an edit's live-set index is
+    // being built, and on the way back to the graph's own order until the frame that shows it.
+    // Null without a scene or cursor. shownLiveChanged says when it is another.
+    const std::shared_ptr<const LiveAtStep>& shownLive() const { return shown_; }
     // The global step where a node runs now: in the edited order for the single graph.
     std::int64_t stepOf(NodeRef ref) const;
     // The byte units every view formats with; views that show bytes refresh on unitsChanged.
@@ -79,6 +84,7 @@ signals:
     void orderedLiveChanged();
     void orderedLiveFailed(const QString& message);
     void unitsChanged(ByteUnits units);
+    void shownLiveChanged();
 
 private:
     std::shared_ptr<const Scene> scene_;
@@ -94,5 +100,10 @@ private:
     std::shared_ptr<const OrderedLive> ordered_;
     OrderedLiveBuilder* builder_ = nullptr;
     mutable std::shared_ptr<const LiveAtStep> liveAt_; // null: not worked out for this step and order yet
+    std::shared_ptr<const LiveAtStep> shown_;
+    // Makes the cursor's live set the shown one: always when `follow`, else unless it is still
+    // being built or waits for a frame (an order change).
+    void showLive(bool follow);
+    void announceOrderedLive(); // orderedLiveChanged, then the shown live set follows
     void onScheduleChanged();
 };
