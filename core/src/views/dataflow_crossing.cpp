@@ -36,22 +36,6 @@ std::uint64_t count_between(const Level& level, std::size_t r, std::vector<std::
     return crossings;
 }
 
-// Sorts distinct keys: insertion sort while it has moved at most 8 elements per element,
-// then std::sort on what is left of the work.
-void sort_nearly_sorted(std::vector<std::pair<double, std::uint32_t>>& v) {
-    std::size_t budget = 8 * v.size();
-    for (std::size_t i = 1; i < v.size(); ++i) {
-        const std::pair<double, std::uint32_t> item = v[i];
-        std::size_t j = i;
-        for (; j > 0 && item < v[j - 1] && budget > 0; --j, --budget) v[j] = v[j - 1];
-        v[j] = item;
-        if (budget == 0) {
-            std::sort(v.begin(), v.end());
-            return;
-        }
-    }
-}
-
 // Buffers one sweep reuses from row to row.
 struct SweepBuffers {
     std::vector<std::pair<double, std::uint32_t>> bary; // (barycenter, place)
@@ -81,10 +65,8 @@ bool sweep_row(Level& level, std::size_t r, bool downward, SweepBuffers& buf) {
         in_order = in_order && (p == 0 || !(b < buf.bary[p - 1].first));
     }
     if (in_order) return false; // a stable sort would keep the row as it is
-    // Ties keep their order: the place breaks them (a stable sort by barycenter). The keys are
-    // distinct, so any sort gives this order: insertion first (rows are mostly near their
-    // order after the first sweeps), std::sort when that moves too much.
-    sort_nearly_sorted(buf.bary);
+    // Ties keep their order: the place breaks them (a stable sort by barycenter).
+    std::sort(buf.bary.begin(), buf.bary.end());
     buf.sorted.resize(row.size());
     for (std::size_t p = 0; p < row.size(); ++p) buf.sorted[p] = row[buf.bary[p].second];
     row.swap(buf.sorted);
