@@ -6,8 +6,8 @@
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
-#include "schedule/timelinelink.h"
 #include "test_schedule_graphs.h"
+#include "timeline/timelinebinding.h"
 #include "timeline/timelineplot.h"
 #include "util/units.h"
 
