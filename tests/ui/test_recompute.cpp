@@ -23,6 +23,7 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -428,8 +429,11 @@ void TestRecompute::flopsLimitGivesTheCliPlanAndSavePlanWritesItsFile() {
     QCOMPARE(panel->limitBox()->value(), limit);
     QCOMPARE(panel->maxExtraPercent(), limit);
     QSignalSpy ready(panel, &RecomputePanel::planReady);
+    QElapsedTimer appSearch;
+    appSearch.start();
     panel->findButton()->click();
     QTRY_VERIFY_WITH_TIMEOUT(ready.count() > 0, 120000);
+    const qint64 appSearchMs = appSearch.elapsed();
     QCOMPARE(ready.first().first().toString(), QString());
     const auto plan = panel->plan();
     QVERIFY(plan);
@@ -451,10 +455,13 @@ void TestRecompute::flopsLimitGivesTheCliPlanAndSavePlanWritesItsFile() {
     QTemporaryDir dir;
     const QString cliPlan = dir.filePath(QStringLiteral("cli.plan.json"));
     QProcess cli;
+    QElapsedTimer cliSearch;
+    cliSearch.start();
     cli.start(QStringLiteral(FXMEM_CLI_PATH),
               {QStringLiteral("remat"), kSweep, QStringLiteral("--max-extra-percent"), QString::number(limit),
                QStringLiteral("--json"), QStringLiteral("-o"), cliPlan});
     QVERIFY(cli.waitForFinished(120000));
+    const qint64 cliSearchMs = cliSearch.elapsed();
     QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
     const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
     QCOMPARE(r.peak.peak, j.value(QStringLiteral("peak")).toInteger());
@@ -464,7 +471,14 @@ void TestRecompute::flopsLimitGivesTheCliPlanAndSavePlanWritesItsFile() {
     QCOMPARE(names(*plan->joint, r.saved), names(j.value(QStringLiteral("saved"))));
     QCOMPARE(names(*plan->joint, r.partition.recomputed), names(j.value(QStringLiteral("recomputed"))));
     QCOMPARE(names(*plan->joint, r.backward_order), names(j.value(QStringLiteral("order"))));
-    QCOMPARE(static_cast<qint64>(r.evaluations), j.value(QStringLiteral("evaluations")).toInteger());
+    // The same number of partitions scored, when both searches ran to their end: the search stops
+    // at 80 % of its 30 s limit, which a sanitizer build on a loaded machine reaches (TSan: 549
+    // against 393), each at another point.
+    if (appSearchMs < 15000 && cliSearchMs < 15000)
+        QCOMPARE(static_cast<qint64>(r.evaluations), j.value(QStringLiteral("evaluations")).toInteger());
+    else
+        qWarning("searches took %lld and %lld ms: their evaluations are not compared (time-limited)",
+                 static_cast<long long>(appSearchMs), static_cast<long long>(cliSearchMs));
 
     // Save Plan (past its dialog) writes the very bytes of remat -o; the summary names the limit.
     const QString appPlan = dir.filePath(QStringLiteral("app.plan.json"));
