@@ -107,7 +107,8 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
         emit pairRequested(file, pair);
     };
     undo_->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
-    lastEdit_ = [text] { return text() + QLatin1Char('.'); };
+    // QString, not the QStringBuilder of a temporary that `auto` would return (QT_USE_QSTRINGBUILDER).
+    lastEdit_ = [text]() -> QString { return text() + QLatin1Char('.'); };
     // The edited pair joins the plot and the table, where a click shows it again.
     RecomputePoint point;
     point.kind = Kind::Edit;
