@@ -1,7 +1,8 @@
 // One way to edit: every path that changes the schedule (the list's drop, moveRows and Alt+Up,
 // the graph view's drop, "Move selected to", a suggestion, a pick, Optimize, Reset) is a request
 // to the window's one EditedSchedule, lands as one command on its undo stack, and undo gives the
-// original order back; a refused request pushes nothing. The small graph g (x a b c d output,
+// original order back through the window's history (ViewState::history); a refused request
+// pushes nothing. The small graph g (x a b c d output,
 // tests/common/small_graph.h): c may go before b (position 2), not before its input a.
 #include "graphview/graphview.h"
 #include "loading/scene.h"
@@ -18,6 +19,7 @@
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTest>
+#include <QUndoGroup>
 #include <QUndoStack>
 
 namespace {
@@ -85,7 +87,9 @@ void TestEditPaths::expectOneEdit(const QString& text, const std::vector<fxmem::
     QCOMPARE(stack()->count(), 1);
     QCOMPARE(stack()->undoText(), text);
     QCOMPARE(edited()->order(), order);
-    stack()->undo();
+    // Undone as Edit ▸ Undo does it: through the window's history, whose active stack is this one.
+    QCOMPARE(state_->history()->activeStack(), stack());
+    state_->history()->undo();
     QCOMPARE(edited()->order(), kOriginal);
     QCOMPARE(edited()->peak(), 3100);
     stack()->clear();

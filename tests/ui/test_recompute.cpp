@@ -40,6 +40,7 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QUndoGroup>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -53,6 +54,7 @@ private slots:
     void clickingABudgetPointShowsThatPair();
     void planPointShowsTheSimulatedPair();
     void recomputeToggleEqualsTheCliPlanAndUndoes();
+    void windowUndoActsOnWhatIsShown();
     void refusalsSayWhy();
     void flopsLimitGivesTheCliPlanAndSavePlanWritesItsFile();
     void savePlanOfAnEditAndItsFailures();
@@ -248,6 +250,25 @@ void TestRecompute::planPointShowsTheSimulatedPair() {
 }
 
 namespace {
+// The first saved value with FLOPs that core lets us recompute (a primal never is), found as
+// a user would: by its storage in the live table's rows. Invalid when there is none.
+fxmem::NodeId firstRecomputable(const fxmem::JointGraph& joint, const std::vector<fxmem::NodeId>& saved) {
+    const auto sharesStorage = [&](fxmem::NodeId n) {
+        for (fxmem::NodeId m : saved)
+            if (m != n && !joint.g().outputs(m).empty() && joint.g().outputs(m)[0] == joint.g().outputs(n)[0])
+                return true;
+        return false;
+    };
+    for (fxmem::NodeId n : saved) {
+        if (joint.g().outputs(n).empty() || sharesStorage(n) || joint.flops[n.index()] <= 0) continue;
+        try {
+            (void)fxmem::recompute_in_backward(joint, saved, n);
+            return n;
+        } catch (const fxmem::Error&) {}
+    }
+    return {};
+}
+
 bool showBudget(MainWindow& w, double budget) {
     RecomputePanel* panel = w.parts().recompute;
     QSignalSpy shown(&w, &MainWindow::sceneShown);
@@ -269,23 +290,7 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     QVERIFY(panel->shownSaved(&saved));
     QVERIFY(!saved.empty());
 
-    // The first saved value with FLOPs that core lets us recompute (a primal never is), found as
-    // a user would: by its storage in the live table's rows.
-    fxmem::NodeId x;
-    const auto sharesStorage = [&](fxmem::NodeId n) {
-        for (fxmem::NodeId m : saved)
-            if (m != n && !joint.g().outputs(m).empty() && joint.g().outputs(m)[0] == joint.g().outputs(n)[0])
-                return true;
-        return false;
-    };
-    for (fxmem::NodeId n : saved) {
-        if (joint.g().outputs(n).empty() || sharesStorage(n) || joint.flops[n.index()] <= 0) continue;
-        try {
-            (void)fxmem::recompute_in_backward(joint, saved, n);
-            x = n;
-            break;
-        } catch (const fxmem::Error&) {}
-    }
+    const fxmem::NodeId x = firstRecomputable(joint, saved);
     QVERIFY(x.valid());
     const fxmem::StorageId storage = joint.g().outputs(x)[0];
     QCOMPARE(panel->actionFor(storage), QStringLiteral("Recompute in backward"));
@@ -349,6 +354,67 @@ void TestRecompute::recomputeToggleEqualsTheCliPlanAndUndoes() {
     QVERIFY(QTest::qWaitFor([&] { return shown.count() > 0; }, 30000));
     QCOMPARE(w.scene()->pairPeak->peak, editedPeak);
     QCOMPARE(panel->actionFor(storage), QStringLiteral("Save in forward"));
+}
+
+// One window-wide history (ViewState::history): Edit ▸ Undo undoes the recompute edit while a
+// pair is shown, acts on the schedule's own stack while a single graph is shown (the recompute
+// edit is not lost), and undoes the recompute edit again once the pair is back.
+void TestRecompute::windowUndoActsOnWhatIsShown() {
+    MainWindow w(realLoader());
+    QVERIFY(openSweep(w));
+    RecomputePanel* panel = w.parts().recompute;
+    QAction* undo = w.parts().actions->undo;
+    QAction* redo = w.parts().actions->redo;
+    QVERIFY(showBudget(w, 1.0));
+    const auto before = w.scene();
+    QCOMPARE(w.state()->history()->activeStack(), w.state()->pairEdits());
+    QVERIFY(!undo->isEnabled());
+    const fxmem::JointGraph& joint = *panel->points().jointGraph;
+    std::vector<fxmem::NodeId> saved;
+    QVERIFY(panel->shownSaved(&saved));
+    const fxmem::NodeId x = firstRecomputable(joint, saved);
+    QVERIFY(x.valid());
+    QSignalSpy shown(&w, &MainWindow::sceneShown);
+    QString why;
+    QVERIFY2(panel->toggleStorage(joint.g().outputs(x)[0], &why), qPrintable(why));
+    QVERIFY(shown.wait(30000));
+    const auto edited = w.scene();
+    QVERIFY(edited->file != before->file);
+    const QString editText =
+        QStringLiteral("Recompute %1 in backward").arg(QString::fromStdString(joint.g().node(x).name));
+    QVERIFY(undo->isEnabled());
+    QVERIFY2(undo->text().endsWith(editText), qPrintable(undo->text()));
+
+    // A single graph of the edited pair: the schedule's stack, empty; the edit is kept.
+    const int forward = static_cast<int>(edited->file->pairs[0].forward);
+    shown.clear();
+    w.showGraph(forward);
+    QVERIFY(shown.wait(30000));
+    QVERIFY(!w.scene()->joined());
+    QCOMPARE(w.state()->history()->activeStack(), w.state()->schedule()->undoStack());
+    QVERIFY(!undo->isEnabled());
+    QCOMPARE(w.state()->pairEdits()->count(), 1);
+
+    // The pair again: Edit ▸ Undo gives back the exact pair before the edit, Redo the edit.
+    shown.clear();
+    w.showGraph(-1, 0);
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(w.scene()->file, edited->file);
+    QCOMPARE(w.state()->history()->activeStack(), w.state()->pairEdits());
+    QVERIFY2(undo->text().endsWith(editText), qPrintable(undo->text()));
+    shown.clear();
+    undo->trigger();
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(w.scene()->file, before->file);
+    QCOMPARE(w.scene()->request.pair, before->request.pair);
+    QCOMPARE(w.scene()->pairPeak->peak, before->pairPeak->peak);
+    QVERIFY(!undo->isEnabled());
+    QVERIFY2(redo->text().endsWith(editText), qPrintable(redo->text()));
+    shown.clear();
+    redo->trigger();
+    QVERIFY(shown.wait(30000));
+    QCOMPARE(w.scene()->file, edited->file);
+    QCOMPARE(w.scene()->pairPeak->peak, edited->pairPeak->peak);
 }
 
 void TestRecompute::refusalsSayWhy() {

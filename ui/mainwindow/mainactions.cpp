@@ -12,7 +12,7 @@
 #include <QMainWindow>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QUndoStack>
+#include <QUndoGroup>
 
 namespace {
 constexpr int kMaxRecent = 8;
@@ -23,7 +23,7 @@ QIcon themedIcon(const QString& name) {
 }
 } // namespace
 
-MainActions::MainActions(QMainWindow* window, QUndoStack* undoStack) : QObject(window), window_(window) {
+MainActions::MainActions(QMainWindow* window, QUndoGroup* history) : QObject(window), window_(window) {
     open = new QAction(themedIcon(QStringLiteral("document-open")), tr("&Open…"), window);
     open->setShortcut(QKeySequence::Open);
     open->setToolTip(tr("Open an fxmem graph file (Ctrl+O)"));
@@ -52,10 +52,10 @@ MainActions::MainActions(QMainWindow* window, QUndoStack* undoStack) : QObject(w
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, window, &QWidget::close);
 
-    undo = undoStack->createUndoAction(window, tr("&Undo"));
+    undo = history->createUndoAction(window, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
     // Both common redo keys, each bound once (binding one twice makes Qt call it ambiguous).
-    redo = undoStack->createRedoAction(window, tr("&Redo"));
+    redo = history->createRedoAction(window, tr("&Redo"));
     redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)});
     resetSchedule = new QAction(tr("&Reset Schedule"), window);
     find = new QAction(themedIcon(QStringLiteral("edit-find")), tr("&Find Node…"), window);

@@ -12,13 +12,14 @@
 class QAction;
 class QMainWindow;
 class QMenu;
-class QUndoStack;
+class QUndoGroup;
 
 class MainActions : public QObject {
     Q_OBJECT
 public:
-    // The undo and redo actions follow `undo` (the edited schedule's stack).
-    MainActions(QMainWindow* window, QUndoStack* undo);
+    // The undo and redo actions follow `history`'s active stack (ViewState::history: the edited
+    // schedule's for a single graph, the recompute edits' for a pair).
+    MainActions(QMainWindow* window, QUndoGroup* history);
 
     QAction* open = nullptr;
     QAction* saveSchedule = nullptr;

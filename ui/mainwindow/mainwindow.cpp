@@ -80,7 +80,7 @@ ViewOptionsSettled MainWindow::viewOptionsSettled(const ViewOptions& options) co
 }
 
 void MainWindow::buildActions() {
-    auto* actions = parts_.actions = new MainActions(this, state_->schedule()->undoStack());
+    auto* actions = parts_.actions = new MainActions(this, state_->history());
     connect(actions, &MainActions::openRequested, this, &MainWindow::openFile);
     connect(actions->resetSchedule, &QAction::triggered, this, [this] { parts_.editor->resetSchedule(); });
     connect(actions->find, &QAction::triggered, this, [this] { parts_.findBar->activate(); });

@@ -3,8 +3,8 @@
 #include "recompute/recomputepanel.h"
 
 #include "loading/scene.h"
-#include "recompute/rematcommand.h"
 #include "recompute/rematedit.h"
+#include "state/rematcommand.h"
 #include "state/viewstate.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -106,7 +106,7 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
     const auto show = [this](const std::shared_ptr<const fxmem::GraphFile>& file, int pair) {
         emit pairRequested(file, pair);
     };
-    undo_->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
+    state_->pairEdits()->push(new RematCommand(show, {scene->file, scene->request.pair}, {r.file, 0}, what));
     // QString, not the QStringBuilder of a temporary that `auto` would return (QT_USE_QSTRINGBUILDER).
     lastEdit_ = [text]() -> QString { return text() + QLatin1Char('.'); };
     // The edited pair joins the plot and the table, where a click shows it again.

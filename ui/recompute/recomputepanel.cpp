@@ -32,7 +32,6 @@ using Kind = RecomputePoint::Kind;
 RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(parent), state_(state) {
     setObjectName(QStringLiteral("recomputePanel"));
     jobs_ = new JobTracker(this);
-    undo_ = new QUndoStack(this);
     scoring_ = new JobTracker(this);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -71,8 +70,10 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
     cancel_->setVisible(false);
     bar->addWidget(cancel_);
     bar->addStretch();
-    // The live table's Recompute/Save edits (its context menu) are undone here.
-    for (QAction* a : {undo_->createUndoAction(this, tr("Undo")), undo_->createRedoAction(this, tr("Redo"))}) {
+    // The live table's Recompute/Save edits (its context menu) are undone here, or by the window's
+    // Edit ▸ Undo while a pair is shown (ViewState::history).
+    QUndoStack* edits = state_->pairEdits();
+    for (QAction* a : {edits->createUndoAction(this, tr("Undo")), edits->createRedoAction(this, tr("Redo"))}) {
         auto* b = new QToolButton;
         b->setDefaultAction(a);
         bar->addWidget(b);
@@ -149,6 +150,8 @@ RecomputePanel::RecomputePanel(ViewState* state, QWidget* parent) : QWidget(pare
 
 const RecomputePoints& RecomputePanel::points() const { return model_->points(); }
 
+QUndoStack* RecomputePanel::undoStack() const { return state_->pairEdits(); }
+
 void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
     if (scene && file_ && (scene->file == file_ || isMade(scene->file))) {
         updateCurrent();
@@ -159,7 +162,7 @@ void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
     pendingFind_ = false;
     plan_.reset();
     made_.clear();
-    undo_->clear();
+    state_->pairEdits()->clear();
     lastEdit_ = nullptr;
     error_.clear();
     file_.reset();

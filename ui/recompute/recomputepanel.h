@@ -69,7 +69,8 @@ public:
     QString actionFor(fxmem::StorageId storage, QString* why = nullptr) const;
     // The saved set of the shown pair in joint ids; false (with the reason) when it has none.
     bool shownSaved(std::vector<fxmem::NodeId>* saved, QString* why = nullptr) const;
-    QUndoStack* undoStack() const { return undo_; }
+    // Its edits' undo stack: ViewState::pairEdits, in the window's history.
+    QUndoStack* undoStack() const;
     // For the inspector: "recomputed in the backward from …" on a backward node of a pair of the
     // joint that is a forward node of the joint (PyTorch computes it again there); else empty.
     QString recomputedNote(const Scene& scene, NodeRef ref) const;
@@ -107,7 +108,6 @@ private:
         std::shared_ptr<const fxmem::RematPlan> plan; // as a plan file
     };
     std::vector<Made> made_;
-    QUndoStack* undo_ = nullptr;
     int edits_ = 0;
     std::int64_t lastExtra_ = 0;
     std::shared_ptr<const fxmem::GraphFile> file_;

@@ -5,11 +5,18 @@
 #include "util/afterpaint.h"
 #include "util/text.h"
 
+#include <QUndoGroup>
+#include <QUndoStack>
+
 #include <fxmem/profile_steps.h>
 #include <fxmem/schedule.h>
 
 ViewState::ViewState(QObject* parent)
-    : QObject(parent), schedule_(new EditedSchedule(this)), builder_(new OrderedLiveBuilder(this)) {
+    : QObject(parent), schedule_(new EditedSchedule(this)), history_(new QUndoGroup(this)),
+      pairEdits_(new QUndoStack(this)), builder_(new OrderedLiveBuilder(this)) {
+    history_->addStack(schedule_->undoStack());
+    history_->addStack(pairEdits_);
+    history_->setActiveStack(schedule_->undoStack());
     connect(schedule_, &EditedSchedule::orderChanged, this, &ViewState::onScheduleChanged);
     connect(builder_, &OrderedLiveBuilder::ready, this, [this](std::shared_ptr<const OrderedLive> live) {
         if (!scene_ || scene_->joined() || scene_->empty() || !edited_ ||
@@ -53,6 +60,7 @@ void ViewState::setScene(std::shared_ptr<const Scene> scene) {
     schedule_->setAnalysis(single ? scene_->segments.front().analysis : nullptr,
                            single ? scene_->segments.front().layout : nullptr);
     settingScene_ = false;
+    history_->setActiveStack(single || !scene_ || scene_->empty() ? schedule_->undoStack() : pairEdits_);
     const bool hadLive = shown_ != nullptr;
     shown_.reset();
     emit sceneChanged(scene_);

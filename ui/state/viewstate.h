@@ -1,6 +1,6 @@
-// The state the panels share: the scene, the cursor step, the selected node and module, and the
+// The state the panels share: the scene, the cursor step, the selected node and module, the
 // edited schedule of a single graph (EditedSchedule, the one owner of the order; with its
-// live-set index, built off the GUI thread). Panels
+// live-set index, built off the GUI thread) and the window's edit history. Panels
 // and views wire themselves to it instead of to each other; the main window only assembles them.
 // Setters emit their signal only when the value changes, so two-way wiring does not loop.
 #pragma once
@@ -18,6 +18,8 @@
 #include <vector>
 
 class OrderedLiveBuilder;
+class QUndoGroup;
+class QUndoStack;
 
 class ViewState : public QObject {
     Q_OBJECT
@@ -33,6 +35,14 @@ public:
 
     // The single graph's schedule, its editing and undo stack (a graph of a joined pair has none).
     EditedSchedule* schedule() const { return schedule_; }
+    // The window's one edit history: Edit ▸ Undo and Redo act on its active stack, the one of what
+    // is shown. A single graph's scene makes the schedule's stack active (its moves, picks, Open,
+    // Optimize); a joined pair's or the whole step's makes pairEdits() active, the recompute
+    // edits of the file's pairs (RematCommand). Each keeps its own entries while the other is
+    // active: a recompute edit shows another pair, which resets the schedule's stack, and never
+    // touches pairEdits' entries. pairEdits is cleared when another file is shown (RecomputePanel).
+    QUndoGroup* history() const { return history_; }
+    QUndoStack* pairEdits() const { return pairEdits_; }
     // The single graph's current order and curve: empty when it is the graph's own order.
     const std::vector<fxmem::NodeId>& editedOrder() const;
     const std::vector<std::int64_t>& editedProfile() const;
@@ -93,6 +103,8 @@ private:
     QString module_;
     ByteUnits units_ = byteUnits();
     EditedSchedule* schedule_ = nullptr;
+    QUndoGroup* history_ = nullptr;
+    QUndoStack* pairEdits_ = nullptr;
     bool edited_ = false; // the schedule differs from the graph's own order
     bool settingScene_ = false;
     bool backToOriginalPending_ = false;
