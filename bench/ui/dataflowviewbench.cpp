@@ -58,8 +58,7 @@ void run(const std::string& label, std::shared_ptr<const fxmem::GraphFile> file,
     // The state gets the scene first (what the other views do with it is not the Dataflow
     // mode's); the view lays it out when it is shown, as on switching to the mode.
     ViewState state;
-    DataflowView view;
-    view.setState(&state);
+    DataflowView view(&state);
     view.resize(1600, 900);
     state.setScene(scene);
     state.setCursorStep(static_cast<std::int64_t>(scene->peakStep));

@@ -105,8 +105,7 @@ private slots:
     // box, inside its bottom-left corner, is the parameter colour mixed into the base as drawn.
     void dataflowBoxFilledByRole() {
         ViewState state;
-        DataflowView view;
-        view.setState(&state);
+        DataflowView view(&state);
         view.resize(1200, 800);
         view.show();
         QSignalSpy laid(&view, &DataflowView::layoutChanged);

@@ -57,8 +57,7 @@ private slots:
         QVERIFY(bound->peak != hints->peak); // the binding changed the numbers
 
         ViewState state;
-        DataflowView view;
-        view.setState(&state);
+        DataflowView view(&state);
         view.resize(1200, 800);
         view.show();
         QVERIFY(setAndWait(state, view, hints));
@@ -98,8 +97,7 @@ private slots:
         const auto other = ui_open::sceneOfFile(kLlama, "forward");
         QVERIFY(!other->sameGraphs(*hints));
         ViewState fresh;
-        DataflowView reference;
-        reference.setState(&fresh);
+        DataflowView reference(&fresh);
         reference.resize(1200, 800);
         reference.show();
         QVERIFY(setAndWait(fresh, reference, other));

@@ -38,10 +38,9 @@ std::shared_ptr<const Scene> llamaForward() { return ui_open::sceneOfFile(kLlama
 // A view bound to a state, shown, with the scene's layouts delivered.
 struct Fixture {
     ViewState state;
-    DataflowView view;
+    DataflowView view{&state};
     std::shared_ptr<const Scene> scene;
     explicit Fixture(std::shared_ptr<const Scene> s) : scene(std::move(s)) {
-        view.setState(&state);
         view.resize(1200, 800);
         view.show();
         QSignalSpy laid(&view, &DataflowView::layoutChanged);

@@ -61,11 +61,10 @@ private:
 // The window's arrangement: the graph view and the schedule dock over the state's one schedule.
 void TestEditPaths::init() {
     state_ = new ViewState;
-    graph_ = new GraphView;
-    editor_ = new ScheduleEditor(state_->schedule());
+    graph_ = new GraphView(state_);
+    editor_ = new ScheduleEditor(state_);
     graph_->resize(900, 300);
     graph_->setPlotArea(40, 860);
-    graph_->setState(state_);
     editor_->resize(720, 400);
     auto file = schedtest::smallFile();
     file->schedules.push_back({"c first", 0, kMoved, ""});

@@ -52,7 +52,6 @@ void drag(QWidget* w, QPointF from, QPointF to) {
 void showStorageBound(ViewState& state, GraphView& view) {
     view.resize(900, 300);
     view.setPlotArea(40, 860);
-    view.setState(&state);
     state.setScene(storageBound());
 }
 
@@ -67,7 +66,7 @@ private slots:
 
 void TestGraphViewDrag::dropBandIsCoresLegalRange() {
     ViewState state;
-    GraphView view;
+    GraphView view(&state);
     showStorageBound(state, view);
     EditedSchedule& schedule = *state.schedule();
     const fxmem::Graph& g = state.scene()->segments[0].analysis->graph();
@@ -130,7 +129,7 @@ void TestGraphViewDrag::dropBandIsCoresLegalRange() {
 // layout of that order built from scratch.
 void TestGraphViewDrag::dropMovesTheNodeAtOnceAndTheLanesFollow() {
     ViewState state;
-    GraphView view;
+    GraphView view(&state);
     showStorageBound(state, view);
     EditedSchedule& schedule = *state.schedule();
     const fxmem::Graph& g = state.scene()->segments[0].analysis->graph();

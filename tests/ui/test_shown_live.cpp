@@ -1,8 +1,10 @@
-// ViewState decides which live set is shown, and the live table and the graph view both follow
-// it: the graph marks exactly the allocators of the table's rows, at every step, in a joined pair
-// (the backward's baseline is marked in the forward), and while an edit's live-set index is being
-// built (both keep the previous set until it arrives). The sets are worked out by hand from the
+// ViewState decides which live set is shown, and the live table, the graph view and the Dataflow
+// view all follow it: the graph marks exactly the allocators of the table's rows, at every step,
+// in a joined pair (the backward's baseline is marked in the forward), and while an edit's
+// live-set index is being built (all keep the previous set until it arrives). The sets are worked out by hand from the
 // fixtures' graphs (ui_fixtures.h).
+#include "dataflow/dataflowview.h"
+#include "dataflow/graphmodepane.h"
 #include "graphview/graphview.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/windowparts.h"
@@ -46,6 +48,17 @@ Marked graphMarks(MainWindow& w) {
             if (w.parts().graphView->isMarkedLive(ref)) out.insert({ref.segment, g.nodes[n].name});
         }
     }
+    return out;
+}
+
+// The nodes the Dataflow view marks live (those holding a live storage, in the cursor's segment).
+Marked dataflowMarks(MainWindow& w) {
+    Marked out;
+    const DataflowMarks& m = w.parts().dataflow->marks();
+    if (m.segment < 0) return out;
+    const fxmem::Graph& g = w.scene()->segments[static_cast<std::size_t>(m.segment)].analysis->graph();
+    for (std::size_t n = 0; n < m.liveNode.size(); ++n)
+        if (m.liveNode[n]) out.insert({m.segment, g.nodes[n].name});
     return out;
 }
 
@@ -119,11 +132,15 @@ void TestShownLive::anEditKeepsTheShownSetUntilItsIndexArrives() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
     QVERIFY(openAndWait(w, "reorder.json"));
+    // The Dataflow mode shown, its layout delivered.
+    w.parts().graphModes->setMode(GraphModePane::Mode::Dataflow);
+    QTRY_VERIFY(w.parts().dataflow->layouts());
     // Original order: big 1/2, small 3/4, use_big 5/6, use_small 7/8. At step 3 (small's
     // allocation) primals_1, big and small are live.
     w.setCursorStep(3);
     const Marked original = {{0, "primals_1"}, {0, "big"}, {0, "small"}};
     QCOMPARE(graphMarks(w), original);
+    QCOMPARE(dataflowMarks(w), original);
     const std::shared_ptr<const LiveAtStep> before = w.state()->shownLive();
 
     // use_big right after big: at step 3 the edited order runs use_big (big, primals_1, use_big).
@@ -136,12 +153,14 @@ void TestShownLive::anEditKeepsTheShownSetUntilItsIndexArrives() {
     QCOMPARE(w.state()->shownLive(), before);
     QCOMPARE(graphMarks(w), original);
     QCOMPARE(tableAllocators(w), original);
+    QCOMPARE(dataflowMarks(w), original);
 
     QTRY_COMPARE(shownChanged.count(), 1);
     const Marked edited = {{0, "primals_1"}, {0, "big"}, {0, "use_big"}};
     QCOMPARE(w.parts().livePanel->model()->totalBytes(), 105);
     QCOMPARE(graphMarks(w), edited);
     QCOMPARE(tableAllocators(w), edited);
+    QCOMPARE(dataflowMarks(w), edited);
 
     // Undo: the graph's own order answers at once, but the shown set follows after the frame
     // that shows the undo; until then both views keep the edited set.
@@ -149,9 +168,11 @@ void TestShownLive::anEditKeepsTheShownSetUntilItsIndexArrives() {
     QVERIFY(w.state()->liveFollowsAfterPaint());
     QCOMPARE(shownChanged.count(), 1);
     QCOMPARE(graphMarks(w), edited);
+    QCOMPARE(dataflowMarks(w), edited);
     QTRY_COMPARE(shownChanged.count(), 2);
     QCOMPARE(graphMarks(w), original);
     QCOMPARE(tableAllocators(w), original);
+    QCOMPARE(dataflowMarks(w), original);
     QCOMPARE(w.parts().livePanel->model()->totalBytes(), 114);
 }
 

@@ -25,8 +25,6 @@ void bindDataflow(const WindowParts& p, ViewState* state) {
     };
     QObject::connect(state, &ViewState::sceneChanged, view, markRecomputed);
     QObject::connect(recompute, &RecomputePanel::pointsChanged, view, markRecomputed);
-    // The boxes' sizes are formatted when painted.
-    QObject::connect(state, &ViewState::unitsChanged, view, qOverload<>(&QWidget::update));
     // Hovering a node shows its step everywhere, as hovering it in the Time mode does.
     TimelinePlot* timeline = p.timeline;
     QObject::connect(view, &DataflowView::nodeHovered, timeline,

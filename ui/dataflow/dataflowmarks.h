@@ -1,7 +1,7 @@
 // What the Dataflow mode marks at the cursor step: the node running there, the nodes holding a
 // live storage (the segment's own live set, and the placeholders that read what it carries from
 // before), the edges leaving them and each module's live bytes. A plain function of the scene,
-// the layouts and the live set the panels share (ViewState::liveAtCursor), so a test can call it
+// the layouts and the live set the views show (ViewState::shownLive), so a test can call it
 // and the view computes nothing the live table would compute differently.
 #pragma once
 #include "analysis/liveatstep.h"

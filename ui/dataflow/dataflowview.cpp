@@ -42,7 +42,7 @@ double distanceToSegment(QPointF p, QPointF a, QPointF b) {
 }
 } // namespace
 
-DataflowView::DataflowView(QWidget* parent) : QWidget(parent), jobs_(new JobTracker(this)) {
+DataflowView::DataflowView(ViewState* state, QWidget* parent) : QWidget(parent), jobs_(new JobTracker(this)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -51,11 +51,12 @@ DataflowView::DataflowView(QWidget* parent) : QWidget(parent), jobs_(new JobTrac
         layouts_.reset();
         QToolTip::showText(mapToGlobal(rect().center()), tr("Dataflow layout: %1").arg(elided(message, 300)), this);
     });
+    if (state) bindState(state);
 }
 
 DataflowView::~DataflowView() = default;
 
-void DataflowView::setState(ViewState* state) {
+void DataflowView::bindState(ViewState* state) {
     state_ = state;
     connect(state, &ViewState::sceneChanged, this, &DataflowView::setScene);
     connect(state, &ViewState::cursorStepChanged, this, &DataflowView::setCursorStep);
@@ -64,11 +65,14 @@ void DataflowView::setState(ViewState* state) {
         if (center) centerOn(ref);
     });
     connect(state, &ViewState::moduleSelected, this, &DataflowView::setHighlightedModuleName);
-    // The edited order's live set arrived: the marks describe it.
-    connect(state, &ViewState::orderedLiveChanged, this, [this] {
+    // The live set the views show (ViewState decides which; it follows the cursor, and stays
+    // while an edit's index is being built): the marks describe it, as the live table's rows.
+    connect(state, &ViewState::shownLiveChanged, this, [this] {
         refreshMarks();
         update();
     });
+    // The boxes' sizes are formatted when painted.
+    connect(state, &ViewState::unitsChanged, this, qOverload<>(&QWidget::update));
     connect(this, &DataflowView::nodeClicked, state, [state](NodeRef ref) { state->selectNode(ref, false); });
     connect(this, &DataflowView::moduleClicked, state, [state](int segment, std::uint32_t module) {
         if (const auto name = GraphModules::qualifiedName(state->scene().get(), segment, module))
@@ -180,6 +184,7 @@ void DataflowView::showEvent(QShowEvent* event) {
 void DataflowView::setCursorStep(std::int64_t step) {
     if (cursor_ == step) return;
     cursor_ = step;
+    if (state_) return; // the state's shown live set follows (shownLiveChanged)
     refreshMarks();
     update();
 }
@@ -189,12 +194,9 @@ void DataflowView::refreshMarks() {
         if (!layouts_) marks_ = {};
         return;
     }
-    // The live set every panel shows at this step (ViewState shares it), else worked out alike.
-    std::shared_ptr<const LiveAtStep> live;
-    if (state_ && state_->cursorStep() == cursor_) live = state_->liveAtCursor();
-    if (!live)
-        live =
-            std::make_shared<const LiveAtStep>(liveAtStep(*scene_, state_ ? state_->orderedLive() : nullptr, cursor_));
+    // The live set every view shows (ViewState::shownLive), else, alone, the cursor's.
+    std::shared_ptr<const LiveAtStep> live = state_ ? state_->shownLive() : nullptr;
+    if (!live) live = std::make_shared<const LiveAtStep>(liveAtStep(*scene_, nullptr, cursor_));
     fxmem::NodeId executing;
     if (live->where.segment >= 0 && state_) executing = state_->nodeAt(live->where);
     updateDataflowMarks(marks_, *scene_, *layouts_, *live, executing);

@@ -33,11 +33,11 @@ class ViewState;
 class DataflowView : public QWidget {
     Q_OBJECT
 public:
-    explicit DataflowView(QWidget* parent = nullptr);
+    // With `state`, the view follows its scene, cursor, shown live set, node, module and units,
+    // and selects through it; without, it shows what it is given (tests, the benchmark).
+    explicit DataflowView(ViewState* state = nullptr, QWidget* parent = nullptr);
     ~DataflowView() override;
 
-    // Follows the state's scene, cursor, node and module, and selects through it.
-    void setState(ViewState* state);
     void setColorMode(NodeColorMode mode);
     // Nodes a pair's backward computes again: a dotted outline, as in the Time mode.
     void setRecomputedNodes(const std::vector<NodeRef>& nodes);
@@ -107,6 +107,7 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    void bindState(ViewState* state);
     void startLayout();
     // Per segment, the tree names of the modules open now (expanded, shown or inside a closed one).
     std::vector<std::vector<std::string>> openModules() const;

@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
+GraphView::GraphView(ViewState* state, QWidget* parent) : QWidget(parent), bars_(this) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent);
@@ -31,6 +31,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), bars_(this) {
     };
     input_.nodeAt = [this](QPoint pos) { return nodeAt(pos); };
     input_.editable = [this] { return layouts_.editable(); };
+    if (state) bindState(state);
 }
 
 void GraphView::setScene(std::shared_ptr<const Scene> scene) {
@@ -78,7 +79,7 @@ void GraphView::onScheduleChanged() {
     updateCanvas();
 }
 
-void GraphView::setState(ViewState* state) {
+void GraphView::bindState(ViewState* state) {
     setEditedSchedule(state->schedule());
     connect(state, &ViewState::sceneChanged, this, &GraphView::setScene);
     connect(state, &ViewState::cursorStepChanged, this, &GraphView::setCursorStep);

@@ -47,11 +47,11 @@ public:
     using ColorMode = NodeColorMode;
     using NodeRef = ::NodeRef;
 
-    explicit GraphView(QWidget* parent = nullptr);
+    // With `state`, the view follows the shared state (scene, cursor, shown live set, selection,
+    // module, the edited schedule) and selects through it; without, it shows what it is given.
+    explicit GraphView(ViewState* state = nullptr, QWidget* parent = nullptr);
 
     void setScene(std::shared_ptr<const Scene> scene);
-    // Wires the view to the shared state: scene, cursor, selection, module and the edited schedule.
-    void setState(ViewState* state);
     // Segment 0 is laid out in this schedule's order, and its nodes can be dragged along the time
     // axis (single-graph scenes whose graph the schedule edits).
     void setEditedSchedule(EditedSchedule* schedule);
@@ -141,6 +141,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void bindState(ViewState* state);
     // Repaints the drawing, not the scroll bars over it (they repaint themselves when they change).
     void updateCanvas() { update(bars_.uncovered()); }
     ViewSources sources() const;

@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <QUrl>
 
-NodeInspector::NodeInspector(QWidget* parent) : QTextBrowser(parent) {
+NodeInspector::NodeInspector(ViewState* state, QWidget* parent) : QTextBrowser(parent) {
     setOpenLinks(false);
     setOpenExternalLinks(false);
     connect(this, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
@@ -21,6 +21,7 @@ NodeInspector::NodeInspector(QWidget* parent) : QTextBrowser(parent) {
             emit nodeActivated(NodeRef{parts[1].toInt(), fxmem::NodeId(parts[2].toInt())});
     });
     setPlaceholderText(tr("Click a node in the graph, a row of the live table or a point of the timeline."));
+    if (state) bindState(state);
 }
 
 void NodeInspector::setScene(std::shared_ptr<const Scene> scene) {
@@ -135,7 +136,7 @@ QString NodeInspector::html(NodeRef ref) const {
     return h;
 }
 
-void NodeInspector::setState(ViewState* state) {
+void NodeInspector::bindState(ViewState* state) {
     state_ = state;
     connect(state, &ViewState::sceneChanged, this, &NodeInspector::setScene);
     connect(state, &ViewState::nodeSelected, this, [this](NodeRef ref) { showNode(ref); });

@@ -13,13 +13,13 @@ class ViewState;
 class NodeInspector : public QTextBrowser {
     Q_OBJECT
 public:
-    explicit NodeInspector(QWidget* parent = nullptr);
+    // With `state`, it follows the shared state: its scene, the selected node, and where the node
+    // runs in the edited order (shown beside the original step when they differ); a link selects
+    // its node. Without, it shows what it is given.
+    explicit NodeInspector(ViewState* state = nullptr, QWidget* parent = nullptr);
     void setScene(std::shared_ptr<const Scene> scene);
     void showNode(NodeRef ref);
     NodeRef node() const { return node_; }
-    // Follows the shared state: its scene, the selected node, and where the node runs in the
-    // edited order (shown beside the original step when they differ). A link selects its node.
-    void setState(ViewState* state);
     // A line of rich text about a node from another view (e.g. "recomputed from …"); empty: none.
     using Note = std::function<QString(const Scene& scene, NodeRef ref)>;
     void setNote(Note note) { note_ = std::move(note); }
@@ -31,6 +31,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void bindState(ViewState* state);
     QString html(NodeRef ref) const;
     void setPage(QString page);
     std::shared_ptr<const Scene> scene_;

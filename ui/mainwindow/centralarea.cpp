@@ -32,12 +32,10 @@ CentralArea::CentralArea(ViewState* state, WindowParts& p, QWidget* parent) : QW
     splitter_->setObjectName(QStringLiteral("centralSplitter"));
     splitter_->setChildrenCollapsible(false);
     // Made in this order (graph view, timeline, mode bar) for the focus chain.
-    p.graphView = new GraphView;
-    p.graphView->setState(state);
+    p.graphView = new GraphView(state);
     p.timeline = new TimelinePlot;
     p.timeline->setMinimumHeight(160);
-    p.dataflow = new DataflowView;
-    p.dataflow->setState(state);
+    p.dataflow = new DataflowView(state);
     p.graphModes = new GraphModePane(p.graphView, p.dataflow, p.actions ? p.actions->dataflowMode : nullptr);
     splitter_->addWidget(p.graphModes);
     auto* timelinePane = new QWidget;

@@ -19,14 +19,10 @@ const std::array kSideTabs{
     SideTab{nullptr, "liveDock", QT_TRANSLATE_NOOP("DockLayout", "Live storages"), false,
             [](ViewState* state, WindowParts& p) -> QWidget* { return p.livePanel = new LiveStoragePanel(state); }},
     SideTab{"node", "inspectorDock", QT_TRANSLATE_NOOP("DockLayout", "Node"), false,
-            [](ViewState* state, WindowParts& p) -> QWidget* {
-                p.inspector = new NodeInspector;
-                p.inspector->setState(state);
-                return p.inspector;
-            }},
+            [](ViewState* state, WindowParts& p) -> QWidget* { return p.inspector = new NodeInspector(state); }},
     SideTab{"schedule", "scheduleDock", QT_TRANSLATE_NOOP("DockLayout", "Schedule"), false,
             [](ViewState* state, WindowParts& p) -> QWidget* {
-                p.editor = new ScheduleEditor(state->schedule());
+                p.editor = new ScheduleEditor(state);
                 return p.schedulePanel = new SchedulePanel(state, p.editor);
             }},
     SideTab{"breakdown", "breakdownDock", QT_TRANSLATE_NOOP("DockLayout", "Breakdown"), false,

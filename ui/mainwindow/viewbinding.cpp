@@ -47,9 +47,7 @@ ViewBinding::ViewBinding(const WindowParts& p, ViewState* state, QObject* parent
     connect(state, &ViewState::sceneChanged, graph, markRecomputed);
     connect(recompute, &RecomputePanel::pointsChanged, graph, markRecomputed);
 
-    // Last: Qt runs a signal's slots in the order they were connected, so the editor and the
-    // timeline follow a change of the state after the panels (bound when they were made) have.
-    ScheduleEditor* editor = p.editor;
-    editor->setState(state);
-    bindTimeline(timeline, state, editor);
+    // Last: Qt runs a signal's slots in the order they were connected, so the timeline follows a
+    // change of the state after the panels and views (bound when they were made) have.
+    bindTimeline(timeline, state, p.editor);
 }

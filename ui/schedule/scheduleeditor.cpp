@@ -85,7 +85,11 @@ ScheduleEditor::ScheduleEditor(EditedSchedule* schedule, QWidget* parent) : QWid
 
 ScheduleEditor::~ScheduleEditor() = default;
 
-void ScheduleEditor::setState(ViewState* state) {
+ScheduleEditor::ScheduleEditor(ViewState* state, QWidget* parent) : ScheduleEditor(state->schedule(), parent) {
+    bindState(state);
+}
+
+void ScheduleEditor::bindState(ViewState* state) {
     const auto single = [state] { return state->scene() && !state->scene()->joined() && !state->scene()->empty(); };
     connect(state, &ViewState::nodeSelected, this, [this, single](NodeRef ref) {
         if (!single() || ref.segment != 0) return;

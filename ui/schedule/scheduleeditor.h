@@ -34,13 +34,13 @@ class SuggestionList;
 class ScheduleEditor : public QWidget {
     Q_OBJECT
 public:
-    // Edits `schedule` (not null), which outlives it.
+    // Edits `schedule` (not null), which outlives it, alone (tests).
     explicit ScheduleEditor(EditedSchedule* schedule, QWidget* parent = nullptr);
+    // Edits the state's schedule, follows the state's selected node (without echoing it back) and
+    // units, and selects the node of a clicked row there.
+    explicit ScheduleEditor(ViewState* state, QWidget* parent = nullptr);
     ~ScheduleEditor() override;
     EditedSchedule* editedSchedule() const { return edited_; }
-    // Follows the shared state's selected node (without echoing it back) and selects the node of
-    // a clicked row there; the state's schedule must be the one this editor edits.
-    void setState(ViewState* state);
 
     // Resets to the graph's original order and clears the undo stack. nullptr is clear().
     void setAnalysis(std::shared_ptr<const GraphAnalysis> analysis);
@@ -125,6 +125,7 @@ public slots:
     void selectNode(fxmem::NodeId node);
 
 private:
+    void bindState(ViewState* state);
     EditedSchedule* edited_;
     bool selecting_ = false; // selectNode() in progress: do not echo nodeSelected
     ScheduleModel* model_ = nullptr;
