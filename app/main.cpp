@@ -152,7 +152,8 @@ int main(int argc, char** argv) {
         QStringLiteral("N"), QStringLiteral("400"));
     const QCommandLineOption benchInput(
         QStringLiteral("scrub-input"),
-        QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view."),
+        QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view (pan: in the "
+                       "Dataflow mode with --graph-mode dataflow)."),
         QStringLiteral("KIND"), QStringLiteral("both"));
     parser.addOptions({benchScrub, benchSteps, benchInput});
     const QCommandLineOption benchSizes(

@@ -1,5 +1,6 @@
 #include "ui/benchtiming.h"
 
+#include "dataflow/dataflowview.h"
 #include "graphview/graphview.h"
 #include "inspector/nodeinspector.h"
 #include "panels/breakdownpanel.h"
@@ -24,7 +25,7 @@ namespace {
 Bucket bucketOf(QObject* o) {
     for (QObject* w = o; w; w = w->parent()) {
         if (qobject_cast<TimelinePlot*>(w)) return Timeline;
-        if (qobject_cast<GraphView*>(w)) return Graph;
+        if (qobject_cast<GraphView*>(w) || qobject_cast<DataflowView*>(w)) return Graph; // either mode
         if (qobject_cast<LiveStoragePanel*>(w)) return Live;
         if (qobject_cast<BreakdownPanel*>(w)) return Breakdown;
         if (qobject_cast<NodeInspector*>(w)) return Inspector;

@@ -1,7 +1,10 @@
 #include "ui/graphdragbenchmark.h"
 
+#include "dataflow/dataflowview.h"
+#include "dataflow/graphmodepane.h"
 #include "graphview/graphview.h"
 #include "mainwindow/mainwindow.h"
+#include "mainwindow/windowparts.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
 #include "ui/benchtiming.h"
@@ -196,7 +199,67 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
     return out;
 }
 
+// The Dataflow mode's pan: a left-button drag from the middle of the view, as the time mode's.
+QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
+    DataflowView* view = window.parts().dataflow;
+    const QString load = loadAverage();
+    if (!view->layouts()) {
+        QElapsedTimer waited;
+        waited.start();
+        while (!view->layouts() && waited.elapsed() < 120000) drain();
+        if (!view->layouts()) return QStringLiteral("nothing to pan: no dataflow layout in 120 s\n");
+    }
+    // At a readable zoom, around the node at the cursor's step (the peak's when opened).
+    view->zoomBy(0.8 / view->camera().scale, QPointF(view->width() / 2.0, view->height() / 2.0));
+    drain();
+    PaintTimer pt;
+    QElapsedTimer clock;
+    clock.start();
+    pt.clock = &clock;
+    qApp->installEventFilter(&pt);
+    QPointF at(view->width() / 2.0, view->height() / 2.0);
+    mouse(view, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+    Series total{QStringLiteral("total: move to last paint")}, graph{QStringLiteral("move to the view's paint")};
+    const int moves = options.steps + options.warmup;
+    // Diagonally, 4 and 3 pixels a move, back and forth so that the drawing stays in view.
+    for (int i = 0; i < moves; ++i) {
+        const double sign = (i / 50) % 2 == 0 ? 1 : -1;
+        at += QPointF(4 * sign, 3 * sign);
+        pt.reset();
+        const qint64 t0 = clock.nsecsElapsed();
+        mouse(view, QEvent::MouseMove, at, Qt::NoButton, Qt::LeftButton);
+        const qint64 t1 = clock.nsecsElapsed();
+        const qint64 t2 = settle(pt, clock);
+        if (i < options.warmup) continue;
+        total.ms.push_back(ms((t2 < 0 ? t1 : t2) - t0));
+        graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
+    }
+    mouse(view, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    qApp->removeEventFilter(&pt);
+    const auto& scene = window.scene();
+    QString out = QStringLiteral("fxmem dataflow pan benchmark: %1 (%2)\n%L3 nodes; window %4x%5, view %6x%7, "
+                                 "scale %8\nload average before: %9, after: %10\n%11 %12 %13 %14\n")
+                      .arg(QFileInfo(scene->path).fileName(), scene->title())
+                      .arg(static_cast<qulonglong>(scene->nodeCount()))
+                      .arg(window.width())
+                      .arg(window.height())
+                      .arg(view->width())
+                      .arg(view->height())
+                      .arg(view->camera().scale, 0, 'f', 2)
+                      .arg(load, loadAverage())
+                      .arg(QString(), -40)
+                      .arg(QStringLiteral("median"), 8)
+                      .arg(QStringLiteral("p90"), 8)
+                      .arg(QStringLiteral("max ms"), 8);
+    out += QStringLiteral("%1 moves of 5 px (left button) after %2 warm-up moves\n")
+               .arg(total.ms.size())
+               .arg(options.warmup);
+    for (const Series* s : {&graph, &total}) out += statsLine(*s);
+    return out;
+}
+
 QString runPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
+    if (window.parts().graphModes->mode() == GraphModePane::Mode::Dataflow) return runDataflowPan(window, options);
     GraphView* view = window.parts().graphView;
     const auto& scene = window.scene();
     if (!scene || scene->empty()) return QStringLiteral("nothing to pan: no graph shown\n");

@@ -86,8 +86,12 @@ void drawModuleFrames(Frame& f, std::size_t s) {
 }
 
 // Liang-Barsky: the part of segment a-b inside r; false when none. Qt strokes (and dashes) a line's
-// whole length, so an edge thousands of pixels long off screen is cut to the widget first.
-bool clip(QPointF& a, QPointF& b, const QRectF& r) {
+// whole length, so an edge thousands of pixels long off screen is cut to the widget first. A
+// dashed line (`period`: its dash pattern's length in pixels, 0 for a solid one) is cut at a whole
+// number of periods from its start, so that its dashes are where the whole line has them: where
+// the view is, not where the cut falls (the dashes would crawl while panning, and the strips of
+// a scrolled frame would not meet the moved pixels).
+bool clip(QPointF& a, QPointF& b, const QRectF& r, double period = 0) {
     double t0 = 0, t1 = 1;
     const double dx = b.x() - a.x(), dy = b.y() - a.y();
     const double p[4] = {-dx, dx, -dy, dy};
@@ -103,6 +107,10 @@ bool clip(QPointF& a, QPointF& b, const QRectF& r) {
         else
             t1 = std::min(t1, t);
         if (t0 > t1) return false;
+    }
+    if (period > 0 && t0 > 0) {
+        const double length = std::hypot(dx, dy);
+        t0 = std::floor(t0 * length / period) * period / length;
     }
     const QPointF a0 = a;
     a = a0 + t0 * QPointF(dx, dy);
@@ -140,15 +148,19 @@ void drawEdges(Frame& f, std::size_t s, int pass) {
             continue;
         const int w = std::clamp(static_cast<int>(std::lround(edgeWidth(edge.bytes) * zoom)), 1, kWidths);
         auto& out = batch[w - 1][edge.reversed ? 1 : 0];
+        // Qt's dash line is 4 on, 2 off, in pen widths (one pixel for the thin opaque pens).
+        const double period = edge.reversed ? 6.0 * w : 0;
         for (std::size_t k = 1; k < edge.points.size(); ++k) {
             QPointF a = f.in.camera.toWidget(piece.x + edge.points[k - 1].x, piece.top + edge.points[k - 1].y);
             QPointF b = f.in.camera.toWidget(piece.x + edge.points[k].x, piece.top + edge.points[k].y);
-            if (!clip(a, b, f.screen)) continue;
+            if (!clip(a, b, f.screen, period)) continue;
             out.emplace_back(a, b);
             ++segments;
         }
     }
     if (segments == 0) return;
+    if (f.in.style)
+        *f.in.style = *f.in.style * 1000003u + s * 6 + static_cast<unsigned>(pass) * 2 + (segments > kManySegments);
     f.p.save();
     if (segments > kManySegments) {
         f.p.setRenderHint(QPainter::Antialiasing, false);
@@ -248,13 +260,15 @@ void drawCrossEdges(Frame& f) {
         const auto& b = to.drawing.boxes[c.to_box];
         QPointF p = f.in.camera.toWidget(from.x + a.x + a.w, from.top + a.y + a.h / 2);
         QPointF q = f.in.camera.toWidget(to.x + b.x, to.top + b.y + b.h / 2);
-        if (!clip(p, q, f.screen)) continue;
+        if (!clip(p, q, f.screen, 6)) continue; // dashed (plain) at width 1; live ones are solid
         const bool isLive = f.in.marks && f.in.marks->segment == static_cast<int>(c.to_segment) &&
                             f.in.marks->liveNode[c.placeholder.index()];
         lines[isLive ? 1 : 0].emplace_back(p, q);
     }
+    const bool smooth = lines[0].size() + lines[1].size() < 400;
+    if (f.in.style) *f.in.style = *f.in.style * 1000003u + 7 + smooth;
     f.p.save();
-    f.p.setRenderHint(QPainter::Antialiasing, lines[0].size() + lines[1].size() < 400);
+    f.p.setRenderHint(QPainter::Antialiasing, smooth);
     f.p.setPen(QPen(plain, 1, Qt::DashLine));
     f.p.drawLines(lines[0].data(), static_cast<int>(lines[0].size()));
     f.p.setPen(QPen(live, 1.5));

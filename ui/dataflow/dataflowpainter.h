@@ -39,6 +39,11 @@ struct DataflowPaintInput {
     // Visit only the boxes and edges the segment's DataflowSpatialIndex says may be in view;
     // false tests every one (what a test compares the index's drawing with).
     bool useIndex = true;
+    // Out, when set: a key of the choices the frame made from what is in view (which edge passes
+    // were drawn thin and opaque past their segment limit, whether the cross edges were
+    // antialiased). A frame scrolled by whole pixels paints only its exposed strips, which match
+    // the moved pixels when the key is the previous frame's (DataflowView::panTo).
+    std::uint64_t* style = nullptr;
 };
 
 enum DataflowBoxFlag : std::uint8_t {

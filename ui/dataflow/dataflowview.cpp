@@ -7,6 +7,7 @@
 #include "util/units.h"
 
 #include <QMouseEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -477,8 +478,12 @@ void DataflowView::centerOn(NodeRef ref) {
     centreOnBox(p, box);
 }
 
-void DataflowView::paintEvent(QPaintEvent*) {
+void DataflowView::paintEvent(QPaintEvent* event) {
     QPainter p(this);
+    // A scrolled frame's strips: the whole frame is worked out as usual (the choices that depend
+    // on what is in view are the whole view's) and drawn only where exposed.
+    const bool strips = event->region() != QRegion(rect());
+    if (strips) p.setClipRegion(event->region());
     if (scene_) colors_.sync(*scene_, colorMode_, palette(), categories_.byTarget);
     if (scene_ && !layouts_) {
         p.fillRect(rect(), palette().color(QPalette::Base));
@@ -497,8 +502,31 @@ void DataflowView::paintEvent(QPaintEvent*) {
     in.colors = &colors_;
     in.boxFlags = &flags_;
     in.pathEdges = &pathEdges_;
+    std::uint64_t style = 0;
+    in.style = &style;
     painted_ = paintDataflow(p, in, size());
     paintMinimap(p);
+    // The strips chose otherwise than the pixels scrolled with them (edges came into view past a
+    // limit, say): the next frame paints everything again.
+    if (strips && style != paintedStyle_) update();
+    paintedStyle_ = style;
+}
+
+void DataflowView::panTo(QPointF origin) {
+    const QPointF d = (camera_.origin - origin) * camera_.scale;
+    const QRectF oldMinimap = minimapRect();
+    camera_.origin = origin;
+    const double dx = std::round(d.x()), dy = std::round(d.y());
+    const bool wholePixels = std::abs(d.x() - dx) < 1e-6 && std::abs(d.y() - dy) < 1e-6;
+    if (!layouts_ || !isVisible() || !wholePixels || std::abs(dx) >= width() || std::abs(dy) >= height()) {
+        update();
+        return;
+    }
+    if (dx == 0 && dy == 0) return;
+    scroll(static_cast<int>(dx), static_cast<int>(dy));
+    // The minimap stays in its corner: where it was, where its pixels were moved to, where it is.
+    for (const QRectF& r : {oldMinimap, oldMinimap.translated(dx, dy), minimapRect()})
+        if (!r.isEmpty()) update(r.toAlignedRect().adjusted(-1, -1, 1, 1));
 }
 
 QRectF DataflowView::minimapRect() const {
@@ -577,8 +605,7 @@ void DataflowView::mouseMoveEvent(QMouseEvent* event) {
     if (pressed_) {
         if (!panning_ && (pos.toPoint() - pressPos_).manhattanLength() > 3) panning_ = true;
         if (panning_) {
-            camera_.origin = pressOrigin_ - (pos - QPointF(pressPos_)) / camera_.scale;
-            update();
+            panTo(pressOrigin_ - (pos - QPointF(pressPos_)) / camera_.scale);
         }
         return;
     }
@@ -594,7 +621,10 @@ void DataflowView::mouseReleaseEvent(QMouseEvent* event) {
     if (event->button() == Qt::LeftButton) minimapDrag_ = false;
     if (event->button() != Qt::LeftButton || !pressed_) return;
     pressed_ = false;
-    if (std::exchange(panning_, false)) return;
+    if (std::exchange(panning_, false)) {
+        update(); // a drag ends on a whole frame: scrolled strips may differ from it by a pixel
+        return;
+    }
     const Hit hit = boxAt(event->position());
     if (!hit.valid()) return;
     const auto& b = layouts_->piece(static_cast<std::size_t>(hit.segment)).drawing.boxes[hit.box];

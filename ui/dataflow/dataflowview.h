@@ -121,6 +121,9 @@ private:
     NodeRef nodeOfBox(const Hit& hit) const;
     void paintMinimap(QPainter& painter);
     void centreOnMinimap(QPointF pos);
+    // Moves the camera to `origin`. A move by whole pixels scrolls what is painted (QWidget::scroll)
+    // and repaints only the strips it exposes and the minimap; any other move repaints all.
+    void panTo(QPointF origin);
 
     ViewState* state_ = nullptr;
     std::shared_ptr<const Scene> scene_;
@@ -151,4 +154,5 @@ private:
     qint64 minimapPalette_ = 0;
     std::uint64_t minimapGeneration_ = 0, layoutGeneration_ = 0;
     std::size_t painted_ = 0;
+    std::uint64_t paintedStyle_ = 0; // DataflowPaintInput::style of the last frame
 };
