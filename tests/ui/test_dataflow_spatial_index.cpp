@@ -23,6 +23,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <set>
 
 namespace {
 
@@ -210,6 +211,26 @@ bool sameMarks(const DataflowMarks& a, const DataflowMarks& b) {
            a.moduleLive == b.moduleLive;
 }
 
+// The live edges by their definition: an edge is live when a live node in its source box has a
+// user in its target box. A set of box pairs, then every edge looked up in it.
+std::vector<std::uint8_t> liveEdgesByDefinition(const Scene& scene, const DataflowLayouts& l, const DataflowMarks& m) {
+    std::vector<std::uint8_t> out;
+    if (m.segment < 0) return out;
+    const DataflowPiece& p = l.piece(static_cast<std::size_t>(m.segment));
+    const fxmem::Graph& g = scene.segments[static_cast<std::size_t>(m.segment)].analysis->graph();
+    std::set<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    for (std::uint32_t v = 0; v < g.size(); ++v) {
+        if (!m.liveNode[v] || p.nodeBox[v] == DataflowLayouts::kNone) continue;
+        for (fxmem::NodeId u : g.users(fxmem::NodeId(static_cast<std::int32_t>(v))))
+            if (p.nodeBox[u.index()] != DataflowLayouts::kNone && p.nodeBox[u.index()] != p.nodeBox[v])
+                pairs.insert({p.nodeBox[v], p.nodeBox[u.index()]});
+    }
+    out.assign(p.drawing.edges.size(), 0);
+    for (std::size_t e = 0; e < p.drawing.edges.size(); ++e)
+        out[e] = pairs.count({p.drawing.edges[e].from, p.drawing.edges[e].to}) ? 1 : 0;
+    return out;
+}
+
 } // namespace
 
 class TestDataflowSpatialIndex : public QObject {
@@ -262,6 +283,7 @@ private slots:
                 QVERIFY2(
                     sameMarks(m, fresh),
                     qPrintable(QStringLiteral("%1 at step %2 (move %3)").arg(scene->segmentName(0)).arg(step).arg(i)));
+                if (m.segment >= 0) QVERIFY(m.liveEdge == liveEdgesByDefinition(*scene, *l, m));
                 liveEdges += static_cast<std::size_t>(std::count(m.liveEdge.begin(), m.liveEdge.end(), 1));
             }
             QVERIFY(liveEdges > 0);

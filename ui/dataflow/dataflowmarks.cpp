@@ -58,20 +58,30 @@ void updateDataflowMarks(DataflowMarks& m, const Scene& scene, const DataflowLay
                 if (carried.count(st.index())) markNode(v);
     }
     // An edge is live when a node holding a live storage sends it from its box to the other box.
-    std::unordered_set<std::uint64_t> pairs;
-    for (std::uint32_t v : m.setNodes) {
-        const std::uint32_t from = p.nodeBox[v];
-        if (from == DataflowLayouts::kNone) continue;
-        if (!m.liveBox[from]) m.liveBox[from] = 1, m.setBoxes.push_back(from);
-        for (fxmem::NodeId u : g.users(fxmem::NodeId(static_cast<std::int32_t>(v))))
-            if (const std::uint32_t to = p.nodeBox[u.index()]; to != DataflowLayouts::kNone && to != from)
-                pairs.insert(std::uint64_t{from} << 32 | to);
-    }
-    for (std::uint32_t b : m.setBoxes)
-        for (std::uint32_t k = p.edgesFromStart[b]; k < p.edgesFromStart[b + 1]; ++k) {
+    // The live nodes grouped by their box (a collapsed module's box holds many); per box, the
+    // boxes its live nodes' users are in are stamped, then its outgoing edges read the stamps:
+    // O(live log live + live · users + the live boxes' edges), no hashing.
+    std::vector<std::uint64_t>& byBox = m.byBox;
+    byBox.clear();
+    for (std::uint32_t v : m.setNodes)
+        if (const std::uint32_t from = p.nodeBox[v]; from != DataflowLayouts::kNone)
+            byBox.push_back(std::uint64_t{from} << 32 | v);
+    std::sort(byBox.begin(), byBox.end());
+    if (m.stamp.size() != p.drawing.boxes.size()) m.stamp.assign(p.drawing.boxes.size(), 0), m.stampNow = 0;
+    for (std::size_t i = 0; i < byBox.size();) {
+        const std::uint32_t from = static_cast<std::uint32_t>(byBox[i] >> 32);
+        if (++m.stampNow == 0) std::fill(m.stamp.begin(), m.stamp.end(), 0), m.stampNow = 1; // wrapped
+        m.liveBox[from] = 1;
+        m.setBoxes.push_back(from);
+        for (; i < byBox.size() && (byBox[i] >> 32) == from; ++i)
+            for (fxmem::NodeId u : g.users(fxmem::NodeId(static_cast<std::int32_t>(byBox[i] & 0xffffffffu))))
+                if (const std::uint32_t to = p.nodeBox[u.index()]; to != DataflowLayouts::kNone && to != from)
+                    m.stamp[to] = m.stampNow;
+        for (std::uint32_t k = p.edgesFromStart[from]; k < p.edgesFromStart[from + 1]; ++k) {
             const std::uint32_t e = p.edgesFrom[k];
-            if (pairs.count(std::uint64_t{b} << 32 | p.drawing.edges[e].to)) m.liveEdge[e] = 1, m.setEdges.push_back(e);
+            if (m.stamp[p.drawing.edges[e].to] == m.stampNow) m.liveEdge[e] = 1, m.setEdges.push_back(e);
         }
+    }
     m.moduleLive.clear();
     if (seg.attribution) m.moduleLive = seg.attribution->module_totals(std::span(live.live.data(), own)).bytes;
 }

@@ -23,6 +23,11 @@ struct DataflowMarks {
     // entries set above, and the segment's placeholders.
     std::uint64_t revision = 0;
     std::vector<std::uint32_t> setNodes, setBoxes, setEdges, placeholders;
+    // Scratch of the live edges' search, kept to spare allocations: the live nodes by box, and a
+    // stamp per box of the segment's drawing.
+    std::vector<std::uint64_t> byBox;
+    std::vector<std::uint32_t> stamp;
+    std::uint32_t stampNow = 0;
 };
 
 // `executing`: the node at the cursor (ViewState::nodeAt of the located step; invalid: none).

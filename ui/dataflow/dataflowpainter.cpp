@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 
 namespace {
 
@@ -29,8 +30,21 @@ struct Frame {
     double fontPx = 11;
     // The current segment's boxes and edges that may be in view (DataflowSpatialIndex), ascending:
     // the loops below keep their own tests and order, so the index changes no pixel.
-    std::vector<std::uint32_t> boxes{}, edges{};
+    std::vector<std::uint32_t>& boxes;
+    std::vector<std::uint32_t>& edges;
 };
+
+// What a frame fills and throws away, kept from frame to frame (per painting thread): made anew,
+// the line batches of a large view cost page faults on every frame (8 % of a 100k graph's paint).
+struct Scratch {
+    std::vector<std::uint32_t> boxes, edges;
+    std::vector<QLineF> batch[8][2]; // drawEdges: [width - 1][reversed]
+    std::vector<QLineF> cross[2];    // drawCrossEdges: plain, live
+};
+Scratch& scratch() {
+    static thread_local Scratch s;
+    return s;
+}
 
 QRectF widgetRect(const Frame& f, const DataflowPiece& piece, const Box& b) {
     const QPointF a = f.in.camera.toWidget(piece.x + b.x, piece.top + b.y);
@@ -135,7 +149,10 @@ void drawEdges(Frame& f, std::size_t s, int pass) {
     if (pass == 0) color.setAlphaF(0.35f);
     if (pass == 1) color.setAlphaF(0.55f);
     const double zoom = std::clamp(f.in.camera.scale, 0.2, 2.0) * (pass == 2 ? 1.5 : 1);
-    std::vector<QLineF> batch[kWidths][2]; // [width - 1][reversed]
+    auto& batch = scratch().batch; // [width - 1][reversed]
+    static_assert(std::extent_v<std::remove_reference_t<decltype(batch)>> == kWidths);
+    for (auto& byWidth : batch)
+        for (auto& lines : byWidth) lines.clear();
     std::size_t segments = 0;
     for (const std::uint32_t e : f.edges) {
         const auto& edge = piece.drawing.edges[e];
@@ -252,7 +269,9 @@ void drawCrossEdges(Frame& f) {
     QColor plain = f.in.palette.color(QPalette::Link);
     plain.setAlphaF(0.45f);
     const QColor live = colors::live(f.in.palette);
-    std::vector<QLineF> lines[2]; // plain, live
+    auto& lines = scratch().cross; // plain, live
+    lines[0].clear();
+    lines[1].clear();
     for (const CrossEdge& c : cross) {
         const DataflowPiece& from = f.in.layouts->piece(c.from_segment);
         const DataflowPiece& to = f.in.layouts->piece(c.to_segment);
@@ -286,7 +305,13 @@ double edgeWidth(std::int64_t bytes) {
 std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size) {
     p.fillRect(QRectF(QPointF(0, 0), size), in.palette.color(QPalette::Base));
     if (!in.scene || !in.layouts) return 0;
-    Frame f{p, in, QRectF(in.camera.toLayout({0, 0}), in.camera.toLayout({size.width(), size.height()})), {}};
+    Frame f{p,
+            in,
+            QRectF(in.camera.toLayout({0, 0}), in.camera.toLayout({size.width(), size.height()})),
+            {},
+            11,
+            scratch().boxes,
+            scratch().edges};
     f.screen = QRectF(QPointF(-8, -8), size + QSizeF(16, 16));
     f.fontPx = std::clamp(12.0 * in.camera.scale, 8.0, 15.0);
     std::size_t drawn = 0;
