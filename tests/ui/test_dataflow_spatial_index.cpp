@@ -10,6 +10,7 @@
 #include "dataflow/dataflowmarks.h"
 #include "dataflow/dataflowpainter.h"
 #include "dataflow/dataflowspatialindex.h"
+#include "dataflow/segmentclip.h"
 #include "graphview/scenecategories.h"
 #include "loading/scene.h"
 #include "state/viewstate.h"
@@ -37,25 +38,11 @@ bool meets(const Rect& r, double x0, double y0, double x1, double y1) {
     return x0 <= r.x1 && x1 >= r.x0 && y0 <= r.y1 && y1 >= r.y0;
 }
 
-// Whether segment a-b passes through r (Liang-Barsky, closed): a diagonal segment may miss a
-// rectangle its bounding box meets.
+// Whether segment a-b passes through r (closed): a diagonal segment may miss a rectangle its
+// bounding box meets.
 bool crosses(const Rect& r, fxmem::DataflowDrawing::Point a, fxmem::DataflowDrawing::Point b) {
     double t0 = 0, t1 = 1;
-    const double dx = b.x - a.x, dy = b.y - a.y;
-    const double p[4] = {-dx, dx, -dy, dy}, q[4] = {a.x - r.x0, r.x1 - a.x, a.y - r.y0, r.y1 - a.y};
-    for (int i = 0; i < 4; ++i) {
-        if (p[i] == 0) {
-            if (q[i] < 0) return false;
-            continue;
-        }
-        const double t = q[i] / p[i];
-        if (p[i] < 0)
-            t0 = std::max(t0, t);
-        else
-            t1 = std::min(t1, t);
-        if (t0 > t1) return false;
-    }
-    return true;
+    return clipSegment(a.x, a.y, b.x, b.y, r.x0, r.y0, r.x1, r.y1, t0, t1);
 }
 
 // The scenes checked: llama's pair, fxmem_synth's flat forward, and the extra file's graphs.

@@ -1,6 +1,7 @@
 #include "dataflow/dataflowpainter.h"
 
 #include "dataflow/dataflowlabels.h"
+#include "dataflow/segmentclip.h"
 #include "util/colors.h"
 #include "util/text.h"
 #include "util/units.h"
@@ -107,21 +108,8 @@ void drawModuleFrames(Frame& f, std::size_t s) {
 // a scrolled frame would not meet the moved pixels).
 bool clip(QPointF& a, QPointF& b, const QRectF& r, double period = 0) {
     double t0 = 0, t1 = 1;
+    if (!clipSegment(a.x(), a.y(), b.x(), b.y(), r.left(), r.top(), r.right(), r.bottom(), t0, t1)) return false;
     const double dx = b.x() - a.x(), dy = b.y() - a.y();
-    const double p[4] = {-dx, dx, -dy, dy};
-    const double q[4] = {a.x() - r.left(), r.right() - a.x(), a.y() - r.top(), r.bottom() - a.y()};
-    for (int i = 0; i < 4; ++i) {
-        if (p[i] == 0) {
-            if (q[i] < 0) return false;
-            continue;
-        }
-        const double t = q[i] / p[i];
-        if (p[i] < 0)
-            t0 = std::max(t0, t);
-        else
-            t1 = std::min(t1, t);
-        if (t0 > t1) return false;
-    }
     if (period > 0 && t0 > 0) {
         const double length = std::hypot(dx, dy);
         t0 = std::floor(t0 * length / period) * period / length;
