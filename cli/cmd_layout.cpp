@@ -6,6 +6,7 @@
 
 #include "fxmem/dataflow_layout.h"
 #include "fxmem/dataflow_scene.h"
+#include "fxmem/dataflow_sizes.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "table.h"
@@ -98,10 +99,11 @@ int run_layout(const Args& args, std::ostream& out) {
     for (std::uint32_t g : graphs) trees.emplace_back(file.graphs[g]);
     std::uint32_t depth = 1;
     for (const ModuleTree& t : trees) depth = std::max(depth, depth_option(args, t));
-    DataflowScene scene(file, graphs, trees, [&](std::size_t) {
+    DataflowScene scene(file, graphs, trees, [&](std::size_t s) {
         DataflowOptions options;
         options.depth = depth;
         options.counted = &counted;
+        use_drawn_sizes(options, file.graphs[graphs[s]]); // the app's boxes: the JSON is its drawing
         return options;
     });
     if (const auto list = args.value("--expand")) {

@@ -7,6 +7,7 @@
 
 #include "fxmem/analysis.h"
 #include "fxmem/dataflow_layout.h"
+#include "fxmem/dataflow_sizes.h"
 #include "fxmem/io.h"
 #include "fxmem/model.h"
 
@@ -431,6 +432,7 @@ TEST(DataflowLayout, CliJsonIsTheLibrarysDrawing) {
     DataflowOptions options;
     options.depth = 2;
     options.counted = &counted;
+    use_drawn_sizes(options, graph); // the app's boxes, which the CLI exports
     DataflowLayout layout(file, static_cast<std::size_t>(gi), tree, options);
     layout.expand(tree.find("layers.1"));
     const DataflowDrawing d = layout.drawing();

@@ -14,6 +14,7 @@
 #include "ui_open.h"
 #include "util/units.h"
 
+#include <fxmem/dataflow_sizes.h>
 #include <fxmem/io.h>
 
 #include <QAction>
@@ -75,6 +76,49 @@ class TestDataflowView : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    // fxmem-cli layout exports the drawing the view shows: on llama's pair, at the view's depth
+    // (the CLI's default), the same boxes in the same order at the same places and sizes, and
+    // the same edges with the same points, the pair's forward beside its backward.
+    void cliLayoutIsTheDrawing() {
+        const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
+        SceneRequest request;
+        request.pair = 0;
+        const auto layouts = DataflowLayouts::build(*buildScene(file, kLlama, request));
+        const QJsonObject cli = cliJson({QStringLiteral("layout"), kLlama, QStringLiteral("--pair"),
+                                         QStringLiteral("0"), QStringLiteral("--json")});
+        const QJsonArray boxes = cli[QStringLiteral("boxes")].toArray(), edges = cli[QStringLiteral("edges")].toArray();
+        qsizetype box = 0, edge = 0;
+        for (std::size_t s = 0; s < layouts->size(); ++s) {
+            const DataflowPiece& p = layouts->piece(s);
+            for (const Box& b : p.drawing.boxes) {
+                QVERIFY(box < boxes.size());
+                const QJsonObject j = boxes[box++].toObject();
+                QCOMPARE(j[QStringLiteral("kind")].toString(),
+                         b.kind == Kind::Module ? QStringLiteral("module") : QStringLiteral("node"));
+                QCOMPARE(j[QStringLiteral("x")].toDouble(), p.x + b.x);
+                QCOMPARE(j[QStringLiteral("y")].toDouble(), p.top + b.y);
+                QCOMPARE(j[QStringLiteral("w")].toDouble(), b.w);
+                QCOMPARE(j[QStringLiteral("h")].toDouble(), b.h);
+            }
+            for (const fxmem::DataflowDrawing::Edge& e : p.drawing.edges) {
+                QVERIFY(edge < edges.size());
+                const QJsonArray points = edges[edge++].toObject()[QStringLiteral("points")].toArray();
+                QCOMPARE(points.size(), static_cast<qsizetype>(e.points.size()));
+                for (qsizetype k = 0; k < points.size(); ++k) {
+                    QCOMPARE(points[k].toArray()[0].toDouble(), p.x + e.points[static_cast<std::size_t>(k)].x);
+                    QCOMPARE(points[k].toArray()[1].toDouble(), p.top + e.points[static_cast<std::size_t>(k)].y);
+                }
+            }
+        }
+        QCOMPARE(box, boxes.size());
+        QVERIFY(box > 20);
+        // The inputs are drawn narrower than the nodes, and collapsed modules wider.
+        std::set<double> widths;
+        for (const QJsonValue& b : boxes) widths.insert(b.toObject()[QStringLiteral("w")].toDouble());
+        QVERIFY(widths.count(fxmem::kDrawnInput.w) && widths.count(fxmem::kDrawnNode.w) &&
+                widths.count(fxmem::kDrawnModule.w));
+    }
 
     // Double-click on layers.3 (collapsed at the layer depth) opens it: its children appear, it
     // becomes a frame, and nothing above its row moves; a double-click on its frame's header

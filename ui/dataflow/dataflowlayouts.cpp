@@ -1,5 +1,6 @@
 #include "dataflow/dataflowlayouts.h"
 
+#include <fxmem/dataflow_sizes.h>
 #include <fxmem/error.h>
 
 #include <algorithm>
@@ -38,12 +39,8 @@ std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, cons
         const GraphAnalysis& a = *scene.segments[s].analysis;
         fxmem::DataflowOptions o;
         o.depth = out->depth_;
-        o.default_node = kNodeBox;
-        o.default_module = kModuleBox;
-        o.node_size = [g = &a.graph()](fxmem::NodeId n) {
-            const fxmem::OpKind op = g->node(n).op;
-            return op == fxmem::OpKind::Placeholder || op == fxmem::OpKind::GetAttr ? kInputBox : kNodeBox;
-        };
+        // The sizes of the boxes the view draws (text is elided to them), as fxmem-cli layout.
+        fxmem::use_drawn_sizes(o, a.graph());
         o.counted = &a.counted();
         return o;
     };

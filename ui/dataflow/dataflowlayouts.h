@@ -45,9 +45,6 @@ public:
     static constexpr std::uint32_t kNone = 0xffffffffu;
     static constexpr double kSegmentGap = fxmem::DataflowScene::kSegmentGap; // between the segments' drawings
     static constexpr double kTitle = fxmem::DataflowScene::kTitle;           // a segment's name above its drawing
-    // The sizes of the boxes the view draws (text is elided to them).
-    // Inputs (placeholders, get_attr) are narrower: a model's weights sit side by side in a row.
-    static constexpr fxmem::BoxSize kNodeBox{150, 38}, kInputBox{100, 38}, kModuleBox{210, 58};
 
     // Every segment's overview: modules collapsed at the model's layer depth (Scene::layerDepth,
     // at least 1), the shallower ones open. Polls `cancelled` between segments and inside core.
