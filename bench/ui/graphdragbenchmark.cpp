@@ -199,6 +199,20 @@ QString runDrops(MainWindow& window, const ScrubBenchmarkOptions& options) {
     return out;
 }
 
+// One move with `held` down, timed from the event to the graph view's paint (`graph`) and to the
+// last paint it caused (`total`); a warm-up move is made but not recorded.
+void timedMove(QWidget* view, QPointF at, Qt::MouseButton held, PaintTimer& pt, const QElapsedTimer& clock, bool warmup,
+               Series& total, Series& graph) {
+    pt.reset();
+    const qint64 t0 = clock.nsecsElapsed();
+    mouse(view, QEvent::MouseMove, at, Qt::NoButton, held);
+    const qint64 t1 = clock.nsecsElapsed();
+    const qint64 t2 = settle(pt, clock);
+    if (warmup) return;
+    total.ms.push_back(ms((t2 < 0 ? t1 : t2) - t0));
+    graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
+}
+
 // The Dataflow mode's pan: a left-button drag from the middle of the view, as the time mode's.
 QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
     DataflowView* view = window.parts().dataflow;
@@ -225,14 +239,7 @@ QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options)
     for (int i = 0; i < moves; ++i) {
         const double sign = (i / 50) % 2 == 0 ? 1 : -1;
         at += QPointF(4 * sign, 3 * sign);
-        pt.reset();
-        const qint64 t0 = clock.nsecsElapsed();
-        mouse(view, QEvent::MouseMove, at, Qt::NoButton, Qt::LeftButton);
-        const qint64 t1 = clock.nsecsElapsed();
-        const qint64 t2 = settle(pt, clock);
-        if (i < options.warmup) continue;
-        total.ms.push_back(ms((t2 < 0 ? t1 : t2) - t0));
-        graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
+        timedMove(view, at, Qt::LeftButton, pt, clock, i < options.warmup, total, graph);
     }
     mouse(view, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
     qApp->removeEventFilter(&pt);
@@ -283,14 +290,8 @@ QString runPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
     const double dx = std::min(4.0, (v.right - v.left - 40.0) / std::max(1, moves));
     for (int i = 0; i < moves; ++i) {
         at.rx() -= dx;
-        pt.reset();
-        const qint64 t0 = clock.nsecsElapsed();
-        mouse(view, QEvent::MouseMove, at, Qt::NoButton, Qt::MiddleButton);
-        const qint64 t1 = clock.nsecsElapsed();
-        const qint64 t2 = settle(pt, clock);
+        timedMove(view, at, Qt::MiddleButton, pt, clock, i < options.warmup, total, graph);
         if (i < options.warmup) continue;
-        total.ms.push_back(ms((t2 < 0 ? t1 : t2) - t0));
-        graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
         for (int k = 0; k < BucketCount; ++k)
             paint[static_cast<std::size_t>(k)].ms.push_back(ms(pt.ns[static_cast<std::size_t>(k)]));
     }
