@@ -266,13 +266,13 @@ int main(int argc, char** argv) {
                 window.showGraph(-1, parser.value(pair).toInt());
                 return;
             }
-            const int g = file.find_graph(parser.value(graph).toStdString());
-            if (g < 0) {
+            const std::optional<fxmem::GraphId> g = file.find_graph(parser.value(graph).toStdString());
+            if (!g) {
                 fail(QStringLiteral("%1 has no graph named '%2'").arg(path, parser.value(graph)));
                 if (shot) QCoreApplication::exit(2);
                 return;
             }
-            window.showGraph(g);
+            window.showGraph(g->value);
             return;
         }
         // The view options, once, when the chosen graph is shown.

@@ -27,7 +27,7 @@ void guarded(benchmark::State& state, Body&& body) {
 
 const Graph& pair_graph(const Fixture& f, bool forward) {
     const Pair& p = f.pair.pairs.at(0);
-    return f.pair.graphs[forward ? p.forward : p.backward];
+    return f.pair.graph(forward ? p.forward : p.backward);
 }
 
 void load(benchmark::State& state, std::size_t nodes) {
@@ -193,7 +193,7 @@ void attribution_build(benchmark::State& state, std::size_t nodes) {
         Fixture& f = fixture(nodes);
         ensure_modules(f);
         for (auto _ : state) {
-            const Attribution a(f.single, 0, resolve_roles(f.single));
+            const Attribution a(f.single, GraphId(0), resolve_roles(f.single));
             benchmark::DoNotOptimize(a.tree().size());
         }
     });
@@ -206,7 +206,7 @@ void breakdown(benchmark::State& state, std::size_t nodes) {
         Fixture& f = fixture(nodes);
         ensure_modules(f);
         const LiveSetIndex& index = graph_liveset(f);
-        const Attribution a(f.single, 0, resolve_roles(f.single));
+        const Attribution a(f.single, GraphId(0), resolve_roles(f.single));
         synth::Rng rng(6);
         for (auto _ : state) {
             const auto live = index.live_at(rng.below(index.profile_size()));
@@ -222,7 +222,7 @@ void profile_by(benchmark::State& state, std::size_t nodes) {
         Fixture& f = fixture(nodes);
         ensure_modules(f);
         const LiveSetIndex& index = graph_liveset(f);
-        const Attribution a(f.single, 0, resolve_roles(f.single));
+        const Attribution a(f.single, GraphId(0), resolve_roles(f.single));
         const std::vector<std::uint32_t> groups = a.storage_groups(GroupBy::Role, 0);
         for (auto _ : state) benchmark::DoNotOptimize(index.profile_by(groups, kStorageRoleCount).data());
     });

@@ -146,8 +146,8 @@ void write_dump(const DataflowDrawing& d, std::uint64_t crossings, const std::st
     if (!f) throw fxmem::Error("cannot write " + path);
     std::fprintf(f, "size %a %a crossings %llu\n", d.width, d.height, static_cast<unsigned long long>(crossings));
     for (const DataflowDrawing::Box& b : d.boxes)
-        std::fprintf(f, "box %d %u %u %d %a %a %a %a\n", static_cast<int>(b.kind), b.ref, b.parent, b.expanded ? 1 : 0,
-                     b.x, b.y, b.w, b.h);
+        std::fprintf(f, "box %d %u %u %d %a %a %a %a\n", static_cast<int>(b.kind), b.ref,
+                     b.parent.value_or(0xffffffffu), b.expanded ? 1 : 0, b.x, b.y, b.w, b.h);
     for (const DataflowDrawing::Edge& e : d.edges) {
         std::fprintf(f, "edge %u %u %lld %d %d", e.from, e.to, static_cast<long long>(e.bytes), e.reversed ? 1 : 0,
                      e.straight ? 1 : 0);
@@ -199,7 +199,7 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
     fxmem::DataflowOptions options;
     options.depth = std::max<std::uint32_t>(1, tree.layer_depth());
     double t = now_ms();
-    fxmem::DataflowLayout overview(file, gi, tree, options);
+    fxmem::DataflowLayout overview(file, fxmem::GraphId(static_cast<std::int32_t>(gi)), tree, options);
     const double overview_ms = ms_since(t);
     t = now_ms();
     const DataflowDrawing od = overview.drawing();
@@ -225,7 +225,7 @@ void run_graph(const std::string& label, const fxmem::GraphFile& file, std::size
     fxmem::DataflowOptions all = options;
     all.depth = tree.max_depth() + 1;
     t = now_ms();
-    const fxmem::DataflowLayout full(file, gi, tree, all);
+    const fxmem::DataflowLayout full(file, fxmem::GraphId(static_cast<std::int32_t>(gi)), tree, all);
     const double full_ms = ms_since(t);
     t = now_ms();
     const DataflowDrawing fd = full.drawing();

@@ -43,7 +43,7 @@ std::vector<DeepModuleFigure> measure_deep_modules(std::size_t base_depth) {
         for (int run = 0; run < 3; ++run) {
             const double t0 = thread_cpu_ms();
             const GraphFile file = load_buffer(json, "deep.json");
-            const Attribution a(file, 0, resolve_roles(file));
+            const Attribution a(file, GraphId(0), resolve_roles(file));
             fig.ms = std::min(fig.ms, thread_cpu_ms() - t0);
             fig.lookup_bytes = fxmem::detail::WorkCounters::lookup_bytes(a.tree());
         }

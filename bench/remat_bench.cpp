@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     int failed = 0;
     try {
         const GraphFile f = synthetic_joint(layers);
-        const JointGraph j = analyze_joint(f, 0);
+        const JointGraph j = analyze_joint(f, GraphId(0));
         RematOptions o;
         o.time_limit_s = limit;
         const auto t0 = std::chrono::steady_clock::now();
@@ -115,9 +115,9 @@ int main(int argc, char** argv) {
                     100.0 * static_cast<double>(r.extra_flops) / static_cast<double>(r.baseline_flops));
         for (const std::string& path : sweeps) {
             const GraphFile sf = load_file(path);
-            const int jg = sf.find_graph("joint");
-            if (jg < 0) throw Error(path + ": no graph named 'joint' (write it with fxmem_export.sweep)");
-            const JointGraph sj = analyze_joint(sf, static_cast<std::uint32_t>(jg));
+            const std::optional<GraphId> jg = sf.find_graph("joint");
+            if (!jg) throw Error(path + ": no graph named 'joint' (write it with fxmem_export.sweep)");
+            const JointGraph sj = analyze_joint(sf, *jg);
             RematOptions so;
             so.time_limit_s = limit;
             const auto t1 = std::chrono::steady_clock::now();

@@ -54,14 +54,15 @@ void make_symbolic(GraphFile& f) {
             if (tensor.rank == 0) continue;
             const auto shape = graph.shape(tensor);
             // The batch dimension; the rest (constant) is not listed, as the reader leaves it.
-            sy.tensor_entries.push_back({g, t, 0, expr(sy, "(" + std::to_string(shape[0]) + "*s0//8)")});
+            sy.tensor_entries.push_back(
+                {GraphId(static_cast<std::int32_t>(g)), t, 0, expr(sy, "(" + std::to_string(shape[0]) + "*s0//8)")});
         }
     }
 }
 
 std::int64_t pair_peak(const GraphFile& f) {
-    const Graph& fwd = f.graphs[f.pairs[0].forward];
-    const Graph& bwd = f.graphs[f.pairs[0].backward];
+    const Graph& fwd = f.graph(f.pairs[0].forward);
+    const Graph& bwd = f.graph(f.pairs[0].backward);
     return analyze_pair(f, fwd, bwd, default_counted(f)).peak.peak;
 }
 

@@ -25,9 +25,9 @@ synth::Options small(std::uint64_t seed = 7, bool pair = true) {
 }
 
 const Graph& graph_named(const GraphFile& f, std::string_view name) {
-    const int g = f.find_graph(name);
-    EXPECT_GE(g, 0) << name;
-    return f.graphs[static_cast<std::size_t>(g)];
+    const std::optional<GraphId> g = f.find_graph(name);
+    EXPECT_TRUE(g.has_value()) << name;
+    return f.graph(g.value_or(GraphId(0)));
 }
 
 NodeId id(std::size_t i) { return NodeId(static_cast<std::int32_t>(i)); }
@@ -45,8 +45,8 @@ TEST(Synth, NodeBudgetIsSharedTwoFifthsForwardThreeFifthsBackward) {
     const GraphFile f = synth::generate(o);
     ASSERT_EQ(f.graphs.size(), 2u);
     ASSERT_EQ(f.pairs.size(), 1u);
-    const Graph& fwd = f.graphs[f.pairs[0].forward];
-    const Graph& bwd = f.graphs[f.pairs[0].backward];
+    const Graph& fwd = f.graph(f.pairs[0].forward);
+    const Graph& bwd = f.graph(f.pairs[0].backward);
     EXPECT_EQ(fwd.name, synth::kForwardName);
     EXPECT_EQ(bwd.name, synth::kBackwardName);
     EXPECT_EQ(fwd.kind, GraphKind::Forward);

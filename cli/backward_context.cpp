@@ -15,8 +15,8 @@ ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args
     if (args.has("--standalone")) return c;
     for (std::size_t k = 0; k < file.pairs.size(); ++k) {
         const Pair& p = file.pairs[k];
-        if (&file.graphs[p.backward] != &graph) continue;
-        const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graphs[p.forward], graph);
+        if (&file.graph(p.backward) != &graph) continue;
+        const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, file.graph(p.forward), graph);
         c.releasable = backward_releasable(graph, inter);
         c.in_pair = true;
         c.pair = k;
@@ -28,7 +28,7 @@ ScoreContext score_context(const GraphFile& file, const Graph& graph, const Args
 
 std::string score_context_line(const GraphFile& file, const Graph& graph, const ScoreContext& c) {
     if (!c.in_pair) return {};
-    return "backward of pair " + std::to_string(c.pair) + " ('" + file.graphs[file.pairs[c.pair].forward].name +
+    return "backward of pair " + std::to_string(c.pair) + " ('" + file.graph(file.pairs[c.pair].forward).name +
            "' -> '" + graph.name +
            "'), scored in its pair as the app and get_peak_memory do: its primal and tangent inputs are "
            "never freed, and the forward leaves " +

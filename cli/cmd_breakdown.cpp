@@ -53,8 +53,8 @@ int run_breakdown(const Args& args, std::ostream& out) {
     const GraphFile file = load_bound(args);
     // --schedule / --schedule-name: the live sets of that order of its graph
     const std::optional<Schedule> schedule = schedule_option(file, args);
-    const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
-    const auto graph_index = static_cast<std::size_t>(&graph - file.graphs.data());
+    const Graph& graph = schedule ? file.graph(schedule->graph) : select_graph(file, args);
+    const GraphId graph_index(static_cast<std::int32_t>(&graph - file.graphs.data()));
     const AliasInfo alias = build_alias_info(file, graph);
     const NodeMask releasable = default_releasable(graph);
     const StorageMask counted = devices_counted(file, args);

@@ -42,8 +42,8 @@ nlohmann::ordered_json budget_rows_json(const GraphFile& file, const std::vector
     auto a = nlohmann::ordered_json::array();
     for (const BudgetRow& r : rows)
         a.push_back({{"budget", r.budget},
-                     {"forward", file.graphs[file.pairs[r.pair].forward].name},
-                     {"backward", file.graphs[file.pairs[r.pair].backward].name},
+                     {"forward", file.graph(file.pairs[r.pair].forward).name},
+                     {"backward", file.graph(file.pairs[r.pair].backward).name},
                      {"peak", r.peak.peak},
                      {"step", r.step},
                      {"node", r.step == 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.node)},

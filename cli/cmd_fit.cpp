@@ -31,10 +31,10 @@ std::int64_t parse_memory(const std::string& text) {
 std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
 
 // The joint graph whose recompute plans fit measures: pair K's, else the file's first.
-std::uint32_t fit_joint(const GraphFile& file, std::size_t k) {
-    if (k < file.pairs.size() && file.pairs[k].joint >= 0) return static_cast<std::uint32_t>(file.pairs[k].joint);
+GraphId fit_joint(const GraphFile& file, std::size_t k) {
+    if (k < file.pairs.size() && file.pairs[k].joint) return *file.pairs[k].joint;
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
-        if (file.graphs[i].kind == GraphKind::Joint) return static_cast<std::uint32_t>(i);
+        if (file.graphs[i].kind == GraphKind::Joint) return GraphId(static_cast<std::int32_t>(i));
     throw Error(file.source + ": --max-extra-percent needs a joint graph to plan recomputation on, and the file has "
                               "none (export one with fxmem_export.save(..., inner=\"partition\"))");
 }
@@ -89,10 +89,10 @@ int run_fit(const Args& args, std::ostream& out) {
         (void)pair_at(file, k, "fit --whole-step measures the whole step");
         measure = [devices, k](const GraphFile& f) {
             const Pair& p = f.pairs[k];
-            return analyze_pair(f, f.graphs[p.forward], f.graphs[p.backward], counted_for(f, devices)).peak.peak;
+            return analyze_pair(f, f.graph(p.forward), f.graph(p.backward), counted_for(f, devices)).peak.peak;
         };
     }
-    std::optional<std::uint32_t> joint;
+    std::optional<GraphId> joint;
     if (percent) joint = fit_joint(file, k);
     const FitResult r = fit_symbol(percent ? file : std::move(file), q, measure);
 
@@ -105,7 +105,7 @@ int run_fit(const Args& args, std::ostream& out) {
         RematOptions options;
         options.max_extra_percent = *percent;
         options.time_limit_s = kRematProbeSeconds;
-        const std::uint32_t j = *joint;
+        const GraphId j = *joint;
         remat = fit_symbol(std::move(file), rq,
                            [&](const GraphFile& f) { return search_remat(analyze_joint(f, j), options).peak.peak; });
     }

@@ -62,8 +62,7 @@ int run_info(const Args& args, std::ostream& out) {
         }
         j["pairs"] = nlohmann::ordered_json::array();
         for (const Pair& p : file.pairs)
-            j["pairs"].push_back(
-                {{"forward", file.graphs[p.forward].name}, {"backward", file.graphs[p.backward].name}});
+            j["pairs"].push_back({{"forward", file.graph(p.forward).name}, {"backward", file.graph(p.backward).name}});
         j["storages_with_role"] = with_role;
         j["roles"] = to_string(role_source);
         j["storages_with_label"] = with_label;
@@ -72,7 +71,7 @@ int run_info(const Args& args, std::ostream& out) {
         j["step"] = nlohmann::ordered_json::array();
         for (const StepEntry& e : file.step)
             j["step"].push_back(
-                {{"graph", file.graphs[e.graph].name}, {"call", e.call}, {"module_prefix", e.module_prefix}});
+                {{"graph", file.graph(e.graph).name}, {"call", e.call}, {"module_prefix", e.module_prefix}});
         j["symbols"] = nlohmann::ordered_json::array();
         for (const Symbol& s : file.symbolic.symbols)
             j["symbols"].push_back({{"name", s.name},
@@ -82,7 +81,7 @@ int run_info(const Args& args, std::ostream& out) {
                                     {"max", s.max ? nlohmann::ordered_json(*s.max) : nlohmann::ordered_json(nullptr)}});
         j["schedules"] = nlohmann::ordered_json::array();
         for (const NamedSchedule& s : file.schedules)
-            j["schedules"].push_back({{"name", s.name}, {"graph", file.graphs[s.graph].name}, {"source", s.source}});
+            j["schedules"].push_back({{"name", s.name}, {"graph", file.graph(s.graph).name}, {"source", s.source}});
         out << j.dump(2) << '\n';
         return 0;
     }
@@ -116,8 +115,8 @@ int run_info(const Args& args, std::ostream& out) {
     if (!file.pairs.empty()) {
         out << "pairs:\n";
         for (std::size_t i = 0; i < file.pairs.size(); ++i)
-            out << "  " << i << ": " << elide(file.graphs[file.pairs[i].forward].name) << " -> "
-                << elide(file.graphs[file.pairs[i].backward].name) << '\n';
+            out << "  " << i << ": " << elide(file.graph(file.pairs[i].forward).name) << " -> "
+                << elide(file.graph(file.pairs[i].backward).name) << '\n';
     }
     if (!file.step.empty()) {
         out << "step (" << file.step.size() << " graph runs, in order):\n";
@@ -134,7 +133,7 @@ int run_info(const Args& args, std::ostream& out) {
     if (!file.schedules.empty()) {
         out << "schedules:\n";
         std::vector<std::vector<std::string>> rows{{"name", "graph", "source"}};
-        for (const NamedSchedule& s : file.schedules) rows.push_back({s.name, file.graphs[s.graph].name, s.source});
+        for (const NamedSchedule& s : file.schedules) rows.push_back({s.name, file.graph(s.graph).name, s.source});
         write_table(out, rows, {false, false, false});
     }
     return 0;

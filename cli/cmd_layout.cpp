@@ -48,8 +48,7 @@ nlohmann::ordered_json box_json(const DataflowLayout& layout, const Graph& graph
     const bool module = b.kind == DataflowDrawing::Kind::Module;
     j["kind"] = module ? "module" : "node";
     j["name"] = module ? std::string(layout.tree()[b.ref].name) : graph.nodes[b.ref].name;
-    j["parent"] = b.parent == DataflowDrawing::kNoParent ? nlohmann::ordered_json(nullptr)
-                                                         : nlohmann::ordered_json(first + b.parent);
+    j["parent"] = b.parent ? nlohmann::ordered_json(first + *b.parent) : nlohmann::ordered_json(nullptr);
     j["x"] = dx + b.x;
     j["y"] = dy + b.y;
     j["w"] = b.w;
@@ -68,12 +67,12 @@ nlohmann::ordered_json box_json(const DataflowLayout& layout, const Graph& graph
 
 // The graphs drawn side by side: one (--graph or the only one), a pair's forward and backward,
 // or every run of the file's step in order.
-std::vector<std::uint32_t> scene_graphs(const GraphFile& file, const Args& args) {
+std::vector<GraphId> scene_graphs(const GraphFile& file, const Args& args) {
     if (args.has("--whole-step")) {
         if (file.step.empty())
             throw Error(file.source + ": the file has no \"step\" (the order the graphs ran in), so there is no whole "
                                       "step to lay out; use --graph NAME or --pair K");
-        std::vector<std::uint32_t> graphs;
+        std::vector<GraphId> graphs;
         for (const StepEntry& e : file.step) graphs.push_back(e.graph);
         return graphs;
     }
@@ -82,7 +81,7 @@ std::vector<std::uint32_t> scene_graphs(const GraphFile& file, const Args& args)
         return {p.forward, p.backward};
     }
     const Graph& graph = select_graph(file, args);
-    return {static_cast<std::uint32_t>(&graph - file.graphs.data())};
+    return {GraphId(static_cast<std::int32_t>(&graph - file.graphs.data()))};
 }
 
 } // namespace
@@ -93,17 +92,17 @@ int run_layout(const Args& args, std::ostream& out) {
                        "the whole step lays out every graph of the file's step");
     if (args.has("--pair")) refuse_in_mode(args, "--pair", {"--graph"}, "the pair names its two graphs");
     const GraphFile file = load_file(args.file);
-    const std::vector<std::uint32_t> graphs = scene_graphs(file, args);
+    const std::vector<GraphId> graphs = scene_graphs(file, args);
     const StorageMask counted = devices_counted(file, args);
     std::vector<ModuleTree> trees;
-    for (std::uint32_t g : graphs) trees.emplace_back(file.graphs[g]);
+    for (GraphId g : graphs) trees.emplace_back(file.graph(g));
     std::uint32_t depth = 1;
     for (const ModuleTree& t : trees) depth = std::max(depth, depth_option(args, t));
     DataflowScene scene(file, graphs, trees, [&](std::size_t s) {
         DataflowOptions options;
         options.depth = depth;
         options.counted = &counted;
-        use_drawn_sizes(options, file.graphs[graphs[s]]); // the app's boxes: the JSON is its drawing
+        use_drawn_sizes(options, file.graph(graphs[s])); // the app's boxes: the JSON is its drawing
         return options;
     });
     if (const auto list = args.value("--expand")) {
@@ -116,7 +115,7 @@ int run_layout(const Args& args, std::ostream& out) {
                 }
             if (!found)
                 throw Error(file.source + ": " +
-                            (graphs.size() == 1 ? "graph '" + elide(file.graphs[graphs[0]].name) + "'"
+                            (graphs.size() == 1 ? "graph '" + elide(file.graph(graphs[0]).name) + "'"
                                                 : std::string(args.has("--pair") ? "pair" : "whole step")) +
                             ": --expand: no module '" + elide(name) + "' in " +
                             (graphs.size() == 1 ? "this graph" : "its graphs"));
@@ -132,7 +131,7 @@ int run_layout(const Args& args, std::ostream& out) {
             const DataflowSegment& seg = scene.segment(s);
             first[s] = j["boxes"].size();
             for (std::size_t i = 0; i < seg.drawing.boxes.size(); ++i)
-                j["boxes"].push_back(box_json(*seg.layout, file.graphs[seg.graph], seg.drawing.boxes[i], first[s] + i,
+                j["boxes"].push_back(box_json(*seg.layout, file.graph(seg.graph), seg.drawing.boxes[i], first[s] + i,
                                               first[s], seg.x, seg.top));
             for (const DataflowDrawing::Edge& e : seg.drawing.edges) {
                 nlohmann::ordered_json je;
@@ -165,7 +164,7 @@ int run_layout(const Args& args, std::ostream& out) {
             j["segments"] = nlohmann::ordered_json::array();
             for (std::size_t s = 0; s < scene.size(); ++s) {
                 const DataflowSegment& seg = scene.segment(s);
-                j["segments"].push_back({{"graph", file.graphs[seg.graph].name},
+                j["segments"].push_back({{"graph", file.graph(seg.graph).name},
                                          {"x", seg.x},
                                          {"y", seg.top},
                                          {"w", seg.drawing.width},
@@ -186,7 +185,7 @@ int run_layout(const Args& args, std::ostream& out) {
         std::size_t nodes = 0, modules = 0, reversed = 0;
         for (const DataflowDrawing::Box& b : drawing.boxes) (b.kind == DataflowDrawing::Kind::Node ? nodes : modules)++;
         for (const DataflowDrawing::Edge& e : drawing.edges) reversed += e.reversed ? 1 : 0;
-        out << "graph '" << escape_control(elide(file.graphs[seg.graph].name)) << "': dataflow layout at module depth "
+        out << "graph '" << escape_control(elide(file.graph(seg.graph).name)) << "': dataflow layout at module depth "
             << depth << ", " << drawing.width << " x " << drawing.height;
         if (scene.size() > 1) out << " at x " << seg.x;
         out << "\n"

@@ -38,7 +38,8 @@ std::string reason_text(const Graph& g, const LiveStorage& s) {
     case LiveReason::WaitingForUse:
         return "waiting for " +
                (s.next_user.valid() ? "'" + elide(g.node(s.next_user).name) + "'" : std::string("its users")) +
-               "; freed after '" + elide(g.node(s.last_user).name) + "' at step " + std::to_string(s.free_step);
+               "; freed after '" + elide(g.node(s.last_user).name) + "' at step " +
+               std::to_string(s.free_step.value_or(-1));
     case LiveReason::GraphOutput: return "graph output: kept to the end";
     case LiveReason::NotReleasable: return "never freed (a primal or do-not-delete input)";
     case LiveReason::NeverUsed: return "never used, so never freed";
@@ -54,10 +55,11 @@ int run_live(const Args& args, std::ostream& out) {
     const auto shared = std::make_shared<const GraphFile>(load_bound(args));
     const GraphFile& file = *shared;
     const std::optional<Schedule> schedule = schedule_option(file, args);
-    const Graph& graph = schedule ? file.graphs[static_cast<std::size_t>(schedule->graph)] : select_graph(file, args);
+    const Graph& graph = schedule ? file.graph(schedule->graph) : select_graph(file, args);
     // The graph on its own (default releasability); a schedule gets its own index over the same analysis.
-    const auto analysis = GraphAnalysis::compute(shared, static_cast<int>(&graph - file.graphs.data()),
-                                                 device_filter(args), {}, PairContext::Standalone);
+    const auto analysis =
+        GraphAnalysis::compute(shared, GraphId(static_cast<std::int32_t>(&graph - file.graphs.data())),
+                               device_filter(args), {}, PairContext::Standalone);
     std::optional<LiveSetIndex> reordered;
     if (schedule)
         reordered.emplace(file, graph, analysis->alias(), analysis->releasable(), analysis->counted(), schedule->order);
@@ -93,7 +95,7 @@ int run_live(const Args& args, std::ostream& out) {
             r["alloc_step"] = s.alloc_step;
             r["last_user"] = name_or_null(s.last_user);
             r["next_user"] = name_or_null(s.next_user);
-            r["free_step"] = s.free_step;
+            r["free_step"] = s.free_step.value_or(-1); // docs: -1 when never released
             r["reason"] = reason_key(s.reason);
             rows.push_back(std::move(r));
         }

@@ -18,8 +18,8 @@ int run_peak(const Args& args, std::ostream& out) {
     const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     const GraphFile file = load_bound(args);
     (void)pair_at(file, k, "use 'profile' for a single graph");
-    const Graph& fwd = file.graphs[file.pairs[k].forward];
-    const Graph& bwd = file.graphs[file.pairs[k].backward];
+    const Graph& fwd = file.graph(file.pairs[k].forward);
+    const Graph& bwd = file.graph(file.pairs[k].backward);
     const StorageMask counted = devices_counted(file, args);
     const PeakMemory peak = analyze_pair(file, fwd, bwd, counted).peak;
 

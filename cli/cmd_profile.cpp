@@ -34,7 +34,7 @@ int run_profile(const Args& args, std::ostream& out) {
     const auto file = std::make_shared<const GraphFile>(load_bound(args));
     const Graph& graph = select_graph(*file, args);
     // The graph on its own (default releasability), as build_memory_profile reports it.
-    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(&graph - file->graphs.data()),
+    const auto analysis = GraphAnalysis::compute(file, GraphId(static_cast<std::int32_t>(&graph - file->graphs.data())),
                                                  device_filter(args), {}, PairContext::Standalone);
     const std::vector<std::int64_t>& profile = analysis->profile();
     const std::int64_t peak = analysis->peak();

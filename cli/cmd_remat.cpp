@@ -30,7 +30,7 @@ namespace {
 // The joint graph of the pair whose forward or backward run holds the whole-step peak, for a
 // file with a step and more than one joint graph (graph breaks); nullopt otherwise.
 struct StepJoint {
-    std::uint32_t joint = 0;
+    GraphId joint;
     std::int64_t step_peak = 0;
     std::string at; // the step entry holding the peak
 };
@@ -42,29 +42,29 @@ std::optional<StepJoint> step_peak_joint(const GraphFile& file, const Args& args
     const WholeStep step = whole_step(file, devices_counted(file, args));
     const StepEntry& entry = file.step[step.segments[step.peak_segment].entry];
     for (const Pair& p : file.pairs)
-        if (p.joint >= 0 && (p.forward == entry.graph || p.backward == entry.graph))
-            return StepJoint{static_cast<std::uint32_t>(p.joint), step.peak, step_entry_name(file, entry)};
+        if (p.joint && (p.forward == entry.graph || p.backward == entry.graph))
+            return StepJoint{*p.joint, step.peak, step_entry_name(file, entry)};
     return std::nullopt; // the peak is in a graph without a joint (the optimizer's step)
 }
 
 // The joint graph to plan, and (when the whole step chose it) why.
 struct JointChoice {
-    std::uint32_t joint = 0;
+    GraphId joint;
     std::optional<StepJoint> step;
 };
 
 JointChoice select_joint(const GraphFile& file, const Args& args) {
     if (const auto name = args.value("--graph")) {
-        const int g = file.find_graph(*name);
-        if (g < 0) throw Error(args.file + ": no graph named '" + *name + "'");
-        if (file.graphs[static_cast<std::size_t>(g)].kind != GraphKind::Joint)
+        const std::optional<GraphId> g = file.find_graph(*name);
+        if (!g) throw Error(args.file + ": no graph named '" + *name + "'");
+        if (file.graph(*g).kind != GraphKind::Joint)
             throw Error(args.file + ": graph '" + *name + "' is not a joint graph");
-        return {static_cast<std::uint32_t>(g), std::nullopt};
+        return {*g, std::nullopt};
     }
     // A whole step with several regions: the joint whose region holds the step's peak.
     if (std::optional<StepJoint> at = step_peak_joint(file, args)) return {at->joint, std::move(at)};
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
-        if (file.graphs[i].kind == GraphKind::Joint) return {static_cast<std::uint32_t>(i), std::nullopt};
+        if (file.graphs[i].kind == GraphKind::Joint) return {GraphId(static_cast<std::int32_t>(i)), std::nullopt};
     throw Error(args.file +
                 ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
 }
@@ -130,10 +130,10 @@ int run_remat(const Args& args, std::ostream& out) {
     std::string mismatch = base_pair.mismatch;
     // The pair's own peak (PyTorch's estimator on its graphs) against the simulated baseline's: an
     // edited joint (num_fwd_outputs, phases) partitions differently with the same FLOPs.
-    if (mismatch.empty() && base_pair.pair >= 0) {
-        const Pair& p = file.pairs[static_cast<std::size_t>(base_pair.pair)];
+    if (mismatch.empty() && base_pair.pair) {
+        const Pair& p = file.pairs[*base_pair.pair];
         const std::int64_t own =
-            analyze_pair(file, file.graphs[p.forward], file.graphs[p.backward], default_counted(file)).peak.peak;
+            analyze_pair(file, file.graph(p.forward), file.graph(p.backward), default_counted(file)).peak.peak;
         if (own != r.baseline_peak)
             mismatch = "pair " + base_pair.source + " is not the partition of joint graph '" + g.name +
                        "' with its saved values (its peak is " + std::to_string(own) +

@@ -31,8 +31,8 @@ int run_schedules(const Args& args, std::ostream& out) {
     std::vector<std::string> context_lines; // one per graph scored in its pair
     AliasInfo alias;
     for (std::size_t k = 0; k < by_graph.size();) {
-        const std::size_t graph_index = file.schedules[by_graph[k]].graph;
-        const Graph& g = file.graphs[graph_index];
+        const GraphId graph_index = file.schedules[by_graph[k]].graph;
+        const Graph& g = file.graph(graph_index);
         build_alias_info(file, g, alias);
         const ScoreContext context = score_context(file, g, args);
         if (const std::string line = score_context_line(file, g, context); !line.empty()) context_lines.push_back(line);
@@ -53,7 +53,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         for (std::size_t i = 0; i < file.schedules.size(); ++i) {
             const NamedSchedule& s = file.schedules[i];
             j["schedules"].push_back({{"name", s.name},
-                                      {"graph", file.graphs[s.graph].name},
+                                      {"graph", file.graph(s.graph).name},
                                       {"source", s.source},
                                       {"peak", peaks[i]},
                                       {"original_peak", original_peaks[i]},
@@ -74,7 +74,7 @@ int run_schedules(const Args& args, std::ostream& out) {
         const NamedSchedule& s = file.schedules[i];
         const std::int64_t original = original_peaks[i];
         const std::int64_t delta = peaks[i] - original; // both within [0, total bytes]
-        rows.push_back({s.name, file.graphs[s.graph].name, format_bytes(peaks[i]), format_bytes(original),
+        rows.push_back({s.name, file.graph(s.graph).name, format_bytes(peaks[i]), format_bytes(original),
                         (delta > 0   ? "+"
                          : delta < 0 ? "-"
                                      : "") +

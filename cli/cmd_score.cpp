@@ -19,7 +19,7 @@ int run_score(const Args& args, std::ostream& out) {
         throw UsageError("score: missing --schedule SCHED.json (or --schedule-name NAME)");
     const GraphFile file = load_bound(args);
     const Schedule schedule = *schedule_option(file, args);
-    const Graph& graph = file.graphs[static_cast<std::size_t>(schedule.graph)];
+    const Graph& graph = file.graph(schedule.graph);
     const AliasInfo alias = build_alias_info(file, graph);
     const ScoreContext context = score_context(file, graph, args);
     const NodeMask& releasable = context.releasable;

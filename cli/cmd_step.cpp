@@ -162,7 +162,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
             j["optimizer_state"] = ws.optimizer_state;
             nlohmann::ordered_json entries = nlohmann::ordered_json::array();
             for (const StepSegment& s : ws.segments)
-                entries.push_back({{"graph", file.graphs[s.graph].name},
+                entries.push_back({{"graph", file.graph(s.graph).name},
                                    {"call", file.step[s.entry].call},
                                    {"module_prefix", file.step[s.entry].module_prefix},
                                    {"begin", s.begin},
@@ -197,7 +197,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
             j["timeline"] = ws.timeline;
             nlohmann::ordered_json segs = nlohmann::ordered_json::array();
             for (const StepSegment& s : ws.segments)
-                segs.push_back({{"graph", file.graphs[s.graph].name},
+                segs.push_back({{"graph", file.graph(s.graph).name},
                                 {"call", file.step[s.entry].call},
                                 {"begin", s.begin},
                                 {"length", s.length}});
@@ -209,7 +209,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
             out << "step,entry,graph,graph_step,bytes\n";
             for (const StepSegment& s : ws.segments)
                 for (std::size_t i = 0; i < s.length; ++i)
-                    out << s.begin + i << ',' << s.entry << ',' << file.graphs[s.graph].name << ',' << i << ','
+                    out << s.begin + i << ',' << s.entry << ',' << file.graph(s.graph).name << ',' << i << ','
                         << ws.timeline[s.begin + i] << '\n';
             return 0;
         }
@@ -229,7 +229,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
     const TimelineSegment& seg = timeline->segments()[at.where->segment];
     const std::size_t local = at.where->step;
     const std::uint32_t entry = *seg.entry;
-    const Graph& graph = file.graphs[seg.graph];
+    const Graph& graph = file.graph(seg.graph);
     const std::vector<LiveStorage> live(at.live.begin(),
                                         at.live.begin() + static_cast<std::ptrdiff_t>(at.baseline_begin));
     const std::int64_t total = timeline->profile()[step];

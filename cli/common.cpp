@@ -24,11 +24,11 @@ std::string graph_list(const GraphFile& file) {
 
 const Graph& select_graph(const GraphFile& file, const Args& args) {
     if (const auto name = args.value("--graph")) {
-        const int index = file.find_graph(*name);
-        if (index < 0)
+        const std::optional<GraphId> index = file.find_graph(*name);
+        if (!index)
             throw Error(file.source + ": no graph '" + elide(*name) + "' (the file has " +
                         (file.graphs.empty() ? std::string("no graphs") : graph_list(file)) + ")");
-        return file.graphs[static_cast<std::size_t>(index)];
+        return file.graph(*index);
     }
     if (file.graphs.empty()) throw Error(file.source + ": the file has no graphs");
     if (file.graphs.size() > 1)

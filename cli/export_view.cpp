@@ -23,8 +23,8 @@ ExportView export_view(const GraphFile& file, const Args& args) {
     } else {
         v.scope = ExportScope::Graph;
         v.graph = v.schedule && !args.has("--graph")
-                      ? static_cast<std::uint32_t>(v.schedule->graph)
-                      : static_cast<std::uint32_t>(&select_graph(file, args) - file.graphs.data());
+                      ? v.schedule->graph
+                      : GraphId(static_cast<std::int32_t>(&select_graph(file, args) - file.graphs.data()));
         v.context = args.has("--in-pair") ? PairContext::AsInPair : PairContext::Standalone;
     }
     if (args.has("--in-pair") && v.scope != ExportScope::Graph)

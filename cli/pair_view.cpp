@@ -36,7 +36,7 @@ std::size_t find_pair(const GraphFile& file, const std::string& text) {
         throw UsageError("--pair must be FWD,BWD or 'FWD + BWD' (two graph names), got '" + text + "'");
     }
     for (std::size_t k = 0; k < file.pairs.size(); ++k)
-        if (file.graphs[file.pairs[k].forward].name == fwd && file.graphs[file.pairs[k].backward].name == bwd) return k;
+        if (file.graph(file.pairs[k].forward).name == fwd && file.graph(file.pairs[k].backward).name == bwd) return k;
     throw Error(file.source + ": no pair '" + fwd + "' -> '" + bwd + "' (the file has " +
                 std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
 }
@@ -52,11 +52,10 @@ int run_pair_view(const Args& args, std::ostream& out) {
     const std::size_t k = find_pair(file, *args.value("--pair"));
     const StorageMask counted = devices_counted(file, args);
     const std::optional<Schedule> schedule = schedule_option(file, args);
-    const std::uint32_t graphs[2] = {file.pairs[k].forward, file.pairs[k].backward};
-    if (schedule && schedule->graph != static_cast<int>(graphs[0]) && schedule->graph != static_cast<int>(graphs[1]))
-        throw Error(file.source + ": --schedule is for graph '" +
-                    file.graphs[static_cast<std::size_t>(schedule->graph)].name + "', which is not in pair " +
-                    std::to_string(k));
+    const GraphId graphs[2] = {file.pairs[k].forward, file.pairs[k].backward};
+    if (schedule && schedule->graph != graphs[0] && schedule->graph != graphs[1])
+        throw Error(file.source + ": --schedule is for graph '" + file.graph(schedule->graph).name +
+                    "', which is not in pair " + std::to_string(k));
     // The joined timeline the app shows (fxmem::Timeline): the same segments, baseline and live sets.
     const Timeline timeline = Timeline::pair(shared, k, device_filter(args), {}, schedule ? &*schedule : nullptr);
     const std::vector<std::int64_t>& joined = timeline.profile();
@@ -69,13 +68,13 @@ int run_pair_view(const Args& args, std::ostream& out) {
     }
     const TimelineLive at = timeline.live_at(static_cast<std::int64_t>(step));
     const TimelineSegment& part = timeline.segments()[at.where->segment];
-    const Graph& part_graph = file.graphs[part.graph];
-    const Graph& forward_graph = file.graphs[graphs[0]];
+    const Graph& part_graph = file.graph(part.graph);
+    const Graph& forward_graph = file.graph(graphs[0]);
     const std::size_t local = at.where->step;
     const std::vector<LiveStorage>& live = at.live;
     const std::int64_t total = joined[step];
     const std::string head =
-        "pair " + std::to_string(k) + " ('" + elide(forward_graph.name) + " + " + elide(file.graphs[graphs[1]].name) +
+        "pair " + std::to_string(k) + " ('" + elide(forward_graph.name) + " + " + elide(file.graph(graphs[1]).name) +
         "', joined), step " + std::to_string(step) + " = '" + elide(part_graph.name) + "' step " +
         std::to_string(local) +
         (part.baseline ? ", with the forward's baseline of " + format_bytes(part.baseline) : std::string());

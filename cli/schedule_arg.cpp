@@ -25,7 +25,7 @@ Schedule stored_schedule(const GraphFile& file, const std::string& name, const A
     std::vector<std::string> graphs_with_it, known;
     std::size_t matches = 0;
     for (const NamedSchedule& s : file.schedules) {
-        const std::string& g = file.graphs[s.graph].name;
+        const std::string& g = file.graph(s.graph).name;
         if (known.size() < 10) known.push_back(quoted(s.name) + " (graph " + quoted(g) + ")");
         if (s.name != name || (!graph_name.empty() && g != graph_name)) continue;
         if (graphs_with_it.size() < 10) graphs_with_it.push_back(quoted(g));
@@ -41,7 +41,7 @@ Schedule stored_schedule(const GraphFile& file, const std::string& name, const A
         throw UsageError(args.command + ": graphs " + capped_list(graphs_with_it, matches) + " each have a schedule " +
                          quoted(name) + "; choose one with --graph NAME");
     Schedule out;
-    out.graph = static_cast<int>(found->graph);
+    out.graph = found->graph;
     out.order = found->order;
     return out;
 }

@@ -169,9 +169,9 @@ std::string write_json(const GraphFile& file) {
     for (std::size_t i = 0; i < file.pairs.size(); ++i) {
         if (i) w.ch(',');
         w.raw("{\"forward\":");
-        w.str(file.graphs[file.pairs[i].forward].name);
+        w.str(file.graph(file.pairs[i].forward).name);
         w.raw(",\"backward\":");
-        w.str(file.graphs[file.pairs[i].backward].name);
+        w.str(file.graph(file.pairs[i].backward).name);
         w.ch('}');
     }
     w.raw("]}\n");

@@ -270,14 +270,14 @@ TEST(Attribution, OwnersFollowLabelsAllocatorsAndProducers) {
     {
         // Without labels the parameters belong to their placeholders' module: the root.
         const RoleAssignment r = resolve_roles(t.file);
-        const Attribution fwd(t.file, 0, r);
+        const Attribution fwd(t.file, GraphId(0), r);
         EXPECT_EQ(fwd.owner(t.W0), ModuleTree::kRoot);
         EXPECT_EQ(fwd.tree()[fwd.owner(t.A0)].name, "layers.0.fc");
     }
     t.label_parameters();
     t.file.set_role(t.X, StorageRole::Buffer, "layers.0.norm.scale"); // no node runs in layers.0.norm
     const RoleAssignment r = resolve_roles(t.file);
-    const Attribution fwd(t.file, 0, r), bwd(t.file, 1, r);
+    const Attribution fwd(t.file, GraphId(0), r), bwd(t.file, GraphId(1), r);
     auto name = [](const Attribution& a, StorageId s) { return a.tree()[a.owner(s)].name; };
     EXPECT_EQ(name(fwd, t.W0), "layers.0.fc");
     EXPECT_EQ(name(fwd, t.W1), "layers.1.fc");
@@ -295,7 +295,7 @@ TEST(Attribution, OwnersFollowLabelsAllocatorsAndProducers) {
     EXPECT_EQ(bwd.role(t.A0), StorageRole::Activation);
     // A label without a dot belongs to the root.
     t.file.set_role(t.W0, StorageRole::Parameter, "scale");
-    EXPECT_EQ(Attribution(t.file, 0, resolve_roles(t.file)).owner(t.W0), ModuleTree::kRoot);
+    EXPECT_EQ(Attribution(t.file, GraphId(0), resolve_roles(t.file)).owner(t.W0), ModuleTree::kRoot);
 }
 
 TEST(Attribution, BreakdownAtThePeaksByHand) {
@@ -303,7 +303,7 @@ TEST(Attribution, BreakdownAtThePeaksByHand) {
     t.label_parameters();
     const RoleAssignment r = resolve_roles(t.file);
     EXPECT_EQ(r.source, RoleSource::Mixed);
-    const Attribution fwd(t.file, 0, r), bwd(t.file, 1, r);
+    const Attribution fwd(t.file, GraphId(0), r), bwd(t.file, GraphId(1), r);
     const Indexed fi = index_of(t.file, 0), bi = index_of(t.file, 1);
     EXPECT_EQ(fi.index->profile(), (std::vector<std::int64_t>{3100, 3400, 3300, 3700, 3700, 3704, 3304}));
     EXPECT_EQ(bi.index->profile(), (std::vector<std::int64_t>{2304, 4304, 4004, 4054, 4054, 5054, 5004}));
@@ -355,7 +355,7 @@ TEST(Attribution, GroupsAddUpToTheProfileAtEveryStep) {
     t.label_parameters();
     const RoleAssignment r = resolve_roles(t.file);
     for (std::size_t g = 0; g < 2; ++g) {
-        const Attribution a(t.file, g, r);
+        const Attribution a(t.file, GraphId(static_cast<std::int32_t>(g)), r);
         const Indexed ix = index_of(t.file, g);
         const auto profile = ix.index->profile();
         for (std::size_t i = 0; i < profile.size(); ++i) {
@@ -371,7 +371,7 @@ TEST(Attribution, ProfileByStacksTheModulePairExactly) {
     ModulePair t;
     t.label_parameters();
     const RoleAssignment r = resolve_roles(t.file);
-    const Attribution bwd(t.file, 1, r);
+    const Attribution bwd(t.file, GraphId(1), r);
     const Indexed bi = index_of(t.file, 1);
     const std::vector<std::int64_t> rows =
         bi.index->profile_by(bwd.storage_groups(GroupBy::Role, 0), kStorageRoleCount);
@@ -415,7 +415,7 @@ TEST(Attribution, RandomGraphsAndOrdersStackExactly) {
         std::vector<std::uint32_t> group(f.storages.size());
         for (auto& x : group) x = static_cast<std::uint32_t>(gen.pick(groups));
         const RoleAssignment roles = resolve_roles(f);
-        const Attribution attr(f, 0, roles);
+        const Attribution attr(f, GraphId(0), roles);
         for (int k = 0; k < 3; ++k) {
             const std::vector<NodeId> order = k == 0 ? std::vector<NodeId>() : gen.topological(g);
             std::unique_ptr<LiveSetIndex> idx;
@@ -459,7 +459,7 @@ TEST(Attribution, StackedProfileBandsByHand) {
     ModulePair t;
     t.label_parameters();
     const RoleAssignment r = resolve_roles(t.file);
-    const Attribution fwd(t.file, 0, r);
+    const Attribution fwd(t.file, GraphId(0), r);
     const Indexed fi = index_of(t.file, 0);
     // By role, in StorageRole order: parameter, input, activation, output, temporary.
     const StackedProfile roles = stacked_profile(*fi.index, fwd, GroupBy::Role, 0);

@@ -40,7 +40,7 @@ AppStep app_step(const std::shared_ptr<const fxmem::GraphFile>& file, const fxme
                  const fxmem::RoleAssignment& roles) {
     const fxmem::StepPoint at = fxmem::step_point(ws, k);
     const fxmem::StepSegment& seg = ws.segments[at.segment];
-    const auto analysis = fxmem::GraphAnalysis::compute(file, static_cast<int>(seg.graph));
+    const auto analysis = fxmem::GraphAnalysis::compute(file, seg.graph);
     AppStep out;
     out.live = analysis->live().live_at(at.index);
     for (const fxmem::CarriedStorage& c : fxmem::carried_at(ws, at.segment)) {

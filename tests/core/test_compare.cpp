@@ -17,7 +17,7 @@ std::shared_ptr<const GraphAnalysis> small() {
     auto file = std::make_shared<GraphFile>();
     file->source = "compare.json";
     fxmem_test::add_small_graph(*file);
-    return GraphAnalysis::compute(file, 0);
+    return GraphAnalysis::compute(file, GraphId(0));
 }
 
 std::vector<NodeId> ids(std::initializer_list<int> v) {

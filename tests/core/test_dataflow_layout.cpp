@@ -43,15 +43,15 @@ std::map<std::string, Box> by_name(const DataflowLayout& layout, const Graph& gr
 bool near(Point a, Point b) { return std::abs(a.x - b.x) < kEps && std::abs(a.y - b.y) < kEps; }
 
 bool ancestor_or_self(const DataflowDrawing& d, std::uint32_t a, std::uint32_t b) {
-    for (std::uint32_t x = b; x != DataflowDrawing::kNoParent; x = d.boxes[x].parent)
-        if (x == a) return true;
+    for (std::optional<std::uint32_t> x = b; x; x = d.boxes[*x].parent)
+        if (*x == a) return true;
     return false;
 }
 
 // The invariants every drawing keeps. Returns the number of reversed edges.
 std::size_t check_drawing(const DataflowDrawing& d, bool check_points_outside_boxes = true) {
     // Siblings never overlap (touching is allowed).
-    std::map<std::uint32_t, std::vector<std::uint32_t>> children;
+    std::map<std::optional<std::uint32_t>, std::vector<std::uint32_t>> children;
     for (std::uint32_t i = 0; i < d.boxes.size(); ++i) children[d.boxes[i].parent].push_back(i);
     for (auto& [parent, kids] : children) {
         std::sort(kids.begin(), kids.end(),
@@ -64,19 +64,19 @@ std::size_t check_drawing(const DataflowDrawing& d, bool check_points_outside_bo
                     << "boxes " << kids[i] << " and " << kids[j] << " overlap";
             }
         }
-        if (parent == DataflowDrawing::kNoParent) continue;
-        const Box& p = d.boxes[parent];
+        if (!parent) continue;
+        const Box& p = d.boxes[*parent];
         EXPECT_EQ(p.kind, DataflowDrawing::Kind::Module);
         EXPECT_TRUE(p.expanded);
         for (const std::uint32_t k : kids) {
             const Box& c = d.boxes[k];
             EXPECT_TRUE(p.x <= c.x + kEps && c.x + c.w <= p.x + p.w + kEps && p.y <= c.y + kEps &&
                         c.y + c.h <= p.y + p.h + kEps)
-                << "box " << k << " is not inside its module " << parent;
+                << "box " << k << " is not inside its module " << *parent;
         }
     }
     for (std::size_t i = 0; i < d.boxes.size(); ++i)
-        EXPECT_TRUE(d.boxes[i].parent == DataflowDrawing::kNoParent || d.boxes[i].parent < i) << "parent after child";
+        EXPECT_TRUE(!d.boxes[i].parent || *d.boxes[i].parent < i) << "parent after child";
     // Edges: between visible boxes (never an expanded module), downward, from bottom to top.
     std::size_t reversed = 0;
     for (const DataflowDrawing::Edge& e : d.edges) {
@@ -191,7 +191,7 @@ TEST(DataflowLayout, LayersComputedByHand) {
     Flat f;
     const Graph& g = f.file.graphs[0];
     const ModuleTree tree(g);
-    DataflowLayout layout(f.file, 0, tree);
+    DataflowLayout layout(f.file, GraphId(0), tree);
     const DataflowDrawing d = layout.drawing();
     ASSERT_EQ(d.boxes.size(), g.size());
     // Longest path from the sources: p0 0, a 1, b c 2, d 3, out 4; p1 (a source) moves down to
@@ -228,7 +228,7 @@ TEST(DataflowLayout, ModulesCollapsedAtTheGivenDepth) {
     DataflowOptions options;
     options.depth = 1;
     options.counted = &counted;
-    DataflowLayout layout(b.file, 0, tree, options);
+    DataflowLayout layout(b.file, GraphId(0), tree, options);
     const DataflowDrawing d = layout.drawing();
     const auto boxes = by_name(layout, g, d);
     // Root items: x, w0, w1, k, loss, output and the box of "blocks".
@@ -273,7 +273,7 @@ TEST(DataflowLayout, ExpandedModuleHoldsItsChildrenInLayers) {
     const ModuleTree tree(g);
     DataflowOptions options;
     options.depth = 2;
-    DataflowLayout layout(b.file, 0, tree, options);
+    DataflowLayout layout(b.file, GraphId(0), tree, options);
     const DataflowDrawing d = layout.drawing();
     const auto boxes = by_name(layout, g, d);
     ASSERT_TRUE(boxes.at("[blocks]").expanded);
@@ -300,7 +300,7 @@ TEST(DataflowLayout, ExpandMovesNothingAboveAndCollapseRestores) {
     const ModuleTree tree(g);
     DataflowOptions options;
     options.depth = 2;
-    DataflowLayout layout(b.file, 0, tree, options);
+    DataflowLayout layout(b.file, GraphId(0), tree, options);
     const DataflowDrawing before = layout.drawing();
     const std::uint32_t m = tree.find("blocks.1");
     layout.expand(m);
@@ -336,7 +336,7 @@ TEST(DataflowLayout, ExpandMovesNothingAboveAndCollapseRestores) {
     // Expanding a module under a collapsed one opens the ancestor too.
     DataflowOptions shallow;
     shallow.depth = 1;
-    DataflowLayout l1(b.file, 0, tree, shallow);
+    DataflowLayout l1(b.file, GraphId(0), tree, shallow);
     l1.expand(tree.find("blocks.0.mlp"));
     EXPECT_TRUE(l1.laid_out(tree.find("blocks")) && l1.laid_out(tree.find("blocks.0")));
     EXPECT_TRUE(l1.laid_out(tree.find("blocks.0.mlp")));
@@ -384,7 +384,7 @@ TEST(DataflowLayout, RandomGraphsKeepTheInvariants) {
         for (std::uint32_t depth = 1; depth <= 4; ++depth) {
             DataflowOptions options;
             options.depth = depth;
-            DataflowLayout layout(file, 0, tree, options);
+            DataflowLayout layout(file, GraphId(0), tree, options);
             const DataflowDrawing d = layout.drawing();
             check_drawing(d);
             for (std::uint32_t m = 1; m < tree.size(); m += 3) layout.expand(m);
@@ -402,7 +402,7 @@ TEST(DataflowLayout, LlamaAtEveryDepth) {
             SCOPED_TRACE(depth);
             DataflowOptions options;
             options.depth = depth;
-            DataflowLayout layout(file, gi, tree, options);
+            DataflowLayout layout(file, GraphId(static_cast<std::int32_t>(gi)), tree, options);
             const DataflowDrawing d = layout.drawing();
             check_drawing(d, depth <= 2);
             // The forward's modules run one after another: nothing is drawn upward there.
@@ -412,7 +412,7 @@ TEST(DataflowLayout, LlamaAtEveryDepth) {
         // The layers repeat: llama's blocks are equal siblings.
         const std::uint32_t layer0 = tree.find("layers.0");
         if (layer0 != ModuleTree::npos && file.graphs[gi].kind == GraphKind::Forward) {
-            DataflowLayout layout(file, gi, tree);
+            DataflowLayout layout(file, GraphId(static_cast<std::int32_t>(gi)), tree);
             EXPECT_GE(layout.repeat(layer0).count, 2u);
         }
     }
@@ -421,8 +421,8 @@ TEST(DataflowLayout, LlamaAtEveryDepth) {
 TEST(DataflowLayout, CliJsonIsTheLibrarysDrawing) {
     const std::string path = std::string(FXMEM_TEST_DATA) + "/../../resources/examples/llama.fxmem.json";
     const GraphFile file = load_file(path);
-    const int gi = file.find_graph(file.graphs[0].name);
-    const Graph& graph = file.graphs[static_cast<std::size_t>(gi)];
+    const GraphId gi = *file.find_graph(file.graphs[0].name);
+    const Graph& graph = file.graph(gi);
     const ModuleTree tree(graph);
     const fxmem_test::CliRun run =
         fxmem_test::cli({"layout", path, "--graph", graph.name, "--depth", "2", "--expand", "layers.1", "--json"});
@@ -433,7 +433,7 @@ TEST(DataflowLayout, CliJsonIsTheLibrarysDrawing) {
     options.depth = 2;
     options.counted = &counted;
     use_drawn_sizes(options, graph); // the app's boxes, which the CLI exports
-    DataflowLayout layout(file, static_cast<std::size_t>(gi), tree, options);
+    DataflowLayout layout(file, gi, tree, options);
     layout.expand(tree.find("layers.1"));
     const DataflowDrawing d = layout.drawing();
     ASSERT_EQ(j.at("boxes").size(), d.boxes.size());
@@ -444,10 +444,10 @@ TEST(DataflowLayout, CliJsonIsTheLibrarysDrawing) {
         EXPECT_EQ(b.at("kind"), e.kind == DataflowDrawing::Kind::Node ? "node" : "module");
         EXPECT_EQ(b.at("name"),
                   e.kind == DataflowDrawing::Kind::Node ? graph.nodes[e.ref].name : std::string(tree[e.ref].name));
-        if (e.parent == DataflowDrawing::kNoParent)
+        if (!e.parent)
             EXPECT_TRUE(b.at("parent").is_null());
         else
-            EXPECT_EQ(b.at("parent"), e.parent);
+            EXPECT_EQ(b.at("parent"), *e.parent);
         EXPECT_EQ(b.at("x").get<double>(), e.x);
         EXPECT_EQ(b.at("y").get<double>(), e.y);
         EXPECT_EQ(b.at("w").get<double>(), e.w);
@@ -500,7 +500,7 @@ TEST(DataflowLayout, OnlyRealCyclesAreReversed) {
     node("d", OpKind::CallFunction, {"c"}, "m1");
     g.finish();
     const ModuleTree tree(file.graphs[0]);
-    const DataflowLayout layout(file, 0, tree);
+    const DataflowLayout layout(file, GraphId(0), tree);
     const DataflowDrawing d = layout.drawing();
     std::size_t reversed = 0;
     for (const DataflowDrawing::Edge& e : d.edges) {
@@ -532,7 +532,7 @@ TEST(DataflowLayout, LongestEdgesGoStraightPastTheDummyBudget) {
         g.end_node();
     }
     g.finish();
-    const DataflowLayout layout(file, 0, ModuleTree(file.graphs[0]));
+    const DataflowLayout layout(file, GraphId(0), ModuleTree(file.graphs[0]));
     const DataflowDrawing d = layout.drawing();
     double longest_routed = 0, shortest_straight = 1e300;
     std::size_t straight = 0;
@@ -574,7 +574,7 @@ TEST(DataflowLayout, DeepNestingIsLaidOutLevelByLevel) {
     const ModuleTree tree(file.graphs[0]);
     DataflowOptions options;
     options.depth = 4000;
-    const DataflowLayout layout(file, 0, tree, options);
+    const DataflowLayout layout(file, GraphId(0), tree, options);
     const DataflowDrawing d = layout.drawing();
     EXPECT_EQ(d.boxes.size(), 200u + 3000u);
     EXPECT_EQ(d.edges.size(), 199u);

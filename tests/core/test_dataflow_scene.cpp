@@ -75,7 +75,7 @@ TEST(DataflowScene, PairJsonSideBySideWithTheSavedActivation) {
     EXPECT_EQ(to["name"], "mm");
     EXPECT_EQ(seg_of[across[0]["to"].get<std::size_t>()], 1);
     const GraphFile file = load_file(kPair);
-    const Graph& fwd = file.graphs[file.pairs[0].forward];
+    const Graph& fwd = file.graph(file.pairs[0].forward);
     std::int64_t mm_bytes = 0;
     for (std::uint32_t v = 0; v < fwd.size(); ++v) {
         if (fwd.nodes[v].name != "mm") continue;
@@ -91,11 +91,11 @@ TEST(DataflowScene, PairJsonSideBySideWithTheSavedActivation) {
 TEST(DataflowScene, WholeStepEdgesGoFromTheMakerToTheReadingPlaceholder) {
     const GraphFile file = load_file(kStep);
     ASSERT_GE(file.step.size(), 2u);
-    std::vector<std::uint32_t> graphs;
+    std::vector<GraphId> graphs;
     std::vector<ModuleTree> trees;
     for (const StepEntry& e : file.step) {
         graphs.push_back(e.graph);
-        trees.emplace_back(file.graphs[e.graph]);
+        trees.emplace_back(file.graph(e.graph));
     }
     // Every module open: each node is its own box, so an edge's boxes name its nodes.
     const DataflowScene scene(file, graphs, trees, [](std::size_t) {
@@ -113,14 +113,14 @@ TEST(DataflowScene, WholeStepEdgesGoFromTheMakerToTheReadingPlaceholder) {
     using Key = std::tuple<std::size_t, std::int32_t, std::size_t, std::int32_t>;
     std::map<Key, std::int64_t> expected;
     for (std::size_t s = 1; s < graphs.size(); ++s) {
-        const Graph& g = file.graphs[graphs[s]];
+        const Graph& g = file.graph(graphs[s]);
         for (std::uint32_t v = 0; v < g.size(); ++v) {
             const NodeId p(static_cast<std::int32_t>(v));
             if (g.node(p).op != OpKind::Placeholder) continue;
             for (StorageId st : g.outputs(p)) {
                 bool found = false;
                 for (std::size_t r = s; r-- > 0 && !found;) {
-                    const Graph& h = file.graphs[graphs[r]];
+                    const Graph& h = file.graph(graphs[r]);
                     for (std::uint32_t u = 0; u < h.size() && !found; ++u) {
                         const NodeId n(static_cast<std::int32_t>(u));
                         if (is_input(h, n) || h.node(n).op == OpKind::Output) continue;
@@ -142,7 +142,7 @@ TEST(DataflowScene, WholeStepEdgesGoFromTheMakerToTheReadingPlaceholder) {
         ASSERT_EQ(a.kind, DataflowDrawing::Kind::Node);
         ASSERT_EQ(b.kind, DataflowDrawing::Kind::Node);
         EXPECT_LT(c.from_segment, c.to_segment);
-        EXPECT_EQ(file.graphs[graphs[c.to_segment]].node(NodeId(static_cast<std::int32_t>(b.ref))).op,
+        EXPECT_EQ(file.graph(graphs[c.to_segment]).node(NodeId(static_cast<std::int32_t>(b.ref))).op,
                   OpKind::Placeholder);
         got[{c.from_segment, static_cast<std::int32_t>(a.ref), c.to_segment, static_cast<std::int32_t>(b.ref)}] +=
             c.bytes;

@@ -56,7 +56,7 @@ TEST(ErrorKinds, AWholeFileErrorHasNoPosition) {
 TEST(ErrorKinds, ACallersMistakeIsAPreconditionError) {
     const GraphFile file = load_file(kGood + "/diff_step_old.json");
     EXPECT_THROW((void)whole_step(file, StorageMask(file.storages.size() + 1, 1)), PreconditionError);
-    DataflowLayout layout(file, 0, ModuleTree(file.graphs[0]));
+    DataflowLayout layout(file, GraphId(0), ModuleTree(file.graphs[0]));
     EXPECT_THROW(layout.expand(1000), PreconditionError);
     EXPECT_THROW(layout.collapse(ModuleTree::kRoot), PreconditionError);
     EXPECT_NO_THROW((void)whole_step(file, StorageMask(file.storages.size(), 1)));

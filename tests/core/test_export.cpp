@@ -52,7 +52,7 @@ void expect_consistent(const GraphFile& file, const ExportTimeline& t) {
         ASSERT_GE(s.begin, sec.begin);
         ASSERT_LT(s.begin, sec.begin + sec.length);
         if (s.allocator.valid()) {
-            ASSERT_LT(s.allocator.index(), file.graphs[sec.graph].size());
+            ASSERT_LT(s.allocator.index(), file.graph(sec.graph).size());
         }
     }
     EXPECT_TRUE(std::is_sorted(t.stays.begin(), t.stays.end(),
@@ -85,12 +85,11 @@ TEST(Export, StaysAddUpToTheTotalAtEveryStep) {
         for (const PairContext context : {PairContext::Standalone, PairContext::AsInPair}) {
             ExportView v;
             v.scope = ExportScope::Graph;
-            v.graph = g;
+            v.graph = GraphId(static_cast<std::int32_t>(g));
             v.context = context;
             const ExportTimeline t = export_timeline(mlp, v);
             expect_consistent(*mlp, t);
-            EXPECT_EQ(t.total,
-                      GraphAnalysis::compute(mlp, static_cast<int>(g), DeviceFilter::NonCpu, {}, context)->profile());
+            EXPECT_EQ(t.total, GraphAnalysis::compute(mlp, v.graph, DeviceFilter::NonCpu, {}, context)->profile());
         }
 }
 
@@ -125,16 +124,16 @@ TEST(Export, AScheduleReordersTheGraphAsMemoryTrackerScoresIt) {
     const auto file = example("fsdp");
     const NamedSchedule* stored = nullptr;
     for (const NamedSchedule& s : file->schedules)
-        if (file->graphs[s.graph].kind == GraphKind::Backward) stored = &s;
+        if (file->graph(s.graph).kind == GraphKind::Backward) stored = &s;
     ASSERT_NE(stored, nullptr);
     ExportView v;
     v.scope = ExportScope::Graph;
     v.graph = stored->graph;
     v.context = PairContext::AsInPair;
-    v.schedule = Schedule{static_cast<int>(stored->graph), stored->order};
+    v.schedule = Schedule{stored->graph, stored->order};
     const ExportTimeline t = export_timeline(file, v);
     expect_consistent(*file, t);
-    const auto a = GraphAnalysis::compute(file, static_cast<int>(stored->graph));
+    const auto a = GraphAnalysis::compute(file, stored->graph);
     const ScheduleScore score =
         score_schedule(*file, a->graph(), a->alias(), stored->order, a->releasable(), a->counted());
     std::size_t k = 0;
@@ -171,11 +170,11 @@ TEST(Export, RefusesViewsTheFileLacks) {
         EXPECT_NE(std::string(e.what()).find("no pair 3"), std::string::npos) << e.what();
     }
     v.pair = 0;
-    v.schedule = Schedule{7, {}};
+    v.schedule = Schedule{GraphId(7), {}};
     EXPECT_THROW(export_timeline(file, v), Error); // not a graph of the pair
     const auto step = example("gpt_break");
     ExportView w;
-    w.schedule = Schedule{0, original_order(step->graphs[0])};
+    w.schedule = Schedule{GraphId(0), original_order(step->graphs[0])};
     EXPECT_THROW(export_timeline(step, w), Error); // the whole step keeps its recorded orders
 }
 

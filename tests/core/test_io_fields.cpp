@@ -57,7 +57,7 @@ void expect_annotations(const GraphFile& f) {
 
     ASSERT_EQ(f.schedules.size(), 2u);
     EXPECT_EQ(f.schedules[0].name, "wide");
-    EXPECT_EQ(f.schedules[0].graph, 0u);
+    EXPECT_EQ(f.schedules[0].graph, GraphId(0));
     EXPECT_EQ(f.schedules[0].source, "hand-written: a and b both live before either is reduced");
     EXPECT_EQ(names(g, f.schedules[0].order),
               (std::vector<std::string>{"primals_1", "inp", "a", "b", "a2", "b2", "c", "output"}));
@@ -102,11 +102,11 @@ TEST(IoFields, FilesWithoutTheFieldsHaveNone) {
 TEST(IoFields, SchedulesOfSeveralGraphsMayShareAName) {
     // Names are unique per graph: "x" for fwd and "x" for bwd is fine.
     GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/pair.json");
-    f.schedules.push_back(NamedSchedule{"x", 0, original_order(f.graphs[0]), ""});
-    f.schedules.push_back(NamedSchedule{"x", 1, original_order(f.graphs[1]), "s"});
+    f.schedules.push_back(NamedSchedule{"x", GraphId(0), original_order(f.graphs[0]), ""});
+    f.schedules.push_back(NamedSchedule{"x", GraphId(1), original_order(f.graphs[1]), "s"});
     const GraphFile back = load_buffer(to_json(f), "two.json");
     ASSERT_EQ(back.schedules.size(), 2u);
-    EXPECT_EQ(back.schedules[1].graph, 1u);
+    EXPECT_EQ(back.schedules[1].graph, GraphId(1));
     EXPECT_EQ(back.schedules[1].source, "s");
 }
 
@@ -123,15 +123,15 @@ void expect_joint_fields(const GraphFile& f) {
     EXPECT_EQ(j.phase(j.find("cos")), NodePhase::Backward);
     EXPECT_EQ(j.flops(j.find("mm")), 1000);
     EXPECT_EQ(j.flops(j.find("expand")), 0);
-    EXPECT_EQ(j.flops(j.find("primals_1")), -1); // not given
+    EXPECT_EQ(j.flops(j.find("primals_1")), std::nullopt); // not given
     const Graph& fwd = f.graphs[1];
     EXPECT_EQ(fwd.kind, GraphKind::Forward);
-    EXPECT_EQ(fwd.num_fwd_outputs, -1);
+    EXPECT_EQ(fwd.num_fwd_outputs, std::nullopt);
     EXPECT_EQ(fwd.phase(fwd.find("mm")), NodePhase::Unknown);
     EXPECT_EQ(fwd.flops(fwd.find("mm")), 1000);
-    EXPECT_EQ(fwd.flops(fwd.find("output")), -1);
+    EXPECT_EQ(fwd.flops(fwd.find("output")), std::nullopt);
     ASSERT_EQ(f.pairs.size(), 1u);
-    EXPECT_EQ(f.pairs[0].joint, 0);
+    EXPECT_EQ(f.pairs[0].joint, GraphId(0));
     EXPECT_EQ(f.pairs[0].budget, 1.0);
 }
 } // namespace
@@ -166,7 +166,7 @@ TEST(IoFields, FilesWithoutJointFieldsHaveNone) {
     const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/pair.json");
     EXPECT_TRUE(f.graphs[0].node_flops.empty());
     EXPECT_TRUE(f.graphs[0].node_phases.empty());
-    EXPECT_EQ(f.pairs[0].joint, -1);
-    EXPECT_EQ(f.pairs[0].budget, -1.0);
+    EXPECT_EQ(f.pairs[0].joint, std::nullopt);
+    EXPECT_EQ(f.pairs[0].budget, std::nullopt);
     EXPECT_EQ(to_json(f).find("budget"), std::string::npos);
 }

@@ -213,8 +213,8 @@ TEST(IoHostile, ManyGraphsDtypesAndDevicesLoadInLinearWork) {
         ASSERT_EQ(f.graphs.size(), static_cast<std::size_t>(n));
         EXPECT_EQ(f.dtypes.size(), static_cast<std::size_t>(n));
         EXPECT_EQ(f.devices.size(), static_cast<std::size_t>(n));
-        EXPECT_EQ(f.find_graph("g" + std::to_string(n - 1)), n - 1);
-        EXPECT_EQ(f.find_graph("g" + std::to_string(n)), -1);
+        EXPECT_EQ(f.find_graph("g" + std::to_string(n - 1)), GraphId(n - 1));
+        EXPECT_EQ(f.find_graph("g" + std::to_string(n)), std::nullopt);
         EXPECT_EQ(f.graphs[7].outputs(NodeId(0)).size(), 1u);
         EXPECT_EQ(f.graphs[7].outputs(NodeId(0))[0], StorageId(7));
         // Three indexes of n names each: a few probes per insert (a scan would be n/2 per name).
@@ -240,7 +240,7 @@ TEST(IoHostile, ManySchedulesLoadInLinearWorkAndErrorsStayPlaced) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(f.schedules.size(), static_cast<std::size_t>(n));
     EXPECT_EQ(f.schedules[n - 1].name, "s");
-    EXPECT_EQ(f.schedules[n - 1].graph, static_cast<std::uint32_t>(n - 1));
+    EXPECT_EQ(f.schedules[n - 1].graph, GraphId(n - 1));
     std::cout << "  " << n << " graphs with a schedule each (" << t.size() / 1000 << " kB): loaded in " << ms
               << " ms\n";
     // The last schedule names an unknown node: the message places it on line 1 at that name (the

@@ -50,7 +50,7 @@ void expect_sums_match(const GraphFile& f, const Graph& g, const NodeMask& rel, 
                         (live[k - 1].nbytes == live[k].nbytes && live[k - 1].storage < live[k].storage));
         for (const auto& l : live) {
             ASSERT_LE(l.alloc_step, static_cast<std::int64_t>(i));
-            ASSERT_TRUE(l.free_step == -1 || l.free_step > static_cast<std::int64_t>(i));
+            ASSERT_TRUE(!l.free_step || *l.free_step > static_cast<std::int64_t>(i));
         }
     }
 }
@@ -83,7 +83,7 @@ TEST(LiveSet, G1ByHand) {
     EXPECT_EQ(live[1].next_user, t.id("b")); // users v, b, e: first at or after b
     EXPECT_EQ(live[2].storage, t.P0);
     EXPECT_EQ(live[2].reason, LiveReason::NotReleasable); // a primal
-    EXPECT_EQ(live[2].free_step, -1);
+    EXPECT_EQ(live[2].free_step, std::nullopt);
     EXPECT_FALSE(live[2].next_user.valid()); // its only user a already ran
     EXPECT_EQ(live[3].storage, t.B);
     EXPECT_EQ(live[3].reason, LiveReason::GraphOutput);
@@ -317,7 +317,7 @@ TEST(LiveSet, RandomOrdersMatchTheTrackerEverywhere) {
                 ASSERT_EQ(sum(live), expected[i]) << "round " << round << " index " << i;
                 for (const auto& l : live) {
                     ASSERT_LE(l.alloc_step, static_cast<std::int64_t>(i));
-                    ASSERT_TRUE(l.free_step == -1 || l.free_step > static_cast<std::int64_t>(i));
+                    ASSERT_TRUE(!l.free_step || *l.free_step > static_cast<std::int64_t>(i));
                     // next_user runs at or after the queried node in this order.
                     if (l.next_user.valid() && i > 0) {
                         ASSERT_GE(std::find(order.begin(), order.end(), l.next_user) - order.begin(),

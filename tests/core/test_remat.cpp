@@ -52,7 +52,7 @@ std::string error_of(const std::function<void()>& f) {
 
 TEST(Remat, JointAnalysisSplitsOutputsAndPhases) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     const Graph& g = j.g();
     EXPECT_EQ(names(g, j.primals), (std::vector<std::string>{"primals_1", "primals_2"}));
     EXPECT_EQ(names(g, j.tangents), (std::vector<std::string>{"tangents_1"}));
@@ -68,24 +68,24 @@ TEST(Remat, JointAnalysisSplitsOutputsAndPhases) {
 
 TEST(Remat, DerivedPhasesEqualTheFilesAndContradictionsAreErrors) {
     GraphFile f = load_file(kJoint);
-    const JointGraph with = analyze_joint(f, 0);
+    const JointGraph with = analyze_joint(f, GraphId(0));
     f.graphs[0].node_phases.clear();
-    const JointGraph without = analyze_joint(f, 0);
+    const JointGraph without = analyze_joint(f, GraphId(0));
     EXPECT_EQ(with.forward, without.forward);
     f.graphs[0].node_phases.assign(f.graphs[0].size(), NodePhase::Unknown);
     f.graphs[0].node_phases[f.graphs[0].find("sin").index()] = NodePhase::Backward;
     EXPECT_NE(
         error_of([&] {
-            analyze_joint(f, 0);
+            analyze_joint(f, GraphId(0));
         }).find("graph 'joint', node 'sin': the file says phase 'backward' but the forward outputs need the node"),
         std::string::npos);
     f.graphs[0].node_phases.assign(f.graphs[0].size(), NodePhase::Unknown);
     f.graphs[0].node_phases[f.graphs[0].find("mul").index()] = NodePhase::Forward;
     EXPECT_NE(error_of([&] {
-                  analyze_joint(f, 0);
+                  analyze_joint(f, GraphId(0));
               }).find("node 'mul': the file says phase 'forward' but the node needs a tangent"),
               std::string::npos);
-    EXPECT_NE(error_of([&] { analyze_joint(f, 1); }).find("graph 'budget=1.0.forward': not a joint graph"),
+    EXPECT_NE(error_of([&] { analyze_joint(f, GraphId(1)); }).find("graph 'budget=1.0.forward': not a joint graph"),
               std::string::npos);
 }
 
@@ -93,7 +93,7 @@ TEST(Remat, DerivedPhasesEqualTheFilesAndContradictionsAreErrors) {
 // rebuilds it node for node, and its peak.
 TEST(Remat, SavedSetOfThePairRebuildsThePair) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     const std::vector<NodeId> saved = saved_of_pair(j, f.pairs[0]);
     EXPECT_EQ(names(j.g(), saved), (std::vector<std::string>{"primals_2", "relu"}));
     const Partition p = simulate_partition(j, saved);
@@ -120,7 +120,7 @@ TEST(Remat, SavedSetOfThePairRebuildsThePair) {
 // just before its first backward user (cos), not at its joint position.
 TEST(Remat, RecomputedNodeGoesWhereTheAutogradOrderNeedsIt) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     const Partition p = simulate_partition(j, ids(j.g(), {"mm", "primals_2"}));
     EXPECT_EQ(names(j.g(), p.saved), (std::vector<std::string>{"primals_2", "mm"})); // joint order
     EXPECT_EQ(names(j.g(), p.backward),
@@ -142,7 +142,7 @@ TEST(Remat, RecomputedNodeGoesWhereTheAutogradOrderNeedsIt) {
 // forward then computes it.
 TEST(Remat, UnusedSavedValuesDropAndUnclaimedNodesMayBeSaved) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     const Partition p = simulate_partition(j, ids(j.g(), {"sin", "relu", "primals_2", "primals_1", "cos"}));
     EXPECT_EQ(names(j.g(), p.saved), (std::vector<std::string>{"primals_2", "relu", "cos"}));
     EXPECT_EQ(names(j.g(), p.forward),
@@ -157,7 +157,7 @@ TEST(Remat, UnusedSavedValuesDropAndUnclaimedNodesMayBeSaved) {
 
 TEST(Remat, SavedSetsThatCannotWorkAreErrorsNamingTheNode) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     EXPECT_NE(error_of([&] { simulate_partition(j, ids(j.g(), {"relu"})); })
                   .find("joint.json: graph 'joint', node 'mm_1': the backward needs it but cannot compute it from the "
                         "saved values: it needs 'primals_2', which is neither saved nor computable from saved values"),
@@ -176,7 +176,7 @@ TEST(Remat, SavedSetsThatCannotWorkAreErrorsNamingTheNode) {
 // full one (GraphBuilder). Both must give the estimator the same graphs.
 TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
     const GraphFile f = load_file(std::string(FXMEM_TEST_DATA) + "/good/joint_sweep.json");
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     for (const auto& saved : std::vector<std::vector<NodeId>>{
              ids(j.g(), {"primals_2", "relu"}), ids(j.g(), {"primals_2", "mm"}), ids(j.g(), {"primals_2", "primals_1"}),
              ids(j.g(), {"primals_2", "relu", "cos", "sin"})}) {
@@ -198,7 +198,7 @@ TEST(Remat, LeanAndFullMaterializationScoreTheSame) {
 // the one of RecomputedNodeGoesWhereTheAutogradOrderNeedsIt), save it back, and the refusals.
 TEST(Remat, SingleEditsAndTheirRefusals) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     const Graph& g = j.g();
     const std::vector<NodeId> base = ids(g, {"primals_2", "relu"});
     const std::vector<NodeId> recomputed = recompute_in_backward(j, base, g.find("relu"));

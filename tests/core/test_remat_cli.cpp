@@ -42,7 +42,7 @@ TEST(RematPlans, EveryMalformedPlanIsRefusedWithItsMessage) {
     ASSERT_EQ(expected.size(), 10u);
     std::size_t files = 0;
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     for (const auto& e : std::filesystem::directory_iterator(kBadPlans)) {
         if (e.path().extension() != ".json") continue;
         ++files;
@@ -66,7 +66,7 @@ TEST(RematPlans, EveryMalformedPlanIsRefusedWithItsMessage) {
 
 TEST(RematPlans, APlanWrittenByRematReadsBackToTheSamePartition) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     RematOptions o;
     o.time_limit_s = 5;
     const RematResult r = search_remat(j, o);
@@ -84,7 +84,7 @@ TEST(RematPlans, APlanWrittenByRematReadsBackToTheSamePartition) {
 // save_plan: plan_to_json's bytes, written atomically; a failed write names the path.
 TEST(RematPlans, SavePlanWritesPlanToJson) {
     const GraphFile f = load_file(kJoint);
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     RematOptions o;
     o.time_limit_s = 5;
     const RematPlan plan = make_plan(j, search_remat(j, o));
@@ -193,7 +193,7 @@ GraphFile chain_joint() {
 
 TEST(RematSearch, RecomputingAChainLowersThePeakWithinTheLimitAndNeverAboveTheBaseline) {
     const GraphFile f = chain_joint();
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     // Baseline (no pair): every forward value a backward node reads: x1..x5 and nothing else.
     const RematBaseline base = remat_baseline(j);
     ASSERT_EQ(base.saved.size(), 5u);
@@ -262,11 +262,11 @@ TEST(RematCli, BudgetRowsMarkTheDominatedPoint) {
     // The simulation rebuilds the hand-written 0.5 pair from its saved set, and the frontier of
     // remat dominates both points.
     const GraphFile f = load_file(kData + "/good/joint_sweep.json");
-    const JointGraph j = analyze_joint(f, 0);
+    const JointGraph j = analyze_joint(f, GraphId(0));
     const Partition p = simulate_partition(j, saved_of_pair(j, f.pairs[1]));
     const SimulatedPair sim = materialize_partition(j, p, "f", "b");
     for (int side = 0; side < 2; ++side) {
-        const Graph& want = f.graphs[side ? f.pairs[1].backward : f.pairs[1].forward];
+        const Graph& want = f.graph(side ? f.pairs[1].backward : f.pairs[1].forward);
         const Graph& got = side ? sim.backward() : sim.forward();
         ASSERT_EQ(got.size(), want.size());
         for (std::size_t i = 0; i < got.size(); ++i) {
@@ -312,12 +312,12 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
     EXPECT_EQ(rows[5].peak.peak, 2418984);
     EXPECT_EQ(rows[5].extra_flops, 34078720);
     EXPECT_EQ(rows[5].extra_flops * 1000 / rows[0].flops, 326); // +32.6 %
-    const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
+    const JointGraph j = analyze_joint(f, *f.find_graph("joint"));
     {
         // The phases fxmem derives equal the ones the exporter wrote (PyTorch's classify_nodes).
         GraphFile bare = load_file(path);
-        bare.graphs[static_cast<std::size_t>(bare.find_graph("joint"))].node_phases.clear();
-        EXPECT_EQ(analyze_joint(bare, static_cast<std::uint32_t>(bare.find_graph("joint"))).forward, j.forward);
+        bare.graphs[bare.find_graph("joint")->index()].node_phases.clear();
+        EXPECT_EQ(analyze_joint(bare, *bare.find_graph("joint")).forward, j.forward);
     }
     for (const BudgetRow& row : rows) {
         const Partition p = simulate_partition(j, saved_of_pair(j, f.pairs[row.pair]));
@@ -342,7 +342,7 @@ TEST(RematLlama, BudgetTableAndFrontierDominance) {
 // baseline's FLOPs), each plan within its own limit.
 TEST(RematLlama, SearchIsDeterministicAndMonotoneInItsLimit) {
     const GraphFile f = load_file(kData + "/../../resources/examples/llama_sweep.fxmem.json");
-    const JointGraph j = analyze_joint(f, static_cast<std::uint32_t>(f.find_graph("joint")));
+    const JointGraph j = analyze_joint(f, *f.find_graph("joint"));
     const auto run = [&](double percent) { // -1: no limit
         RematOptions o;
         o.time_limit_s = 120; // far more than it takes: the search ends by itself
@@ -374,8 +374,8 @@ TEST(RematCli, PlansTheRegionHoldingTheWholeStepPeak) {
     const GraphFile f = load_file(path);
     const WholeStep step = whole_step(f, default_counted(f));
     EXPECT_EQ(step.peak, 49465912);
-    const std::uint32_t peak_graph = f.step[step.segments[step.peak_segment].entry].graph;
-    EXPECT_EQ(f.graphs[peak_graph].name, "region1.backward");
+    const GraphId peak_graph = f.step[step.segments[step.peak_segment].entry].graph;
+    EXPECT_EQ(f.graph(peak_graph).name, "region1.backward");
 
     const auto run = cli({"remat", path, "--time-limit", "2"});
     ASSERT_EQ(run.status, 0) << run.err;

@@ -230,11 +230,11 @@ TEST(RematHostile, BundledPairsHaveTheirJointPartitionsFlops) {
         if (entry.path().extension() != ".json") continue;
         const fxmem::GraphFile file = fxmem::load_file(entry.path().string());
         for (const fxmem::Pair& p : file.pairs) {
-            if (p.joint < 0) continue;
-            const fxmem::JointGraph j = fxmem::analyze_joint(file, static_cast<std::uint32_t>(p.joint));
+            if (!p.joint) continue;
+            const fxmem::JointGraph j = fxmem::analyze_joint(file, *p.joint);
             const fxmem::Partition sim = fxmem::simulate_partition(j, fxmem::saved_of_pair(j, p));
             EXPECT_EQ(sim.flops, fxmem::pair_flops(file, p))
-                << entry.path().filename() << " " << file.graphs[p.forward].name;
+                << entry.path().filename() << " " << file.graph(p.forward).name;
             ++checked;
         }
     }

@@ -59,7 +59,7 @@ TEST(Schedule, ParseAndRoundTrip) {
     const auto order = t.order({"x", "primals_1", "a", "e", "v", "w", "b", "c", "d", "output"});
     const std::string json = schedule_to_json(*t.graph, order);
     const Schedule s = parse_schedule(t.file, json, "mem");
-    EXPECT_EQ(s.graph, 0);
+    EXPECT_EQ(s.graph, GraphId(0));
     EXPECT_EQ(s.order, order);
     // Extra fields are ignored; the graph may be required by name.
     const Schedule s2 = parse_schedule(
@@ -134,7 +134,7 @@ TEST(Schedule, SaveAndLoadRoundTrip) {
     const std::string path = ::testing::TempDir() + "fxmem_schedule_roundtrip.json";
     save_schedule(*t.graph, order, path);
     const Schedule s = load_schedule(t.file, path, "g1");
-    EXPECT_EQ(s.graph, 0);
+    EXPECT_EQ(s.graph, GraphId(0));
     EXPECT_EQ(s.order, order);
     std::remove(path.c_str());
     EXPECT_THROW(save_schedule(*t.graph, order, "/nonexistent/dir/s.json"), Error);

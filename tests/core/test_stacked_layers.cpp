@@ -35,7 +35,7 @@ std::shared_ptr<const GraphAnalysis> layers(const std::vector<std::int64_t>& byt
     for (const std::string& o : outs) b.add_input(o);
     b.end_node();
     b.finish();
-    return GraphAnalysis::compute(file, 0);
+    return GraphAnalysis::compute(file, GraphId(0));
 }
 
 std::vector<std::string> keys(const StackedProfile& p) {
@@ -49,7 +49,7 @@ std::vector<std::string> keys(const StackedProfile& p) {
 TEST(StackedLayers, ConsecutiveFoldedLayersShareARangeBand) {
     std::shared_ptr<GraphFile> file;
     const auto a = layers({8, 12, 16, 20, 40, 60}, file);
-    const Attribution attr(*file, 0, resolve_roles(*file));
+    const Attribution attr(*file, GraphId(0), resolve_roles(*file));
     // Peaks: blocks.5 60, blocks.4 40, blocks.3 20, blocks.2 16, blocks.1 12, blocks.0 8, head 4.
     const StackedProfile p = stacked_profile(a->live(), attr, GroupBy::Module, 1, 3);
     EXPECT_EQ(keys(p), (std::vector<std::string>{"blocks", "head"})); // depth 1: no folding needed
@@ -83,7 +83,7 @@ TEST(StackedLayers, ConsecutiveFoldedLayersShareARangeBand) {
 TEST(StackedLayers, AKeptLayerSplitsTheRange) {
     std::shared_ptr<GraphFile> file;
     const auto a = layers({8, 12, 70, 20, 40, 60}, file);
-    const Attribution attr(*file, 0, resolve_roles(*file));
+    const Attribution attr(*file, GraphId(0), resolve_roles(*file));
     // blocks.2 (70) and blocks.5 (60) keep their bands; 0–1 and 3–4 fold into two ranges.
     const StackedProfile q = stacked_profile(a->live(), attr, GroupBy::Module, 2, 3);
     EXPECT_EQ(keys(q), (std::vector<std::string>{"blocks.2", "blocks.5",

@@ -43,7 +43,7 @@ std::optional<ExprSyntaxError> syntax_error(std::string_view text) {
 
 std::int64_t pair_peak(const GraphFile& f) {
     const Pair& p = f.pairs[0];
-    return analyze_pair(f, f.graphs[p.forward], f.graphs[p.backward], default_counted(f)).peak.peak;
+    return analyze_pair(f, f.graph(p.forward), f.graph(p.backward), default_counted(f)).peak.peak;
 }
 
 // symbolic.json's pair peak with s1 = 10 (p = s0 * s1), from its expressions by hand (see

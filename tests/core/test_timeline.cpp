@@ -140,12 +140,12 @@ TEST(Timeline, WholeStepByHand) {
 
 TEST(Timeline, AGraphOnItsOwnOrInItsPair) {
     const auto file = step_file();
-    const Timeline in_pair = Timeline::graph(file, 1);
+    const Timeline in_pair = Timeline::graph(file, GraphId(1));
     EXPECT_EQ(in_pair.profile(), (std::vector<std::int64_t>{308, 508, 508, 608, 208}));
     ASSERT_TRUE(in_pair.pair_peak());
     EXPECT_EQ(in_pair.pair_peak()->peak, 616);
     // On its own every input but the primal is released at its last use: T at mul, MM at mm_1.
-    const Timeline alone = Timeline::graph(file, 1, DeviceFilter::NonCpu, {}, PairContext::Standalone);
+    const Timeline alone = Timeline::graph(file, GraphId(1), DeviceFilter::NonCpu, {}, PairContext::Standalone);
     EXPECT_EQ(alone.profile(), (std::vector<std::int64_t>{308, 508, 500, 600, 200}));
     const AliasInfo alias = build_alias_info(*file, file->graphs[1]);
     EXPECT_EQ(alone.profile(), build_memory_profile(*file, file->graphs[1], alias, default_releasable(file->graphs[1]),
@@ -162,7 +162,7 @@ TEST(Timeline, AScheduleReordersOneGraphOfThePair) {
     // still used by s); s +20 = 590, then h freed: 490; c (cpu) 490, 490; o +12 = 502, 502;
     // c2 (cpu) 502, 502. The backward is PeakByHand's 432, 452, 432, 832, 812 raised by 42.
     Schedule schedule;
-    schedule.graph = 0;
+    schedule.graph = GraphId(0);
     for (const char* name : {"primals_1", "primals_2", "h", "k", "s", "c", "o", "c2", "output"})
         schedule.order.push_back(fwd.find(name));
     const Timeline t = Timeline::pair(file, 0, DeviceFilter::NonCpu, {}, &schedule);
@@ -176,7 +176,7 @@ TEST(Timeline, AScheduleReordersOneGraphOfThePair) {
     EXPECT_EQ(bytes(t.live_at(3).live), 570);
     // A schedule of a graph outside the pair is an error naming the file.
     Schedule other;
-    other.graph = 5;
+    other.graph = GraphId(5);
     try {
         (void)Timeline::pair(file, 0, DeviceFilter::NonCpu, {}, &other);
         FAIL() << "no error";
@@ -184,7 +184,7 @@ TEST(Timeline, AScheduleReordersOneGraphOfThePair) {
         EXPECT_TRUE(fxmem_test::contains(e.what(), "pair.json: the schedule is for graph 5")) << e.what();
     }
     EXPECT_THROW((void)Timeline::pair(file, 1), Error);
-    EXPECT_THROW((void)Timeline::graph(file, 2), Error);
+    EXPECT_THROW((void)Timeline::graph(file, GraphId(2)), Error);
     EXPECT_THROW((void)Timeline::whole_step(file), Error); // no step in the fixture
 }
 
@@ -193,8 +193,8 @@ TEST(Timeline, AScheduleReordersOneGraphOfThePair) {
 TEST(Timeline, LlamaPairAgreesWithTheEstimator) {
     const auto file = example("llama");
     const Timeline t = Timeline::pair(file, 0);
-    const Graph& fwd = file->graphs[file->pairs[0].forward];
-    const Graph& bwd = file->graphs[file->pairs[0].backward];
+    const Graph& fwd = file->graph(file->pairs[0].forward);
+    const Graph& bwd = file->graph(file->pairs[0].backward);
     const PeakMemory want = get_peak_memory(*file, fwd, bwd);
     EXPECT_EQ(t.peak(), want.peak);
     EXPECT_EQ(t.segments()[1].baseline, want.backward_baseline);

@@ -88,9 +88,9 @@ TEST(WholeStep, ReaderFastAndNlohmannAgreeAndTheWriterKeepsIt) {
     const GraphFile slow = load_buffer_nlohmann(text, "s.json", {});
     for (const GraphFile* f : {&*fast, &slow}) {
         ASSERT_EQ(f->step.size(), 2u);
-        EXPECT_EQ(f->graphs[f->step[0].graph].name, "f0");
+        EXPECT_EQ(f->graph(f->step[0].graph).name, "f0");
         EXPECT_EQ(f->step[0].module_prefix, "enc");
-        EXPECT_EQ(f->graphs[f->step[1].graph].name, "b0");
+        EXPECT_EQ(f->graph(f->step[1].graph).name, "b0");
         EXPECT_EQ(f->step[1].call, 3u);
         EXPECT_EQ(f->role(f->find_storage(13)), StorageRole::OptimizerState);
     }
@@ -270,7 +270,7 @@ TEST(WholeStep, OptimizerStateIsOwnedByItsParametersModule) {
     const GraphFile file = load_buffer(file_text(kStep), "s.json");
     const RoleAssignment roles = resolve_roles(file);
     for (std::size_t g = 0; g < file.graphs.size(); ++g) {
-        const Attribution a(file, g, roles);
+        const Attribution a(file, GraphId(static_cast<std::int32_t>(g)), roles);
         EXPECT_EQ(a.tree()[a.owner(file.find_storage(13))].name, "lin") << g;
         EXPECT_EQ(a.tree()[a.owner(file.find_storage(14))].name, "head") << g;
     }

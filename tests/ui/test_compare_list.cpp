@@ -23,12 +23,12 @@ void TestCompareList::opensSortedByEffectAndSortsByAnyColumn() {
     // The backward's inductor-overlap order: +2 MiB over the original (fxmem-cli schedules).
     const fxmem::NamedSchedule* found = nullptr;
     for (const fxmem::NamedSchedule& named : file->schedules)
-        if (file->graphs[named.graph].name == "backward") found = &named;
+        if (file->graph(named.graph).name == "backward") found = &named;
     QVERIFY(found);
     const fxmem::NamedSchedule& stored = *found;
     EditedSchedule edited;
     ScheduleEditor editor(&edited);
-    editor.setAnalysis(GraphAnalysis::compute(file, static_cast<int>(stored.graph)));
+    editor.setAnalysis(GraphAnalysis::compute(file, stored.graph));
     editor.setComparison(0, editor.sourceNames().indexOf(QString::fromStdString(stored.name)));
     const auto c = editor.comparison();
     QVERIFY(c && !c->moved.empty());

@@ -48,7 +48,7 @@ private slots:
         auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kDynamic.toStdString()));
         QVERIFY(!file->symbolic.symbols.empty());
         SceneRequest r;
-        r.graph = file->find_graph("forward");
+        r.graph = file->find_graph("forward")->value;
         QVERIFY(r.graph >= 0);
         const auto hints = buildScene(file, kDynamic, r);
         r.sizes = {64, 1024};

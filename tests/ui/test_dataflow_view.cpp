@@ -134,9 +134,9 @@ private slots:
         // Core shifts what lies right of the module in each enclosing module's row and the rows
         // below: what lies above the outermost enclosing row stays.
         double top = f.piece().drawing.boxes[box].y;
-        for (std::uint32_t a = f.piece().drawing.boxes[box].parent; a != fxmem::DataflowDrawing::kNoParent;
-             a = f.piece().drawing.boxes[a].parent)
-            top = std::min(top, f.piece().drawing.boxes[a].y);
+        for (std::optional<std::uint32_t> a = f.piece().drawing.boxes[box].parent; a;
+             a = f.piece().drawing.boxes[*a].parent)
+            top = std::min(top, f.piece().drawing.boxes[*a].y);
 
         const QPoint at = f.show(box);
         QCOMPARE(f.view.boxAt(at).box, box);

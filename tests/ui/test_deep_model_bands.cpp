@@ -39,7 +39,7 @@ std::shared_ptr<const GraphAnalysis> deep(int layers) {
     for (const std::string& n : names) b.add_input(n);
     b.end_node();
     b.finish();
-    return GraphAnalysis::compute(f, 0);
+    return GraphAnalysis::compute(f, fxmem::GraphId(0));
 }
 
 } // namespace
@@ -52,7 +52,7 @@ private slots:
 
 void TestDeepModelBands::thirtyTwoLayersFoldIntoARangeNotOther() {
     const auto a = deep(32);
-    const fxmem::Attribution attribution(a->file(), 0, fxmem::resolve_roles(a->file()));
+    const fxmem::Attribution attribution(a->file(), fxmem::GraphId(0), fxmem::resolve_roles(a->file()));
     QCOMPARE(attribution.tree().layer_depth(), 2u); // blocks.N
     const auto bands = StackedBands::byModule(a->live(), attribution, 2);
     QStringList names;

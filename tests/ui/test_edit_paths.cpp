@@ -67,7 +67,7 @@ void TestEditPaths::init() {
     graph_->setPlotArea(40, 860);
     editor_->resize(720, 400);
     auto file = schedtest::smallFile();
-    file->schedules.push_back({"c first", 0, kMoved, ""});
+    file->schedules.push_back({"c first", fxmem::GraphId(0), kMoved, ""});
     SceneRequest request;
     request.graph = 0;
     state_->setScene(buildScene(file, QStringLiteral("small.json"), request));

@@ -117,7 +117,7 @@ void TestExportActions::editedGraphEqualsTheCli() {
     expectBothEqualTheCli(w, kFsdp, graph); // the graph's own order
     const fxmem::NamedSchedule* overlap = nullptr;
     for (const fxmem::NamedSchedule& s : file.schedules)
-        if (static_cast<int>(s.graph) == backward) overlap = &s;
+        if (s.graph.value == backward) overlap = &s;
     QVERIFY(overlap);
     QVERIFY(w.state()->schedule()->setOrder(overlap->order, QStringLiteral("inductor-overlap"), false).ok);
     QVERIFY(w.state()->orderEdited());

@@ -416,7 +416,7 @@ void TestMainWindow::bundledExampleThroughTheRealLoader() {
     w.show();
     QVERIFY(openAndWait(w, path));
     const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
-    const auto analysis = GraphAnalysis::compute(file, 0);
+    const auto analysis = GraphAnalysis::compute(file, fxmem::GraphId(0));
     QCOMPARE(w.scene()->peak, analysis->peak());
     QCOMPARE(w.parts().timeline->profile(), analysis->profile());
     QVERIFY(w.parts().summary->text().contains(formatBytes(analysis->peak())));

@@ -18,7 +18,7 @@ namespace {
 std::shared_ptr<const GraphAnalysis> pinned() {
     auto f = std::make_shared<fxmem::GraphFile>();
     fxmem_test::add_pinned_graph(*f);
-    return GraphAnalysis::compute(f, 0);
+    return GraphAnalysis::compute(f, fxmem::GraphId(0));
 }
 
 } // namespace

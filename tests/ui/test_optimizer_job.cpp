@@ -24,7 +24,7 @@ std::shared_ptr<const GraphAnalysis> largeAnalysis() {
         options.pair = false;
         options.seed = 5;
         auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
-        return GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
+        return GraphAnalysis::compute(file, *file->find_graph(fxmem::synth::kForwardName));
     }();
     return a;
 }

@@ -386,7 +386,7 @@ void TestRecompute::windowUndoActsOnWhatIsShown() {
     QVERIFY2(undo->text().endsWith(editText), qPrintable(undo->text()));
 
     // A single graph of the edited pair: the schedule's stack, empty; the edit is kept.
-    const int forward = static_cast<int>(edited->file->pairs[0].forward);
+    const int forward = edited->file->pairs[0].forward.value;
     shown.clear();
     w.showGraph(forward);
     QVERIFY(shown.wait(30000));

@@ -520,7 +520,7 @@ std::shared_ptr<const GraphAnalysis> longAnalysis() {
     }
     b.add("output", OpKind::Output, "output", {previous, "u"}, {});
     b.finish();
-    return GraphAnalysis::compute(file, 0);
+    return GraphAnalysis::compute(file, fxmem::GraphId(0));
 }
 
 } // namespace
@@ -598,7 +598,7 @@ void TestScheduleEditor::moveTimeOn100kNodes() {
     options.pair = false;
     options.seed = 11;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
-    const auto analysis = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
+    const auto analysis = GraphAnalysis::compute(file, *file->find_graph(fxmem::synth::kForwardName));
     EditedSchedule edited;
     ScheduleEditor editor(&edited);
     editor.resize(900, 600);

@@ -70,7 +70,7 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(FXMEM_EXAMPLES "/fsdp.fxmem.json"));
     QVERIFY(!file->schedules.empty());
     const fxmem::NamedSchedule& stored = file->schedules.front();
-    const auto analysis = GraphAnalysis::compute(file, static_cast<int>(stored.graph));
+    const auto analysis = GraphAnalysis::compute(file, stored.graph);
 
     EditedSchedule edited;
 

@@ -46,7 +46,7 @@ inline std::shared_ptr<fxmem::GraphFile> smallFile() {
 }
 
 inline std::shared_ptr<const GraphAnalysis> smallAnalysis(int graph = 0) {
-    return GraphAnalysis::compute(smallFile(), graph);
+    return GraphAnalysis::compute(smallFile(), fxmem::GraphId(graph));
 }
 
 } // namespace schedtest

@@ -56,10 +56,10 @@ std::shared_ptr<const GraphAnalysis> hugeAnalysis() {
     fxmem::NamedSchedule named;
     named.name = std::string(1u << 20, 's');
     named.source = std::string(1u << 20, 'p');
-    named.graph = 0;
+    named.graph = fxmem::GraphId(0);
     named.order = {fxmem::NodeId(0), fxmem::NodeId(2), fxmem::NodeId(1), fxmem::NodeId(3), fxmem::NodeId(4)};
     file->schedules.push_back(std::move(named));
-    return GraphAnalysis::compute(file, 0);
+    return GraphAnalysis::compute(file, fxmem::GraphId(0));
 }
 
 void checkShort(const QString& s, const char* what, qsizetype limit = kShort) {

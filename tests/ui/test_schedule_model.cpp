@@ -270,9 +270,10 @@ void TestScheduleModel::randomMovesMatchScoreSchedule() {
     options.nodes = 600;
     options.seed = seed;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
-    const int graphIndex = file->find_graph(backward ? fxmem::synth::kBackwardName : fxmem::synth::kForwardName);
-    QVERIFY(graphIndex >= 0);
-    const auto analysis = GraphAnalysis::compute(file, graphIndex);
+    const std::optional<fxmem::GraphId> graphIndex =
+        file->find_graph(backward ? fxmem::synth::kBackwardName : fxmem::synth::kForwardName);
+    QVERIFY(graphIndex.has_value());
+    const auto analysis = GraphAnalysis::compute(file, *graphIndex);
     QCOMPARE(analysis->is_backward_of_pair(), backward);
     EditedSchedule edited;
     ScheduleModel model(&edited);

@@ -37,11 +37,11 @@ QJsonObject runJson(const QString& program, const QStringList& args) {
 void TestSchedulePytorch::savedScheduleScoresTheSameInPyTorch() {
     const QString example = QStringLiteral(FXMEM_EXAMPLES "/cnn.fxmem.json");
     const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(example.toStdString()));
-    const int forward = file->find_graph("forward");
-    QVERIFY(forward >= 0);
+    const std::optional<fxmem::GraphId> forward = file->find_graph("forward");
+    QVERIFY(forward.has_value());
     EditedSchedule edited;
     ScheduleEditor editor(&edited);
-    editor.setAnalysis(GraphAnalysis::compute(file, forward));
+    editor.setAnalysis(GraphAnalysis::compute(file, *forward));
 
     // Random legal moves, as a user would drag: the editor refuses the illegal ones.
     QRandomGenerator rng(7);
@@ -78,7 +78,7 @@ void TestSchedulePytorch::savedScheduleScoresTheSameInPyTorch() {
     const QJsonObject after = torch.value(QStringLiteral("after")).toObject();
     const std::vector<fxmem::NodeId> order = editor.order();
     QCOMPARE(static_cast<std::size_t>(current.size()), order.size());
-    const fxmem::Graph& graph = file->graphs[static_cast<std::size_t>(forward)];
+    const fxmem::Graph& graph = file->graph(*forward);
     int compared = 0, placeholders = 0;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const fxmem::Node& node = graph.node(order[i]);

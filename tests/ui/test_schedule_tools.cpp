@@ -38,9 +38,9 @@ namespace {
 // Graph g with two stored schedules: "c-first" (kMoved) and "same" (the original order again).
 std::shared_ptr<const GraphAnalysis> withSchedules() {
     auto file = schedtest::smallFile();
-    file->schedules.push_back({"c-first", 0, kMoved, "by hand"});
-    file->schedules.push_back({"other-graph", 1, fxmem::original_order(file->graphs[1]), ""});
-    return GraphAnalysis::compute(file, 0);
+    file->schedules.push_back({"c-first", fxmem::GraphId(0), kMoved, "by hand"});
+    file->schedules.push_back({"other-graph", fxmem::GraphId(1), fxmem::original_order(file->graphs[1]), ""});
+    return GraphAnalysis::compute(file, fxmem::GraphId(0));
 }
 
 } // namespace
@@ -94,7 +94,7 @@ void TestScheduleTools::compareTimeOn100kNodes() {
     options.pair = false;
     options.seed = 11;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
-    const auto a = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
+    const auto a = GraphAnalysis::compute(file, *file->find_graph(fxmem::synth::kForwardName));
     const std::vector<fxmem::NodeId> original = fxmem::original_order(a->graph());
     const std::vector<fxmem::NodeId> bfs =
         fxmem::inductor_bfs_order(a->file(), a->graph(), a->alias(), a->releasable(), a->counted());
@@ -115,10 +115,10 @@ void TestScheduleTools::compareTimeOn100kNodes() {
 // schedule name far longer than the dock.
 void TestScheduleTools::dockStaysNarrow() {
     auto file = schedtest::smallFile();
-    file->schedules.push_back({std::string(300, 'n'), 0, kMoved, std::string(200, 's')});
+    file->schedules.push_back({std::string(300, 'n'), fxmem::GraphId(0), kMoved, std::string(200, 's')});
     EditedSchedule edited;
     ScheduleEditor editor(&edited);
-    editor.setAnalysis(GraphAnalysis::compute(file, 0));
+    editor.setAnalysis(GraphAnalysis::compute(file, fxmem::GraphId(0)));
     editor.setComparison(0, 1);
     editor.refreshSuggestions();
     editor.findChild<QListWidget*>(QStringLiteral("suggestionList"))->show();
@@ -262,7 +262,7 @@ void TestScheduleTools::compareListOnAHandMadePair() {
         g.add("output", OpKind::Output, "output", {"up", "uq"}, {});
         g.finish();
     }
-    const auto two = GraphAnalysis::compute(file, 0);
+    const auto two = GraphAnalysis::compute(file, fxmem::GraphId(0));
     // A: x p q up uq; B: x q p up uq... B2: x p up q uq (up right after p: p is freed before q).
     // A -> B2 moves up (before q): alone it lowers A's peak (1014 -> 1005), effect -9.
     const OrderComparison t = fxmem::compare_orders(*two, ids({0, 1, 2, 3, 4, 5}), ids({0, 1, 3, 2, 4, 5}));
@@ -346,7 +346,7 @@ void TestScheduleTools::optimizeCancelChangesNothing() {
     options.pair = false;
     options.seed = 3;
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::synth::generate(options));
-    const auto analysis = GraphAnalysis::compute(file, file->find_graph(fxmem::synth::kForwardName));
+    const auto analysis = GraphAnalysis::compute(file, *file->find_graph(fxmem::synth::kForwardName));
     EditedSchedule edited;
     ScheduleEditor editor(&edited);
     editor.setAnalysis(analysis);

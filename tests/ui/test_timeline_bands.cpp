@@ -51,7 +51,7 @@ std::shared_ptr<const GraphAnalysis> moduleGraph() {
     node("d", OpKind::CallFunction, "aten.add.Tensor", {"b", "c"}, 5, "l2", "Block");
     node("output", OpKind::Output, "output", {"d", "b"}, -1, nullptr, nullptr);
     g.finish();
-    return GraphAnalysis::compute(file, 0);
+    return GraphAnalysis::compute(file, fxmem::GraphId(0));
 }
 
 // At every step the bands add up to the profile; returns the first step where they do not.
@@ -104,7 +104,7 @@ private slots:
 void TestTimelineBands::rolesAndModulesAddUpOnAHandMadeGraph() {
     const auto analysis = moduleGraph();
     const RoleAssignment roles = resolve_roles(analysis->file());
-    const Attribution attribution(analysis->file(), 0, roles);
+    const Attribution attribution(analysis->file(), fxmem::GraphId(0), roles);
     const std::vector<std::int64_t>& profile = analysis->profile();
     QCOMPARE(profile.size(), std::size_t(1 + 2 * 4));
 
@@ -166,8 +166,8 @@ void TestTimelineBands::joinedPairWithBaselineAddsUp() {
     auto file = std::make_shared<const GraphFile>(fixtures::pair());
     const GraphAnalysis::Pair pair = GraphAnalysis::compute_pair(file, 0);
     const RoleAssignment roles = resolve_roles(*file);
-    const Attribution fwd(*file, static_cast<std::size_t>(pair.forward->graph_index()), roles);
-    const Attribution bwd(*file, static_cast<std::size_t>(pair.backward->graph_index()), roles);
+    const Attribution fwd(*file, pair.forward->graph_index(), roles);
+    const Attribution bwd(*file, pair.backward->graph_index(), roles);
     for (GroupBy by : {GroupBy::Role, GroupBy::Module}) {
         const auto f = StackedBands::compute(pair.forward->live(), fwd, by, 1);
         const auto bp = StackedBands::profileOf(pair.backward->live(), bwd, by, 1);
@@ -198,9 +198,9 @@ void TestTimelineBands::largeGraphDownsampledConsistently() {
     options.pair = false;
     options.seed = 5;
     auto file = std::make_shared<const GraphFile>(synth::generate(options));
-    const auto analysis = GraphAnalysis::compute(file, file->find_graph(synth::kForwardName));
+    const auto analysis = GraphAnalysis::compute(file, *file->find_graph(synth::kForwardName));
     const RoleAssignment roles = resolve_roles(*file);
-    const Attribution attribution(*file, static_cast<std::size_t>(analysis->graph_index()), roles);
+    const Attribution attribution(*file, analysis->graph_index(), roles);
     const auto bands = StackedBands::byRole(analysis->live(), attribution);
     QVERIFY(!bands.empty());
     QCOMPARE(firstMismatch(bands, analysis->profile()), std::int64_t(-1));

@@ -28,7 +28,10 @@ inline bool openAndWait(MainWindow& w, const QString& path, int msecs = 60000) {
 inline std::shared_ptr<const Scene> sceneOfFile(const QString& path, const char* graph = nullptr) {
     auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
     SceneRequest r;
-    if (graph) r.graph = file->find_graph(graph);
+    if (graph) {
+        const std::optional<fxmem::GraphId> g = file->find_graph(graph);
+        r.graph = g ? g->value : -1;
+    }
     return buildScene(file, path, r);
 }
 

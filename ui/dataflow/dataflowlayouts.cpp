@@ -18,7 +18,7 @@ std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, cons
     auto out = std::make_shared<DataflowLayouts>();
     out->revision_ = nextRevision();
     out->depth_ = std::max<std::uint32_t>(1, scene.layerDepth());
-    std::vector<std::uint32_t> graphs;
+    std::vector<fxmem::GraphId> graphs;
     std::vector<fxmem::ModuleTree> trees;
     for (const Segment& seg : scene.segments) {
         fxmem::throw_if_cancelled(cancelled);
@@ -26,7 +26,7 @@ std::shared_ptr<DataflowLayouts> DataflowLayouts::build(const Scene& scene, cons
         if (&seg.analysis->file() != &scene.segments.front().analysis->file())
             throw fxmem::PreconditionError("DataflowLayouts: the scene's segments read different files");
         out->analyses_.push_back(seg.analysis);
-        graphs.push_back(static_cast<std::uint32_t>(seg.analysis->graph_index()));
+        graphs.push_back(seg.analysis->graph_index());
         trees.push_back(seg.attribution ? seg.attribution->tree() : fxmem::ModuleTree(seg.analysis->graph()));
     }
     if (scene.segments.empty()) {

@@ -10,9 +10,9 @@ fxmem::ExportView exportViewOf(const Scene& scene, const std::vector<fxmem::Node
         v.pair = static_cast<std::size_t>(scene.request.pair);
     } else {
         v.scope = fxmem::ExportScope::Graph;
-        v.graph = static_cast<std::uint32_t>(scene.request.graph);
+        v.graph = fxmem::GraphId(scene.request.graph);
         v.context = fxmem::PairContext::AsInPair; // buildScene's GraphAnalysis::compute
-        if (editedOrder) v.schedule = fxmem::Schedule{scene.request.graph, *editedOrder};
+        if (editedOrder) v.schedule = fxmem::Schedule{fxmem::GraphId(scene.request.graph), *editedOrder};
     }
     return v;
 }

@@ -77,8 +77,7 @@ Segment makeSegment(std::shared_ptr<const GraphAnalysis> analysis, const fxmem::
     Segment s;
     s.analysis = std::move(analysis);
     fxmem::throw_if_cancelled(cancelled);
-    s.attribution = std::make_shared<const fxmem::Attribution>(
-        s.analysis->file(), static_cast<std::size_t>(s.analysis->graph_index()), roles);
+    s.attribution = std::make_shared<const fxmem::Attribution>(s.analysis->file(), s.analysis->graph_index(), roles);
     s.layout =
         std::make_shared<const fxmem::GraphLayout>(s.analysis->graph(), std::span<const fxmem::NodeId>(), cancelled);
     const GraphAnalysis& a = *s.analysis;
@@ -104,7 +103,7 @@ void addSegments(Scene& scene, const fxmem::RoleAssignment& roles, const fxmem::
     const fxmem::GraphFile& file = *scene.file;
     std::vector<std::optional<Segment>> byGraph(file.graphs.size());
     for (const fxmem::TimelineSegment& ts : scene.timeline->segments()) {
-        std::optional<Segment>& proto = byGraph[ts.graph];
+        std::optional<Segment>& proto = byGraph[ts.graph.index()];
         if (!proto || proto->analysis != ts.analysis) proto = makeSegment(ts.analysis, roles, cancelled);
         Segment seg = *proto;
         seg.offset = ts.offset;
@@ -153,7 +152,7 @@ std::shared_ptr<const Scene> buildScene(std::shared_ptr<const fxmem::GraphFile> 
         if (request.pair >= 0)
             return fxmem::Timeline::pair(file, static_cast<std::size_t>(request.pair), request.filter, cancelled);
         if (request.graph >= 0)
-            return fxmem::Timeline::graph(file, static_cast<std::uint32_t>(request.graph), request.filter, cancelled);
+            return fxmem::Timeline::graph(file, fxmem::GraphId(request.graph), request.filter, cancelled);
         return std::nullopt;
     }();
     if (!timeline) return scene;

@@ -76,7 +76,7 @@ void MainToolbar::showScene(const Scene* scene) {
     for (std::size_t p = 0; p < f.pairs.size(); ++p)
         graph_->addItem(
             tr("%1 + %2  (pair, joined)")
-                .arg(elided(f.graphs[f.pairs[p].forward].name, 40), elided(f.graphs[f.pairs[p].backward].name, 40)),
+                .arg(elided(f.graph(f.pairs[p].forward).name, 40), elided(f.graph(f.pairs[p].backward).name, 40)),
             QPoint(-1, static_cast<int>(p)));
     const QPoint current = scene->request.wholeStep
                                ? QPoint(-1, -1)

@@ -49,7 +49,7 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
             r.allocator = s.allocator;
             r.lastUser = s.last_user;
             r.nextUser = s.next_user;
-            r.freeStep = s.free_step < 0 ? -1 : s.free_step + offset;
+            r.freeStep = s.free_step ? *s.free_step + offset : -1;
             r.reason = s.reason;
             r.baseline = baseline;
             if (baseline && scene_->wholeStep()) {

@@ -50,8 +50,8 @@ void SchedulePanel::onScene() {
     if (scene->wholeStep()) return showWholeStep();
     const GraphAnalysis& fwd = *scene->segments.front().analysis;
     const GraphAnalysis& bwd = *scene->segments.back().analysis;
-    forwardGraph_ = fwd.graph_index();
-    backwardGraph_ = bwd.graph_index();
+    forwardGraph_ = fwd.graph_index().value;
+    backwardGraph_ = bwd.graph_index().value;
     message_->setText(tr("<b>Nothing to reorder in a joined view.</b> The schedule editor reorders one graph; this "
                          "view shows the forward and the backward of a pair on one time axis. Show one of them to "
                          "edit its schedule:"));
@@ -67,7 +67,7 @@ void SchedulePanel::showWholeStep() {
     Scene::Where w = scene.locate(cursor >= 0 ? cursor : static_cast<std::int64_t>(scene.peakStep));
     if (w.segment < 0) w.segment = 0;
     const Segment& seg = scene.segments[static_cast<std::size_t>(w.segment)];
-    forwardGraph_ = seg.analysis->graph_index();
+    forwardGraph_ = seg.analysis->graph_index().value;
     int runs = 0;
     for (const Segment& s : scene.segments) runs += s.analysis == seg.analysis ? 1 : 0;
     QString text = tr("<b>The whole step is not reordered here.</b> It shows every graph run of one training "

@@ -80,16 +80,15 @@ void SummaryBar::refresh() {
         if (state_->orderEdited() && !scene->joined()) {
             const bool backward = first.is_backward_of_pair();
             const fxmem::GraphFile& file = *scene->file;
-            const int p = first.pair_index();
+            const std::optional<std::size_t> p = first.pair_index();
             try {
                 // The baseline plus the edited backward's peak can exceed 2^63-1 on a hostile
                 // file: core's checked sum says so instead of a wrapped, negative number.
                 const std::int64_t editedBackward =
-                    !backward || p < 0
-                        ? pm.backward_peak
-                        : fxmem::pair_backward_peak(file, file.graphs[file.pairs[static_cast<std::size_t>(p)].forward],
-                                                    file.graphs[file.pairs[static_cast<std::size_t>(p)].backward],
-                                                    pm.backward_baseline, editedPeak);
+                    !backward || !p ? pm.backward_peak
+                                    : fxmem::pair_backward_peak(file, file.graph(file.pairs[*p].forward),
+                                                                file.graph(file.pairs[*p].backward),
+                                                                pm.backward_baseline, editedPeak);
                 const std::int64_t editedPair =
                     backward ? std::max(pm.forward_peak, editedBackward) : std::max(editedPeak, pm.backward_peak);
                 h += tr(" <span style='color:%1'>→ edited <b>%2</b> %3</span>")

@@ -36,7 +36,8 @@ bool RecomputePanel::shownSaved(std::vector<fxmem::NodeId>* saved, QString* why)
             return true;
         }
     const int pair = scene->request.pair;
-    if (scene->file != file_ || pair < 0 || file_->pairs[static_cast<std::size_t>(pair)].joint != pts.joint)
+    if (scene->file != file_ || pair < 0 ||
+        file_->pairs[static_cast<std::size_t>(pair)].joint != fxmem::GraphId(pts.joint))
         return fail(
             tr("The shown graph is not a pair partitioned from the joint graph; show a budget pair or the plan."));
     try {
@@ -129,9 +130,10 @@ bool RecomputePanel::toggleStorage(fxmem::StorageId storage, QString* why) {
 bool RecomputePanel::isRecomputed(const Scene& scene, NodeRef ref) const {
     const RecomputePoints& pts = points();
     if (!pts.jointGraph || !scene.joined() || scene.wholeStep() || ref.segment != 1 || !ref.node.valid()) return false;
-    const bool ofJoint = (scene.file == file_ && scene.request.pair >= 0 &&
-                          file_->pairs[static_cast<std::size_t>(scene.request.pair)].joint == pts.joint) ||
-                         isMade(scene.file);
+    const bool ofJoint =
+        (scene.file == file_ && scene.request.pair >= 0 &&
+         file_->pairs[static_cast<std::size_t>(scene.request.pair)].joint == fxmem::GraphId(pts.joint)) ||
+        isMade(scene.file);
     if (!ofJoint) return false;
     const fxmem::Graph& g = scene.segments[1].analysis->graph();
     if (g.node(ref.node).op == fxmem::OpKind::Placeholder || g.node(ref.node).op == fxmem::OpKind::Output) return false;

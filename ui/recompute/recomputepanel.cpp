@@ -171,7 +171,7 @@ void RecomputePanel::onScene(const std::shared_ptr<const Scene>& scene) {
     auto file = scene->file;
     bool any = false;
     for (const auto& g : file->graphs) any = any || g.kind == fxmem::GraphKind::Joint;
-    for (const auto& p : file->pairs) any = any || p.budget >= 0;
+    for (const auto& p : file->pairs) any = any || p.budget.has_value();
     if (!any) {
         updateSummary();
         return;

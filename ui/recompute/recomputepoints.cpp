@@ -31,8 +31,7 @@ RecomputePoints budgetPoints(const GraphFile& file) {
         if (file.graphs[g].kind == GraphKind::Joint) out.joint = static_cast<int>(g);
     if (out.joint >= 0) {
         try {
-            out.jointGraph =
-                std::make_shared<const JointGraph>(analyze_joint(file, static_cast<std::uint32_t>(out.joint)));
+            out.jointGraph = std::make_shared<const JointGraph>(analyze_joint(file, GraphId(out.joint)));
         } catch (const Error& e) {
             out.jointError = e.what();
         }
@@ -79,7 +78,7 @@ std::shared_ptr<const RecomputePlan> searchPlan(std::shared_ptr<const GraphFile>
                                                 const RematOptions& options) {
     auto plan = std::make_shared<RecomputePlan>();
     plan->file = std::move(file);
-    plan->joint = std::make_shared<const JointGraph>(analyze_joint(*plan->file, static_cast<std::uint32_t>(joint)));
+    plan->joint = std::make_shared<const JointGraph>(analyze_joint(*plan->file, GraphId(joint)));
     plan->result = search_remat(*plan->joint, options);
     plan->maxExtraPercent = options.max_extra_percent.value_or(-1);
     plan->savedBytes = savedBytes(*plan->joint, plan->result.saved);

@@ -45,8 +45,7 @@ bool open(EditedSchedule& edited, const QString& path, QString* error) {
         schedule = fxmem::load_schedule(a->file(), QFile::encodeName(path).toStdString(), a->graph().name);
         if (schedule.graph != a->graph_index())
             throw fxmem::Error(QFile::encodeName(path).toStdString() + ": the schedule is for graph '" +
-                               a->file().graphs[static_cast<std::size_t>(schedule.graph)].name + "', not '" +
-                               a->graph().name + "'");
+                               a->file().graph(schedule.graph).name + "', not '" + a->graph().name + "'");
     } catch (const fxmem::Error& e) {
         *error = messageText(e.what());
         return false;

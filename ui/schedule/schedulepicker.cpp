@@ -54,7 +54,7 @@ void SchedulePicker::rebuild() {
         // The name only: a schedule's `source` can be a long provenance line (the pass and its
         // options), shown as the item's tooltip.
         for (const fxmem::NamedSchedule& named : a->file().schedules)
-            if (static_cast<int>(named.graph) == a->graph_index())
+            if (named.graph == a->graph_index())
                 sources_.push_back(
                     {elided(named.name), named.order, false, elided(named.source, 4 * kMaxShownNameBytes)});
         sources_.push_back({tr("Your edit"), {}, true, tr("The last order you made by moving nodes")});

@@ -9,12 +9,12 @@ std::int64_t viewPeak(const fxmem::GraphFile& file, const SceneRequest& request)
     if (request.wholeStep) return fxmem::whole_step(file, counted).peak;
     if (request.pair >= 0) {
         const fxmem::Pair& p = file.pairs[static_cast<std::size_t>(request.pair)];
-        return fxmem::analyze_pair(file, file.graphs[p.forward], file.graphs[p.backward], counted).peak.peak;
+        return fxmem::analyze_pair(file, file.graph(p.forward), file.graph(p.backward), counted).peak.peak;
     }
     if (request.graph < 0) return 0;
     // Borrowed, not owned: the analysis lives only inside this call.
     const std::shared_ptr<const fxmem::GraphFile> borrowed(std::shared_ptr<void>(), &file);
-    return GraphAnalysis::compute(borrowed, request.graph, request.filter)->peak();
+    return GraphAnalysis::compute(borrowed, fxmem::GraphId(request.graph), request.filter)->peak();
 }
 
 fxmem::FitResult fitView(fxmem::GraphFile file, const SceneRequest& request, std::size_t symbol,

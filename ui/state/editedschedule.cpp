@@ -392,7 +392,7 @@ bool EditedSchedule::isStored(const std::vector<fxmem::NodeId>& order) const {
     for (std::size_t p = 0; p < order.size() && original; ++p) original = order[p].index() == p;
     if (original) return true;
     for (const fxmem::NamedSchedule& named : analysis_->file().schedules)
-        if (static_cast<int>(named.graph) == analysis_->graph_index() && named.order == order) return true;
+        if (named.graph == analysis_->graph_index() && named.order == order) return true;
     return false;
 }
 

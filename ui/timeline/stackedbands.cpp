@@ -227,8 +227,7 @@ std::vector<Band> forScene(const Scene& scene, const fxmem::RoleAssignment& role
     if (scene.empty()) return {};
     if (scene.wholeStep()) return forWholeStep(scene, by, depth, top);
     const auto profileFor = [&](const Segment& s, std::unique_ptr<fxmem::Attribution>& attribution) {
-        attribution = std::make_unique<fxmem::Attribution>(*scene.file,
-                                                           static_cast<std::size_t>(s.analysis->graph_index()), roles);
+        attribution = std::make_unique<fxmem::Attribution>(*scene.file, s.analysis->graph_index(), roles);
         // Roles: all nine on both sides, so the joined bands keep the documented order.
         return profileOf(s.analysis->live(), *attribution, by, depth, top, scene.joined());
     };

@@ -26,10 +26,10 @@ enum class PairContext { AsInPair, Standalone };
 
 class GraphAnalysis {
 public:
-    // Alias info, profile and live-set index for graph `graph_index` of `file`. Throws fxmem::Error
+    // Alias info, profile and live-set index for graph `graph` of `file`. Throws fxmem::Error
     // (e.g. a pair whose forward does not end with an output node) and fxmem::Cancelled when
     // `cancelled` answers true between phases.
-    static std::shared_ptr<const GraphAnalysis> compute(std::shared_ptr<const GraphFile> file, int graph_index,
+    static std::shared_ptr<const GraphAnalysis> compute(std::shared_ptr<const GraphFile> file, GraphId graph,
                                                         DeviceFilter filter = DeviceFilter::NonCpu,
                                                         const CancelCheck& cancelled = {},
                                                         PairContext context = PairContext::AsInPair);
@@ -40,7 +40,7 @@ public:
         std::shared_ptr<const GraphAnalysis> forward, backward;
         std::vector<StorageId> baseline_storages;
     };
-    static Pair compute_pair(std::shared_ptr<const GraphFile> file, int pair_index,
+    static Pair compute_pair(std::shared_ptr<const GraphFile> file, std::size_t pair_index,
                              DeviceFilter filter = DeviceFilter::NonCpu, const CancelCheck& cancelled = {});
 
     GraphAnalysis(const GraphAnalysis&) = delete;
@@ -48,8 +48,8 @@ public:
 
     const GraphFile& file() const { return *file_; }
     const std::shared_ptr<const GraphFile>& shared_file() const { return file_; }
-    const Graph& graph() const { return file_->graphs[static_cast<std::size_t>(graph_index_)]; }
-    int graph_index() const { return graph_index_; }
+    const Graph& graph() const { return file_->graph(graph_index_); }
+    GraphId graph_index() const { return graph_index_; }
     DeviceFilter filter() const { return filter_; }
 
     const AliasInfo& alias() const { return alias_; }
@@ -62,19 +62,19 @@ public:
     bool has_counted_storage() const { return has_counted_; } // false: e.g. a CPU-only graph
 
     // Pair context: set when this graph is the forward or backward of a pair (AsInPair only).
-    int pair_index() const { return pair_index_; }
+    std::optional<std::size_t> pair_index() const { return pair_index_; }
     bool is_backward_of_pair() const { return is_backward_; }
     std::int64_t baseline() const { return baseline_; } // backward: forward outputs kept alive
     std::optional<PeakMemory> pair_peak() const { return pair_peak_; }
 
 private:
     GraphAnalysis() = default;
-    static std::shared_ptr<GraphAnalysis> start(std::shared_ptr<const GraphFile> file, int graph_index,
+    static std::shared_ptr<GraphAnalysis> start(std::shared_ptr<const GraphFile> file, GraphId graph,
                                                 DeviceFilter filter, StorageMask counted);
-    void take_from_pair(PairAnalysis& pa, int pair_index, bool forward);
+    void take_from_pair(PairAnalysis& pa, std::size_t pair_index, bool forward);
     void finish(const CancelCheck& cancelled); // peak, hasCounted and the live-set index
     std::shared_ptr<const GraphFile> file_;
-    int graph_index_ = -1;
+    GraphId graph_index_;
     DeviceFilter filter_ = DeviceFilter::NonCpu;
     AliasInfo alias_;
     StorageMask counted_;
@@ -84,7 +84,7 @@ private:
     std::size_t peak_step_ = 0;
     std::unique_ptr<LiveSetIndex> live_;
     bool has_counted_ = false;
-    int pair_index_ = -1;
+    std::optional<std::size_t> pair_index_;
     bool is_backward_ = false;
     std::int64_t baseline_ = 0;
     std::optional<PeakMemory> pair_peak_;

@@ -24,6 +24,7 @@
 namespace fxmem {
 
 inline constexpr std::size_t kStorageRoleCount = 11; // StorageRole values, Unknown included
+// RoleAssignment::producer_graph's "no graph": a dense per-storage array, so a plain integer.
 inline constexpr std::uint32_t kNoGraph = 0xffffffffu;
 
 // How the roles of a file were obtained: all given by the file, none (all derived), or some.
@@ -162,8 +163,8 @@ public:
         std::vector<std::uint32_t> storages; // per tree index
     };
 
-    // O(N + S + modules). `roles` from resolve_roles(file); graph_index into file.graphs.
-    Attribution(const GraphFile& file, std::size_t graph_index, const RoleAssignment& roles);
+    // O(N + S + modules). `roles` from resolve_roles(file).
+    Attribution(const GraphFile& file, GraphId graph, const RoleAssignment& roles);
 
     const ModuleTree& tree() const { return tree_; }
     StorageRole role(StorageId s) const { return role_[s.index()]; }

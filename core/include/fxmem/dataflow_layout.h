@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -75,13 +76,12 @@ struct ModuleRepeat {
 
 struct DataflowDrawing {
     enum class Kind : std::uint8_t { Node, Module };
-    static constexpr std::uint32_t kNoParent = 0xffffffffu;
     struct Box {
         Kind kind = Kind::Node;
-        std::uint32_t ref = 0;             // NodeId index, or tree index
-        std::uint32_t parent = kNoParent;  // index into boxes of the enclosing expanded module
-        bool expanded = false;             // a module laid out inside its box
-        double x = 0, y = 0, w = 0, h = 0; // top-left corner and size
+        std::uint32_t ref = 0;               // NodeId index, or tree index
+        std::optional<std::uint32_t> parent; // index into boxes of the enclosing expanded module; none at the top
+        bool expanded = false;               // a module laid out inside its box
+        double x = 0, y = 0, w = 0, h = 0;   // top-left corner and size
     };
     struct Point {
         double x = 0, y = 0;
@@ -104,10 +104,9 @@ struct DataflowDrawing {
 
 class DataflowLayout {
 public:
-    // `graph` is file.graphs[graph_index]; the file must outlive the layout. `tree` is the graph's
+    // Lays out file.graph(graph); the file must outlive the layout. `tree` is the graph's
     // ModuleTree (Attribution::tree() or ModuleTree(graph)); it is copied.
-    DataflowLayout(const GraphFile& file, std::size_t graph_index, const ModuleTree& tree,
-                   DataflowOptions options = {});
+    DataflowLayout(const GraphFile& file, GraphId graph, const ModuleTree& tree, DataflowOptions options = {});
     ~DataflowLayout();
     DataflowLayout(DataflowLayout&&) noexcept;
     DataflowLayout& operator=(DataflowLayout&&) noexcept;

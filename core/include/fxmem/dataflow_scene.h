@@ -16,7 +16,7 @@
 namespace fxmem {
 
 struct DataflowSegment {
-    std::uint32_t graph = 0; // index into GraphFile::graphs
+    GraphId graph; // index into GraphFile::graphs
     std::unique_ptr<DataflowLayout> layout;
     DataflowDrawing drawing; // in the segment's own coordinates
     double x = 0;            // where the segment's drawing starts, left to right
@@ -37,6 +37,7 @@ struct DataflowCrossEdge {
 
 class DataflowScene {
 public:
+    // DataflowSegment::node_box / module_box's "no box": dense per-node arrays, so a plain integer.
     static constexpr std::uint32_t kNone = 0xffffffffu;
     static constexpr double kSegmentGap = 120; // between the segments' drawings
     static constexpr double kTitle = 40;       // a segment's name above its drawing
@@ -44,7 +45,7 @@ public:
     // `graphs`: the segments' graphs in running order (a graph may run more than once);
     // `trees[s]` the module tree of segment s's graph and `options(s)` its layout options. The
     // file must outlive the scene. Polls `cancelled` between segments.
-    DataflowScene(const GraphFile& file, const std::vector<std::uint32_t>& graphs, const std::vector<ModuleTree>& trees,
+    DataflowScene(const GraphFile& file, const std::vector<GraphId>& graphs, const std::vector<ModuleTree>& trees,
                   const std::function<DataflowOptions(std::size_t)>& options, const CancelCheck& cancelled = {});
 
     std::size_t size() const { return segments_.size(); }

@@ -30,7 +30,7 @@ enum class ExportScope : std::uint8_t { Graph, Pair, WholeStep };
 // and for the whole step, whose graphs run in their recorded orders).
 struct ExportView {
     ExportScope scope = ExportScope::WholeStep;
-    std::uint32_t graph = 0;
+    GraphId graph;
     std::size_t pair = 0;
     PairContext context = PairContext::Standalone;
     DeviceFilter devices = DeviceFilter::NonCpu;
@@ -40,7 +40,7 @@ struct ExportView {
 struct ExportSection {
     std::string name;  // graph name, or the step entry's (step_entry_name)
     std::string phase; // "forward", "backward", "optimizer" (a graph after the last backward of the step), "other"
-    std::uint32_t graph = 0;
+    GraphId graph;
     std::string module_prefix;         // the step entry's module prefix ("" outside the whole step)
     std::size_t begin = 0, length = 0; // timeline indices [begin, begin + length)
     std::vector<NodeId> step_node;     // per local index: the node (invalid at 0)

@@ -1,4 +1,5 @@
-// Strong integer ids: a node index within one graph, a storage index within one file.
+// Strong integer ids: a node index within one graph, a storage index within one file, a graph
+// index within one file.
 // Dense (0..n-1) so that per-node and per-storage data live in contiguous arrays.
 //
 // Plain values: any thread.
@@ -21,6 +22,7 @@ struct Id {
 
 using NodeId = Id<struct NodeTag>;       // position of a node in its graph's original order
 using StorageId = Id<struct StorageTag>; // position of a storage in GraphFile::storages (not the file's "id")
+using GraphId = Id<struct GraphTag>;     // position of a graph in GraphFile::graphs
 
 } // namespace fxmem
 

@@ -9,6 +9,7 @@
 #include "fxmem/estimator.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -28,7 +29,7 @@ struct LiveStorage {
     NodeId last_user;            // the user that runs last in the order; invalid when never used
     NodeId next_user;            // first user at or after the queried step's node, in the order; invalid when none
     std::int64_t alloc_step = 0; // profile index where it became live (0: from the start)
-    std::int64_t free_step = -1; // profile index where it is gone; -1 when never released
+    std::optional<std::int64_t> free_step; // profile index where it is gone; none when never released
     LiveReason reason = LiveReason::WaitingForUse;
 };
 

@@ -14,6 +14,7 @@
 #include "fxmem/symbolic.h"
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -124,10 +125,11 @@ public:
     std::vector<std::string> targets; // distinct targets, in order of first use
     std::string texts;                // stack traces and meta JSON, back to back
     std::vector<ModuleInfo> modules;  // distinct (module, module_type) pairs, in order of first use
-    // Per node, each empty when no node of the graph has one: FLOPs (-1 where absent) and phase.
+    // Per node, each empty when no node of the graph has one: FLOPs and phase. A dense array read
+    // in loops over every node, so an absent FLOP count is -1 here (flops() gives nullopt).
     std::vector<std::int64_t> node_flops;
     std::vector<NodePhase> node_phases;
-    std::int64_t num_fwd_outputs = -1; // joint graphs: how many output inputs are forward outputs; -1 absent
+    std::optional<std::int64_t> num_fwd_outputs; // joint graphs: how many output inputs are forward outputs
 
     std::size_t size() const { return nodes.size(); }
     const Node& node(NodeId id) const { return nodes[id.index()]; }
@@ -149,8 +151,11 @@ public:
         return {dims.data() + t.dims_begin + t.rank, t.rank};
     }
 
-    // The node's FLOPs as the file gives them, -1 when absent.
-    std::int64_t flops(NodeId id) const { return node_flops.empty() ? -1 : node_flops[id.index()]; }
+    // The node's FLOPs as the file gives them, nullopt when absent.
+    std::optional<std::int64_t> flops(NodeId id) const {
+        if (node_flops.empty() || node_flops[id.index()] < 0) return std::nullopt;
+        return node_flops[id.index()];
+    }
     NodePhase phase(NodeId id) const { return node_phases.empty() ? NodePhase::Unknown : node_phases[id.index()]; }
 
     // Invalid NodeId when absent. Not for hot loops.
@@ -176,24 +181,24 @@ private:
 };
 
 struct Pair {
-    std::uint32_t forward = 0; // index into GraphFile::graphs
-    std::uint32_t backward = 0;
-    std::int32_t joint = -1; // the joint graph this pair partitions (index into graphs), -1 none
-    double budget = -1.0;    // activation_memory_budget it was partitioned with, in [0, 1]; -1 none
+    GraphId forward; // index into GraphFile::graphs
+    GraphId backward;
+    std::optional<GraphId> joint; // the joint graph this pair partitions, when the file gives it
+    std::optional<double> budget; // activation_memory_budget it was partitioned with, in [0, 1]
 };
 
 // A named complete order of one graph stored in the file ("schedules", docs/format.md), e.g.
 // Inductor's overlap schedule. Checked like a SCHED file when read.
 struct NamedSchedule {
     std::string name;          // unique per graph
-    std::uint32_t graph = 0;   // index into GraphFile::graphs
+    GraphId graph;             // index into GraphFile::graphs
     std::vector<NodeId> order; // every node once, a legal order
     std::string source;        // free-form provenance ("torch._inductor ... schedule_overlap_bucketing"); may be empty
 };
 
 // One entry of the file's "step": a graph that ran during the training iteration, in run order.
 struct StepEntry {
-    std::uint32_t graph = 0;   // index into GraphFile::graphs
+    GraphId graph;             // index into GraphFile::graphs
     std::uint32_t call = 0;    // 0-based call of the graph in the step (a backward: its forward's)
     std::string module_prefix; // "blocks.1": the call ran in that submodule; empty at the root
 };
@@ -234,8 +239,9 @@ public:
     // partitions are taken, so the file's total is kept to a quarter of the range.
     static constexpr std::int64_t kMaxTotalFlops = std::int64_t{1} << 61;
     std::uint32_t intern_dtype(std::string_view dtype);
-    // Graph by name: its index, or -1.
-    int find_graph(std::string_view graph_name) const;
+    const Graph& graph(GraphId g) const { return graphs[g.index()]; } // g must be one of graphs
+    // Graph by name: its index, or nullopt.
+    std::optional<GraphId> find_graph(std::string_view graph_name) const;
     // Adds a forward/backward pair by graph names; throws Error when a name is unknown.
     void add_pair(std::string_view forward, std::string_view backward);
 
@@ -291,7 +297,7 @@ public:
     void set_module(std::string_view name, std::string_view type);
     void set_flops(std::int64_t flops); // >= 0
     void set_phase(NodePhase phase);
-    void set_num_fwd_outputs(std::int64_t n) { graph_.num_fwd_outputs = n; }
+    void set_num_fwd_outputs(std::optional<std::int64_t> n) { graph_.num_fwd_outputs = n; }
     // The node's val, in preorder. Without any val call the val is null.
     void val_null();
     void val_tensor(StorageId storage, std::string_view dtype, std::span<const std::int64_t> shape,

@@ -24,7 +24,7 @@ namespace fxmem {
 // What the partitioner needs to know about a joint graph, computed once (O(N + E)).
 struct JointGraph {
     const GraphFile* file = nullptr;
-    std::uint32_t graph = 0;                      // index into file->graphs
+    GraphId graph;                                // index into file->graphs
     NodeId output;                                // the joint's output node (its last node)
     std::vector<NodeId> primals, tangents;        // placeholders, in graph order (_is_primal, _is_tangent)
     std::vector<NodeId> fwd_outputs, bwd_outputs; // the output node's inputs split at num_fwd_outputs
@@ -45,7 +45,7 @@ struct JointGraph {
                 // partitioner recompute one without replaying its RNG state, so plans save them
     std::vector<std::int64_t> flops; // per node, 0 where the file gives none
 
-    const Graph& g() const { return file->graphs[graph]; }
+    const Graph& g() const { return file->graph(graph); }
     std::size_t size() const { return computable.size(); }
 };
 
@@ -53,7 +53,7 @@ struct JointGraph {
 // num_fwd_outputs, a forward output that needs a tangent, a file phase that contradicts the
 // structure: a node marked forward that needs a tangent, or one the forward outputs need marked
 // backward).
-JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph);
+JointGraph analyze_joint(const GraphFile& file, GraphId graph);
 
 // One simulated partition, in joint-graph node ids.
 struct Partition {
@@ -141,9 +141,9 @@ std::vector<NodeId> save_in_forward(const JointGraph& joint, std::span<const Nod
 // first pair, else every forward value a backward-phase node reads saved (no recompute).
 struct RematBaseline {
     std::vector<NodeId> saved;
-    std::int64_t flops = 0; // the pair's node FLOPs (the simulated partition's without a pair)
-    int pair = -1;          // index into file.pairs, -1 without one
-    std::string source;     // "budget=1.0.forward / budget=1.0.backward", or a description
+    std::int64_t flops = 0;          // the pair's node FLOPs (the simulated partition's without a pair)
+    std::optional<std::size_t> pair; // index into file.pairs, none without one
+    std::string source;              // "budget=1.0.forward / budget=1.0.backward", or a description
     // Set when the pair is not the joint's partition of its own saved values (its FLOPs differ
     // from that partition's): what it says, and the baseline is then the simulated partition's.
     std::string mismatch;

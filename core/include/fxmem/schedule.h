@@ -14,7 +14,7 @@
 namespace fxmem {
 
 struct Schedule {
-    int graph = -1; // index into GraphFile::graphs
+    GraphId graph; // index into GraphFile::graphs; every parser sets it
     std::vector<NodeId> order;
 };
 

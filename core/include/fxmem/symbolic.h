@@ -94,13 +94,13 @@ struct SymbolicSizes {
     // 2 rank), or the offset (i == 2 rank). Listed per tensor in dim order; constant entries are
     // not listed (their ints never change).
     struct TensorEntry {
-        std::uint32_t graph = 0;
+        GraphId graph;
         std::uint32_t tensor = 0; // index into Graph::tensors
         std::uint32_t dim = 0;
         std::uint32_t expr = 0;
     };
     struct NodeFlops {
-        std::uint32_t graph = 0;
+        GraphId graph;
         NodeId node;
         std::uint32_t expr = 0;
     };

@@ -24,7 +24,7 @@ namespace fxmem {
 struct TimelineSegment {
     std::shared_ptr<const GraphAnalysis> analysis; // shared by the runs of one graph (whole step)
     std::shared_ptr<const LiveSetIndex> reordered; // the given schedule's index of this graph; null: none
-    std::uint32_t graph = 0;                       // index into GraphFile::graphs
+    GraphId graph;                                 // index into GraphFile::graphs
     std::int64_t offset = 0;                       // global step of this graph's profile index 0
     std::size_t length = 0;                        // its profile's length (1 + 2K)
     std::int64_t baseline = 0;                     // bytes under its profile: the pair's baseline or the carry
@@ -57,7 +57,7 @@ class Timeline {
 public:
     // One graph scored as `context` says (AsInPair: the app's single-graph view, a backward's
     // forward inputs never freed, no baseline). `schedule` reorders it (Error for another graph).
-    static Timeline graph(std::shared_ptr<const GraphFile> file, std::uint32_t graph,
+    static Timeline graph(std::shared_ptr<const GraphFile> file, GraphId graph,
                           DeviceFilter devices = DeviceFilter::NonCpu, const CancelCheck& cancelled = {},
                           PairContext context = PairContext::AsInPair, const Schedule* schedule = nullptr);
     // Pair `pair` joined, from one analyze_pair. `schedule` reorders one of its two graphs (Error

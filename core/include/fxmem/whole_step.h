@@ -67,7 +67,7 @@ struct CarriedStorage {
 
 struct StepSegment {
     std::uint32_t entry = 0; // index into GraphFile::step
-    std::uint32_t graph = 0; // index into GraphFile::graphs
+    GraphId graph;           // index into GraphFile::graphs
     std::size_t begin = 0;   // first timeline index of this entry
     std::size_t length = 0;  // its graph's profile length (1 + 2K)
     StepCarry carry;
@@ -96,7 +96,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted);
 
 // The releasability a graph is scored with inside the step: a paired backward's (get_peak_memory's
 // do-not-delete inputs), else PyTorch's default. For a LiveSetIndex of a segment's graph.
-NodeMask step_releasable(const GraphFile& file, std::uint32_t graph);
+NodeMask step_releasable(const GraphFile& file, GraphId graph);
 
 // "region0.forward" or "region0.forward #2 (blocks.1)": an entry as users read it (call 1-based).
 std::string step_entry_name(const GraphFile& file, const StepEntry& entry);

@@ -31,9 +31,9 @@ bool parse_group_by(std::string_view text, GroupBy& out) {
     return true;
 }
 
-Attribution::Attribution(const GraphFile& file, std::size_t graph_index, const RoleAssignment& roles)
-    : tree_(file.graphs.at(graph_index)), role_(roles.role) {
-    const Graph& graph = file.graphs[graph_index];
+Attribution::Attribution(const GraphFile& file, GraphId graph_id, const RoleAssignment& roles)
+    : tree_(file.graphs.at(graph_id.index())), role_(roles.role) {
+    const Graph& graph = file.graph(graph_id);
     const std::size_t n_storages = file.storages.size();
     owner_.assign(n_storages, ModuleTree::kRoot);
 
@@ -60,7 +60,8 @@ Attribution::Attribution(const GraphFile& file, std::size_t graph_index, const R
             owner_[s] = dot == std::string_view::npos ? ModuleTree::kRoot : tree_.add(name.substr(0, dot));
         } else if (a.valid() && has_profile_points(graph.node(a).op)) {
             owner_[s] = tree_.node_module(a);
-        } else if (const std::uint32_t pg = roles.producer_graph[s]; a.valid() && pg != kNoGraph && pg != graph_index) {
+        } else if (const std::uint32_t pg = roles.producer_graph[s];
+                   a.valid() && pg != kNoGraph && pg != graph_id.index()) {
             const Graph& other = file.graphs[pg];
             const std::uint32_t info = other.node(roles.producer_node[s]).module;
             if (info == kNoModule) continue; // the root

@@ -46,7 +46,7 @@ RoleAssignment resolve_roles(const GraphFile& file) {
     r.producer_node.assign(n_storages, NodeId{});
 
     std::vector<std::uint8_t> is_backward(n_graphs, 0);
-    for (const Pair& p : file.pairs) is_backward[p.backward] = 1;
+    for (const Pair& p : file.pairs) is_backward[p.backward.index()] = 1;
 
     std::vector<std::uint8_t> evidence(n_storages, 0);
     std::vector<std::uint32_t> seen_in(n_storages, kNoGraph);     // last graph in which the storage was held

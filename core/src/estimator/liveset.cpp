@@ -240,7 +240,7 @@ LiveStorage LiveSetIndex::describe(const Interval& iv, std::size_t profile_index
     r.last_user = reordered_ ? last_user_[s] : alias_.last_user[s];
     r.alloc_step = iv.begin;
     const bool released = iv.end < static_cast<std::int64_t>(step_node_.size());
-    r.free_step = released ? iv.end : -1;
+    if (released) r.free_step = iv.end;
     if (released)
         r.reason = LiveReason::WaitingForUse;
     else if (!releasable_[r.allocator.index()])

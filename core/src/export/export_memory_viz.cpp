@@ -176,7 +176,7 @@ std::vector<Frame> stay_frames(const GraphFile& file, const ExportTimeline& t, c
                        nullptr, NodeId{}});
         return out;
     }
-    const Graph& g = file.graphs[sec.graph];
+    const Graph& g = file.graph(sec.graph);
     out.push_back({capped(sec.name), s.allocator.value,
                    capped(g.node(s.allocator).name + " = " + std::string(g.target(s.allocator))), &g, s.allocator});
     if (const ModuleInfo* m = g.module(s.allocator)) {

@@ -61,7 +61,7 @@ std::size_t write_perfetto(std::ostream& out, const GraphFile& file, const Expor
         s = e + 1;
     }
     for (const ExportSection& sec : t.sections) {
-        const Graph& g = file.graphs[sec.graph];
+        const Graph& g = file.graph(sec.graph);
         std::size_t peak_at = sec.begin;
         for (std::size_t i = sec.begin; i < sec.begin + sec.length; ++i)
             if (t.total[i] > t.total[peak_at]) peak_at = i;

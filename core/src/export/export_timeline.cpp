@@ -42,9 +42,8 @@ struct Builder {
 
     // Appends a graph's profile (by role, plus `outside`: storages live through it from elsewhere)
     // as a section. `keys` gives the key of a storage the graph holds from the start (begin 0).
-    void add(std::string name, std::string phase, std::uint32_t graph, std::string module_prefix,
-             const LiveSetIndex& index, std::span<const Piece> outside,
-             const std::unordered_map<std::int32_t, std::uint64_t>& keys = {}) {
+    void add(std::string name, std::string phase, GraphId graph, std::string module_prefix, const LiveSetIndex& index,
+             std::span<const Piece> outside, const std::unordered_map<std::int32_t, std::uint64_t>& keys = {}) {
         ExportSection s;
         s.name = std::move(name);
         s.phase = std::move(phase);
@@ -140,7 +139,7 @@ void graph_timeline(const std::shared_ptr<const GraphFile>& file, const ExportVi
     const Timeline t = Timeline::graph(file, view.graph, view.devices, cancelled, view.context,
                                        view.schedule ? &*view.schedule : nullptr);
     b.out.scope = ExportScope::Graph;
-    const Graph& g = file->graphs[view.graph];
+    const Graph& g = file->graph(view.graph);
     b.add(g.name, phase_of(g.kind), view.graph, "", t.segments()[0].live(), {});
 }
 
@@ -155,8 +154,8 @@ void pair_timeline(const std::shared_ptr<const GraphFile>& file, const ExportVie
         baseline.push_back({s, 0, 0, fwd.analysis->alias().allocator[s.index()], 0});
     b.out.scope = ExportScope::Pair;
     b.out.pair = view.pair;
-    b.add(file->graphs[fwd.graph].name, "forward", fwd.graph, "", fwd.live(), {});
-    b.add(file->graphs[bwd.graph].name, "backward", bwd.graph, "", bwd.live(), baseline);
+    b.add(file->graph(fwd.graph).name, "forward", fwd.graph, "", fwd.live(), {});
+    b.add(file->graph(bwd.graph).name, "backward", bwd.graph, "", bwd.live(), baseline);
 }
 
 void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
@@ -169,7 +168,7 @@ void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportVie
     std::size_t last_backward = 0;
     bool any_backward = false;
     for (std::size_t e = 0; e < ws.segments.size(); ++e)
-        if (file->graphs[ws.segments[e].graph].kind == GraphKind::Backward) {
+        if (file->graph(ws.segments[e].graph).kind == GraphKind::Backward) {
             last_backward = e;
             any_backward = true;
         }
@@ -189,7 +188,7 @@ void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportVie
             else
                 outside.push_back({c.storage, 0, 0, NodeId{}, std::uint64_t{i} + 1});
         }
-        const GraphKind kind = file->graphs[seg.graph].kind;
+        const GraphKind kind = file->graph(seg.graph).kind;
         const std::string phase = any_backward && s > last_backward ? "optimizer" : phase_of(kind);
         b.add(step_entry_name(*file, file->step[seg.entry]), phase, seg.graph, file->step[seg.entry].module_prefix,
               t.segments()[s].live(), outside, keys);

@@ -38,13 +38,13 @@ struct SymbolicIndex {
         node_flops.resize(file.graphs.size());
         for (std::size_t i = 0; i < sy.tensor_entries.size(); ++i) {
             const auto& e = sy.tensor_entries[i];
-            auto& v = tensor[e.graph];
-            if (v.empty()) v.assign(file.graphs[e.graph].tensors.size(), -1);
+            auto& v = tensor[e.graph.index()];
+            if (v.empty()) v.assign(file.graph(e.graph).tensors.size(), -1);
             if (v[e.tensor] < 0) v[e.tensor] = static_cast<std::int32_t>(i); // entries are grouped per tensor
         }
         for (const auto& f : sy.node_flops) {
-            auto& v = node_flops[f.graph];
-            if (v.empty()) v.assign(file.graphs[f.graph].size(), -1);
+            auto& v = node_flops[f.graph.index()];
+            if (v.empty()) v.assign(file.graph(f.graph).size(), -1);
             v[f.node.index()] = static_cast<std::int32_t>(f.expr);
         }
     }
@@ -64,12 +64,12 @@ void append_entries(std::string& out, const SymbolicSizes& sy, std::size_t& next
                     std::uint32_t tensor, const char* key, std::uint32_t from, std::uint32_t to,
                     const std::int64_t* ints, bool array) {
     const auto listed = [&](std::uint32_t dim) {
-        return next < sy.tensor_entries.size() && sy.tensor_entries[next].graph == graph &&
+        return next < sy.tensor_entries.size() && sy.tensor_entries[next].graph.index() == graph &&
                sy.tensor_entries[next].tensor == tensor && sy.tensor_entries[next].dim == dim;
     };
     bool any = false;
-    for (std::size_t i = next;
-         i < sy.tensor_entries.size() && sy.tensor_entries[i].graph == graph && sy.tensor_entries[i].tensor == tensor;
+    for (std::size_t i = next; i < sy.tensor_entries.size() && sy.tensor_entries[i].graph.index() == graph &&
+                               sy.tensor_entries[i].tensor == tensor;
          ++i)
         any = any || (sy.tensor_entries[i].dim >= from && sy.tensor_entries[i].dim < to);
     if (!any) return;
@@ -197,9 +197,9 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
         out += ", \"phase\": ";
         append_string(out, to_string(phase));
     }
-    if (const std::int64_t flops = g.flops(id); flops >= 0) {
+    if (const std::optional<std::int64_t> flops = g.flops(id)) {
         out += ", \"flops\": ";
-        append_int(out, flops);
+        append_int(out, *flops);
         if (const std::int32_t e = index.of_flops(graph_index, id.index()); e >= 0) {
             out += ", \"flops_expr\": ";
             append_string(out, file.symbolic.expr_text(static_cast<std::uint32_t>(e)));
@@ -273,9 +273,9 @@ std::string to_json(const GraphFile& file) {
         append_string(out, g.name);
         out += ", \"kind\": ";
         append_string(out, to_string(g.kind));
-        if (g.num_fwd_outputs >= 0) {
+        if (g.num_fwd_outputs) {
             out += ", \"num_fwd_outputs\": ";
-            append_int(out, g.num_fwd_outputs);
+            append_int(out, *g.num_fwd_outputs);
         }
         out += ", \"nodes\": [";
         for (std::size_t i = 0; i < g.size(); ++i) {
@@ -290,16 +290,16 @@ std::string to_json(const GraphFile& file) {
         for (std::size_t i = 0; i < file.pairs.size(); ++i) {
             out += i ? ",\n  " : "\n  ";
             out += "{\"forward\": ";
-            append_string(out, file.graphs[file.pairs[i].forward].name);
+            append_string(out, file.graph(file.pairs[i].forward).name);
             out += ", \"backward\": ";
-            append_string(out, file.graphs[file.pairs[i].backward].name);
-            if (file.pairs[i].joint >= 0) {
+            append_string(out, file.graph(file.pairs[i].backward).name);
+            if (file.pairs[i].joint) {
                 out += ", \"joint\": ";
-                append_string(out, file.graphs[static_cast<std::size_t>(file.pairs[i].joint)].name);
+                append_string(out, file.graph(*file.pairs[i].joint).name);
             }
-            if (file.pairs[i].budget >= 0) {
+            if (file.pairs[i].budget) {
                 out += ", \"budget\": ";
-                append_double(out, file.pairs[i].budget);
+                append_double(out, *file.pairs[i].budget);
             }
             out.push_back('}');
         }
@@ -311,7 +311,7 @@ std::string to_json(const GraphFile& file) {
             const StepEntry& e = file.step[i];
             out += i ? ",\n  " : "\n  ";
             out += "{\"graph\": ";
-            append_string(out, file.graphs[e.graph].name);
+            append_string(out, file.graph(e.graph).name);
             out += ", \"call\": " + std::to_string(e.call);
             if (!e.module_prefix.empty()) {
                 out += ", \"module_prefix\": ";
@@ -325,7 +325,7 @@ std::string to_json(const GraphFile& file) {
         out += ",\n\"schedules\": [";
         for (std::size_t i = 0; i < file.schedules.size(); ++i) {
             const NamedSchedule& sc = file.schedules[i];
-            const Graph& g = file.graphs[sc.graph];
+            const Graph& g = file.graph(sc.graph);
             out += i ? ",\n  " : "\n  ";
             out += "{\"name\": ";
             append_string(out, sc.name);

@@ -143,7 +143,7 @@ private:
 
     std::string graph_name_;
     GraphKind graph_kind_ = GraphKind::Other;
-    std::int64_t graph_num_fwd_ = -1;
+    std::optional<std::int64_t> graph_num_fwd_;
     std::size_t graph_count_ = 0, node_count_ = 0;
     std::optional<GraphBuilder> builder_;
     PendingGraph pending_;

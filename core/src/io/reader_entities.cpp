@@ -47,7 +47,7 @@ void Reader::begin_graph() {
     graph_seen_ = 0;
     graph_name_.clear();
     graph_kind_ = GraphKind::Other;
-    graph_num_fwd_ = -1;
+    graph_num_fwd_.reset();
     node_count_ = 0;
     pending_.nodes.clear();
     builder_.reset();
@@ -59,7 +59,7 @@ void Reader::begin_nodes() {
     const bool direct = (graph_seen_ & bit(Slot::GraphName)) && (graph_seen_ & bit(Slot::GraphKind)) &&
                         storages_done_ && deferred_.empty();
     if (direct) {
-        if (file_.find_graph(graph_name_) >= 0) fail("duplicate graph name " + quote(graph_name_));
+        if (file_.find_graph(graph_name_)) fail("duplicate graph name " + quote(graph_name_));
         builder_.emplace(file_, graph_name_, graph_kind_);
     }
     frames_.push_back(Frame::Nodes);
@@ -103,7 +103,7 @@ void Reader::end_graph() {
 }
 
 void Reader::replay(PendingGraph& g) {
-    if (file_.find_graph(g.name) >= 0)
+    if (file_.find_graph(g.name))
         fail_at(g.end_offset, "graph " + quote(g.name), "duplicate graph name " + quote(g.name));
     std::optional<GraphBuilder> builder;
     builder.emplace(file_, g.name, g.kind);
@@ -119,9 +119,9 @@ void Reader::check_joint(const fxmem::Graph& g, std::size_t offset) const {
     const std::string where = "graph " + quote(g.name);
     if (last.op != OpKind::Output)
         fail_at(offset, where, "a joint graph must end with its output node, not " + quote(last.name));
-    if (static_cast<std::uint64_t>(g.num_fwd_outputs) > last.inputs.size())
+    if (static_cast<std::uint64_t>(*g.num_fwd_outputs) > last.inputs.size())
         fail_at(offset, where,
-                "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) + " but the output node has " +
+                "'num_fwd_outputs' is " + std::to_string(*g.num_fwd_outputs) + " but the output node has " +
                     std::to_string(last.inputs.size()) + " inputs");
 }
 

@@ -57,11 +57,11 @@ void Reader::resolve_schedules() {
     std::vector<std::string> keys;
     for (StagedSchedule& st : schedules_) {
         const std::string at = "schedules[" + std::to_string(st.index) + "]";
-        const int g = file_.find_graph(st.graph);
-        if (g < 0) fail_at(st.end_offset, at, "schedule " + quote(st.name) + ": unknown graph " + quote(st.graph));
-        const fxmem::Graph& graph = file_.graphs[static_cast<std::size_t>(g)];
+        const std::optional<GraphId> g = file_.find_graph(st.graph);
+        if (!g) fail_at(st.end_offset, at, "schedule " + quote(st.name) + ": unknown graph " + quote(st.graph));
+        const fxmem::Graph& graph = file_.graph(*g);
         const auto where = [&] { return at + ": schedule " + quote(st.name) + " of graph " + quote(graph.name); };
-        std::string key = std::to_string(g) + ":" + st.name;
+        std::string key = std::to_string(g->value) + ":" + st.name;
         const auto next = static_cast<std::uint32_t>(keys.size());
         const std::uint32_t earlier =
             by_key.insert(key, next, [&](std::uint32_t i) { return std::string_view(keys[i]); });
@@ -70,7 +70,7 @@ void Reader::resolve_schedules() {
                     "duplicate schedule name (schedules[" + std::to_string(earlier) + "] has it too)");
         keys.push_back(std::move(key));
         NamedSchedule named; // its name and source are moved in once where() can no longer be needed
-        named.graph = static_cast<std::uint32_t>(g);
+        named.graph = *g;
         if (st.resolved) {
             named.order = std::move(st.order_ids);
         } else {
@@ -98,7 +98,7 @@ void Reader::resolve_schedules() {
 void Reader::check_step() {
     std::vector<std::int32_t> forward_of(file_.graphs.size(), -1); // backward graph -> its forward
     for (const Pair& p : file_.pairs)
-        if (forward_of[p.backward] < 0) forward_of[p.backward] = static_cast<std::int32_t>(p.forward);
+        if (forward_of[p.backward.index()] < 0) forward_of[p.backward.index()] = p.forward.value;
     const auto key = [](std::uint32_t graph, std::int64_t call) {
         return (static_cast<std::uint64_t>(graph) << 32) | static_cast<std::uint64_t>(call);
     };
@@ -106,9 +106,9 @@ void Reader::check_step() {
     ran.reserve(steps_.size());
     for (StagedStep& st : steps_) {
         const std::string place = "step[" + std::to_string(st.index) + "]";
-        const int g = file_.find_graph(st.graph);
-        if (g < 0) fail_at(st.end_offset, place, "unknown graph " + quote(st.graph));
-        const auto gi = static_cast<std::uint32_t>(g);
+        const std::optional<GraphId> g = file_.find_graph(st.graph);
+        if (!g) fail_at(st.end_offset, place, "unknown graph " + quote(st.graph));
+        const auto gi = static_cast<std::uint32_t>(g->value);
         const GraphKind kind = file_.graphs[gi].kind;
         const std::string run = "graph " + quote(st.graph) + " call " + std::to_string(st.call);
         if (kind == GraphKind::Joint)
@@ -125,7 +125,7 @@ void Reader::check_step() {
                             std::to_string(st.call) +
                             " before it (a backward entry has the call of the forward it differentiates)");
         }
-        file_.step.push_back({gi, static_cast<std::uint32_t>(st.call), std::move(st.module_prefix)});
+        file_.step.push_back({*g, static_cast<std::uint32_t>(st.call), std::move(st.module_prefix)});
     }
 }
 
@@ -140,16 +140,13 @@ void Reader::end_top() {
     resolve_symbolic();
     for (const StagedPair& p : pairs_) {
         const std::string place = "pairs[" + std::to_string(p.index) + "]";
-        if (file_.find_graph(p.forward) < 0) fail_at(p.end_offset, place, "unknown forward graph " + quote(p.forward));
-        if (file_.find_graph(p.backward) < 0)
-            fail_at(p.end_offset, place, "unknown backward graph " + quote(p.backward));
+        if (!file_.find_graph(p.forward)) fail_at(p.end_offset, place, "unknown forward graph " + quote(p.forward));
+        if (!file_.find_graph(p.backward)) fail_at(p.end_offset, place, "unknown backward graph " + quote(p.backward));
         if (p.forward == p.backward)
             fail_at(p.end_offset, place, "graph " + quote(p.forward) + " cannot be its own backward");
         // A pair written the wrong way round (or naming a joint graph) was scored as given: the
         // backward's peak as the forward's, its activations held for a backward that never runs.
-        const auto kind_of = [&](const std::string& name) {
-            return file_.graphs[static_cast<std::size_t>(file_.find_graph(name))].kind;
-        };
+        const auto kind_of = [&](const std::string& name) { return file_.graph(*file_.find_graph(name)).kind; };
         for (const bool fwd : {true, false}) {
             const GraphKind k = kind_of(fwd ? p.forward : p.backward);
             const GraphKind wrong = fwd ? GraphKind::Backward : GraphKind::Forward;
@@ -163,9 +160,9 @@ void Reader::end_top() {
         Pair& added = file_.pairs.back();
         added.budget = p.budget;
         if (p.joint_given) {
-            const int j = file_.find_graph(p.joint);
-            if (j < 0) fail_at(p.end_offset, place, "unknown joint graph " + quote(p.joint));
-            const GraphKind kind = file_.graphs[static_cast<std::size_t>(j)].kind;
+            const std::optional<GraphId> j = file_.find_graph(p.joint);
+            if (!j) fail_at(p.end_offset, place, "unknown joint graph " + quote(p.joint));
+            const GraphKind kind = file_.graph(*j).kind;
             if (kind != GraphKind::Joint)
                 fail_at(p.end_offset, place,
                         "graph " + quote(p.joint) + " is not a joint graph (kind '" + std::string(to_string(kind)) +

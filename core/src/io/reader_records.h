@@ -105,7 +105,7 @@ struct StagedSymbol {
 struct PendingGraph {
     std::string name;
     GraphKind kind = GraphKind::Other;
-    std::int64_t num_fwd_outputs = -1;
+    std::optional<std::int64_t> num_fwd_outputs;
     std::vector<NodeRecord> nodes;
     std::size_t end_offset = 0;
 };
@@ -141,7 +141,7 @@ struct StagedStep {
 struct StagedPair {
     std::string forward, backward, joint;
     bool joint_given = false;
-    double budget = -1.0;
+    std::optional<double> budget;
     std::size_t index = 0;
     std::size_t end_offset = 0;
 };

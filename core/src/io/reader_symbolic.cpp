@@ -141,7 +141,7 @@ void Reader::resolve_symbolic() {
             const fxmem::Graph& g = file_.graphs[e.owner];
             place = "graph " + quote(g.name) + ", node " + quote(g.node(e.node).name);
             field = "'flops_expr'";
-            hinted = g.flops(e.node);
+            hinted = g.flops(e.node).value_or(-1);
             break;
         }
         case StagedExpr::Kind::Tensor: {
@@ -192,9 +192,12 @@ void Reader::resolve_symbolic() {
         case StagedExpr::Kind::Nbytes:
             sy.storage_sizes.push_back({StorageId(static_cast<std::int32_t>(e.owner)), expr});
             break;
-        case StagedExpr::Kind::Flops: sy.node_flops.push_back({e.owner, e.node, expr}); break;
+        case StagedExpr::Kind::Flops:
+            sy.node_flops.push_back({GraphId(static_cast<std::int32_t>(e.owner)), e.node, expr});
+            break;
         case StagedExpr::Kind::Tensor:
-            if (!sy.is_constant(expr)) sy.tensor_entries.push_back({e.owner, tensor, e.dim, expr});
+            if (!sy.is_constant(expr))
+                sy.tensor_entries.push_back({GraphId(static_cast<std::int32_t>(e.owner)), tensor, e.dim, expr});
             break;
         }
     }

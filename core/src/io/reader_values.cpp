@@ -173,8 +173,8 @@ bool Reader::string_value(std::string_view v) {
     case Slot::ScheduleGraph:
         schedule_.graph.assign(v);
         if (graphs_done_) {
-            const int g = file_.find_graph(v);
-            schedule_graph_ = g < 0 ? nullptr : &file_.graphs[static_cast<std::size_t>(g)];
+            const std::optional<GraphId> g = file_.find_graph(v);
+            schedule_graph_ = g ? &file_.graph(*g) : nullptr;
         }
         break;
     case Slot::ScheduleNode: add_schedule_node(v); break;

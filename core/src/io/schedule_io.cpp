@@ -159,8 +159,8 @@ private:
         if (!want_.empty() && name != want_)
             throw Error(std::string(src_) + ": \"graph\" is " + quote(name) + " but graph " + quote(want_) +
                         " was asked for");
-        sched_.graph = file_.find_graph(name);
-        if (sched_.graph < 0) {
+        const std::optional<GraphId> g = file_.find_graph(name);
+        if (!g) {
             std::string known;
             std::size_t shown = 0;
             for (const Graph& each : file_.graphs)
@@ -169,7 +169,8 @@ private:
             throw Error(std::string(src_) + ": \"graph\": unknown graph " + quote(name) + " (the file has " +
                         (known.empty() ? std::string("none") : known) + ")");
         }
-        graph_ = &file_.graphs[static_cast<std::size_t>(sched_.graph)];
+        sched_.graph = *g;
+        graph_ = &file_.graph(*g);
         position_.assign(graph_->size(), kNone);
     }
 

@@ -131,23 +131,24 @@ std::uint32_t GraphFile::intern_dtype(std::string_view dtype) {
     return next;
 }
 
-int GraphFile::find_graph(std::string_view graph_name) const {
+std::optional<GraphId> GraphFile::find_graph(std::string_view graph_name) const {
     const std::uint32_t at =
         graph_index_.find(graph_name, [this](std::uint32_t i) { return std::string_view(graphs[i].name); });
-    return at == NameIndex::npos ? -1 : static_cast<int>(at);
+    if (at == NameIndex::npos) return std::nullopt;
+    return GraphId(static_cast<std::int32_t>(at));
 }
 
 void GraphFile::add_pair(std::string_view forward, std::string_view backward) {
-    const int f = find_graph(forward), b = find_graph(backward);
-    if (f < 0) throw PlacedError(source, "pair", "unknown forward graph " + quote(forward));
-    if (b < 0) throw PlacedError(source, "pair", "unknown backward graph " + quote(backward));
-    if (f == b) throw PlacedError(source, "pair", "graph " + quote(forward) + " cannot be its own backward");
-    pairs.push_back(Pair{static_cast<std::uint32_t>(f), static_cast<std::uint32_t>(b)});
+    const std::optional<GraphId> f = find_graph(forward), b = find_graph(backward);
+    if (!f) throw PlacedError(source, "pair", "unknown forward graph " + quote(forward));
+    if (!b) throw PlacedError(source, "pair", "unknown backward graph " + quote(backward));
+    if (*f == *b) throw PlacedError(source, "pair", "graph " + quote(forward) + " cannot be its own backward");
+    pairs.push_back(Pair{*f, *b, std::nullopt, std::nullopt});
 }
 
 GraphBuilder::GraphBuilder(GraphFile& file, std::string name, GraphKind kind) : file_(file) {
     if (name.empty()) throw PlacedError(file_.source, "", "a graph has an empty name");
-    if (file_.find_graph(name) >= 0) throw PlacedError(file_.source, "", "duplicate graph name " + quote(name));
+    if (file_.find_graph(name)) throw PlacedError(file_.source, "", "duplicate graph name " + quote(name));
     graph_.name = std::move(name);
     graph_.kind = kind;
 }

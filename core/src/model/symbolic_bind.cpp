@@ -26,8 +26,8 @@ std::string symbol_label(const Symbol& s) {
 }
 
 // The node whose val holds tensor `t` of graph `g`, for messages.
-std::string tensor_place(const GraphFile& file, std::uint32_t g, std::uint32_t t) {
-    const Graph& graph = file.graphs[g];
+std::string tensor_place(const GraphFile& file, GraphId g, std::uint32_t t) {
+    const Graph& graph = file.graph(g);
     for (const Node& n : graph.nodes)
         if (t >= n.tensors.begin && t < n.tensors.end)
             return "graph " + quote(graph.name) + ", node " + quote(n.name) + ", tensor " +
@@ -102,7 +102,7 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
         if (sy.is_constant(e.expr)) continue;
-        const std::uint32_t rank = file.graphs[e.graph].tensors[e.tensor].rank;
+        const std::uint32_t rank = file.graph(e.graph).tensors[e.tensor].rank;
         const auto place = [&] { return tensor_place(file, e.graph, e.tensor); };
         entries[i] = value_of(e.expr, place, entry_name(e.dim, rank), e.dim < rank);
     }
@@ -111,11 +111,11 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
     for (std::size_t i = 0; i < flops.size(); ++i) {
         const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
         const auto place = [&] {
-            const Graph& g = file.graphs[f.graph];
+            const Graph& g = file.graph(f.graph);
             return "graph " + quote(g.name) + ", node " + quote(g.node(f.node).name);
         };
         flops[i] = value_of(f.expr, place, "'flops_expr'", true);
-        total_flops -= file.graphs[f.graph].flops(f.node);
+        total_flops -= file.graph(f.graph).flops(f.node).value_or(-1);
         if (flops[i] > GraphFile::kMaxTotalFlops - total_flops)
             throw BindError{Kind::Overflow, file.source + ": the nodes' FLOPs add up to more than 2^61 at " +
                                                 binding_text(sy, values) + " (at " + place() +
@@ -130,7 +130,7 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
         if (sy.is_constant(e.expr)) continue;
-        Graph& g = file.graphs[e.graph];
+        Graph& g = file.graphs[e.graph.index()];
         Tensor& t = g.tensors[e.tensor];
         if (e.dim == 2 * t.rank) {
             t.offset = entries[i];
@@ -140,7 +140,7 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
     }
     for (std::size_t i = 0; i < flops.size(); ++i) {
         const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
-        file.graphs[f.graph].node_flops[f.node.index()] = flops[i];
+        file.graphs[f.graph.index()].node_flops[f.node.index()] = flops[i];
     }
     sy.bound.assign(values.begin(), values.end());
     return std::nullopt;

@@ -8,8 +8,8 @@ namespace fxmem {
 
 std::int64_t pair_flops(const GraphFile& file, const Pair& pair) {
     std::int64_t sum = 0;
-    for (std::uint32_t gi : {pair.forward, pair.backward}) {
-        const Graph& g = file.graphs[gi];
+    for (GraphId gi : {pair.forward, pair.backward}) {
+        const Graph& g = file.graph(gi);
         for (std::int64_t f : g.node_flops) sum += std::max<std::int64_t>(f, 0);
     }
     return sum;
@@ -21,13 +21,13 @@ std::vector<BudgetRow> budget_rows(const GraphFile& file) {
     std::vector<std::uint8_t> seen(file.storages.size(), 0);
     for (std::size_t i = 0; i < file.pairs.size(); ++i) {
         const Pair& p = file.pairs[i];
-        if (p.budget < 0) continue;
-        const Graph& fwd = file.graphs[p.forward];
-        const Graph& bwd = file.graphs[p.backward];
+        if (!p.budget) continue;
+        const Graph& fwd = file.graph(p.forward);
+        const Graph& bwd = file.graph(p.backward);
         const PairAnalysis a = analyze_pair(file, fwd, bwd, counted);
         BudgetRow row;
         row.pair = i;
-        row.budget = p.budget;
+        row.budget = *p.budget;
         row.peak = a.peak;
         row.in_backward = a.peak.backward_peak > a.peak.forward_peak;
         const auto& prof = row.in_backward ? a.backward_profile : a.forward_profile;
@@ -60,7 +60,7 @@ std::vector<BudgetRow> budget_rows(const GraphFile& file) {
     // its highest budget (the least recomputation PyTorch was asked for): the rows always carry the
     // FLOPs the file stores, and say what they are measured against.
     for (BudgetRow& row : rows) {
-        const std::int32_t joint = file.pairs[row.pair].joint;
+        const std::optional<GraphId> joint = file.pairs[row.pair].joint;
         const BudgetRow* base = nullptr;
         for (const BudgetRow& o : rows)
             if (file.pairs[o.pair].joint == joint && (base == nullptr || o.budget > base->budget)) base = &o;

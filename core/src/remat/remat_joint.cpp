@@ -34,15 +34,16 @@ bool is_view_op(std::string_view target) {
 
 } // namespace
 
-JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
-    const Graph& g = file.graphs.at(graph);
+JointGraph analyze_joint(const GraphFile& file, GraphId graph) {
+    const Graph& g = file.graphs.at(graph.index());
     const auto where = [&] { return file.source + ": graph " + quote(g.name) + ": "; };
     const auto at = [&](NodeId n) {
         return where().substr(0, where().size() - 2) + ", node " + quote(g.node(n).name) + ": ";
     };
     if (g.kind != GraphKind::Joint)
         throw Error(where() + "not a joint graph (kind '" + std::string(to_string(g.kind)) + "')");
-    if (g.num_fwd_outputs < 0) throw Error(where() + "a joint graph needs 'num_fwd_outputs'");
+    if (!g.num_fwd_outputs) throw Error(where() + "a joint graph needs 'num_fwd_outputs'");
+    const std::int64_t num_fwd_outputs = *g.num_fwd_outputs;
     if (g.size() == 0 || g.nodes.back().op != OpKind::Output)
         throw Error(where() + "a joint graph must end with its output node");
 
@@ -52,11 +53,11 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
     const std::size_t n = g.size();
     j.output = NodeId(static_cast<std::int32_t>(n - 1));
     const auto outs = g.inputs(j.output);
-    if (static_cast<std::uint64_t>(g.num_fwd_outputs) > outs.size())
-        throw Error(where() + "'num_fwd_outputs' is " + std::to_string(g.num_fwd_outputs) +
-                    " but the output node has " + std::to_string(outs.size()) + " inputs");
-    j.fwd_outputs.assign(outs.begin(), outs.begin() + g.num_fwd_outputs);
-    j.bwd_outputs.assign(outs.begin() + g.num_fwd_outputs, outs.end());
+    if (static_cast<std::uint64_t>(num_fwd_outputs) > outs.size())
+        throw Error(where() + "'num_fwd_outputs' is " + std::to_string(num_fwd_outputs) + " but the output node has " +
+                    std::to_string(outs.size()) + " inputs");
+    j.fwd_outputs.assign(outs.begin(), outs.begin() + num_fwd_outputs);
+    j.bwd_outputs.assign(outs.begin() + num_fwd_outputs, outs.end());
 
     j.computable.assign(n, 0);
     j.forward.assign(n, 0);
@@ -74,7 +75,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
         const NodeId id(static_cast<std::int32_t>(i));
         const Node& nd = g.nodes[i];
         const std::string_view target = g.target(id);
-        j.flops[i] = std::max<std::int64_t>(g.flops(id), 0);
+        j.flops[i] = g.flops(id).value_or(0);
         j.getitem[i] = nd.op == OpKind::CallFunction && target == "operator.getitem";
         j.copy[i] = nd.op == OpKind::CallFunction && target == "aten.copy_.default";
         j.mutating[i] = nd.op == OpKind::CallFunction && is_mutating(target);
@@ -159,7 +160,7 @@ JointGraph analyze_joint(const GraphFile& file, std::uint32_t graph) {
 
 std::vector<NodeId> saved_of_pair(const JointGraph& joint, const Pair& pair) {
     const GraphFile& file = *joint.file;
-    const Graph& bwd = file.graphs[pair.backward];
+    const Graph& bwd = file.graph(pair.backward);
     const Graph& g = joint.g();
     std::vector<NodeId> saved;
     for (std::size_t i = 0; i < bwd.size(); ++i) {

@@ -54,7 +54,7 @@ NodeId copy_node(GraphBuilder& b, const GraphFile& file, const Graph& g, NodeId 
         if (const auto trace = g.stack_trace(src); !trace.empty()) b.set_stack_trace(trace);
         if (const auto meta = g.meta_json(src); !meta.empty()) b.set_meta_json(meta);
         if (const ModuleInfo* m = g.module(src)) b.set_module(m->name, m->type);
-        if (g.flops(src) >= 0 && op != OpKind::Placeholder) b.set_flops(g.flops(src));
+        if (const std::optional<std::int64_t> f = g.flops(src); f && op != OpKind::Placeholder) b.set_flops(*f);
     }
     b.end_node();
     return id;

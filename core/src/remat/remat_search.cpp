@@ -246,7 +246,7 @@ RematResult Search::run() {
     RematResult r;
     const RematBaseline baseline = remat_baseline(j_);
     const std::vector<NodeId>& base_saved = baseline.saved;
-    const int base_pair = baseline.pair;
+    const std::optional<std::size_t> base_pair = baseline.pair;
     baseline_flops_ = baseline.flops;
     r.baseline = baseline.source;
     r.baseline_flops = baseline_flops_;
@@ -281,7 +281,7 @@ RematResult Search::run() {
     // PyTorch's own points: every other pair of this joint, whatever the time (a few scorings),
     // so that the frontier dominates each of them.
     for (std::size_t i = 0; i < file.pairs.size() && !(o_.cancelled && o_.cancelled()); ++i) {
-        if (file.pairs[i].joint != static_cast<std::int32_t>(j_.graph) || static_cast<int>(i) == base_pair) continue;
+        if (file.pairs[i].joint != j_.graph || i == base_pair) continue;
         std::vector<NodeId> saved;
         try {
             saved = saved_of_pair(j_, file.pairs[i]);
@@ -439,14 +439,13 @@ RematBaseline remat_baseline(const JointGraph& j) {
     RematBaseline b;
     for (std::size_t i = 0; i < file.pairs.size(); ++i) {
         const Pair& p = file.pairs[i];
-        if (p.joint != static_cast<std::int32_t>(j.graph)) continue;
-        if (b.pair < 0 || (p.budget == 1.0 && file.pairs[static_cast<std::size_t>(b.pair)].budget != 1.0))
-            b.pair = static_cast<int>(i);
+        if (p.joint != j.graph) continue;
+        if (!b.pair || (p.budget == 1.0 && file.pairs[*b.pair].budget != 1.0)) b.pair = i;
     }
-    if (b.pair >= 0) {
-        const Pair& p = file.pairs[static_cast<std::size_t>(b.pair)];
+    if (b.pair) {
+        const Pair& p = file.pairs[*b.pair];
         b.saved = saved_of_pair(j, p);
-        b.source = file.graphs[p.forward].name + " / " + file.graphs[p.backward].name;
+        b.source = file.graph(p.forward).name + " / " + file.graph(p.backward).name;
         // A pair written beside another model's joint (or edited) would be scored under its name
         // with the simulated partition's peak but its own FLOPs: every plan then showed a bogus
         // FLOPs change. Plans are measured against the simulated partition, and the file is told.

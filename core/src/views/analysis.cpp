@@ -9,18 +9,18 @@ StorageMask counted_for(const GraphFile& file, DeviceFilter filter) {
                                           : counted_by_device(file, [](std::string_view) { return true; });
 }
 
-std::shared_ptr<GraphAnalysis> GraphAnalysis::start(std::shared_ptr<const GraphFile> file, int graph_index,
+std::shared_ptr<GraphAnalysis> GraphAnalysis::start(std::shared_ptr<const GraphFile> file, GraphId graph,
                                                     DeviceFilter filter, StorageMask counted) {
     std::shared_ptr<GraphAnalysis> a(new GraphAnalysis());
     a->file_ = std::move(file);
-    a->graph_index_ = graph_index;
+    a->graph_index_ = graph;
     a->filter_ = filter;
     a->counted_ = std::move(counted);
     return a;
 }
 
 // Takes one side's alias info, releasability and profile out of `pa` (they are not needed twice).
-void GraphAnalysis::take_from_pair(PairAnalysis& pa, int pair_index, bool forward) {
+void GraphAnalysis::take_from_pair(PairAnalysis& pa, std::size_t pair_index, bool forward) {
     pair_index_ = pair_index;
     pair_peak_ = pa.peak;
     is_backward_ = !forward;
@@ -41,11 +41,11 @@ void GraphAnalysis::finish(const CancelCheck& cancelled) {
     live_ = std::make_unique<LiveSetIndex>(f, graph(), alias_, releasable_, counted_);
 }
 
-std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<const GraphFile> file, int graph_index,
+std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<const GraphFile> file, GraphId graph,
                                                             DeviceFilter filter, const CancelCheck& cancelled,
                                                             PairContext context) {
     StorageMask counted = counted_for(*file, filter);
-    std::shared_ptr<GraphAnalysis> a = start(std::move(file), graph_index, filter, std::move(counted));
+    std::shared_ptr<GraphAnalysis> a = start(std::move(file), graph, filter, std::move(counted));
     const GraphFile& f = *a->file_;
     const Graph& g = a->graph();
 
@@ -53,14 +53,14 @@ std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<cons
     // peak, so take them from there instead of computing them twice.
     for (std::size_t p = 0; p < f.pairs.size() && context == PairContext::AsInPair; ++p) {
         const fxmem::Pair& pair = f.pairs[p];
-        const bool forward = static_cast<int>(pair.forward) == graph_index;
-        if (!forward && static_cast<int>(pair.backward) != graph_index) continue;
+        const bool forward = pair.forward == graph;
+        if (!forward && pair.backward != graph) continue;
         throw_if_cancelled(cancelled);
-        PairAnalysis pa = analyze_pair(f, f.graphs[pair.forward], f.graphs[pair.backward], a->counted_);
-        a->take_from_pair(pa, static_cast<int>(p), forward);
+        PairAnalysis pa = analyze_pair(f, f.graph(pair.forward), f.graph(pair.backward), a->counted_);
+        a->take_from_pair(pa, p, forward);
         break;
     }
-    if (a->pair_index_ < 0) {
+    if (!a->pair_index_) {
         throw_if_cancelled(cancelled);
         a->alias_ = build_alias_info(f, g);
         a->releasable_ = default_releasable(g);
@@ -71,15 +71,15 @@ std::shared_ptr<const GraphAnalysis> GraphAnalysis::compute(std::shared_ptr<cons
     return a;
 }
 
-GraphAnalysis::Pair GraphAnalysis::compute_pair(std::shared_ptr<const GraphFile> file, int pair_index,
+GraphAnalysis::Pair GraphAnalysis::compute_pair(std::shared_ptr<const GraphFile> file, std::size_t pair_index,
                                                 DeviceFilter filter, const CancelCheck& cancelled) {
     const GraphFile& f = *file;
-    const fxmem::Pair& pair = f.pairs.at(static_cast<std::size_t>(pair_index));
+    const fxmem::Pair& pair = f.pairs.at(pair_index);
     StorageMask counted = counted_for(f, filter);
     throw_if_cancelled(cancelled);
-    PairAnalysis pa = analyze_pair(f, f.graphs[pair.forward], f.graphs[pair.backward], counted);
-    std::shared_ptr<GraphAnalysis> fwd = start(file, static_cast<int>(pair.forward), filter, counted);
-    std::shared_ptr<GraphAnalysis> bwd = start(file, static_cast<int>(pair.backward), filter, std::move(counted));
+    PairAnalysis pa = analyze_pair(f, f.graph(pair.forward), f.graph(pair.backward), counted);
+    std::shared_ptr<GraphAnalysis> fwd = start(file, pair.forward, filter, counted);
+    std::shared_ptr<GraphAnalysis> bwd = start(file, pair.backward, filter, std::move(counted));
     fwd->take_from_pair(pa, pair_index, true);
     bwd->take_from_pair(pa, pair_index, false);
     fwd->finish(cancelled);

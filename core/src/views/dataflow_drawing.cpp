@@ -23,9 +23,10 @@ DataflowDrawing DataflowLayout::drawing() const {
 
     // Boxes, parents before children: breadth first, each module's items in item order.
     struct Open {
-        std::uint32_t module, box;
+        std::uint32_t module;
+        std::optional<std::uint32_t> box;
     };
-    std::vector<Open> queue{{ModuleTree::kRoot, DataflowDrawing::kNoParent}};
+    std::vector<Open> queue{{ModuleTree::kRoot, std::nullopt}};
     for (std::size_t next = 0; next < queue.size(); ++next) {
         const Open o = queue[next];
         const detail::Level& l = d.level(o.module);

@@ -4,9 +4,8 @@
 
 namespace fxmem {
 
-DataflowLayout::DataflowLayout(const GraphFile& file, std::size_t graph_index, const ModuleTree& tree,
-                               DataflowOptions options)
-    : impl_(std::make_unique<Impl>(file, graph_index, tree, std::move(options))) {}
+DataflowLayout::DataflowLayout(const GraphFile& file, GraphId graph, const ModuleTree& tree, DataflowOptions options)
+    : impl_(std::make_unique<Impl>(file, graph.index(), tree, std::move(options))) {}
 DataflowLayout::~DataflowLayout() = default;
 DataflowLayout::DataflowLayout(DataflowLayout&&) noexcept = default;
 DataflowLayout& DataflowLayout::operator=(DataflowLayout&&) noexcept = default;

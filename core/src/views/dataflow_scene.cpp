@@ -9,7 +9,7 @@
 
 namespace fxmem {
 
-DataflowScene::DataflowScene(const GraphFile& file, const std::vector<std::uint32_t>& graphs,
+DataflowScene::DataflowScene(const GraphFile& file, const std::vector<GraphId>& graphs,
                              const std::vector<ModuleTree>& trees,
                              const std::function<DataflowOptions(std::size_t)>& options, const CancelCheck& cancelled)
     : file_(&file) {
@@ -31,7 +31,7 @@ DataflowScene::DataflowScene(const GraphFile& file, const std::vector<std::uint3
     std::unordered_map<std::uint32_t, std::pair<std::size_t, NodeId>> made;
     for (std::size_t s = 0; s < graphs.size(); ++s) {
         throw_if_cancelled(cancelled);
-        const Graph& g = file.graphs[graphs[s]];
+        const Graph& g = file.graph(graphs[s]);
         for (std::uint32_t v = 0; v < g.size(); ++v) {
             const NodeId id(static_cast<std::int32_t>(v));
             if (g.node(id).op != OpKind::Placeholder) continue;
@@ -58,7 +58,7 @@ void DataflowScene::redraw(std::size_t segment) {
     DataflowSegment& p = segments_[segment];
     p.drawing = p.layout->drawing();
     const ModuleTree& tree = p.layout->tree();
-    const std::size_t n = file_->graphs[p.graph].size();
+    const std::size_t n = file_->graph(p.graph).size();
     p.node_box.assign(n, kNone);
     p.module_box.assign(tree.size(), kNone);
     for (std::uint32_t i = 0; i < p.drawing.boxes.size(); ++i) {

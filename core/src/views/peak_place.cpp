@@ -104,7 +104,7 @@ public:
 private:
     static constexpr std::uint32_t kGraphNone = kNoGraph;
     const Attribution& attribution(std::uint32_t g) {
-        if (!attributions_[g]) attributions_[g].emplace(file_, g, roles_);
+        if (!attributions_[g]) attributions_[g].emplace(file_, GraphId(static_cast<std::int32_t>(g)), roles_);
         return *attributions_[g];
     }
     const GraphFile& file_;
@@ -127,7 +127,7 @@ void pair_place(std::shared_ptr<const GraphFile> shared, std::size_t pair, Devic
     out.peak = t.peak();
     const TimelineLive at = t.live_at(static_cast<std::int64_t>(out.step));
     const TimelineSegment& part = t.segments()[at.where->segment];
-    const Graph& graph = file.graphs[part.graph];
+    const Graph& graph = file.graph(part.graph);
     out.graph_step = at.where->step;
     out.graph = graph.name;
     out.kind = graph.kind;
@@ -135,8 +135,10 @@ void pair_place(std::shared_ptr<const GraphFile> shared, std::size_t pair, Devic
     Describer describe(file);
     // The baseline storages are the forward's outputs.
     for (std::size_t i = 0; i < at.live.size(); ++i)
-        out.live.push_back(describe.describe(at.live[i].storage, at.live[i].nbytes,
-                                             i < at.baseline_begin ? part.graph : t.segments()[0].graph, ""));
+        out.live.push_back(describe.describe(
+            at.live[i].storage, at.live[i].nbytes,
+            static_cast<std::uint32_t>(i < at.baseline_begin ? part.graph.index() : t.segments()[0].graph.index()),
+            ""));
 }
 
 void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, PeakPlace& out) {
@@ -145,7 +147,7 @@ void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, Pe
     const WholeStep& ws = *t.step();
     const TimelineLive at = t.live_at(static_cast<std::int64_t>(ws.peak_index));
     const TimelineSegment& seg = t.segments()[at.where->segment];
-    const Graph& graph = file.graphs[seg.graph];
+    const Graph& graph = file.graph(seg.graph);
     out.peak = ws.peak;
     out.step = ws.peak_index;
     out.graph_step = at.where->step;
@@ -155,7 +157,8 @@ void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, Pe
     Describer describe(file);
     const std::string& prefix = file.step[*seg.entry].module_prefix;
     for (std::size_t i = 0; i < at.baseline_begin; ++i)
-        out.live.push_back(describe.describe(at.live[i].storage, at.live[i].nbytes, seg.graph, prefix));
+        out.live.push_back(describe.describe(at.live[i].storage, at.live[i].nbytes,
+                                             static_cast<std::uint32_t>(seg.graph.index()), prefix));
     // A carried parameter's label is relative to the module prefix of an entry whose graph holds it.
     std::vector<std::uint32_t> holder(ws.carried.size(), kNone);
     for (std::uint32_t s = 0; s < ws.segments.size(); ++s)
@@ -167,7 +170,7 @@ void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, Pe
         const std::uint32_t h = holder[item_of[c.storage.index()]];
         std::uint32_t entry = c.source.value_or(kNone);
         if (entry == kNone && h != kNone) entry = ws.segments[h].entry;
-        const std::uint32_t g = entry == kNone ? kNone : file.step[entry].graph;
+        const std::uint32_t g = entry == kNone ? kNone : static_cast<std::uint32_t>(file.step[entry].graph.index());
         const std::string_view p = entry == kNone ? std::string_view() : file.step[entry].module_prefix;
         out.live.push_back(describe.describe(c.storage, c.bytes, g, p));
     }

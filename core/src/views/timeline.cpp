@@ -13,14 +13,15 @@ namespace {
 
 // "graph 'NAME'" of a schedule, or its index when the file has no such graph.
 std::string schedule_graph(const GraphFile& file, const Schedule& schedule) {
-    if (schedule.graph >= 0 && static_cast<std::size_t>(schedule.graph) < file.graphs.size())
-        return "graph '" + file.graphs[static_cast<std::size_t>(schedule.graph)].name + "'";
-    return "graph " + std::to_string(schedule.graph) + " (the file has " + std::to_string(file.graphs.size()) + ")";
+    if (schedule.graph.valid() && schedule.graph.index() < file.graphs.size())
+        return "graph '" + file.graph(schedule.graph).name + "'";
+    return "graph " + std::to_string(schedule.graph.value) + " (the file has " + std::to_string(file.graphs.size()) +
+           ")";
 }
 
 TimelineSegment segment_of(std::shared_ptr<const GraphAnalysis> analysis, const Schedule* schedule) {
     TimelineSegment s;
-    s.graph = static_cast<std::uint32_t>(analysis->graph_index());
+    s.graph = analysis->graph_index();
     if (schedule && schedule->graph == analysis->graph_index()) {
         const GraphAnalysis& a = *analysis;
         s.reordered = std::make_shared<const LiveSetIndex>(a.file(), a.graph(), a.alias(), a.releasable(), a.counted(),
@@ -64,17 +65,17 @@ void Timeline::finish() {
     peak_step_ = static_cast<std::size_t>(it - profile_.begin());
 }
 
-Timeline Timeline::graph(std::shared_ptr<const GraphFile> file, std::uint32_t graph, DeviceFilter devices,
+Timeline Timeline::graph(std::shared_ptr<const GraphFile> file, GraphId graph, DeviceFilter devices,
                          const CancelCheck& cancelled, PairContext context, const Schedule* schedule) {
-    if (graph >= file->graphs.size())
-        throw Error(file->source + ": no graph " + std::to_string(graph) + " (the file has " +
+    if (graph.index() >= file->graphs.size())
+        throw Error(file->source + ": no graph " + std::to_string(graph.value) + " (the file has " +
                     std::to_string(file->graphs.size()) + (file->graphs.size() == 1 ? " graph)" : " graphs)"));
-    if (schedule && schedule->graph != static_cast<int>(graph))
+    if (schedule && schedule->graph != graph)
         throw Error(file->source + ": the schedule is for " + schedule_graph(*file, *schedule) + ", not graph '" +
-                    file->graphs[graph].name + "'");
+                    file->graph(graph).name + "'");
     Timeline t;
     t.file_ = file;
-    auto analysis = GraphAnalysis::compute(std::move(file), static_cast<int>(graph), devices, cancelled, context);
+    auto analysis = GraphAnalysis::compute(std::move(file), graph, devices, cancelled, context);
     t.pair_peak_ = analysis->pair_peak();
     t.add(segment_of(std::move(analysis), schedule));
     t.finish();
@@ -87,12 +88,12 @@ Timeline Timeline::pair(std::shared_ptr<const GraphFile> file, std::size_t pair,
         throw Error(file->source + ": no pair " + std::to_string(pair) + " (the file has " +
                     std::to_string(file->pairs.size()) + (file->pairs.size() == 1 ? " pair)" : " pairs)"));
     const Pair& gp = file->pairs[pair];
-    if (schedule && schedule->graph != static_cast<int>(gp.forward) && schedule->graph != static_cast<int>(gp.backward))
+    if (schedule && schedule->graph != gp.forward && schedule->graph != gp.backward)
         throw Error(file->source + ": the schedule is for " + schedule_graph(*file, *schedule) +
                     ", which is not in pair " + std::to_string(pair));
     Timeline t;
     t.file_ = file;
-    GraphAnalysis::Pair pa = GraphAnalysis::compute_pair(std::move(file), static_cast<int>(pair), devices, cancelled);
+    GraphAnalysis::Pair pa = GraphAnalysis::compute_pair(std::move(file), pair, devices, cancelled);
     t.pair_peak_ = pa.backward->pair_peak();
     TimelineSegment backward = segment_of(std::move(pa.backward), schedule);
     backward.baseline = backward.analysis->baseline();
@@ -117,11 +118,11 @@ Timeline Timeline::whole_step(std::shared_ptr<const GraphFile> file, DeviceFilte
     for (std::size_t e = 0; e < step->segments.size(); ++e) {
         throw_if_cancelled(cancelled);
         const StepSegment& ss = step->segments[e];
-        std::shared_ptr<const GraphAnalysis>& analysis = by_graph[ss.graph];
-        if (!analysis) analysis = GraphAnalysis::compute(file, static_cast<int>(ss.graph), devices, cancelled);
+        std::shared_ptr<const GraphAnalysis>& analysis = by_graph[ss.graph.index()];
+        if (!analysis) analysis = GraphAnalysis::compute(file, ss.graph, devices, cancelled);
         TimelineSegment s = segment_of(analysis, nullptr);
         if (s.length != ss.length || static_cast<std::size_t>(t.profile_.size()) != ss.begin)
-            throw Error(f.source + ": the whole step and the analysis of " + f.graphs[ss.graph].name +
+            throw Error(f.source + ": the whole step and the analysis of " + f.graph(ss.graph).name +
                         " disagree on its length");
         s.baseline = ss.carry.total();
         s.entry = ss.entry;

@@ -69,7 +69,7 @@ std::string key_of(std::string_view prefix, std::string_view label) {
 } // namespace
 
 std::string step_entry_name(const GraphFile& file, const StepEntry& e) {
-    std::string s = file.graphs[e.graph].name;
+    std::string s = file.graph(e.graph).name;
     if (e.call > 0) s += " #" + std::to_string(e.call + 1);
     if (!e.module_prefix.empty()) s += " (" + e.module_prefix + ")";
     return s;
@@ -84,10 +84,10 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     const std::size_t G = file.graphs.size(), S = file.storages.size();
     const RoleAssignment roles = resolve_roles(file);
 
-    std::vector<std::uint32_t> backward_of(G, kNone), forward_of(G, kNone);
+    std::vector<std::uint32_t> backward_of(G, kNone), forward_of(G, kNone); // per graph: a dense array
     for (const Pair& p : file.pairs) {
-        backward_of[p.forward] = p.backward;
-        forward_of[p.backward] = p.forward;
+        backward_of[p.forward.index()] = static_cast<std::uint32_t>(p.backward.value);
+        forward_of[p.backward.index()] = static_cast<std::uint32_t>(p.forward.value);
     }
 
     std::vector<GraphFacts> facts(G);
@@ -101,19 +101,19 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     // the previous graph touched), so each graph costs its own size, not the file's storages.
     AliasInfo alias, forward_alias;
     std::vector<std::uint8_t> pair_flags;
-    const auto graph_facts = [&](std::uint32_t gi) -> const GraphFacts& {
-        GraphFacts& f = facts[gi];
+    const auto graph_facts = [&](GraphId gi) -> const GraphFacts& {
+        GraphFacts& f = facts[gi.index()];
         if (f.done) return f;
         f.done = true;
-        const Graph& g = file.graphs[gi];
+        const Graph& g = file.graph(gi);
         for (StorageId s : placeholder_storages(g, stamp, ++mark)) {
             const StorageRole r = roles.role[s.index()];
             if (is_persistent_role(r)) f.persistent.push_back(s);
             if (r == StorageRole::OptimizerState) f.held_state.push_back(s);
             if (r == StorageRole::Gradient && file.label(s).starts_with("grad of ")) f.held_grads.push_back(s);
         }
-        if (forward_of[gi] != kNone) { // a paired backward: the pair's releasability
-            const Graph& fg = file.graphs[forward_of[gi]];
+        if (forward_of[gi.index()] != kNone) { // a paired backward: the pair's releasability
+            const Graph& fg = file.graphs[forward_of[gi.index()]];
             build_alias_info(file, fg, forward_alias);
             const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, fg, forward_alias, g, pair_flags);
             build_alias_info(file, g, alias);
@@ -126,8 +126,8 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             build_alias_info(file, g, alias);
             const AliasInfo& a = alias;
             f.profile = build_memory_profile(file, g, a, default_releasable(g), counted);
-            if (backward_of[gi] != kNone) {
-                placeholder_storages(file.graphs[backward_of[gi]], stamp, ++mark); // stamps them with mark
+            if (backward_of[gi.index()] != kNone) {
+                placeholder_storages(file.graphs[backward_of[gi.index()]], stamp, ++mark); // stamps them with mark
                 const std::uint32_t held_mark = mark;
                 for (StorageId s : output_node_uses(g, a)) {
                     if (stamp[s.index()] == held_mark) {
@@ -229,9 +229,9 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     // The last forward before the first backward: its outputs (the loss) stay to the end.
     std::size_t loss_entry = file.step.size();
     for (std::size_t e = 0; e < file.step.size(); ++e) {
-        const GraphKind k = file.graphs[file.step[e].graph].kind;
-        if (k == GraphKind::Backward || forward_of[file.step[e].graph] != kNone) break;
-        if (backward_of[file.step[e].graph] != kNone) loss_entry = e;
+        const GraphKind k = file.graph(file.step[e].graph).kind;
+        if (k == GraphKind::Backward || forward_of[file.step[e].graph.index()] != kNone) break;
+        if (backward_of[file.step[e].graph.index()] != kNone) loss_entry = e;
     }
 
     struct Pending {
@@ -251,8 +251,8 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
         const GraphFacts& f = graph_facts(en.graph);
-        if (forward_of[en.graph] != kNone) { // its own saved activations are its placeholders now
-            const auto it = pending.find({forward_of[en.graph], en.call});
+        if (forward_of[en.graph.index()] != kNone) { // its own saved activations are its placeholders now
+            const auto it = pending.find({forward_of[en.graph.index()], en.call});
             if (it != pending.end()) {
                 pending_saved -= it->second.saved;
                 for (std::size_t i = it->second.items_begin; i < it->second.items_end; ++i)
@@ -306,7 +306,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         out.segments.push_back(seg);
         // After the entry: what it leaves behind.
         const auto here = static_cast<std::uint32_t>(e);
-        if (backward_of[en.graph] != kNone) {
+        if (backward_of[en.graph.index()] != kNone) {
             Pending p;
             p.entry = here;
             p.items_begin = out.carried.size();
@@ -316,7 +316,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             }
             p.items_end = out.carried.size();
             pending_saved += p.saved;
-            pending[{en.graph, en.call}] = p;
+            pending[{static_cast<std::uint32_t>(en.graph.value), en.call}] = p;
             if (e == loss_entry)
                 for (StorageId s : f.outputs) {
                     held_outputs += bytes(file, counted, s);
@@ -360,11 +360,11 @@ std::string_view to_string(CarryKind kind) {
     return "?";
 }
 
-NodeMask step_releasable(const GraphFile& file, std::uint32_t graph) {
-    const Graph& g = file.graphs[graph];
+NodeMask step_releasable(const GraphFile& file, GraphId graph) {
+    const Graph& g = file.graph(graph);
     for (const Pair& p : file.pairs)
         if (p.backward == graph)
-            return backward_releasable(g, get_fwd_bwd_interactions(file, file.graphs[p.forward], g));
+            return backward_releasable(g, get_fwd_bwd_interactions(file, file.graph(p.forward), g));
     return default_releasable(g);
 }
 
