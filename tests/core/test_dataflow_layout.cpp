@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -231,24 +232,30 @@ TEST(DataflowLayout, ModulesCollapsedAtTheGivenDepth) {
     DataflowLayout layout(b.file, GraphId(0), tree, options);
     const DataflowDrawing d = layout.drawing();
     const auto boxes = by_name(layout, g, d);
-    // Root items: x, w0, w1, k, loss, output and the box of "blocks".
-    ASSERT_EQ(d.boxes.size(), 7u);
+    // Each input is drawn in the innermost module running all its users: x (read by a0 and r0)
+    // in blocks.0, w0 in blocks.0.attn, w1 in blocks.1.attn, k (both relus) in blocks.
+    EXPECT_EQ(layout.module_of(g.find("x")), tree.find("blocks.0"));
+    EXPECT_EQ(layout.module_of(g.find("w0")), tree.find("blocks.0.attn"));
+    EXPECT_EQ(layout.module_of(g.find("w1")), tree.find("blocks.1.attn"));
+    EXPECT_EQ(layout.module_of(g.find("k")), tree.find("blocks"));
+    // loss reads blocks.1's output, but the graph only returns it: the model's result, not a
+    // part of blocks.1.
+    EXPECT_EQ(layout.module_of(g.find("loss")), ModuleTree::kRoot);
+    EXPECT_THROW(layout.module_of(NodeId(static_cast<std::int32_t>(g.size()))), PreconditionError);
+    // Root items: the box of "blocks", loss, output.
+    ASSERT_EQ(d.boxes.size(), 3u);
     ASSERT_TRUE(boxes.count("[blocks]"));
     EXPECT_FALSE(boxes.at("[blocks]").expanded);
-    // Sources above blocks (layer 0), blocks 1, loss 2, output 3; the module box is 44 high.
-    EXPECT_EQ(boxes.at("x").y, 0);
-    EXPECT_EQ(boxes.at("w1").y, 0);
-    EXPECT_EQ(boxes.at("[blocks]").y, 68);
-    EXPECT_EQ(boxes.at("loss").y, 68 + 44 + 36);
-    EXPECT_EQ(boxes.at("output").y, 68 + 44 + 36 + 68);
-    // Bytes: x is read by a0 and r0 inside blocks, carried once; k is on the CPU (not counted);
-    // blocks -> loss carries r1.
+    // blocks (a source now) on layer 0, loss 1, output 2; the module box is 44 high.
+    EXPECT_EQ(boxes.at("[blocks]").y, 0);
+    EXPECT_EQ(boxes.at("loss").y, 44 + 36);
+    EXPECT_EQ(boxes.at("output").y, 44 + 36 + 68);
+    // Bytes: blocks -> loss carries r1.
     std::map<std::pair<std::string, std::string>, std::int64_t> bytes;
     for (const DataflowDrawing::Edge& e : d.edges)
         bytes[{box_name(layout, g, d.boxes[e.from]), box_name(layout, g, d.boxes[e.to])}] = e.bytes;
-    const std::map<std::pair<std::string, std::string>, std::int64_t> expected = {
-        {{"x", "[blocks]"}, 100}, {{"w0", "[blocks]"}, 10},    {{"w1", "[blocks]"}, 10},
-        {{"k", "[blocks]"}, 0},   {{"[blocks]", "loss"}, 150}, {{"loss", "output"}, 4}};
+    const std::map<std::pair<std::string, std::string>, std::int64_t> expected = {{{"[blocks]", "loss"}, 150},
+                                                                                  {{"loss", "output"}, 4}};
     EXPECT_EQ(bytes, expected);
     // Allocated: a0 + b0 + r0 per block.
     EXPECT_EQ(layout.allocated_bytes(tree.find("blocks.0")), 650);
@@ -256,7 +263,8 @@ TEST(DataflowLayout, ModulesCollapsedAtTheGivenDepth) {
     EXPECT_EQ(layout.allocated_bytes(tree.find("blocks")), 1300);
     EXPECT_EQ(layout.allocated_bytes(tree.find("blocks.0.attn")), 200);
     EXPECT_EQ(layout.allocated_bytes(ModuleTree::kRoot), 1304);
-    // blocks.0 and blocks.1: mm, relu, add at the same depths: one run of two.
+    // blocks.0 and blocks.1: mm, relu, add at the same depths (the inputs inside blocks.0, x and
+    // w0, against w1 alone in blocks.1, do not count): one run of two.
     const ModuleRepeat r = layout.repeat(tree.find("blocks.1"));
     EXPECT_EQ(r.count, 2u);
     EXPECT_EQ(r.index, 1u);
@@ -279,19 +287,99 @@ TEST(DataflowLayout, ExpandedModuleHoldsItsChildrenInLayers) {
     ASSERT_TRUE(boxes.at("[blocks]").expanded);
     const Box &b0 = boxes.at("[blocks.0]"), &b1 = boxes.at("[blocks.1]");
     EXPECT_FALSE(b0.expanded);
-    // Inside blocks: the entry row (empty), blocks.0, blocks.1, the exit.
-    EXPECT_EQ(b0.y, boxes.at("[blocks]").y + 28 + 36);
+    // Inside blocks: the entry row (empty), k (its users' inputs: sunk to just above blocks.0),
+    // blocks.0, blocks.1, the exit.
+    EXPECT_EQ(boxes.at("k").y, boxes.at("[blocks]").y + 28 + 36);
+    EXPECT_EQ(b0.y, boxes.at("k").y + 32 + 36);
     EXPECT_EQ(b1.y, b0.y + 44 + 36);
     EXPECT_EQ(check_drawing(d), 0u);
-    // w1 -> blocks.1 enters blocks at its top, then passes blocks.0's row beside it.
+    // k -> blocks.1 passes blocks.0's row beside it.
+    int seen = 0;
     for (const DataflowDrawing::Edge& e : d.edges) {
-        if (box_name(layout, g, d.boxes[e.from]) != "w1") continue;
-        EXPECT_EQ(box_name(layout, g, d.boxes[e.to]), "[blocks.1]");
+        if (box_name(layout, g, d.boxes[e.from]) != "k" || box_name(layout, g, d.boxes[e.to]) != "[blocks.1]") continue;
+        ++seen;
         const bool passes_beside = std::any_of(e.points.begin(), e.points.end(), [&](const Point& p) {
             return p.y == b0.y && (p.x <= b0.x || p.x >= b0.x + b0.w);
         });
         EXPECT_TRUE(passes_beside);
     }
+    EXPECT_EQ(seen, 1);
+}
+
+// Nodes without a module (inputs, the partitioner's and autograd's own nodes) are drawn where
+// the neighbours that run in modules run; by hand:
+//   x (read in m.0.lin and m.1)  -> m          w (m.0.lin, and returned) -> m.0.lin
+//   t = a view of a0, returned  -> m.0.lin    s (a0 in m.0.lin -> a1 in m.1) -> m
+//   c (a1 -> d, d has no module) -> m.1        e (a1 in m.1 and h in n) -> the root
+//   d (returned only, not a view: the result)  -> the root
+TEST(DataflowLayout, LooseNodesAreDrawnWhereTheirNeighboursRun) {
+    GraphFile file;
+    file.source = "mem";
+    const StorageId sx = file.add_storage(0, "cuda:0", 1), sw = file.add_storage(1, "cuda:0", 2),
+                    sa0 = file.add_storage(2, "cuda:0", 10), ss = file.add_storage(3, "cuda:0", 20),
+                    sa1 = file.add_storage(4, "cuda:0", 30), sc = file.add_storage(5, "cuda:0", 40),
+                    sd = file.add_storage(6, "cuda:0", 50), se = file.add_storage(7, "cuda:0", 60),
+                    sh = file.add_storage(8, "cuda:0", 70);
+    GraphBuilder g(file, "g", GraphKind::Forward);
+    const auto node = [&](const char* name, OpKind op, const char* target, std::initializer_list<std::string_view> in,
+                          StorageId out, const char* module) {
+        g.begin_node(name, op, target);
+        for (const std::string_view i : in) g.add_input(i);
+        if (module) g.set_module(module, "M");
+        const std::int64_t shape[] = {1}, stride[] = {1};
+        g.val_tensor(out, "torch.float32", shape, stride, 0);
+        g.end_node();
+    };
+    node("x", OpKind::Placeholder, "x", {}, sx, nullptr);
+    node("w", OpKind::Placeholder, "w", {}, sw, nullptr);
+    node("h", OpKind::CallFunction, "full", {}, sh, "n");
+    node("a0", OpKind::CallFunction, "mm", {"x", "w"}, sa0, "m.0.lin");
+    node("t", OpKind::CallFunction, "permute", {"a0"}, sa0, nullptr);
+    node("s", OpKind::CallFunction, "relu", {"a0"}, ss, nullptr);
+    node("a1", OpKind::CallFunction, "mul", {"s", "x"}, sa1, "m.1");
+    node("c", OpKind::CallFunction, "neg", {"a1"}, sc, nullptr);
+    node("e", OpKind::CallFunction, "add", {"a1", "h"}, se, nullptr);
+    node("d", OpKind::CallFunction, "add", {"c", "e"}, sd, nullptr);
+    g.begin_node("output", OpKind::Output, "output");
+    for (const char* o : {"d", "t", "w"}) g.add_input(o);
+    g.end_node();
+    g.finish();
+    const Graph& graph = file.graphs[0];
+    const ModuleTree tree(graph);
+    DataflowOptions options;
+    options.depth = 1;
+    DataflowLayout layout(file, GraphId(0), tree, options);
+    const std::map<std::string, std::string> expected = {
+        {"x", "m"},    {"w", "m.0.lin"}, {"h", "n"}, {"a0", "m.0.lin"}, {"t", "m.0.lin"}, {"s", "m"},
+        {"a1", "m.1"}, {"c", "m.1"},     {"e", ""},  {"d", ""},         {"output", ""}};
+    for (const auto& [name, module] : expected) {
+        SCOPED_TRACE(name);
+        EXPECT_EQ(tree[layout.module_of(graph.find(name))].name, module);
+        // The tree itself is the model's: only the drawing moves them.
+        if (name != "h" && name != "a0" && name != "a1")
+            EXPECT_EQ(tree.node_module(graph.find(name)), ModuleTree::kRoot);
+    }
+    // At depth 1: m and n collapsed, e, d and the output at the top level.
+    const DataflowDrawing d = layout.drawing();
+    const auto boxes = by_name(layout, graph, d);
+    std::set<std::string> names;
+    for (const auto& [name, box] : boxes) names.insert(name);
+    EXPECT_EQ(names, (std::set<std::string>{"[m]", "[n]", "e", "d", "output"}));
+    EXPECT_EQ(check_drawing(d), 0u);
+    // Allocated bytes stay by the nodes' own modules, as the breakdown counts them: m allocates
+    // a0 and a1 only (s and c are the root's).
+    EXPECT_EQ(layout.allocated_bytes(tree.find("m")), 10 + 30);
+    EXPECT_EQ(layout.allocated_bytes(tree.find("n")), 70);
+    EXPECT_EQ(layout.allocated_bytes(ModuleTree::kRoot), 10 + 20 + 30 + 40 + 50 + 60 + 70);
+    // Expanded all the way, every box still sits inside its module's.
+    layout.expand(tree.find("m.0.lin"));
+    layout.expand(tree.find("m.1"));
+    const DataflowDrawing open = layout.drawing();
+    EXPECT_EQ(check_drawing(open), 0u);
+    const auto inside = by_name(layout, graph, open);
+    const Box &lin = inside.at("[m.0.lin]"), &t = inside.at("t"), &c = inside.at("c");
+    EXPECT_TRUE(open.boxes[*t.parent].ref == tree.find("m.0.lin") && t.x >= lin.x && t.x + t.w <= lin.x + lin.w);
+    EXPECT_EQ(open.boxes[*c.parent].ref, tree.find("m.1"));
 }
 
 TEST(DataflowLayout, ExpandMovesNothingAboveAndCollapseRestores) {

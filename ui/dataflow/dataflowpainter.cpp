@@ -41,6 +41,7 @@ struct Scratch {
     std::vector<std::uint32_t> boxes, edges;
     std::vector<QLineF> batch[8][2]; // drawEdges: [width - 1][reversed]
     std::vector<QLineF> cross[2];    // drawCrossEdges: plain, live
+    std::vector<QLineF> dashes;      // appendDashes' pieces of the dashed lines being drawn
 };
 Scratch& scratch() {
     static thread_local Scratch s;
@@ -120,6 +121,17 @@ bool clip(QPointF& a, QPointF& b, const QRectF& r, double period = 0) {
     return true;
 }
 
+// Qt's dash pattern, 4 on and 2 off in units of `unit` pixels, as solid pieces of l from its
+// start, where clip() leaves the pattern's phase at 0. Qt's own dashes of a long line came out up
+// to a pixel apart in a scrolled strip's clip and in a whole paint; solid pieces rasterize the same.
+void appendDashes(const QLineF& l, double unit, std::vector<QLineF>& out) {
+    const double length = l.length();
+    if (length <= 0) return;
+    const QPointF step = (l.p2() - l.p1()) / length;
+    for (double t = 0; t < length; t += 6 * unit)
+        out.emplace_back(l.p1() + t * step, l.p1() + std::min(t + 4 * unit, length) * step);
+}
+
 // pass 0: plain edges, 1: on the selection's path, 2: live (drawn last, over the rest). Each
 // pass clips the polylines to the widget and draws their segments in a few batches, one per
 // whole-pixel width and dash. What costs a frame is fill: thousands of wide translucent lines
@@ -166,26 +178,32 @@ void drawEdges(Frame& f, std::size_t s, int pass) {
     if (segments == 0) return;
     if (f.in.style)
         *f.in.style = *f.in.style * 1000003u + s * 6 + static_cast<unsigned>(pass) * 2 + (segments > kManySegments);
+    const bool thin = segments > kManySegments;
+    // The reversed (dashed) lines cut into dashes: of one pixel's unit for the thin pens, else
+    // of the pen's width.
+    auto& dashed = scratch().dashes;
+    const auto dashesOf = [&](int w) -> const std::vector<QLineF>& {
+        dashed.clear();
+        for (const QLineF& l : batch[w - 1][1]) appendDashes(l, thin ? 1.0 : w, dashed);
+        return dashed;
+    };
     f.p.save();
-    if (segments > kManySegments) {
+    if (thin) {
         f.p.setRenderHint(QPainter::Antialiasing, false);
-        const QColor opaque = colors::mix(f.in.palette.color(QPalette::Base), color, color.alphaF());
-        for (int reversed = 0; reversed < 2; ++reversed) {
-            f.p.setPen(QPen(opaque, 0, reversed ? Qt::DashLine : Qt::SolidLine));
+        f.p.setPen(QPen(colors::mix(f.in.palette.color(QPalette::Base), color, color.alphaF()), 0));
+        for (int reversed = 0; reversed < 2; ++reversed)
             for (int w = 1; w <= kWidths; ++w) {
-                const auto& lines = batch[w - 1][reversed];
+                const auto& lines = reversed ? dashesOf(w) : batch[w - 1][0];
                 if (!lines.empty()) f.p.drawLines(lines.data(), static_cast<int>(lines.size()));
             }
-        }
         f.p.restore();
         return;
     }
     for (int w = 1; w <= kWidths; ++w)
         for (int reversed = 0; reversed < 2; ++reversed) {
-            const auto& lines = batch[w - 1][reversed];
+            const auto& lines = reversed ? dashesOf(w) : batch[w - 1][0];
             if (lines.empty()) continue;
-            QPen pen(color, w, reversed ? Qt::DashLine : Qt::SolidLine, Qt::FlatCap);
-            f.p.setPen(pen);
+            f.p.setPen(QPen(color, w, Qt::SolidLine, Qt::FlatCap));
             f.p.drawLines(lines.data(), static_cast<int>(lines.size()));
         }
     f.p.restore();
@@ -276,8 +294,11 @@ void drawCrossEdges(Frame& f) {
     if (f.in.style) *f.in.style = *f.in.style * 1000003u + 7 + smooth;
     f.p.save();
     f.p.setRenderHint(QPainter::Antialiasing, smooth);
-    f.p.setPen(QPen(plain, 1, Qt::DashLine));
-    f.p.drawLines(lines[0].data(), static_cast<int>(lines[0].size()));
+    auto& dashed = scratch().dashes;
+    dashed.clear();
+    for (const QLineF& l : lines[0]) appendDashes(l, 1, dashed);
+    f.p.setPen(QPen(plain, 1, Qt::SolidLine, Qt::FlatCap));
+    f.p.drawLines(dashed.data(), static_cast<int>(dashed.size()));
     f.p.setPen(QPen(live, 1.5));
     f.p.drawLines(lines[1].data(), static_cast<int>(lines[1].size()));
     f.p.restore();
@@ -314,9 +335,11 @@ std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size
             font.setBold(true);
             p.setFont(font);
             p.setPen(in.palette.color(QPalette::Text));
-            p.drawText(
-                QRectF(a, QSizeF(piece.drawing.width * in.camera.scale, DataflowLayouts::kTitle * in.camera.scale)),
-                Qt::AlignLeft | Qt::AlignVCenter, in.scene->segmentName(s));
+            // Elided to the segment's width: a narrow graph's title would run into the next one's.
+            const QRectF title(
+                a, QSizeF(piece.drawing.width * in.camera.scale, DataflowLayouts::kTitle * in.camera.scale));
+            p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter,
+                       QFontMetricsF(font).elidedText(in.scene->segmentName(s), Qt::ElideRight, title.width()));
         }
         // The view in the segment's coordinates, widened by the widget margin edges are clipped to
         // (a wide pen just outside still shows) and a unit for rounding.

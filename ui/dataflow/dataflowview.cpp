@@ -466,7 +466,7 @@ void DataflowView::centerOn(NodeRef ref) {
     // A node inside collapsed modules: open them down to it (the find bar's next match).
     if (const std::uint32_t box = layouts_->piece(s).nodeBox[ref.node.index()];
         box != DataflowLayouts::kNone && layouts_->piece(s).drawing.boxes[box].kind == Kind::Module) {
-        layouts_->expand(s, layouts_->piece(s).layout->tree().node_module(ref.node));
+        layouts_->expand(s, layouts_->piece(s).layout->module_of(ref.node));
         ++layoutGeneration_;
         refreshMarks();
         refreshFlags();

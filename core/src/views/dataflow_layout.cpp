@@ -49,6 +49,14 @@ bool DataflowLayout::laid_out(std::uint32_t module) const {
 
 const ModuleTree& DataflowLayout::tree() const { return impl_->index.tree; }
 
+std::uint32_t DataflowLayout::module_of(NodeId node) const {
+    const auto& of = impl_->index.module_of;
+    if (!node.valid() || static_cast<std::size_t>(node.index()) >= of.size())
+        throw PreconditionError("dataflow layout: node " + std::to_string(node.index()) + " out of range (" +
+                                std::to_string(of.size()) + " nodes)");
+    return of[static_cast<std::size_t>(node.index())];
+}
+
 ModuleRepeat DataflowLayout::repeat(std::uint32_t module) const {
     impl_->check(module);
     return impl_->repeats[module];

@@ -3,6 +3,7 @@
 
 #include "fxmem/error.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace fxmem::detail {
@@ -32,25 +33,81 @@ ModuleIndex::ModuleIndex(const Graph& graph, const ModuleTree& t) : tree(t) {
         }
     }
     module_of.resize(graph.size());
-    node_start.assign(m + 1, 0);
     for (std::size_t n = 0; n < graph.size(); ++n) {
         module_of[n] = tree.node_module(NodeId(static_cast<std::int32_t>(n)));
         if (module_of[n] >= m) throw PreconditionError("dataflow layout: the module tree is not the graph's");
-        ++node_start[pre[module_of[n]] + 1];
     }
-    std::partial_sum(node_start.begin(), node_start.end(), node_start.begin());
-    nodes.resize(graph.size());
-    std::vector<std::uint32_t> fill(node_start.begin(), node_start.end() - 1);
-    for (std::size_t n = 0; n < graph.size(); ++n)
-        nodes[fill[pre[module_of[n]]]++] = NodeId(static_cast<std::int32_t>(n));
     // First node of each subtree: its own first, then children into parents (children follow
-    // their parents in the tree's index order).
+    // their parents in the tree's index order). By the nodes' own modules, before inputs move:
+    // an input moves only into a module that runs its users, so it empties or fills none.
     first_node.assign(m, -1);
     for (std::size_t n = graph.size(); n-- > 0;) first_node[module_of[n]] = static_cast<std::int64_t>(n);
     for (std::size_t i = m; i-- > 1;) {
         const std::uint32_t parent = tree[static_cast<std::uint32_t>(i)].parent;
         const std::int64_t f = first_node[i];
         if (f >= 0 && (first_node[parent] < 0 || f < first_node[parent])) first_node[parent] = f;
+    }
+    move_loose_nodes(graph);
+    node_start.assign(m + 1, 0);
+    for (std::size_t n = 0; n < graph.size(); ++n) ++node_start[pre[module_of[n]] + 1];
+    std::partial_sum(node_start.begin(), node_start.end(), node_start.begin());
+    nodes.resize(graph.size());
+    std::vector<std::uint32_t> fill(node_start.begin(), node_start.end() - 1);
+    for (std::size_t n = 0; n < graph.size(); ++n)
+        nodes[fill[pre[module_of[n]]]++] = NodeId(static_cast<std::int32_t>(n));
+}
+
+// Nodes the model's code did not run carry no module: the graph's inputs (weights, saved
+// values), the partitioner's transposes saved for the backward, autograd's gradient sums. At the
+// top level each sat in a few very wide rows (an 8B model's weights, saved transposes and
+// gradient sums made its overview a thin strip). Such a node whose neighbours that do run in a
+// module (edges to the graph's output left out: returning a value is where it leaves, not where
+// it is used) all run inside one module is drawn in the innermost such module, beside them; the
+// others stay at the top level, and so does a value the graph only returns unless it is a view
+// (a loss computed outside the model). One pass, by the neighbours' own modules, so a chain of
+// such nodes does not drift. O(N + E * depth).
+namespace {
+// Every storage v outputs is one of its inputs' (a view, as the estimator shares storages).
+// O((inputs' outputs + outputs) log).
+bool is_view(const Graph& graph, NodeId v) {
+    const auto outs = graph.outputs(v);
+    if (outs.empty()) return false;
+    std::vector<std::int32_t> held;
+    for (const NodeId u : graph.inputs(v))
+        for (const StorageId t : graph.outputs(u)) held.push_back(t.index());
+    std::sort(held.begin(), held.end());
+    return std::all_of(outs.begin(), outs.end(),
+                       [&](StorageId s) { return std::binary_search(held.begin(), held.end(), s.index()); });
+}
+} // namespace
+
+void ModuleIndex::move_loose_nodes(const Graph& graph) {
+    const auto lca = [&](std::uint32_t a, std::uint32_t b) {
+        while (tree[a].depth > tree[b].depth) a = tree[a].parent;
+        while (tree[b].depth > tree[a].depth) b = tree[b].parent;
+        while (a != b) a = tree[a].parent, b = tree[b].parent;
+        return a;
+    };
+    const std::vector<std::uint32_t> own = module_of;
+    for (std::size_t v = 0; v < graph.size(); ++v) {
+        const NodeId id(static_cast<std::int32_t>(v));
+        if (own[v] != ModuleTree::kRoot || graph.node(id).op == OpKind::Output) continue;
+        // A value only returned is the graph's result (a loss), unless it is a view of another
+        // (the partitioner's transposes saved for the backward).
+        const auto users = graph.users(id);
+        if (!users.empty() && !graph.inputs(id).empty() &&
+            std::all_of(users.begin(), users.end(), [&](NodeId w) { return graph.node(w).op == OpKind::Output; }) &&
+            !is_view(graph, id))
+            continue;
+        std::uint32_t at = ModuleTree::npos;
+        const auto meet = [&](NodeId other) {
+            const std::uint32_t m = own[other.index()];
+            if (m == ModuleTree::kRoot) return; // the output, or another node without a module
+            at = at == ModuleTree::npos ? m : lca(at, m);
+        };
+        for (const NodeId u : graph.inputs(id)) meet(u);
+        for (const NodeId w : graph.users(id)) meet(w);
+        if (at != ModuleTree::npos) module_of[v] = at; // the root when they span top-level modules
     }
 }
 
@@ -59,7 +116,8 @@ std::vector<ModuleRepeat> module_repeats(const Graph& graph, const ModuleIndex& 
     const std::size_t m = tree.size();
     std::vector<std::uint64_t> h1(m, 0x9E3779B97F4A7C15ull), h2(m, 0xC2B2AE3D27D4EB4Full), count(m, 0);
     for (std::size_t n = 0; n < graph.size(); ++n) {
-        const std::uint32_t own = index.module_of[n];
+        // By the node's own module: the nodes drawn into a block (its weights) do not count.
+        const std::uint32_t own = tree.node_module(NodeId(static_cast<std::int32_t>(n)));
         const std::uint32_t own_depth = tree[own].depth;
         const std::uint64_t target = graph.nodes[n].target;
         for (std::uint32_t a = own; a != ModuleTree::npos; a = tree[a].parent) {
@@ -107,7 +165,8 @@ std::vector<std::int64_t> module_allocated(const GraphFile& file, const Graph& g
         for (const StorageId s : graph.outputs(id)) {
             if (seen[s.index()]) continue;
             seen[s.index()] = 1;
-            if (computes && (!counted || (*counted)[s.index()])) bytes[index.module_of[n]] += file.nbytes(s);
+            // By the node's own module, as the breakdown counts it (not the one it is drawn in).
+            if (computes && (!counted || (*counted)[s.index()])) bytes[index.tree.node_module(id)] += file.nbytes(s);
         }
     }
     // Inclusive: children follow their parents in index order.

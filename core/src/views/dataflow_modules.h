@@ -19,7 +19,7 @@ struct ModuleIndex {
     std::vector<std::uint32_t> node_start; // per preorder number + 1: CSR into nodes
     std::vector<NodeId> nodes;             // by module preorder, graph order within a module
     std::vector<std::int64_t> first_node;  // per module: its subtree's first node index, -1 if none
-    std::vector<std::uint32_t> module_of;  // per node: tree index
+    std::vector<std::uint32_t> module_of;  // per node: tree index of the module it is drawn in
 
     ModuleIndex(const Graph& graph, const ModuleTree& tree);
     bool inside(std::uint32_t m, NodeId n) const {
@@ -41,6 +41,9 @@ struct ModuleIndex {
                                          [&](std::uint32_t p, std::uint32_t child) { return p < pre[child]; });
         return *(it - 1);
     }
+
+private:
+    void move_loose_nodes(const Graph& graph);
 };
 
 // Per module, the run of structurally equal consecutive siblings it belongs to. O(N * depth).

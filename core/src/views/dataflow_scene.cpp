@@ -69,7 +69,7 @@ void DataflowScene::redraw(std::size_t segment) {
     // visible module up from its own (every module above a visible one is visible and open).
     for (std::uint32_t v = 0; v < n; ++v) {
         if (p.node_box[v] != kNone) continue;
-        for (std::uint32_t m = tree.node_module(NodeId(static_cast<std::int32_t>(v))); m != ModuleTree::npos;
+        for (std::uint32_t m = p.layout->module_of(NodeId(static_cast<std::int32_t>(v))); m != ModuleTree::npos;
              m = tree[m].parent)
             if (const std::uint32_t b = p.module_box[m]; b != kNone) {
                 if (!p.drawing.boxes[b].expanded) p.node_box[v] = b;
