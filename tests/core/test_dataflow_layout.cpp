@@ -84,6 +84,11 @@ std::size_t check_drawing(const DataflowDrawing& d, bool check_points_outside_bo
         const Box &f = d.boxes.at(e.from), &t = d.boxes.at(e.to);
         EXPECT_FALSE(f.expanded || t.expanded);
         EXPECT_GE(e.points.size(), 2u);
+        // A run straight down (or up) is one segment: no point in line with both its neighbours.
+        for (std::size_t k = 1; k + 1 < e.points.size(); ++k)
+            EXPECT_FALSE(e.points[k - 1].x == e.points[k].x && e.points[k].x == e.points[k + 1].x &&
+                         (e.points[k].y - e.points[k - 1].y) * (e.points[k + 1].y - e.points[k].y) > 0)
+                << "edge " << e.from << " -> " << e.to << ": point " << k << " is in line";
         if (e.reversed) {
             ++reversed;
             continue;
