@@ -152,8 +152,8 @@ int main(int argc, char** argv) {
         QStringLiteral("N"), QStringLiteral("400"));
     const QCommandLineOption benchInput(
         QStringLiteral("scrub-input"),
-        QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view (pan: in the "
-                       "Dataflow mode with --graph-mode dataflow)."),
+        QStringLiteral("hover, key or both (default both); drop or pan: drags in the graph view; zoom: its wheel "
+                       "(pan and zoom: in the Dataflow mode with --graph-mode dataflow)."),
         QStringLiteral("KIND"), QStringLiteral("both"));
     parser.addOptions({benchScrub, benchSteps, benchInput});
     const QCommandLineOption benchSizes(
@@ -177,9 +177,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     const QStringList scrubInputs = {QStringLiteral("hover"), QStringLiteral("key"), QStringLiteral("both"),
-                                     QStringLiteral("drop"), QStringLiteral("pan")};
+                                     QStringLiteral("drop"),  QStringLiteral("pan"), QStringLiteral("zoom")};
     if (!scrubInputs.contains(parser.value(benchInput))) {
-        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key, both, drop or pan)")
+        fail(QStringLiteral("unknown --scrub-input '%1' (expected hover, key, both, drop, pan or zoom)")
                  .arg(parser.value(benchInput)));
         return 2;
     }
@@ -305,11 +305,12 @@ int main(int argc, char** argv) {
                     std::printf("%s", qPrintable(opening->report()));
                     ScrubBenchmarkOptions o;
                     o.steps = std::max(1, parser.value(benchSteps).toInt());
-                    if (parser.value(benchInput) == QStringLiteral("drop") ||
-                        parser.value(benchInput) == QStringLiteral("pan")) {
-                        o.input = parser.value(benchInput) == QStringLiteral("drop")
-                                      ? ScrubBenchmarkOptions::Input::Drop
-                                      : ScrubBenchmarkOptions::Input::Pan;
+                    const QString input = parser.value(benchInput);
+                    if (input == QStringLiteral("drop") || input == QStringLiteral("pan") ||
+                        input == QStringLiteral("zoom")) {
+                        o.input = input == QStringLiteral("drop")  ? ScrubBenchmarkOptions::Input::Drop
+                                  : input == QStringLiteral("pan") ? ScrubBenchmarkOptions::Input::Pan
+                                                                   : ScrubBenchmarkOptions::Input::Zoom;
                         std::printf("%s\n", qPrintable(runGraphDragBenchmark(window, o)));
                     }
                     for (const QString& kind : {QStringLiteral("hover"), QStringLiteral("key")}) {

@@ -16,6 +16,7 @@
 #include <QFileInfo>
 #include <QMouseEvent>
 #include <QThread>
+#include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
@@ -265,6 +266,67 @@ QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options)
     return out;
 }
 
+// Wheel notches over the middle of the graph view (either mode): a quarter of them in, half
+// out past where they started, a quarter back in (in the Dataflow mode, scales from about 0.3
+// to 2), each timed from the event to the last paint it caused.
+QString runZoom(MainWindow& window, const ScrubBenchmarkOptions& options) {
+    const bool dataflow = window.parts().graphModes->mode() == GraphModePane::Mode::Dataflow;
+    QWidget* view = dataflow ? static_cast<QWidget*>(window.parts().dataflow) : window.parts().graphView;
+    const auto& scene = window.scene();
+    if (!scene || scene->empty()) return QStringLiteral("nothing to zoom: no graph shown\n");
+    const QString load = loadAverage();
+    if (dataflow) {
+        DataflowView* d = window.parts().dataflow;
+        QElapsedTimer waited;
+        waited.start();
+        while (!d->layouts() && waited.elapsed() < 120000) drain();
+        if (!d->layouts()) return QStringLiteral("nothing to zoom: no dataflow layout in 120 s\n");
+        d->zoomBy(0.8 / d->camera().scale, QPointF(d->width() / 2.0, d->height() / 2.0));
+    } else {
+        zoomIn(window.parts().graphView);
+    }
+    drain();
+    PaintTimer pt;
+    QElapsedTimer clock;
+    clock.start();
+    pt.clock = &clock;
+    qApp->installEventFilter(&pt);
+    const QPointF at(view->width() / 2.0, view->height() / 2.0);
+    Series total{QStringLiteral("total: notch to last paint")}, graph{QStringLiteral("notch to the view's paint")};
+    const int notches = options.steps + options.warmup;
+    for (int i = 0; i < notches; ++i) {
+        const int k = i % 40; // in 10, out 20, in 10
+        const int dy = k < 10 || k >= 30 ? 120 : -120;
+        pt.reset();
+        const qint64 t0 = clock.nsecsElapsed();
+        QWheelEvent e(at, view->mapToGlobal(at), {}, {0, dy}, Qt::NoButton, {}, Qt::NoScrollPhase, false);
+        QCoreApplication::sendEvent(view, &e);
+        const qint64 t1 = clock.nsecsElapsed();
+        const qint64 t2 = settle(pt, clock);
+        if (i < options.warmup) continue;
+        total.ms.push_back(ms((t2 < 0 ? t1 : t2) - t0));
+        graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
+    }
+    qApp->removeEventFilter(&pt);
+    QString out = QStringLiteral("fxmem %1 zoom benchmark: %2 (%3)\n%L4 nodes; window %5x%6, view %7x%8\n"
+                                 "load average before: %9, after: %10\n%11 %12 %13 %14\n")
+                      .arg(dataflow ? QStringLiteral("dataflow") : QStringLiteral("graph view"),
+                           QFileInfo(scene->path).fileName(), scene->title())
+                      .arg(static_cast<qulonglong>(scene->nodeCount()))
+                      .arg(window.width())
+                      .arg(window.height())
+                      .arg(view->width())
+                      .arg(view->height())
+                      .arg(load, loadAverage())
+                      .arg(QString(), -40)
+                      .arg(QStringLiteral("median"), 8)
+                      .arg(QStringLiteral("p90"), 8)
+                      .arg(QStringLiteral("max ms"), 8);
+    out += QStringLiteral("%1 wheel notches after %2 warm-up notches\n").arg(total.ms.size()).arg(options.warmup);
+    for (const Series* s : {&graph, &total}) out += statsLine(*s);
+    return out;
+}
+
 QString runPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
     if (window.parts().graphModes->mode() == GraphModePane::Mode::Dataflow) return runDataflowPan(window, options);
     GraphView* view = window.parts().graphView;
@@ -310,5 +372,9 @@ QString runPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
 } // namespace
 
 QString runGraphDragBenchmark(MainWindow& window, const ScrubBenchmarkOptions& options) {
-    return options.input == ScrubBenchmarkOptions::Input::Pan ? runPan(window, options) : runDrops(window, options);
+    switch (options.input) {
+    case ScrubBenchmarkOptions::Input::Pan: return runPan(window, options);
+    case ScrubBenchmarkOptions::Input::Zoom: return runZoom(window, options);
+    default: return runDrops(window, options);
+    }
 }

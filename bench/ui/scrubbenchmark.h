@@ -10,7 +10,7 @@
 class MainWindow;
 
 struct ScrubBenchmarkOptions {
-    enum class Input { Hover, Key, Drop, Pan }; // Drop and Pan: runGraphDragBenchmark
+    enum class Input { Hover, Key, Drop, Pan, Zoom }; // Drop, Pan and Zoom: runGraphDragBenchmark
     Input input = Input::Hover;
     int steps = 400;
     int warmup = 5; // steps before the measured ones (first paints fill caches)
