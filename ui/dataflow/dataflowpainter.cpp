@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 
 namespace {
@@ -33,6 +34,9 @@ struct Frame {
     // the loops below keep their own tests and order, so the index changes no pixel.
     std::vector<std::uint32_t>& boxes;
     std::vector<std::uint32_t>& edges;
+    QFont labelFont{}; // the painter's font when the frame began, at fontPx
+    std::optional<QFontMetricsF> labelMetrics{};
+    DataflowLayer layer = DataflowLayer::Base;
 };
 
 // What a frame fills and throws away, kept from frame to frame (per painting thread): made anew,
@@ -57,20 +61,28 @@ bool visible(const Frame& f, const DataflowPiece& piece, const Box& b) {
     return QRectF(piece.x + b.x, piece.top + b.y, b.w, b.h).intersects(f.view);
 }
 
-void drawText(Frame& f, const QRectF& r, const QStringList& lines, const QColor& color) {
-    QFont font = f.p.font();
-    font.setPixelSize(std::max(1, static_cast<int>(f.fontPx)));
-    f.p.setFont(font);
+// The label font and its metrics, made once per frame (the boxes' text is all one size).
+const QFontMetricsF& labelMetrics(Frame& f) {
+    if (!f.labelMetrics) f.labelMetrics.emplace(f.labelFont);
+    return *f.labelMetrics;
+}
+
+// Lines already elided to the box's inner width, centred, as many as fit.
+void drawLines(Frame& f, const QRectF& r, const QString* lines, int count, const QColor& color) {
+    const QFontMetricsF& fm = labelMetrics(f);
+    f.p.setFont(f.labelFont);
     f.p.setPen(color);
-    const QFontMetricsF fm(font);
     const double lh = fm.height();
     const QRectF inner = r.adjusted(4, 2, -4, -2);
     const int fit = std::max(1, static_cast<int>(inner.height() / lh));
-    const int n = std::min<int>(fit, static_cast<int>(lines.size()));
+    const int n = std::min(fit, count);
     double y = inner.center().y() - n * lh / 2;
     for (int i = 0; i < n; ++i, y += lh)
-        f.p.drawText(QRectF(inner.left(), y, inner.width(), lh), Qt::AlignCenter,
-                     fm.elidedText(lines[i], Qt::ElideRight, inner.width()));
+        f.p.drawText(QRectF(inner.left(), y, inner.width(), lh), Qt::AlignCenter, lines[i]);
+}
+
+QString elideToBox(Frame& f, const QRectF& r, const QString& text) {
+    return labelMetrics(f).elidedText(text, Qt::ElideRight, r.width() - 8);
 }
 
 void drawModuleFrames(Frame& f, std::size_t s) {
@@ -132,7 +144,8 @@ void appendDashes(const QLineF& l, double unit, std::vector<QLineF>& out) {
         out.emplace_back(l.p1() + t * step, l.p1() + std::min(t + 4 * unit, length) * step);
 }
 
-// pass 0: plain edges, 1: on the selection's path, 2: live (drawn last, over the rest). Each
+// pass 0: plain edges, 1: on the selection's path (the base layer), 2: live (the marks layer,
+// over the rest). Each
 // pass clips the polylines to the widget and draws their segments in a few batches, one per
 // whole-pixel width and dash. What costs a frame is fill: thousands of wide translucent lines
 // across the widget (a flat graph's long edges) took 160 ms; past kManySegments a pass draws
@@ -156,7 +169,9 @@ void drawEdges(Frame& f, std::size_t s, int pass) {
     std::size_t segments = 0;
     for (const std::uint32_t e : f.edges) {
         const auto& edge = piece.drawing.edges[e];
-        const bool isLive = cursorHere && f.in.marks->liveEdge[e];
+        // The base layer draws every edge plain or on the path; the marks layer draws the live
+        // ones again over it.
+        const bool isLive = pass == 2 && cursorHere && f.in.marks->liveEdge[e];
         const bool isPath = path && !path->empty() && (*path)[e];
         if ((isLive ? 2 : isPath ? 1 : 0) != pass) continue;
         const auto& bb = piece.edgeBounds[e];
@@ -248,11 +263,19 @@ std::size_t drawBoxes(Frame& f, std::size_t s) {
         const double radius = isNode ? 4 * std::min(1.0, f.in.camera.scale) : 0;
         f.p.drawRoundedRect(r, radius, radius);
         if (r.height() < kTextMinHeight) continue;
-        QStringList lines;
         if (isNode) {
             const fxmem::NodeId n(static_cast<std::int32_t>(b.ref));
-            lines << opLabel(g, n) << shapeLabel(g, n);
+            const auto make = [&] {
+                return DataflowLabelCache::Lines{elideToBox(f, r, opLabel(g, n)), elideToBox(f, r, shapeLabel(g, n))};
+            };
+            if (f.in.labels) {
+                drawLines(f, r, f.in.labels->get(s, i, piece.drawing.boxes.size(), make).data(), 2, text);
+            } else {
+                const DataflowLabelCache::Lines lines = make();
+                drawLines(f, r, lines.data(), 2, text);
+            }
         } else {
+            QStringList lines;
             const fxmem::ModuleRepeat rep = piece.layout->repeat(b.ref);
             const QString name = elided(tree[b.ref].name, 200);
             lines << (rep.count > 1 ? repeatLabel(tree, rep) : name);
@@ -261,14 +284,16 @@ std::size_t drawBoxes(Frame& f, std::size_t s) {
                 bytes += QStringLiteral(" · live ") + formatBytes(marks->moduleLive[b.ref]);
             lines << bytes;
             if (rep.count > 1) lines.insert(0, name);
+            for (QString& l : lines) l = elideToBox(f, r, l);
+            drawLines(f, r, lines.constData(), static_cast<int>(lines.size()), text);
         }
-        drawText(f, r, lines, text);
     }
     return drawn;
 }
 
 // What a later segment reads from an earlier one (saved activations): from the right of the box
-// that made it to the left of the placeholder's, dashed; live at the cursor in the live colour.
+// that made it to the left of the placeholder's, dashed (the base layer draws every one so);
+// those live at the cursor again over them, solid in the live colour (the marks layer).
 void drawCrossEdges(Frame& f) {
     const auto& cross = f.in.layouts->crossEdges();
     if (cross.empty()) return;
@@ -291,16 +316,20 @@ void drawCrossEdges(Frame& f) {
         lines[isLive ? 1 : 0].emplace_back(p, q);
     }
     const bool smooth = lines[0].size() + lines[1].size() < 400;
-    if (f.in.style) *f.in.style = *f.in.style * 1000003u + 7 + smooth;
     f.p.save();
     f.p.setRenderHint(QPainter::Antialiasing, smooth);
-    auto& dashed = scratch().dashes;
-    dashed.clear();
-    for (const QLineF& l : lines[0]) appendDashes(l, 1, dashed);
-    f.p.setPen(QPen(plain, 1, Qt::SolidLine, Qt::FlatCap));
-    f.p.drawLines(dashed.data(), static_cast<int>(dashed.size()));
-    f.p.setPen(QPen(live, 1.5));
-    f.p.drawLines(lines[1].data(), static_cast<int>(lines[1].size()));
+    if (f.layer == DataflowLayer::Base) {
+        if (f.in.style) *f.in.style = *f.in.style * 1000003u + 7 + smooth;
+        auto& dashed = scratch().dashes;
+        dashed.clear();
+        for (const auto& group : lines)
+            for (const QLineF& l : group) appendDashes(l, 1, dashed);
+        f.p.setPen(QPen(plain, 1, Qt::SolidLine, Qt::FlatCap));
+        f.p.drawLines(dashed.data(), static_cast<int>(dashed.size()));
+    } else {
+        f.p.setPen(QPen(live, 1.5));
+        f.p.drawLines(lines[1].data(), static_cast<int>(lines[1].size()));
+    }
     f.p.restore();
 }
 
@@ -311,8 +340,9 @@ double edgeWidth(std::int64_t bytes) {
     return 0.5 + std::max(0.0, l) / 5.0;
 }
 
-std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size) {
-    p.fillRect(QRectF(QPointF(0, 0), size), in.palette.color(QPalette::Base));
+std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size, DataflowLayer layer) {
+    const bool base = layer == DataflowLayer::Base;
+    if (base) p.fillRect(QRectF(QPointF(0, 0), size), in.palette.color(QPalette::Base));
     if (!in.scene || !in.layouts) return 0;
     Frame f{p,
             in,
@@ -321,14 +351,21 @@ std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size
             11,
             scratch().boxes,
             scratch().edges};
+    f.layer = layer;
     f.screen = QRectF(QPointF(-8, -8), size + QSizeF(16, 16));
     f.fontPx = std::clamp(12.0 * in.camera.scale, 8.0, 15.0);
+    // Taken before anything is drawn: both layers then letter the boxes alike, whatever a title
+    // or a module's header set (pair views had their boxes' text bold from the titles' font).
+    f.labelFont = p.font();
+    f.labelFont.setPixelSize(std::max(1, static_cast<int>(f.fontPx)));
+    if (in.labels) in.labels->setKey(in.layouts->revision(), in.camera.scale, f.labelFont);
     std::size_t drawn = 0;
     drawCrossEdges(f);
     for (std::size_t s = 0; s < in.layouts->size(); ++s) {
         const DataflowPiece& piece = in.layouts->piece(s);
         if (piece.x > f.view.right() || piece.x + piece.drawing.width < f.view.left()) continue;
-        if (in.layouts->size() > 1) {
+        if (base && in.layouts->size() > 1) {
+            p.save();
             const QPointF a = in.camera.toWidget(piece.x, 0);
             QFont font = p.font();
             font.setPixelSize(std::max(1, static_cast<int>(f.fontPx * 1.5)));
@@ -340,6 +377,7 @@ std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size
                 a, QSizeF(piece.drawing.width * in.camera.scale, DataflowLayouts::kTitle * in.camera.scale));
             p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter,
                        QFontMetricsF(font).elidedText(in.scene->segmentName(s), Qt::ElideRight, title.width()));
+            p.restore();
         }
         // The view in the segment's coordinates, widened by the widget margin edges are clipped to
         // (a wide pen just outside still shows) and a unit for rounding.
@@ -355,9 +393,19 @@ std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size
             f.edges.resize(piece.drawing.edges.size());
             std::iota(f.edges.begin(), f.edges.end(), 0u);
         }
-        drawModuleFrames(f, s);
-        for (int pass = 0; pass < 3; ++pass) drawEdges(f, s, pass);
-        drawn += drawBoxes(f, s);
+        if (base) {
+            drawModuleFrames(f, s);
+            drawEdges(f, s, 0);
+            drawEdges(f, s, 1);
+        } else {
+            drawEdges(f, s, 2);
+            drawn += drawBoxes(f, s);
+        }
     }
     return drawn;
+}
+
+std::size_t paintDataflow(QPainter& p, const DataflowPaintInput& in, QSizeF size) {
+    paintDataflow(p, in, size, DataflowLayer::Base);
+    return paintDataflow(p, in, size, DataflowLayer::Marks);
 }

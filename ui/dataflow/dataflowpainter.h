@@ -4,6 +4,7 @@
 // nodes and collapsed modules with their text, only what meets the widget. Text and borders are
 // left out where boxes are too small to read, so an overview of 100k boxes is rectangles only.
 #pragma once
+#include "dataflow/dataflowlabelcache.h"
 #include "dataflow/dataflowlayouts.h"
 #include "dataflow/dataflowmarks.h"
 #include "graphview/nodecolors.h"
@@ -44,6 +45,8 @@ struct DataflowPaintInput {
     // antialiased). A frame scrolled by whole pixels paints only its exposed strips, which match
     // the moved pixels when the key is the previous frame's (DataflowView::panTo).
     std::uint64_t* style = nullptr;
+    // The node boxes' text kept across frames (the view's); null: made every frame.
+    DataflowLabelCache* labels = nullptr;
 };
 
 enum DataflowBoxFlag : std::uint8_t {
@@ -57,5 +60,13 @@ enum DataflowBoxFlag : std::uint8_t {
 
 // Returns how many boxes were drawn.
 std::size_t paintDataflow(QPainter& painter, const DataflowPaintInput& in, QSizeF size);
+
+// The two layers paintDataflow() paints, base then marks. The base (background, titles, module
+// frames, every edge plain or on the selection's path, the cross edges dashed) does not depend on
+// the cursor's step; the marks layer (the live edges again over them, and the boxes with their
+// marks and live bytes) does. The view keeps its base as an image while nothing it shows changes,
+// so a step of the timeline paints only the marks over it. Returns the boxes drawn (marks).
+enum class DataflowLayer { Base, Marks };
+std::size_t paintDataflow(QPainter& painter, const DataflowPaintInput& in, QSizeF size, DataflowLayer layer);
 // An edge's pen width in layout units before zoom: 0.5 + the log2 of its bytes over 1 KiB / 5.
 double edgeWidth(std::int64_t bytes);

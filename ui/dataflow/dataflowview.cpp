@@ -6,6 +6,7 @@
 #include "util/text.h"
 #include "util/units.h"
 
+#include <QBackingStore>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -107,6 +108,7 @@ void DataflowView::setScene(std::shared_ptr<const Scene> scene) {
             recomputed_.emplace_back(seg.analysis->graph().size(), 0);
             matches_.emplace_back(seg.analysis->graph().size(), 0);
         }
+    ++flagsRevision_;
     flags_.clear();
     pathEdges_.clear();
     layoutPending_ = true;
@@ -249,7 +251,26 @@ void DataflowView::setSearchMatches(const std::vector<NodeRef>& matches) {
     update();
 }
 
+void DataflowView::setKeepBase(bool keep) {
+    keepBase_ = keep;
+    if (!keep) base_ = QImage();
+    baseKey_ = lastKey_ = {};
+}
+
+DataflowView::BaseKey DataflowView::baseKey() const {
+    return {layouts_ ? layouts_->revision() : 0,
+            flagsRevision_,
+            camera_.origin.x(),
+            camera_.origin.y(),
+            camera_.scale,
+            width(),
+            height(),
+            palette().cacheKey(),
+            font().key()};
+}
+
 void DataflowView::refreshFlags() {
+    ++flagsRevision_;
     flags_.clear();
     pathEdges_.clear();
     if (!scene_ || !layouts_) return;
@@ -502,9 +523,33 @@ void DataflowView::paintEvent(QPaintEvent* event) {
     in.colors = &colors_;
     in.boxFlags = &flags_;
     in.pathEdges = &pathEdges_;
+    in.labels = &labels_;
     std::uint64_t style = 0;
     in.style = &style;
-    painted_ = paintDataflow(p, in, size());
+    const BaseKey key = baseKey();
+    reusedBase_ = keepBase_ && !strips && key == baseKey_ && !base_.isNull();
+    if (reusedBase_) {
+        p.drawImage(0, 0, base_);
+        style = baseStyle_;
+    } else if (keepBase_ && !strips && key == lastKey_) {
+        // The second whole frame of the same view: keep its base. The image has the format of
+        // what the window paints into, so drawing it back changes no pixel.
+        const auto* device = backingStore() ? dynamic_cast<QImage*>(backingStore()->paintDevice()) : nullptr;
+        base_ = QImage(size() * devicePixelRatio(), device ? device->format() : QImage::Format_RGB32);
+        base_.setDevicePixelRatio(devicePixelRatio());
+        QPainter b(&base_);
+        b.setFont(p.font());
+        b.setRenderHints(p.renderHints());
+        paintDataflow(b, in, size(), DataflowLayer::Base);
+        b.end();
+        baseKey_ = key;
+        baseStyle_ = style;
+        p.drawImage(0, 0, base_);
+    } else {
+        paintDataflow(p, in, size(), DataflowLayer::Base);
+    }
+    if (!strips) lastKey_ = key;
+    painted_ = paintDataflow(p, in, size(), DataflowLayer::Marks);
     paintMinimap(p);
     // The strips chose otherwise than the pixels scrolled with them (edges came into view past a
     // limit, say): the next frame paints everything again.

@@ -8,6 +8,7 @@
 // Mouse: wheel zooms at the pointer, drag pans, click selects (a node, or a module), hover shows
 // an edge's or box's bytes; keys: F fits, +/- zoom.
 #pragma once
+#include "dataflow/dataflowlabelcache.h"
 #include "dataflow/dataflowlayouts.h"
 #include "dataflow/dataflowmarks.h"
 #include "dataflow/dataflowpainter.h"
@@ -75,6 +76,11 @@ public:
     QRectF minimapRect() const;
     // How many boxes the last paint drew.
     std::size_t lastPaintedBoxes() const { return painted_; }
+    // Whether the view keeps its base layer (DataflowLayer::Base) as an image across frames that
+    // show the same thing (on by default; off, every frame paints it: the reference a test
+    // compares with), and whether the last frame drew the kept image.
+    void setKeepBase(bool keep);
+    bool reusedBase() const { return reusedBase_; }
 
 public slots:
     void setScene(std::shared_ptr<const Scene> scene);
@@ -146,6 +152,7 @@ private:
     Hit hovered_;
     std::vector<std::vector<std::uint8_t>> recomputed_, matches_; // per segment, per node
     std::vector<std::vector<std::uint8_t>> flags_, pathEdges_;    // per segment, per box / edge
+    DataflowLabelCache labels_;                                   // the node boxes' text, across frames
     QPoint pressPos_;
     QPointF pressOrigin_;
     bool pressed_ = false, panning_ = false, minimapDrag_ = false;
@@ -155,4 +162,21 @@ private:
     std::uint64_t minimapGeneration_ = 0, layoutGeneration_ = 0;
     std::size_t painted_ = 0;
     std::uint64_t paintedStyle_ = 0; // DataflowPaintInput::style of the last frame
+    // The base layer (DataflowLayer::Base), kept as an image from the second whole frame that
+    // shows the same thing (the cursor moving over a still view): each step of the timeline then
+    // paints only the marks layer over it. A frame whose key differs paints the base directly.
+    struct BaseKey {
+        std::uint64_t revision = 0, flags = 0; // the layouts', flagsRevision_
+        double x = 0, y = 0, scale = 0;        // the camera
+        int width = 0, height = 0;
+        qint64 palette = 0;
+        QString font;
+        bool operator==(const BaseKey&) const = default;
+    };
+    BaseKey baseKey() const;
+    QImage base_;
+    BaseKey baseKey_, lastKey_;       // base_'s; the last whole frame's
+    std::uint64_t baseStyle_ = 0;     // the style key base_'s frame added
+    std::uint64_t flagsRevision_ = 0; // counts changes of flags_ and pathEdges_
+    bool keepBase_ = true, reusedBase_ = false;
 };
