@@ -214,19 +214,23 @@ void timedMove(QWidget* view, QPointF at, Qt::MouseButton held, PaintTimer& pt, 
     graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
 }
 
+// Waits for the Dataflow view's layouts, then zooms to a readable scale around the node at the
+// cursor's step (the peak's when opened); false when no layout came in 120 s.
+bool readableDataflow(DataflowView* view) {
+    QElapsedTimer waited;
+    waited.start();
+    while (!view->layouts() && waited.elapsed() < 120000) drain();
+    if (!view->layouts()) return false;
+    view->zoomBy(0.8 / view->camera().scale, QPointF(view->width() / 2.0, view->height() / 2.0));
+    drain();
+    return true;
+}
+
 // The Dataflow mode's pan: a left-button drag from the middle of the view, as the time mode's.
 QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options) {
     DataflowView* view = window.parts().dataflow;
     const QString load = loadAverage();
-    if (!view->layouts()) {
-        QElapsedTimer waited;
-        waited.start();
-        while (!view->layouts() && waited.elapsed() < 120000) drain();
-        if (!view->layouts()) return QStringLiteral("nothing to pan: no dataflow layout in 120 s\n");
-    }
-    // At a readable zoom, around the node at the cursor's step (the peak's when opened).
-    view->zoomBy(0.8 / view->camera().scale, QPointF(view->width() / 2.0, view->height() / 2.0));
-    drain();
+    if (!readableDataflow(view)) return QStringLiteral("nothing to pan: no dataflow layout in 120 s\n");
     PaintTimer pt;
     QElapsedTimer clock;
     clock.start();
@@ -275,17 +279,12 @@ QString runZoom(MainWindow& window, const ScrubBenchmarkOptions& options) {
     const auto& scene = window.scene();
     if (!scene || scene->empty()) return QStringLiteral("nothing to zoom: no graph shown\n");
     const QString load = loadAverage();
-    if (dataflow) {
-        DataflowView* d = window.parts().dataflow;
-        QElapsedTimer waited;
-        waited.start();
-        while (!d->layouts() && waited.elapsed() < 120000) drain();
-        if (!d->layouts()) return QStringLiteral("nothing to zoom: no dataflow layout in 120 s\n");
-        d->zoomBy(0.8 / d->camera().scale, QPointF(d->width() / 2.0, d->height() / 2.0));
-    } else {
+    if (dataflow && !readableDataflow(window.parts().dataflow))
+        return QStringLiteral("nothing to zoom: no dataflow layout in 120 s\n");
+    if (!dataflow) {
         zoomIn(window.parts().graphView);
+        drain();
     }
-    drain();
     PaintTimer pt;
     QElapsedTimer clock;
     clock.start();

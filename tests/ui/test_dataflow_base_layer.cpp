@@ -1,29 +1,16 @@
 // The Dataflow view keeps its base layer (background, frames, edges plain or on the path) as an
 // image while the view stays still, so a step of the timeline paints only the marks over it. On
 // llama's pair, two views bound to one state, one keeping its base and one painting it every
-// frame: across steps of the cursor, a selection (the path), a module opened and a pan, what the
+// frame: across steps of the cursor, a selection (the path), a module opened and a zoom, what the
 // two windows show is the same, pixel for pixel, and the steps over a still view reused the kept
 // base.
-#include "dataflow/dataflowview.h"
-#include "loading/scene.h"
-#include "state/viewstate.h"
+#include "dataflow_fixtures.h"
 
-#include <fxmem/io.h>
-
-#include <QBackingStore>
-#include <QSignalSpy>
 #include <QtTest>
 
 namespace {
 
-const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
-
-// What the window shows now (its backing store), as RGB.
-QImage shown(QWidget& view) {
-    return static_cast<QImage*>(view.backingStore()->paintDevice())
-        ->copy(view.rect())
-        .convertToFormat(QImage::Format_RGB32);
-}
+using namespace dataflow_fixtures;
 
 std::int64_t differing(const QImage& a, const QImage& b) {
     std::int64_t n = 0;
@@ -45,22 +32,13 @@ private slots:
 };
 
 void TestDataflowBaseLayer::keptBaseShowsWhatAFullPaintShows() {
-    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
-    SceneRequest request;
-    request.pair = 0;
-    const auto scene = buildScene(file, kLlama, request);
+    const auto scene = llamaPair();
     QVERIFY(scene && scene->joined());
     ViewState state;
     DataflowView kept(&state), full(&state);
     full.setKeepBase(false);
-    for (DataflowView* v : {&kept, &full}) {
-        v->resize(1000, 700);
-        QSignalSpy laid(v, &DataflowView::layoutChanged);
-        v->show();
-        QVERIFY(QTest::qWaitForWindowExposed(v));
-        if (v == &kept) state.setScene(scene);
-        if (!v->layouts()) QVERIFY(laid.wait(20000));
-    }
+    QVERIFY(showLaidOut(kept, state, scene));
+    QVERIFY(showLaidOut(full, state, scene));
     const auto peak = static_cast<std::int64_t>(scene->peakStep);
     state.setCursorStep(peak);
     // The same camera in both: around the node at the peak, at half size.

@@ -2,20 +2,14 @@
 // exposes (and the minimap): each frame of a drag on llama's pair (its cross edges dashed, the
 // cursor's live edges marked) paints a small part of the widget, and what the window then holds
 // matches a whole paint of the view at the same camera; the drag ends on a whole paint, exactly.
-#include "dataflow/dataflowview.h"
-#include "loading/scene.h"
-#include "state/viewstate.h"
+#include "dataflow_fixtures.h"
 
-#include <fxmem/io.h>
-
-#include <QBackingStore>
 #include <QPaintEvent>
-#include <QSignalSpy>
 #include <QtTest>
 
 namespace {
 
-const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
+using namespace dataflow_fixtures;
 
 // The regions of the paint events a widget gets.
 class PaintRegions : public QObject {
@@ -33,12 +27,7 @@ std::int64_t area(const QRegion& r) {
     return a;
 }
 
-// What the window shows now (its backing store) and a whole paint of the view, as RGB.
-QImage shown(QWidget& view) {
-    return static_cast<QImage*>(view.backingStore()->paintDevice())
-        ->copy(view.rect())
-        .convertToFormat(QImage::Format_RGB32);
-}
+// A whole paint of the view, as RGB (what the window shows: dataflow_fixtures::shown).
 QImage wholePaint(QWidget& view) { return view.grab().toImage().convertToFormat(QImage::Format_RGB32); }
 
 // Pixels that differ, and those that differ by more than 8 in a channel (not antialiasing's
@@ -77,19 +66,11 @@ private slots:
 };
 
 void TestDataflowScroll::dragScrollsAndPaintsOnlyTheStrips() {
-    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
-    SceneRequest request;
-    request.pair = 0;
-    const auto scene = buildScene(file, kLlama, request);
+    const auto scene = llamaPair();
     QVERIFY(scene && scene->joined());
     ViewState state;
     DataflowView view(&state);
-    view.resize(1000, 700);
-    QSignalSpy laid(&view, &DataflowView::layoutChanged);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    state.setScene(scene);
-    if (!view.layouts()) QVERIFY(laid.wait(20000));
+    QVERIFY(showLaidOut(view, state, scene));
     QVERIFY(!view.layouts()->crossEdges().empty()); // dashed lines across the pair
     // Every layer open: hundreds of boxes and edges in view.
     view.expandModules({QStringLiteral("layers.0"), QStringLiteral("layers.1"), QStringLiteral("layers.2"),
