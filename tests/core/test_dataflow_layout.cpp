@@ -361,8 +361,9 @@ TEST(DataflowLayout, LooseNodesAreDrawnWhereTheirNeighboursRun) {
         SCOPED_TRACE(name);
         EXPECT_EQ(tree[layout.module_of(graph.find(name))].name, module);
         // The tree itself is the model's: only the drawing moves them.
-        if (name != "h" && name != "a0" && name != "a1")
+        if (name != "h" && name != "a0" && name != "a1") {
             EXPECT_EQ(tree.node_module(graph.find(name)), ModuleTree::kRoot);
+        }
     }
     // At depth 1: m and n collapsed, e, d and the output at the top level.
     const DataflowDrawing d = layout.drawing();
@@ -499,8 +500,9 @@ TEST(DataflowLayout, LlamaAtEveryDepth) {
             const DataflowDrawing d = layout.drawing();
             check_drawing(d, depth <= 2);
             // The forward's modules run one after another: nothing is drawn upward there.
-            if (file.graphs[gi].kind == GraphKind::Forward)
+            if (file.graphs[gi].kind == GraphKind::Forward) {
                 for (const DataflowDrawing::Edge& e : d.edges) EXPECT_FALSE(e.reversed);
+            }
         }
         // The layers repeat: llama's blocks are equal siblings.
         const std::uint32_t layer0 = tree.find("layers.0");
@@ -589,21 +591,27 @@ TEST(DataflowLayout, OnlyRealCyclesAreReversed) {
     node("a", OpKind::CallFunction, {"x"}, "m1");
     node("w", OpKind::Placeholder, {}, nullptr); // after m1's first node
     node("b", OpKind::CallFunction, {"a", "w"}, "m1");
-    node("c", OpKind::CallFunction, {"b"}, "m2");
+    node("c", OpKind::CallFunction, {"b", "x", "w"}, "m2"); // x and w read in both: drawn at the top
     node("d", OpKind::CallFunction, {"c"}, "m1");
     g.finish();
     const ModuleTree tree(file.graphs[0]);
     const DataflowLayout layout(file, GraphId(0), tree);
     const DataflowDrawing d = layout.drawing();
-    std::size_t reversed = 0;
+    std::size_t reversed = 0, from_inputs = 0;
     for (const DataflowDrawing::Edge& e : d.edges) {
         const std::string from = box_name(layout, file.graphs[0], d.boxes[e.from]);
         const std::string to = box_name(layout, file.graphs[0], d.boxes[e.to]);
-        if (from == "w" || from == "x") EXPECT_FALSE(e.reversed) << from;
+        if (from == "w" || from == "x") {
+            EXPECT_FALSE(e.reversed) << from;
+            ++from_inputs;
+        }
         reversed += e.reversed ? 1 : 0;
-        if (e.reversed) EXPECT_EQ(from + to, "[m2][m1]"); // m1 comes first in graph order
+        if (e.reversed) {
+            EXPECT_EQ(from + to, "[m2][m1]"); // m1 comes first in graph order
+        }
     }
     EXPECT_EQ(reversed, 1u);
+    EXPECT_EQ(from_inputs, 4u); // x and w, each into m1 and m2
     check_drawing(d);
 }
 
@@ -671,5 +679,47 @@ TEST(DataflowLayout, DeepNestingIsLaidOutLevelByLevel) {
     const DataflowDrawing d = layout.drawing();
     EXPECT_EQ(d.boxes.size(), 200u + 3000u);
     EXPECT_EQ(d.edges.size(), 199u);
+    EXPECT_EQ(check_drawing(d, false), 0u);
+}
+
+// Loose nodes in a hostile nesting: 100 nodes 3,000 levels deep, one in m.x (depth 2), an input
+// read only by the deep ones, and 100 top-level nodes each reading a deep node and the m.x one.
+// The input is drawn in the deepest module, the 100 in m (the innermost module holding both).
+TEST(DataflowLayout, DeepNestingLooseNodesMeetWhereTheirNeighboursDo) {
+    GraphFile file;
+    file.source = "mem";
+    GraphBuilder g(file, "g", GraphKind::Forward);
+    std::string deep = "m";
+    for (int i = 1; i < 3000; ++i) deep += ".m";
+    const std::int64_t shape[] = {1}, stride[] = {1};
+    int storage = 0;
+    const auto node = [&](const std::string& name, OpKind op, const std::vector<std::string>& in,
+                          const std::string& module) {
+        g.begin_node(name, op, op == OpKind::Placeholder ? name : "f");
+        for (const std::string& i : in) g.add_input(i);
+        if (!module.empty()) g.set_module(module, "M");
+        g.val_tensor(file.add_storage(storage, "cuda:0", 4), "torch.float32", shape, stride, 0);
+        ++storage;
+        g.end_node();
+    };
+    node("w", OpKind::Placeholder, {}, "");
+    for (int i = 0; i < 100; ++i)
+        node("d" + std::to_string(i), OpKind::CallFunction,
+             i == 0 ? std::vector<std::string>{"w"} : std::vector<std::string>{"d" + std::to_string(i - 1), "w"}, deep);
+    node("s", OpKind::CallFunction, {}, "m.x");
+    for (int i = 0; i < 100; ++i)
+        node("t" + std::to_string(i), OpKind::CallFunction, {"d" + std::to_string(i), "s"}, "");
+    g.finish();
+    const Graph& graph = file.graphs[0];
+    const ModuleTree tree(graph);
+    DataflowOptions options;
+    options.depth = 1;
+    const DataflowLayout layout(file, GraphId(0), tree, options);
+    EXPECT_EQ(layout.module_of(graph.find("w")), tree.find(deep));
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(layout.module_of(graph.find("t" + std::to_string(i))), tree.find("m"));
+    // Collapsed at depth 1, everything is inside m's box.
+    const DataflowDrawing d = layout.drawing();
+    ASSERT_EQ(d.boxes.size(), 1u);
+    EXPECT_EQ(tree[d.boxes[0].ref].name, "m");
     EXPECT_EQ(check_drawing(d, false), 0u);
 }

@@ -65,7 +65,7 @@ ModuleIndex::ModuleIndex(const Graph& graph, const ModuleTree& t) : tree(t) {
 // it is used) all run inside one module is drawn in the innermost such module, beside them; the
 // others stay at the top level, and so does a value the graph only returns unless it is a view
 // (a loss computed outside the model). One pass, by the neighbours' own modules, so a chain of
-// such nodes does not drift. O(N + E * depth).
+// such nodes does not drift. O(N + E + climbs), a node climbing at most its first neighbour's depth.
 namespace {
 // Every storage v outputs is one of its inputs' (a view, as the estimator shares storages).
 // O((inputs' outputs + outputs) log).
@@ -82,10 +82,11 @@ bool is_view(const Graph& graph, NodeId v) {
 } // namespace
 
 void ModuleIndex::move_loose_nodes(const Graph& graph) {
-    const auto lca = [&](std::uint32_t a, std::uint32_t b) {
-        while (tree[a].depth > tree[b].depth) a = tree[a].parent;
-        while (tree[b].depth > tree[a].depth) b = tree[b].parent;
-        while (a != b) a = tree[a].parent, b = tree[b].parent;
+    // The innermost module holding a and m: up from a until its preorder range holds m. Each
+    // step up is for good, so a node's neighbours cost their count plus one climb (a hostile
+    // nesting thousands deep is not walked once per edge).
+    const auto lca = [&](std::uint32_t a, std::uint32_t m) {
+        while (pre[m] < pre[a] || pre[m] >= end[a]) a = tree[a].parent;
         return a;
     };
     const std::vector<std::uint32_t> own = module_of;
