@@ -214,6 +214,26 @@ void timedMove(QWidget* view, QPointF at, Qt::MouseButton held, PaintTimer& pt, 
     graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
 }
 
+// The head of a pan or zoom report: the file, the sizes, the load, the columns.
+QString viewHeader(MainWindow& window, const QWidget& view, const QString& what, const QString& detail,
+                   const QString& load) {
+    const auto& scene = window.scene();
+    return QStringLiteral("fxmem %1 benchmark: %2 (%3)\n%L4 nodes; window %5x%6, view %7x%8%9\n"
+                          "load average before: %10, after: %11\n%12 %13 %14 %15\n")
+        .arg(what, QFileInfo(scene->path).fileName(), scene->title())
+        .arg(static_cast<qulonglong>(scene->nodeCount()))
+        .arg(window.width())
+        .arg(window.height())
+        .arg(view.width())
+        .arg(view.height())
+        .arg(detail)
+        .arg(load, loadAverage())
+        .arg(QString(), -40)
+        .arg(QStringLiteral("median"), 8)
+        .arg(QStringLiteral("p90"), 8)
+        .arg(QStringLiteral("max ms"), 8);
+}
+
 // Waits for the Dataflow view's layouts, then zooms to a readable scale around the node at the
 // cursor's step (the peak's when opened); false when no layout came in 120 s.
 bool readableDataflow(DataflowView* view) {
@@ -248,21 +268,8 @@ QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options)
     }
     mouse(view, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
     qApp->removeEventFilter(&pt);
-    const auto& scene = window.scene();
-    QString out = QStringLiteral("fxmem dataflow pan benchmark: %1 (%2)\n%L3 nodes; window %4x%5, view %6x%7, "
-                                 "scale %8\nload average before: %9, after: %10\n%11 %12 %13 %14\n")
-                      .arg(QFileInfo(scene->path).fileName(), scene->title())
-                      .arg(static_cast<qulonglong>(scene->nodeCount()))
-                      .arg(window.width())
-                      .arg(window.height())
-                      .arg(view->width())
-                      .arg(view->height())
-                      .arg(view->camera().scale, 0, 'f', 2)
-                      .arg(load, loadAverage())
-                      .arg(QString(), -40)
-                      .arg(QStringLiteral("median"), 8)
-                      .arg(QStringLiteral("p90"), 8)
-                      .arg(QStringLiteral("max ms"), 8);
+    QString out = viewHeader(window, *view, QStringLiteral("dataflow pan"),
+                             QStringLiteral(", scale %1").arg(view->camera().scale, 0, 'f', 2), load);
     out += QStringLiteral("%1 moves of 5 px (left button) after %2 warm-up moves\n")
                .arg(total.ms.size())
                .arg(options.warmup);
@@ -307,20 +314,8 @@ QString runZoom(MainWindow& window, const ScrubBenchmarkOptions& options) {
         graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
     }
     qApp->removeEventFilter(&pt);
-    QString out = QStringLiteral("fxmem %1 zoom benchmark: %2 (%3)\n%L4 nodes; window %5x%6, view %7x%8\n"
-                                 "load average before: %9, after: %10\n%11 %12 %13 %14\n")
-                      .arg(dataflow ? QStringLiteral("dataflow") : QStringLiteral("graph view"),
-                           QFileInfo(scene->path).fileName(), scene->title())
-                      .arg(static_cast<qulonglong>(scene->nodeCount()))
-                      .arg(window.width())
-                      .arg(window.height())
-                      .arg(view->width())
-                      .arg(view->height())
-                      .arg(load, loadAverage())
-                      .arg(QString(), -40)
-                      .arg(QStringLiteral("median"), 8)
-                      .arg(QStringLiteral("p90"), 8)
-                      .arg(QStringLiteral("max ms"), 8);
+    QString out = viewHeader(window, *view,
+                             dataflow ? QStringLiteral("dataflow zoom") : QStringLiteral("graph view zoom"), {}, load);
     out += QStringLiteral("%1 wheel notches after %2 warm-up notches\n").arg(total.ms.size()).arg(options.warmup);
     for (const Series* s : {&graph, &total}) out += statsLine(*s);
     return out;

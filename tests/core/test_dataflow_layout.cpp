@@ -191,6 +191,24 @@ struct Blocks {
     }
 };
 
+// Adds a node holding one float of `storage`, in `module` (null: none).
+void add_node(GraphBuilder& g, const std::string& name, OpKind op, std::string_view target,
+              const std::vector<std::string>& inputs, StorageId storage, const char* module) {
+    g.begin_node(name, op, target);
+    for (const std::string& in : inputs) g.add_input(in);
+    if (module) g.set_module(module, "M");
+    const std::int64_t shape[] = {1}, stride[] = {1};
+    g.val_tensor(storage, "torch.float32", shape, stride, 0);
+    g.end_node();
+}
+
+// "m.m.m...": a module `levels` deep.
+std::string nested_module(int levels) {
+    std::string name = "m";
+    for (int i = 1; i < levels; ++i) name += ".m";
+    return name;
+}
+
 } // namespace
 
 TEST(DataflowLayout, LayersComputedByHand) {
@@ -326,15 +344,8 @@ TEST(DataflowLayout, LooseNodesAreDrawnWhereTheirNeighboursRun) {
                     sd = file.add_storage(6, "cuda:0", 50), se = file.add_storage(7, "cuda:0", 60),
                     sh = file.add_storage(8, "cuda:0", 70);
     GraphBuilder g(file, "g", GraphKind::Forward);
-    const auto node = [&](const char* name, OpKind op, const char* target, std::initializer_list<std::string_view> in,
-                          StorageId out, const char* module) {
-        g.begin_node(name, op, target);
-        for (const std::string_view i : in) g.add_input(i);
-        if (module) g.set_module(module, "M");
-        const std::int64_t shape[] = {1}, stride[] = {1};
-        g.val_tensor(out, "torch.float32", shape, stride, 0);
-        g.end_node();
-    };
+    const auto node = [&](const char* name, OpKind op, const char* target, std::vector<std::string> in, StorageId out,
+                          const char* module) { add_node(g, name, op, target, in, out, module); };
     node("x", OpKind::Placeholder, "x", {}, sx, nullptr);
     node("w", OpKind::Placeholder, "w", {}, sw, nullptr);
     node("h", OpKind::CallFunction, "full", {}, sh, "n");
@@ -661,16 +672,11 @@ TEST(DataflowLayout, DeepNestingIsLaidOutLevelByLevel) {
     GraphFile file;
     file.source = "mem";
     GraphBuilder g(file, "g", GraphKind::Forward);
-    std::string module = "m";
-    for (int i = 1; i < 3000; ++i) module += ".m";
-    const std::int64_t shape[] = {1}, stride[] = {1};
-    for (int i = 0; i < 200; ++i) {
-        g.begin_node("n" + std::to_string(i), OpKind::CallFunction, "f");
-        if (i > 0) g.add_input("n" + std::to_string(i - 1));
-        g.set_module(module, "M");
-        g.val_tensor(file.add_storage(i, "cuda:0", 4), "torch.float32", shape, stride, 0);
-        g.end_node();
-    }
+    const std::string module = nested_module(3000);
+    for (int i = 0; i < 200; ++i)
+        add_node(g, "n" + std::to_string(i), OpKind::CallFunction, "f",
+                 i > 0 ? std::vector<std::string>{"n" + std::to_string(i - 1)} : std::vector<std::string>{},
+                 file.add_storage(i, "cuda:0", 4), module.c_str());
     g.finish();
     const ModuleTree tree(file.graphs[0]);
     DataflowOptions options;
@@ -689,18 +695,12 @@ TEST(DataflowLayout, DeepNestingLooseNodesMeetWhereTheirNeighboursDo) {
     GraphFile file;
     file.source = "mem";
     GraphBuilder g(file, "g", GraphKind::Forward);
-    std::string deep = "m";
-    for (int i = 1; i < 3000; ++i) deep += ".m";
-    const std::int64_t shape[] = {1}, stride[] = {1};
+    const std::string deep = nested_module(3000);
     int storage = 0;
     const auto node = [&](const std::string& name, OpKind op, const std::vector<std::string>& in,
                           const std::string& module) {
-        g.begin_node(name, op, op == OpKind::Placeholder ? name : "f");
-        for (const std::string& i : in) g.add_input(i);
-        if (!module.empty()) g.set_module(module, "M");
-        g.val_tensor(file.add_storage(storage, "cuda:0", 4), "torch.float32", shape, stride, 0);
-        ++storage;
-        g.end_node();
+        add_node(g, name, op, op == OpKind::Placeholder ? name : "f", in, file.add_storage(storage++, "cuda:0", 4),
+                 module.empty() ? nullptr : module.c_str());
     };
     node("w", OpKind::Placeholder, {}, "");
     for (int i = 0; i < 100; ++i)

@@ -121,9 +121,10 @@ public:
     bool laid_out(std::uint32_t module) const; // its insides computed (expanded and visible)
 
     const ModuleTree& tree() const;
-    // The module the drawing puts a node in (tree index): its own, except an input or get_attr
-    // whose users all run inside a deeper module, drawn in the innermost one (a layer's weights
-    // inside the layer). Throws Error for a node out of range.
+    // The module the drawing puts a node in (tree index): its own, except a node without one (an
+    // input, a saved transpose, a gradient sum) whose neighbours that have one all run inside a
+    // module, drawn in the innermost such module (a layer's weights inside the layer); a value the
+    // graph only returns, not a view, stays at the top. Throws Error for a node out of range.
     std::uint32_t module_of(NodeId node) const;
     ModuleRepeat repeat(std::uint32_t module) const;
     // Bytes of the storages first held in this graph by a computing node inside the module

@@ -38,8 +38,8 @@ ModuleIndex::ModuleIndex(const Graph& graph, const ModuleTree& t) : tree(t) {
         if (module_of[n] >= m) throw PreconditionError("dataflow layout: the module tree is not the graph's");
     }
     // First node of each subtree: its own first, then children into parents (children follow
-    // their parents in the tree's index order). By the nodes' own modules, before inputs move:
-    // an input moves only into a module that runs its users, so it empties or fills none.
+    // their parents in the tree's index order). By the nodes' own modules, before loose nodes
+    // move: one moves only into a module that runs a neighbour of it, so it empties or fills none.
     first_node.assign(m, -1);
     for (std::size_t n = graph.size(); n-- > 0;) first_node[module_of[n]] = static_cast<std::int64_t>(n);
     for (std::size_t i = m; i-- > 1;) {
