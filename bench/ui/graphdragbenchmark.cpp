@@ -59,23 +59,32 @@ std::vector<Candidate> candidates(const GraphView& view, std::size_t want) {
     return out;
 }
 
-QString header(MainWindow& window, const GraphView& view, const QString& what, const QString& load) {
+// The head of a report: what ran, the file, the window's and the view's sizes (`detail` after
+// them), the load, the columns.
+QString viewHeader(MainWindow& window, const QWidget& view, const QString& what, const QString& viewName,
+                   const QString& detail, const QString& load) {
     const auto& scene = window.scene();
-    const GraphViewport v = view.viewport();
-    return QStringLiteral("fxmem graph drag benchmark (%1): %2 (%3)\n%L4 nodes; window %5x%6, graph view %7x%8, "
-                          "%9 steps visible\nload average before: %10, after: %11\n%12 %13 %14 %15\n")
+    return QStringLiteral("fxmem %1: %2 (%3)\n%L4 nodes; window %5x%6, %7 %8x%9%10\n"
+                          "load average before: %11, after: %12\n%13 %14 %15 %16\n")
         .arg(what, QFileInfo(scene->path).fileName(), scene->title())
         .arg(static_cast<qulonglong>(scene->nodeCount()))
         .arg(window.width())
         .arg(window.height())
+        .arg(viewName)
         .arg(view.width())
         .arg(view.height())
-        .arg(v.x1 - v.x0, 0, 'f', 0)
+        .arg(detail)
         .arg(load, loadAverage())
         .arg(QString(), -40)
         .arg(QStringLiteral("median"), 8)
         .arg(QStringLiteral("p90"), 8)
         .arg(QStringLiteral("max ms"), 8);
+}
+
+QString header(MainWindow& window, const GraphView& view, const QString& what, const QString& load) {
+    const GraphViewport v = view.viewport();
+    return viewHeader(window, view, QStringLiteral("graph drag benchmark (%1)").arg(what), QStringLiteral("graph view"),
+                      QStringLiteral(", %1 steps visible").arg(v.x1 - v.x0, 0, 'f', 0), load);
 }
 
 void zoomIn(GraphView* view) {
@@ -214,26 +223,6 @@ void timedMove(QWidget* view, QPointF at, Qt::MouseButton held, PaintTimer& pt, 
     graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
 }
 
-// The head of a pan or zoom report: the file, the sizes, the load, the columns.
-QString viewHeader(MainWindow& window, const QWidget& view, const QString& what, const QString& detail,
-                   const QString& load) {
-    const auto& scene = window.scene();
-    return QStringLiteral("fxmem %1 benchmark: %2 (%3)\n%L4 nodes; window %5x%6, view %7x%8%9\n"
-                          "load average before: %10, after: %11\n%12 %13 %14 %15\n")
-        .arg(what, QFileInfo(scene->path).fileName(), scene->title())
-        .arg(static_cast<qulonglong>(scene->nodeCount()))
-        .arg(window.width())
-        .arg(window.height())
-        .arg(view.width())
-        .arg(view.height())
-        .arg(detail)
-        .arg(load, loadAverage())
-        .arg(QString(), -40)
-        .arg(QStringLiteral("median"), 8)
-        .arg(QStringLiteral("p90"), 8)
-        .arg(QStringLiteral("max ms"), 8);
-}
-
 // Waits for the Dataflow view's layouts, then zooms to a readable scale around the node at the
 // cursor's step (the peak's when opened); false when no layout came in 120 s.
 bool readableDataflow(DataflowView* view) {
@@ -268,7 +257,7 @@ QString runDataflowPan(MainWindow& window, const ScrubBenchmarkOptions& options)
     }
     mouse(view, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
     qApp->removeEventFilter(&pt);
-    QString out = viewHeader(window, *view, QStringLiteral("dataflow pan"),
+    QString out = viewHeader(window, *view, QStringLiteral("dataflow pan benchmark"), QStringLiteral("view"),
                              QStringLiteral(", scale %1").arg(view->camera().scale, 0, 'f', 2), load);
     out += QStringLiteral("%1 moves of 5 px (left button) after %2 warm-up moves\n")
                .arg(total.ms.size())
@@ -314,8 +303,10 @@ QString runZoom(MainWindow& window, const ScrubBenchmarkOptions& options) {
         graph.ms.push_back(ms((pt.firstEnd[Graph] < 0 ? t1 : pt.firstEnd[Graph]) - t0));
     }
     qApp->removeEventFilter(&pt);
-    QString out = viewHeader(window, *view,
-                             dataflow ? QStringLiteral("dataflow zoom") : QStringLiteral("graph view zoom"), {}, load);
+    QString out =
+        viewHeader(window, *view,
+                   dataflow ? QStringLiteral("dataflow zoom benchmark") : QStringLiteral("graph view zoom benchmark"),
+                   QStringLiteral("view"), {}, load);
     out += QStringLiteral("%1 wheel notches after %2 warm-up notches\n").arg(total.ms.size()).arg(options.warmup);
     for (const Series* s : {&graph, &total}) out += statsLine(*s);
     return out;
