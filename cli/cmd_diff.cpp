@@ -3,6 +3,7 @@
 // peak grew by more than the limit (default: by anything), the verdict on the first line.
 #include "commands.h"
 #include "table.h"
+#include "view_arg.h"
 
 #include "fxmem/error.h"
 #include "fxmem/io.h"
@@ -179,7 +180,6 @@ int run_diff(const Args& args, std::ostream& out) {
     const Limit limit = read_limit(args);
     const bool step = args.has("--whole-step");
     if (step && args.has("--pair")) throw UsageError("diff: give --pair or --whole-step, not both");
-    const std::size_t pair = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     std::uint32_t depth = 0;
     if (const auto d = args.value("--depth")) {
         const std::size_t v = parse_index("--depth", *d);
@@ -190,8 +190,12 @@ int run_diff(const Args& args, std::ostream& out) {
     const PeakScope scope = step ? PeakScope::WholeStep : PeakScope::Pair;
     const auto old_file = std::make_shared<const GraphFile>(load_file(args.files[0]));
     const auto new_file = std::make_shared<const GraphFile>(load_file(args.files[1]));
-    const PeakDiff d =
-        diff_peaks(peak_place(old_file, scope, pair, filter), peak_place(new_file, scope, pair, filter), depth);
+    // --pair by names finds the pair in each capture by its graphs' names.
+    const auto pair_in = [&](const GraphFile& f) {
+        return args.has("--pair") ? pair_option(f, *args.value("--pair")) : std::size_t{0};
+    };
+    const PeakDiff d = diff_peaks(peak_place(old_file, scope, pair_in(*old_file), filter),
+                                  peak_place(new_file, scope, pair_in(*new_file), filter), depth);
     const std::int64_t allowed = limit.allowed(d.old_side.peak);
     const bool regression = d.delta > allowed;
     const std::string what = step ? "whole-step peak" : "pair peak";

@@ -2,8 +2,8 @@
 // the timeline for Perfetto (ui.perfetto.dev) or PyTorch's memory_viz (docs/exports.md). The
 // timeline and both formats are core's (fxmem/export.h), which the app's File > Export calls too.
 #include "commands.h"
-#include "export_view.h"
 #include "table.h"
+#include "view_arg.h"
 
 #include "fxmem/error.h"
 #include "fxmem/export.h"
@@ -24,7 +24,7 @@ int run_export(const Args& args, std::ostream& out) {
     // A path that cannot be written, or that is an input, fails before the work.
     check_output_path(args, path, "export", perfetto ? "--perfetto" : "--memory-viz", "trace");
     const auto file = std::make_shared<const GraphFile>(load_file(args.file));
-    const ExportTimeline t = export_timeline(file, export_view(*file, args));
+    const ExportTimeline t = export_timeline(file, view_option(*file, args, ViewFallback::FileView));
     const std::string_view scope = to_string(t.scope);
     if (perfetto) {
         const std::size_t events = save_perfetto(path, *file, t);

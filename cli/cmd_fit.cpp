@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "table.h"
 #include "text.h"
+#include "view_arg.h"
 
 #include "fxmem/error.h"
 #include "fxmem/fit.h"
@@ -60,10 +61,10 @@ int run_fit(const Args& args, std::ostream& out) {
         args.has("--max-extra-percent")
             ? std::optional(parse_number("--max-extra-percent", *args.value("--max-extra-percent")))
             : std::nullopt;
-    const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     const DeviceFilter devices = device_filter(args);
 
     GraphFile file = load_file(args.file);
+    const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
     const std::size_t sym = symbol_option(file, "--vary", *vary);
     const Symbol symbol = file.symbolic.symbols[sym];
     FitQuery q;

@@ -3,6 +3,7 @@
 // through fxmem/dataflow_scene.h), as the app's Dataflow mode draws it: boxes (nodes, modules)
 // and edges with their bytes and polylines, y growing downward.
 #include "commands.h"
+#include "view_arg.h"
 
 #include "fxmem/dataflow_layout.h"
 #include "fxmem/dataflow_scene.h"
@@ -77,7 +78,7 @@ std::vector<GraphId> scene_graphs(const GraphFile& file, const Args& args) {
         return graphs;
     }
     if (const auto text = args.value("--pair")) {
-        const Pair& p = pair_at(file, parse_index("--pair", *text), "use --graph NAME");
+        const Pair& p = file.pairs[pair_option(file, *text)];
         return {p.forward, p.backward};
     }
     const Graph& graph = select_graph(file, args);

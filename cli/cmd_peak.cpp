@@ -1,6 +1,7 @@
 // peak FILE [--pair K] [--json]: PyTorch's get_peak_memory for forward/backward pair K.
 #include "commands.h"
 #include "table.h"
+#include "view_arg.h"
 
 #include "fxmem/error.h"
 #include "fxmem/estimator.h"
@@ -15,8 +16,8 @@ namespace fxmem::cli {
 
 int run_peak(const Args& args, std::ostream& out) {
     if (args.has("--whole-step")) return run_whole_step(args, out);
-    const std::size_t k = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
     const GraphFile file = load_bound(args);
+    const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
     (void)pair_at(file, k, "use 'profile' for a single graph");
     const Graph& fwd = file.graph(file.pairs[k].forward);
     const Graph& bwd = file.graph(file.pairs[k].backward);

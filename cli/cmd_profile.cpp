@@ -5,7 +5,9 @@
 
 #include "fxmem/analysis.h"
 #include "fxmem/io.h"
+#include "fxmem/profile_csv.h"
 #include "fxmem/profile_steps.h"
+#include "fxmem/timeline.h"
 #include "fxmem/units.h"
 
 #include <nlohmann/json.hpp>
@@ -16,26 +18,15 @@
 
 namespace fxmem::cli {
 
-namespace {
-
-// RFC 4180: quote a field that holds a comma, a quote or a line break.
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
-} // namespace
-
 int run_profile(const Args& args, std::ostream& out) {
     if (args.has("--json") && args.has("--csv")) throw UsageError("profile: --json and --csv exclude each other");
     if (args.has("--whole-step")) return run_whole_step(args, out);
     const auto file = std::make_shared<const GraphFile>(load_bound(args));
     const Graph& graph = select_graph(*file, args);
     // The graph on its own (default releasability), as build_memory_profile reports it.
-    const auto analysis = GraphAnalysis::compute(file, GraphId(static_cast<std::int32_t>(&graph - file->graphs.data())),
-                                                 device_filter(args), {}, PairContext::Standalone);
+    const Timeline timeline = Timeline::graph(file, GraphId(static_cast<std::int32_t>(&graph - file->graphs.data())),
+                                              device_filter(args), {}, PairContext::Standalone);
+    const std::shared_ptr<const GraphAnalysis>& analysis = timeline.segments().front().analysis;
     const std::vector<std::int64_t>& profile = analysis->profile();
     const std::int64_t peak = analysis->peak();
 
@@ -60,9 +51,7 @@ int run_profile(const Args& args, std::ostream& out) {
         j["peak"] = peak;
         out << j.dump() << '\n';
     } else if (args.has("--csv")) {
-        out << "step,node,phase,bytes\n";
-        for (std::size_t i = 0; i < profile.size(); ++i)
-            out << i << ',' << csv_field(node_of(i)) << ',' << phase_of(i) << ',' << profile[i] << '\n';
+        write_profile_csv(out, timeline);
     } else {
         if (const std::string note = cpu_only_note(*file, analysis->counted()); !note.empty()) out << note << '\n';
         const std::size_t peak_index = analysis->peak_step();

@@ -9,6 +9,7 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
+#include "fxmem/profile_csv.h"
 #include "fxmem/timeline.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
@@ -142,7 +143,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
     // timeline the app shows (every graph analysed, the carried storages after each run's own).
     std::optional<WholeStep> numbers;
     std::optional<Timeline> timeline;
-    if (args.command == "peak" || args.command == "profile")
+    // profile --csv names each step's node, which the timeline knows.
+    if (args.command == "peak" || (args.command == "profile" && !args.has("--csv")))
         numbers.emplace(whole_step(file, counted));
     else
         timeline.emplace(Timeline::whole_step(shared, device_filter(args)));
@@ -206,11 +208,7 @@ int run_whole_step(const Args& args, std::ostream& out) {
             return 0;
         }
         if (args.has("--csv")) {
-            out << "step,entry,graph,graph_step,bytes\n";
-            for (const StepSegment& s : ws.segments)
-                for (std::size_t i = 0; i < s.length; ++i)
-                    out << s.begin + i << ',' << s.entry << ',' << file.graph(s.graph).name << ',' << i << ','
-                        << ws.timeline[s.begin + i] << '\n';
+            write_profile_csv(out, *timeline);
             return 0;
         }
         for (const StepSegment& s : ws.segments) {

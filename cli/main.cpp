@@ -25,7 +25,7 @@ commands:
   profile FILE [--graph NAME] [--json | --csv] [--set SYM=V[,SYM=V]]
       memory profile of one graph (PyTorch's build_memory_profile): the start, then after each
       node's allocations and after its frees; --graph may be left out when the file has one graph
-  peak FILE [--pair K] [--json] [--set SYM=V[,SYM=V]]
+  peak FILE [--pair P] [--json] [--set SYM=V[,SYM=V]]
       peak of forward/backward pair K, default 0 (PyTorch's get_peak_memory)
   score FILE (--schedule SCHED | --schedule-name NAME) [--graph NAME] [--json]
         [--set SYM=V[,SYM=V]]
@@ -36,12 +36,12 @@ commands:
   schedules FILE [--json]
       the schedules stored in FILE: MemoryTracker peak of each and of the original order
   live FILE [--graph NAME] [--step K] [--schedule SCHED | --schedule-name NAME]
-        [--pair FWD,BWD | --whole-step] [--json] [--set SYM=V[,SYM=V]]
+        [--pair P | --whole-step] [--json] [--set SYM=V[,SYM=V]]
       the storages live at profile step K (default: the peak): size, allocator, users and
       why each is still live; with --schedule (as for score), the steps of that order; --pair
       and --whole-step as below
   breakdown FILE [--graph NAME] [--step K] [--by role|module] [--depth D]
-        [--schedule SCHED | --schedule-name NAME] [--pair FWD,BWD | --whole-step] [--json]
+        [--schedule SCHED | --schedule-name NAME] [--pair P | --whole-step] [--json]
         [--set SYM=V[,SYM=V]]
       the bytes live at profile step K (default: the first peak) by storage role (default) or by
       module; --depth D sums modules into their ancestors at depth D (1 = top level); --pair and
@@ -57,20 +57,20 @@ commands:
         [--set SYM=V[,SYM=V]]
       a recompute plan for the joint graph: lowest pair peak within the limit (default 30 s of
       search), its backward order and the (peak, extra FLOPs) frontier; --plan scores a plan
-  diff OLD NEW [--max-increase P% | --max-increase-bytes B] [--pair K | --whole-step]
+  diff OLD NEW [--max-increase P% | --max-increase-bytes B] [--pair P | --whole-step]
         [--depth D] [--json]
       compares two captures' pair peaks (pair K, default 0) or whole-step peaks: the change by
       role and by module (--depth D sums modules at depth D), whether the peak moved, and the
       storages at one peak that the other lacks; exit 3 when the peak grew by more than the
       limit (default: by anything), with the verdict on the first line (docs/ci.md)
-  fit FILE --memory M --vary SYM [--set SYM=V[,SYM=V]] [--pair K | --whole-step]
+  fit FILE --memory M --vary SYM [--set SYM=V[,SYM=V]] [--pair P | --whole-step]
         [--max-extra-percent P] [--json]
       for a file with symbolic sizes: the largest value of symbol SYM such that every value from
       its range's minimum up to it fits in M (bytes, or 80GiB, 24GB, 512MiB), measured as peak
       measures it (pair K, default 0, or --whole-step); exact (docs/format.md); with
       --max-extra-percent P, also the largest with a recompute plan of at most P % extra FLOPs
   export FILE (--perfetto OUT.json | --memory-viz OUT.pickle [--until-peak])
-        [--graph NAME [--in-pair] | --pair K | --whole-step] [--schedule SCHED | --schedule-name NAME]
+        [--graph NAME [--in-pair] | --pair P | --whole-step] [--schedule SCHED | --schedule-name NAME]
       the timeline as Chrome-trace JSON for Perfetto (counters of the total and of each role, a
       slice per node inside its graph and its forward/backward/optimizer phase, the peaks), or as
       a memory snapshot for PyTorch's memory_viz (an alloc/free entry per storage, 512-byte blocks,
@@ -78,16 +78,18 @@ commands:
       default: the graph of --schedule, else the whole step when FILE has one, else pair 0, else
       the only graph; --in-pair scores a pair's backward as in its pair (docs/exports.md)
 
-  layout FILE [--graph NAME | --pair K | --whole-step] [--depth D] [--expand M[,M...]] [--json]
+  layout FILE [--graph NAME | --pair P | --whole-step] [--depth D] [--expand M[,M...]] [--json]
       a layered dataflow drawing of one graph by module, inputs at the top, y growing downward:
       boxes (nodes; modules at --depth D drawn collapsed, default the model's layers; --expand
       opens modules by name) with their size and place, edges with the bytes of the storages
       they carry and their polylines; with --json exactly what the app's Dataflow mode draws
-      (docs/format.md); --pair K (forward, backward) and --whole-step (every run of the step)
+      (docs/format.md); --pair P (forward, backward) and --whole-step (every run of the step)
       side by side, with edges from a node to a later graph's placeholder reading its value
 
-  --pair FWD,BWD (breakdown, live)
-      the app's joined view of a pair ("FWD + BWD" works too): the forward, then the backward
+  --pair P (every command that shows a pair)
+      a forward/backward pair: its index K in the file (0 first), or its two graphs FWD,BWD
+      ("FWD + BWD", the app's name, works too). breakdown and live show the app's joined view
+      of it: the forward, then the backward
       scored in its pair with the forward's baseline live on top; --step K indexes the joined
       timeline, --schedule SCHED reorders one of the two graphs (breakdown takes --schedule too)
   --set SYM=V[,SYM=V] (peak, profile, score, live, breakdown, remat)

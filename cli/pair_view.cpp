@@ -4,6 +4,7 @@
 // live on top. Step K is an index into that joined timeline; the default is its first peak.
 #include "commands.h"
 #include "table.h"
+#include "view_arg.h"
 #include "view_rows.h"
 
 #include "fxmem/attribution.h"
@@ -22,34 +23,13 @@
 
 namespace fxmem::cli {
 
-namespace {
-
-std::size_t find_pair(const GraphFile& file, const std::string& text) {
-    std::string fwd, bwd;
-    if (const auto comma = text.find(','); comma != std::string::npos) {
-        fwd = text.substr(0, comma);
-        bwd = text.substr(comma + 1);
-    } else if (const auto plus = text.find(" + "); plus != std::string::npos) {
-        fwd = text.substr(0, plus);
-        bwd = text.substr(plus + 3);
-    } else {
-        throw UsageError("--pair must be FWD,BWD or 'FWD + BWD' (two graph names), got '" + text + "'");
-    }
-    for (std::size_t k = 0; k < file.pairs.size(); ++k)
-        if (file.graph(file.pairs[k].forward).name == fwd && file.graph(file.pairs[k].backward).name == bwd) return k;
-    throw Error(file.source + ": no pair '" + fwd + "' -> '" + bwd + "' (the file has " +
-                std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
-}
-
-} // namespace
-
 int run_pair_view(const Args& args, std::ostream& out) {
     if (!args.has("--schedule") && !args.has("--schedule-name"))
         refuse_in_mode(args, "--pair", {"--graph"},
                        "the pair names its two graphs; --graph only picks the graph of a --schedule there");
     const auto shared = std::make_shared<const GraphFile>(load_bound(args));
     const GraphFile& file = *shared;
-    const std::size_t k = find_pair(file, *args.value("--pair"));
+    const std::size_t k = pair_option(file, *args.value("--pair"));
     const StorageMask counted = devices_counted(file, args);
     const std::optional<Schedule> schedule = schedule_option(file, args);
     const GraphId graphs[2] = {file.pairs[k].forward, file.pairs[k].backward};

@@ -50,9 +50,9 @@ set(FXMEM_CORE_REMAT_SOURCES
 set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
     views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
     views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp
-    views/dataflow_scene.cpp)
+    views/dataflow_scene.cpp views/view_spec.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp
-    export/pickle_writer.cpp)
+    export/pickle_writer.cpp export/profile_csv.cpp)
 
 # fxmem_core_part(<target> <PART> [DEPENDS <targets>...]): an OBJECT library of FXMEM_CORE_<PART>_SOURCES.
 # Private headers are included by their path under core/src ("io/json_text.h").

@@ -206,17 +206,25 @@ TEST(Cli, ProfileOfOneGraph) {
 }
 
 TEST(Cli, ProfileCsvRows) {
+    // The columns the app's File > Export Profile as CSV writes too (fxmem/profile_csv.h).
     const CliRun r = cli({"profile", kGood + "/single.json", "--csv"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, "step,node,phase,bytes\n"
-                     "0,,start,1024\n"
-                     "1,split,alloc,7168\n2,split,free,7168\n"
-                     "3,getitem,alloc,7168\n4,getitem,free,7168\n"
-                     "5,getitem_1,alloc,7168\n6,getitem_1,free,7168\n"
-                     "7,cpu_copy,alloc,7168\n8,cpu_copy,free,5120\n"
-                     "9,add,alloc,5632\n10,add,free,1536\n"
-                     "11,add_,alloc,1536\n12,add_,free,1536\n"
-                     "13,unused,alloc,1792\n14,unused,free,768\n");
+    EXPECT_EQ(r.out, "step,run,graph,graph_step,node,phase,bytes\n"
+                     "0,g,g,0,,start,1024\n"
+                     "1,g,g,1,split,after_alloc,7168\n"
+                     "2,g,g,2,split,after_free,7168\n"
+                     "3,g,g,3,getitem,after_alloc,7168\n"
+                     "4,g,g,4,getitem,after_free,7168\n"
+                     "5,g,g,5,getitem_1,after_alloc,7168\n"
+                     "6,g,g,6,getitem_1,after_free,7168\n"
+                     "7,g,g,7,cpu_copy,after_alloc,7168\n"
+                     "8,g,g,8,cpu_copy,after_free,5120\n"
+                     "9,g,g,9,add,after_alloc,5632\n"
+                     "10,g,g,10,add,after_free,1536\n"
+                     "11,g,g,11,add_,after_alloc,1536\n"
+                     "12,g,g,12,add_,after_free,1536\n"
+                     "13,g,g,13,unused,after_alloc,1792\n"
+                     "14,g,g,14,unused,after_free,768\n");
 }
 
 TEST(Cli, ProfileHumanOutputUsesBinaryUnits) {

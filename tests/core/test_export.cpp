@@ -64,8 +64,8 @@ void expect_consistent(const GraphFile& file, const ExportTimeline& t) {
 TEST(Export, StaysAddUpToTheTotalAtEveryStep) {
     for (const char* name : {"gpt", "llama", "fsdp", "cnn", "inplace"}) {
         const auto file = example(name);
-        ExportView v;
-        v.scope = ExportScope::Pair;
+        ViewSpec v;
+        v.scope = ViewScope::Pair;
         const ExportTimeline t = export_timeline(file, v);
         SCOPED_TRACE(name);
         expect_consistent(*file, t);
@@ -73,7 +73,7 @@ TEST(Export, StaysAddUpToTheTotalAtEveryStep) {
     for (const char* name : {"gpt_break", "gpt_adam"})
         for (const DeviceFilter devices : {DeviceFilter::NonCpu, DeviceFilter::All}) {
             const auto file = example(name);
-            ExportView v;
+            ViewSpec v;
             v.devices = devices;
             const ExportTimeline t = export_timeline(file, v);
             SCOPED_TRACE(name);
@@ -83,8 +83,8 @@ TEST(Export, StaysAddUpToTheTotalAtEveryStep) {
     const auto mlp = example("mlp");
     for (std::uint32_t g = 0; g < mlp->graphs.size(); ++g)
         for (const PairContext context : {PairContext::Standalone, PairContext::AsInPair}) {
-            ExportView v;
-            v.scope = ExportScope::Graph;
+            ViewSpec v;
+            v.scope = ViewScope::Graph;
             v.graph = GraphId(static_cast<std::int32_t>(g));
             v.context = context;
             const ExportTimeline t = export_timeline(mlp, v);
@@ -97,8 +97,8 @@ TEST(Export, APairsStoragesLiveOnAcrossTheBoundary) {
     // What the forward leaves live at its end and the backward holds at its start (saved
     // activations, parameters, the baseline) is one stay; the rest ends or begins there.
     const auto file = example("gpt");
-    ExportView v;
-    v.scope = ExportScope::Pair;
+    ViewSpec v;
+    v.scope = ViewScope::Pair;
     const ExportTimeline t = export_timeline(file, v);
     const GraphAnalysis::Pair pa = GraphAnalysis::compute_pair(file, 0);
     std::set<std::int32_t> at_end, at_start;
@@ -126,8 +126,8 @@ TEST(Export, AScheduleReordersTheGraphAsMemoryTrackerScoresIt) {
     for (const NamedSchedule& s : file->schedules)
         if (file->graph(s.graph).kind == GraphKind::Backward) stored = &s;
     ASSERT_NE(stored, nullptr);
-    ExportView v;
-    v.scope = ExportScope::Graph;
+    ViewSpec v;
+    v.scope = ViewScope::Graph;
     v.graph = stored->graph;
     v.context = PairContext::AsInPair;
     v.schedule = Schedule{stored->graph, stored->order};
@@ -148,7 +148,7 @@ TEST(Export, AScheduleReordersTheGraphAsMemoryTrackerScoresIt) {
     EXPECT_EQ(t.total.size(), 1 + 2 * k);
     EXPECT_EQ(t.peak, score.peak);
     // The same order in the pair view reorders its backward only.
-    v.scope = ExportScope::Pair;
+    v.scope = ViewScope::Pair;
     const ExportTimeline p = export_timeline(file, v);
     expect_consistent(*file, p);
     EXPECT_EQ(p.sections[1].length, t.total.size());
@@ -158,10 +158,10 @@ TEST(Export, AScheduleReordersTheGraphAsMemoryTrackerScoresIt) {
 
 TEST(Export, RefusesViewsTheFileLacks) {
     const auto file = example("gpt");
-    ExportView v;
-    v.scope = ExportScope::WholeStep;
+    ViewSpec v;
+    v.scope = ViewScope::WholeStep;
     EXPECT_THROW(export_timeline(file, v), Error); // gpt has no step
-    v.scope = ExportScope::Pair;
+    v.scope = ViewScope::Pair;
     v.pair = 3;
     try {
         export_timeline(file, v);
@@ -173,7 +173,7 @@ TEST(Export, RefusesViewsTheFileLacks) {
     v.schedule = Schedule{GraphId(7), {}};
     EXPECT_THROW(export_timeline(file, v), Error); // not a graph of the pair
     const auto step = example("gpt_break");
-    ExportView w;
+    ViewSpec w;
     w.schedule = Schedule{GraphId(0), original_order(step->graphs[0])};
     EXPECT_THROW(export_timeline(step, w), Error); // the whole step keeps its recorded orders
 }
@@ -187,8 +187,8 @@ TEST(Export, MemoryVizPeakIsTheLargestSumOfBlocks) {
     for (const char* name : {"gpt", "gpt_break", "llama"}) {
         SCOPED_TRACE(name);
         const auto file = example(name);
-        ExportView v;
-        v.scope = file->step.empty() ? ExportScope::Pair : ExportScope::WholeStep;
+        ViewSpec v;
+        v.scope = file->step.empty() ? ViewScope::Pair : ViewScope::WholeStep;
         const ExportTimeline t = export_timeline(file, v);
         const std::vector<std::int64_t> blocks = stays_profile(*file, t, true);
         const auto top = std::max_element(blocks.begin(), blocks.end());

@@ -32,9 +32,34 @@ TEST(Units, RoundingMovesToTheNextPrecisionOrUnit) {
 }
 
 TEST(Units, ExtremesDoNotOverflow) {
-    // 2^63-1 bytes = 8 EiB = 8388608 TiB: TiB is the largest unit.
-    EXPECT_EQ(format_bytes(std::numeric_limits<std::int64_t>::max()), "8388608 TiB");
-    EXPECT_EQ(format_bytes(std::numeric_limits<std::int64_t>::min()), "-8388608 TiB");
+    // 2^63-1 bytes is 8 EiB less one byte, which rounds to 8.00 EiB.
+    EXPECT_EQ(format_bytes(std::numeric_limits<std::int64_t>::max()), "8.00 EiB");
+    EXPECT_EQ(format_bytes(std::numeric_limits<std::int64_t>::min()), "-8.00 EiB");
+}
+
+// Decimal units (the app's preference, datasheets' sizes), by hand: 1500 B = 1.5 kB; 999,999 B =
+// 999.999 kB, which rounds to 1.00 MB; 2e9 B = 2 GB.
+TEST(Units, DecimalUnits) {
+    using fxmem::ByteUnits;
+    EXPECT_EQ(format_bytes(999, ByteUnits::Decimal), "999 B");
+    EXPECT_EQ(format_bytes(1000, ByteUnits::Decimal), "1.00 kB");
+    EXPECT_EQ(format_bytes(1500, ByteUnits::Decimal), "1.50 kB");
+    EXPECT_EQ(format_bytes(999999, ByteUnits::Decimal), "1.00 MB");
+    EXPECT_EQ(format_bytes(2000000000, ByteUnits::Decimal), "2.00 GB");
+    EXPECT_EQ(format_bytes(-24000000000, ByteUnits::Decimal), "-24.0 GB");
+}
+
+// The app and the CLI share these digits: 10,236 B is 9.996 KiB, three significant digits "10.0"
+// (the app printed "10.00 KiB"); 102,350 B is 99.95 KiB, "100 KiB" (the app printed "100.0 KiB").
+// A fractional value (an axis tick) rounds the same way.
+TEST(Units, OneFormatterForWholeAndFractionalBytes) {
+    using fxmem::ByteUnits;
+    EXPECT_EQ(format_bytes(10236), "10.0 KiB");
+    EXPECT_EQ(format_bytes(102350), "100 KiB");
+    EXPECT_EQ(format_bytes(10236.0, ByteUnits::Binary), "10.0 KiB");
+    EXPECT_EQ(format_bytes(1536.0, ByteUnits::Binary), "1.50 KiB");
+    EXPECT_EQ(format_bytes(511.6, ByteUnits::Binary), "512 B");
+    EXPECT_EQ(format_bytes(-2048.0, ByteUnits::Binary), "-2.00 KiB");
 }
 
 // Sizes as a person types them (fxmem-cli fit --memory, the app's device memory): computed by hand.

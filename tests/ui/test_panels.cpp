@@ -38,14 +38,14 @@ std::shared_ptr<const Scene> sceneOf(fxmem::GraphFile file, SceneRequest request
 void TestPanels::csvOfTheOriginalOrder() {
     // chain: profile [100, 110, 110, 130, 120, 120, 120]; running nodes a, b, c.
     const auto scene = sceneOf(fixtures::chain());
-    QCOMPARE(profileCsv(*scene), QByteArray("step,graph,node,phase,bytes\n"
-                                            "0,chain,,start,100\n"
-                                            "1,chain,a,after_alloc,110\n"
-                                            "2,chain,a,after_free,110\n"
-                                            "3,chain,b,after_alloc,130\n"
-                                            "4,chain,b,after_free,120\n"
-                                            "5,chain,c,after_alloc,120\n"
-                                            "6,chain,c,after_free,120\n"));
+    QCOMPARE(profileCsv(*scene), QByteArray("step,run,graph,graph_step,node,phase,bytes\n"
+                                            "0,chain,chain,0,,start,100\n"
+                                            "1,chain,chain,1,a,after_alloc,110\n"
+                                            "2,chain,chain,2,a,after_free,110\n"
+                                            "3,chain,chain,3,b,after_alloc,130\n"
+                                            "4,chain,chain,4,b,after_free,120\n"
+                                            "5,chain,chain,5,c,after_alloc,120\n"
+                                            "6,chain,chain,6,c,after_free,120\n"));
 }
 
 void TestPanels::csvWithAnEditedOrder() {
@@ -56,16 +56,17 @@ void TestPanels::csvWithAnEditedOrder() {
     std::vector<fxmem::NodeId> order;
     for (const char* n : {"primals_1", "big", "use_big", "small", "use_small", "output"}) order.push_back(g.find(n));
     const std::vector<std::int64_t> edited{4, 104, 104, 105, 5, 15, 15, 16, 6};
-    QCOMPARE(profileCsv(*scene, edited, order), QByteArray("step,graph,node,phase,bytes,edited_bytes,edited_node\n"
-                                                           "0,reorder,,start,4,4,\n"
-                                                           "1,reorder,big,after_alloc,104,104,big\n"
-                                                           "2,reorder,big,after_free,104,104,big\n"
-                                                           "3,reorder,small,after_alloc,114,105,use_big\n"
-                                                           "4,reorder,small,after_free,114,5,use_big\n"
-                                                           "5,reorder,use_big,after_alloc,115,15,small\n"
-                                                           "6,reorder,use_big,after_free,15,15,small\n"
-                                                           "7,reorder,use_small,after_alloc,16,16,use_small\n"
-                                                           "8,reorder,use_small,after_free,6,6,use_small\n"));
+    QCOMPARE(profileCsv(*scene, edited, order),
+             QByteArray("step,run,graph,graph_step,node,phase,bytes,edited_bytes,edited_node\n"
+                        "0,reorder,reorder,0,,start,4,4,\n"
+                        "1,reorder,reorder,1,big,after_alloc,104,104,big\n"
+                        "2,reorder,reorder,2,big,after_free,104,104,big\n"
+                        "3,reorder,reorder,3,small,after_alloc,114,105,use_big\n"
+                        "4,reorder,reorder,4,small,after_free,114,5,use_big\n"
+                        "5,reorder,reorder,5,use_big,after_alloc,115,15,small\n"
+                        "6,reorder,reorder,6,use_big,after_free,15,15,small\n"
+                        "7,reorder,reorder,7,use_small,after_alloc,16,16,use_small\n"
+                        "8,reorder,reorder,8,use_small,after_free,6,6,use_small\n"));
 }
 
 void TestPanels::csvQuotesNamesAndJoinsPairs() {
@@ -73,9 +74,9 @@ void TestPanels::csvQuotesNamesAndJoinsPairs() {
     const auto joined = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     const QList<QByteArray> lines = profileCsv(*joined).split('\n');
     QCOMPARE(lines.size(), 1 + 8 + 1); // header, 8 steps, the empty piece after the last newline
-    QCOMPARE(lines[5], QByteArray("4,fwd,b,after_free,130"));
-    QCOMPARE(lines[6], QByteArray("5,bwd,,start,35"));
-    QCOMPARE(lines[7], QByteArray("6,bwd,g,after_alloc,75"));
+    QCOMPARE(lines[5], QByteArray("4,fwd,fwd,4,b,after_free,130"));
+    QCOMPARE(lines[6], QByteArray("5,bwd,bwd,0,,start,35"));
+    QCOMPARE(lines[7], QByteArray("6,bwd,bwd,1,g,after_alloc,75"));
     // An edited profile is ignored for a joined view (the editor works on one graph).
     QCOMPARE(profileCsv(*joined, std::vector<std::int64_t>{1, 2, 3}, {}), profileCsv(*joined));
     // Names with a comma or a quote are quoted (RFC 4180).
@@ -88,7 +89,7 @@ void TestPanels::csvQuotesNamesAndJoinsPairs() {
     b.add("output", fxmem::OpKind::Output, "output", {"say \"hi\""}, {});
     b.finish();
     const QList<QByteArray> q = profileCsv(*sceneOf(std::move(f))).split('\n');
-    QCOMPARE(q[2], QByteArray("1,\"g,1\",\"say \"\"hi\"\"\",after_alloc,8"));
+    QCOMPARE(q[2], QByteArray("1,\"g,1\",\"g,1\",1,\"say \"\"hi\"\"\",after_alloc,8"));
 }
 
 void TestPanels::naturalOrder() {

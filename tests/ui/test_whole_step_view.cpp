@@ -457,7 +457,7 @@ void TestWholeStepView::profileCsvNamesEachRun() {
     const QJsonArray timeline = j[QStringLiteral("timeline")].toArray(), segs = j[QStringLiteral("segments")].toArray();
     QCOMPARE(segs.size(), qsizetype(scene->segments.size()));
     const QList<QByteArray> lines = profileCsv(*scene).split('\n');
-    QCOMPARE(lines.front(), QByteArray("step,run,graph,node,phase,bytes"));
+    QCOMPARE(lines.front(), QByteArray("step,run,graph,graph_step,node,phase,bytes"));
     QCOMPARE(lines.size(), timeline.size() + 2); // the header and the empty piece after the last newline
     for (qsizetype k = 0; k < segs.size(); ++k) {
         const QJsonObject seg = segs[k].toObject();

@@ -1,8 +1,7 @@
-// The scene's profile as CSV (File ▸ Export Profile as CSV): one row per global step with the
-// graph, the node that runs there, the phase and the bytes; in the whole step also the run (the
-// step entry, e.g. "region0.forward #2 (blocks.1)") before the graph; with an edited schedule of
-// a single graph, also that schedule's bytes and the node it runs at the same step. A pure function, so
-// tests read its text directly.
+// The scene's profile as CSV (File ▸ Export Profile as CSV): core's write_profile_csv on the
+// scene's timeline (fxmem/profile_csv.h: the columns fxmem-cli profile --csv writes too); with an
+// edited schedule of a single graph, also that schedule's bytes and the node it runs at the same
+// step. A pure function, so tests read its text directly.
 #pragma once
 #include "loading/scene.h"
 

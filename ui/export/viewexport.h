@@ -11,4 +11,4 @@
 #include <vector>
 
 // `editedOrder`: the single graph's order when it differs from the graph's own; nullptr otherwise.
-fxmem::ExportView exportViewOf(const Scene& scene, const std::vector<fxmem::NodeId>* editedOrder);
+fxmem::ViewSpec exportViewOf(const Scene& scene, const std::vector<fxmem::NodeId>* editedOrder);

@@ -188,7 +188,7 @@ bool FileCommands::exportViewTo(ExportFormat format, const QString& path) {
         return false;
     }
     const bool edited = !scene->joined() && state_->orderEdited();
-    const fxmem::ExportView view = exportViewOf(*scene, edited ? &state_->editedOrder() : nullptr);
+    const fxmem::ViewSpec view = exportViewOf(*scene, edited ? &state_->editedOrder() : nullptr);
     const std::string file = QFile::encodeName(path).toStdString();
     QString done;
     QApplication::setOverrideCursor(Qt::WaitCursor);

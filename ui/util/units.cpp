@@ -1,5 +1,7 @@
 #include "util/units.h"
 
+#include "fxmem/units.h"
+
 #include <QLocale>
 
 #include <array>
@@ -21,27 +23,10 @@ QString unitName(int power) {
     return QString::fromLatin1(g_units == ByteUnits::Binary ? binary[i] : decimal[i]);
 }
 
-QString formatBytes(double bytes) {
-    const double base = unitBase();
-    double v = std::abs(bytes);
-    int power = 0;
-    while (v >= base && power < 6) {
-        v /= base;
-        ++power;
-    }
-    const QString sign = bytes < 0 ? QStringLiteral("-") : QString();
-    if (power == 0) return sign % QString::number(static_cast<qint64>(std::llround(v))) % QStringLiteral(" B");
-    // Three significant digits; rounding may carry into the next unit (1023.9 KiB -> 1.00 MiB).
-    int decimals = v < 10 ? 2 : v < 100 ? 1 : 0;
-    if (std::round(v * std::pow(10, decimals)) / std::pow(10, decimals) >= base && power < 6) {
-        v /= base;
-        ++power;
-        decimals = 2;
-    }
-    return sign % QString::number(v, 'f', decimals) % QLatin1Char(' ') % unitName(power);
-}
+// Core's formatter, so that the app and fxmem-cli print a size alike.
+QString formatBytes(double bytes) { return QString::fromStdString(fxmem::format_bytes(bytes, g_units)); }
 
-QString formatBytes(std::int64_t bytes) { return formatBytes(static_cast<double>(bytes)); }
+QString formatBytes(std::int64_t bytes) { return QString::fromStdString(fxmem::format_bytes(bytes, g_units)); }
 
 QString formatDelta(std::int64_t delta, std::int64_t base) {
     if (delta == 0) return QStringLiteral("±0 B");

@@ -1,11 +1,13 @@
 // Byte sizes for display. The unit system is an app-wide preference (kept in QSettings by the
 // main window): binary (KiB, MiB, GiB as PyTorch reports) or decimal (kB, MB, GB).
 #pragma once
+#include "fxmem/units.h"
+
 #include <QString>
 
 #include <cstdint>
 
-enum class ByteUnits { Binary, Decimal };
+using ByteUnits = fxmem::ByteUnits;
 
 // The units the formatters below use. Only ViewState::setUnits changes them: it owns the units
 // and announces a change (unitsChanged) to every view that shows bytes, which a write from

@@ -11,6 +11,7 @@
 #include "fxmem/cancel.h"
 #include "fxmem/model.h"
 #include "fxmem/schedule.h"
+#include "fxmem/view_spec.h"
 
 #include <cstdint>
 #include <iosfwd>
@@ -20,22 +21,6 @@
 #include <vector>
 
 namespace fxmem {
-
-enum class ExportScope : std::uint8_t { Graph, Pair, WholeStep };
-
-// Which timeline: `graph` for Graph, `pair` for Pair. A Graph view scores a pair's backward alone
-// (PairContext::Standalone: `fxmem-cli profile --graph`) or as it runs in its pair (AsInPair: its
-// forward inputs never freed, no baseline added: the app's single-graph view and `score`).
-// `schedule` reorders the graph of a Graph view or one graph of the pair (Error for another graph
-// and for the whole step, whose graphs run in their recorded orders).
-struct ExportView {
-    ExportScope scope = ExportScope::WholeStep;
-    GraphId graph;
-    std::size_t pair = 0;
-    PairContext context = PairContext::Standalone;
-    DeviceFilter devices = DeviceFilter::NonCpu;
-    std::optional<Schedule> schedule;
-};
 
 struct ExportSection {
     std::string name;  // graph name, or the step entry's (step_entry_name)
@@ -59,7 +44,7 @@ struct ExportStay {
 };
 
 struct ExportTimeline {
-    ExportScope scope = ExportScope::WholeStep;
+    ViewScope scope = ViewScope::WholeStep;
     std::size_t pair = 0; // Pair
     std::vector<ExportSection> sections;
     std::vector<std::int64_t> total;   // per timeline index
@@ -73,13 +58,10 @@ struct ExportTimeline {
     }
 };
 
-// "graph", "pair" or "whole_step".
-std::string_view to_string(ExportScope scope);
-
 // The timeline of a view. Throws Error (naming file.source) for a pair or graph the file lacks, a
 // whole step in a file without one, and a schedule of a graph outside the view; Cancelled when
 // `cancelled` answers true (polled between graphs).
-ExportTimeline export_timeline(std::shared_ptr<const GraphFile> file, const ExportView& view,
+ExportTimeline export_timeline(std::shared_ptr<const GraphFile> file, const ViewSpec& view,
                                const CancelCheck& cancelled = {});
 
 // Chrome-trace JSON, one event per line (docs/exports.md, "Perfetto"); returns the event count.

@@ -1,4 +1,5 @@
-// Human-readable sizes in binary units (B, KiB, MiB, GiB, TiB).
+// Human-readable sizes, one formatter for fxmem-cli and the app: binary units (B, KiB, ... EiB, as
+// PyTorch reports) or decimal ones (B, kB, ... EB, as datasheets do).
 //
 // Pure functions: any thread.
 #pragma once
@@ -9,8 +10,13 @@
 
 namespace fxmem {
 
-// "0 B", "1023 B", "1.00 KiB", "12.5 MiB", "-3.00 GiB": three significant digits.
-std::string format_bytes(std::int64_t bytes);
+enum class ByteUnits : std::uint8_t { Binary, Decimal };
+
+// "0 B", "1023 B", "1.00 KiB", "12.5 MiB", "-3.00 GiB": three significant digits; the unit is
+// chosen after rounding (1,048,575 B is "1.00 MiB"). 2^63-1 B is "8.00 EiB".
+std::string format_bytes(std::int64_t bytes, ByteUnits units = ByteUnits::Binary);
+// The same for a value between whole bytes (axis ticks); "inf B" and "nan B" for those.
+std::string format_bytes(double bytes, ByteUnits units);
 
 // A size as a person types it: "1000000" (bytes, exact), "80GiB", "24GB", "79.6 GiB", "1e9",
 // "512MiB": decimal units (kB/KB, MB, GB, TB: powers of 1000) or binary ones (KiB, MiB, GiB, TiB),

@@ -134,36 +134,31 @@ std::string phase_of(GraphKind kind) {
 
 // A graph or a pair as fxmem::Timeline joins it (the baseline under the backward, its storages
 // outside it); the view's schedule reorders one graph.
-void graph_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
+void graph_timeline(const std::shared_ptr<const GraphFile>& file, const ViewSpec& view, Builder& b,
                     const CancelCheck& cancelled) {
-    const Timeline t = Timeline::graph(file, view.graph, view.devices, cancelled, view.context,
-                                       view.schedule ? &*view.schedule : nullptr);
-    b.out.scope = ExportScope::Graph;
+    const Timeline t = open_view(file, view, cancelled);
+    b.out.scope = ViewScope::Graph;
     const Graph& g = file->graph(view.graph);
     b.add(g.name, phase_of(g.kind), view.graph, "", t.segments()[0].live(), {});
 }
 
-void pair_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
+void pair_timeline(const std::shared_ptr<const GraphFile>& file, const ViewSpec& view, Builder& b,
                    const CancelCheck& cancelled) {
-    const Timeline t =
-        Timeline::pair(file, view.pair, view.devices, cancelled, view.schedule ? &*view.schedule : nullptr);
+    const Timeline t = open_view(file, view, cancelled);
     const TimelineSegment& fwd = t.segments()[0];
     const TimelineSegment& bwd = t.segments()[1];
     std::vector<Piece> baseline;
     for (StorageId s : bwd.baseline_storages)
         baseline.push_back({s, 0, 0, fwd.analysis->alias().allocator[s.index()], 0});
-    b.out.scope = ExportScope::Pair;
+    b.out.scope = ViewScope::Pair;
     b.out.pair = view.pair;
     b.add(file->graph(fwd.graph).name, "forward", fwd.graph, "", fwd.live(), {});
     b.add(file->graph(bwd.graph).name, "backward", bwd.graph, "", bwd.live(), baseline);
 }
 
-void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportView& view, Builder& b,
+void step_timeline(const std::shared_ptr<const GraphFile>& file, const ViewSpec& view, Builder& b,
                    const CancelCheck& cancelled) {
-    if (view.schedule)
-        throw Error(file->source + ": the whole step runs every graph of the step in its recorded order; a schedule "
-                                   "reorders one graph (export that graph, or its pair)");
-    const Timeline t = Timeline::whole_step(file, view.devices, cancelled);
+    const Timeline t = open_view(file, view, cancelled);
     const WholeStep& ws = *t.step();
     std::size_t last_backward = 0;
     bool any_backward = false;
@@ -172,7 +167,7 @@ void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportVie
             last_backward = e;
             any_backward = true;
         }
-    b.out.scope = ExportScope::WholeStep;
+    b.out.scope = ViewScope::WholeStep;
     for (std::uint32_t s = 0; s < ws.segments.size(); ++s) {
         throw_if_cancelled(cancelled);
         const StepSegment& seg = ws.segments[s];
@@ -197,22 +192,13 @@ void step_timeline(const std::shared_ptr<const GraphFile>& file, const ExportVie
 
 } // namespace
 
-std::string_view to_string(ExportScope scope) {
-    switch (scope) {
-    case ExportScope::Graph: return "graph";
-    case ExportScope::Pair: return "pair";
-    case ExportScope::WholeStep: return "whole_step";
-    }
-    return "";
-}
-
-ExportTimeline export_timeline(std::shared_ptr<const GraphFile> file, const ExportView& view,
+ExportTimeline export_timeline(std::shared_ptr<const GraphFile> file, const ViewSpec& view,
                                const CancelCheck& cancelled) {
     Builder b(*file);
     switch (view.scope) {
-    case ExportScope::WholeStep: step_timeline(file, view, b, cancelled); break;
-    case ExportScope::Pair: pair_timeline(file, view, b, cancelled); break;
-    case ExportScope::Graph: graph_timeline(file, view, b, cancelled); break;
+    case ViewScope::WholeStep: step_timeline(file, view, b, cancelled); break;
+    case ViewScope::Pair: pair_timeline(file, view, b, cancelled); break;
+    case ViewScope::Graph: graph_timeline(file, view, b, cancelled); break;
     }
     ExportTimeline& t = b.out;
     t.peak_index = static_cast<std::size_t>(std::max_element(t.total.begin(), t.total.end()) - t.total.begin());

@@ -8,27 +8,42 @@
 
 namespace fxmem {
 
-std::string format_bytes(std::int64_t bytes) {
-    // Work on the magnitude as unsigned so that INT64_MIN has one too.
-    const bool negative = bytes < 0;
-    const std::uint64_t magnitude =
-        negative ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
-    const std::string sign = negative ? "-" : "";
-    if (magnitude < 1024) return sign + std::to_string(magnitude) + " B";
+namespace {
 
-    static constexpr std::array<const char*, 4> kUnits = {"KiB", "MiB", "GiB", "TiB"};
-    double v = static_cast<double>(magnitude) / 1024.0;
+// One formatter for every unit system and both number types: `magnitude` >= 0.
+std::string format_magnitude(bool negative, long double magnitude, ByteUnits units) {
+    const std::string sign = negative ? "-" : "";
+    const long double base = units == ByteUnits::Binary ? 1024.0L : 1000.0L;
+    if (magnitude < base) return sign + std::to_string(static_cast<std::uint64_t>(std::llroundl(magnitude))) + " B";
+    static constexpr std::array<const char*, 6> kBinary = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    static constexpr std::array<const char*, 6> kDecimal = {"kB", "MB", "GB", "TB", "PB", "EB"};
+    long double v = magnitude / base;
     std::size_t unit = 0;
     // Pick the unit after rounding: 1023.7 KiB prints as "1.00 MiB", not "1024 KiB".
-    while (v >= 1023.5 && unit + 1 < kUnits.size()) {
-        v /= 1024.0;
+    while (v >= base - 0.5L && unit + 1 < kBinary.size()) {
+        v /= base;
         ++unit;
     }
     // Three significant digits: 1.23, 12.3, 123 (a value that rounds up gains a digit: 9.996 -> 10.0).
-    const int decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+    const int decimals = v < 9.995L ? 2 : v < 99.95L ? 1 : 0;
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.*f %s", decimals, v, kUnits[unit]);
+    std::snprintf(buf, sizeof buf, "%.*Lf %s", decimals, v, (units == ByteUnits::Binary ? kBinary : kDecimal)[unit]);
     return sign + buf;
+}
+
+} // namespace
+
+std::string format_bytes(std::int64_t bytes, ByteUnits units) {
+    // Work on the magnitude as unsigned so that INT64_MIN has one too (exact in a long double).
+    const bool negative = bytes < 0;
+    const std::uint64_t magnitude =
+        negative ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+    return format_magnitude(negative, static_cast<long double>(magnitude), units);
+}
+
+std::string format_bytes(double bytes, ByteUnits units) {
+    if (!std::isfinite(bytes)) return bytes != bytes ? "nan B" : (bytes < 0 ? "-inf B" : "inf B");
+    return format_magnitude(bytes < 0, std::fabs(static_cast<long double>(bytes)), units);
 }
 
 std::optional<std::int64_t> parse_byte_size(std::string_view text) {
