@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-./scripts/build.sh
+./scripts/build.sh fxmem fxmem-cli # the app and the CLI only: the tests build in test.sh
 exec build/bin/fxmem "$@"
