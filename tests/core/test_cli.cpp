@@ -55,8 +55,10 @@ TEST(Cli, BadUsageExitsTwoWithUsage) {
         {{"profile", single, "--json", "--csv"}, "profile: --json and --csv exclude each other"},
         {{"profile", single, "--json=yes"}, "profile: --json takes no value"},
         {{"profile", pair, "--json"}, "has 2 graphs; choose one with --graph NAME ('fwd', 'bwd')"},
-        {{"peak", pair, "--pair", "one"}, "--pair needs a non-negative integer, got 'one'"},
-        {{"peak", pair, "--pair=-1"}, "--pair needs a non-negative integer, got '-1'"},
+        {{"peak", pair, "--pair", "one"},
+         "--pair must be a pair's index K, or its graphs FWD,BWD or 'FWD + BWD', got 'one'"},
+        {{"peak", pair, "--pair=-1"},
+         "--pair must be a pair's index K, or its graphs FWD,BWD or 'FWD + BWD', got '-1'"},
         {{"score", single, "--json"}, "score: missing --schedule SCHED.json"},
     };
     for (const auto& [args, message] : cases) {

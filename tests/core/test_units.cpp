@@ -5,6 +5,7 @@
 #include <limits>
 
 using fxmem::format_bytes;
+using fxmem::format_fractional_bytes;
 
 TEST(Units, BytesBelowOneKiBAreExact) {
     EXPECT_EQ(format_bytes(0), "0 B");
@@ -56,10 +57,10 @@ TEST(Units, OneFormatterForWholeAndFractionalBytes) {
     using fxmem::ByteUnits;
     EXPECT_EQ(format_bytes(10236), "10.0 KiB");
     EXPECT_EQ(format_bytes(102350), "100 KiB");
-    EXPECT_EQ(format_bytes(10236.0, ByteUnits::Binary), "10.0 KiB");
-    EXPECT_EQ(format_bytes(1536.0, ByteUnits::Binary), "1.50 KiB");
-    EXPECT_EQ(format_bytes(511.6, ByteUnits::Binary), "512 B");
-    EXPECT_EQ(format_bytes(-2048.0, ByteUnits::Binary), "-2.00 KiB");
+    EXPECT_EQ(format_fractional_bytes(10236.0, ByteUnits::Binary), "10.0 KiB");
+    EXPECT_EQ(format_fractional_bytes(1536.0, ByteUnits::Binary), "1.50 KiB");
+    EXPECT_EQ(format_fractional_bytes(511.6, ByteUnits::Binary), "512 B");
+    EXPECT_EQ(format_fractional_bytes(-2048.0, ByteUnits::Binary), "-2.00 KiB");
 }
 
 // Sizes as a person types them (fxmem-cli fit --memory, the app's device memory): computed by hand.

@@ -24,7 +24,7 @@ QString unitName(int power) {
 }
 
 // Core's formatter, so that the app and fxmem-cli print a size alike.
-QString formatBytes(double bytes) { return QString::fromStdString(fxmem::format_bytes(bytes, g_units)); }
+QString formatBytes(double bytes) { return QString::fromStdString(fxmem::format_fractional_bytes(bytes, g_units)); }
 
 QString formatBytes(std::int64_t bytes) { return QString::fromStdString(fxmem::format_bytes(bytes, g_units)); }
 

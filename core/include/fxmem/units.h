@@ -16,7 +16,7 @@ enum class ByteUnits : std::uint8_t { Binary, Decimal };
 // chosen after rounding (1,048,575 B is "1.00 MiB"). 2^63-1 B is "8.00 EiB".
 std::string format_bytes(std::int64_t bytes, ByteUnits units = ByteUnits::Binary);
 // The same for a value between whole bytes (axis ticks); "inf B" and "nan B" for those.
-std::string format_bytes(double bytes, ByteUnits units);
+std::string format_fractional_bytes(double bytes, ByteUnits units);
 
 // A size as a person types it: "1000000" (bytes, exact), "80GiB", "24GB", "79.6 GiB", "1e9",
 // "512MiB": decimal units (kB/KB, MB, GB, TB: powers of 1000) or binary ones (KiB, MiB, GiB, TiB),

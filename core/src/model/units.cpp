@@ -41,7 +41,7 @@ std::string format_bytes(std::int64_t bytes, ByteUnits units) {
     return format_magnitude(negative, static_cast<long double>(magnitude), units);
 }
 
-std::string format_bytes(double bytes, ByteUnits units) {
+std::string format_fractional_bytes(double bytes, ByteUnits units) {
     if (!std::isfinite(bytes)) return bytes != bytes ? "nan B" : (bytes < 0 ? "-inf B" : "inf B");
     return format_magnitude(bytes < 0, std::fabs(static_cast<long double>(bytes)), units);
 }
