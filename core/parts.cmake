@@ -31,10 +31,10 @@
 set(FXMEM_CORE_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 set(FXMEM_CORE_MODEL_SOURCES model/model.cpp model/op_category.cpp model/collectives.cpp model/schedule_check.cpp
-    model/units.cpp model/symbolic_expr.cpp model/symbolic_bind.cpp model/symbolic_fit.cpp)
+    model/units.cpp model/symbolic_expr.cpp model/symbolic_bind.cpp model/symbolic_fit.cpp model/program.cpp)
 set(FXMEM_CORE_IO_SOURCES
     io/io.cpp io/io_reader.cpp io/io_writer.cpp io/json_text.cpp io/reader_entities.cpp io/reader_file_end.cpp
-    io/reader_messages.cpp io/reader_sax.cpp io/reader_symbolic.cpp io/reader_values.cpp io/schedule_io.cpp
+    io/reader_messages.cpp io/reader_program.cpp io/reader_sax.cpp io/reader_symbolic.cpp io/reader_values.cpp io/schedule_io.cpp
     io/capture_info.cpp)
 set(FXMEM_CORE_ESTIMATOR_SOURCES
     estimator/estimator_alias.cpp estimator/estimator_pair.cpp estimator/estimator_policy.cpp
@@ -50,7 +50,7 @@ set(FXMEM_CORE_REMAT_SOURCES
 set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
     views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
     views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp
-    views/dataflow_scene.cpp views/view_spec.cpp)
+    views/dataflow_scene.cpp views/view_spec.cpp views/program_live.cpp views/timeline_events.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp
     export/pickle_writer.cpp export/profile_csv.cpp)
 

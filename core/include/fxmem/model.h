@@ -14,6 +14,7 @@
 #include "fxmem/symbolic.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,6 +23,8 @@
 #include <vector>
 
 namespace fxmem {
+
+class Program; // fxmem/program.h
 
 enum class OpKind : std::uint8_t { Placeholder, GetAttr, CallFunction, CallMethod, CallModule, Output };
 // Joint: AOTAutograd's joint forward+backward graph, as handed to the partitioner
@@ -130,6 +133,10 @@ public:
     std::vector<std::int64_t> node_flops;
     std::vector<NodePhase> node_phases;
     std::optional<std::int64_t> num_fwd_outputs; // joint graphs: how many output inputs are forward outputs
+    // What the program Inductor generated from it allocates (fxmem/program.h); null when the file
+    // has no program level for it. Shared: a copy of the graph shares it, and it is never changed
+    // in place (bind_sizes replaces it).
+    std::shared_ptr<const Program> program;
 
     std::size_t size() const { return nodes.size(); }
     const Node& node(NodeId id) const { return nodes[id.index()]; }
@@ -239,6 +246,8 @@ public:
     // partitions are taken, so the file's total is kept to a quarter of the range.
     static constexpr std::int64_t kMaxTotalFlops = std::int64_t{1} << 61;
     std::uint32_t intern_dtype(std::string_view dtype);
+    // Index into devices (and device_is_cpu) of a device string, added when new.
+    std::uint32_t intern_device(std::string_view device);
     const Graph& graph(GraphId g) const { return graphs[g.index()]; } // g must be one of graphs
     // Graph by name: its index, or nullopt.
     std::optional<GraphId> find_graph(std::string_view graph_name) const;

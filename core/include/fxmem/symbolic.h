@@ -104,6 +104,12 @@ struct SymbolicSizes {
         NodeId node;
         std::uint32_t expr = 0;
     };
+    // A program buffer's nbytes (fxmem/program.h).
+    struct BufferSize {
+        GraphId graph;
+        std::uint32_t buffer = 0; // index into the graph's Program::buffers
+        std::uint32_t expr = 0;
+    };
 
     std::vector<Symbol> symbols;
     std::vector<ExprInstr> code;
@@ -112,6 +118,7 @@ struct SymbolicSizes {
     std::vector<StorageSize> storage_sizes;  // in storage order
     std::vector<TensorEntry> tensor_entries; // grouped by (graph, tensor), in order
     std::vector<NodeFlops> node_flops;       // in (graph, node) order
+    std::vector<BufferSize> buffer_sizes;    // in (graph, buffer) order
     std::vector<std::int64_t> bound;         // the binding the file's ints hold now (the hints on load)
 
     bool empty() const { return symbols.empty(); }
@@ -143,11 +150,13 @@ struct SizeBinding {
 SizeBinding hint_binding(const SymbolicSizes& sizes);
 
 // Rewrites every symbolic int of `file` (storage nbytes and the total, tensor shapes, strides,
-// offsets, node FLOPs) to its value at `binding`. Throws Error, leaving `file` unchanged, when the
+// offsets, node FLOPs, program buffers' nbytes: a graph's program is replaced by a bound copy) to
+// its value at `binding`. Throws Error, leaving `file` unchanged, when the
 // binding has the wrong length or a value outside its symbol's range (naming the symbol and the
 // range), or when an expression overflows, divides by zero or gives a negative size at it
-// (naming the storage, or the graph and node). At the hints the file's ints are the ones it was
-// read with. O(storages + symbolic tensor entries + symbolic FLOPs).
+// (naming the storage, or the graph and node or buffer), or when a program's reuse joins two
+// buffers of different sizes there. At the hints the file's ints are the ones it was read with.
+// O(storages + symbolic tensor entries + symbolic FLOPs + the bound programs).
 void bind_sizes(GraphFile& file, const SizeBinding& binding);
 
 // The same without throwing: what failed, or nullopt when `file` now holds the binding. Overflow:

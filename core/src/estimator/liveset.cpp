@@ -1,14 +1,10 @@
 // LiveSetIndex: each counted storage is live on a half-open interval [begin, end) of profile
-// indices. The intervals sit in an implicit centred interval tree: an interval belongs to the
-// tree node of centre c, where c is e with the bits below the highest bit in which begin and end
-// differ cleared; then begin < c <= end, and every interval containing an index i lives at one of
-// the levels_ nodes on i's path. At a node with i < c, exactly the intervals with begin <= i
-// contain i (a prefix of the ascending-begin bucket); with i >= c, those with end > i (a prefix of
-// the descending-end bucket). Preparation is counting sorts, O(N + E + P); a query visits
-// levels_ = O(log P) buckets and stops each scan at the first miss, O(log P + live). The answer
+// indices, kept in the implicit centred interval tree of estimator/centred_intervals.h.
+// Preparation is counting sorts, O(N + E + P); a query is O(log P + live). The answer
 // is ordered by a size rank computed once (radix sort), so ordering it is a radix sort too.
 #include "fxmem/liveset.h"
 
+#include "estimator/centred_intervals.h"
 #include "estimator_checks.h"
 #include "fxmem/schedule.h"
 
@@ -107,36 +103,10 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
         intervals_.push_back({begin, end, StorageId(static_cast<std::int32_t>(s))});
     }
 
-    levels_ = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(profile_end)));
-    const std::size_t centres = std::size_t{1} << levels_;
-    auto centre_of = [](const Interval& iv) {
-        const auto b = static_cast<std::uint64_t>(iv.begin), e = static_cast<std::uint64_t>(iv.end);
-        const unsigned h = static_cast<unsigned>(std::bit_width(b ^ e)) - 1;
-        return static_cast<std::size_t>((e >> h) << h);
-    };
-    bucket_.assign(centres + 1, 0);
-    for (const Interval& iv : intervals_) ++bucket_[centre_of(iv) + 1];
-    for (std::size_t c = 0; c < centres; ++c) bucket_[c + 1] += bucket_[c];
-
-    // Counting sorts by begin (ascending) and end (descending), then a stable spread into buckets.
-    const auto P = static_cast<std::size_t>(profile_end) + 1;
-    std::vector<std::uint32_t> count(P + 1, 0), sorted(intervals_.size());
-    for (const Interval& iv : intervals_) ++count[static_cast<std::size_t>(iv.begin) + 1];
-    for (std::size_t i = 0; i < P; ++i) count[i + 1] += count[i];
-    for (std::uint32_t k = 0; k < intervals_.size(); ++k)
-        sorted[count[static_cast<std::size_t>(intervals_[k].begin)]++] = k;
-    by_begin_.resize(intervals_.size());
-    std::vector<std::uint32_t> fill(bucket_.begin(), bucket_.end() - 1);
-    for (std::uint32_t k : sorted) by_begin_[fill[centre_of(intervals_[k])]++] = k;
-
-    std::fill(count.begin(), count.end(), 0);
-    for (const Interval& iv : intervals_) ++count[P - static_cast<std::size_t>(iv.end)];
-    for (std::size_t i = 0; i < P; ++i) count[i + 1] += count[i];
-    for (std::uint32_t k = 0; k < intervals_.size(); ++k)
-        sorted[count[P - 1 - static_cast<std::size_t>(intervals_[k].end)]++] = k;
-    by_end_.resize(intervals_.size());
-    std::copy(bucket_.begin(), bucket_.end() - 1, fill.begin());
-    for (std::uint32_t k : sorted) by_end_[fill[centre_of(intervals_[k])]++] = k;
+    detail::build_centred(
+        {levels_, bucket_, by_begin_, by_end_}, static_cast<std::size_t>(profile_end),
+        static_cast<std::uint32_t>(intervals_.size()), [&](std::uint32_t k) { return intervals_[k].begin; },
+        [&](std::uint32_t k) { return intervals_[k].end; });
 
     // Size rank: intervals are in storage order, so a stable sort on descending size breaks ties
     // by storage. Key max - size: ascending keys are descending sizes, in as few bits as needed.
@@ -147,15 +117,13 @@ LiveSetIndex::LiveSetIndex(const GraphFile& file, const Graph& graph, const Alia
         keyed[k] = {static_cast<std::uint64_t>(largest - file_.nbytes(intervals_[k].storage)), k};
     radix_sort(keyed, static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(largest))), 11,
                [](const auto& p) { return p.first; });
-    for (std::uint32_t k = 0; k < keyed.size(); ++k) sorted[k] = keyed[k].second;
     rank_.resize(intervals_.size());
-    for (std::uint32_t r = 0; r < sorted.size(); ++r) rank_[sorted[r]] = r;
+    for (std::uint32_t r = 0; r < keyed.size(); ++r) rank_[keyed[r].second] = r;
 }
 
 std::vector<LiveStorage> LiveSetIndex::live_at(std::size_t profile_index) const {
     std::vector<LiveStorage> found;
     if (profile_index >= step_node_.size()) return found;
-    const auto i = static_cast<std::int64_t>(profile_index);
     // (size rank, place in `found`) per live storage; described in scan order, which follows
     // storage order closely and so reads the per-storage arrays almost sequentially.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> order;
@@ -163,15 +131,9 @@ std::vector<LiveStorage> LiveSetIndex::live_at(std::size_t profile_index) const 
         order.emplace_back(rank_[k], static_cast<std::uint32_t>(found.size()));
         found.push_back(describe(intervals_[k], profile_index));
     };
-    for (unsigned h = 0; h < levels_; ++h) {
-        const std::size_t c = ((profile_index >> (h + 1)) << (h + 1)) | (std::size_t{1} << h);
-        const std::uint32_t lo = bucket_[c], hi = bucket_[c + 1];
-        if (i < static_cast<std::int64_t>(c)) {
-            for (std::uint32_t k = lo; k < hi && intervals_[by_begin_[k]].begin <= i; ++k) take(by_begin_[k]);
-        } else {
-            for (std::uint32_t k = lo; k < hi && intervals_[by_end_[k]].end > i; ++k) take(by_end_[k]);
-        }
-    }
+    detail::stab_centred(
+        {levels_, bucket_, by_begin_, by_end_}, profile_index, [&](std::uint32_t k) { return intervals_[k].begin; },
+        [&](std::uint32_t k) { return intervals_[k].end; }, take);
     // Largest first, ties by storage: by rank, with a radix sort when there are many.
     if (order.size() < 256)
         std::sort(order.begin(), order.end());

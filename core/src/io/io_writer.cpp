@@ -1,6 +1,7 @@
 // to_json: writes format v1 by hand (one storage or node per line), so that load_buffer(to_json(f))
 // gives back everything the model holds and files diff well.
 #include "fxmem/io.h"
+#include "fxmem/program.h"
 #include "json_text.h"
 
 #include <charconv>
@@ -28,10 +29,12 @@ struct SymbolicIndex {
     std::vector<std::int32_t> storage;                 // per storage: its nbytes expression
     std::vector<std::vector<std::int32_t>> tensor;     // per graph, per tensor: its first entry in tensor_entries
     std::vector<std::vector<std::int32_t>> node_flops; // per graph, per node: its FLOPs expression
+    std::vector<std::vector<std::int32_t>> buffer;     // per graph, per program buffer: its nbytes expression
 
     explicit SymbolicIndex(const GraphFile& file) {
         const SymbolicSizes& sy = file.symbolic;
-        if (sy.storage_sizes.empty() && sy.tensor_entries.empty() && sy.node_flops.empty()) return;
+        if (sy.storage_sizes.empty() && sy.tensor_entries.empty() && sy.node_flops.empty() && sy.buffer_sizes.empty())
+            return;
         storage.assign(file.storages.size(), -1);
         for (const auto& s : sy.storage_sizes) storage[s.storage.index()] = static_cast<std::int32_t>(s.expr);
         tensor.resize(file.graphs.size());
@@ -47,6 +50,12 @@ struct SymbolicIndex {
             if (v.empty()) v.assign(file.graph(f.graph).size(), -1);
             v[f.node.index()] = static_cast<std::int32_t>(f.expr);
         }
+        buffer.resize(file.graphs.size());
+        for (const auto& b : sy.buffer_sizes) {
+            auto& v = buffer[b.graph.index()];
+            if (v.empty()) v.assign(file.graph(b.graph).program->buffers.size(), -1);
+            v[b.buffer] = static_cast<std::int32_t>(b.expr);
+        }
     }
     std::int32_t of_storage(std::size_t s) const { return storage.empty() ? -1 : storage[s]; }
     std::int32_t of_tensor(std::size_t g, std::size_t t) const {
@@ -54,6 +63,9 @@ struct SymbolicIndex {
     }
     std::int32_t of_flops(std::size_t g, std::size_t n) const {
         return node_flops.empty() || node_flops[g].empty() ? -1 : node_flops[g][n];
+    }
+    std::int32_t of_buffer(std::size_t g, std::size_t b) const {
+        return buffer.empty() || buffer[g].empty() ? -1 : buffer[g][b];
     }
 };
 
@@ -208,6 +220,86 @@ void append_node(std::string& out, const GraphFile& file, const Graph& g, NodeId
     out.push_back('}');
 }
 
+void append_names(std::string& out, const Graph& g, std::span<const NodeId> nodes) {
+    out.push_back('[');
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (i) out += ", ";
+        append_string(out, g.node(nodes[i]).name);
+    }
+    out.push_back(']');
+}
+
+void append_ids(std::string& out, std::span<const std::uint32_t> ids) {
+    out.push_back('[');
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (i) out += ", ";
+        append_int(out, ids[i]);
+    }
+    out.push_back(']');
+}
+
+// The graph's PROGRAM level, one buffer or kernel per line.
+void append_program(std::string& out, const GraphFile& file, const Graph& g, const Program& p,
+                    const SymbolicIndex& index, std::size_t graph_index) {
+    out += ",\n   \"program\": {\"target\": ";
+    append_string(out, p.target);
+    if (!p.source.empty()) {
+        out += ", \"source\": ";
+        append_string(out, p.source);
+    }
+    out += ", \"buffers\": [";
+    for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+        const ProgramBuffer& b = p.buffers[i];
+        out += i ? ",\n    " : "\n    ";
+        out += "{\"name\": ";
+        append_string(out, b.name);
+        out += ", \"device\": ";
+        append_string(out, file.devices[b.device]);
+        out += ", \"nbytes\": ";
+        append_int(out, b.nbytes);
+        if (const std::int32_t e = index.of_buffer(graph_index, i); e >= 0) {
+            out += ", \"nbytes_expr\": ";
+            append_string(out, file.symbolic.expr_text(static_cast<std::uint32_t>(e)));
+        }
+        if (b.input) out += ", \"input\": true";
+        if (!b.kind.empty()) {
+            out += ", \"kind\": ";
+            append_string(out, b.kind);
+        }
+        if (b.nodes.size()) {
+            out += ", \"nodes\": ";
+            append_names(out, g, p.nodes(b));
+        }
+        if (b.reuses) {
+            out += ", \"reuses\": ";
+            append_int(out, *b.reuses);
+        }
+        if (b.stream) {
+            out += ", \"stream\": ";
+            append_int(out, b.stream);
+        }
+        out.push_back('}');
+    }
+    out += p.buffers.empty() ? "]" : "\n   ]";
+    out += ", \"kernels\": [";
+    for (std::size_t k = 0; k < p.kernels.size(); ++k) {
+        const ProgramKernel& kernel = p.kernels[k];
+        out += k ? ",\n    " : "\n    ";
+        out += "{\"name\": ";
+        append_string(out, kernel.name);
+        if (kernel.nodes.size()) {
+            out += ", \"nodes\": ";
+            append_names(out, g, p.nodes(kernel));
+        }
+        out += ", \"alloc\": ";
+        append_ids(out, p.allocs(kernel));
+        out += ", \"free\": ";
+        append_ids(out, p.frees(kernel));
+        out.push_back('}');
+    }
+    out += p.kernels.empty() ? "]}" : "\n   ]}";
+}
+
 } // namespace
 
 std::string to_json(const GraphFile& file) {
@@ -282,7 +374,9 @@ std::string to_json(const GraphFile& file) {
             out += i ? ",\n    " : "\n    ";
             append_node(out, file, g, NodeId(static_cast<std::int32_t>(i)), index, gi);
         }
-        out += g.size() ? "\n  ]}" : "]}";
+        out += g.size() ? "\n  ]" : "]";
+        if (g.program) append_program(out, file, g, *g.program, index, gi);
+        out.push_back('}');
     }
     out += file.graphs.empty() ? "]" : "\n]";
     if (!file.pairs.empty()) {

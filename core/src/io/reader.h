@@ -102,6 +102,16 @@ private:
     void stage_tensor_exprs(const NodeRecord& r, NodeId node);
     void resolve_symbolic();
 
+    // ---- reader_program.cpp ----
+    void begin_program();
+    void add_program_name(std::string_view v);
+    void add_program_id(std::int64_t v);
+    void end_program_list(Frame f);
+    void end_buffer();
+    void end_kernel();
+    void end_program();
+    void resolve_programs();
+
     // ---- reader_file_end.cpp ----
     void add_schedule_node(std::string_view v);
     void end_schedule();
@@ -169,6 +179,15 @@ private:
     std::size_t symbol_count_ = 0;
     std::vector<StagedExpr> exprs_;
     std::string expr_texts_;
+
+    // The graph's program being read (reader_program.cpp), and those read, resolved at the end.
+    StagedProgram program_;
+    StagedProgram::Buffer buffer_;
+    StagedProgram::Kernel kernel_;
+    std::vector<StagedProgram> programs_;
+    std::uint64_t program_seen_ = 0, buffer_seen_ = 0, kernel_seen_ = 0;
+    std::size_t buffer_count_ = 0, kernel_count_ = 0;
+    std::uint32_t program_list_begin_ = 0; // where the list being read starts in its pool
 
     StagedPair pair_;
     StagedStep step_;

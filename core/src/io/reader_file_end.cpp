@@ -137,6 +137,7 @@ void Reader::end_top() {
                         (k == Slot::TopFormat ? " (not an fxmem graph file?)" : " in the top-level object"));
     for (PendingGraph& g : deferred_) replay(g);
     deferred_.clear();
+    resolve_programs(); // before the expressions: a buffer's nbytes_expr is checked against its nbytes
     resolve_symbolic();
     for (const StagedPair& p : pairs_) {
         const std::string place = "pairs[" + std::to_string(p.index) + "]";

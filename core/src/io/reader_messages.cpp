@@ -49,6 +49,9 @@ std::string Reader::place() const {
         case Frame::Schedule:
             if (!schedule_.name.empty()) p += " (" + quote(schedule_.name) + ")";
             break;
+        case Frame::Program: p += ", program"; break;
+        case Frame::Buffers: p += ".buffers[" + std::to_string(buffer_count_) + "]"; break;
+        case Frame::Kernels: p += ".kernels[" + std::to_string(kernel_count_) + "]"; break;
         default: break;
         }
     }

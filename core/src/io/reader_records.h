@@ -83,9 +83,10 @@ struct NodeRecord {
 
 // An expression met while reading, parsed and checked against its hinted int once the whole file
 // (and so its "symbols") has been read. Nbytes: of storage `owner`; Tensor: entry `dim` of the
-// `tensor`-th tensor of node `node` of graph `owner`; Flops: of node `node` of graph `owner`.
+// `tensor`-th tensor of node `node` of graph `owner`; Flops: of node `node` of graph `owner`;
+// BufferNbytes: of buffer `tensor` of graph `owner`'s program.
 struct StagedExpr {
-    enum class Kind : std::uint8_t { Nbytes, Tensor, Flops } kind = Kind::Nbytes;
+    enum class Kind : std::uint8_t { Nbytes, Tensor, Flops, BufferNbytes } kind = Kind::Nbytes;
     std::uint32_t owner = 0;
     NodeId node;
     std::uint32_t tensor = 0, dim = 0;
@@ -129,6 +130,37 @@ struct StagedSchedule {
     }
     std::size_t index = 0;
     std::size_t end_offset = 0;
+};
+
+// A graph's "program" as read, resolved once every graph is built (its node names need the graph,
+// whose nodes may come after it). Node names are one buffer of names and their ends; buffer
+// indices are kept as read and checked when resolved.
+struct StagedProgram {
+    struct Buffer {
+        std::string name, device, kind, nbytes_expr;
+        std::int64_t nbytes = 0, stream = 0;
+        std::optional<std::int64_t> reuses;
+        bool input = false, has_expr = false;
+        Range nodes; // into name_ends
+        std::size_t expr_offset = 0, end_offset = 0;
+    };
+    struct Kernel {
+        std::string name;
+        Range nodes, alloc, free; // into name_ends, ids, ids
+        std::size_t end_offset = 0;
+    };
+    std::uint32_t graph = 0; // the graph's index in the file's "graphs"
+    std::string target, source;
+    std::vector<Buffer> buffers;
+    std::vector<Kernel> kernels;
+    std::string names;
+    std::vector<std::uint32_t> name_ends;
+    std::vector<std::int64_t> ids;
+    std::size_t end_offset = 0;
+    std::string_view name(std::size_t i) const {
+        const std::uint32_t from = i == 0 ? 0 : name_ends[i - 1];
+        return std::string_view(names).substr(from, name_ends[i] - from);
+    }
 };
 
 struct StagedStep {

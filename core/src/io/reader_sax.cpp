@@ -57,6 +57,17 @@ bool Reader::start_object(std::size_t) {
         frames_.push_back(Frame::Storage);
         break;
     case Slot::Graph: begin_graph(); break;
+    case Slot::GraphProgram: begin_program(); break;
+    case Slot::Buffer:
+        buffer_ = StagedProgram::Buffer{};
+        buffer_seen_ = 0;
+        frames_.push_back(Frame::Buffer);
+        break;
+    case Slot::Kernel:
+        kernel_ = StagedProgram::Kernel{};
+        kernel_seen_ = 0;
+        frames_.push_back(Frame::Kernel);
+        break;
     case Slot::Node:
         rec_.reset();
         frames_.push_back(Frame::Node);
@@ -116,6 +127,9 @@ bool Reader::key_view(std::string_view k) {
     case Frame::Step: seen = &step_seen_; break;
     case Frame::Schedule: seen = &schedule_seen_; break;
     case Frame::Symbol: seen = &symbol_.seen; break;
+    case Frame::Program: seen = &program_seen_; break;
+    case Frame::Buffer: seen = &buffer_seen_; break;
+    case Frame::Kernel: seen = &kernel_seen_; break;
     default: fail("internal error: key in an array");
     }
     key_slot_ = slot_of_key(f, k);
@@ -142,6 +156,9 @@ bool Reader::end_object() {
     case Frame::Schedule: end_schedule(); break;
     case Frame::Step: end_step(); break;
     case Frame::Symbol: end_symbol(); break;
+    case Frame::Program: end_program(); break;
+    case Frame::Buffer: end_buffer(); break;
+    case Frame::Kernel: end_kernel(); break;
     default: fail("internal error: unbalanced object");
     }
     check_progress();
@@ -173,6 +190,19 @@ bool Reader::start_array(std::size_t) {
         frames_.push_back(Frame::ScheduleOrder);
         break;
     case Slot::GraphNodes: begin_nodes(); break;
+    case Slot::ProgramBuffers: frames_.push_back(Frame::Buffers); break;
+    case Slot::ProgramKernels: frames_.push_back(Frame::Kernels); break;
+    case Slot::BufferNodes:
+    case Slot::KernelNodes:
+        program_list_begin_ = static_cast<std::uint32_t>(program_.name_ends.size());
+        frames_.push_back(s == Slot::BufferNodes ? Frame::BufferNodes : Frame::KernelNodes);
+        break;
+    case Slot::KernelAlloc:
+    case Slot::KernelFree:
+        if (program_.ids.size() >= 0xffffffffu) fail("a program's 'alloc' and 'free' lists exceed 2^32 entries");
+        program_list_begin_ = static_cast<std::uint32_t>(program_.ids.size());
+        frames_.push_back(s == Slot::KernelAlloc ? Frame::KernelAlloc : Frame::KernelFree);
+        break;
     case Slot::NodeInputs:
         rec_.n_inputs = 0;
         frames_.push_back(Frame::Inputs);
@@ -206,6 +236,12 @@ bool Reader::end_array() {
     case Frame::Schedules: break;
     case Frame::Steps: break;
     case Frame::Symbols: break;
+    case Frame::Buffers: break;
+    case Frame::Kernels: break;
+    case Frame::BufferNodes:
+    case Frame::KernelNodes:
+    case Frame::KernelAlloc:
+    case Frame::KernelFree: end_program_list(f); break;
     case Frame::DimExprs: end_dim_exprs(); break;
     case Frame::ScheduleOrder: break;
     case Frame::Nodes: break;

@@ -34,6 +34,15 @@ enum class Frame : std::uint8_t {
     Symbols,
     Symbol,
     DimExprs,
+    Program,
+    Buffers,
+    Buffer,
+    BufferNodes,
+    Kernels,
+    Kernel,
+    KernelNodes,
+    KernelAlloc,
+    KernelFree,
 };
 
 // What the next value is for: set by a key in objects, implied by the container in arrays. The
@@ -61,6 +70,7 @@ enum class Slot : std::uint8_t {
     GraphKind,
     GraphNodes,
     GraphNumFwdOutputs,
+    GraphProgram,
     NodeName,
     NodeOp,
     NodeTarget,
@@ -98,6 +108,23 @@ enum class Slot : std::uint8_t {
     SymbolSource,
     SymbolMin,
     SymbolMax,
+    ProgramTarget,
+    ProgramSource,
+    ProgramBuffers,
+    ProgramKernels,
+    BufferName,
+    BufferDevice,
+    BufferNbytes,
+    BufferNbytesExpr,
+    BufferInput,
+    BufferKind,
+    BufferNodes,
+    BufferReuses,
+    BufferStream,
+    KernelName,
+    KernelNodes,
+    KernelAlloc,
+    KernelFree,
     // The entries of arrays (no key).
     Storage,
     Graph,
@@ -110,6 +137,12 @@ enum class Slot : std::uint8_t {
     StepEntry,
     SymbolEntry,
     DimExpr,
+    Buffer,
+    Kernel,
+    BufferNode,
+    KernelNode,
+    KernelAllocEntry,
+    KernelFreeEntry,
     Count
 };
 
@@ -152,6 +185,7 @@ inline constexpr SlotSpec kSlots[] = {
      "one of \"forward\", \"backward\", \"inference\", \"other\", \"joint\""},
     {Slot::GraphNodes, Frame::Graph, "nodes", "", Slot::Skip, "an array"},
     {Slot::GraphNumFwdOutputs, Frame::Graph, "num_fwd_outputs", "", Slot::Skip, "an integer >= 0", Frame::None, true},
+    {Slot::GraphProgram, Frame::Graph, "program", "", Slot::Skip, "an object or null (no program level)"},
     {Slot::NodeName, Frame::Node, "name", "", Slot::Skip, "a non-empty string"},
     {Slot::NodeOp, Frame::Node, "op", "", Slot::Skip, "a string"},
     {Slot::NodeTarget, Frame::Node, "target", "", Slot::Skip, "a string"},
@@ -194,6 +228,25 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::SymbolSource, Frame::Symbol, "source", "symbol ", Slot::Skip, "a string"},
     {Slot::SymbolMin, Frame::Symbol, "min", "symbol ", Slot::Skip, "an integer", Frame::None, true},
     {Slot::SymbolMax, Frame::Symbol, "max", "symbol ", Slot::Skip, "an integer or null (unbounded)", Frame::None, true},
+    {Slot::ProgramTarget, Frame::Program, "target", "", Slot::Skip, "\"cpu\" or \"cuda\""},
+    {Slot::ProgramSource, Frame::Program, "source", "", Slot::Skip, "a string"},
+    {Slot::ProgramBuffers, Frame::Program, "buffers", "", Slot::Skip, "an array"},
+    {Slot::ProgramKernels, Frame::Program, "kernels", "", Slot::Skip, "an array"},
+    {Slot::BufferName, Frame::Buffer, "name", "buffer ", Slot::Skip, "a non-empty string"},
+    {Slot::BufferDevice, Frame::Buffer, "device", "buffer ", Slot::Skip, "a non-empty string"},
+    {Slot::BufferNbytes, Frame::Buffer, "nbytes", "buffer ", Slot::Skip, "an integer >= 0", Frame::None, true},
+    {Slot::BufferNbytesExpr, Frame::Buffer, "nbytes_expr", "buffer ", Slot::Skip, "a size expression (a string)"},
+    {Slot::BufferInput, Frame::Buffer, "input", "buffer ", Slot::Skip, "true or false"},
+    {Slot::BufferKind, Frame::Buffer, "kind", "buffer ", Slot::Skip, "a string"},
+    {Slot::BufferNodes, Frame::Buffer, "nodes", "buffer ", Slot::Skip, "an array of node names"},
+    {Slot::BufferReuses, Frame::Buffer, "reuses", "buffer ", Slot::Skip, "an integer >= 0 (a buffer index)",
+     Frame::None, true},
+    {Slot::BufferStream, Frame::Buffer, "stream", "buffer ", Slot::Skip, "an integer from 0 to 2147483647", Frame::None,
+     true},
+    {Slot::KernelName, Frame::Kernel, "name", "kernel ", Slot::Skip, "a string"},
+    {Slot::KernelNodes, Frame::Kernel, "nodes", "kernel ", Slot::Skip, "an array of node names"},
+    {Slot::KernelAlloc, Frame::Kernel, "alloc", "kernel ", Slot::Skip, "an array of buffer indices"},
+    {Slot::KernelFree, Frame::Kernel, "free", "kernel ", Slot::Skip, "an array of buffer indices"},
     {Slot::Storage, Frame::None, "", "", Slot::TopStorages, "an object", Frame::Storages},
     {Slot::Graph, Frame::None, "", "", Slot::TopGraphs, "an object", Frame::Graphs},
     {Slot::Node, Frame::None, "", "", Slot::GraphNodes, "an object", Frame::Nodes},
@@ -207,6 +260,14 @@ inline constexpr SlotSpec kSlots[] = {
     {Slot::SymbolEntry, Frame::None, "", "", Slot::TopSymbols, "an object", Frame::Symbols},
     {Slot::DimExpr, Frame::None, "", "each entry of tensor 'shape_expr' and 'stride_expr'", Slot::Skip,
      "a size expression (a string) or an integer", Frame::DimExprs, true},
+    {Slot::Buffer, Frame::None, "", "", Slot::ProgramBuffers, "an object", Frame::Buffers},
+    {Slot::Kernel, Frame::None, "", "", Slot::ProgramKernels, "an object", Frame::Kernels},
+    {Slot::BufferNode, Frame::None, "", "", Slot::BufferNodes, "a node name (a string)", Frame::BufferNodes},
+    {Slot::KernelNode, Frame::None, "", "", Slot::KernelNodes, "a node name (a string)", Frame::KernelNodes},
+    {Slot::KernelAllocEntry, Frame::None, "", "", Slot::KernelAlloc, "an integer >= 0 (a buffer index)",
+     Frame::KernelAlloc, true},
+    {Slot::KernelFreeEntry, Frame::None, "", "", Slot::KernelFree, "an integer >= 0 (a buffer index)",
+     Frame::KernelFree, true},
 };
 static_assert(std::size(kSlots) == static_cast<std::size_t>(Slot::Count));
 
@@ -223,7 +284,7 @@ constexpr const SlotSpec& spec(Slot s) { return kSlots[static_cast<std::size_t>(
 struct KeyRows {
     std::uint8_t first = 0, end = 0;
 };
-inline constexpr std::size_t kFrames = static_cast<std::size_t>(Frame::DimExprs) + 1;
+inline constexpr std::size_t kFrames = static_cast<std::size_t>(Frame::KernelFree) + 1;
 constexpr std::array<KeyRows, kFrames> key_rows() {
     std::array<KeyRows, kFrames> rows{};
     for (std::size_t i = std::size(kSlots); i-- > 0;) {

@@ -2,6 +2,7 @@
 // closes, every expression staged with where it was read, and all of them parsed once the whole
 // file is read (a key order may put "symbols" last), each checked to give its hinted int.
 #include "fxmem/error.h"
+#include "fxmem/program.h"
 #include "io/reader.h"
 #include "model/quote.h"
 
@@ -144,6 +145,13 @@ void Reader::resolve_symbolic() {
             hinted = g.flops(e.node).value_or(-1);
             break;
         }
+        case StagedExpr::Kind::BufferNbytes: {
+            const fxmem::Graph& g = file_.graphs[e.owner];
+            place = "graph " + quote(g.name) + ", program.buffers[" + std::to_string(e.tensor) + "]";
+            field = "buffer 'nbytes_expr'";
+            hinted = g.program->buffers[e.tensor].nbytes;
+            break;
+        }
         case StagedExpr::Kind::Tensor: {
             const fxmem::Graph& g = file_.graphs[e.owner];
             tensor = g.node(e.node).tensors.begin + e.tensor;
@@ -194,6 +202,9 @@ void Reader::resolve_symbolic() {
             break;
         case StagedExpr::Kind::Flops:
             sy.node_flops.push_back({GraphId(static_cast<std::int32_t>(e.owner)), e.node, expr});
+            break;
+        case StagedExpr::Kind::BufferNbytes:
+            sy.buffer_sizes.push_back({GraphId(static_cast<std::int32_t>(e.owner)), e.tensor, expr});
             break;
         case StagedExpr::Kind::Tensor:
             if (!sy.is_constant(expr))

@@ -34,6 +34,10 @@ bool Reader::null() {
     case Slot::TopSymbols: break;                            // null: none
     case Slot::SymbolMax: symbol_.symbol.max.reset(); break; // null: unbounded above
     case Slot::SymbolSource: break;
+    case Slot::GraphProgram: break; // null: no program level
+    case Slot::ProgramSource: break;
+    case Slot::BufferKind: break;
+    case Slot::BufferReuses: break; // null: reuses nothing
     case Slot::NodeVal: rec_.vals.push_back({}); break;
     default: wrong(s, "null");
     }
@@ -44,6 +48,10 @@ bool Reader::boolean(bool v) {
     if (skip_depth_ > 0) return capture_scalar(v ? "true" : "false");
     const Slot s = slot();
     if (s == Slot::TopProducer) return scalar_producer(v ? "true" : "false");
+    if (s == Slot::BufferInput) {
+        buffer_.input = v;
+        return true;
+    }
     if (s != Slot::Skip) wrong(s, v ? "true" : "false");
     return true;
 }
@@ -189,6 +197,28 @@ bool Reader::string_value(std::string_view v) {
         pair_.joint = v;
         pair_.joint_given = true;
         break;
+    case Slot::ProgramTarget:
+        if (v != "cpu" && v != "cuda") fail("unknown program 'target' " + quote(v) + " (expected cpu or cuda)");
+        program_.target.assign(v);
+        break;
+    case Slot::ProgramSource: program_.source.assign(v); break;
+    case Slot::BufferName:
+        if (v.empty()) wrong(s, "an empty string");
+        buffer_.name.assign(v);
+        break;
+    case Slot::BufferDevice:
+        if (v.empty()) wrong(s, "an empty string");
+        buffer_.device.assign(v);
+        break;
+    case Slot::BufferNbytesExpr:
+        buffer_.nbytes_expr.assign(v);
+        buffer_.has_expr = true;
+        buffer_.expr_offset = cursor_offset();
+        break;
+    case Slot::BufferKind: buffer_.kind.assign(v); break;
+    case Slot::KernelName: kernel_.name.assign(v); break;
+    case Slot::BufferNode:
+    case Slot::KernelNode: add_program_name(v); break;
     default: wrong(s, "a string");
     }
     return true;
@@ -236,6 +266,23 @@ void Reader::integer(std::int64_t v) {
     case Slot::StepCall:
         if (v < 0 || v > 0x7fffffff) wrong(s, std::to_string(v));
         step_.call = v;
+        break;
+    case Slot::BufferNbytes:
+        if (v < 0) wrong(s, std::to_string(v));
+        buffer_.nbytes = v;
+        break;
+    case Slot::BufferReuses:
+        if (v < 0) wrong(s, std::to_string(v));
+        buffer_.reuses = v;
+        break;
+    case Slot::BufferStream:
+        if (v < 0 || v > 0x7fffffff) wrong(s, std::to_string(v));
+        buffer_.stream = v;
+        break;
+    case Slot::KernelAllocEntry:
+    case Slot::KernelFreeEntry:
+        if (v < 0) wrong(s, std::to_string(v));
+        add_program_id(v);
         break;
     default: wrong(s, std::to_string(v));
     }

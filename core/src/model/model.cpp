@@ -87,18 +87,20 @@ StorageId GraphFile::add_storage(std::int64_t file_id, std::string_view device, 
     } else {
         sparse_by_file_id_.emplace(file_id, id);
     }
-    auto dev = static_cast<std::uint32_t>(devices.size());
-    const std::uint32_t known =
-        device_index_.insert(device, dev, [this](std::uint32_t i) { return std::string_view(devices[i]); });
-    if (known != NameIndex::npos) {
-        dev = known;
-    } else {
-        devices.emplace_back(device);
-        device_is_cpu.push_back(device.substr(0, device.find(':')) == "cpu" ? 1 : 0);
-    }
+    const std::uint32_t dev = intern_device(device);
     storages.push_back(Storage{file_id, dev, nbytes});
     total_bytes_ += nbytes;
     return id;
+}
+
+std::uint32_t GraphFile::intern_device(std::string_view device) {
+    const auto dev = static_cast<std::uint32_t>(devices.size());
+    const std::uint32_t known =
+        device_index_.insert(device, dev, [this](std::uint32_t i) { return std::string_view(devices[i]); });
+    if (known != NameIndex::npos) return known;
+    devices.emplace_back(device);
+    device_is_cpu.push_back(device.substr(0, device.find(':')) == "cpu" ? 1 : 0);
+    return dev;
 }
 
 void GraphFile::set_role(StorageId s, StorageRole role, std::string_view label) {

@@ -2,6 +2,7 @@
 // then written, so that a failed binding leaves the file as it was.
 #include "fxmem/error.h"
 #include "fxmem/model.h"
+#include "fxmem/program.h"
 #include "fxmem/symbolic.h"
 #include "model/quote.h"
 
@@ -122,6 +123,23 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
                                                 "; fxmem adds FLOPs in 64-bit integers)"};
         total_flops += flops[i];
     }
+    // Programs are shared between copies of the file: each one with a symbolic buffer is bound in
+    // a copy, checked (a reuse must still join buffers of one size), and swapped in below.
+    std::vector<std::pair<GraphId, std::shared_ptr<Program>>> programs;
+    for (const SymbolicSizes::BufferSize& b : sy.buffer_sizes) {
+        const Graph& g = file.graph(b.graph);
+        const auto place = [&] {
+            return "graph " + quote(g.name) + ", program.buffers[" + std::to_string(b.buffer) + "]";
+        };
+        const std::int64_t v = value_of(b.expr, place, "'nbytes_expr'", true);
+        if (programs.empty() || programs.back().first != b.graph)
+            programs.emplace_back(b.graph, std::make_shared<Program>(*g.program));
+        programs.back().second->buffers[b.buffer].nbytes = v;
+    }
+    for (const auto& [graph, program] : programs)
+        if (const std::optional<ProgramFault> fault = check_program(file, graph, *program))
+            throw BindError{Kind::Invalid, file.source + ": graph " + quote(file.graph(graph).name) + ", " +
+                                               fault->place() + ": " + fault->what + " at " + binding_text(sy, values)};
 
     for (std::size_t i = 0; i < nbytes.size(); ++i)
         file.storages[sy.storage_sizes[i].storage.index()].nbytes = nbytes[i];
@@ -142,6 +160,7 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
         const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
         file.graphs[f.graph.index()].node_flops[f.node.index()] = flops[i];
     }
+    for (auto& [graph, program] : programs) file.graphs[graph.index()].program = std::move(program);
     sy.bound.assign(values.begin(), values.end());
     return std::nullopt;
 } catch (BindError& e) {
