@@ -96,6 +96,7 @@ class _ProgramBuilder:
         self.kernels: list[dict[str, Any]] = []
         self.pending: list[int] = []  # allocated since the last kernel call
         self.input_frees: dict[int, int] = {}  # input buffer -> kernel after which it is deleted
+        self.externs: list[tuple[int, Any]] = []  # (kernel, IR node) of extern kernels and fallbacks
 
     def add(self, buf: Any, **extra: Any) -> int:
         entry: dict[str, Any] = {"name": buf.get_name(), "device": str(buf.get_device()),
@@ -158,12 +159,38 @@ class _ProgramBuilder:
             allocated = [self.add(b, kind="fallback") for b in _fallback_outputs(line.node)]
             self.kernel(line.node.get_kernel_name() if hasattr(line.node, "get_kernel_name") else line.node.get_name(),
                         allocated)
+            self.externs.append((len(self.kernels) - 1, line.node))
         elif isinstance(line, w.KernelCallLine):
             self.kernel(line.kernel_name)
         elif isinstance(line, (w.ExternKernelOutLine, w.ExternKernelMultiOutLine, w.IndexPutFallbackLine,
                                w.ScatterFallbackLine)):
             node = line.node
             self.kernel(node.get_kernel_name() if hasattr(node, "get_kernel_name") else type(node).__name__)
+            self.externs.append((len(self.kernels) - 1, node))
+
+    def add_scratch(self) -> int:
+        """Each extern kernel's and fallback's own temporaries, run once on the CPU (_scratch.py):
+        a "scratch" buffer allocated with the kernel and freed after it. Returns how many
+        kernels could not be run for it."""
+        from ._scratch import origin_op, scratch_bytes
+
+        missed = 0
+        for k, node in self.externs:
+            origin = origin_op(node)
+            nbytes = scratch_bytes(origin, list(getattr(node, "inputs", []))) if origin is not None else None
+            if origin is None or nbytes is None:
+                missed += 1
+                continue
+            if nbytes == 0:
+                continue
+            i = len(self.buffers)
+            self.buffers.append({"name": f"scratch{k}", "device": str(node.get_device()), "nbytes": nbytes,
+                                 "kind": "scratch", "nodes": [origin.name] if origin.name in self.names else []})
+            if not self.buffers[i]["nodes"]:
+                del self.buffers[i]["nodes"]
+            self.kernels[k]["alloc"].append(i)
+            self.kernels[k]["free"].insert(0, i)
+        return missed
 
     def finish(self, outputs: set[str]) -> None:
         """The program returns: every name but the outputs goes out of scope (the wrapper drops
@@ -194,9 +221,53 @@ def _read_wrapper(graph: Any, names: set[str], placeholders: Sequence[str]) -> d
             unknown.add(type(line).__name__)
         builder.line(line, outputs)
     builder.finish(outputs)
+    missed = builder.add_scratch() if set(graph.device_types) <= {"cpu"} else None
     return {"buffers": builder.buffers, "kernels": builder.kernels,
             "input_frees": {builder.buffers[i]["name"]: k for i, k in builder.input_frees.items()},
-            "unknown_lines": sorted(unknown)}
+            "unknown_lines": sorted(unknown), "scratch_missed": missed}
+
+
+def _output_name(out: Any) -> str | None:
+    """The buffer (or graph input) an output of the program holds, through views."""
+    try:
+        return str(out.get_name())
+    except Exception:
+        return None
+
+
+def _output_strides(graph: Any) -> list[tuple[str, ...] | None]:
+    """The strides of the program's outputs, as ``codegen_and_compile`` records them for the
+    TracingContext (a layout optimisation may make them differ from the FX graph's)."""
+    from torch._inductor.ir import IRNode
+    from torch.fx.experimental.symbolic_shapes import SymExprPrinter, free_unbacked_symbols
+
+    printer = SymExprPrinter()
+    out: list[tuple[str, ...] | None] = []
+    for o in graph.graph_outputs or []:
+        if isinstance(o, IRNode) and o.has_tensor_output() and not free_unbacked_symbols(o.get_stride()):
+            out.append(tuple(printer.doprint(s) for s in o.get_layout().stride))
+        else:
+            out.append(None)
+    return out
+
+
+def _hand_output_strides(strides: list[tuple[str, ...] | None], inputs: Sequence[Any]) -> None:
+    """Give AOTAutograd the forward program's output strides, as a compiled forward does
+    (``set_tracing_context_output_strides``): it restrides the backward's saved inputs with
+    them, so the backward is generated for the layouts the forward really produces."""
+    from torch._inductor.utils import shape_env_from_inputs
+
+    context = torch._guards.TracingContext.try_get()
+    if context is None or context.output_strides is None or len(context.output_strides) != 0:
+        return
+    shape_env = shape_env_from_inputs(inputs)
+    for exprs in strides:
+        if exprs is None:
+            context.output_strides.append(None)
+        elif shape_env is None:
+            context.output_strides.append(tuple(int(e) for e in exprs))
+        else:
+            context.output_strides.append(tuple(shape_env.evaluate_symexpr(e) for e in exprs))  # type: ignore[misc]
 
 
 @contextlib.contextmanager
@@ -205,7 +276,10 @@ def _stop_after_codegen(names: set[str], placeholders: Sequence[str]) -> Iterato
 
     def compile_to_module(self: GraphLowering) -> Any:
         self.codegen()
-        raise _Generated(_read_wrapper(self, names, placeholders))
+        program = _read_wrapper(self, names, placeholders)
+        program["output_strides"] = _output_strides(self)
+        program["outputs"] = [_output_name(o) for o in self.graph_outputs or []]
+        raise _Generated(program)
 
     with _lock:
         saved = GraphLowering.compile_to_module
@@ -238,6 +312,9 @@ def _on_device(gm: fx.GraphModule, inputs: Sequence[Any], device: torch.device) 
     for node in work.graph.nodes:
         node.args = fx.node.map_aggregate(node.args, move)
         node.kwargs = fx.node.map_aggregate(node.kwargs, move)
+    from torch._inductor.fx_passes.post_grad import view_to_reshape
+
+    view_to_reshape(work)  # as Inductor does first: saved inputs may have the forward program's layouts
     work.recompile()
     bases: dict[int, torch.Tensor] = {}
     moved: list[Any] = []
@@ -292,6 +369,9 @@ def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, grap
             program = done.program
         else:
             raise RuntimeError("Inductor compiled the graph without generating its wrapper code")
+    strides = program.pop("output_strides")
+    if not kwargs.get("is_backward"):
+        _hand_output_strides(strides, inputs)
     program["target"] = target
     program["source"] = f"torch._inductor {torch.__version__} ({'cpp' if target == 'cpu' else 'triton'})"
     return program
@@ -318,4 +398,14 @@ def attach_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph
         warnings.warn(ProgramCaptureWarning(
             f"the {kind} graph's program has wrapper lines fxmem does not read ({', '.join(unknown)}): "
             "an allocation they make is missing from its program level"), stacklevel=2)
+    missed = program.pop("scratch_missed")
+    if missed:
+        warnings.warn(ProgramCaptureWarning(
+            f"the {kind} graph's program: the scratch space of {missed} extern kernel(s) or fallback(s) was not "
+            "measured (their tensors exceed fxmem_export._scratch.MAX_BYTES, or their op failed on stand-in values); "
+            "what they allocate for themselves while running is missing"), stacklevel=2)
+    elif missed is None:
+        warnings.warn(ProgramCaptureWarning(
+            f"the {kind} graph's program for target {target!r}: the scratch space extern kernels allocate for "
+            "themselves (cuBLAS/cuDNN workspaces) is not measured without the device"), stacklevel=2)
     gm.meta[PROGRAM_META] = program

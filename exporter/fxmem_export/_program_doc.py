@@ -34,17 +34,25 @@ def _output_names(gdoc: Mapping[str, Any]) -> list[str | None]:
     return list(out["inputs"])
 
 
-def _held_saved_values(fw: Mapping[str, Any], bw: Mapping[str, Any]) -> set[str]:
-    """The backward's saved values that outlive the program: their storage is a forward input's,
-    or the user holds them (a forward output before the saved ones)."""
+def _held_saved_values(fw: Mapping[str, Any], bw: Mapping[str, Any], fw_raw: Mapping[str, Any]) -> set[str]:
+    """The backward's saved values that outlive the program: the forward program returned a
+    graph input for them (a parameter, or a view of one), or the user holds them (a forward
+    output before the saved ones). Where the forward program returns a copy (a layout it chose),
+    the saved value is that copy, freed by the backward."""
     fw_storage = {n["name"]: _storage(n["val"]) for n in fw["nodes"]}
-    inputs = {fw_storage[n["name"]] for n in fw["nodes"] if n["op"] == "placeholder"} - {None}
     saved = [n["name"] for n in bw["nodes"] if n["op"] == "placeholder" and not n["name"].startswith("tangents")]
     outputs = _output_names(fw)
-    user = outputs[: max(0, len(outputs) - len(saved))]
+    first_saved = max(0, len(outputs) - len(saved))
+    user = outputs[:first_saved]
     user_storages = {fw_storage.get(name) for name in user if name is not None} - {None}
-    return {name for name in saved
-            if fw_storage.get(name) in inputs or fw_storage.get(name) in user_storages or name in user}
+    program_outputs = list(fw_raw.get("outputs") or [])
+    inputs = {b["name"] for b in fw_raw["buffers"] if b.get("input")}
+    held = set()
+    for j, name in enumerate(saved):
+        returned = program_outputs[first_saved + j] if first_saved + j < len(program_outputs) else None
+        if returned is None or returned in inputs or name in user or fw_storage.get(name) in user_storages:
+            held.add(name)
+    return held
 
 
 def program_doc(raw: Mapping[str, Any], gdoc: Mapping[str, Any], storages: Sequence[Mapping[str, Any]],
@@ -70,7 +78,7 @@ def program_doc(raw: Mapping[str, Any], gdoc: Mapping[str, Any], storages: Seque
         index = {b["name"]: i for i, b in enumerate(buffers)}
         held = set(held)
         for name, k in raw["input_frees"].items():
-            if not name.startswith(("primals", "tangents")) and name not in held:
+            if not name.startswith("tangents") and name not in held:
                 kernels[k]["free"].append(index[name])
     return {"target": raw["target"], "source": raw["source"], "buffers": buffers, "kernels": kernels}
 
@@ -79,13 +87,16 @@ def add_programs(doc: GraphFileDoc, graphs: Sequence[tuple[str, str, fx.GraphMod
     """Give every graph that has a captured program its ``"program"``."""
     by_name = {g["name"]: g for g in doc["graphs"]}
     forward_of = {p["backward"]: p["forward"] for p in doc.get("pairs", [])}
+    gms = {name: gm for name, _, gm in graphs}
     for name, kind, gm in graphs:
         raw = gm.meta.get(PROGRAM_META)
         if raw is None:
             continue
         gdoc = by_name[name]
-        held: set[str] = set()
-        if kind == "backward" and name in forward_of:
-            held = _held_saved_values(by_name[forward_of[name]], gdoc)
+        held: set[str] = {b["name"] for b in raw["buffers"] if b.get("input") and b["name"].startswith("primals")}
+        forward_gm = gms.get(forward_of.get(name, ""))
+        fw_raw = forward_gm.meta.get(PROGRAM_META) if forward_gm is not None else None
+        if kind == "backward" and fw_raw is not None:
+            held = _held_saved_values(by_name[forward_of[name]], gdoc, fw_raw)
         program = program_doc(raw, gdoc, doc["storages"], frees_inputs=(kind == "backward"), held=held)
         gdoc["program"] = cast(ProgramDoc, program)

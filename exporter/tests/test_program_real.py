@@ -19,7 +19,7 @@ from program_checks import program_errors
 from test_capture_real import _model
 
 # The measured gaps of issue 36: estimator peak vs really allocated, -16.6 % .. +10.7 %.
-MODELS = ["mlp"]
+MODELS = ["mlp", "cnn", "gru"]
 
 
 def _programs(doc):
