@@ -109,13 +109,16 @@ class _ProgramBuilder:
         self.buffers.append(entry)
         return len(self.buffers) - 1
 
-    def add_inputs(self, graph_inputs: Mapping[str, Any], placeholders: Sequence[str]) -> None:
+    def add_inputs(self, graph_inputs: Mapping[str, Any], placeholders: Mapping[str, int]) -> None:
+        """Graph inputs, with their storages' sizes: saved views (q, k, v of one projection)
+        share a storage larger than each view's extent."""
         from torch._inductor import ir
 
-        for name in placeholders:
+        for name, storage_nbytes in placeholders.items():
             box = graph_inputs.get(name)
             if isinstance(box, ir.TensorBox) and isinstance(box.data, ir.StorageBox) and box.data.is_input_buffer():
                 self.add(box.data.data, input=True, nodes=[name] if name in self.names else [])
+                self.buffers[-1]["nbytes"] = storage_nbytes
                 if not self.buffers[-1]["nodes"]:
                     del self.buffers[-1]["nodes"]
 
@@ -204,7 +207,7 @@ class _ProgramBuilder:
                 del k["nodes"]
 
 
-def _read_wrapper(graph: Any, names: set[str], placeholders: Sequence[str]) -> dict[str, Any]:
+def _read_wrapper(graph: Any, names: set[str], placeholders: Mapping[str, int]) -> dict[str, Any]:
     from torch._inductor.codegen import wrapper as w
 
     known = (w.AllocateLine, w.ReuseLine, w.FreeIfNotReusedLine, w.FreeLine, w.ExternKernelAllocLine,
@@ -271,7 +274,7 @@ def _hand_output_strides(strides: list[tuple[str, ...] | None], inputs: Sequence
 
 
 @contextlib.contextmanager
-def _stop_after_codegen(names: set[str], placeholders: Sequence[str]) -> Iterator[None]:
+def _stop_after_codegen(names: set[str], placeholders: Mapping[str, int]) -> Iterator[None]:
     from torch._inductor.graph import GraphLowering
 
     def compile_to_module(self: GraphLowering) -> Any:
@@ -353,7 +356,10 @@ def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, grap
 
     work, moved = _on_device(gm, inputs, torch.device(target))
     names = {n.name for n in gm.graph.nodes}
-    placeholders = [n.name for n in work.graph.find_nodes(op="placeholder")]
+    from ._serialize import hint_int
+
+    placeholders = {n.name: hint_int(t.untyped_storage().nbytes())
+                    for n, t in zip(work.graph.find_nodes(op="placeholder"), moved) if isinstance(t, torch.Tensor)}
     kwargs = {k: v for k, v in graph_kwargs.items() if k in ("is_backward", "is_inference", "static_input_idxs",
                                                             "graph_id", "boxed_forward_device_index", "layout_opt")}
     from torch._inductor.utils import BoxedBool
