@@ -432,6 +432,12 @@ def backend(
     arguments, ``overlap_estimate(node, override_size) -> ms | None`` replaces the default
     runtime estimate).
 
+    ``program=True`` (with ``inner="partition"``): every forward and backward graph also gets the
+    allocations of the program Inductor generates from it for the target (its ``"program"``,
+    docs/format.md; fxmem_export/_program.py): Inductor's lowering, scheduler and wrapper
+    codegen run on the graph, nothing is compiled. Target cpu only for now; a graph whose code
+    generation fails is said in a ``ProgramCaptureWarning`` and has no program level.
+
     The file's ``step`` lists the graphs in the order they ran in the last training iteration
     (fxmem_export._step). ``optimizer``: a torch.optim optimizer whose state (exp_avg, ...) is
     written as storages of role ``optimizer_state`` (fxmem_export._optimizer).
