@@ -29,6 +29,7 @@ import torch
 import torch.fx as fx
 
 from ._joint import copy_graph_module
+from .errors import CaptureError
 
 PROGRAM_META = "fxmem_program"  # gm.meta key: the program captured for a recorded graph
 
@@ -147,7 +148,7 @@ class _ProgramBuilder:
         elif isinstance(line, w.ReuseLine):
             old = self.index.pop(line.node.get_name(), None)
             if old is None:
-                raise RuntimeError(f"the wrapper reuses {line.node.get_name()!r}, which holds no allocation here")
+                raise CaptureError(f"the wrapper reuses {line.node.get_name()!r}, which holds no allocation here")
             if line.node.get_name() in outputs or not line.delete_old:
                 # The old name stays bound (a graph output): the allocation now has two names.
                 self.index[line.node.get_name()] = old
@@ -374,7 +375,7 @@ def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, grap
                 raise
             program = done.program
         else:
-            raise RuntimeError("Inductor compiled the graph without generating its wrapper code")
+            raise CaptureError("Inductor compiled the graph without generating its wrapper code")
     strides = program.pop("output_strides")
     if not kwargs.get("is_backward"):
         _hand_output_strides(strides, inputs)

@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+__all__ = ["profile", "tangent_bytes", "pair_peak"]
+
 
 def _key(buffer: Mapping[str, Any], index: int) -> Any:
     """Input buffers with the same storage are one allocation."""
