@@ -98,6 +98,7 @@ class FxmemBackend:
         target: str | None = None,
         sdpa: str | None = None,
         autocast: Any = None,
+        program: bool = False,
     ) -> None:
         from ._target import check_target_options
 
@@ -140,6 +141,9 @@ class FxmemBackend:
         self.step = StepRecorder()  # the order the graphs ran in (_step.py)
         self.optimizer = optimizer  # its state goes in the file (_optimizer.py)
         self.step.optimizer = optimizer
+        if program and inner != "partition":
+            raise ArgumentError("program=True needs inner='partition' (Inductor's code generation runs on the graphs it partitions)")
+        self.program = bool(program)
         self._warned_cpu = False
         self._warned_data_dependent = False
         self._lock = threading.RLock()
@@ -242,8 +246,13 @@ class FxmemBackend:
         from ._inductor_front import capture_compile, eager_inner_compile
         from ._partition import partitioner_for
 
+        program = None
+        if self.program:
+            from ._program import attach_program
+
+            program = lambda g, inputs, kwargs: attach_program(g, inputs, self.target or "cuda", kwargs)  # noqa: E731
         return capture_compile(gm, example_inputs, partitioner=partitioner_for(self, region),
-                               inner_compile=eager_inner_compile(lambda kind, g: self._record(region, kind, g)))
+                               inner_compile=eager_inner_compile(lambda kind, g: self._record(region, kind, g), program))
 
     def _compile_inductor(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         from torch._inductor.compile_fx import compile_fx, compile_fx_inner
@@ -305,6 +314,10 @@ class FxmemBackend:
 
             step = annotate_regions(self.regions, self.step)  # before build_document: prefixes
             doc = build_document(named, self.pairs(), reference=self.reference, producer=producer)
+            if self.program:
+                from ._program_doc import add_programs
+
+                add_programs(doc, self.graphs())
             if step:
                 doc["step"] = step
             if self.optimizer is not None:
@@ -386,6 +399,7 @@ def backend(
     target: str | None = None,
     sdpa: str | None = None,
     autocast: Any = None,
+    program: bool = False,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
@@ -418,10 +432,17 @@ def backend(
     arguments, ``overlap_estimate(node, override_size) -> ms | None`` replaces the default
     runtime estimate).
 
+    ``program=True`` (with ``inner="partition"``): every forward and backward graph also gets the
+    allocations of the program Inductor generates from it for the target (its ``"program"``,
+    docs/format.md; fxmem_export/_program.py): Inductor's lowering, scheduler and wrapper
+    codegen run on the graph, nothing is compiled. Target cpu only for now; a graph whose code
+    generation fails is said in a ``ProgramCaptureWarning`` and has no program level.
+
     The file's ``step`` lists the graphs in the order they ran in the last training iteration
     (fxmem_export._step). ``optimizer``: a torch.optim optimizer whose state (exp_avg, ...) is
     written as storages of role ``optimizer_state`` (fxmem_export._optimizer).
     """
     return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
                         overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat,
-                        optimizer=optimizer, target=target, sdpa=sdpa, autocast=autocast)
+                        optimizer=optimizer, target=target, sdpa=sdpa, autocast=autocast,
+                        program=program)

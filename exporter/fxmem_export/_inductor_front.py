@@ -221,13 +221,17 @@ def runnable(g: fx.GraphModule) -> fx.GraphModule:
     return run
 
 
-def eager_inner_compile(record: Callable[[str, fx.GraphModule], None]) -> Callable[..., Any]:
+def eager_inner_compile(record: Callable[[str, fx.GraphModule], None],
+                        program: Callable[[fx.GraphModule, Any, dict[str, Any]], None] | None = None) -> Callable[..., Any]:
     """An ``inner_compile`` for ``compile_fx`` that records each graph (kind "forward",
-    "backward" or "inference") before Inductor's post-grad passes and runs it as it is."""
+    "backward" or "inference") before Inductor's post-grad passes and runs it as it is;
+    ``program(g, inputs, kwargs)`` first reads the program Inductor would generate from it."""
     from functorch.compile import make_boxed_func
 
     def inner_compile(g: fx.GraphModule, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         kind = "backward" if kwargs.get("is_backward") else "inference" if kwargs.get("is_inference") else "forward"
+        if program is not None:
+            program(g, inputs, kwargs)
         record(kind, g)
         return make_boxed_func(runnable(g).forward)
 

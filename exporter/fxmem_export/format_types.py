@@ -113,6 +113,39 @@ class NodeDoc(TypedDict):
     flops_expr: NotRequired[Union[int, str]]  # symbolic sizes: the FLOPs as an expression
 
 
+class ProgramBufferDoc(TypedDict):
+    """BUFFER of a PROGRAM: one allocation of the compiled program (or a graph input)."""
+
+    name: str
+    device: str
+    nbytes: int
+    nbytes_expr: NotRequired[str]
+    input: NotRequired[bool]
+    storage: NotRequired[int]  # input buffers: the STORAGE id of the input's value
+    kind: NotRequired[str]
+    nodes: NotRequired[list[str]]
+    reuses: NotRequired[int]
+    stream: NotRequired[int]
+
+
+class ProgramKernelDoc(TypedDict):
+    """KERNEL of a PROGRAM, in run order."""
+
+    name: str
+    nodes: NotRequired[list[str]]
+    alloc: list[int]
+    free: list[int]
+
+
+class ProgramDoc(TypedDict):
+    """PROGRAM: what the program Inductor generates from a graph allocates and frees."""
+
+    target: str
+    source: NotRequired[str]
+    buffers: list[ProgramBufferDoc]
+    kernels: list[ProgramKernelDoc]
+
+
 class GraphDoc(TypedDict):
     """GRAPH."""
 
@@ -120,6 +153,7 @@ class GraphDoc(TypedDict):
     kind: str
     nodes: list[NodeDoc]
     num_fwd_outputs: NotRequired[int]  # joint graphs
+    program: NotRequired[ProgramDoc]
 
 
 class PairInfo(TypedDict, total=False):

@@ -138,3 +138,68 @@ def differences(real: Pair, captured: Pair) -> list[str]:
     if pa != pb:
         out.append(f"peak: real {pa:,} B, capture {pb:,} B")
     return out
+
+
+class WithLoss(torch.nn.Module):
+    """The model with the examples' loss inside it: the compiled graph returns the loss."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        super().__init__()
+        self.model = model
+
+    def forward(self, *inputs: Any) -> torch.Tensor:
+        return _loss(self.model(*inputs))
+
+
+def _cpu_allocations(prof: Any) -> list[tuple[int, int]]:
+    """(time, bytes) of every CPU allocator event the profiler saw (negative: a free)."""
+    from torch._C._profiler import _EventType
+
+    out: list[tuple[int, int]] = []
+    stack = list(prof.profiler.kineto_results.experimental_event_tree())
+    while stack:
+        event = stack.pop()
+        if event.tag == _EventType.Allocation and event.extra_fields.device.type == "cpu":
+            out.append((event.start_time_ns, int(event.extra_fields.alloc_size)))
+        stack.extend(event.children)
+    return sorted(out)
+
+
+def real_allocated_peak(model: torch.nn.Module, inputs: tuple[Any, ...]) -> int:
+    """The allocated peak of a real CPU ``torch.compile`` training step (Inductor, caches off,
+    the loss inside the compiled model): the tensors alive at the step's start (parameters,
+    buffers, inputs) plus the highest running sum of the CPU allocator's events in a step
+    profiled after the compiling one, gradients set to None first."""
+    from torch.profiler import ProfilerActivity, profile
+
+    torch._dynamo.reset()
+    step = WithLoss(model)
+    try:
+        with torch._functorch.config.patch(enable_autograd_cache=False), \
+                torch._inductor.config.patch(fx_graph_cache=False):
+            compiled = torch.compile(step, fullgraph=True)
+            compiled(*inputs).backward()  # compiles
+            step.zero_grad(set_to_none=True)
+            alive = {t.untyped_storage()._cdata: t.untyped_storage().nbytes()
+                     for t in [*step.parameters(), *step.buffers(), *inputs] if isinstance(t, torch.Tensor)}
+            with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+                compiled(*inputs).backward()
+    finally:
+        torch._dynamo.reset()
+    running = peak = 0
+    for _, nbytes in _cpu_allocations(prof):
+        running += nbytes
+        peak = max(peak, running)
+    return sum(alive.values()) + peak
+
+
+def meta_program_doc(model: torch.nn.Module, inputs: tuple[Any, ...], **backend_options: Any) -> Any:
+    """The file fxmem_export's backend writes for one training step of ``model`` (on ``meta``,
+    the loss inside the compiled model) with ``program=True``."""
+    torch._dynamo.reset()
+    be = fxmem_export.backend(None, program=True, **backend_options)
+    try:
+        torch.compile(WithLoss(model), backend=be, fullgraph=True)(*inputs).backward()
+        return be.document()
+    finally:
+        torch._dynamo.reset()
