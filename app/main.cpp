@@ -13,19 +13,27 @@
 
 #include <fxmem/io.h>
 
+#include <fxmem/error.h>
+
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
+#include <QImageWriter>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTimer>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -41,6 +49,74 @@ QString examplesDir() {
 }
 
 void fail(const QString& message) { std::fprintf(stderr, "fxmem: %s\n", qPrintable(message)); }
+
+// The bytes of the argument Qt decoded to `decoded` (the last such, or the value of a
+// --option=VALUE): a path that is not UTF-8 decodes to U+FFFD, which names no file, so files
+// are opened and written by the bytes given.
+std::string nativePath(const QString& decoded, const std::vector<std::string>& args) {
+    for (auto it = args.rbegin(); it != args.rend(); ++it) {
+        if (QString::fromLocal8Bit(*it) == decoded) return *it;
+        const std::size_t eq = it->find('=');
+        if (it->starts_with("--") && eq != std::string::npos && QString::fromLocal8Bit(it->substr(eq + 1)) == decoded)
+            return it->substr(eq + 1);
+    }
+    return QFile::encodeName(decoded).toStdString();
+}
+
+// --screenshot OUT, checked before anything loads, as fxmem-cli checks its outputs: an image
+// format Qt writes, named by OUT's suffix (`fxmem --screenshot model.fxmem.json`, the PNG name
+// forgotten, must not replace the graph); no directory, FIFO or device (resolve_write_target);
+// not the input by any path (a symbolic link to it included). The message, or "" when it may
+// be written.
+QString screenshotOutputError(const QString& shown, const std::string& out, const std::string& input) {
+    const QByteArray format = QFileInfo(shown).suffix().toLower().toLatin1();
+    if (format.isEmpty() || !QImageWriter::supportedImageFormats().contains(format))
+        return QStringLiteral("--screenshot %1: not an image file name (give OUT.png, .jpg or .bmp); nothing written")
+            .arg(shown);
+    try {
+        if (fxmem::same_file(fxmem::resolve_write_target(out), input))
+            return QStringLiteral("--screenshot %1 is the file it would show; write the image elsewhere").arg(shown);
+    } catch (const fxmem::Error& e) {
+        return QStringLiteral("--screenshot: %1").arg(QString::fromStdString(e.what()));
+    }
+    return {};
+}
+
+// Calls `then` with the window's picture once two frames in a row are equal (queued replots and
+// layouts have run), polling every 50 ms; after 200 polls with the last frame and a warning.
+void whenPictureSettles(QWidget& window, std::function<void(const QImage&)> then) {
+    auto* poll = new QTimer(&window);
+    auto last = std::make_shared<QImage>();
+    auto polls = std::make_shared<int>(0);
+    QObject::connect(poll, &QTimer::timeout, &window, [&window, poll, last, polls, then = std::move(then)] {
+        QImage frame = window.grab().toImage();
+        const bool settled = !last->isNull() && frame == *last;
+        if (!settled && ++*polls < 200) {
+            *last = std::move(frame);
+            return;
+        }
+        if (!settled) fail(QStringLiteral("warning: the window still changed after %1 frames").arg(*polls));
+        poll->stop();
+        poll->deleteLater();
+        then(frame);
+    });
+    poll->start(50);
+}
+
+// `frame` in OUT's format, written atomically (a temporary file, then a rename).
+QString saveScreenshot(const QImage& frame, const QString& shown, const std::string& out) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QImageWriter writer(&buffer, QFileInfo(shown).suffix().toLower().toLatin1());
+    if (!writer.write(frame)) return QStringLiteral("cannot write %1: %2").arg(shown, writer.errorString());
+    try {
+        fxmem::write_file_atomically(out, std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    } catch (const fxmem::Error& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
 
 // --help, --version and --screenshot show no window: without a display (a terminal over ssh, CI)
 // they run on the offscreen platform instead of failing to connect to one. A platform the user
@@ -65,6 +141,7 @@ int main(int argc, char** argv) {
     QElapsedTimer sinceMain; // --benchmark-scrub's open figures count from here
     sinceMain.start();
     offscreenWhenNoWindowIsShown(argc, argv);
+    const std::vector<std::string> rawArgs(argv + 1, argv + argc); // before Qt removes its own
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("fxmem"));
     QApplication::setApplicationName(QStringLiteral("fxmem"));
@@ -233,8 +310,18 @@ int main(int argc, char** argv) {
     QString path = parser.positionalArguments().value(0);
     if (path.isEmpty() && !examples.isEmpty()) path = examples + QStringLiteral("/gpt.fxmem.json");
 
-    MainWindow window(
-        [](const std::string& file, const LoadControl& control) { return fxmem::load_file(file, control); });
+    // The window names files by QString; the path given is opened by its bytes.
+    const std::string input = nativePath(path, rawArgs);
+    if (parser.isSet(screenshot))
+        if (const QString error =
+                screenshotOutputError(parser.value(screenshot), nativePath(parser.value(screenshot), rawArgs), input);
+            !error.isEmpty()) {
+            fail(error);
+            return 2;
+        }
+    MainWindow window([input, shown = path.toStdString()](const std::string& file, const LoadControl& control) {
+        return fxmem::load_file(file == shown ? input : file, control);
+    });
     window.setBundledExamplesDir(examples);
     OpenTiming* opening = parser.isSet(benchScrub) ? new OpenTiming(window, sinceMain) : nullptr;
     if (shot) {
@@ -295,7 +382,7 @@ int main(int argc, char** argv) {
             if (!done.plan && settled->elapsed() < 60000) return;
             poll->stop();
             if (opening) opening->settled();
-            QTimer::singleShot(300, &window, [&] {
+            whenPictureSettles(window, [&](const QImage& frame) {
                 if (benchSizesRun) {
                     std::printf("%s\n", qPrintable(runSizesBenchmark(window, parser.value(benchSteps).toInt())));
                     QCoreApplication::exit(0);
@@ -324,8 +411,8 @@ int main(int argc, char** argv) {
                     return;
                 }
                 const QString out = parser.value(screenshot);
-                if (!window.grab().save(out)) {
-                    fail(QStringLiteral("cannot write %1").arg(out));
+                if (const QString error = saveScreenshot(frame, out, nativePath(out, rawArgs)); !error.isEmpty()) {
+                    fail(error);
                     QCoreApplication::exit(1);
                     return;
                 }

@@ -5,6 +5,8 @@
 #include "table.h"
 #include "view_arg.h"
 
+#include "fxmem/analysis.h"
+#include "fxmem/display_text.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/peak_diff.h"
@@ -105,7 +107,7 @@ std::string where(const PeakPlace& p) {
 
 nlohmann::ordered_json place_json(const std::string& path, const PeakPlace& p) {
     nlohmann::ordered_json j;
-    j["file"] = path;
+    j["file"] = utf8_or_escaped(path); // a path need not be UTF-8; JSON must be
     j["peak"] = p.peak;
     if (p.scope == PeakScope::Pair) j["pair"] = p.pair;
     j["step"] = p.step;
@@ -190,6 +192,18 @@ int run_diff(const Args& args, std::ostream& out) {
     const PeakScope scope = step ? PeakScope::WholeStep : PeakScope::Pair;
     const auto old_file = std::make_shared<const GraphFile>(load_file(args.files[0]));
     const auto new_file = std::make_shared<const GraphFile>(load_file(args.files[1]));
+    // A capture traced on the CPU counts nothing: against one that counts, any limit would pass
+    // (or fail) on an empty side. Both on the CPU compare, with the note.
+    const std::string old_note = cpu_only_note(*old_file, counted_for(*old_file, filter));
+    const std::string new_note = cpu_only_note(*new_file, counted_for(*new_file, filter));
+    if (old_note.empty() != new_note.empty()) {
+        const std::string& cpu = old_note.empty() ? args.files[1] : args.files[0];
+        const std::string& other = old_note.empty() ? args.files[0] : args.files[1];
+        throw Error(cpu + ": every storage is on the CPU, which fxmem does not count (as PyTorch does not), while " +
+                    other +
+                    " has storages that count: the peaks cannot be compared; trace both on the same "
+                    "device (the meta device, docs/exporter.md), or give --devices all");
+    }
     // --pair by names finds the pair in each capture by its graphs' names.
     const auto pair_in = [&](const GraphFile& f) {
         return args.has("--pair") ? pair_option(f, *args.value("--pair")) : std::size_t{0};
@@ -219,6 +233,7 @@ int run_diff(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return regression ? kRegression : 0;
     }
+    if (!old_note.empty()) out << old_note << '\n' << new_note << '\n';
     const std::string pct = percent_text(d.delta, d.old_side.peak);
     const std::string change =
         d.delta == 0 ? "is unchanged at " + format_bytes(d.new_side.peak)

@@ -26,6 +26,7 @@ int run_export(const Args& args, std::ostream& out) {
     const auto file = std::make_shared<const GraphFile>(load_file(args.file));
     const ExportTimeline t = export_timeline(file, view_option(*file, args, ViewFallback::FileView));
     const std::string_view scope = to_string(t.scope);
+    if (const std::string note = cpu_only_note(*file, devices_counted(*file, args)); !note.empty()) out << note << '\n';
     if (perfetto) {
         const std::size_t events = save_perfetto(path, *file, t);
         out << "wrote " << elide(path) << ": " << events << " trace events, " << t.sections.size()

@@ -17,6 +17,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <iostream>
 #include <ostream>
 
 namespace fxmem::cli {
@@ -65,10 +66,18 @@ int run_fit(const Args& args, std::ostream& out) {
 
     GraphFile file = load_file(args.file);
     const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
+    const std::string cpu_note = cpu_only_note(file, counted_for(file, devices));
     const std::size_t sym = symbol_option(file, "--vary", *vary);
     const Symbol symbol = file.symbolic.symbols[sym];
     FitQuery q;
     q.symbol = sym;
+    if (const auto t = args.value("--time-limit")) q.time_limit_s = parse_number("--time-limit", *t, "seconds");
+    // A long scan (a Mod term over a large range) says how far it is, on stderr.
+    q.progress = [&symbol](std::int64_t value, std::size_t probes) {
+        std::cerr << "fxmem-cli fit: " << probes << " evaluations, at " << escape_control(elide(symbol.name)) << "="
+                  << value << '\n';
+    };
+    q.progress_every = 10000;
     std::vector<std::uint8_t> given;
     q.binding = binding_option(file, args, &given);
     q.limit = limit;
@@ -125,6 +134,9 @@ int run_fit(const Args& args, std::ostream& out) {
         j["measure"] = whole ? "whole_step" : "pair";
         j["search"] = r.monotone ? "monotone" : "scan";
         j["evaluations"] = r.probes;
+        j["stopped"] = r.stopped;
+        j["fits_first"] = null_or(r.fits_first);
+        j["fits_last"] = null_or(r.fits_last);
         if (percent) {
             nlohmann::ordered_json w;
             w["max_extra_percent"] = percent.value_or(0);
@@ -137,6 +149,7 @@ int run_fit(const Args& args, std::ostream& out) {
         out << j.dump() << '\n';
         return 0;
     }
+    if (!cpu_note.empty()) out << cpu_note << '\n';
     const std::string name =
         escape_control(elide(symbol.name)) +
         (symbol.source.empty() ? std::string() : " (" + escape_control(elide(symbol.source)) + ")");
@@ -151,17 +164,27 @@ int run_fit(const Args& args, std::ostream& out) {
     out << "  range " << symbol.range_text() << "; "
         << (r.monotone ? "every size grows with it: searched" : "scanned from the minimum") << ", " << r.probes
         << " evaluations\n";
+    const std::string shown = escape_control(elide(symbol.name));
     if (r.max_value) {
-        out << "largest " << escape_control(elide(symbol.name)) << ": " << *r.max_value << " (peak "
+        out << "largest " << shown << ": " << (r.stopped ? "at least " : "") << *r.max_value << " (peak "
             << bytes_text(*r.peak_at_max) << ")\n";
+    } else if (r.fits_first) {
+        // The sizes do not grow with the symbol: values above the minimum may fit.
+        out << "nothing fits from the minimum " << symbol.min << ", but every value from " << *r.fits_first << " to "
+            << *r.fits_last << " fits (the first such run of values)\n";
     } else {
-        out << "nothing fits: even the minimum " << symbol.min << " does not\n";
+        out << "nothing fits: even the minimum " << symbol.min << " does not"
+            << (r.monotone  ? ""
+                : r.stopped ? ", nor any value scanned"
+                            : ", nor any value of its range")
+            << '\n';
     }
     if (r.next_value)
-        out << "  " << escape_control(elide(symbol.name)) << "=" << *r.next_value << " needs "
+        out << "  " << shown << "=" << *r.next_value << " needs "
             << (r.peak_at_next ? bytes_text(*r.peak_at_next) : std::string("more than 2^63-1 bytes")) << '\n';
-    else
+    else if (!r.stopped)
         out << "  that is the range's maximum\n";
+    if (r.stopped) out << "  the time limit ended the search after " << r.probes << " evaluations (--time-limit)\n";
     if (percent) {
         out << "with a recompute plan of at most " << percent.value_or(0) << " % extra FLOPs: ";
         if (remat->max_value)

@@ -3,6 +3,7 @@
 
 #include "fxmem/attribution.h"
 #include "fxmem/capture_info.h"
+#include "fxmem/display_text.h"
 #include "fxmem/io.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
@@ -44,7 +45,7 @@ int run_info(const Args& args, std::ostream& out) {
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
-        j["file"] = file.source;
+        j["file"] = utf8_or_escaped(file.source); // a path need not be UTF-8; JSON must be
         j["storages"] = file.storages.size();
         j["total_bytes"] = file.total_bytes();
         if (!capture.target.empty()) j["target"] = capture.target;

@@ -15,20 +15,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <ostream>
-#include <sstream>
 
 namespace fxmem::cli {
 
 namespace {
 
-std::vector<std::string> split_commas(const std::string& text) {
+// --expand's module names; an empty one (--expand "", "a,,b") is bad usage, not a no-op.
+std::vector<std::string> expand_names(const std::string& text) {
     std::vector<std::string> parts;
-    std::string part;
-    std::istringstream in(text);
-    while (std::getline(in, part, ','))
-        if (!part.empty()) parts.push_back(part);
-    return parts;
+    std::size_t at = 0;
+    while (true) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        if (comma == at)
+            throw UsageError("layout: --expand needs module names separated by commas, got an empty name in '" +
+                             elide(text) + "'");
+        parts.push_back(text.substr(at, comma - at));
+        if (comma == text.size()) return parts;
+        at = comma + 1;
+    }
 }
 
 std::uint32_t depth_option(const Args& args, const ModuleTree& tree) {
@@ -107,12 +113,14 @@ int run_layout(const Args& args, std::ostream& out) {
         return options;
     });
     if (const auto list = args.value("--expand")) {
-        for (const std::string& name : split_commas(*list)) {
+        // Every name found first, then each segment expanded and drawn once.
+        std::vector<std::vector<std::uint32_t>> expand(scene.size());
+        for (const std::string& name : expand_names(*list)) {
             bool found = false;
             for (std::size_t s = 0; s < scene.size(); ++s)
-                if (const std::uint32_t m = trees[s].find(name); m != ModuleTree::npos && !name.empty()) {
+                if (const std::uint32_t m = trees[s].find(name); m != ModuleTree::npos) {
                     found = true;
-                    scene.expand(s, m);
+                    expand[s].push_back(m);
                 }
             if (!found)
                 throw Error(file.source + ": " +
@@ -121,6 +129,7 @@ int run_layout(const Args& args, std::ostream& out) {
                             ": --expand: no module '" + elide(name) + "' in " +
                             (graphs.size() == 1 ? "this graph" : "its graphs"));
         }
+        for (std::size_t s = 0; s < scene.size(); ++s) scene.expand_all(s, expand[s]);
     }
 
     if (args.has("--json")) {
@@ -178,6 +187,7 @@ int run_layout(const Args& args, std::ostream& out) {
         return 0;
     }
 
+    if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     for (std::size_t s = 0; s < scene.size(); ++s) {
         const DataflowSegment& seg = scene.segment(s);
         const DataflowLayout& layout = *seg.layout;
@@ -198,9 +208,8 @@ int run_layout(const Args& args, std::ostream& out) {
             if (b.kind != DataflowDrawing::Kind::Module) continue;
             const ModuleRepeat r = layout.repeat(b.ref);
             if (r.count > 1 && r.index > 0) continue; // the run is listed at its first module
-            out << "  " << escape_control(elide(std::string(layout.tree()[b.ref].name)));
-            if (r.count > 1)
-                out << " to " << escape_control(elide(std::string(layout.tree()[r.last].name))) << " x " << r.count;
+            out << "  " << elide(layout.tree()[b.ref].name);
+            if (r.count > 1) out << " to " << elide(layout.tree()[r.last].name) << " x " << r.count;
             out << (b.expanded ? " (expanded)" : "") << "  " << format_bytes(layout.allocated_bytes(b.ref)) << '\n';
         }
     }

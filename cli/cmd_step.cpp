@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -121,6 +122,67 @@ std::vector<Attribution::Group> step_module_groups(const Attribution& attributio
     for (Attribution::Group& g : groups)
         g.key = root.empty() ? g.key : g.key.empty() ? std::string(root) : std::string(root) + "." + g.key;
     return groups;
+}
+
+// The whole step's breakdown by module: the running graph's storages under its own module tree
+// and prefix, each carried storage under the module that made it, in the run that made it (a
+// parameter: the first run whose graph holds it), so a storage region1 carries into region0's
+// blocks.5 run stays "head", not "blocks.5.head". Groups of equal names are summed.
+std::vector<Attribution::Group> step_breakdown_by_module(const GraphFile& file, const WholeStep& ws,
+                                                         const RoleAssignment& roles, const TimelineLive& at,
+                                                         std::uint32_t segment,
+                                                         const std::vector<CarriedStorage>& carried,
+                                                         std::optional<std::uint32_t> depth) {
+    constexpr std::uint32_t kNone = 0xffffffffu;
+    std::vector<std::uint32_t> holder(ws.carried.size(), kNone); // per item: the first segment holding it
+    for (std::uint32_t s = 0; s < ws.segments.size(); ++s)
+        for (std::uint32_t k = ws.held_begin[s]; k < ws.held_begin[s + 1]; ++k)
+            if (holder[ws.held[k]] == kNone) holder[ws.held[k]] = s;
+    std::vector<std::uint32_t> item_of(file.storages.size(), kNone);
+    for (std::uint32_t i = 0; i < ws.carried.size(); ++i) item_of[ws.carried[i].storage.index()] = i;
+    // Per step entry: the live storages filed under its graph and prefix (kNone: the model's root).
+    std::vector<std::vector<LiveStorage>> by_entry(file.step.size());
+    std::vector<LiveStorage> rootless;
+    const std::uint32_t running = ws.segments[segment].entry;
+    by_entry[running].assign(at.live.begin(), at.live.begin() + static_cast<std::ptrdiff_t>(at.baseline_begin));
+    for (std::size_t k = 0; k < carried.size(); ++k) {
+        const CarriedStorage& c = carried[k];
+        std::uint32_t entry = c.source.value_or(kNone);
+        if (entry == kNone) {
+            const std::uint32_t item = item_of[c.storage.index()];
+            const std::uint32_t h = item == kNone ? kNone : holder[item];
+            entry = h == kNone ? kNone : ws.segments[h].entry;
+        }
+        (entry == kNone ? rootless : by_entry[entry]).push_back(at.live[at.baseline_begin + k]);
+    }
+    std::vector<std::optional<Attribution>> attribution(file.graphs.size());
+    std::map<std::string, Attribution::Group> merged;
+    const auto add = [&](std::vector<Attribution::Group> groups) {
+        for (Attribution::Group& g : groups) {
+            auto [it, fresh] = merged.try_emplace(g.key, g);
+            if (!fresh) {
+                it->second.bytes += g.bytes;
+                it->second.storages += g.storages;
+            }
+        }
+    };
+    for (std::uint32_t e = 0; e < by_entry.size(); ++e) {
+        if (by_entry[e].empty()) continue;
+        const GraphId g = file.step[e].graph;
+        if (!attribution[g.index()]) attribution[g.index()].emplace(file, g, roles);
+        add(step_module_groups(*attribution[g.index()], by_entry[e], file.step[e].module_prefix, depth));
+    }
+    if (!rootless.empty()) {
+        std::int64_t bytes = 0;
+        for (const LiveStorage& l : rootless) bytes += l.nbytes;
+        add({Attribution::Group{"", 0, bytes, static_cast<std::uint32_t>(rootless.size())}});
+    }
+    std::vector<Attribution::Group> out;
+    for (auto& [key, g] : merged) out.push_back(std::move(g));
+    std::sort(out.begin(), out.end(), [](const Attribution::Group& a, const Attribution::Group& b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
+    });
+    return out;
 }
 
 void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int64_t>>& out) {
@@ -233,17 +295,19 @@ int run_whole_step(const Args& args, std::ostream& out) {
     const std::int64_t total = timeline->profile()[step];
     std::vector<std::pair<std::string, std::int64_t>> carry;
     carry_rows(ws.segments[at.where->segment].carry, carry);
-    const std::vector<CarriedStorage>& carried = seg.carried;
+    const std::vector<CarriedStorage> carried = timeline->carried(at.where->segment);
 
     if (args.command == "breakdown") {
         const auto [by, depth] = breakdown_grouping(args);
         const RoleAssignment roles = resolve_roles(file);
         const Attribution attribution(file, seg.graph, roles);
         // The graph's own storages and what it carries: the groups cover both.
-        const std::vector<LiveStorage>& all = at.live;
         const std::string& prefix = file.step[entry].module_prefix;
         const std::vector<Attribution::Group> groups =
-            by == GroupBy::Role ? attribution.by_role(all) : step_module_groups(attribution, all, prefix, depth);
+            by == GroupBy::Role
+                ? attribution.by_role(at.live)
+                : step_breakdown_by_module(file, ws, roles, at, static_cast<std::uint32_t>(at.where->segment), carried,
+                                           depth);
         if (json) {
             nlohmann::ordered_json j;
             j["step"] = step;

@@ -7,7 +7,6 @@
 #include "text.h"
 
 #include <algorithm>
-#include <sys/stat.h>
 
 namespace fxmem::cli {
 
@@ -65,12 +64,7 @@ std::vector<std::int64_t> profile_peaks(const GraphFile& file, const StorageMask
 void check_output_path(const Args& args, const std::string& path, std::string_view command, std::string_view option,
                        std::string_view what) {
     const std::string target = resolve_write_target(path);
-    struct stat to {};
-    if (::stat(target.c_str(), &to) != 0) return; // a new file
-    const auto same = [&](const std::string& input) {
-        struct stat in {};
-        return ::stat(input.c_str(), &in) == 0 && in.st_dev == to.st_dev && in.st_ino == to.st_ino;
-    };
+    const auto same = [&](const std::string& input) { return same_file(input, target); };
     // The inputs a command reads besides FILE: `remat --plan P -o P` replaced the user's plan, and
     // `export --perfetto FILE` the graph file itself.
     std::string input;

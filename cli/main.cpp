@@ -64,11 +64,12 @@ commands:
       storages at one peak that the other lacks; exit 3 when the peak grew by more than the
       limit (default: by anything), with the verdict on the first line (docs/ci.md)
   fit FILE --memory M --vary SYM [--set SYM=V[,SYM=V]] [--pair P | --whole-step]
-        [--max-extra-percent P] [--json]
+        [--max-extra-percent P] [--time-limit S] [--json]
       for a file with symbolic sizes: the largest value of symbol SYM such that every value from
       its range's minimum up to it fits in M (bytes, or 80GiB, 24GB, 512MiB), measured as peak
       measures it (pair K, default 0, or --whole-step); exact (docs/format.md); with
-      --max-extra-percent P, also the largest with a recompute plan of at most P % extra FLOPs
+      --max-extra-percent P, also the largest with a recompute plan of at most P % extra FLOPs;
+      --time-limit S ends the search after S seconds with the answer so far (progress on stderr)
   export FILE (--perfetto OUT.json | --memory-viz OUT.pickle [--until-peak])
         [--graph NAME [--in-pair] | --pair P | --whole-step] [--schedule SCHED | --schedule-name NAME]
       the timeline as Chrome-trace JSON for Perfetto (counters of the total and of each role, a
@@ -137,8 +138,9 @@ constexpr OptionSpec kBreakdown[] = {{"--graph", true},         {"--step", true}
                                      {"--devices", true},       {"--pair", true},  {"--schedule", true},
                                      {"--schedule-name", true}, {"--set", true}};
 constexpr OptionSpec kFit[] = {
-    {"--memory", true}, {"--vary", true},  {"--set", true},     {"--whole-step", false},
-    {"--pair", true},   {"--json", false}, {"--devices", true}, {"--max-extra-percent", true}};
+    {"--memory", true},    {"--vary", true},  {"--set", true},     {"--whole-step", false},
+    {"--pair", true},      {"--json", false}, {"--devices", true}, {"--max-extra-percent", true},
+    {"--time-limit", true}};
 
 constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes", true},
                                 {"--pair", true},         {"--whole-step", false},

@@ -8,6 +8,7 @@
 #include "fxmem/io.h"
 
 #include <charconv>
+#include <iostream>
 
 namespace fxmem::cli {
 
@@ -69,6 +70,9 @@ SizeBinding binding_option(const GraphFile& file, const Args& args, std::vector<
 GraphFile load_bound(const Args& args) {
     GraphFile file = load_file(args.file);
     if (args.has("--set")) bind_sizes(file, binding_option(file, args));
+    // FLOPs past 2^61 at the binding: the memory is exact, what reports FLOPs is not.
+    if (!file.symbolic.bind_warning.empty())
+        std::cerr << "fxmem-cli: warning: " << escape_control(file.symbolic.bind_warning) << '\n';
     return file;
 }
 

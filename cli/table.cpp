@@ -54,7 +54,24 @@ std::string raw_elide(std::string_view s, std::size_t max) {
 
 std::size_t display_width(std::string_view s) { return raw_width(escape_control(s)); }
 
-std::string elide(std::string_view s, std::size_t max) { return raw_elide(escape_control(s), max); }
+// Where escaping may start at or after `at` and agree with escaping from the start: a byte that
+// starts no continuation, or one at least 4 bytes past any lead (a sequence is at most 4 bytes).
+std::size_t char_start_from(std::string_view s, std::size_t at) {
+    for (std::size_t k = 0; k < 3 && at < s.size() && is_continuation(s[at]); ++k, ++at)
+        if (at >= 3 && is_continuation(s[at - 1]) && is_continuation(s[at - 2]) && is_continuation(s[at - 3])) break;
+    return at;
+}
+
+std::string elide(std::string_view s, std::size_t max) {
+    // Every character escapes to at least one shown character and takes at most 4 bytes, so the
+    // shown head and tail come from a window of 4 (max + 4) bytes at each end: a name 100,000
+    // modules deep is not escaped whole to show 60 characters.
+    const std::size_t window = 4 * (max + 4);
+    if (s.size() <= 2 * window + 8) return raw_elide(escape_control(s), max);
+    const std::string head = escape_control(s.substr(0, window));
+    const std::size_t tail_at = char_start_from(s, s.size() - window);
+    return raw_elide(head + escape_control(s.substr(tail_at)), max);
+}
 
 std::size_t column_width(std::string_view header, std::size_t widest) {
     return std::max(display_width(header), std::min(widest, kMaxCell));

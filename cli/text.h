@@ -4,6 +4,8 @@
 // human-readable output escapes them through these helpers; JSON output is escaped by the JSON
 // writer and CSV quoted per RFC 4180, so neither goes through here.
 #pragma once
+#include "fxmem/display_text.h"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -11,12 +13,8 @@
 
 namespace fxmem::cli {
 
-// `s` with control and invisible formatting characters escaped: \n \r \t, other C0 bytes, DEL
-// and bytes that are not UTF-8 as \xNN, C1 controls, bidi controls (U+061C, U+200E/F,
-// U+202A-202E, U+2066-2069), zero-width characters (U+200B-200D, U+2060, U+FEFF) and line/
-// paragraph separators (U+2028/9) as \uXXXX. Everything else is copied. keep_newlines: '\n'
-// stays (a multi-line error message). O(|s|).
-std::string escape_control(std::string_view s, bool keep_newlines = false);
+// The escaping every command's human-readable output uses is core's, which the app shares.
+using fxmem::escape_control;
 
 // A comma-separated list of the first `max_items` of `items` (each already formatted), then
 // "and N more" when there are more: an error message never lists 200k names.

@@ -6,6 +6,7 @@
 #pragma once
 #include "estimator/storage_passes.h"
 #include "fxmem/attribution.h"
+#include "fxmem/dataflow_scene.h"
 #include "fxmem/model.h"
 #include "fxmem/name_index.h"
 
@@ -41,6 +42,9 @@ struct WorkCounters {
     // Tables of one entry per storage of the file the estimator has filled so far, in this
     // process (build_alias_info without a table to reuse, get_fwd_bwd_interactions' flags).
     static std::uint64_t storage_table_passes() { return detail::storage_table_passes.load(); }
+
+    // Segments a DataflowScene has drawn (each O(its graph)), its construction included.
+    static std::uint64_t drawings(const DataflowScene& scene) { return scene.drawings_; }
 };
 
 } // namespace fxmem::detail

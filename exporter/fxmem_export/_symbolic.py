@@ -337,8 +337,8 @@ class SymbolTable:
         if vr is None:
             raise Unprintable(f"the symbol {name} has no range in its ShapeEnv")
         low, high = _bound(vr.lower), _bound(vr.upper)
-        if low is None:
-            raise Unprintable(f"the symbol {name} has no lower bound")
+        if low is None or low < 0:  # a size's range starts at 0 or 2; fxmem's reader refuses less
+            raise Unprintable(f"the symbol {name} has no lower bound at 0 or above (got {low})")
         if not (-INT64_MAX - 1 <= low <= hint and (high is None or hint <= high <= INT64_MAX)):
             raise Unprintable(f"the hint {hint} of {name} is outside its range [{low}, {high}]")
         sources = getattr(env, "var_to_sources", {}).get(sym) or []

@@ -118,7 +118,7 @@ def _value(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[RematPlanDoc, str]:
+def load_plan(plan: str | bytes | os.PathLike[str] | Mapping[str, Any]) -> tuple[RematPlanDoc, str]:
     """(plan, source): the plan read from a path (or taken as a mapping) with its shape checked as
     ``fxmem-cli remat --plan`` checks it; ``source`` names it in messages (the path, with control
     characters escaped, or "<plan>"). A path must name a regular file of at most
@@ -126,6 +126,8 @@ def load_plan(plan: str | os.PathLike[str] | Mapping[str, Any]) -> tuple[RematPl
     if isinstance(plan, Mapping):
         data: Any = dict(plan)
         source = "<plan>"
+    elif not isinstance(plan, (str, bytes, os.PathLike)):
+        raise RematPlanError(f"a plan is a path or a mapping, got {type(plan).__name__}")
     else:
         path = os.fsdecode(os.fspath(plan))
         source = shown(path)
@@ -589,7 +591,8 @@ def _plan_uuid(data: Any) -> str:
     return hashlib.sha256(code + json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[str | os.PathLike[str] | Mapping[str, Any]]
+def apply_remat(plan: str | bytes | os.PathLike[str] | Mapping[str, Any]
+                | Sequence[str | bytes | os.PathLike[str] | Mapping[str, Any]]
                 ) -> Any:
     """A joint-graph pass (an Inductor ``CustomGraphPass``, so the FX graph cache keys on the
     plans) that tags the joint graph per ``plan`` (a path to a plan file or its mapping):
@@ -603,10 +606,12 @@ def apply_remat(plan: str | os.PathLike[str] | Mapping[str, Any] | Sequence[str 
     (``.reports``: all of them); the summary is also logged (logger ``fxmem_export.remat``)."""
     from torch._inductor.custom_graph_pass import CustomGraphPass  # here: torch._inductor takes a second
 
-    if isinstance(plan, (str, os.PathLike, Mapping)):
+    if isinstance(plan, (str, bytes, os.PathLike, Mapping)):  # bytes: a path, not a list of ints
         plans = [load_plan(plan)]
-    else:
+    elif isinstance(plan, Sequence):
         plans = [load_plan(p) for p in plan]
+    else:
+        raise RematPlanError(f"apply_remat: a plan is a path, a mapping or a list of them, got {type(plan).__name__}")
     if not plans:
         raise RematPlanError("apply_remat: no plan given")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import torch
@@ -122,7 +121,6 @@ def test_inductor_inner(tmp_path):
     # bias-free linears: only extern mm kernels, so Inductor does not need to run the C++ compiler
     model = nn.Sequential(nn.Linear(8, 16, bias=False), nn.Linear(16, 4, bias=False))
     x = torch.randn(3, 8)
-    t0 = time.time()
     with torch._inductor.config.patch(compile_threads=1):
         y = torch.compile(model, backend=be)(x)
         torch.testing.assert_close(y, model(x))
@@ -140,4 +138,3 @@ def test_inductor_inner(tmp_path):
     assert roles["args[0]"] == "input"  # Dynamo traces nn.Sequential through _call_impl(*args)
     modules = {n.get("module") for g in doc["graphs"] for n in g["nodes"]}
     assert modules == {"", "0", "1"} and modules <= dict(model.named_modules()).keys()
-    assert time.time() - t0 < 120

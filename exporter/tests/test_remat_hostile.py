@@ -158,3 +158,16 @@ def test_control_characters_in_a_plan_target_are_escaped():
 
 def test_the_plan_errors_are_fxmem_errors_and_value_errors():
     assert issubclass(RematPlanError, FxmemExportError) and issubclass(RematPlanError, ValueError)
+
+
+def test_a_plan_of_the_wrong_type_is_a_plan_error(tmp_path):
+    # bytes were iterated as a list of ints, None and 123 not at all: each a TypeError.
+    for plan in (None, 123, 1.5, [123], [None]):
+        with pytest.raises(RematPlanError, match="a plan is a path"):
+            apply_remat(plan)  # type: ignore[arg-type]
+    # bytes are a path, as os.fspath takes them: the file's own error, or its plan.
+    with pytest.raises(RematPlanError, match="missing.json"):
+        apply_remat(os.fsencode(tmp_path / "missing.json"))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(GOOD))
+    assert apply_remat(os.fsencode(good)).plan["joint"] == "joint"

@@ -260,12 +260,9 @@ def test_file_at_a_binding_equals_pytorch(captures, name, sizes):
     print(f"{name} {sizes[0]}x{sizes[1]}: pair peak {expected['peak']} B, whole step {torch_whole_step(cap, binding)} B")
 
 
-def _run_or_skip(cli: Path, *args: str) -> dict[str, Any]:
-    """fxmem-cli's JSON answer; a skip when the command or option does not exist yet (a usage
-    error naming it unknown: issue 25's core side is built in parallel)."""
+def _run(cli: Path, *args: str) -> dict[str, Any]:
+    """fxmem-cli's JSON answer: any exit but 0 fails (an unknown command or option included)."""
     r = subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=120)
-    if r.returncode == 2 and "unknown" in r.stderr:
-        pytest.skip(f"fxmem-cli {args[0]}: {r.stderr.strip().splitlines()[0]} (issue 25's core side is not built yet)")
     assert r.returncode == 0, f"fxmem-cli {' '.join(args)} exited {r.returncode}: {r.stderr.strip()}"
     return json.loads(r.stdout)
 
@@ -280,10 +277,10 @@ def test_cli_at_a_binding_equals_pytorch(captures, cli, name, sizes):
     cap = captures[name]
     binding = _binding(cap, *sizes)
     expected = torch_pair(cap, binding)
-    got = _run_or_skip(cli, "peak", str(cap.path), "--set", _set(binding), "--json")
+    got = _run(cli, "peak", str(cap.path), "--set", _set(binding), "--json")
     for key in ("forward_peak", "backward_baseline", "backward_peak", "peak"):
         assert got[key] == expected[key], f"{name} at {sizes}: {key} fxmem-cli {got[key]} != torch {expected[key]}"
-    whole = _run_or_skip(cli, "peak", str(cap.path), "--whole-step", "--set", _set(binding), "--json")
+    whole = _run(cli, "peak", str(cap.path), "--whole-step", "--set", _set(binding), "--json")
     assert whole["peak"] == torch_whole_step(cap, binding), f"{name} at {sizes}: whole step"
 
 
@@ -307,7 +304,7 @@ def test_fit_equals_a_brute_force_scan(captures, cli, limit):
     print(f"llama, sequence 1024, {limit} B: largest batch {pair} (pair), {whole} (whole step)")
     b_name, s_name = _names(cap)
     for extra, expected in (([], pair), (["--whole-step"], whole)):
-        got = _run_or_skip(cli, "fit", str(cap.path), "--memory", str(limit), "--vary", b_name, "--set", f"{s_name}=1024",
+        got = _run(cli, "fit", str(cap.path), "--memory", str(limit), "--vary", b_name, "--set", f"{s_name}=1024",
                       *extra, "--json")
         assert got["max_value"] == expected, f"fit {extra} at {limit} B"
         assert got["symbol"] == b_name and got["limit"] == limit

@@ -75,6 +75,13 @@ TEST(Units, ParseByteSize) {
     EXPECT_EQ(parse_byte_size("1.5KiB"), 1536);
     EXPECT_EQ(parse_byte_size("1e9"), 1000000000);
     EXPECT_EQ(parse_byte_size("2kB"), 2000);
+    // A fraction of a byte was floored: --memory 0.9B meant 0 bytes.
+    EXPECT_EQ(parse_byte_size("0.9B"), std::nullopt);
+    EXPECT_EQ(parse_byte_size("1.5"), std::nullopt);
+    EXPECT_EQ(parse_byte_size("0.0001kB"), std::nullopt);
+    EXPECT_EQ(parse_byte_size("2.0B"), 2);
+    EXPECT_EQ(parse_byte_size("0"), 0);
+    EXPECT_EQ(parse_byte_size("0.1kB"), 100);
     EXPECT_EQ(parse_byte_size("0"), 0);
     for (const char* bad :
          {"", "GB", "-1", "1.5.2GB", "80 gb", "80GiBs", "1e", "9223372036854775808", "9e18TB", "nan", "inf", "0x10"})

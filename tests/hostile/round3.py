@@ -69,7 +69,8 @@ PLACE = re.compile(
     r"|recomputed\[\d+\]|'(order|saved|recomputed|format|version|joint|peak|extra_flops|nodes)'|duplicate key"
     r"|nested more than|invalid JSON|nodes\['|missing '|has no \"step\"|no pair has|unsupported plan version")
 WHOLE_FILE = re.compile(r"the file is empty|not a regular file|is a directory|No such file|no such file|"
-                        r"file too large|a remat plan must be a JSON object|not a remat plan|cannot (open|read)|has no \"step\"|: --[a-z-]+[ :]")
+                        r"file too large|a remat plan must be a JSON object|not a remat plan|cannot (open|read)|has no \"step\"|: --[a-z-]+[ :]"
+                        r"|every storage is on the CPU|rounded up to 512-byte blocks")
 CRASH_TEXT = re.compile(r"Traceback|terminate called|what\(\):|Assertion|AddressSanitizer|runtime error:|"
                         r"Segmentation|core dumped|std::")
 RAW_CONTROL = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
@@ -515,6 +516,67 @@ def step_cases(rng: random.Random) -> list[Case]:
     return cases
 
 
+# ---------------------------------------------------------------- issue 39: fit, diff, layout, export
+def round4_cases(rng: random.Random) -> list[Case]:
+    """Symbolic ranges and sizes fit must answer or refuse by name (a negative minimum, two symbols of
+    one source, sizes that do not grow, FLOPs and intermediates past int64), a CPU-only capture
+    diffed against a GPU one, and memory_viz blocks past 2^63."""
+    cases: list[Case] = []
+    small = json.loads((GOOD / "symbolic_small.json").read_bytes())
+    # --json: the text says "range [0, inf)", which the sanity check reads as an infinite number.
+    fit = ["fit", "{F}", "--memory", "1000", "--vary", "s0", "--whole-step", "--json"]
+
+    def with_step(doc):
+        doc = copy.deepcopy(doc)
+        doc["step"] = [{"graph": "g", "call": 0}]
+        return doc
+
+    def sym(label, edit, expect, cmds=None):
+        doc = with_step(small)
+        edit(doc)
+        cases.append(Case("round 4", f"symbolic_small: {label}", {"F": dumps(doc)},
+                          cmds or [fit, ["peak", "{F}", "--whole-step", "--set", "s0=5"]], expect))
+
+    def storage(expr, nbytes, low=2, high=64):
+        def edit(doc):
+            doc["storages"][0].update({"nbytes": nbytes, "nbytes_expr": expr})
+            doc["symbols"][0].update({"min": low, "max": high})
+        return edit
+
+    sym("min -1", storage("Max(s0, 0)", 4, -1, None), "error")
+    sym("min -2^63", storage("Max(s0, 0)", 4, -2**63, None), "error")
+    sym("Max(s0, 0) from 0", storage("Max(s0, 0)", 4, 0, None), "ok")
+    sym("Min(s0**3, 5), unbounded", storage("Min(s0**3, 5)", 5, 2, None), "ok")
+    sym("(s0-50)**2", storage("(s0 - 50)**2", 2116), "ok")
+    sym("Mod(s0, 7) over 10^5 values", storage("Mod(s0, 7) + 1", 5, 2, 100000), "ok",
+        [fit + ["--time-limit", "2"]])
+
+    def flops(doc):
+        storage("16*s0", 64, 2, None)(doc)
+        doc["graphs"][0]["nodes"][0].update({"flops": 64, "flops_expr": "s0**3"})
+    sym("FLOPs past 2^61", flops, "ok", [fit, ["peak", "{F}", "--whole-step", "--set", "s0=4000000000"]])
+
+    def twin(doc):
+        doc["symbols"].append({**doc["symbols"][0], "name": "s1"})
+        doc["storages"][0]["nbytes_expr"] = "16*s0 + 0*s1"
+    sym("two symbols of one source", twin, "error")
+
+    diff_old = json.loads((GOOD / "diff_old.json").read_bytes())
+    cpu = json.loads(json.dumps(diff_old).replace('"cuda:0"', '"cpu"'))
+    cases.append(Case("round 4", "diff against a CPU capture", {"F": dumps(diff_old), "P": dumps(cpu)},
+                      [["diff", "{F}", "{P}"], ["diff", "{P}", "{F}", "--json"]], "error"))
+    huge = {"format": "fxmem", "version": 1,
+            "storages": [{"id": i, "device": "cuda:0", "nbytes": 2**62 - 511} for i in range(2)],
+            "graphs": [{"name": "g", "kind": "inference", "nodes": [
+                {"name": f"x{i}", "op": "placeholder", "target": f"x{i}", "inputs": [],
+                 "val": {"storage": i, "dtype": "torch.uint8", "shape": [2**62 - 511], "stride": [1], "offset": 0}}
+                for i in range(2)] + [{"name": "output", "op": "output", "target": "output",
+                                       "inputs": ["x0", "x1"], "val": None}]}]}
+    cases.append(Case("round 4", "memory_viz blocks past 2^63", {"F": dumps(huge)},
+                      [["export", "{F}", "--memory-viz", "{O}"]], "error"))
+    return cases
+
+
 # ---------------------------------------------------------------- optimizer state
 def optimizer_cases(rng: random.Random) -> list[Case]:
     cases: list[Case] = []
@@ -757,7 +819,7 @@ def main() -> int:
         tmp.mkdir(parents=True, exist_ok=True)
         plans = make_plans(a.cli, tmp)
         cases = (joint_cases(rng) + plan_cases(rng, plans) + budget_cases(rng) + step_cases(rng) + optimizer_cases(rng)
-                 + flip_cases(rng, a.flips))
+                 + round4_cases(rng) + flip_cases(rng, a.flips))
         with ThreadPoolExecutor(a.jobs) as pool:
             results = list(pool.map(lambda ic: run_case(a.cli, ic[1], tmp / f"case{ic[0]:04d}"), enumerate(cases)))
         if a.verbose:

@@ -5,6 +5,9 @@
       relu(x @ w) layers and its backward, without a pair (remat simulates the baseline)
   scale_inputs.py sweep -o FILE             llama_sweep with 22 budget pairs (0.0 to 1.0 by 0.05,
       and 0.025), each a copy of the bundled pair of nearest budget
+  scale_inputs.py calls --nodes N -o FILE   round 4: tests/data/good/diff_step_old.json's pair run
+      as N forward calls, then N backward calls (whole-step views' memory)
+  scale_inputs.py deep --nodes D -o FILE    round 4: one node nested D modules deep (layout)
 """
 from __future__ import annotations
 
@@ -34,14 +37,37 @@ def sweep22(out: str) -> None:
     print(f"{out}: {len(pairs)} pairs")
 
 
+def calls(n: int, out: str) -> None:
+    doc = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "good" / "diff_step_old.json").read_bytes())
+    doc["step"] = ([{"graph": "fwd", "call": i} for i in range(n)] +
+                   [{"graph": "bwd", "call": i} for i in range(n - 1, -1, -1)])
+    Path(out).write_text(json.dumps(doc, separators=(",", ":")))
+    print(f"{out}: {n} forward calls, then {n} backward calls")
+
+
+def deep(depth: int, out: str) -> None:
+    module = ".".join(["m"] * depth)
+    val = '{"storage":%d,"dtype":"torch.float32","shape":[16],"stride":[1],"offset":0}'
+    Path(out).write_text(
+        '{"format":"fxmem","version":1,"storages":[{"id":0,"device":"cuda:0","nbytes":64},'
+        '{"id":1,"device":"cuda:0","nbytes":64}],"graphs":[{"name":"g","kind":"inference","nodes":['
+        '{"name":"x","op":"placeholder","target":"x","inputs":[],"val":' + val % 0 + '},'
+        '{"name":"y","op":"call_function","target":"aten.relu.default","inputs":["x"],"module":"' + module +
+        '","val":' + val % 1 + '},{"name":"output","op":"output","target":"output","inputs":["y"],"val":null}]}]}')
+    print(f"{out}: one node {depth} modules deep")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["joint", "sweep"])
+    ap.add_argument("what", choices=["joint", "sweep", "calls", "deep"])
     ap.add_argument("--nodes", type=int, default=100000)
     ap.add_argument("-o", required=True)
     a = ap.parse_args()
     if a.what == "sweep":
         sweep22(a.o)
+        return
+    if a.what in ("calls", "deep"):
+        (calls if a.what == "calls" else deep)(a.nodes, a.o)
         return
     layers = max(1, (a.nodes - 5) // 8)  # 8 nodes per layer, 5 besides
     storages: list[str] = []

@@ -112,6 +112,8 @@ void TestWholeStepView::liveAndBreakdownMatchTheCli() {
     for (const std::int64_t step : {second / 2, second, static_cast<std::int64_t>(scene->peakStep)}) {
         const LiveAtStep app = liveAtStep(*scene, nullptr, step);
         const Segment& seg = scene->segments[static_cast<std::size_t>(app.where.segment)];
+        const std::vector<fxmem::CarriedStorage> carried =
+            scene->timeline->carried(static_cast<std::size_t>(app.where.segment));
         std::int64_t appBytes = 0;
         std::multiset<qint64> appOwn, appCarried;
         std::map<qint64, QString> appWhy; // carried storage -> kind
@@ -123,11 +125,11 @@ void TestWholeStepView::liveAndBreakdownMatchTheCli() {
                 appOwn.insert(id);
             } else {
                 appCarried.insert(id);
-                appWhy[id] = QString::fromUtf8(fxmem::to_string(seg.carried[i - app.baselineBegin].kind));
+                appWhy[id] = QString::fromUtf8(fxmem::to_string(carried[i - app.baselineBegin].kind));
             }
         }
         QCOMPARE(appBytes, scene->profile[static_cast<std::size_t>(step)]);
-        QCOMPARE(app.live.size() - app.baselineBegin, seg.carried.size());
+        QCOMPARE(app.live.size() - app.baselineBegin, carried.size());
 
         const QStringList at = {QStringLiteral("--whole-step"), QStringLiteral("--step"), QString::number(step),
                                 QStringLiteral("--json")};

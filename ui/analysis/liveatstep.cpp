@@ -14,6 +14,7 @@ LiveAtStep liveAtStep(const Scene& scene, const OrderedLive* ordered, std::int64
     fxmem::TimelineLive at = scene.timeline->live_at(globalStep, &shownIndex(scene, seg, ordered));
     out.live = std::move(at.live);
     out.baselineBegin = at.baseline_begin;
+    out.carried = scene.timeline->carried(static_cast<std::size_t>(out.where.segment));
     return out;
 }
 
@@ -21,8 +22,7 @@ int madeInSegment(const Scene& scene, const LiveAtStep& at, std::size_t i) {
     if (at.where.segment < 0) return -1;
     if (i < at.baselineBegin) return at.where.segment;
     if (!scene.wholeStep()) return 0; // a joined pair's baseline: the forward's outputs
-    const Segment& seg = scene.segments[static_cast<std::size_t>(at.where.segment)];
-    const std::optional<std::uint32_t> source = seg.carried[i - at.baselineBegin].source;
+    const std::optional<std::uint32_t> source = at.carried[i - at.baselineBegin].source;
     return source && *source < scene.segments.size() ? static_cast<int>(*source) : -1;
 }
 

@@ -1,7 +1,7 @@
 // The storages live at a global step of a scene, as every view lists them (live table,
 // breakdown): the segment's live set in the order shown, then, for the backward of a joined pair,
 // the forward outputs its baseline keeps, or in the whole step every storage the segment carries
-// (Segment::carried, in that order), so the bytes add up to the plotted curve.
+// (Timeline::carried, in that order), so the bytes add up to the plotted curve.
 #pragma once
 #include "analysis/orderedlive.h"
 #include "loading/scene.h"
@@ -16,9 +16,10 @@
 const fxmem::LiveSetIndex& shownIndex(const Scene& scene, const Segment& segment, const OrderedLive* ordered);
 
 struct LiveAtStep {
-    Scene::Where where;                   // segment -1: outside every segment (live is empty)
-    std::vector<fxmem::LiveStorage> live; // largest first, then the baseline storages
-    std::size_t baselineBegin = 0;        // live[baselineBegin, end) hold the baseline (the carried storages)
+    Scene::Where where;                         // segment -1: outside every segment (live is empty)
+    std::vector<fxmem::LiveStorage> live;       // largest first, then the baseline storages
+    std::size_t baselineBegin = 0;              // live[baselineBegin, end) hold the baseline (the carried storages)
+    std::vector<fxmem::CarriedStorage> carried; // the whole step: live[baselineBegin + k] is carried[k]
 };
 
 // The live set comes from shownIndex(scene, segment, ordered), the baseline from core's

@@ -109,7 +109,6 @@ void addSegments(Scene& scene, const fxmem::RoleAssignment& roles, const fxmem::
         seg.offset = ts.offset;
         seg.baseline = ts.baseline;
         seg.baselineStorages = ts.baseline_storages;
-        seg.carried = ts.carried;
         if (ts.entry) {
             const fxmem::StepEntry& entry = file.step[*ts.entry];
             seg.entry = static_cast<int>(*ts.entry);

@@ -53,12 +53,11 @@ struct Segment {
     // Each storage's role and owner module, and this graph's module tree.
     std::shared_ptr<const fxmem::Attribution> attribution;
     // The whole step: the step entry this segment runs (segment i runs entry i), its name
-    // ("region0.forward #2 (blocks.1)"), its module prefix, and what it carries: baseline is their
-    // counted bytes and baselineStorages their storages, in the same order.
+    // ("region0.forward #2 (blocks.1)") and its module prefix; baseline is the counted bytes of
+    // what it carries, Timeline::carried(i) (made on demand: a copy per run is quadratic).
     int entry = -1;
     std::string name;
     QString modulePrefix;
-    std::vector<fxmem::CarriedStorage> carried;
 };
 
 // A qualified module name relative to a module prefix: "blocks.1.attn" under "blocks.1" is

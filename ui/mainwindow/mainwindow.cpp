@@ -271,6 +271,9 @@ void MainWindow::onSceneReady(std::shared_ptr<const Scene> scene) {
     centre_->banner()->showScene(scene);
     statusLine_->showScene(scene.get());
     updateActions();
+    // Sizes whose FLOPs pass 2^61 are shown (the memory is exact), with what is unknown.
+    if (const std::string& warning = scene->file->symbolic.bind_warning; !warning.empty())
+        statusBar()->showMessage(tr("Sizes: %1").arg(elided(warning, 400)), 10000);
     if (rebound) {
         parts_.timeline->setXRange(keepRange.lower, keepRange.upper);
         if (!keepModule.isNull()) state_->selectModule(keepModule);

@@ -54,7 +54,7 @@ void LiveStorageModel::setLive(std::int64_t globalStep, const LiveAtStep& at) {
             r.baseline = baseline;
             if (baseline && scene_->wholeStep()) {
                 // What the whole step carries: named by the graph run that made it, if any.
-                const fxmem::CarriedStorage& c = seg.carried[i - at.baselineBegin];
+                const fxmem::CarriedStorage& c = at.carried[i - at.baselineBegin];
                 r.carry = static_cast<int>(c.kind);
                 r.source = made;
             }

@@ -344,8 +344,10 @@ void SizesBar::fitLargest(int symbol) {
     fitJobs_->start<fxmem::FitResult>(
         [scene, symbol, binding, limit](JobContext& job) {
             job.throwIfCancelled();
-            return std::make_shared<const fxmem::FitResult>(
-                fitView(*scene->file, scene->request, static_cast<std::size_t>(symbol), binding, limit));
+            // The search polls the job's check before every evaluation: a scan of a million
+            // values stops when cancelled, not when it ends.
+            return std::make_shared<const fxmem::FitResult>(fitView(
+                *scene->file, scene->request, static_cast<std::size_t>(symbol), binding, limit, job.cancelCheck()));
         },
         [this, symbol, limit, deviceName](std::shared_ptr<const fxmem::FitResult> r) {
             const QString name = label(symbol);
@@ -365,6 +367,12 @@ void SizesBar::fitLargest(int symbol) {
                         .arg(name, device)
                         .arg(*r->max_value)
                         .arg(formatBytes(limit - *r->peak_at_max), next);
+                if (r->fits_first) // sizes that do not grow with the symbol: other values fit
+                    return tr("Nothing fits in %1 from the minimum %2 = %3, but every %2 from %4 to %5 does")
+                        .arg(device, name)
+                        .arg(r->next_value.value_or(0))
+                        .arg(*r->fits_first)
+                        .arg(*r->fits_last);
                 return tr("Nothing fits in %1: at %2 = %3 the peak is %4")
                     .arg(device, name)
                     .arg(r->next_value.value_or(0))

@@ -18,8 +18,10 @@ std::int64_t viewPeak(const fxmem::GraphFile& file, const SceneRequest& request)
 }
 
 fxmem::FitResult fitView(fxmem::GraphFile file, const SceneRequest& request, std::size_t symbol,
-                         const std::vector<std::int64_t>& binding, std::int64_t limit) {
+                         const std::vector<std::int64_t>& binding, std::int64_t limit,
+                         const fxmem::CancelCheck& cancelled) {
     fxmem::FitQuery q;
+    q.cancelled = cancelled;
     q.symbol = symbol;
     q.binding.values = binding;
     q.limit = limit;

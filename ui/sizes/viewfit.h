@@ -14,5 +14,7 @@ std::int64_t viewPeak(const fxmem::GraphFile& file, const SceneRequest& request)
 
 // The largest value of symbol `symbol` whose view peak fits in `limit` bytes, the other symbols
 // at `binding`. Throws fxmem::Error as fit_symbol does.
+// `cancelled` is polled before every evaluation (fxmem::Cancelled).
 fxmem::FitResult fitView(fxmem::GraphFile file, const SceneRequest& request, std::size_t symbol,
-                         const std::vector<std::int64_t>& binding, std::int64_t limit);
+                         const std::vector<std::int64_t>& binding, std::int64_t limit,
+                         const fxmem::CancelCheck& cancelled = {});

@@ -162,7 +162,8 @@ std::vector<Band> forWholeStep(const Scene& scene, fxmem::GroupBy by, std::uint3
     };
     // A graph run several times is grouped once.
     std::map<const GraphAnalysis*, std::pair<fxmem::StackedProfile, std::vector<Band>>> done;
-    for (const Segment& s : scene.segments) {
+    for (std::size_t k = 0; k < scene.segments.size(); ++k) {
+        const Segment& s = scene.segments[k];
         auto it = done.find(s.analysis.get());
         if (it == done.end()) {
             fxmem::StackedProfile p = profileOf(s.analysis->live(), *s.attribution, by, depth, top, true);
@@ -189,7 +190,7 @@ std::vector<Band> forWholeStep(const Scene& scene, fxmem::GroupBy by, std::uint3
         }
         std::vector<fxmem::StorageId> rest;
         std::int64_t saved = 0;
-        for (const fxmem::CarriedStorage& c : s.carried) {
+        for (const fxmem::CarriedStorage& c : scene.timeline->carried(k)) {
             if (by == fxmem::GroupBy::Role && c.kind == fxmem::CarryKind::Saved)
                 saved += c.bytes;
             else

@@ -12,7 +12,9 @@ inline QString toQString(std::string_view s) { return QString::fromUtf8(s.data()
 // How many bytes of a name the views show at most (a long name's head, then "…").
 inline constexpr std::size_t kMaxShownNameBytes = 160;
 
-// The head of `s` cut at a UTF-8 character boundary, with "…" when it was longer than maxBytes.
+// The head of `s` cut at a UTF-8 character boundary, with "…" when it was longer than maxBytes,
+// its control and bidi characters escaped (fxmem::escape_control, as fxmem-cli shows names):
+// every name a view shows goes through here. Line breaks stay (a message of several lines).
 QString elided(std::string_view s, std::size_t maxBytes = kMaxShownNameBytes);
-// The same for a QString (file names, messages): the first maxChars characters and "…".
+// The same for a QString (file names, messages): the first maxChars characters and "…", escaped.
 QString elided(const QString& s, qsizetype maxChars = static_cast<qsizetype>(kMaxShownNameBytes));

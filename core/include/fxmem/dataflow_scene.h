@@ -11,9 +11,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace fxmem {
+
+namespace detail {
+struct WorkCounters;
+}
 
 struct DataflowSegment {
     GraphId graph; // index into GraphFile::graphs
@@ -59,8 +64,13 @@ public:
     bool toggle(std::size_t segment, std::uint32_t module);
     bool expand(std::size_t segment, std::uint32_t module);
     bool collapse(std::size_t segment, std::uint32_t module);
+    // Expands each of `modules` (tree indexes of `segment`'s tree; the root and indexes out of
+    // range are skipped) and draws the segment once: a list of names costs one drawing, not one
+    // per name. The count of modules that were collapsed.
+    std::size_t expand_all(std::size_t segment, std::span<const std::uint32_t> modules);
 
 private:
+    friend struct detail::WorkCounters;
     void redraw(std::size_t segment);
     void place();
     struct CrossNode {
@@ -73,6 +83,7 @@ private:
     std::vector<CrossNode> cross_nodes_; // in segment and node order
     std::vector<DataflowCrossEdge> cross_edges_;
     double width_ = 0, height_ = 0;
+    std::uint64_t drawings_ = 0; // segments drawn so far (WorkCounters)
 };
 
 } // namespace fxmem

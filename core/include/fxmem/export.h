@@ -87,6 +87,7 @@ struct MemoryVizSummary {
 MemoryVizSummary write_memory_viz(std::ostream& out, const GraphFile& file, const ExportTimeline& timeline,
                                   const MemoryVizOptions& options = {});
 // The CUDA caching allocator's block size for a request: at least 512 bytes, a multiple of 512.
+// Throws Error when that passes 2^63-1 (write_memory_viz refuses a file whose rounded sizes do).
 std::int64_t cuda_block_size(std::int64_t nbytes);
 
 // The two written atomically (write_file_atomically: a temporary file, then a rename). Throw Error

@@ -9,6 +9,7 @@
 // Lifetime and threads: FitResult is a value; fit reads the file during the call only. Any
 // number of threads may fit on one shared GraphFile.
 #pragma once
+#include "fxmem/cancel.h"
 #include "fxmem/model.h"
 #include "fxmem/symbolic.h"
 
@@ -30,6 +31,13 @@ struct FitQuery {
     // a heuristic's result, such as a recompute search's plan, which no form check covers).
     bool assume_monotone = false;
     std::int64_t max_scan = 1'000'000; // values a scan may visit
+    // Polled before every evaluation: throws fxmem::Cancelled (the app's job, cancelled mid-scan).
+    CancelCheck cancelled;
+    // Called every `progress_every` evaluations with the value just evaluated and the count so far.
+    std::function<void(std::int64_t value, std::size_t probes)> progress;
+    std::size_t progress_every = 1000;
+    // Seconds the search may take (0: no limit): past it, the answer so far (FitResult::stopped).
+    double time_limit_s = 0;
 };
 
 struct FitResult {
@@ -41,6 +49,13 @@ struct FitResult {
     std::optional<std::int64_t> next_value, peak_at_next;
     bool monotone = false;  // searched (proven or assumed monotone), else scanned
     std::size_t probes = 0; // evaluations of the measure
+    // The time limit ended the search: every value from the minimum to max_value fits, and
+    // next_value was not evaluated (nullopt) unless the search had found it.
+    bool stopped = false;
+    // A scan whose minimum does not fit (nothing fits from it): the first value after it that
+    // fits, and the last value of the run of values from there that all fit; nullopt when no
+    // value of the range (or of the values scanned before a limit) fits.
+    std::optional<std::int64_t> fits_first, fits_last;
 };
 
 // The peak a fit measures, of a file bound at one value (the pair peak, the whole step...).
@@ -48,7 +63,7 @@ using FitMeasure = std::function<std::int64_t(const GraphFile&)>;
 
 // Throws Error on a query outside the file (symbol index, binding length, a binding value outside
 // its range), on a size expression that is invalid at a probed value (not an overflow: that value
-// does not fit) and when a scan would exceed max_scan values.
+// does not fit) and when a scan would exceed max_scan values; Cancelled when query.cancelled says.
 FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& measure);
 
 // Whether `code` never decreases as symbol `symbol` grows from `values[symbol]` (its minimum),

@@ -40,4 +40,8 @@ void write_file_atomically(const std::string& path, std::string_view contents);
 // command check its output path before long work.
 std::string resolve_write_target(const std::string& path);
 
+// Whether `a` and `b` name one existing file by any path (links, "./", hard links): an output
+// that is an input would replace what was read. False when either does not exist.
+bool same_file(const std::string& a, const std::string& b);
+
 } // namespace fxmem

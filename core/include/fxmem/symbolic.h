@@ -74,7 +74,9 @@ enum class EvalFault : std::uint8_t { Overflow, DivisionByZero };
 std::string_view to_string(EvalFault fault); // "overflows int64", "divides by zero"
 
 // The value of `code` with symbol i bound to values[i]; nullopt on overflow or a zero divisor
-// (the reason in *fault when given).
+// (the reason in *fault when given). An intermediate value past int64 is not an overflow when the
+// result does not depend on it (Min(s0**3, 5) is 5, 0*s0**3 is 0): only a result past int64, or
+// such a value divided, taken modulo, or added to one past int64 of the other sign.
 std::optional<std::int64_t> evaluate(std::span<const ExprInstr> code, std::span<const std::int64_t> values,
                                      EvalFault* fault = nullptr);
 
@@ -120,6 +122,10 @@ struct SymbolicSizes {
     std::vector<NodeFlops> node_flops;       // in (graph, node) order
     std::vector<BufferSize> buffer_sizes;    // in (graph, buffer) order
     std::vector<std::int64_t> bound;         // the binding the file's ints hold now (the hints on load)
+    // What the binding `bound` left unknown, for a warning: the FLOPs of the nodes whose
+    // 'flops_expr' overflows there or passes the file's cap (memory never depends on them); ""
+    // when nothing.
+    std::string bind_warning;
 
     bool empty() const { return symbols.empty(); }
     std::span<const ExprInstr> expr_code(std::uint32_t e) const {
@@ -151,7 +157,9 @@ SizeBinding hint_binding(const SymbolicSizes& sizes);
 
 // Rewrites every symbolic int of `file` (storage nbytes and the total, tensor shapes, strides,
 // offsets, node FLOPs, program buffers' nbytes: a graph's program is replaced by a bound copy) to
-// its value at `binding`. Throws Error, leaving `file` unchanged, when the
+// its value at `binding`. FLOPs that overflow int64 or pass the file's cap
+// (GraphFile::kMaxTotalFlops) at the binding become unknown, with SymbolicSizes::bind_warning
+// saying so: they are no part of the memory. Throws Error, leaving `file` unchanged, when the
 // binding has the wrong length or a value outside its symbol's range (naming the symbol and the
 // range), or when an expression overflows, divides by zero or gives a negative size at it
 // (naming the storage, or the graph and node or buffer), or when a program's reuse joins two

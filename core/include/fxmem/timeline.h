@@ -34,10 +34,10 @@ struct TimelineSegment {
     std::int64_t offset = 0;                       // global step of this graph's profile index 0
     std::size_t length = 0;                        // its profile's length (1 + 2K)
     std::int64_t baseline = 0;                     // bytes under its profile: the pair's baseline or the carry
-    // The storages that make the baseline: a pair's backward keeps the forward's outputs, a whole
-    // step's run its carried storages (`carried`, in the same order).
+    // The storages that make a pair's backward's baseline: the forward's outputs it keeps. A
+    // whole step's run leaves it empty: what it carries is Timeline::carried(segment), made on
+    // demand (a copy per run would make the step's memory quadratic in its length).
     std::vector<StorageId> baseline_storages;
-    std::vector<CarriedStorage> carried;
     std::optional<std::uint32_t> entry; // the whole step's entry this segment runs
     // Measure::Allocated: the graph's program, whose profile this segment shows (length and live
     // buffers from it); null under Estimator. `analysis` is there under both (baselines, carry).
@@ -113,6 +113,10 @@ public:
     const std::optional<PeakMemory>& pair_peak() const { return pair_peak_; }
     // The whole step's numbers; null for a graph or a pair.
     const std::shared_ptr<const WholeStep>& step() const { return step_; }
+
+    // What segment `segment` of the whole step carries (fxmem::carried_at, in live_at's order);
+    // empty for a graph or a pair. O(the step's carried items) per call.
+    std::vector<CarriedStorage> carried(std::size_t segment) const;
 
     // The segment a global step lies in and the profile index there. O(log segments).
     std::optional<TimelinePoint> locate(std::int64_t global_step) const;

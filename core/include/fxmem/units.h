@@ -20,8 +20,10 @@ std::string format_fractional_bytes(double bytes, ByteUnits units);
 
 // A size as a person types it: "1000000" (bytes, exact), "80GiB", "24GB", "79.6 GiB", "1e9",
 // "512MiB": decimal units (kB/KB, MB, GB, TB: powers of 1000) or binary ones (KiB, MiB, GiB, TiB),
-// the bytes rounded down. nullopt for anything else, a negative size, or one of 2^63 bytes or
-// more. fxmem-cli fit --memory and the app's device memory read sizes through this.
+// the bytes rounded down. nullopt for anything else, a negative size, one of 2^63 bytes or
+// more, a fraction of a byte without a unit ("0.9B", "1.5") or a size that rounds down to 0
+// from above ("0.1kB" is 100 bytes, "0.0001kB" nothing). fxmem-cli fit --memory and the app's device memory read sizes
+// through this.
 std::optional<std::int64_t> parse_byte_size(std::string_view text);
 
 } // namespace fxmem

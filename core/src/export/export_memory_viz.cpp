@@ -225,7 +225,11 @@ struct Event {
 std::int64_t cuda_block_size(std::int64_t nbytes) {
     constexpr std::int64_t kMinBlock = 512; // CUDACachingAllocator's kMinBlockSize
     if (nbytes < kMinBlock) return kMinBlock;
-    return (nbytes + kMinBlock - 1) / kMinBlock * kMinBlock;
+    const std::int64_t whole = nbytes / kMinBlock * kMinBlock;
+    if (whole == nbytes) return whole;
+    if (whole > std::numeric_limits<std::int64_t>::max() - kMinBlock)
+        throw Error(std::to_string(nbytes) + " bytes rounded up to 512-byte blocks pass 2^63-1");
+    return whole + kMinBlock;
 }
 
 MemoryVizSummary write_memory_viz(std::ostream& out, const GraphFile& file, const ExportTimeline& t,
@@ -248,6 +252,21 @@ MemoryVizSummary write_memory_viz(std::ostream& out, const GraphFile& file, cons
     std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
         return a.time != b.time ? a.time < b.time : a.alloc < b.alloc;
     });
+
+    // Every address is below its device's base plus the sum of its rounded sizes: refused when that
+    // passes int64 (the sizes fit, their rounding to blocks may not).
+    {
+        __extension__ typedef __int128 Wide;
+        Wide rounded = static_cast<Wide>(kSegmentBase) * static_cast<Wide>(devices + 1);
+        for (const Event& ev : events) {
+            if (!ev.alloc) continue;
+            const std::int64_t n = file.nbytes(t.stays[ev.stay].storage);
+            rounded += n / 512 * 512 + (n % 512 || n == 0 ? 512 : 0);
+            if (rounded > std::numeric_limits<std::int64_t>::max())
+                throw Error(file.source + ": memory_viz counts each size rounded up to 512-byte blocks, and these "
+                                          "sizes rounded pass 2^63-1 bytes; export --perfetto shows them exactly");
+        }
+    }
 
     // Addresses, the device of each event and the peak of the rounded sizes.
     std::vector<Space> space(devices);

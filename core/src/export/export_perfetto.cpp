@@ -1,6 +1,7 @@
 // write_perfetto: the export timeline as Chrome-trace JSON (docs/exports.md, "Perfetto").
 #include "fxmem/export.h"
 
+#include "fxmem/display_text.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 
@@ -50,7 +51,10 @@ void write_counter(TraceWriter& w, const std::string& name, std::size_t n, const
 
 std::size_t write_perfetto(std::ostream& out, const GraphFile& file, const ExportTimeline& t) {
     TraceWriter w(out);
-    w.event({{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "fxmem: " + file.source}}}});
+    w.event({{"ph", "M"},
+             {"pid", kPid},
+             {"name", "process_name"},
+             {"args", {{"name", "fxmem: " + utf8_or_escaped(file.source)}}}});
     w.event({{"ph", "M"}, {"pid", kPid}, {"tid", kNodesTid}, {"name", "thread_name"}, {"args", {{"name", "nodes"}}}});
     // Phases (consecutive sections of one phase), then each section, then its nodes: nested slices.
     for (std::size_t s = 0; s < t.sections.size();) {

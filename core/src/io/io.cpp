@@ -154,6 +154,12 @@ std::string resolve_write_target(const std::string& path) {
     return target;
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+    struct stat x {
+    }, y{};
+    return ::stat(a.c_str(), &x) == 0 && ::stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 void write_file_atomically(const std::string& path, std::string_view contents) {
     namespace fs = std::filesystem;
     const std::string target_path = resolve_write_target(path);

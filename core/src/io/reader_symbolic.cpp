@@ -37,6 +37,10 @@ void Reader::end_symbol() {
         if (!(symbol_.seen & bit(k))) missing(k);
     const Symbol& s = symbol_.symbol;
     if (!valid_symbol_name(s.name)) fail("symbol 'name' must be a name ([A-Za-z_][A-Za-z0-9_]*), got " + quote(s.name));
+    // PyTorch's ranges for sizes start at 0 (unbacked) or 2 (backed); a negative minimum is no
+    // size's, and fit's arithmetic relies on the range starting at 0 or above.
+    if (s.min < 0)
+        fail("symbol " + quote(s.name) + ": 'min' " + std::to_string(s.min) + " is negative (a size is >= 0)");
     if (s.max && s.min > *s.max)
         fail("symbol " + quote(s.name) + ": 'min' " + std::to_string(s.min) + " is above 'max' " +
              std::to_string(*s.max));
@@ -113,6 +117,17 @@ void Reader::resolve_symbolic() {
             fail_at(symbols_[i].end_offset, "symbols[" + std::to_string(i) + "]",
                     "duplicate symbol " + quote(symbols_[i].symbol.name) + " (symbols[" + std::to_string(at->second) +
                         "] has it too)");
+    }
+    // --set and --vary take a source for its symbol: one source names one symbol.
+    std::unordered_map<std::string_view, std::size_t> by_source;
+    for (std::size_t i = 0; i < symbols_.size(); ++i) {
+        const std::string& source = symbols_[i].symbol.source;
+        if (source.empty()) continue; // unbacked symbols have none
+        const auto [at, fresh] = by_source.emplace(source, i);
+        if (!fresh)
+            fail_at(symbols_[i].end_offset, "symbols[" + std::to_string(i) + "]",
+                    "symbol " + quote(symbols_[i].symbol.name) + " has the source " + quote(source) + " of symbol " +
+                        quote(symbols_[at->second].symbol.name) + " (symbols[" + std::to_string(at->second) + "])");
     }
     for (StagedSymbol& s : symbols_) sy.symbols.push_back(std::move(s.symbol));
     symbols_.clear();

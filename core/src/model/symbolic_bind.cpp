@@ -107,20 +107,30 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
         const auto place = [&] { return tensor_place(file, e.graph, e.tensor); };
         entries[i] = value_of(e.expr, place, entry_name(e.dim, rank), e.dim < rank);
     }
+    // FLOPs are no part of the memory: one that overflows, or would pass the file's cap, is left
+    // unknown (-1) with a warning, not a refused binding (fit would read it as "does not fit").
     std::vector<std::int64_t> flops(sy.node_flops.size());
     std::int64_t total_flops = file.total_flops_; // kept under GraphFile::kMaxTotalFlops, as the builder keeps it
+    for (const SymbolicSizes::NodeFlops& f : sy.node_flops)
+        total_flops -= std::max<std::int64_t>(0, file.graph(f.graph).flops(f.node).value_or(0));
+    std::size_t unknown = 0;
+    std::string first_unknown;
     for (std::size_t i = 0; i < flops.size(); ++i) {
         const SymbolicSizes::NodeFlops& f = sy.node_flops[i];
         const auto place = [&] {
             const Graph& g = file.graph(f.graph);
             return "graph " + quote(g.name) + ", node " + quote(g.node(f.node).name);
         };
-        flops[i] = value_of(f.expr, place, "'flops_expr'", true);
-        total_flops -= file.graph(f.graph).flops(f.node).value_or(-1);
-        if (flops[i] > GraphFile::kMaxTotalFlops - total_flops)
-            throw BindError{Kind::Overflow, file.source + ": the nodes' FLOPs add up to more than 2^61 at " +
-                                                binding_text(sy, values) + " (at " + place() +
-                                                "; fxmem adds FLOPs in 64-bit integers)"};
+        if (faults[f.expr] && *faults[f.expr] == EvalFault::Overflow) {
+            flops[i] = -1;
+        } else {
+            flops[i] = value_of(f.expr, place, "'flops_expr'", true);
+            if (flops[i] > GraphFile::kMaxTotalFlops - total_flops) flops[i] = -1;
+        }
+        if (flops[i] < 0) {
+            if (unknown++ == 0) first_unknown = place();
+            continue;
+        }
         total_flops += flops[i];
     }
     // Programs are shared between copies of the file: each one with a symbolic buffer is bound in
@@ -162,6 +172,11 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
     }
     for (auto& [graph, program] : programs) file.graphs[graph.index()].program = std::move(program);
     sy.bound.assign(values.begin(), values.end());
+    sy.bind_warning = unknown == 0 ? std::string()
+                                   : file.source + ": at " + binding_text(sy, values) + " the FLOPs of " +
+                                         std::to_string(unknown) + (unknown == 1 ? " node" : " nodes") + " (first " +
+                                         first_unknown +
+                                         ") overflow or pass 2^61 in all, and are left unknown; the memory is exact";
     return std::nullopt;
 } catch (BindError& e) {
     return std::move(e);

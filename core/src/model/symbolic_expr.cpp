@@ -267,13 +267,21 @@ std::string_view to_string(EvalFault fault) {
 
 std::optional<std::int64_t> evaluate(std::span<const ExprInstr> code, std::span<const std::int64_t> values,
                                      EvalFault* fault_out) {
-    // The stack never holds more than the code has instructions.
+    // A value past int64 is carried as its sign (beyond[i] = +1 or -1, stack[i] unused), not a
+    // fault yet: the exact value does not matter to Min(s0**3, 5), Max(-s0**3, 0) or 0 * s0**3,
+    // which are exact. It is a fault when the result, or an operand of a division, a modulo or a
+    // sum of opposite infinities, is one.
     std::array<std::int64_t, 32> small; // not zeroed: every slot is written before it is read
+    std::array<std::int8_t, 32> small_beyond;
     std::vector<std::int64_t> large;
+    std::vector<std::int8_t> large_beyond;
     std::int64_t* stack = small.data();
+    std::int8_t* beyond = small_beyond.data();
     if (code.size() > small.size()) {
         large.resize(code.size());
+        large_beyond.resize(code.size());
         stack = large.data();
+        beyond = large_beyond.data();
     }
     std::size_t top = 0; // values on the stack
     EvalFault fault = EvalFault::Overflow;
@@ -281,45 +289,104 @@ std::optional<std::int64_t> evaluate(std::span<const ExprInstr> code, std::span<
         if (fault_out) *fault_out = fault;
         return std::optional<std::int64_t>();
     };
+    const auto sign = [](std::int64_t v) -> int { return (v > 0) - (v < 0); };
+    // -1, 0, +1 as a value compares: a beyond value below or above every int64.
+    const auto less = [&](std::size_t i, std::size_t j) {
+        if (beyond[i] != beyond[j]) return beyond[i] < beyond[j];
+        return beyond[i] == 0 && stack[i] < stack[j];
+    };
     for (const ExprInstr& in : code) {
         switch (in.op) {
-        case ExprOp::Const: stack[top++] = in.value; break;
-        case ExprOp::Sym: stack[top++] = values[static_cast<std::size_t>(in.value)]; break;
+        case ExprOp::Const:
+            beyond[top] = 0;
+            stack[top++] = in.value;
+            break;
+        case ExprOp::Sym:
+            beyond[top] = 0;
+            stack[top++] = values[static_cast<std::size_t>(in.value)];
+            break;
         case ExprOp::Neg:
-            if (stack[top - 1] == kMin) return failed();
-            stack[top - 1] = -stack[top - 1];
+            if (beyond[top - 1] != 0)
+                beyond[top - 1] = static_cast<std::int8_t>(-beyond[top - 1]);
+            else if (stack[top - 1] == kMin)
+                beyond[top - 1] = 1;
+            else
+                stack[top - 1] = -stack[top - 1];
             break;
-        case ExprOp::Pow:
-            if (!power(stack[top - 1], in.value, stack[top - 1], fault)) return failed();
+        case ExprOp::Pow: {
+            const std::size_t t = top - 1;
+            const int negative_odd = (in.value & 1) ? -1 : 1; // the sign a negative base gets
+            if (in.value == 0) {
+                beyond[t] = 0;
+                stack[t] = 1;
+            } else if (beyond[t] != 0) {
+                beyond[t] = static_cast<std::int8_t>(beyond[t] < 0 ? negative_odd : 1);
+            } else {
+                const std::int64_t base = stack[t];
+                if (!power(base, in.value, stack[t], fault))
+                    beyond[t] = static_cast<std::int8_t>(base < 0 ? negative_odd : 1);
+            }
             break;
+        }
         case ExprOp::Max:
         case ExprOp::Min: {
             const auto n = static_cast<std::size_t>(in.value);
-            std::int64_t v = stack[top - n];
+            std::size_t best = top - n;
             for (std::size_t i = top - n + 1; i < top; ++i)
-                v = in.op == ExprOp::Max ? std::max(v, stack[i]) : std::min(v, stack[i]);
+                if (in.op == ExprOp::Max ? less(best, i) : less(i, best)) best = i;
+            const std::int64_t v = stack[best];
+            const std::int8_t b = beyond[best];
             top -= n;
+            beyond[top] = b;
             stack[top++] = v;
             break;
         }
         default: {
-            const std::int64_t a = stack[top - 2], b = stack[top - 1];
-            std::int64_t& r = stack[top - 2];
+            const std::size_t i = top - 2, j = top - 1;
+            const std::int64_t a = stack[i], b = stack[j];
+            const int ba = beyond[i], bb = beyond[j];
+            std::int64_t& r = stack[i];
+            std::int8_t& rb = beyond[i];
             --top;
-            bool ok = true;
             switch (in.op) {
-            case ExprOp::Add: ok = !__builtin_add_overflow(a, b, &r); break;
-            case ExprOp::Sub: ok = !__builtin_sub_overflow(a, b, &r); break;
-            case ExprOp::Mul: ok = !__builtin_mul_overflow(a, b, &r); break;
-            case ExprOp::FloorDiv: ok = floor_div(a, b, r, fault); break;
-            case ExprOp::CeilDiv: ok = ceil_div(a, b, r, fault); break;
-            case ExprOp::Mod: ok = py_mod(a, b, r, fault); break;
-            default: break;
+            case ExprOp::Add:
+            case ExprOp::Sub: {
+                const int sb = in.op == ExprOp::Sub ? -bb : bb;
+                if (ba != 0 || sb != 0) {
+                    if (ba != 0 && sb != 0 && ba != sb) return failed(); // opposite infinities
+                    rb = static_cast<std::int8_t>(ba != 0 ? ba : sb);
+                } else if (in.op == ExprOp::Add ? __builtin_add_overflow(a, b, &r) : __builtin_sub_overflow(a, b, &r)) {
+                    rb = static_cast<std::int8_t>(in.op == ExprOp::Add ? sign(a) : sign(a) != 0 ? sign(a) : -sign(b));
+                }
+                break;
             }
-            if (!ok) return failed();
+            case ExprOp::Mul: {
+                const int sa = ba != 0 ? ba : sign(a), sb = bb != 0 ? bb : sign(b);
+                if (sa == 0 || sb == 0) {
+                    rb = 0;
+                    r = 0;
+                } else if (ba != 0 || bb != 0 || __builtin_mul_overflow(a, b, &r)) {
+                    rb = static_cast<std::int8_t>(sa * sb);
+                }
+                break;
+            }
+            default: {
+                if (ba != 0 || bb != 0) return failed(); // a quotient or remainder of a value past int64
+                bool ok = true;
+                switch (in.op) {
+                case ExprOp::FloorDiv: ok = floor_div(a, b, r, fault); break;
+                case ExprOp::CeilDiv: ok = ceil_div(a, b, r, fault); break;
+                case ExprOp::Mod: ok = py_mod(a, b, r, fault); break;
+                default: break;
+                }
+                if (!ok) return failed();
+            }
+            }
         }
         }
     }
+    fault = EvalFault::Overflow;
+    if (beyond[0] != 0) return failed();
     return stack[0];
 }
 

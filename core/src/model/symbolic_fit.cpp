@@ -3,6 +3,7 @@
 #include "fxmem/fit.h"
 #include "model/quote.h"
 
+#include <chrono>
 #include <limits>
 #include <vector>
 
@@ -111,10 +112,19 @@ FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& me
                     std::to_string(sy.symbols.size()) + " symbols");
 
     FitResult r;
+    const auto started = std::chrono::steady_clock::now();
+    // Whether the time limit has passed (checked between evaluations, never before the first).
+    const auto out_of_time = [&] {
+        return query.time_limit_s > 0 &&
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > query.time_limit_s;
+    };
     // The peak at v, or nullopt when v's sizes overflow int64 (v does not fit).
     const auto peak_at = [&](std::int64_t v) -> std::optional<std::int64_t> {
+        throw_if_cancelled(query.cancelled);
         b.values[query.symbol] = v;
         ++r.probes;
+        if (query.progress && query.progress_every > 0 && r.probes % query.progress_every == 0)
+            query.progress(v, r.probes);
         if (std::optional<BindError> e = try_bind_sizes(file, b)) {
             if (e->kind == BindError::Kind::Overflow) return std::nullopt;
             throw Error(std::move(e->message));
@@ -122,6 +132,12 @@ FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& me
         return measure(file);
     };
     const auto fits = [&](const std::optional<std::int64_t>& peak) { return peak && *peak <= query.limit; };
+    const auto stop_at = [&](std::int64_t good, std::optional<std::int64_t> good_peak) {
+        r.stopped = true;
+        r.max_value = good;
+        r.peak_at_max = good_peak;
+        return r;
+    };
     const auto finish = [&](std::optional<std::int64_t> good, std::optional<std::int64_t> good_peak) {
         r.max_value = good;
         r.peak_at_max = good_peak;
@@ -160,10 +176,30 @@ FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& me
     if (!fits(good_peak)) {
         r.next_value = lo;
         r.peak_at_next = good_peak;
+        if (r.monotone) return r; // nothing above the minimum fits either
+        // Not monotone: which values fit instead (the hint among them, perhaps).
+        const std::int64_t end =
+            static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) < static_cast<std::uint64_t>(query.max_scan)
+                ? hi
+                : lo + query.max_scan;
+        for (std::int64_t v = lo; v < end;) {
+            if (out_of_time()) {
+                r.stopped = true;
+                break;
+            }
+            ++v;
+            if (!fits(peak_at(v))) {
+                if (r.fits_first) break;
+                continue;
+            }
+            if (!r.fits_first) r.fits_first = v;
+            r.fits_last = v;
+        }
         return r;
     }
     if (!r.monotone) {
         while (good < hi) {
+            if (out_of_time()) return stop_at(good, good_peak);
             const std::optional<std::int64_t> p = peak_at(good + 1);
             if (!fits(p)) {
                 r.max_value = good;
@@ -181,7 +217,10 @@ FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& me
     std::int64_t step = 1, bad = 0;
     bool found_bad = false;
     while (good < hi) {
-        const std::int64_t probe = step > hi - good ? hi : good + step;
+        if (out_of_time()) return stop_at(good, good_peak);
+        // hi - good in unsigned: it passes int64's range when good is negative.
+        const std::uint64_t room = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(good);
+        const std::int64_t probe = static_cast<std::uint64_t>(step) > room ? hi : good + step;
         const std::optional<std::int64_t> p = peak_at(probe);
         if (!fits(p)) {
             bad = probe;
@@ -194,8 +233,11 @@ FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& me
     }
     if (!found_bad) return finish(good, good_peak);
     // good fits, bad does not: bisect.
-    while (bad - good > 1) {
-        const std::int64_t mid = good + (bad - good) / 2;
+    while (static_cast<std::uint64_t>(bad) - static_cast<std::uint64_t>(good) > 1) {
+        if (out_of_time()) return stop_at(good, good_peak);
+        const auto mid =
+            static_cast<std::int64_t>(static_cast<std::uint64_t>(good) +
+                                      (static_cast<std::uint64_t>(bad) - static_cast<std::uint64_t>(good)) / 2);
         const std::optional<std::int64_t> p = peak_at(mid);
         if (fits(p)) {
             good = mid;

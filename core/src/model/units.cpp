@@ -98,6 +98,9 @@ std::optional<std::int64_t> parse_byte_size(std::string_view text) {
     if (r.ec != std::errc() || r.ptr != number.data() + number.size()) return std::nullopt;
     const double bytes = std::floor(v * scale);
     if (!(bytes >= 0) || !(bytes < 9.2e18)) return std::nullopt;
+    // A fraction of a byte is no size ("0.9B" is not 0 bytes); a unit's fraction rounds down.
+    if (scale == 1 && bytes != v * scale) return std::nullopt;
+    if (bytes == 0 && v > 0) return std::nullopt;
     return static_cast<std::int64_t>(bytes);
 }
 

@@ -56,6 +56,7 @@ DataflowScene::DataflowScene(const GraphFile& file, const std::vector<GraphId>& 
 
 void DataflowScene::redraw(std::size_t segment) {
     DataflowSegment& p = segments_[segment];
+    ++drawings_;
     p.drawing = p.layout->drawing();
     const ModuleTree& tree = p.layout->tree();
     const std::size_t n = file_->graph(p.graph).size();
@@ -110,6 +111,22 @@ bool DataflowScene::expand(std::size_t segment, std::uint32_t module) {
     redraw(segment);
     place();
     return true;
+}
+
+std::size_t DataflowScene::expand_all(std::size_t segment, std::span<const std::uint32_t> modules) {
+    if (segment >= segments_.size()) return 0;
+    DataflowLayout& layout = *segments_[segment].layout;
+    std::size_t expanded = 0;
+    for (const std::uint32_t m : modules) {
+        if (m == 0 || m >= layout.tree().size() || layout.expanded(m)) continue;
+        layout.expand(m);
+        ++expanded;
+    }
+    if (expanded) {
+        redraw(segment);
+        place();
+    }
+    return expanded;
 }
 
 bool DataflowScene::collapse(std::size_t segment, std::uint32_t module) {

@@ -166,7 +166,7 @@ void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, Pe
             if (holder[ws.held[k]] == kNone) holder[ws.held[k]] = s;
     std::vector<std::uint32_t> item_of(file.storages.size(), kNone);
     for (std::uint32_t i = 0; i < ws.carried.size(); ++i) item_of[ws.carried[i].storage.index()] = i;
-    for (const CarriedStorage& c : seg.carried) {
+    for (const CarriedStorage& c : carried_at(ws, static_cast<std::uint32_t>(at.where->segment))) {
         const std::uint32_t h = holder[item_of[c.storage.index()]];
         std::uint32_t entry = c.source.value_or(kNone);
         if (entry == kNone && h != kNone) entry = ws.segments[h].entry;

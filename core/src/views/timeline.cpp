@@ -178,13 +178,16 @@ Timeline Timeline::whole_step(std::shared_ptr<const GraphFile> file, DeviceFilte
         }
         s.baseline = ss.carry.total();
         s.entry = ss.entry;
-        s.carried = carried_at(*step, static_cast<std::uint32_t>(e));
-        for (const CarriedStorage& c : s.carried) s.baseline_storages.push_back(c.storage);
         t.add(std::move(s));
     }
     t.step_ = std::move(step);
     t.finish();
     return t;
+}
+
+std::vector<CarriedStorage> Timeline::carried(std::size_t segment) const {
+    if (!step_ || segment >= segments_.size()) return {};
+    return carried_at(*step_, static_cast<std::uint32_t>(segment));
 }
 
 std::optional<TimelinePoint> Timeline::locate(std::int64_t global_step) const {
@@ -209,16 +212,18 @@ TimelineLive Timeline::live_at(std::int64_t global_step, const LiveSetIndex* sho
         out.live = (shown ? *shown : seg.live()).live_at(out.where->step);
     }
     out.baseline_begin = out.live.size();
-    out.live.reserve(out.live.size() + seg.baseline_storages.size());
     if (step_) {
         // Carried storages: made by the run of their source entry (segment i runs entry i); none
         // for parameters and optimizer state, which no graph allocates.
-        for (const CarriedStorage& c : seg.carried)
+        const std::vector<CarriedStorage> carried = this->carried(out.where->segment);
+        out.live.reserve(out.live.size() + carried.size());
+        for (const CarriedStorage& c : carried)
             out.live.push_back(baseline_row(
                 c.storage, c.bytes,
                 c.source && *c.source < segments_.size() ? &segments_[*c.source].analysis->alias() : nullptr));
         return out;
     }
+    out.live.reserve(out.live.size() + seg.baseline_storages.size());
     const AliasInfo& forward = segments_.front().analysis->alias();
     for (StorageId s : seg.baseline_storages) out.live.push_back(baseline_row(s, file_->nbytes(s), &forward));
     return out;
