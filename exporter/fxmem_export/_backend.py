@@ -48,6 +48,7 @@ class Region:
         self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
         self.write_error: ExportWriteError | None = None  # a write that failed inside the backend call
         self.joint_captures: list[Any] = []  # inner="partition": _joint.JointCapture per partition
+        self.traced_joint: fx.GraphModule | None = None  # the last joint graph AOTAutograd traced
 
     @property
     def prefix(self) -> str:
@@ -184,15 +185,21 @@ class FxmemBackend:
         self._in_call.active = True
         try:
             self._prepare_for_target(gm, example_inputs)
-            with self._autocast_policy():
+            from ._gradients import lost_gradient_error, watch_lost_autograd
+            from ._meta_autograd import meta_autograd
+
+            with watch_lost_autograd() as lost, meta_autograd(), self._autocast_policy():
                 if self.inner == "inductor":
                     compiled = self._compile_inductor(region, gm, example_inputs)
                 elif self.inner == "partition":
                     compiled = self._compile_partition(region, gm, example_inputs)
                 else:
                     compiled = self._compile_aot(region, gm, example_inputs)
+            lost_gradient = lost_gradient_error(lost, region.traced_joint, region.meta, region.prefix)
         finally:
             self._in_call.active = False
+        if lost_gradient is not None:
+            return _always_raising(lost_gradient)  # Dynamo would wrap an error raised here
         compiled = self.step.wrap(compiled, region)
         return compiled if region.write_error is None else _call_raising(compiled, region)
 
@@ -233,8 +240,14 @@ class FxmemBackend:
 
             return compiler
 
+        def partition(joint: fx.GraphModule, joint_inputs: Any, **kwargs: Any) -> Any:
+            from torch._functorch.partitioners import default_partition
+
+            region.traced_joint = joint
+            return default_partition(joint, joint_inputs, **kwargs)
+
         return aot_autograd(fw_compiler=make("forward"), bw_compiler=make("backward"),
-                            inference_compiler=make("inference"))(gm, example_inputs)
+                            inference_compiler=make("inference"), partition_fn=partition)(gm, example_inputs)
 
     def _compile_partition(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         """Inductor's front half (_inductor_front.py): pre-grad passes, Inductor's decompositions,
@@ -367,6 +380,15 @@ def _call_raising(compiled: Callable[..., Any], region: Region) -> Callable[...,
         if error is not None:
             raise error
         return compiled(*args, **kwargs)
+
+    return run
+
+
+def _always_raising(error: Exception) -> Callable[..., Any]:
+    """A compiled function that raises ``error`` (our own type, not Dynamo's wrapper) when called."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        raise error
 
     return run
 
