@@ -185,10 +185,12 @@ class FxmemBackend:
         self._in_call.active = True
         try:
             self._prepare_for_target(gm, example_inputs)
+            from ._cpu_branches import cpu_branches
             from ._gradients import lost_gradient_error, watch_lost_autograd
             from ._meta_autograd import meta_autograd
 
-            with watch_lost_autograd() as lost, meta_autograd(), self._autocast_policy():
+            with watch_lost_autograd() as lost, meta_autograd(), cpu_branches(self.target == "cpu"), \
+                    self._autocast_policy():
                 if self.inner == "inductor":
                     compiled = self._compile_inductor(region, gm, example_inputs)
                 elif self.inner == "partition":

@@ -92,3 +92,20 @@ def test_a_parameter_the_real_run_gives_no_gradient_is_not_an_error():
         model, inputs = Frozen(), (torch.randn(4, 8), torch.tensor([0, 1, 2, 3]))
     pair = real_run.meta_pair(model, inputs, target="cpu")
     assert _gradients(pair) == 2
+
+
+def _normed(device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    with torch.device(device):
+        return nn.Sequential(nn.Linear(16, 32), nn.LayerNorm(32), nn.Linear(32, 4)), (torch.randn(8, 16),)
+
+
+def test_layer_norm_statistics_under_cpu_bf16_equal_the_real_run():
+    """CPU autocast leaves LayerNorm's bf16 input in bf16; on a CPU tensor torch._refs'
+    native_layer_norm returns its mean and rstd in bf16 too (fp32 on any other device), and the
+    backward saves them (_cpu_branches.py)."""
+    real = real_run.real_cpu_pair(*_normed("cpu"), autocast=torch.bfloat16)
+    captured = real_run.meta_pair(*_normed("meta"), target="cpu", region=("cpu", torch.bfloat16))
+    assert real_run.differences(real, captured) == []
+    stats = [key for key in real_run.saved(captured) if key[1] == (8, 1)]
+    assert stats and {dtype for _, _, dtype in stats} == {"torch.bfloat16"}
