@@ -185,12 +185,9 @@ class FxmemBackend:
         self._in_call.active = True
         try:
             self._prepare_for_target(gm, example_inputs)
-            from ._cpu_branches import cpu_branches
             from ._gradients import lost_gradient_error, watch_lost_autograd
-            from ._meta_autograd import meta_autograd
 
-            with watch_lost_autograd() as lost, meta_autograd(), cpu_branches(self.target == "cpu"), \
-                    self._autocast_policy():
+            with watch_lost_autograd() as lost, self._dispatch_as_target(example_inputs):
                 if self.inner == "inductor":
                     compiled = self._compile_inductor(region, gm, example_inputs)
                 elif self.inner == "partition":
@@ -217,6 +214,18 @@ class FxmemBackend:
             return  # PyTorch's own dispatch runs what the target runs
         prepare_graph(gm, target=self.target, sdpa=self.sdpa, autocast=self.autocast)
 
+    def _dispatch_as_target(self, example_inputs: list[Any]) -> contextlib.ExitStack:
+        """While AOTAutograd traces: meta's missing autograd kernels (_meta_autograd.py), the CPU
+        branches of decompositions and layouts for target "cpu" (_cpu_branches.py), autocast."""
+        from ._cpu_branches import cpu_branches
+        from ._meta_autograd import meta_autograd
+
+        with contextlib.ExitStack() as stack:  # one that fails to enter leaves the others exited
+            stack.enter_context(meta_autograd())
+            stack.enter_context(cpu_branches(self.target == "cpu", torch._guards.detect_fake_mode(example_inputs)))
+            stack.enter_context(self._autocast_policy())
+            return stack.pop_all()
+
     def _autocast_policy(self) -> contextlib.AbstractContextManager[Any]:
         """The target's autocast policy on meta tensors while AOTAutograd traces (forward and
         backward are traced in the compile): the user's regions and ``autocast=`` (_autocast.py)."""
@@ -238,7 +247,9 @@ class FxmemBackend:
                 if callable(inner):
                     compiled: Callable[..., Any] = inner(g, inputs)
                     return compiled
-                return make_boxed_func(g.forward)
+                from ._inductor_front import runnable
+
+                return make_boxed_func(runnable(g).forward)  # channels-last convolutions keep their layout
 
             return compiler
 
