@@ -303,6 +303,16 @@ def _cast(value: Any, dtype: torch.dtype) -> Any:
     return value
 
 
+def _call_cast(op: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any], dtype: torch.dtype) -> Any:
+    """``op`` on its arguments cast to ``dtype``, cast last argument first: PyTorch's wrappers
+    cast in a C++ call's argument list (``cached_cast(args)...``), which GCC, which builds its
+    wheels, evaluates right to left. The order names the casts (``convert_element_type_1``), and
+    a recompute plan refers to them by name."""
+    cast_kwargs = {k: _cast(kwargs[k], dtype) for k in reversed(kwargs)}
+    cast_args = [_cast(a, dtype) for a in reversed(args)][::-1]
+    return op(*cast_args, **{k: cast_kwargs[k] for k in kwargs})
+
+
 def _tensors(value: Any) -> Iterator[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         yield value
@@ -328,12 +338,11 @@ def _apply(category: str, target: str, op: torch._ops.OpOverload, name: str, arg
            kwargs: dict[str, Any]) -> Any:
     lower = torch.get_autocast_dtype(target)
     if category == "lower_precision_fp":
-        return op(*_cast(args, lower), **{k: _cast(v, lower) for k, v in kwargs.items()})
+        return _call_cast(op, args, kwargs, lower)
     if category == "fp32":
-        return op(*_cast(args, _FP32), **{k: _cast(v, _FP32) for k, v in kwargs.items()})
+        return _call_cast(op, args, kwargs, _FP32)
     if category == "promote":
-        to = _promote_type(lower, args, kwargs)
-        return op(*_cast(args, to), **{k: _cast(v, to) for k, v in kwargs.items()})
+        return _call_cast(op, args, kwargs, _promote_type(lower, args, kwargs))
     if category == "fp32_set_opt_dtype":
         # An unset output dtype becomes fp32, only when the first input is eligible (else the op's
         # own promotion decides, as PyTorch leaves it).

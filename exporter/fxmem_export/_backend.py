@@ -48,6 +48,7 @@ class Region:
         self.meta: dict[str, Any] = {}  # roles' context from Dynamo's graph, put on every capture
         self.write_error: ExportWriteError | None = None  # a write that failed inside the backend call
         self.joint_captures: list[Any] = []  # inner="partition": _joint.JointCapture per partition
+        self.traced_joint: fx.GraphModule | None = None  # the last joint graph AOTAutograd traced
 
     @property
     def prefix(self) -> str:
@@ -188,15 +189,20 @@ class FxmemBackend:
         self._in_call.active = True
         try:
             self._prepare_for_target(gm, example_inputs)
-            with self._autocast_policy():
+            from ._gradients import lost_gradient_error, watch_lost_autograd
+
+            with watch_lost_autograd() as lost, self._dispatch_as_target(example_inputs):
                 if self.inner == "inductor":
                     compiled = self._compile_inductor(region, gm, example_inputs)
                 elif self.inner == "partition":
                     compiled = self._compile_partition(region, gm, example_inputs)
                 else:
                     compiled = self._compile_aot(region, gm, example_inputs)
+            lost_gradient = lost_gradient_error(lost, region.traced_joint, region.meta, region.prefix)
         finally:
             self._in_call.active = False
+        if lost_gradient is not None:
+            return _always_raising(lost_gradient)  # Dynamo would wrap an error raised here
         compiled = self.step.wrap(compiled, region)
         return compiled if region.write_error is None else _call_raising(compiled, region)
 
@@ -211,6 +217,18 @@ class FxmemBackend:
         if on_target_device(example_inputs, self.target) and self.sdpa is None and self.autocast is None:
             return  # PyTorch's own dispatch runs what the target runs
         prepare_graph(gm, target=self.target, sdpa=self.sdpa, autocast=self.autocast)
+
+    def _dispatch_as_target(self, example_inputs: list[Any]) -> contextlib.ExitStack:
+        """While AOTAutograd traces: meta's missing autograd kernels (_meta_autograd.py), the CPU
+        branches of decompositions and layouts for target "cpu" (_cpu_branches.py), autocast."""
+        from ._cpu_branches import cpu_branches
+        from ._meta_autograd import meta_autograd
+
+        with contextlib.ExitStack() as stack:  # one that fails to enter leaves the others exited
+            stack.enter_context(meta_autograd())
+            stack.enter_context(cpu_branches(self.target == "cpu", torch._guards.detect_fake_mode(example_inputs)))
+            stack.enter_context(self._autocast_policy())
+            return stack.pop_all()
 
     def _autocast_policy(self) -> contextlib.AbstractContextManager[Any]:
         """The target's autocast policy on meta tensors while AOTAutograd traces (forward and
@@ -233,12 +251,20 @@ class FxmemBackend:
                 if callable(inner):
                     compiled: Callable[..., Any] = inner(g, inputs)
                     return compiled
-                return make_boxed_func(g.forward)
+                from ._inductor_front import runnable
+
+                return make_boxed_func(runnable(g).forward)  # channels-last convolutions keep their layout
 
             return compiler
 
+        def partition(joint: fx.GraphModule, joint_inputs: Any, **kwargs: Any) -> Any:
+            from torch._functorch.partitioners import default_partition
+
+            region.traced_joint = joint
+            return default_partition(joint, joint_inputs, **kwargs)
+
         return aot_autograd(fw_compiler=make("forward"), bw_compiler=make("backward"),
-                            inference_compiler=make("inference"))(gm, example_inputs)
+                            inference_compiler=make("inference"), partition_fn=partition)(gm, example_inputs)
 
     def _compile_partition(self, region: Region, gm: fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         """Inductor's front half (_inductor_front.py): pre-grad passes, Inductor's decompositions,
@@ -380,6 +406,15 @@ def _call_raising(compiled: Callable[..., Any], region: Region) -> Callable[...,
         if error is not None:
             raise error
         return compiled(*args, **kwargs)
+
+    return run
+
+
+def _always_raising(error: Exception) -> Callable[..., Any]:
+    """A compiled function that raises ``error`` (our own type, not Dynamo's wrapper) when called."""
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        raise error
 
     return run
 

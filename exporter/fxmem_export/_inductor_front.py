@@ -203,13 +203,39 @@ def _run_with_rng_state(rng_state: Any, op: Any, *args: Any, **kwargs: Any) -> A
     return op(*args, **kwargs)
 
 
+_CONVOLUTIONS = (torch.ops.aten.convolution.default, torch.ops.aten.convolution_backward.default)
+
+
+def _traced_formats(node: fx.Node) -> tuple[Any, ...] | None:
+    """The memory formats of a convolution's traced outputs, when one is not contiguous."""
+    from torch._prims_common import suggest_memory_format
+
+    vals = node.meta.get("val")
+    vals = vals if isinstance(vals, (list, tuple)) else (vals,)
+    formats = tuple(suggest_memory_format(v) if isinstance(v, torch.Tensor) else None for v in vals)
+    return formats if any(f not in (None, torch.contiguous_format) for f in formats) else None
+
+
+def _conv_as_traced(op: Any, *args: Any, fxmem_formats: tuple[Any, ...], **kwargs: Any) -> Any:
+    """``op`` with its meta outputs in the layout the capture traced (a channels-last
+    convolution for target "cpu", _cpu_branches.py), which meta's own kernel does not give."""
+    out = op(*args, **kwargs)
+    many = isinstance(out, (list, tuple))
+    outs = [t.contiguous(memory_format=f) if isinstance(t, torch.Tensor) and t.is_meta and f is not None else t
+            for t, f in zip(out if many else (out,), fxmem_formats)]
+    return tuple(outs) if many else outs[0]
+
+
 def runnable(g: fx.GraphModule) -> fx.GraphModule:
     """``g``, or a copy of it that runs on ``meta`` where PyTorch's RNG-state wrappers
-    (``run_and_save_rng_state``/``run_with_rng_state``) have no meta kernel."""
+    (``run_and_save_rng_state``/``run_with_rng_state``) have no meta kernel, and where a
+    convolution traced channels-last must give that layout to the ops after it."""
     from torch._prims.rng_prims import run_and_save_rng_state, run_with_rng_state
 
     swap = {run_and_save_rng_state: _run_and_save_rng_state, run_with_rng_state: _run_with_rng_state}
-    if not any(n.op == "call_function" and n.target in swap for n in g.graph.nodes):
+    relayout = {n: _traced_formats(n) for n in g.graph.nodes if n.op == "call_function" and n.target in _CONVOLUTIONS}
+    relayout = {n.name: f for n, f in relayout.items() if f is not None}
+    if not relayout and not any(n.op == "call_function" and n.target in swap for n in g.graph.nodes):
         return g
     from ._joint import copy_graph_module
 
@@ -217,6 +243,10 @@ def runnable(g: fx.GraphModule) -> fx.GraphModule:
     for node in run.graph.nodes:
         if node.op == "call_function" and node.target in swap:
             node.target = swap[node.target]
+        elif node.op == "call_function" and node.name in relayout:
+            node.args = (node.target, *node.args)
+            node.kwargs = {**node.kwargs, "fxmem_formats": relayout[node.name]}
+            node.target = _conv_as_traced
     run.recompile()
     return run
 

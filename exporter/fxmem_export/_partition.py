@@ -55,6 +55,7 @@ def partitioner_for(backend: Any, region: Any) -> RecordingPartitioner:
 
     def before(gm: fx.GraphModule, joint_inputs: Any, kwargs: dict[str, Any]) -> None:
         static = kwargs.get("static_lifetime_input_indices")
+        region.traced_joint = gm
         region.joint_captures.append(JointCapture(copy_graph_module(gm), joint_inputs, kwargs["num_fwd_outputs"],
                                                   None if static is None else list(static)))
         if plan is not None:

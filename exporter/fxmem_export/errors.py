@@ -14,6 +14,7 @@ __all__ = [
     "CaptureError",
     "ExportWriteError",
     "FxmemExportError",
+    "LostGradientError",
     "MetaInductorError",
     "MissingValError",
     "NodeSetChanged",
@@ -40,6 +41,12 @@ class ArgumentTypeError(FxmemExportError, TypeError):
 class CaptureError(FxmemExportError, RuntimeError):
     """A capture cannot go on: the model does what the target device refuses (as PyTorch would
     refuse it there), or a pass lacks what it needs (a process group, a free dispatch key)."""
+
+
+class LostGradientError(CaptureError):
+    """The capture traced an op without its derivative where a real device has one (PyTorch's
+    "an autograd kernel was not registered" fallback), so trainable parameters would get no
+    gradient; the message names the op and the parameters."""
 
 
 class UnknownExampleError(FxmemExportError, KeyError):

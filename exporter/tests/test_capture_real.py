@@ -80,6 +80,36 @@ class TinyViT(nn.Module):
         return self.head(self.norm(x[:, 0]))
 
 
+class ConvNeXtBlock(nn.Module):
+    """ConvNeXt's block: a depthwise 7x7 convolution, LayerNorm over channels last, an MLP."""
+
+    def __init__(self, d: int = 16) -> None:
+        super().__init__()
+        self.dw = nn.Conv2d(d, d, 7, padding=3, groups=d)
+        self.norm = nn.LayerNorm(d)
+        self.fc1, self.fc2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.dw(x).permute(0, 2, 3, 1)
+        y = self.fc2(nn.functional.gelu(self.fc1(self.norm(y))))
+        return x + y.permute(0, 3, 1, 2)
+
+
+class TinyConvNeXt(nn.Module):
+    """A patchify stem on a channels-last input, two ConvNeXt blocks, pooling, a head: the
+    convolutions' outputs are channels-last in a real CPU run."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stem = nn.Conv2d(3, 16, 4, stride=4)
+        self.blocks = nn.Sequential(ConvNeXtBlock(), ConvNeXtBlock())
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.blocks(self.stem(x.contiguous(memory_format=torch.channels_last)))
+        return self.head(x.mean((2, 3)))
+
+
 def _custom(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
     torch.manual_seed(0)
     with torch.device(device):
@@ -91,11 +121,13 @@ def _custom(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]
             return TinyViT(), (torch.randn(2, 3, 16, 16),)
         if name == "checkpoint_attention":
             return CheckpointedAttention(), (torch.randn(2, 16, 64),)
+        if name == "convnext":
+            return TinyConvNeXt(), (torch.randn(2, 3, 32, 32),)
     raise KeyError(name)
 
 
 def _model(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]:
-    if name in ("gru", "checkpoint", "vit", "checkpoint_attention"):
+    if name in ("gru", "checkpoint", "vit", "checkpoint_attention", "convnext"):
         return _custom(name, device)
     torch.manual_seed(0)
     model, inputs, options = build(name, device)
@@ -104,8 +136,10 @@ def _model(name: str, device: str) -> tuple[nn.Module, tuple[torch.Tensor, ...]]
 
 
 # Every bundled example that compiles in one region with a real CPU step, and the models the
-# issue names: attention (gpt, llama, vit), BatchNorm (cnn), a GRU, torch.utils.checkpoint.
-MODELS = ["mlp", "cnn", "multiout", "inplace", "gpt", "llama", "gru", "checkpoint", "vit", "checkpoint_attention"]
+# issue names: attention (gpt, llama, vit), BatchNorm (cnn), a GRU, torch.utils.checkpoint,
+# channels-last convolutions (convnext).
+MODELS = ["mlp", "cnn", "multiout", "inplace", "gpt", "llama", "gru", "checkpoint", "vit", "checkpoint_attention",
+          "convnext"]
 
 
 @pytest.mark.parametrize("name", MODELS)
