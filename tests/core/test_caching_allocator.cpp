@@ -182,16 +182,21 @@ TEST(CachingAllocator, RoundSize) {
 
 // Ported from test/test_cuda.py, TestCuda.test_allocator_settings: allocated bytes of a float tensor
 // of 21 Mi elements (84 MiB) and 100 Mi elements (400 MiB) under each setting, expected as its
-// power2_div(nbytes, divisions).
+// power2_div(nbytes, divisions). test/test_cuda_expandable_segments.py runs the same test with
+// expandable_segments:True: rounding does not depend on it.
 TEST(CachingAllocator, PortedAllocatorSettingsRoundup) {
     const std::int64_t nbytes = 4 * 21 * MiB, nbytes_big = 4 * 100 * MiB;
-    EXPECT_EQ(run({M(0, nbytes)}, "").allocated[0], nbytes);
-    EXPECT_EQ(run({M(0, nbytes)}, "roundup_power2_divisions:4").allocated[0], 96 * MiB);
-    EXPECT_EQ(run({M(0, nbytes)}, "garbage_collection_threshold:0.5,max_split_size_mb:40").allocated[0], nbytes);
     const std::string array =
         "garbage_collection_threshold:0.5,roundup_power2_divisions:[64:8,128:2,256:2,512:2,1024:1,>:1]";
-    EXPECT_EQ(run({M(0, nbytes)}, array).allocated[0], 88 * MiB);
-    EXPECT_EQ(run({M(0, nbytes_big)}, array).allocated[0], 512 * MiB);
+    for (const std::string expandable : {"", ",expandable_segments:True"}) {
+        EXPECT_EQ(run({M(0, nbytes)}, "expandable_segments:False" + expandable).allocated[0], nbytes);
+        EXPECT_EQ(run({M(0, nbytes)}, "roundup_power2_divisions:4" + expandable).allocated[0], 96 * MiB);
+        EXPECT_EQ(
+            run({M(0, nbytes)}, "garbage_collection_threshold:0.5,max_split_size_mb:40" + expandable).allocated[0],
+            nbytes);
+        EXPECT_EQ(run({M(0, nbytes)}, array + expandable).allocated[0], 88 * MiB);
+        EXPECT_EQ(run({M(0, nbytes_big)}, array + expandable).allocated[0], 512 * MiB);
+    }
 }
 
 // get_allocation_size(): small requests (<= 1 MiB after rounding) get a 2 MiB segment, large ones
@@ -242,16 +247,17 @@ TEST(CachingAllocator, LargePoolSplitsOnlyAboveOneMiBRemainder) {
     EXPECT_EQ(r.segments_at_peak[1].blocks[0].requested, 15 * MiB);
 }
 
-// free_block() merges a freed block with free neighbours (try_merge_blocks): the freed a and b make
-// one 4 MiB block that a 3 MiB request takes whole (remainder 1 MiB is not > kSmallSize); after
-// every free the segment is one 20 MiB block again, reused by a 20 MiB request without a cudaMalloc.
+// free_block() merges a freed block with free neighbours (try_merge_blocks): freeing b after a merges
+// it with its previous block; the 4 MiB block they make serves a 3 MiB request whole (1 MiB left is
+// not > kSmallSize). Freeing c between d and the tail merges both ways: the segment is one 20 MiB
+// block again, which serves a 20 MiB request without a cudaMalloc.
 TEST(CachingAllocator, FreeMergesNeighbours) {
     const auto r =
-        run({M(0, 2 * MiB), M(1, 2 * MiB), M(2, 2 * MiB), F(1), F(0), M(3, 3 * MiB), F(2), F(3), M(4, 20 * MiB)});
+        run({M(0, 2 * MiB), M(1, 2 * MiB), M(2, 2 * MiB), F(0), F(1), M(3, 3 * MiB), F(3), F(2), M(4, 20 * MiB)});
     EXPECT_EQ(r.allocated[5], 6 * MiB); // 4 MiB block + c's 2 MiB
     EXPECT_EQ(r.block_address[5], fxmem::kSimBaseAddress);
     EXPECT_EQ(r.block_size[5], 4 * MiB);
-    EXPECT_EQ(r.block_size[3], 2 * MiB); // a Free reports the block it returns, before merging
+    EXPECT_EQ(r.block_size[4], 2 * MiB); // a Free reports the block it returns, before merging
     EXPECT_EQ(r.allocated[8], 20 * MiB);
     EXPECT_EQ(r.reserved.back(), 20 * MiB);
     EXPECT_EQ(r.counters.num_device_alloc, 1);
@@ -276,13 +282,14 @@ TEST(CachingAllocator, BestFitTakesSmallestThenLowestAddress) {
 // a request at or above it takes one only if less than max_non_split_rounding (20 MiB) larger.
 // should_split() never splits a request at or above max_split_size.
 TEST(CachingAllocator, MaxSplitSizeRefusesOversizeBlocks) {
-    const auto r = run({M(0, 62 * MiB), F(0), M(1, 41 * MiB), M(2, 30 * MiB), M(3, 45 * MiB)}, "max_split_size_mb:40");
+    // 42 MiB may not take the 62 MiB block: 62 >= 42 + 20.
+    const auto r = run({M(0, 62 * MiB), F(0), M(1, 42 * MiB), M(2, 30 * MiB), M(3, 45 * MiB)}, "max_split_size_mb:40");
     EXPECT_EQ(r.reserved, (std::vector<std::int64_t>{62 * MiB, 62 * MiB, 104 * MiB, 134 * MiB, 134 * MiB}));
     EXPECT_EQ(r.allocated[4], 42 * MiB + 30 * MiB + 62 * MiB);
     // Without the setting the 62 MiB block serves the 41 MiB request, split.
-    const auto plain = run({M(0, 62 * MiB), F(0), M(1, 41 * MiB)});
+    const auto plain = run({M(0, 62 * MiB), F(0), M(1, 42 * MiB)});
     EXPECT_EQ(plain.reserved[2], 62 * MiB);
-    EXPECT_EQ(plain.allocated[2], 41 * MiB);
+    EXPECT_EQ(plain.allocated[2], 42 * MiB);
 }
 
 // Blocks are reused only on their own stream (get_free_block's search key has the stream first).
@@ -401,6 +408,15 @@ TEST(CachingAllocator, GarbageCollectionFreesOldBlocks) {
     EXPECT_EQ(gc.reserved, (std::vector<std::int64_t>{30 * MiB, 60 * MiB, 60 * MiB, 72 * MiB, 72 * MiB, 84 * MiB,
                                                       94 * MiB, 94 * MiB}));
     EXPECT_EQ(gc.counters.num_device_free, 1);
+    EXPECT_EQ(gc.counters.num_alloc_retries, 0);
+    // Equal ages (3 and 3, average 3): both blocks are at least the average, both freed, and the
+    // 40 MiB cudaMalloc fits without release_cached_blocks.
+    const std::vector<AllocEvent> equal{M(0, 30 * MiB),    M(1, 30 * MiB),    F(0),          F(1),
+                                        M(2, 12 * MiB, 1), M(3, 12 * MiB, 1), M(4, 40 * MiB)};
+    const auto both = run(equal, "garbage_collection_threshold:0.8,per_process_memory_fraction:0.5", 200 * MiB);
+    EXPECT_EQ(both.reserved.back(), 64 * MiB);
+    EXPECT_EQ(both.counters.num_device_free, 2);
+    EXPECT_EQ(both.counters.num_alloc_retries, 0);
     // No memory fraction: PyTorch runs no garbage collection.
     const auto no_fraction = run(events, "garbage_collection_threshold:0.8", 200 * MiB);
     EXPECT_EQ(no_fraction.reserved[6], 124 * MiB);
