@@ -335,6 +335,11 @@ TEST(CachingAllocator, ReleaseAndRetryUnmapsExpandablePages) {
     EXPECT_TRUE(fixed.oom->allocated_would_fit);
     EXPECT_EQ(fixed.allocated.size(), 3u);
     EXPECT_EQ(fixed.counters.num_alloc_retries, 1);
+    using Action = fxmem::SegmentAction;
+    const std::int64_t base = fxmem::kSimBaseAddress;
+    EXPECT_EQ(fixed.segment_actions, (std::vector<Action>{{0, Action::Kind::Alloc, base, 30 * MiB, 0},
+                                                          {1, Action::Kind::Alloc, base + 30 * MiB, 20 * MiB, 0},
+                                                          {3, Action::Kind::Free, base, 30 * MiB, 0}}));
 
     const auto expandable = run(events, "expandable_segments:True", 60 * MiB);
     EXPECT_FALSE(expandable.oom.has_value());
@@ -342,6 +347,11 @@ TEST(CachingAllocator, ReleaseAndRetryUnmapsExpandablePages) {
     EXPECT_EQ(expandable.allocated[3], 50 * MiB);
     EXPECT_EQ(expandable.counters.num_alloc_retries, 1);
     EXPECT_EQ(expandable.counters.num_device_free, 1); // one unmap
+    // Pages of 20 MiB: A maps two; C first fails to map two more, then A's first page (wholly free)
+    // is unmapped and C's two pages are mapped.
+    EXPECT_EQ(expandable.segment_actions, (std::vector<Action>{{0, Action::Kind::Map, base, 40 * MiB, 0},
+                                                               {3, Action::Kind::Unmap, base, 20 * MiB, 0},
+                                                               {3, Action::Kind::Map, base + 40 * MiB, 40 * MiB, 0}}));
 }
 
 // malloc(): when even the allocated bytes exceed the capacity, out-of-memory says so.
@@ -425,7 +435,8 @@ TEST(CachingAllocator, GarbageCollectionFreesOldBlocks) {
 
 // Figures that must agree whatever the rules decide, on a long pseudo-random replay: the segments at
 // the peak tile their blocks and add up to the peak reserved bytes, their allocated blocks to the
-// allocated bytes after the peak's event, and reserved never falls below allocated.
+// allocated bytes after the peak's event, reserved never falls below allocated, and the segment
+// actions add up to reserved after every event.
 TEST(CachingAllocator, SnapshotAgreesWithStatsOnRandomReplay) {
     std::uint64_t state = 12345;
     auto next = [&] { return (state = state * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
@@ -464,6 +475,19 @@ TEST(CachingAllocator, SnapshotAgreesWithStatsOnRandomReplay) {
         EXPECT_EQ(r.peak_reserved, *std::max_element(r.reserved.begin(), r.reserved.end())) << conf;
         EXPECT_EQ(r.peak_allocated, *std::max_element(r.allocated.begin(), r.allocated.end())) << conf;
         for (std::size_t i = 0; i < events.size(); ++i) EXPECT_GE(r.reserved[i], r.allocated[i]) << conf;
+        // The device calls account for every change of reserved.
+        std::int64_t device = 0;
+        std::size_t k = 0;
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            for (; k < r.segment_actions.size() && r.segment_actions[k].event == i; ++k) {
+                const fxmem::SegmentAction& a = r.segment_actions[k];
+                const bool grows =
+                    a.kind == fxmem::SegmentAction::Kind::Alloc || a.kind == fxmem::SegmentAction::Kind::Map;
+                device += grows ? a.size : -a.size;
+            }
+            ASSERT_EQ(device, r.reserved[i]) << conf << " event " << i;
+        }
+        EXPECT_EQ(k, r.segment_actions.size()) << conf;
     }
 }
 

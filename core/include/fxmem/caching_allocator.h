@@ -99,6 +99,18 @@ struct OutOfMemory {
     bool allocated_would_fit = false;
 };
 
+// A call to the device, as the allocator's trace records it (TraceEntry's SEGMENT_ALLOC,
+// SEGMENT_FREE, SEGMENT_MAP, SEGMENT_UNMAP): a cudaMalloc or cudaFree of a whole segment, or pages of
+// an expandable segment mapped or unmapped.
+struct SegmentAction {
+    enum class Kind : std::uint8_t { Alloc, Free, Map, Unmap };
+    std::size_t event = 0; // the event during which it happened
+    Kind kind = Kind::Alloc;
+    std::int64_t address = 0, size = 0;
+    std::uint32_t stream = 0;
+    bool operator==(const SegmentAction&) const = default;
+};
+
 // How often the allocator went to the device (DeviceStats' counters of the same names).
 struct AllocatorCounters {
     std::int64_t num_device_alloc = 0;  // cudaMalloc calls and page maps
@@ -117,6 +129,7 @@ struct AllocatorRun {
     std::size_t peak_reserved_event = 0;                // the event during which reserved first peaked
     std::vector<SimSegment> segments_at_peak;           // when reserved first peaked, by address
     std::optional<OutOfMemory> oom;                     // the run stops at the first out-of-memory
+    std::vector<SegmentAction> segment_actions;         // in order, the failing event's included
     AllocatorCounters counters;
 };
 

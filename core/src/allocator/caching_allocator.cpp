@@ -97,6 +97,7 @@ AllocatorRun simulate_caching_allocator(std::span<const AllocEvent> events, cons
         std::vector<detail::BlockIndex> block_of(slots, detail::kNoBlock);
         for (std::size_t i = 0; i < stop; ++i) {
             const SlotEvent& e = checked[i];
+            sim.at_event(i);
             const std::int64_t peak_before = sim.peak_reserved();
             detail::BlockIndex block = block_of[e.slot]; // a Free's block, before it merges
             if (e.malloc) {
@@ -143,6 +144,7 @@ AllocatorRun simulate_caching_allocator(std::span<const AllocEvent> events, cons
     run.block_size.reserve(checked.size());
     {
         detail::DeviceAllocatorSim sim(config, capacity);
+        sim.log_segment_actions(&run.segment_actions);
         replay(sim, checked.size(), &run);
         run.peak_reserved = sim.peak_reserved();
         run.counters = sim.counters();

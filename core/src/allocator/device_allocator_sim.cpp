@@ -110,6 +110,7 @@ bool DeviceAllocatorSim::alloc_block(AllocParams& p, bool is_retry) {
     const std::int32_t segment = new_segment(p.alloc_size, p.stream, p.pool->small, false, 0);
     p.block = new_block(segments_[segment].base, p.alloc_size, segment);
     increase_reserved(p.alloc_size);
+    log(SegmentAction::Kind::Alloc, segments_[segment].base, p.alloc_size, p.stream);
     ++counters_.num_device_alloc;
     return true;
 }
@@ -254,6 +255,7 @@ void DeviceAllocatorSim::release_blocks(SimPool& pool) {
 }
 
 void DeviceAllocatorSim::release_block(BlockIndex block) {
+    log(SegmentAction::Kind::Free, blocks_[block].ptr, blocks_[block].size, blocks_[block].stream);
     erase_from_blocks(block);
     reserved_ -= blocks_[block].size;
     segments_[blocks_[block].segment].live = false;
@@ -292,6 +294,7 @@ void DeviceAllocatorSim::unmap_block(BlockIndex block) {
     pool_of(block).unmapped.insert(address_key(block));
     reserved_ -= unmapped_size;
     ++counters_.num_device_free;
+    log(SegmentAction::Kind::Unmap, unmapped_ptr, unmapped_size, blocks_[block].stream);
 }
 
 void DeviceAllocatorSim::release_expandable_segment(BlockIndex block) {
@@ -349,6 +352,7 @@ bool DeviceAllocatorSim::map_block(BlockIndex to_map, std::int64_t size) {
     const std::int64_t end = round_up(blocks_[to_map].ptr + size - seg.base, seg.page) / seg.page;
     const std::int64_t mapped_size = (end - begin) * seg.page;
     if (mapped_size == 0 || !fits_device(mapped_size)) return false; // cuMemCreate: out of memory
+    const std::int64_t mapped_ptr = blocks_[to_map].ptr;
     SimPool& pool = pool_of(to_map);
     pool.unmapped.erase(address_key(to_map));
     blocks_[to_map].mapped = true;
@@ -365,6 +369,7 @@ bool DeviceAllocatorSim::map_block(BlockIndex to_map, std::int64_t size) {
     insert_into_blocks(to_map);
     increase_reserved(mapped_size);
     ++counters_.num_device_alloc;
+    log(SegmentAction::Kind::Map, mapped_ptr, mapped_size, blocks_[to_map].stream);
     return true;
 }
 

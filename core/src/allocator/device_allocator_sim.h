@@ -88,6 +88,10 @@ public:
     // snapshot(): the mapped segments with their blocks, by address.
     std::vector<SimSegment> snapshot() const;
 
+    // Records every device call into log, tagged with the event set by at_event.
+    void log_segment_actions(std::vector<SegmentAction>* log) { log_ = log; }
+    void at_event(std::size_t event) { event_ = event; }
+
     std::int64_t round_size(std::int64_t size) const;
     std::int64_t get_allocation_size(std::int64_t size) const;
 
@@ -129,6 +133,9 @@ private:
     bool is_split(BlockIndex block) const { return blocks_[block].prev != kNoBlock || blocks_[block].next != kNoBlock; }
     bool is_expandable(BlockIndex block) const { return segments_[blocks_[block].segment].expandable; }
     void increase_reserved(std::int64_t bytes);
+    void log(SegmentAction::Kind kind, std::int64_t address, std::int64_t size, std::uint32_t stream) {
+        if (log_) log_->push_back(SegmentAction{event_, kind, address, size, stream});
+    }
     bool fits_device(std::int64_t bytes) const { return !capacity_ || reserved_ + bytes <= *capacity_; }
 
     AllocatorConfig config_;
@@ -142,6 +149,8 @@ private:
     std::int64_t next_address_ = kSimBaseAddress;
     std::int64_t allocated_ = 0, reserved_ = 0, peak_reserved_ = 0;
     AllocatorCounters counters_;
+    std::vector<SegmentAction>* log_ = nullptr;
+    std::size_t event_ = 0;
 };
 
 } // namespace fxmem::detail
