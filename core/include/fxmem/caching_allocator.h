@@ -137,8 +137,10 @@ struct AllocatorRun {
 inline constexpr std::int64_t kSimBaseAddress = std::int64_t{0x7f} << 40;
 
 // Replays the events. capacity: device memory available to PyTorch (what cudaMalloc and page maps can
-// take); none = unlimited. Throws fxmem::Error naming the event index for a Free of an id that is not
-// live, a Malloc of a live id, or negative bytes.
+// take); none = unlimited. With per_process_memory_fraction < 1 the allocator may use that share of
+// it (and only then runs garbage collection, as PyTorch). Throws fxmem::Error naming the event index
+// for a Free of an id that is not live, a Malloc of a live id, or negative bytes; and for a negative
+// capacity, or a memory fraction without a capacity.
 AllocatorRun simulate_caching_allocator(std::span<const AllocEvent> events, const AllocatorConfig& config,
                                         std::optional<std::int64_t> capacity = std::nullopt);
 
