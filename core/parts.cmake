@@ -20,12 +20,16 @@
 #                 captures' peaks compared (peak_place, peak_diff), the layered dataflow layout
 #                 by module (dataflow_*: layering, crossings, coordinates, routing, modules;
 #                 dataflow_scene: several graphs side by side).
+#   allocator/    a simulation of PyTorch's CUDA caching allocator (device_allocator_sim.cpp: the
+#                 rules of DeviceCachingAllocator; caching_allocator.cpp: events checked and replayed,
+#                 segments at the reserved peak; alloc_conf.cpp: PYTORCH_CUDA_ALLOC_CONF parsed). It
+#                 needs no other part: it replays malloc/free events, not a graph.
 #   export/       the timeline of a view written for other viewers: Chrome-trace JSON (Perfetto)
 #                 and PyTorch's memory snapshot pickle (memory_viz), with the pickle writer; it
 #                 writes files atomically, so it needs io beside views.
 # Dependencies go one way (each part needs only those after its arrow):
 #   model <- io, estimator;  estimator <- attribution, optimize;  optimize, io <- remat;
-#   attribution, optimize <- views;  views, io <- export.
+#   attribution, optimize <- views;  views, io <- export.  allocator needs nothing.
 # The fuzzer links model and io alone, so io cannot come to need the estimator or the optimizer
 # without its build failing.
 set(FXMEM_CORE_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -51,7 +55,10 @@ set(FXMEM_CORE_REMAT_SOURCES
 set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.cpp views/peak_diff.cpp views/peak_place.cpp
     views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
     views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp
-    views/dataflow_scene.cpp views/view_spec.cpp views/program_live.cpp views/timeline_events.cpp)
+    views/dataflow_scene.cpp views/view_spec.cpp views/program_live.cpp views/timeline_events.cpp
+    views/reserved_view.cpp)
+set(FXMEM_CORE_ALLOCATOR_SOURCES allocator/alloc_conf.cpp allocator/caching_allocator.cpp
+    allocator/device_allocator_sim.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp
     export/pickle_writer.cpp export/profile_csv.cpp)
 

@@ -63,6 +63,9 @@ public:
     // The counted allocations in the order they are made (inputs in buffer order, then each
     // kernel's `alloc` list in order). O(1).
     const std::vector<ProgramBlock>& blocks() const { return blocks_; }
+    // The counted input buffers named tangents_*, AOTAutograd's gradients of the forward's outputs,
+    // which the autograd engine allocates before the backward and frees after it.
+    std::int64_t tangent_bytes() const { return tangent_bytes_; }
 
 private:
     struct Interval {
@@ -76,6 +79,7 @@ private:
     std::size_t size_ = 0;
     std::vector<std::int64_t> profile_;
     std::vector<ProgramBlock> blocks_;
+    std::int64_t tangent_bytes_ = 0;
     std::vector<std::int64_t> nbytes_;    // per buffer, as counted when the index was built
     std::vector<std::uint32_t> alloc_at_; // per buffer: its alloc kernel + 1, 0 for none
     std::vector<std::uint32_t> free_at_;  // per buffer: its free kernel + 1, 0 for none

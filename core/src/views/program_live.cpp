@@ -77,6 +77,26 @@ ProgramLiveIndex::ProgramLiveIndex(const GraphFile& file, GraphId graph, DeviceF
             blocks_[block_of[b]].end = before + 1;
         }
     }
+    // Input buffers that hold one storage (views of one tensor: q, k and v of one projection) are
+    // one allocation, held until the last of them goes: the first holds the bytes.
+    std::vector<std::uint32_t> holder(file.storages.size(), n);
+    for (std::uint32_t b = 0; b < n; ++b) {
+        if (!p.buffers[b].input) continue;
+        const std::span<const NodeId> nodes = p.nodes(p.buffers[b]);
+        if (nodes.empty() || g.outputs(nodes.front()).empty()) continue;
+        std::uint32_t& first = holder[g.outputs(nodes.front()).front().index()];
+        if (first == n) {
+            first = b;
+            continue;
+        }
+        end[first] = std::max(end[first], end[b]);
+        blocks_[block_of[first]].end = std::max(blocks_[block_of[first]].end, end[b]);
+        blocks_[block_of[b]].end = blocks_[block_of[b]].begin;
+        nbytes_[b] = 0;
+    }
+    for (std::uint32_t b = 0; b < n; ++b)
+        // The autograd engine's gradients of the outputs: alive until the backward has returned.
+        if (p.buffers[b].input && counted[b] && p.buffers[b].name.starts_with("tangents")) tangent_bytes_ += nbytes_[b];
     std::erase_if(blocks_, [&](const ProgramBlock& blk) { return !counted[blk.buffer] || blk.begin == blk.end; });
 
     profile_.assign(size_ + 1, 0);

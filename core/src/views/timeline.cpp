@@ -144,6 +144,15 @@ Timeline Timeline::pair(std::shared_ptr<const GraphFile> file, std::size_t pair,
     // whatever the device filter (PyTorch's fixed device check).
     backward.baseline_storages = std::move(pa.baseline_storages);
     TimelineSegment forward = segment_of(std::move(pa.forward), schedule);
+    if (forward_program && backward_program) {
+        // What a real step holds when its backward starts (measured against the CPU allocator's
+        // events, docs/estimator.md): all the forward program left live (parameters, the saved
+        // values, the outputs), plus the tangents the autograd engine allocates; the backward's
+        // own profile starts with the saved values and tangents it takes as inputs.
+        backward.baseline = forward_program->profile().back() + backward_program->tangent_bytes() -
+                            backward_program->profile().front();
+        backward.baseline_storages.clear();
+    }
     show_program(forward, std::move(forward_program));
     show_program(backward, std::move(backward_program));
     t.add(std::move(forward));

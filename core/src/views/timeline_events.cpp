@@ -21,6 +21,7 @@ std::vector<TimelineAllocEvent> Timeline::alloc_events() const {
     std::vector<std::uint8_t> is_live(n_storages, 0);
     auto next_id = static_cast<std::uint32_t>(n_storages);
     std::vector<TimelineAllocEvent> own; // one segment's block events, sorted by step
+    std::vector<std::pair<std::uint32_t, std::int64_t>> carried_over; // (id, bytes), freed at the end
     for (std::size_t si = 0; si < segments_.size(); ++si) {
         const TimelineSegment& seg = segments_[si];
         const std::int64_t at = seg.offset;
@@ -28,7 +29,7 @@ std::vector<TimelineAllocEvent> Timeline::alloc_events() const {
         // forward outputs the backward keeps (get_peak_memory's fixed device check).
         std::vector<std::pair<StorageId, std::int64_t>> baseline;
         if (step_) {
-            for (const CarriedStorage& c : seg.carried) baseline.emplace_back(c.storage, c.bytes);
+            for (const CarriedStorage& c : this->carried(si)) baseline.emplace_back(c.storage, c.bytes);
         } else {
             for (StorageId s : seg.baseline_storages)
                 if (!file_->is_cpu(s)) baseline.emplace_back(s, file_->nbytes(s));
@@ -40,6 +41,11 @@ std::vector<TimelineAllocEvent> Timeline::alloc_events() const {
             is_live[b.first.index()] = 0;
             return true;
         });
+        // A pair's backward under Allocated carries the forward program's leftover as one amount.
+        if (!step_ && seg.baseline_storages.empty() && seg.baseline > 0) {
+            carried_over.emplace_back(next_id, seg.baseline);
+            out.push_back({Kind::Malloc, next_id++, seg.baseline, 0, at});
+        }
         for (const auto& b : baseline) {
             if (b.second == 0 || is_live[b.first.index()]) continue;
             is_live[b.first.index()] = 1;
@@ -61,6 +67,7 @@ std::vector<TimelineAllocEvent> Timeline::alloc_events() const {
     const auto end = static_cast<std::int64_t>(profile_.size());
     for (const auto& b : live)
         out.push_back({Kind::Free, static_cast<std::uint32_t>(b.first.index()), b.second, 0, end});
+    for (const auto& [id, bytes] : carried_over) out.push_back({Kind::Free, id, bytes, 0, end});
     return out;
 }
 
