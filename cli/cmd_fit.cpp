@@ -1,4 +1,5 @@
-// fit FILE --memory M --vary SYM [--set ...] [--pair K | --whole-step] [--max-extra-percent P] [--json]:
+// fit FILE --memory M --vary SYM [--set ...] [--pair P | --whole-step] [--max-extra-percent P] [--json]:
+// the whole step by default when the file has one;
 // the largest value of SYM such that every value from its range's minimum up to it fits in M
 // (fxmem/fit.h), measured as peak measures it; with --max-extra-percent, also with a recompute plan.
 #include "commands.h"
@@ -53,8 +54,7 @@ int run_fit(const Args& args, std::ostream& out) {
     if (!memory) throw UsageError("fit: missing --memory M (bytes, or 80GiB, 24GB, 512MiB)");
     if (!vary) throw UsageError("fit: missing --vary SYM (the symbol to vary, by name or source)");
     const std::int64_t limit = parse_memory(*memory);
-    const bool whole = args.has("--whole-step");
-    if (whole)
+    if (args.has("--whole-step"))
         refuse_in_mode(
             args, "--whole-step", {"--pair", "--max-extra-percent"},
             "the whole step measures every graph of the step; a recompute plan is scored by its pair's peak");
@@ -65,6 +65,11 @@ int run_fit(const Args& args, std::ostream& out) {
     const DeviceFilter devices = device_filter(args);
 
     GraphFile file = load_file(args.file);
+    // A file with a step answers for the whole step unless a pair is asked for: what decides an
+    // out-of-memory error is the step's peak, parameters, gradients and optimizer state included.
+    // A recompute plan is still scored on its pair's peak.
+    const bool whole = args.has("--whole-step") || (!args.has("--pair") && !percent && !file.step.empty());
+    const bool pair_for_plan = !whole && percent && !args.has("--pair") && !file.step.empty();
     const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
     const std::string cpu_note = cpu_only_note(file, counted_for(file, devices));
     const std::size_t sym = symbol_option(file, "--vary", *vary);
@@ -155,6 +160,10 @@ int run_fit(const Args& args, std::ostream& out) {
         (symbol.source.empty() ? std::string() : " (" + escape_control(elide(symbol.source)) + ")");
     out << "fit " << name << " in " << bytes_text(limit) << ", measured as the "
         << (whole ? std::string("whole step") : "pair " + std::to_string(k) + " peak") << '\n';
+    if (pair_for_plan)
+        out << "  note: a recompute plan is scored on pair " << k
+            << "'s peak, which leaves out what the rest of the step holds (parameters, gradients, optimizer "
+               "state); without --max-extra-percent fit answers for the whole step\n";
     std::string others;
     for (std::size_t i = 0; i < q.binding.values.size(); ++i)
         if (i != sym)

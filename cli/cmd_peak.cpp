@@ -15,6 +15,9 @@
 namespace fxmem::cli {
 
 int run_peak(const Args& args, std::ostream& out) {
+    if (measure_option(args) != Measure::Estimator) return run_measured_peak(args, out);
+    refuse_in_mode(args, "--measure estimator", {"--alloc-conf", "--memory"},
+                   "the caching allocator and a device's capacity are for --measure reserved or allocated");
     if (args.has("--whole-step")) return run_whole_step(args, out);
     const GraphFile file = load_bound(args);
     const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;

@@ -17,6 +17,8 @@ namespace fxmem::cli {
 int run_info(const Args& args, std::ostream& out);
 int run_profile(const Args& args, std::ostream& out);
 int run_peak(const Args& args, std::ostream& out);
+// peak --measure allocated|reserved (cli/cmd_peak_measure.cpp).
+int run_measured_peak(const Args& args, std::ostream& out);
 int run_score(const Args& args, std::ostream& out);
 int run_live(const Args& args, std::ostream& out);
 int run_schedules(const Args& args, std::ostream& out);

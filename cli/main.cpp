@@ -25,8 +25,13 @@ commands:
   profile FILE [--graph NAME] [--json | --csv] [--set SYM=V[,SYM=V]]
       memory profile of one graph (PyTorch's build_memory_profile): the start, then after each
       node's allocations and after its frees; --graph may be left out when the file has one graph
-  peak FILE [--pair P] [--json] [--set SYM=V[,SYM=V]]
-      peak of forward/backward pair K, default 0 (PyTorch's get_peak_memory)
+  peak FILE [--pair P | --whole-step] [--json] [--set SYM=V[,SYM=V]]
+        [--measure estimator|allocated|reserved] [--memory M] [--alloc-conf CONF]
+      peak of forward/backward pair P, default 0 (PyTorch's get_peak_memory), or of the whole
+      step; --measure allocated counts the buffers of the program Inductor generates (the
+      file's program level), reserved replays them through PyTorch's CUDA caching allocator
+      (--alloc-conf takes a PYTORCH_CUDA_ALLOC_CONF string); --memory M says whether the view
+      fits in M (reserved: where the allocator would raise out-of-memory)
   score FILE (--schedule SCHED | --schedule-name NAME) [--graph NAME] [--json]
         [--set SYM=V[,SYM=V]]
       MemoryTracker peak and memory after each node of another order of a graph;
@@ -67,8 +72,9 @@ commands:
         [--max-extra-percent P] [--time-limit S] [--json]
       for a file with symbolic sizes: the largest value of symbol SYM such that every value from
       its range's minimum up to it fits in M (bytes, or 80GiB, 24GB, 512MiB), measured as peak
-      measures it (pair K, default 0, or --whole-step); exact (docs/format.md); with
-      --max-extra-percent P, also the largest with a recompute plan of at most P % extra FLOPs;
+      measures it: the whole step when the file has one (the first line says which), else
+      pair P (default 0); exact (docs/format.md); with --max-extra-percent P, also the largest
+      with a recompute plan of at most P % extra FLOPs, scored on pair P's peak;
       --time-limit S ends the search after S seconds with the answer so far (progress on stderr)
   export FILE (--perfetto OUT.json | --memory-viz OUT.pickle [--until-peak])
         [--graph NAME [--in-pair] | --pair P | --whole-step] [--schedule SCHED | --schedule-name NAME]
@@ -125,8 +131,8 @@ struct Command {
 constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
 constexpr OptionSpec kProfile[] = {{"--graph", true},       {"--json", false},   {"--csv", false},
                                    {"--whole-step", false}, {"--devices", true}, {"--set", true}};
-constexpr OptionSpec kPeak[] = {
-    {"--pair", true}, {"--json", false}, {"--whole-step", false}, {"--devices", true}, {"--set", true}};
+constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false},   {"--whole-step", false}, {"--devices", true},
+                                {"--set", true},  {"--measure", true}, {"--memory", true},      {"--alloc-conf", true}};
 constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true}, {"--json", false},
                                  {"--devices", true},  {"--standalone", false},   {"--set", true}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};

@@ -5,6 +5,7 @@
 #include "table.h"
 
 #include "fxmem/error.h"
+#include "fxmem/units.h"
 
 #include <algorithm>
 
@@ -33,6 +34,25 @@ std::size_t pair_option(const GraphFile& file, const std::string& text) {
                 std::to_string(file.pairs.size()) + (file.pairs.size() == 1 ? " pair)" : " pairs)"));
 }
 
+Measure measure_option(const Args& args) {
+    const std::optional<std::string> text = args.value("--measure");
+    if (!text) return Measure::Estimator;
+    if (const std::optional<Measure> m = parse_measure(*text)) return *m;
+    throw UsageError(args.command +
+                     ": --measure must be 'estimator' (PyTorch's FX estimator), 'allocated' (the "
+                     "compiled program's buffers) or 'reserved' (what the CUDA caching allocator holds), got '" +
+                     elide(*text) + "'");
+}
+
+std::optional<std::int64_t> memory_option(const Args& args) {
+    const std::optional<std::string> text = args.value("--memory");
+    if (!text) return std::nullopt;
+    if (const std::optional<std::int64_t> v = parse_byte_size(*text); v && *v > 0) return v;
+    throw UsageError(args.command +
+                     ": --memory needs a positive size in bytes, or with a unit (80GiB, 24GB, 512MiB), got '" +
+                     elide(*text) + "'");
+}
+
 ViewSpec view_option(const GraphFile& file, const Args& args, ViewFallback fallback) {
     const int modes = int(args.has("--graph")) + int(args.has("--pair")) + int(args.has("--whole-step"));
     if (modes > 1) throw UsageError(args.command + ": give one of --graph, --pair and --whole-step");
@@ -42,6 +62,7 @@ ViewSpec view_option(const GraphFile& file, const Args& args, ViewFallback fallb
                          "schedule reorders one graph: use --graph, or its pair with --pair)");
     ViewSpec v;
     v.devices = device_filter(args);
+    v.measure = measure_option(args);
     v.schedule = schedule_option(file, args);
     const bool file_view = fallback == ViewFallback::FileView && modes == 0 && !v.schedule;
     if (args.has("--whole-step") || (file_view && !file.step.empty())) {

@@ -29,7 +29,8 @@
 #                 writes files atomically, so it needs io beside views.
 # Dependencies go one way (each part needs only those after its arrow):
 #   model <- io, estimator;  estimator <- attribution, optimize;  optimize, io <- remat;
-#   attribution, optimize <- views;  views, io <- export.  allocator needs nothing.
+#   attribution, optimize, allocator <- views (the reserved measure);  views, io <- export.
+#   allocator needs no other part.
 # The fuzzer links model and io alone, so io cannot come to need the estimator or the optimizer
 # without its build failing.
 set(FXMEM_CORE_DIR ${CMAKE_CURRENT_LIST_DIR})

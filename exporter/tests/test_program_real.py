@@ -10,9 +10,12 @@ same peak, to the byte.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fxmem_export.program_peak import pair_peak, profile
+from conftest import run_cli
 
 import real_run
 from program_checks import program_errors
@@ -28,9 +31,13 @@ def _programs(doc):
 
 
 @pytest.mark.parametrize("name", MODELS)
-def test_program_peak_equals_real_cpu_step(name):
+def test_program_peak_equals_real_cpu_step(name, cli, tmp_path):
     real = real_run.real_allocated_peak(*_model(name, "cpu"))
     doc = real_run.meta_program_doc(*_model(name, "meta"), target="cpu")
     assert program_errors(doc) == []
     forward, backward = _programs(doc)
     assert pair_peak(forward, backward) == real
+    # fxmem-cli's allocated measure (core's Timeline) gives the real step's peak too.
+    path = tmp_path / f"{name}.fxmem.json"
+    path.write_text(json.dumps(doc))
+    assert run_cli(cli, "peak", str(path), "--measure", "allocated", "--json")["peak"] == real

@@ -97,7 +97,8 @@ TEST(CliSymbolic, InfoListsTheSymbols) {
 TEST(CliSymbolic, FitEqualsABruteForceScan) {
     for (const std::string memory : {"100000", "97.65625KiB", "1000", "9440", "0.1MB"}) {
         SCOPED_TRACE(memory);
-        const CliRun r = cli({"fit", kSym, "--memory", memory, "--vary", "s0", "--set", "s1=10", "--json"});
+        const CliRun r =
+            cli({"fit", kSym, "--memory", memory, "--vary", "s0", "--set", "s1=10", "--pair", "0", "--json"});
         ASSERT_EQ(r.status, 0) << r.err;
         const auto j = r.json();
         const std::int64_t limit = j["limit"];
@@ -128,10 +129,24 @@ TEST(CliSymbolic, FitEqualsABruteForceScan) {
     EXPECT_TRUE(contains(r.out, "largest s0: 64")) << r.out;
     EXPECT_TRUE(contains(r.out, "that is the range's maximum")) << r.out;
     // The text form.
-    r = cli({"fit", kSym, "--memory", "100000", "--vary", "s0", "--set", "s1=10"});
+    r = cli({"fit", kSym, "--memory", "100000", "--vary", "s0", "--set", "s1=10", "--pair", "0"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "largest s0: 43 (peak 97.2 KiB (99580 bytes))")) << r.out;
     EXPECT_TRUE(contains(r.out, "s0=44 needs 99.5 KiB (101840 bytes)")) << r.out;
+}
+
+// symbolic.json has a step: fit answers for it unless a pair is asked for, and says so first.
+TEST(CliSymbolic, FitAnswersForTheWholeStepByDefault) {
+    const CliRun by_default = cli({"fit", kSym, "--memory", "60000", "--vary", "s0", "--json"});
+    const CliRun whole = cli({"fit", kSym, "--memory", "60000", "--vary", "s0", "--whole-step", "--json"});
+    const CliRun pair = cli({"fit", kSym, "--memory", "60000", "--vary", "s0", "--pair", "0", "--json"});
+    ASSERT_EQ(by_default.status, 0) << by_default.err;
+    EXPECT_EQ(by_default.json()["measure"], "whole_step");
+    EXPECT_EQ(by_default.json()["max_value"], whole.json()["max_value"]);
+    EXPECT_EQ(by_default.json()["peak_at_max"], whole.json()["peak_at_max"]);
+    EXPECT_EQ(pair.json()["measure"], "pair");
+    const CliRun text = cli({"fit", kSym, "--memory", "60000", "--vary", "s0"});
+    EXPECT_TRUE(contains(text.out.substr(0, text.out.find('\n')), "measured as the whole step")) << text.out;
 }
 
 TEST(CliSymbolic, FitOfTheWholeStepEqualsPeaksAtEachValue) {

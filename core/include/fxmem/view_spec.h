@@ -66,7 +66,9 @@ ViewSpec default_view(const GraphFile& file);
 // a whole step in a file without one, a schedule of a graph outside the view or of the whole step.
 void check_view(const GraphFile& file, const ViewSpec& spec);
 
-// The timeline of the view (check_view first). Cancelled when `cancelled` answers true.
+// The timeline of the view (check_view first). Cancelled when `cancelled` answers true. Under
+// Measure::Reserved it is the allocated timeline, which reserved_view (fxmem/reserved_view.h)
+// replays through the caching allocator.
 Timeline open_view(std::shared_ptr<const GraphFile> file, const ViewSpec& spec, const CancelCheck& cancelled = {});
 
 // How output names the view: "graph 'g'", "pair 0 ('f + b')", "the whole step (12 graph runs)".

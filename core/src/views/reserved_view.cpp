@@ -15,8 +15,9 @@ ReservedView reserved_view(const Timeline& allocated, const AllocatorConfig& con
     std::vector<AllocEvent> events;
     events.reserve(stream.size());
     for (const TimelineAllocEvent& e : stream)
-        events.push_back({e.kind == TimelineAllocEvent::Kind::Malloc ? AllocEvent::Kind::Malloc : AllocEvent::Kind::Free,
-                          e.id, e.bytes, e.stream});
+        events.push_back(
+            {e.kind == TimelineAllocEvent::Kind::Malloc ? AllocEvent::Kind::Malloc : AllocEvent::Kind::Free, e.id,
+             e.bytes, e.stream});
     const AllocatorRun run = simulate_caching_allocator(events, config, capacity);
 
     ReservedView v;

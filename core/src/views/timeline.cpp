@@ -149,8 +149,8 @@ Timeline Timeline::pair(std::shared_ptr<const GraphFile> file, std::size_t pair,
         // events, docs/estimator.md): all the forward program left live (parameters, the saved
         // values, the outputs), plus the tangents the autograd engine allocates; the backward's
         // own profile starts with the saved values and tangents it takes as inputs.
-        backward.baseline = forward_program->profile().back() + backward_program->tangent_bytes() -
-                            backward_program->profile().front();
+        backward.baseline =
+            forward_program->profile().back() + backward_program->tangent_bytes() - backward_program->profile().front();
         backward.baseline_storages.clear();
     }
     show_program(forward, std::move(forward_program));

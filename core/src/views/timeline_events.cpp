@@ -20,7 +20,7 @@ std::vector<TimelineAllocEvent> Timeline::alloc_events() const {
     std::vector<std::size_t> stamp(n_storages, static_cast<std::size_t>(-1));
     std::vector<std::uint8_t> is_live(n_storages, 0);
     auto next_id = static_cast<std::uint32_t>(n_storages);
-    std::vector<TimelineAllocEvent> own; // one segment's block events, sorted by step
+    std::vector<TimelineAllocEvent> own;                              // one segment's block events, sorted by step
     std::vector<std::pair<std::uint32_t, std::int64_t>> carried_over; // (id, bytes), freed at the end
     for (std::size_t si = 0; si < segments_.size(); ++si) {
         const TimelineSegment& seg = segments_[si];

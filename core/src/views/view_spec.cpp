@@ -64,13 +64,15 @@ void check_view(const GraphFile& file, const ViewSpec& spec) {
 Timeline open_view(std::shared_ptr<const GraphFile> file, const ViewSpec& spec, const CancelCheck& cancelled) {
     check_view(*file, spec);
     const Schedule* schedule = spec.schedule ? &*spec.schedule : nullptr;
+    // Reserved replays the allocated timeline (reserved_view); the timeline itself is the allocated one.
+    const Measure measure = spec.measure == Measure::Estimator ? Measure::Estimator : Measure::Allocated;
     switch (spec.scope) {
     case ViewScope::Graph:
-        return Timeline::graph(std::move(file), spec.graph, spec.devices, cancelled, spec.context, schedule);
-    case ViewScope::Pair: return Timeline::pair(std::move(file), spec.pair, spec.devices, cancelled, schedule);
+        return Timeline::graph(std::move(file), spec.graph, spec.devices, cancelled, spec.context, schedule, measure);
+    case ViewScope::Pair: return Timeline::pair(std::move(file), spec.pair, spec.devices, cancelled, schedule, measure);
     case ViewScope::WholeStep: break;
     }
-    return Timeline::whole_step(std::move(file), spec.devices, cancelled);
+    return Timeline::whole_step(std::move(file), spec.devices, cancelled, measure);
 }
 
 std::string describe_view(const GraphFile& file, const ViewSpec& spec) {
