@@ -609,7 +609,9 @@ def apply_remat(plan: str | bytes | os.PathLike[str] | Mapping[str, Any]
     if isinstance(plan, (str, bytes, os.PathLike, Mapping)):  # bytes: a path, not a list of ints
         plans = [load_plan(plan)]
     elif isinstance(plan, Sequence):
-        plans = [load_plan(p) for p in plan]
+        # Each element is checked by load_plan (an int of a list is a RematPlanError there).
+        items: Sequence[Any] = plan
+        plans = [load_plan(p) for p in items]
     else:
         raise RematPlanError(f"apply_remat: a plan is a path, a mapping or a list of them, got {type(plan).__name__}")
     if not plans:

@@ -53,6 +53,8 @@ const std::vector<Cell>& cells() {
     const V ws = {W, "--whole-step"};
     // A file with symbolic sizes (its step: fwd then bwd), a --set that changes every number.
     const std::string Y = "{good}/symbolic.json";
+    // A pair with its compiled programs (the allocated and reserved measures).
+    const std::string G = "{good}/program_pair.json";
     const V set = {"--set", "s0=4"};
     const V yws = {Y, "--whole-step"};
     const V fit = {Y, "--memory", "40000", "--vary", "s0"};
@@ -77,6 +79,12 @@ const std::vector<Cell>& cells() {
         // peak
         {"peak", "pair", "--pair", {K}, {"--pair", "0"}, {"--pair", "1"}},
         {"peak", "pair", "--json", {P}, {}, {"--json"}},
+        {"peak", "pair", "--measure", {G}, {}, {"--measure", "allocated"}},
+        {"peak", "pair", "--measure", {G}, {}, {"--measure", "bytes"}, Expect::Fails, "--measure must be", 2},
+        {"peak", "pair", "--memory", {G, "--measure", "allocated"}, {"--memory", "1MB"}, {"--memory", "20kB"}},
+        {"peak", "pair", "--memory", {G}, {}, {"--memory", "1MB"}, Expect::Fails, "--memory does not apply to --measure estimator", 2},
+        {"peak", "pair", "--alloc-conf", {G, "--measure", "reserved", "--memory", "5MB"}, {}, {"--alloc-conf", "per_process_memory_fraction:0.5"}},
+        {"peak", "pair", "--alloc-conf", {G, "--measure", "reserved"}, {}, {"--alloc-conf", "bogus:1"}, Expect::Fails, "Unrecognized key 'bogus'", 1},
         {"peak", "pair", "--devices", {P}, {}, {"--devices", "all"}},
         {"peak", "whole-step", "--pair", ws, {}, {"--pair", "0"}, Expect::Refused},
         {"peak", "whole-step", "--json", ws, {}, {"--json"}},
@@ -204,7 +212,7 @@ const std::vector<Cell>& cells() {
         {"fit", "pair", "--devices", {Y, "--memory", "2000", "--vary", "s0"}, {}, {"--devices", "all"}},
         {"fit", "pair", "--max-extra-percent", fit, {}, {"--max-extra-percent", "10"}, Expect::Fails, "needs a joint graph", 1},
         {"fit", "pair", "--time-limit", fit, {}, {"--time-limit", "0.000000001"}},
-        {"fit", "whole-step", "--whole-step", fit, {}, {"--whole-step"}},
+        {"fit", "whole-step", "--whole-step", fit, {"--pair", "0"}, {"--whole-step"}},
         {"fit", "whole-step", "--pair", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--pair", "0"}, Expect::Refused},
         {"fit", "whole-step", "--max-extra-percent", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--max-extra-percent", "5"}, Expect::Refused},
         {"fit", "whole-step", "--set", {Y, "--memory", "40000", "--vary", "s0", "--whole-step"}, {}, {"--set", "s1=10"}},
