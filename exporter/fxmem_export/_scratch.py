@@ -99,10 +99,24 @@ def _arguments(node: fx.Node, ir_inputs: list[Any]) -> tuple[Any, Any, int]:
     return args, kwargs, total
 
 
+def cpu_allocation_events(prof: Any) -> list[tuple[int, int]]:
+    """(time, bytes) of every CPU allocator event a ``torch.profiler.profile(profile_memory=True)``
+    saw, in time order (negative bytes: a free)."""
+    from torch._C._profiler import _EventType
+
+    events: list[tuple[int, int]] = []
+    stack = list(prof.profiler.kineto_results.experimental_event_tree())
+    while stack:
+        e = stack.pop()
+        if e.tag == _EventType.Allocation and e.extra_fields.device.type == "cpu":
+            events.append((e.start_time_ns, int(e.extra_fields.alloc_size)))
+        stack.extend(e.children)
+    return sorted(events)
+
+
 def scratch_bytes(node: fx.Node, ir_inputs: list[Any]) -> int | None:
     """The bytes ``node``'s op allocates above what it leaves allocated, run once on the CPU;
     None where it is not run (too large, or it fails on stand-in values)."""
-    from torch._C._profiler import _EventType
     from torch.profiler import ProfilerActivity, profile
 
     args, kwargs, total = _arguments(node, ir_inputs)
@@ -116,15 +130,8 @@ def scratch_bytes(node: fx.Node, ir_inputs: list[Any]) -> int | None:
     except Exception:
         return None
     del result
-    events: list[tuple[int, int]] = []
-    stack = list(prof.profiler.kineto_results.experimental_event_tree())
-    while stack:
-        e = stack.pop()
-        if e.tag == _EventType.Allocation and e.extra_fields.device.type == "cpu":
-            events.append((e.start_time_ns, int(e.extra_fields.alloc_size)))
-        stack.extend(e.children)
     running = peak = 0
-    for _, size in sorted(events):
+    for _, size in cpu_allocation_events(prof):
         running += size
         peak = max(peak, running)
     # The result is freed after the profile ends, so ``running`` is what the op left allocated.

@@ -153,16 +153,9 @@ class WithLoss(torch.nn.Module):
 
 def _cpu_allocations(prof: Any) -> list[tuple[int, int]]:
     """(time, bytes) of every CPU allocator event the profiler saw (negative: a free)."""
-    from torch._C._profiler import _EventType
+    from fxmem_export._scratch import cpu_allocation_events
 
-    out: list[tuple[int, int]] = []
-    stack = list(prof.profiler.kineto_results.experimental_event_tree())
-    while stack:
-        event = stack.pop()
-        if event.tag == _EventType.Allocation and event.extra_fields.device.type == "cpu":
-            out.append((event.start_time_ns, int(event.extra_fields.alloc_size)))
-        stack.extend(event.children)
-    return sorted(out)
+    return cpu_allocation_events(prof)
 
 
 def real_allocated_peak(model: torch.nn.Module, inputs: tuple[Any, ...]) -> int:

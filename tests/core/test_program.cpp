@@ -14,6 +14,8 @@
 #include "fxmem/program_profile.h"
 #include "fxmem/symbolic.h"
 
+#include "error_of.h"
+
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -40,14 +42,7 @@ std::vector<std::string> node_names(const Graph& g, std::span<const NodeId> node
     return out;
 }
 
-std::string error_of(const auto& run) {
-    try {
-        run();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
+using fxmem_test::error_of;
 
 // A small graph x -> y -> output with a program built by hand (buffers and kernels given).
 struct HandProgram {

@@ -6,6 +6,8 @@
 #include "fxmem/io.h"
 #include "fxmem/timeline.h"
 
+#include "error_of.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,14 +23,7 @@ std::shared_ptr<const GraphFile> program_pair() {
     return std::make_shared<const GraphFile>(load_file(std::string(FXMEM_TEST_DATA) + "/good/program_pair.json"));
 }
 
-std::string error_of(const auto& run) {
-    try {
-        run();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
+using fxmem_test::error_of;
 
 // The forward's program profile, then the backward's raised by what the forward program left that
 // the backward does not take as inputs: all it left live (21504) plus the tangents the autograd
