@@ -61,7 +61,16 @@ def _cpu_like(t: Any) -> Any:
 
 def _asked_on_cpu(original: Callable[..., Any]) -> Callable[..., Any]:
     def ask(*args: Any, **kwargs: Any) -> Any:
-        return original(*[_cpu_like(a) for a in args], **{k: _cpu_like(v) for k, v in kwargs.items()})
+        from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+        cpu_args = [_cpu_like(a) for a in args]
+        cpu_kwargs = {k: _cpu_like(v) for k, v in kwargs.items()}
+        # The question may run ops on its CPU stand-ins (a conv1d's input is made contiguous):
+        # outside the fake mode, as real tensors.
+        if any(isinstance(a, torch.Tensor) and a.device.type == "cpu" for a in [*cpu_args, *cpu_kwargs.values()]):
+            with unset_fake_temporarily():
+                return original(*cpu_args, **cpu_kwargs)
+        return original(*cpu_args, **cpu_kwargs)
 
     return ask
 
