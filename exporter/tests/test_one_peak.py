@@ -71,7 +71,7 @@ def test_breakdown_and_live_of_a_pair_are_the_joined_view(cli: Path) -> None:
     assert first_bwd["graph"] == "backward" and first_bwd["graph_step"] == 0
     assert first_bwd["baseline"] == peak["backward_baseline"]
     r = subprocess.run([str(cli), "breakdown", path, "--pair", "forward"], capture_output=True, text=True)
-    assert r.returncode == 2 and "--pair must be FWD,BWD" in r.stderr
+    assert r.returncode == 2 and "--pair must be a pair's index K, or its graphs FWD,BWD" in r.stderr
     r = subprocess.run([str(cli), "breakdown", path, "--pair", "forward,nope"], capture_output=True, text=True)
     assert r.returncode == 1 and "no pair 'forward' -> 'nope'" in r.stderr
 

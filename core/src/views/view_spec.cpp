@@ -60,7 +60,8 @@ void check_view(const GraphFile& file, const ViewSpec& spec) {
     }
     case ViewScope::WholeStep:
         if (file.step.empty())
-            throw Error(file.source + ": the file has no step (its capture recorded no training step)");
+            throw Error(file.source +
+                        ": the file has no \"step\" (the order its graphs ran in during a training step)");
         if (spec.schedule)
             throw Error(file.source + ": a schedule reorders one graph; the whole step runs every graph in its "
                                       "recorded order");
