@@ -11,6 +11,9 @@
 #include "fxmem/fit.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
+#include "fxmem/step_remat.h"
+#include "fxmem/symbol_words.h"
+#include "fxmem/symbolic.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
 
@@ -25,21 +28,13 @@ namespace fxmem::cli {
 
 namespace {
 
-// --memory: bytes or a size with a unit (core's parse_byte_size).
-std::int64_t parse_memory(const std::string& text) {
-    if (const std::optional<std::int64_t> v = parse_byte_size(text)) return *v;
-    throw UsageError("--memory needs a size in bytes, or with a unit (80GiB, 24GB, 512MiB), got '" + text + "'");
-}
-
-std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
-
 // The joint graph whose recompute plans fit measures: pair K's, else the file's first.
 GraphId fit_joint(const GraphFile& file, std::size_t k) {
     if (k < file.pairs.size() && file.pairs[k].joint) return *file.pairs[k].joint;
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
         if (file.graphs[i].kind == GraphKind::Joint) return GraphId(static_cast<std::int32_t>(i));
     throw Error(file.source + ": --max-extra-percent needs a joint graph to plan recomputation on, and the file has "
-                              "none (export one with fxmem_export.save(..., inner=\"partition\"))");
+                              "none (capture with fxmem_export.backend(PATH, joint=True) or fxmem_export.sweep)");
 }
 
 // Seconds of remat search per probe: the search is deterministic when it ends within its limit,
@@ -53,23 +48,25 @@ int run_fit(const Args& args, std::ostream& out) {
     const auto vary = args.value("--vary");
     if (!memory) throw UsageError("fit: missing --memory M (bytes, or 80GiB, 24GB, 512MiB)");
     if (!vary) throw UsageError("fit: missing --vary SYM (the symbol to vary, by name or source)");
-    const std::int64_t limit = parse_memory(*memory);
+    const std::int64_t limit = *memory_option(args);
     if (args.has("--whole-step"))
-        refuse_in_mode(
-            args, "--whole-step", {"--pair", "--max-extra-percent"},
-            "the whole step measures every graph of the step; a recompute plan is scored by its pair's peak");
+        refuse_in_mode(args, "--whole-step", {"--pair"}, "the whole step measures every graph of the step");
     const std::optional<double> percent =
         args.has("--max-extra-percent")
             ? std::optional(parse_number("--max-extra-percent", *args.value("--max-extra-percent")))
             : std::nullopt;
+    if (args.has("-o") && !percent)
+        throw UsageError("fit: -o writes the recompute plan of the answer; it needs --max-extra-percent P");
+    check_output_option(args, "fit", "plan");
     const DeviceFilter devices = device_filter(args);
+    if (percent && devices != DeviceFilter::NonCpu)
+        throw UsageError("fit: --devices all does not apply with --max-extra-percent: a plan is scored on non-CPU "
+                         "storages, as PyTorch's partitioner counts them");
 
     GraphFile file = load_file(args.file);
     // A file with a step answers for the whole step unless a pair is asked for: what decides an
     // out-of-memory error is the step's peak, parameters, gradients and optimizer state included.
-    // A recompute plan is still scored on its pair's peak.
-    const bool whole = args.has("--whole-step") || (!args.has("--pair") && !percent && !file.step.empty());
-    const bool pair_for_plan = !whole && percent && !args.has("--pair") && !file.step.empty();
+    const bool whole = args.has("--whole-step") || (!args.has("--pair") && !file.step.empty());
     const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
     const std::string cpu_note = cpu_only_note(file, counted_for(file, devices));
     const std::size_t sym = symbol_option(file, "--vary", *vary);
@@ -108,21 +105,62 @@ int run_fit(const Args& args, std::ostream& out) {
         };
     }
     std::optional<GraphId> joint;
-    if (percent) joint = fit_joint(file, k);
+    if (percent && !whole) joint = fit_joint(file, k);
+    const GraphFile unbound = percent ? file : GraphFile{};
     const FitResult r = fit_symbol(percent ? file : std::move(file), q, measure);
 
-    // With a recompute plan: the same search from the plain answer up, each probe a remat search.
+    // With a recompute plan: the same search from the plain answer up, each probe a remat search
+    // (the whole step: a plan for the region that holds the step's peak at that size, the step
+    // scored under it; fxmem/step_remat.h).
     std::optional<FitResult> remat;
+    RematOptions options;
     if (percent) {
         FitQuery rq = q;
         rq.fits_from = r.max_value;
         rq.assume_monotone = true;
-        RematOptions options;
         options.max_extra_percent = *percent;
         options.time_limit_s = kRematProbeSeconds;
-        const GraphId j = *joint;
-        remat = fit_symbol(std::move(file), rq,
-                           [&](const GraphFile& f) { return search_remat(analyze_joint(f, j), options).peak.peak; });
+        if (whole)
+            remat = fit_symbol(unbound, rq, [&](const GraphFile& f) { return plan_whole_step(f, options).peak(); });
+        else
+            remat = fit_symbol(unbound, rq, [&](const GraphFile& f) {
+                return search_remat(analyze_joint(f, *joint), options).peak.peak;
+            });
+    }
+    // The plan of the answer, searched again at its size (the search is deterministic within its
+    // time limit): what -o writes and the text names.
+    struct AnswerPlan {
+        RematPlan plan;
+        std::string joint;
+        std::int64_t pair_peak = 0, extra_flops = 0;
+        bool used = true; // the whole step is lower with it than without
+    };
+    std::optional<AnswerPlan> answer_plan;
+    if (percent && remat->max_value) {
+        GraphFile at = unbound;
+        SizeBinding b = q.binding;
+        b.values[sym] = *remat->max_value;
+        bind_sizes(at, b);
+        if (whole) {
+            const StepPlan sp = plan_whole_step(at, options);
+            if (sp.plan) {
+                const JointGraph jg = analyze_joint(at, sp.region->joint);
+                answer_plan = AnswerPlan{make_plan(jg, *sp.plan), jg.g().name, sp.plan->peak.peak, sp.plan->extra_flops,
+                                         sp.uses_plan()};
+            }
+        } else {
+            const JointGraph jg = analyze_joint(at, *joint);
+            const RematResult rr = search_remat(jg, options);
+            answer_plan = AnswerPlan{make_plan(jg, rr), jg.g().name, rr.peak.peak, rr.extra_flops, true};
+        }
+    }
+    if (const auto path = args.value("-o")) {
+        if (!answer_plan)
+            throw Error(args.file + ": -o: no recompute plan to write (" +
+                        (remat && remat->max_value ? std::string("the step peaks outside every joint graph's region")
+                                                   : std::string("nothing fits, even with a plan")) +
+                        ")");
+        save_plan(answer_plan->plan, *path);
     }
 
     const auto null_or = [](const std::optional<std::int64_t>& v) {
@@ -149,21 +187,25 @@ int run_fit(const Args& args, std::ostream& out) {
             w["peak_at_max"] = null_or(remat->peak_at_max);
             w["peak_at_next"] = null_or(remat->peak_at_next);
             w["evaluations"] = remat->probes;
+            if (answer_plan) {
+                w["joint"] = answer_plan->joint;
+                w["plan_pair_peak"] = answer_plan->pair_peak;
+                w["plan_extra_flops"] = answer_plan->extra_flops;
+                w["plan_used"] = answer_plan->used;
+            }
             j["with_recompute"] = w;
         }
         out << j.dump() << '\n';
         return 0;
     }
     if (!cpu_note.empty()) out << cpu_note << '\n';
-    const std::string name =
-        escape_control(elide(symbol.name)) +
-        (symbol.source.empty() ? std::string() : " (" + escape_control(elide(symbol.source)) + ")");
+    // The symbol as users know it too: the app's word for it ("batch", "sequence").
+    const std::string word = symbol_words(symbols)[sym];
+    std::string aka = symbol.source.empty() ? std::string() : escape_control(elide(symbol.source));
+    if (word != symbol.name && word != symbol.source) aka += (aka.empty() ? "" : ", ") + escape_control(elide(word));
+    const std::string name = escape_control(elide(symbol.name)) + (aka.empty() ? std::string() : " (" + aka + ")");
     out << "fit " << name << " in " << bytes_text(limit) << ", measured as the "
         << (whole ? std::string("whole step") : "pair " + std::to_string(k) + " peak") << '\n';
-    if (pair_for_plan)
-        out << "  note: a recompute plan is scored on pair " << k
-            << "'s peak, which leaves out what the rest of the step holds (parameters, gradients, optimizer "
-               "state); without --max-extra-percent fit answers for the whole step\n";
     std::string others;
     for (std::size_t i = 0; i < q.binding.values.size(); ++i)
         if (i != sym)
@@ -197,9 +239,17 @@ int run_fit(const Args& args, std::ostream& out) {
     if (percent) {
         out << "with a recompute plan of at most " << percent.value_or(0) << " % extra FLOPs: ";
         if (remat->max_value)
-            out << "largest " << *remat->max_value << " (plan peak " << bytes_text(*remat->peak_at_max) << ")\n";
+            out << "largest " << *remat->max_value << " (" << (whole ? "step peak " : "plan peak ")
+                << bytes_text(*remat->peak_at_max) << ")\n";
         else
             out << "nothing fits\n";
+        if (answer_plan) {
+            out << "  the plan at " << shown << "=" << *remat->max_value << ": joint graph '"
+                << escape_control(elide(answer_plan->joint)) << "', pair peak " << bytes_text(answer_plan->pair_peak)
+                << ", extra FLOPs " << answer_plan->extra_flops << '\n';
+            if (!answer_plan->used) out << "  (it does not lower the step's peak there: the step runs without it)\n";
+            if (const auto path = args.value("-o")) out << "  written to " << escape_control(*path) << '\n';
+        }
     }
     return 0;
 }

@@ -21,10 +21,9 @@ namespace fxmem::cli {
 
 namespace {
 
-std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
 // A baseline the time limit stopped before it finished is empty.
 std::string baseline(std::optional<std::int64_t> v) {
-    return v ? bytes(*v) : std::string("not computed (the time limit was reached first)");
+    return v ? bytes_text(*v) : std::string("not computed (the time limit was reached first)");
 }
 
 } // namespace
@@ -67,13 +66,14 @@ int run_optimize(const Args& args, std::ostream& out) {
     if (const std::string note = cpu_only_note(file, counted); !note.empty()) out << note << '\n';
     out << "graph '" << elide(graph.name) << "', " << graph.size() << " nodes\n";
     if (const std::string line = score_context_line(file, graph, context); !line.empty()) out << line << '\n';
-    out << "original order:     " << bytes(r.original_peak) << '\n';
+    out << "original order:     " << bytes_text(r.original_peak) << '\n';
     out << "Inductor lpmf:      " << baseline(r.lpmf_peak) << '\n';
     out << "Inductor bfs:       " << baseline(r.bfs_peak) << '\n';
     out << "Inductor dfs:       " << baseline(r.dfs_peak) << '\n';
-    out << "best order:         " << bytes(r.peak) << ", from " << from << (r.exact ? "; it is optimal" : "") << '\n';
+    out << "best order:         " << bytes_text(r.peak) << ", from " << from << (r.exact ? "; it is optimal" : "")
+        << '\n';
     if (const auto path = args.value("-o")) out << "written to " << escape_control(*path) << '\n';
-    out << "no order can go below " << bytes(r.lower_bound) << '\n';
+    out << "no order can go below " << bytes_text(r.lower_bound) << '\n';
     return 0;
 }
 

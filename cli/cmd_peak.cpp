@@ -16,8 +16,8 @@ namespace fxmem::cli {
 
 int run_peak(const Args& args, std::ostream& out) {
     if (measure_option(args) != Measure::Estimator) return run_measured_peak(args, out);
-    refuse_in_mode(args, "--measure estimator", {"--alloc-conf", "--memory"},
-                   "the caching allocator and a device's capacity are for --measure reserved or allocated");
+    refuse_in_mode(args, "--measure estimator", {"--alloc-conf"},
+                   "the caching allocator is what --measure reserved simulates");
     if (args.has("--whole-step")) return run_whole_step(args, out);
     const GraphFile file = load_bound(args);
     const std::size_t k = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
@@ -26,6 +26,7 @@ int run_peak(const Args& args, std::ostream& out) {
     const Graph& bwd = file.graph(file.pairs[k].backward);
     const StorageMask counted = devices_counted(file, args);
     const PeakMemory peak = analyze_pair(file, fwd, bwd, counted).peak;
+    const std::optional<std::int64_t> memory = memory_option(args);
 
     if (args.has("--json")) {
         nlohmann::ordered_json j;
@@ -33,6 +34,10 @@ int run_peak(const Args& args, std::ostream& out) {
         j["backward_baseline"] = peak.backward_baseline;
         j["backward_peak"] = peak.backward_peak;
         j["peak"] = peak.peak;
+        if (memory) {
+            j["memory"] = *memory;
+            j["fits"] = peak.peak <= *memory;
+        }
         out << j.dump() << '\n';
         return 0;
     }
@@ -45,6 +50,7 @@ int run_peak(const Args& args, std::ostream& out) {
     line("backward baseline:  ", peak.backward_baseline);
     line("backward peak:      ", peak.backward_peak);
     line("peak:               ", peak.peak);
+    if (memory) out << memory_verdict(peak.peak, *memory) << '\n';
     // The app opens such a file on its whole step, whose peak is another number: say which is which.
     if (!file.step.empty())
         out << "this is the pair's peak; the whole step (" << file.step.size()

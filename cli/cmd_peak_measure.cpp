@@ -23,8 +23,6 @@ namespace fxmem::cli {
 
 namespace {
 
-std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
-
 std::string segment_name(const GraphFile& file, const TimelineSegment& s) {
     return s.entry ? step_entry_name(file, file.step[*s.entry]) : file.graph(s.graph).name;
 }
@@ -113,10 +111,8 @@ int run_measured_peak(const Args& args, std::ostream& out) {
                         ? " (the allocated bytes fit; what the allocator reserves around them does not)"
                         : "")
                 << '\n';
-        } else if (peak <= *memory) {
-            out << "fits in " << format_bytes(*memory) << ": " << format_bytes(*memory - peak) << " free at the peak\n";
         } else {
-            out << "does not fit in " << format_bytes(*memory) << ": over by " << format_bytes(peak - *memory) << '\n';
+            out << memory_verdict(peak, *memory) << '\n';
         }
     }
     return 0;

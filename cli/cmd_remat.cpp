@@ -8,6 +8,7 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
+#include "fxmem/step_remat.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
 #include "table.h"
@@ -39,12 +40,9 @@ std::optional<StepJoint> step_peak_joint(const GraphFile& file, const Args& args
     std::size_t joints = 0;
     for (const Graph& g : file.graphs) joints += g.kind == GraphKind::Joint ? 1 : 0;
     if (joints < 2) return std::nullopt;
-    const WholeStep step = whole_step(file, devices_counted(file, args));
-    const StepEntry& entry = file.step[step.segments[step.peak_segment].entry];
-    for (const Pair& p : file.pairs)
-        if (p.joint && (p.forward == entry.graph || p.backward == entry.graph))
-            return StepJoint{*p.joint, step.peak, step_entry_name(file, entry)};
-    return std::nullopt; // the peak is in a graph without a joint (the optimizer's step)
+    const std::optional<StepPeakRegion> region = step_peak_region(file, whole_step(file, devices_counted(file, args)));
+    if (!region) return std::nullopt; // the peak is in a graph without a joint (the optimizer's step)
+    return StepJoint{region->joint, region->step_peak, step_entry_name(file, file.step[region->entry])};
 }
 
 // The joint graph to plan, and (when the whole step chose it) why.
@@ -66,7 +64,7 @@ JointChoice select_joint(const GraphFile& file, const Args& args) {
     for (std::size_t i = 0; i < file.graphs.size(); ++i)
         if (file.graphs[i].kind == GraphKind::Joint) return {GraphId(static_cast<std::int32_t>(i)), std::nullopt};
     throw Error(args.file +
-                ": no joint graph (export one with fxmem_export.save(..., inner=\"partition\") or fxmem_export.sweep)");
+                ": no joint graph (capture with fxmem_export.backend(PATH, joint=True) or fxmem_export.sweep)");
 }
 
 // " (+12.5 %)", or "" where the whole is 0 and the share is undefined.
@@ -76,8 +74,6 @@ std::string percent(std::int64_t part, std::int64_t whole) {
     std::snprintf(buf, sizeof buf, " (%+.1f %%)", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
     return buf;
 }
-
-std::string bytes(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
 
 } // namespace
 
@@ -179,12 +175,12 @@ int run_remat(const Args& args, std::ostream& out) {
     if (const std::string note = cpu_only_note(file, default_counted(file)); !note.empty()) out << note << '\n';
     out << "joint graph '" << elide(g.name) << "', " << g.size() << " nodes\n";
     if (chosen.step)
-        out << "  its region holds the whole-step peak, " << bytes(chosen.step->step_peak) << " in "
+        out << "  its region holds the whole-step peak, " << bytes_text(chosen.step->step_peak) << " in "
             << escape_control(elide(chosen.step->at)) << "; --graph picks another joint graph\n";
-    out << "baseline (" << elide(r.baseline) << "): " << bytes(r.baseline_peak) << ", " << r.baseline_flops
+    out << "baseline (" << elide(r.baseline) << "): " << bytes_text(r.baseline_peak) << ", " << r.baseline_flops
         << " FLOPs\n";
     if (!mismatch.empty()) out << "note: " << escape_control(mismatch) << '\n';
-    out << (plan_path ? "plan " + escape_control(*plan_path) : std::string("plan")) << ": " << bytes(r.peak.peak)
+    out << (plan_path ? "plan " + escape_control(*plan_path) : std::string("plan")) << ": " << bytes_text(r.peak.peak)
         << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << ", extra FLOPs " << r.extra_flops
         << percent(r.extra_flops, r.baseline_flops) << (r.met_limit ? "" : "; no plan met the limit") << '\n';
     out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size()

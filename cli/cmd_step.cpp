@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "table.h"
 #include "text.h"
+#include "view_arg.h"
 #include "view_rows.h"
 
 #include "fxmem/attribution.h"
@@ -236,6 +237,10 @@ int run_whole_step(const Args& args, std::ostream& out) {
             nlohmann::ordered_json missing = nlohmann::ordered_json::array();
             for (std::uint32_t e : ws.missing_backward) missing.push_back(step_entry_name(file, file.step[e]));
             j["missing_backward"] = std::move(missing);
+            if (const std::optional<std::int64_t> memory = memory_option(args)) {
+                j["memory"] = *memory;
+                j["fits"] = ws.peak <= *memory;
+            }
             out << j.dump() << '\n';
             return 0;
         }
@@ -252,6 +257,8 @@ int run_whole_step(const Args& args, std::ostream& out) {
         for (std::uint32_t e : ws.missing_backward)
             out << "warning: the backward of " << elide(step_entry_name(file, file.step[e]))
                 << " never runs: its saved activations are counted to the end of the step\n";
+        if (const std::optional<std::int64_t> memory = memory_option(args))
+            out << memory_verdict(ws.peak, *memory) << '\n';
         return 0;
     }
     if (args.command == "profile") {

@@ -31,7 +31,7 @@ commands:
       step; --measure allocated counts the buffers of the program Inductor generates (the
       file's program level), reserved replays them through PyTorch's CUDA caching allocator
       (--alloc-conf takes a PYTORCH_CUDA_ALLOC_CONF string); --memory M says whether the view
-      fits in M (reserved: where the allocator would raise out-of-memory)
+      fits in M, in any measure (reserved: where the allocator would raise out-of-memory)
   score FILE (--schedule SCHED | --schedule-name NAME) [--graph NAME] [--json]
         [--set SYM=V[,SYM=V]]
       MemoryTracker peak and memory after each node of another order of a graph;
@@ -69,12 +69,14 @@ commands:
       storages at one peak that the other lacks; exit 3 when the peak grew by more than the
       limit (default: by anything), with the verdict on the first line (docs/ci.md)
   fit FILE --memory M --vary SYM [--set SYM=V[,SYM=V]] [--pair P | --whole-step]
-        [--max-extra-percent P] [--time-limit S] [--json]
+        [--max-extra-percent P [-o PLAN.json]] [--time-limit S] [--json]
       for a file with symbolic sizes: the largest value of symbol SYM such that every value from
       its range's minimum up to it fits in M (bytes, or 80GiB, 24GB, 512MiB), measured as peak
       measures it: the whole step when the file has one (the first line says which), else
       pair P (default 0); exact (docs/format.md); with --max-extra-percent P, also the largest
-      with a recompute plan of at most P % extra FLOPs, scored on pair P's peak;
+      with a recompute plan of at most P % extra FLOPs (the whole step: a plan for the region
+      holding its peak, the step scored under it; -o PLAN.json writes the answer's plan);
+      SYM (and --set's) is a symbol's name, its source, or the app's word: batch, sequence
       --time-limit S ends the search after S seconds with the answer so far (progress on stderr)
   export FILE (--perfetto OUT.json | --memory-viz OUT.pickle [--until-peak])
         [--graph NAME [--in-pair] | --pair P | --whole-step] [--schedule SCHED | --schedule-name NAME]
@@ -144,9 +146,9 @@ constexpr OptionSpec kBreakdown[] = {{"--graph", true},         {"--step", true}
                                      {"--devices", true},       {"--pair", true},  {"--schedule", true},
                                      {"--schedule-name", true}, {"--set", true}};
 constexpr OptionSpec kFit[] = {
-    {"--memory", true},    {"--vary", true},  {"--set", true},     {"--whole-step", false},
-    {"--pair", true},      {"--json", false}, {"--devices", true}, {"--max-extra-percent", true},
-    {"--time-limit", true}};
+    {"--memory", true},     {"--vary", true},  {"--set", true},     {"--whole-step", false},
+    {"--pair", true},       {"--json", false}, {"--devices", true}, {"--max-extra-percent", true},
+    {"--time-limit", true}, {"-o", true}};
 
 constexpr OptionSpec kDiff[] = {{"--max-increase", true}, {"--max-increase-bytes", true},
                                 {"--pair", true},         {"--whole-step", false},

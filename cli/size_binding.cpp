@@ -6,6 +6,7 @@
 
 #include "fxmem/error.h"
 #include "fxmem/io.h"
+#include "fxmem/symbol_words.h"
 
 #include <charconv>
 #include <iostream>
@@ -17,9 +18,12 @@ namespace {
 std::string symbol_list(const SymbolicSizes& sy) {
     if (sy.symbols.empty()) return "the file has no symbols: its sizes are not symbolic";
     std::string out = "the file's symbols: ";
+    const std::vector<std::string> words = symbol_words(sy.symbols);
     for (std::size_t i = 0; i < sy.symbols.size() && i < 10; ++i) {
         const Symbol& s = sy.symbols[i];
-        out += (i ? ", " : "") + elide(s.name) + (s.source.empty() ? std::string() : " (" + elide(s.source) + ")");
+        out += (i ? ", " : "") + elide(s.name);
+        if (!s.source.empty()) out += " (" + elide(s.source) + ")";
+        if (words[i] != s.name && words[i] != s.source) out += ", '" + elide(words[i]) + "'";
     }
     if (sy.symbols.size() > 10) out += ", ...";
     return out;
@@ -28,7 +32,8 @@ std::string symbol_list(const SymbolicSizes& sy) {
 } // namespace
 
 std::size_t symbol_option(const GraphFile& file, std::string_view option, std::string_view name) {
-    if (const std::optional<std::size_t> i = file.symbolic.find_symbol(name)) return *i;
+    // By name, source or the word the app shows ("batch", "sequence").
+    if (const std::optional<std::size_t> i = find_symbol_by_word(file.symbolic, name)) return *i;
     throw Error(file.source + ": " + std::string(option) + ": no symbol '" + elide(std::string(name)) + "' (" +
                 symbol_list(file.symbolic) + ")");
 }

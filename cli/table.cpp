@@ -1,6 +1,8 @@
 #include "table.h"
 #include "text.h"
 
+#include "fxmem/units.h"
+
 #include <algorithm>
 #include <ostream>
 #include <sstream>
@@ -104,6 +106,14 @@ void write_table(std::ostream& out, const std::vector<std::vector<std::string>>&
         text.erase(text.find_last_not_of(' ') + 1); // no trailing blanks
         out << text << '\n';
     }
+}
+
+std::string bytes_text(std::int64_t v) { return format_bytes(v) + " (" + std::to_string(v) + " bytes)"; }
+
+std::string memory_verdict(std::int64_t peak, std::int64_t memory) {
+    if (peak <= memory)
+        return "fits in " + format_bytes(memory) + ": " + format_bytes(memory - peak) + " free at the peak";
+    return "does not fit in " + format_bytes(memory) + ": over by " + format_bytes(peak - memory);
 }
 
 } // namespace fxmem::cli

@@ -2,6 +2,7 @@
 // so one huge node or graph name cannot blow up a table whose rows are padded to the widest cell.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ std::string elide(std::string_view s, std::size_t max = kMaxCell);
 std::size_t column_width(std::string_view header, std::size_t widest);
 // Writes `text` elided to `width` and padded to it, on the left (right = true) or the right.
 void put_cell(std::ostream& out, std::string_view text, std::size_t width, bool right);
+
+// "10.0 KiB (10236 bytes)": a figure users read and scripts can check.
+std::string bytes_text(std::int64_t v);
+// The verdict of a peak against a device's memory, one line without its newline: "fits in 80.0 GB:
+// 12.3 GiB free at the peak" or "does not fit in 24.0 GB: over by 3.10 GiB".
+std::string memory_verdict(std::int64_t peak, std::int64_t memory);
 
 // A whole table: the first row is the header; `right[c]` aligns column c to the right. Columns
 // are separated by two spaces and indented by two.

@@ -29,7 +29,7 @@
 #                 writes files atomically, so it needs io beside views.
 # Dependencies go one way (each part needs only those after its arrow):
 #   model <- io, estimator;  estimator <- attribution, optimize;  optimize, io <- remat;
-#   attribution, optimize, allocator <- views (the reserved measure);  views, io <- export.
+#   attribution, optimize, allocator, remat <- views (the reserved measure, the step under a plan);  views, io <- export.
 #   allocator needs no other part.
 # The fuzzer links model and io alone, so io cannot come to need the estimator or the optimizer
 # without its build failing.
@@ -37,7 +37,7 @@ set(FXMEM_CORE_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 set(FXMEM_CORE_MODEL_SOURCES model/model.cpp model/op_category.cpp model/collectives.cpp model/schedule_check.cpp
     model/units.cpp model/symbolic_expr.cpp model/symbolic_bind.cpp model/symbolic_fit.cpp model/program.cpp
-    model/display_text.cpp)
+    model/display_text.cpp model/symbol_words.cpp)
 set(FXMEM_CORE_IO_SOURCES
     io/io.cpp io/io_reader.cpp io/io_writer.cpp io/json_text.cpp io/reader_entities.cpp io/reader_file_end.cpp
     io/reader_messages.cpp io/reader_program.cpp io/reader_sax.cpp io/reader_symbolic.cpp io/reader_values.cpp io/schedule_io.cpp
@@ -57,7 +57,7 @@ set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.c
     views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
     views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp
     views/dataflow_scene.cpp views/view_spec.cpp views/program_live.cpp views/timeline_events.cpp
-    views/reserved_view.cpp)
+    views/reserved_view.cpp views/step_remat.cpp)
 set(FXMEM_CORE_ALLOCATOR_SOURCES allocator/alloc_conf.cpp allocator/caching_allocator.cpp
     allocator/device_allocator_sim.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp

@@ -697,7 +697,12 @@ class PlanApplication:
     def after(self, fw: fx.GraphModule, bw: fx.GraphModule) -> tuple[fx.GraphModule, fx.GraphModule]:
         source = self.source
         want = set(self.report.saved) if self.report is not None else set(self.data["saved"])
-        got = {n.name for n in bw.graph.find_nodes(op="placeholder") if not _is_tangent(n)}
+        placeholders = [n for n in bw.graph.find_nodes(op="placeholder") if not _is_tangent(n)]
+        # The partitioner also saves the SymInts the backward's shapes need (saved_sym_nodes, from
+        # the free symbols of its values): they hold no memory, and a plan names tensors only.
+        symbolic = {n.name for n in placeholders if not isinstance(n.meta.get("val"), torch.Tensor)}
+        got = {n.name for n in placeholders} - symbolic
+        want -= symbolic
         if got != want:
             extra, lacking = sorted(got - want), sorted(want - got)
             raise RematPlanError(

@@ -52,9 +52,13 @@ TEST(CliSymbolic, SetIsCheckedAgainstTheFile) {
     r = cli({"peak", kSym, "--set", "s1=1"});
     EXPECT_EQ(r.status, 1);
     EXPECT_TRUE(contains(r.err, "= 1 is outside its range [2, inf)")) << r.err;
-    r = cli({"peak", kSym, "--set", "batch=4"});
+    r = cli({"peak", kSym, "--set", "width=4"});
     EXPECT_EQ(r.status, 1);
-    EXPECT_TRUE(contains(r.err, "--set: no symbol 'batch' (the file's symbols: s0 (L['x'].size()[0]), s1")) << r.err;
+    EXPECT_TRUE(contains(r.err, "--set: no symbol 'width' (the file's symbols: s0 (L['x'].size()[0]), 'batch', s1"))
+        << r.err;
+    // The app's word for s0 binds it as its name does.
+    EXPECT_EQ(cli({"peak", kSym, "--set", "batch=4", "--json"}).out,
+              cli({"peak", kSym, "--set", "s0=4", "--json"}).out);
     r = cli({"peak", kGood + "/pair.json", "--set", "s0=4"});
     EXPECT_EQ(r.status, 1);
     EXPECT_TRUE(contains(r.err, "no symbol 's0' (the file has no symbols: its sizes are not symbolic)")) << r.err;

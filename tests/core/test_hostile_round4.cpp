@@ -109,7 +109,7 @@ TEST(HostileRound4, EmptyNamesAndFractionsOfAByteAreBadUsage) {
     for (const char* memory : {"0.9B", "0.5", "0.0001kB"}) {
         const CliRun r = fxmem_test::cli({"fit", kSymbolic, "--memory", memory, "--vary", "s0"});
         EXPECT_EQ(r.status, 2) << memory << ": " << r.out;
-        EXPECT_TRUE(contains(r.err, "--memory needs a size in bytes")) << r.err;
+        EXPECT_TRUE(contains(r.err, "fit: --memory needs a positive size in bytes")) << r.err;
     }
 }
 

@@ -194,7 +194,7 @@ void SizesBar::rebuildRows(const Scene& scene) {
         });
         connect(row->field, &Int64SpinBox::valueChanged, this,
                 [this, symbol](std::int64_t value) { changed(symbol, value); });
-        if (row->name == tr("batch") && fitSymbol_ == 0) fitSymbol_ = symbol;
+        if (row->name == QStringLiteral("batch") && fitSymbol_ == 0) fitSymbol_ = symbol;
         rows_.push_back(std::move(row));
     }
     QMenu* menu = fitButton_->menu();

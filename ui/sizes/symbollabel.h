@@ -1,4 +1,4 @@
-// What the Sizes bar calls a symbol: a word for the Dynamo sources it recognises ("batch" for
+// What the Sizes bar calls a symbol: core's word for it (fxmem/symbol_words.h: "batch" for
 // L['tokens'].size()[0], "sequence" for .size()[1]), else the source itself, else the symbol's
 // name. Two symbols that would get the same word are told apart by their input's name.
 #pragma once

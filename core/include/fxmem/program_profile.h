@@ -63,8 +63,10 @@ public:
     // The counted allocations in the order they are made (inputs in buffer order, then each
     // kernel's `alloc` list in order). O(1).
     const std::vector<ProgramBlock>& blocks() const { return blocks_; }
-    // The counted input buffers named tangents_*, AOTAutograd's gradients of the forward's outputs,
-    // which the autograd engine allocates before the backward and frees after it.
+    // The counted input buffers holding a tangent (storage role tangent; without roles, a
+    // placeholder named tangents_*, as PyTorch's partitioner tells them): AOTAutograd's gradients
+    // of the forward's outputs, which the autograd engine allocates before the backward and frees
+    // after it.
     std::int64_t tangent_bytes() const { return tangent_bytes_; }
 
 private:

@@ -44,6 +44,11 @@ struct JointGraph {
         seeded; // a random op (the exporter's meta "nondeterministic_seeded"): a plan cannot make the
                 // partitioner recompute one without replaying its RNG state, so plans save them
     std::vector<std::int64_t> flops; // per node, 0 where the file gives none
+    // Symbolic sizes (empty without them): per symbol, the node that binds it (the first
+    // placeholder whose val is the bare symbol: find_symbol_binding_fx_nodes), invalid when none;
+    // per node, the symbols its tensors' sizes, strides and offsets name (CSR over node ids).
+    std::vector<NodeId> symbol_binding;
+    std::vector<std::uint32_t> node_symbols_begin, node_symbols;
 
     const Graph& g() const { return file->graph(graph); }
     std::size_t size() const { return computable.size(); }
@@ -85,6 +90,12 @@ SimulatedPair materialize_partition(const JointGraph& joint, const Partition& pa
                                     const std::string& forward_name, const std::string& backward_name,
                                     std::span<const NodeId> backward_order = {}, bool full = false,
                                     const GraphFile* storages = nullptr);
+// The joint's own file with pair `pair`'s forward and backward replaced by the partition's (each
+// keeps its name; full copies, as materialize_partition's `full`): the step as it runs under a
+// plan, for whole_step. The pair should be one that `joint` partitions (its storages are the
+// joint's). Throws Error when the file has no pair `pair`. O(file).
+GraphFile with_partition(const JointGraph& joint, std::size_t pair, const Partition& partition,
+                         std::span<const NodeId> backward_order = {});
 // A GraphFile with the joint's storages (same StorageIds, roles and labels) and no graphs.
 GraphFile storage_template(const JointGraph& joint);
 

@@ -3,7 +3,10 @@
 #include "fxmem/remat.h"
 #include "model/quote.h"
 
+#include <algorithm>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace fxmem {
 
@@ -30,6 +33,43 @@ bool is_view_op(std::string_view target) {
          {"squeeze", "unsqueeze", "alias", "view", "slice", "t", "expand", "as_strided", "permute", "select", "split"})
         if (op == v) return true;
     return false;
+}
+
+} // namespace
+
+namespace {
+
+// JointGraph::symbol_binding and node_symbols: O(nodes + the joint's symbolic tensor entries).
+void joint_symbols(JointGraph& j) {
+    const SymbolicSizes& sy = j.file->symbolic;
+    if (sy.symbols.empty()) return;
+    const Graph& g = j.g();
+    const std::size_t n = g.size();
+    j.symbol_binding.assign(sy.symbols.size(), NodeId{});
+    std::vector<std::int32_t> owner(g.tensors.size(), -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Node& nd = g.nodes[i];
+        for (std::uint32_t t = nd.tensors.begin; t < nd.tensors.end; ++t) owner[t] = static_cast<std::int32_t>(i);
+        if (nd.op != OpKind::Placeholder || !j.symbolic[i]) continue;
+        const auto val = g.val(NodeId(static_cast<std::int32_t>(i)));
+        if (const std::optional<std::size_t> k = sy.find_symbol(g.others[val[0].payload]);
+            k && sy.symbols[*k].name == g.others[val[0].payload] && !j.symbol_binding[*k].valid())
+            j.symbol_binding[*k] = NodeId(static_cast<std::int32_t>(i));
+    }
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs; // (node, symbol)
+    for (const SymbolicSizes::TensorEntry& e : sy.tensor_entries) {
+        if (e.graph != j.graph || owner[e.tensor] < 0) continue;
+        for (const ExprInstr& in : sy.expr_code(e.expr))
+            if (in.op == ExprOp::Sym)
+                pairs.emplace_back(static_cast<std::uint32_t>(owner[e.tensor]), static_cast<std::uint32_t>(in.value));
+    }
+    std::sort(pairs.begin(), pairs.end());
+    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+    j.node_symbols_begin.assign(n + 1, 0);
+    for (const auto& [node, symbol] : pairs) ++j.node_symbols_begin[node + 1];
+    for (std::size_t i = 0; i < n; ++i) j.node_symbols_begin[i + 1] += j.node_symbols_begin[i];
+    j.node_symbols.reserve(pairs.size());
+    for (const auto& [node, symbol] : pairs) j.node_symbols.push_back(symbol);
 }
 
 } // namespace
@@ -155,6 +195,7 @@ JointGraph analyze_joint(const GraphFile& file, GraphId graph) {
             throw Error(at(id) + "the file says phase 'backward' but the forward outputs need the node");
         j.forward[i] = phase == NodePhase::Unknown ? derived[i] : phase == NodePhase::Forward;
     }
+    joint_symbols(j);
     return j;
 }
 

@@ -252,6 +252,51 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
     return out;
 }
 
+GraphFile with_partition(const JointGraph& j, std::size_t pair, const Partition& p,
+                         std::span<const NodeId> backward_order) {
+    const GraphFile& src = *j.file;
+    if (pair >= src.pairs.size())
+        throw Error(src.source + ": with_partition: no pair " + std::to_string(pair) + " (the file has " +
+                    std::to_string(src.pairs.size()) + ")");
+    const Pair at = src.pairs[pair];
+    // The two graphs are built in a scratch copy of the file (its dtype table and storages, so
+    // their ids are the file's), under names no graph has, then moved over the pair's own graphs,
+    // which keep their names: the file's index of graph names stays true.
+    GraphFile f = src;
+    GraphFile scratch = src;
+    const Graph& g = j.g();
+    std::vector<NodeId> map(g.size());
+    std::vector<std::uint8_t> seen(g.size(), 0);
+    std::vector<NodeId> saved_out;
+    for (int sym = 0; sym < 2; ++sym)
+        for (NodeId x : p.saved)
+            if (j.symbolic[x.index()] == sym) saved_out.push_back(x);
+    const auto replace = [&](GraphId target, Graph& built) {
+        built.name = src.graph(target).name;
+        f.graphs[target.index()] = std::move(built);
+        std::erase_if(f.schedules, [target](const NamedSchedule& s) { return s.graph == target; });
+    };
+    {
+        GraphBuilder b(scratch, "\x01with_partition forward", GraphKind::Forward);
+        for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, true);
+        add_output(b, j.fwd_outputs, saved_out, map, seen);
+        replace(at.forward, b.finish());
+    }
+    {
+        GraphBuilder b(scratch, "\x01with_partition backward", GraphKind::Backward);
+        for (NodeId x : p.saved) map[x.index()] = copy_node(b, src, g, x, OpKind::Placeholder, map, true);
+        for (NodeId t : j.tangents) map[t.index()] = copy_node(b, src, g, t, OpKind::Placeholder, map, true);
+        for (NodeId x : backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order)
+            map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, true);
+        add_output(b, j.bwd_outputs, {}, map, seen);
+        replace(at.backward, b.finish());
+    }
+    // The joint's dtypes are the file's (one table for all its graphs): none was added.
+    if (scratch.dtypes.size() != src.dtypes.size())
+        throw Error(src.source + ": with_partition: the joint graph has a dtype the file lacks");
+    return f;
+}
+
 PeakMemory score_partition(const JointGraph& j, const Partition& p, std::span<const NodeId> backward_order,
                            const GraphFile* storages) {
     const SimulatedPair pair = materialize_partition(j, p, "forward", "backward", backward_order, false, storages);

@@ -59,6 +59,56 @@ void raise_getitems(const JointGraph& j, std::vector<NodeId>& order, std::size_t
 
 } // namespace
 
+namespace {
+
+// _extract_fwd_bwd_modules, after the saved values are final: every symbol the backward's inputs
+// name in their sizes (the saved sym nodes', the saved values' and the tangents' vals, each
+// node's new symbols sorted by name) is bound by saving its binding node, though the backward
+// graph never reads it; the binding sym nodes come first, then the other (derived) sym nodes,
+// then the tensors. A symbol no node binds is skipped, as PyTorch skips it. No bytes change: a
+// SymInt holds no storage; the backward's placeholders do.
+void save_symbol_bindings(const JointGraph& j, std::vector<NodeId>& saved) {
+    if (j.symbol_binding.empty()) return;
+    const std::vector<Symbol>& symbols = j.file->symbolic.symbols;
+    std::vector<std::uint8_t> bound(symbols.size(), 0);
+    std::vector<NodeId> binding, derived, tensors;
+    const auto binds = [&](NodeId x) -> std::optional<std::size_t> {
+        for (std::size_t k = 0; k < symbols.size(); ++k)
+            if (j.symbol_binding[k] == x) return k;
+        return std::nullopt;
+    };
+    for (NodeId x : saved) {
+        if (!j.symbolic[x.index()]) {
+            tensors.push_back(x);
+        } else if (const std::optional<std::size_t> k = binds(x)) {
+            bound[*k] = 1;
+            binding.push_back(x);
+        } else {
+            derived.push_back(x);
+        }
+    }
+    std::vector<std::uint32_t> fresh;
+    const auto bind_symbols_of = [&](NodeId x) {
+        fresh.clear();
+        for (std::uint32_t k = j.node_symbols_begin[x.index()]; k < j.node_symbols_begin[x.index() + 1]; ++k)
+            if (!bound[j.node_symbols[k]]) fresh.push_back(j.node_symbols[k]);
+        std::sort(fresh.begin(), fresh.end(),
+                  [&](std::uint32_t a, std::uint32_t b) { return symbols[a].name < symbols[b].name; });
+        for (std::uint32_t s : fresh) {
+            bound[s] = 1;
+            if (j.symbol_binding[s].valid()) binding.push_back(j.symbol_binding[s]);
+        }
+    };
+    for (NodeId x : derived) bind_symbols_of(x);
+    for (NodeId x : tensors) bind_symbols_of(x);
+    for (NodeId t : j.tangents) bind_symbols_of(t);
+    saved = std::move(binding);
+    saved.insert(saved.end(), derived.begin(), derived.end());
+    saved.insert(saved.end(), tensors.begin(), tensors.end());
+}
+
+} // namespace
+
 Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_in) {
     const GraphFile& file = *j.file;
     const Graph& g = j.g();
@@ -134,6 +184,7 @@ Partition simulate_partition(const JointGraph& j, std::span<const NodeId> saved_
         for (std::size_t i = 0; i + 1 < n; ++i)
             if (is_input[i] && needed[i] && j.computable[i] && j.symbolic[i] == (pass == 0 ? 1 : 0))
                 p.saved.push_back(NodeId(static_cast<std::int32_t>(i)));
+    save_symbol_bindings(j, p.saved);
 
     // Forward: primals -> forward outputs + used saved values, dead code removed (in-place ops
     // computable from the primals stay).

@@ -94,9 +94,19 @@ ProgramLiveIndex::ProgramLiveIndex(const GraphFile& file, GraphId graph, DeviceF
         blocks_[block_of[b]].end = blocks_[block_of[b]].begin;
         nbytes_[b] = 0;
     }
-    for (std::uint32_t b = 0; b < n; ++b)
-        // The autograd engine's gradients of the outputs: alive until the backward has returned.
-        if (p.buffers[b].input && counted[b] && p.buffers[b].name.starts_with("tangents")) tangent_bytes_ += nbytes_[b];
+    // The autograd engine's gradients of the outputs: alive until the backward has returned. A
+    // tangent is the storage role the exporter writes; a file without roles falls back on
+    // PyTorch's own rule (partitioners._is_tangent: a placeholder whose target starts "tangents").
+    for (std::uint32_t b = 0; b < n; ++b) {
+        if (!p.buffers[b].input || !counted[b]) continue;
+        const std::span<const NodeId> nodes = p.nodes(p.buffers[b]);
+        if (nodes.empty() || g.outputs(nodes.front()).empty()) continue;
+        const StorageRole role = file.role(g.outputs(nodes.front()).front());
+        if (role == StorageRole::Tangent ||
+            (role == StorageRole::Unknown && g.node(nodes.front()).op == OpKind::Placeholder &&
+             g.target(nodes.front()).starts_with("tangents")))
+            tangent_bytes_ += nbytes_[b];
+    }
     std::erase_if(blocks_, [&](const ProgramBlock& blk) { return !counted[blk.buffer] || blk.begin == blk.end; });
 
     profile_.assign(size_ + 1, 0);
