@@ -142,16 +142,21 @@ def _triton_driver(model: GpuModel) -> Any:
 class _Patches:
     """setattr with every old value kept, restored in reverse order."""
 
+    _INHERITED = object()  # the attribute came from a base class: restored by deleting it
+
     def __init__(self) -> None:
         self.saved: list[tuple[Any, str, Any]] = []
 
     def set(self, owner: Any, name: str, value: Any) -> None:
-        self.saved.append((owner, name, owner.__dict__.get(name, getattr(owner, name))))
+        self.saved.append((owner, name, vars(owner).get(name, self._INHERITED)))
         setattr(owner, name, value)
 
     def restore(self) -> None:
         for owner, name, value in reversed(self.saved):
-            setattr(owner, name, value)
+            if value is self._INHERITED:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, value)
         self.saved.clear()
 
 
