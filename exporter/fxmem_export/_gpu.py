@@ -103,9 +103,9 @@ def _clear_caches() -> None:
         if callable(fn) and hasattr(fn, "cache_clear"):
             fn.cache_clear()
     for name in ("is_big_gpu", "get_gpu_shared_memory", "get_max_num_sms", "get_num_sms", "is_gpu"):
-        fn = getattr(utils, name, None)
-        if hasattr(fn, "cache_clear"):
-            fn.cache_clear()
+        clear = getattr(getattr(utils, name, None), "cache_clear", None)
+        if callable(clear):
+            clear()
     device_interface.caching_worker_device_properties.pop("cuda", None)
     device_interface.caching_worker_current_devices.pop("cuda", None)
 
@@ -124,7 +124,7 @@ def _triton_driver(model: GpuModel) -> Any:
                     "sm_clock_rate": model.clock_rate_khz, "mem_clock_rate": model.memory_clock_rate_khz,
                     "mem_bus_width": model.memory_bus_width}
 
-    class StandInDriver(CudaDriver):
+    class StandInDriver(CudaDriver):  # type: ignore[misc]  # triton is untyped
         def __init__(self) -> None:  # no CudaUtils: it would load libcuda
             self.utils = Utils()
             self.get_device_capability = lambda device=None: (model.major, model.minor)

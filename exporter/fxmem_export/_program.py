@@ -40,9 +40,9 @@ _lock = threading.RLock()
 # nothing is benchmarked (autotuning and benchmarked fusion need the GPU; with them off Inductor
 # takes its heuristic choices, extern mm/addmm/bmm for matmuls). autotuned_off says which of them
 # the user's config had on.
-_TRITON_AS_SOURCE = {"compile_threads": 1, "max_autotune": False, "max_autotune_gemm": False,
-                     "max_autotune_pointwise": False, "benchmark_fusion": False, "benchmark_kernel": False,
-                     "triton.cudagraphs": False}
+_TRITON_AS_SOURCE: dict[str, Any] = {"compile_threads": 1, "max_autotune": False, "max_autotune_gemm": False,
+                                     "max_autotune_pointwise": False, "benchmark_fusion": False,
+                                     "benchmark_kernel": False, "triton.cudagraphs": False}
 
 
 def autotuned_off() -> list[str]:
@@ -400,7 +400,7 @@ def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, grap
     if not kwargs.get("is_backward"):
         _hand_output_strides(strides, inputs)
     program["target"] = target
-    if target == "cuda":
+    if standing is not None:
         program["gpu"] = {"name": standing.name, "sm": standing.major * 10 + standing.minor,
                           "stand_in": not torch.cuda.is_available()}
         program["source"] = f"torch._inductor {torch.__version__} (triton, {standing.describe()})"
