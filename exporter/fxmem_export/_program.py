@@ -13,7 +13,8 @@ program allocates and frees and in which order:
 * ``ReinterpretLine`` and ``MultiOutputLine``: aliases, no allocation.
 
 The kernel calls between them (``KernelCallLine``, ``ExternKernelOutLine``, ...) are the
-program's kernels. A ``del`` of a graph input frees memory only where the program holds the
+program's kernels. For target cuda Inductor's Triton path runs; without a GPU its device
+queries are answered for a stand-in board (_gpu.py), and nothing is autotuned or compiled. A ``del`` of a graph input frees memory only where the program holds the
 last reference: which inputs those are is decided with the pair (``input_frees``).
 """
 
