@@ -11,6 +11,7 @@ from typing import Any, cast
 import torch
 import torch.fx as fx
 
+from ._gpu import DEFAULT_GPU
 from ._joint import copy_graph_module
 from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
@@ -100,7 +101,7 @@ class FxmemBackend:
         sdpa: str | None = None,
         autocast: Any = None,
         program: bool = False,
-        gpu: str = "h100",
+        gpu: str = DEFAULT_GPU,
     ) -> None:
         from ._gpu import check_gpu_option
         from ._target import check_target_options
@@ -440,7 +441,7 @@ def backend(
     sdpa: str | None = None,
     autocast: Any = None,
     program: bool = False,
-    gpu: str = "h100",
+    gpu: str = DEFAULT_GPU,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.

@@ -29,6 +29,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._gpu import DEFAULT_GPU
 from ._joint import copy_graph_module
 from .errors import CaptureError
 
@@ -368,7 +369,7 @@ def _generated_in(e: BaseException | None) -> _Generated | None:
 
 
 def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph_kwargs: Mapping[str, Any],
-                    gpu: str = "h100") -> dict[str, Any]:
+                    gpu: str = DEFAULT_GPU) -> dict[str, Any]:
     """The program Inductor generates from ``gm`` for ``target`` ("cpu" or "cuda"), read from
     its wrapper codegen: {"target", "source", "buffers", "kernels", "input_frees"}."""
     from torch._inductor.compile_fx import compile_fx_inner
@@ -435,7 +436,7 @@ class ProgramCaptureWarning(UserWarning):
 
 
 def attach_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph_kwargs: Mapping[str, Any],
-                   gpu: str = "h100") -> None:
+                   gpu: str = DEFAULT_GPU) -> None:
     """Capture the program of ``gm`` and keep it in ``gm.meta`` (the recorded copy shares it).
     A failure is said in a ProgramCaptureWarning and leaves the graph without a program."""
     kind = "backward" if graph_kwargs.get("is_backward") else "inference" if graph_kwargs.get("is_inference") else "forward"
