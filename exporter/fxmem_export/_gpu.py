@@ -19,13 +19,13 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from .errors import ArgumentError
+from .errors import ArgumentError, CaptureError
 
 _lock = threading.RLock()
 
@@ -170,47 +170,48 @@ def stand_in_gpu(gpu: str = DEFAULT_GPU) -> Iterator[GpuModel]:
         yield real
         return
     model = GPUS[gpu]
-    props = replace(model)
     from torch._dynamo.device_interface import CudaInterface
 
-    def get_device_properties(device: Any = None) -> GpuModel:
-        index = device.index if isinstance(device, torch.device) else torch.device(device).index \
-            if isinstance(device, str) else device
+    def index_of(device: Any) -> int:
+        index = torch.device(device).index if isinstance(device, (str, torch.device)) else device
         if index not in (None, 0):
-            raise ArgumentError(f"the stand-in GPU is CUDA device 0; Inductor asked about device {index}")
-        return props
+            raise CaptureError(f"the stand-in GPU is CUDA device 0; Inductor asked about device {index}")
+        return 0
 
-    def capability(device: Any = None) -> tuple[int, int]:
-        return get_device_properties(device).major, props.minor
+    def get_device_properties(device: Any = None) -> GpuModel:
+        index_of(device)
+        return model
 
-    def exchange(device: int) -> int:
-        if device not in (-1, 0):
-            raise ArgumentError(f"the stand-in GPU is CUDA device 0; Inductor switched to device {device}")
-        return -1 if device < 0 else 0
+    def exchange(device: int) -> int:  # torch.cuda.device(i): the previous device, -1 for none
+        return -1 if device == -1 else index_of(device)
 
     patches = _Patches()
+
+    def answer(name: str, fn: Callable[..., Any], *, interface: bool = True) -> None:
+        """torch.cuda's function, and Dynamo's CudaInterface's (bound when it was imported)."""
+        patches.set(torch.cuda, name, fn)
+        if interface:
+            patches.set(CudaInterface, name, staticmethod(fn))
+
     with _lock:
         try:
-            for owner in (torch.cuda, CudaInterface):
-                patches.set(owner, "get_device_properties", staticmethod(get_device_properties)
-                            if owner is CudaInterface else get_device_properties)
-                patches.set(owner, "is_available", staticmethod(lambda: True) if owner is CudaInterface else lambda: True)
-                patches.set(owner, "device_count", staticmethod(lambda: 1) if owner is CudaInterface else lambda: 1)
-                patches.set(owner, "current_device", staticmethod(lambda: 0) if owner is CudaInterface else lambda: 0)
-                patches.set(owner, "is_bf16_supported",
-                            staticmethod(lambda including_emulation=True: model.major >= 8) if owner is CudaInterface
-                            else lambda including_emulation=True: model.major >= 8)
-            for name in ("_exchange_device", "_maybe_exchange_device"):  # torch.cuda.device(i): the one device
-                patches.set(torch.cuda, name, exchange)
+            answer("is_available", lambda: True)
+            answer("device_count", lambda: 1)
+            answer("current_device", lambda: 0)
+            answer("get_device_properties", get_device_properties)
+            answer("is_bf16_supported", lambda including_emulation=True: model.major >= 8)
+            answer("get_device_capability", lambda device=None: (get_device_properties(device).major, model.minor),
+                   interface=False)
+            answer("get_device_name", lambda device=None: get_device_properties(device).name, interface=False)
+            for name in ("_exchange_device", "_maybe_exchange_device"):
+                answer(name, exchange, interface=False)
             for name in ("exchange_device", "maybe_exchange_device"):
                 patches.set(CudaInterface, name, staticmethod(exchange))
-            patches.set(torch.cuda, "get_device_capability", capability)
-            patches.set(torch.cuda, "get_device_name", lambda device=None: get_device_properties(device).name)
             # Dynamo saves and restores every available device's RNG state around a compile
             # (preserve_rng_state): the stand-in's is a Philox seed and offset, never drawn from.
             rng = torch.zeros(16, dtype=torch.uint8)
-            patches.set(torch.cuda, "get_rng_state", lambda device="cuda": rng.clone())
-            patches.set(torch.cuda, "set_rng_state", lambda new_state, device="cuda": None)
+            answer("get_rng_state", lambda device="cuda": rng.clone(), interface=False)
+            answer("set_rng_state", lambda new_state, device="cuda": None, interface=False)
             # Tensor.__invert__ is bound by hand with a device guard, which a CPU build has none
             # of for CUDA, even for a fake tensor (decompositions write ``~mask``); bitwise_not is
             # the same op through the dispatcher.
