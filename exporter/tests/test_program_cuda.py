@@ -190,15 +190,17 @@ def test_mlp_program_is_what_the_wrapper_allocates(mlp):
 
 def test_pointwise_chain_between_matmuls_fuses_to_one_kernel():
     """By hand: mm -> buf0 (N x H fp32); relu, *2, +1 fuse into one Triton kernel that writes
-    in place over buf0 (the wrapper's reuse); mm -> the (N x O) output. Nothing else."""
+    in place over buf0 (the wrapper's reuse); mm -> the (N x O) output. Nothing else. The
+    user's max_autotune (which needs the GPU) is turned off for the capture, and said."""
     n, d_in, hidden, d_out = 16, 8, 64, 4
     with torch.device("meta"):
         model = Chain(d_in, hidden, d_out)
     torch._dynamo.reset()
     be = fxmem_export.backend(None, program=True, target="cuda", gpu="a100")
     try:
-        with warnings.catch_warnings(), torch.no_grad():
-            warnings.simplefilter("ignore")
+        with warnings.catch_warnings(record=True) as said, torch.no_grad(), \
+                torch._inductor.config.patch(max_autotune=True):
+            warnings.simplefilter("always")
             torch.compile(model, backend=be, fullgraph=True)(torch.empty(n, d_in, device="meta"))
         doc = be.document()
     finally:
@@ -206,6 +208,9 @@ def test_pointwise_chain_between_matmuls_fuses_to_one_kernel():
     assert program_errors(doc) == []
     (program,) = _programs(doc)
     assert program["gpu"] == {"name": "NVIDIA A100-SXM4-80GB", "sm": 80, "stand_in": True}
+    (decides,) = [str(w.message) for w in said if issubclass(w.category, ProgramCaptureWarning)]
+    assert decides.startswith("the inference graph's program for target 'cuda' was generated for NVIDIA A100-SXM4-80GB")
+    assert "turned off for this capture as they need the GPU: max_autotune (" in decides
     kernels = [k["name"] for k in program["kernels"]]
     triton = [k for k in program["kernels"] if k["name"].startswith("triton_poi_")]
     assert len(triton) == 1 and kernels.count("extern_kernels.mm") == 2
