@@ -13,13 +13,16 @@ program allocates and frees and in which order:
 * ``ReinterpretLine`` and ``MultiOutputLine``: aliases, no allocation.
 
 The kernel calls between them (``KernelCallLine``, ``ExternKernelOutLine``, ...) are the
-program's kernels. For target cuda Inductor's Triton path runs; without a GPU its device
-queries are answered for a stand-in board (_gpu.py), and nothing is autotuned or compiled. A ``del`` of a graph input frees memory only where the program holds the
+program's kernels. A ``del`` of a graph input frees memory only where the program holds the
 last reference: which inputs those are is decided with the pair (``input_frees``).
+
+For target cuda Inductor's Triton path runs; without a GPU its device queries are answered for
+a stand-in board (_gpu.py), and nothing is autotuned or compiled.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 import warnings
@@ -413,8 +416,6 @@ def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, grap
 
 def gpu_decides(kind: str, program: Mapping[str, Any], turned_off: Sequence[str]) -> str:
     """What the cuda ``program`` leaves to the GPU's run (docs/exporter.md, "Target cuda")."""
-    import collections
-
     externs = collections.Counter(k["name"] for k in program["kernels"] if k["name"] and not k["name"].startswith("triton_"))
     listed = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in sorted(externs.items()))
     gpu = program["gpu"]
