@@ -21,11 +21,12 @@ command -v python3.11 >/dev/null 2>&1 && py=${FXMEM_PYTHON:-python3.11}
 if [ ! -x .venv/bin/python ]; then
   "$py" -m venv .venv
 fi
-if ! .venv/bin/python -c 'import torch, pytest, mypy, transformers, fxmem_export' >/dev/null 2>&1; then
+if ! .venv/bin/python -c 'import torch, pytest, mypy, transformers, triton, fxmem_export' >/dev/null 2>&1; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
   # torch==2.13.0 is the CPU build that lies on this machine's disk; any other asks for gigabytes.
   # mypy: the exporter_mypy test (strict; pinned, as a newer mypy may find new errors).
   # transformers: exporter/tests/test_hf_models.py builds its models from configs (no download).
-  .venv/bin/pip install -q torch==2.13.0 numpy pytest mypy==2.4.1 transformers==5.25.0 "setuptools>=70.1"  # 70.1+: builds wheels itself
+  # triton: Inductor's Triton code generation for program=True with target="cuda" (no GPU needed).
+  .venv/bin/pip install -q torch==2.13.0 numpy pytest mypy==2.4.1 transformers==5.25.0 triton==3.9.0 "setuptools>=70.1"  # 70.1+: builds wheels itself
   .venv/bin/pip install -q -e exporter
 fi

@@ -11,6 +11,7 @@ from typing import Any, cast
 import torch
 import torch.fx as fx
 
+from ._gpu import DEFAULT_GPU
 from ._joint import copy_graph_module
 from ._names import dynamo_input_infos
 from ._roles import FQN_META, INPUTS_META
@@ -100,9 +101,13 @@ class FxmemBackend:
         sdpa: str | None = None,
         autocast: Any = None,
         program: bool = False,
+        gpu: str = DEFAULT_GPU,
     ) -> None:
+        from ._gpu import check_gpu_option
         from ._target import check_target_options
 
+        check_gpu_option(gpu)
+        self.gpu = gpu
         check_target_options(target, sdpa, autocast)
         self.target_option, self.sdpa, self.autocast = target, sdpa, autocast
         self.target: str | None = target  # resolved at the first compile (_target.resolve_target)
@@ -276,7 +281,8 @@ class FxmemBackend:
         if self.program:
             from ._program import attach_program
 
-            program = lambda g, inputs, kwargs: attach_program(g, inputs, self.target or "cuda", kwargs)  # noqa: E731
+            program = lambda g, inputs, kwargs: attach_program(g, inputs, self.target or "cuda", kwargs,  # noqa: E731
+                                                               gpu=self.gpu)
         return capture_compile(gm, example_inputs, partitioner=partitioner_for(self, region),
                                inner_compile=eager_inner_compile(lambda kind, g: self._record(region, kind, g), program))
 
@@ -435,6 +441,7 @@ def backend(
     sdpa: str | None = None,
     autocast: Any = None,
     program: bool = False,
+    gpu: str = DEFAULT_GPU,
 ) -> FxmemBackend:
     """A torch.compile backend that writes every forward/backward (or inference) graph compiled
     through AOTAutograd to the fxmem file ``path``.
@@ -470,8 +477,11 @@ def backend(
     ``program=True`` (with ``inner="partition"``): every forward and backward graph also gets the
     allocations of the program Inductor generates from it for the target (its ``"program"``,
     docs/format.md; fxmem_export/_program.py): Inductor's lowering, scheduler and wrapper
-    codegen run on the graph, nothing is compiled. Target cpu only for now; a graph whose code
-    generation fails is said in a ``ProgramCaptureWarning`` and has no program level.
+    codegen run on the graph, nothing is compiled. A graph whose code generation fails is said in a
+    ``ProgramCaptureWarning`` and has no program level. For target "cuda" Inductor's Triton path
+    runs; without a GPU it asks a stand-in for the GPU ``gpu`` names ("h100": H100 SXM 80GB,
+    sm90, the default; "a100": A100 SXM4 80GB, sm80; fxmem_export._gpu.GPUS), recorded in each
+    program's ``"gpu"``. What only a GPU decides at run time is said in a ProgramCaptureWarning.
 
     The file's ``step`` lists the graphs in the order they ran in the last training iteration
     (fxmem_export._step). ``optimizer``: a torch.optim optimizer whose state (exp_avg, ...) is
@@ -480,4 +490,4 @@ def backend(
     return FxmemBackend(path, inner=inner, reference=reference, producer=producer, overlap=overlap,
                         overlap_options=overlap_options, overlap_estimate=overlap_estimate, joint=joint, remat=remat,
                         optimizer=optimizer, target=target, sdpa=sdpa, autocast=autocast,
-                        program=program)
+                        program=program, gpu=gpu)

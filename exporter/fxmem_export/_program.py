@@ -15,10 +15,14 @@ program allocates and frees and in which order:
 The kernel calls between them (``KernelCallLine``, ``ExternKernelOutLine``, ...) are the
 program's kernels. A ``del`` of a graph input frees memory only where the program holds the
 last reference: which inputs those are is decided with the pair (``input_frees``).
+
+For target cuda Inductor's Triton path runs; without a GPU its device queries are answered for
+a stand-in board (_gpu.py), and nothing is autotuned or compiled.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import threading
 import warnings
@@ -28,12 +32,29 @@ from typing import Any
 import torch
 import torch.fx as fx
 
+from ._gpu import DEFAULT_GPU
 from ._joint import copy_graph_module
 from .errors import CaptureError
 
 PROGRAM_META = "fxmem_program"  # gm.meta key: the program captured for a recorded graph
 
 _lock = threading.RLock()
+
+
+# Target cuda: kernels stay source (no worker pool compiles them ahead: compile_threads=1) and
+# nothing is benchmarked (autotuning and benchmarked fusion need the GPU; with them off Inductor
+# takes its heuristic choices, extern mm/addmm/bmm for matmuls). autotuned_off says which of them
+# the user's config had on.
+_TRITON_AS_SOURCE: dict[str, Any] = {"compile_threads": 1, "max_autotune": False, "max_autotune_gemm": False,
+                                     "max_autotune_pointwise": False, "benchmark_fusion": False,
+                                     "benchmark_kernel": False, "triton.cudagraphs": False}
+
+
+def autotuned_off() -> list[str]:
+    """The settings of ``_TRITON_AS_SOURCE`` the current Inductor config has on (compile_threads
+    aside): each changes what a GPU run compiles, and is turned off for the capture."""
+    config = torch._inductor.config
+    return [key for key in _TRITON_AS_SOURCE if key != "compile_threads" and config.get_config_copy().get(key)]
 
 
 class _Generated(Exception):
@@ -350,38 +371,64 @@ def _generated_in(e: BaseException | None) -> _Generated | None:
     return None
 
 
-def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph_kwargs: Mapping[str, Any]) -> dict[str, Any]:
+def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph_kwargs: Mapping[str, Any],
+                    gpu: str = DEFAULT_GPU) -> dict[str, Any]:
     """The program Inductor generates from ``gm`` for ``target`` ("cpu" or "cuda"), read from
     its wrapper codegen: {"target", "source", "buffers", "kernels", "input_frees"}."""
     from torch._inductor.compile_fx import compile_fx_inner
-
-    work, moved = _on_device(gm, inputs, torch.device(target))
-    names = {n.name for n in gm.graph.nodes}
-    from ._serialize import hint_int
-
-    placeholders = {n.name: hint_int(t.untyped_storage().nbytes())
-                    for n, t in zip(work.graph.find_nodes(op="placeholder"), moved) if isinstance(t, torch.Tensor)}
-    kwargs = {k: v for k, v in graph_kwargs.items() if k in ("is_backward", "is_inference", "static_input_idxs",
-                                                            "graph_id", "boxed_forward_device_index", "layout_opt")}
     from torch._inductor.utils import BoxedBool
 
+    from ._gpu import stand_in_gpu
+    from ._serialize import hint_int
+
+    names = {n.name for n in gm.graph.nodes}
+    kwargs = {k: v for k, v in graph_kwargs.items() if k in ("is_backward", "is_inference", "static_input_idxs",
+                                                            "graph_id", "boxed_forward_device_index", "layout_opt")}
     kwargs["cudagraphs"] = BoxedBool(False)
-    with _stop_after_codegen(names, placeholders), torch._inductor.config.patch(fx_graph_cache=False):
-        try:
-            compile_fx_inner(copy_graph_module(work), moved, **kwargs)
-        except Exception as e:  # Inductor wraps what compile_to_module raised in InductorError
-            done = _generated_in(e)
-            if done is None:
-                raise
-            program = done.program
-        else:
-            raise CaptureError("Inductor compiled the graph without generating its wrapper code")
+    device = stand_in_gpu(gpu) if target == "cuda" else contextlib.nullcontext()
+    with device as standing:
+        work, moved = _on_device(gm, inputs, torch.device(target))
+        placeholders = {n.name: hint_int(t.untyped_storage().nbytes())
+                        for n, t in zip(work.graph.find_nodes(op="placeholder"), moved) if isinstance(t, torch.Tensor)}
+        with _stop_after_codegen(names, placeholders), \
+                torch._inductor.config.patch(fx_graph_cache=False, **(_TRITON_AS_SOURCE if target == "cuda" else {})):
+            try:
+                compile_fx_inner(copy_graph_module(work), moved, **kwargs)
+            except Exception as e:  # Inductor wraps what compile_to_module raised in InductorError
+                done = _generated_in(e)
+                if done is None:
+                    raise
+                program = done.program
+            else:
+                raise CaptureError("Inductor compiled the graph without generating its wrapper code")
     strides = program.pop("output_strides")
     if not kwargs.get("is_backward"):
         _hand_output_strides(strides, inputs)
     program["target"] = target
-    program["source"] = f"torch._inductor {torch.__version__} ({'cpp' if target == 'cpu' else 'triton'})"
+    if standing is not None:
+        program["gpu"] = {"name": standing.name, "sm": standing.major * 10 + standing.minor,
+                          "stand_in": not torch.cuda.is_available()}
+        program["source"] = f"torch._inductor {torch.__version__} (triton, {standing.describe()})"
+    else:
+        program["source"] = f"torch._inductor {torch.__version__} (cpp)"
     return program
+
+
+def gpu_decides(kind: str, program: Mapping[str, Any], turned_off: Sequence[str]) -> str:
+    """What the cuda ``program`` leaves to the GPU's run (docs/exporter.md, "Target cuda")."""
+    externs = collections.Counter(k["name"] for k in program["kernels"] if k["name"] and not k["name"].startswith("triton_"))
+    listed = ", ".join(f"{name} x{n}" if n > 1 else name for name, n in sorted(externs.items()))
+    gpu = program["gpu"]
+    message = (f"the {kind} graph's program for target 'cuda' was generated for {gpu['name']} (sm{gpu['sm']}"
+               f"{', a stand-in: this machine has no GPU' if gpu['stand_in'] else ''}); what the GPU decides when "
+               "the program runs is not in it: the workspaces extern kernels and ATen fallbacks allocate for "
+               "themselves (cuBLAS/cuBLASLt workspaces of matmuls, cuDNN's algorithm and workspace, attention "
+               f"kernels' scratch) are not measured ({listed or 'none in this graph'}), and nothing is autotuned "
+               "(Triton's launch configurations and max_autotune's choices are made on the GPU)")
+    if turned_off:
+        message += (f"; turned off for this capture as they need the GPU: {', '.join(turned_off)} (a real compile "
+                    "with them may choose other kernels)")
+    return message
 
 
 class ProgramCaptureWarning(UserWarning):
@@ -389,17 +436,21 @@ class ProgramCaptureWarning(UserWarning):
     level (``--measure allocated`` refuses it, naming it), or the warning says what is missing."""
 
 
-def attach_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph_kwargs: Mapping[str, Any]) -> None:
+def attach_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph_kwargs: Mapping[str, Any],
+                   gpu: str = DEFAULT_GPU) -> None:
     """Capture the program of ``gm`` and keep it in ``gm.meta`` (the recorded copy shares it).
     A failure is said in a ProgramCaptureWarning and leaves the graph without a program."""
     kind = "backward" if graph_kwargs.get("is_backward") else "inference" if graph_kwargs.get("is_inference") else "forward"
+    turned_off = autotuned_off() if target == "cuda" else []
     try:
-        program = capture_program(gm, inputs, target, graph_kwargs)
+        program = capture_program(gm, inputs, target, graph_kwargs, gpu=gpu)
     except Exception as e:  # Inductor's own failure on this graph: said, never hidden
         warnings.warn(ProgramCaptureWarning(
             f"the {kind} graph gets no program level: Inductor's code generation for target {target!r} failed "
             f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})"), stacklevel=2)
         return
+    if target == "cuda":
+        warnings.warn(ProgramCaptureWarning(gpu_decides(kind, program, turned_off)), stacklevel=2)
     unknown = program.pop("unknown_lines")
     if unknown:
         warnings.warn(ProgramCaptureWarning(
@@ -411,8 +462,8 @@ def attach_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, graph
             f"the {kind} graph's program: the scratch space of {missed} extern kernel(s) or fallback(s) was not "
             "measured (their tensors exceed fxmem_export._scratch.MAX_BYTES, or their op failed on stand-in values); "
             "what they allocate for themselves while running is missing"), stacklevel=2)
-    elif missed is None:
+    elif missed is None and target != "cuda":
         warnings.warn(ProgramCaptureWarning(
             f"the {kind} graph's program for target {target!r}: the scratch space extern kernels allocate for "
-            "themselves (cuBLAS/cuDNN workspaces) is not measured without the device"), stacklevel=2)
+            "themselves is not measured without the device"), stacklevel=2)
     gm.meta[PROGRAM_META] = program

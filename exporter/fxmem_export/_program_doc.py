@@ -80,7 +80,10 @@ def program_doc(raw: Mapping[str, Any], gdoc: Mapping[str, Any], storages: Seque
         for name, k in raw["input_frees"].items():
             if not name.startswith("tangents") and name not in held:
                 kernels[k]["free"].append(index[name])
-    return {"target": raw["target"], "source": raw["source"], "buffers": buffers, "kernels": kernels}
+    doc = {"target": raw["target"], "source": raw["source"]}
+    if "gpu" in raw:
+        doc["gpu"] = dict(raw["gpu"])
+    return {**doc, "buffers": buffers, "kernels": kernels}
 
 
 def add_programs(doc: GraphFileDoc, graphs: Sequence[tuple[str, str, fx.GraphModule]]) -> None:

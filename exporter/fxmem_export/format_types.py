@@ -137,11 +137,20 @@ class ProgramKernelDoc(TypedDict):
     free: list[int]
 
 
+class ProgramGpuDoc(TypedDict):
+    """PROGRAM's ``gpu``: the GPU a cuda program was generated for."""
+
+    name: str
+    sm: int
+    stand_in: bool
+
+
 class ProgramDoc(TypedDict):
     """PROGRAM: what the program Inductor generates from a graph allocates and frees."""
 
     target: str
     source: NotRequired[str]
+    gpu: NotRequired[ProgramGpuDoc]
     buffers: list[ProgramBufferDoc]
     kernels: list[ProgramKernelDoc]
 

@@ -42,10 +42,16 @@ def test_mlp_program_follows_the_format_and_the_storages():
     assert profile(program)[0] == sum(storages[b["storage"]]["nbytes"] for b in inputs)
 
 
-def test_cuda_target_without_a_gpu_is_said():
+def test_cuda_code_generation_failing_is_said(monkeypatch):
+    """A GPU Triton cannot generate code for (sm60: Inductor raises GPUTooOldForTriton): each
+    graph's failure is said in a ProgramCaptureWarning and the file has no program level."""
+    from fxmem_export import _gpu
+
+    monkeypatch.setitem(_gpu.GPUS, "p100", _gpu.GpuModel("Tesla P100-SXM2-16GB", 6, 0, total_memory=16 * 2**30,
+                                                         multi_processor_count=56))
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter("always")
-        doc = real_run.meta_program_doc(*_model("mlp", "meta"), target="cuda")
+        doc = real_run.meta_program_doc(*_model("mlp", "meta"), target="cuda", gpu="p100")
     messages = [str(w.message) for w in said if issubclass(w.category, ProgramCaptureWarning)]
-    assert any("target 'cuda' failed" in m for m in messages)
+    assert sum("target 'cuda' failed (InductorError: GPUTooOldForTriton" in m for m in messages) == 2
     assert not any("program" in g for g in doc["graphs"])
