@@ -132,8 +132,16 @@ def _size_of(cap: Capture, binding: dict[str, int]):
     return size_of
 
 
+_PAIRS: dict[tuple[Path, tuple[tuple[str, int], ...]], dict[str, int]] = {}
+
+
 def torch_pair(cap: Capture, binding: dict[str, int]) -> dict[str, int]:
-    return intended_peak_memory(cap.forward, cap.backward, size_of=_size_of(cap, binding))
+    """PyTorch's estimator on the pair at ``binding``, run once per capture and binding: the file,
+    CLI and whole-step checks at one binding, and the two limits' scans, ask for the same ones."""
+    key = (cap.path, tuple(sorted(binding.items())))
+    if key not in _PAIRS:
+        _PAIRS[key] = intended_peak_memory(cap.forward, cap.backward, size_of=_size_of(cap, binding))
+    return dict(_PAIRS[key])
 
 
 def torch_whole_step(cap: Capture, binding: dict[str, int]) -> int:
@@ -143,7 +151,7 @@ def torch_whole_step(cap: Capture, binding: dict[str, int]) -> int:
     parameters and buffers are the forward's static-sized placeholders (the one data input has
     symbolic sizes)."""
     size_of = _size_of(cap, binding)
-    pair = intended_peak_memory(cap.forward, cap.backward, size_of=size_of)
+    pair = torch_pair(cap, binding)
 
     def nbytes(node: fx.Node) -> int:
         return sum(size_of(k.storage.nbytes()) for k in me.GraphAliasTracker._get_output_storages(node)
