@@ -261,6 +261,15 @@ def overlap_order(
                 "defaults need no device: leave out the option that measures the device (e.g. "
                 "enable_fusion_regions=True)"
             ) from e
+        except RuntimeError as e:
+            # Triton installed on a machine without a GPU: its driver finds no device to measure.
+            if "active drivers" not in str(e):
+                raise
+            raise CaptureError(
+                f"{PASS_NAME} with options {opts} asked for Triton to measure the GPU, and Triton finds none here "
+                f"({e}); fxmem's defaults need no device: leave out the option that measures the device (e.g. "
+                "enable_fusion_regions=True)"
+            ) from e
     before = [n.name for n in graph.nodes]
     after = [n.name for n in out.graph.nodes]
     added = sorted(set(after) - set(before))

@@ -201,10 +201,12 @@ def test_an_option_that_needs_the_device_is_named(fsdp_graphs):
     gm = fsdp_graphs.forward
     assert build_fusion_regions(gm)
     with fsdp.fake_process_group():
-        if importlib.util.find_spec("triton") is None:
+        if importlib.util.find_spec("triton") is None or not torch.cuda.is_available():
+            # Without Triton, or with Triton and no GPU for its driver (the test command's venv has
+            # triton for program=True's cuda target): the option is named either way.
             with pytest.raises(RuntimeError, match=r"asked for Triton.*enable_fusion_regions"):
                 overlap.overlap_order(gm, options=options)
-        else:  # pragma: no cover - a torch build with Triton runs the option
+        else:  # pragma: no cover - a machine with a GPU runs the option
             assert len(overlap.overlap_order(gm, options=options)) == len(gm.graph.nodes)
 
 
