@@ -237,6 +237,23 @@ class ReferenceDoc(TypedDict):
     schedules: NotRequired[list[ReferenceScheduleDoc]]
 
 
+class MeshDoc(TypedDict):
+    """One device mesh of a sharded step (docs/format.md, "distributed")."""
+
+    device_type: str
+    shape: list[int]
+    dim_names: Optional[list[str]]
+    coordinate: Optional[list[int]]
+
+
+class DistributedDoc(TypedDict):
+    """The rank a file was captured for (docs/format.md, "distributed")."""
+
+    rank: int
+    world_size: int
+    meshes: list[MeshDoc]
+
+
 class GraphFileDoc(TypedDict):
     """The graph file (docs/format.md, "Top level")."""
 
@@ -250,6 +267,7 @@ class GraphFileDoc(TypedDict):
     schedules: NotRequired[list[ScheduleDoc]]
     reference: NotRequired[ReferenceDoc]
     step: NotRequired[list[StepEntryDoc]]
+    distributed: NotRequired[DistributedDoc]
 
 
 # -- the other documents ----------------------------------------------------------------------
