@@ -26,9 +26,9 @@ import torch
 import torch.distributed as dist
 
 from .errors import ArgumentError, ArgumentTypeError, CaptureError
-from .format_types import GraphFileDoc, MeshDoc
+from .format_types import GraphFileDoc, MeshDoc, ParameterShardDoc
 
-__all__ = ["capture_ranks", "representative_ranks"]
+__all__ = ["capture_ranks", "meshes_of", "parameters_of", "representative_ranks"]
 
 
 def _check(world_size: Any, ranks: Any, path: Any) -> None:
@@ -80,6 +80,16 @@ def meshes_of(model: Any) -> list[MeshDoc]:
             "coordinate": [int(c) for c in coordinate] if coordinate is not None else None,
         })
     return out
+
+
+def parameters_of(model: Any) -> list[ParameterShardDoc]:
+    """Each DTensor parameter's shard on this rank: its name, global shape, local shape, and the
+    bytes of the local tensor's storage (FSDP2 keeps an uneven shard in a padded storage, so
+    the padding is counted)."""
+    return [{"name": name, "shape": [int(s) for s in p.shape],
+             "local_shape": [int(s) for s in p.to_local().shape],
+             "nbytes": int(p.to_local().untyped_storage().nbytes())}
+            for name, p in _dtensor_params(model)]
 
 
 def _uneven(model: Any) -> bool:
@@ -164,7 +174,8 @@ def _capture_one(run: Callable[..., Any], rank: int, world_size: int,
             model = run(be)
         be.check_complete()
         doc = be.document()
-        doc["distributed"] = {"rank": rank, "world_size": world_size, "meshes": meshes_of(model)}
+        doc["distributed"] = {"rank": rank, "world_size": world_size, "meshes": meshes_of(model),
+                              "parameters": parameters_of(model)}
         return doc, model
     finally:
         dist.destroy_process_group()

@@ -246,12 +246,22 @@ class MeshDoc(TypedDict):
     coordinate: Optional[list[int]]
 
 
+class ParameterShardDoc(TypedDict):
+    """One DTensor parameter's shard on the rank (docs/format.md, "distributed")."""
+
+    name: str
+    shape: list[int]
+    local_shape: list[int]
+    nbytes: int
+
+
 class DistributedDoc(TypedDict):
     """The rank a file was captured for (docs/format.md, "distributed")."""
 
     rank: int
     world_size: int
     meshes: list[MeshDoc]
+    parameters: NotRequired[list[ParameterShardDoc]]
 
 
 class GraphFileDoc(TypedDict):

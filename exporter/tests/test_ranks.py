@@ -10,7 +10,7 @@ import torch.distributed as dist
 import torch.nn as nn
 
 import fxmem_export
-from fxmem_export._ranks import _forget_sharding_caches, meshes_of, representative_ranks
+from fxmem_export._ranks import _forget_sharding_caches, meshes_of, parameters_of, representative_ranks
 
 
 def _never(be: object) -> None:
@@ -59,3 +59,14 @@ def test_the_last_rank_is_representative_when_a_shard_is_uneven() -> None:
     assert local == [(15, 16), (15,)]
     assert meshes_of(model) == [{"device_type": "cpu", "shape": [4], "dim_names": ["dp"], "coordinate": [3]}]
     assert meshes_of(torch.nn.Linear(2, 2)) == []  # no DTensor parameter: no mesh
+
+
+def test_each_parameter_shard_counts_fsdp2_padding() -> None:
+    # Linear(16, 63) over 4 ranks: dim 0 in chunks of 16 rows, the last rank 15 rows in a
+    # storage padded to 16 (FSDP2's padded sharded storage): 16 * 16 * 4 B and 16 * 4 B.
+    for rank, rows in ((0, 16), (3, 15)):
+        model, _ = _sharded(rank, 4, 63)
+        assert parameters_of(model) == [
+            {"name": "weight", "shape": [63, 16], "local_shape": [rows, 16], "nbytes": 16 * 16 * 4},
+            {"name": "bias", "shape": [63], "local_shape": [rows], "nbytes": 16 * 4},
+        ]

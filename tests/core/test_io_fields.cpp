@@ -192,6 +192,13 @@ void expect_distributed(const GraphFile& f) {
     EXPECT_EQ(d.meshes[2].device_type, "cpu");
     EXPECT_FALSE(d.meshes[2].dim_names.has_value()); // absent
     EXPECT_FALSE(d.meshes[2].coordinate.has_value());
+    ASSERT_EQ(d.parameters.size(), 2u);
+    EXPECT_EQ(d.parameters[0].name, "up.weight");
+    EXPECT_EQ(d.parameters[0].shape, (std::vector<std::int64_t>{63, 16}));
+    EXPECT_EQ(d.parameters[0].local_shape, (std::vector<std::int64_t>{15, 16}));
+    EXPECT_EQ(d.parameters[0].nbytes, 1024);
+    EXPECT_EQ(d.parameters[1].local_shape, (std::vector<std::int64_t>{15}));
+    EXPECT_EQ(d.parameters[1].nbytes, 64);
 }
 
 // The message of loading distributed.json with its "distributed" value replaced by `value`.
@@ -245,6 +252,18 @@ TEST(IoFields, AMalformedDistributedNamesThePlace) {
     EXPECT_NE(with("0", "4", R"({"device_type": "cuda", "shape": []})").find("distributed.meshes[0].shape: must be a"),
               std::string::npos);
     EXPECT_NE(distributed_error(R"({"rank": 0, "world_size": 1})").find("distributed: missing 'meshes'"),
+              std::string::npos);
+    const std::string ok_head = R"({"rank": 0, "world_size": 1, "meshes": [], "parameters": [)";
+    EXPECT_EQ(distributed_error(ok_head + R"({"name": "w", "shape": [4], "local_shape": [2], "nbytes": 8}]})"),
+              "(loaded)");
+    EXPECT_NE(distributed_error(ok_head + R"({"name": "w", "shape": [4, 2], "local_shape": [2], "nbytes": 8}]})")
+                  .find("distributed.parameters[0].local_shape: has 1 dimensions, 'shape' has 2"),
+              std::string::npos);
+    EXPECT_NE(distributed_error(ok_head + R"({"name": "w", "shape": [4], "local_shape": [2], "nbytes": -8}]})")
+                  .find("distributed.parameters[0].nbytes: must be an integer >= 0, got -8"),
+              std::string::npos);
+    EXPECT_NE(distributed_error(ok_head + R"({"name": "w", "shape": [4], "local_shape": [2]}]})")
+                  .find("distributed.parameters[0]: missing 'nbytes'"),
               std::string::npos);
     EXPECT_NE(distributed_error("[1]").find("'distributed' must be an object or null"), std::string::npos);
 }

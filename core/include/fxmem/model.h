@@ -218,11 +218,20 @@ struct DeviceMeshInfo {
     std::optional<std::vector<std::int64_t>> coordinate; // this rank's place; nullopt: not on the mesh
 };
 
+// One sharded (DTensor) parameter's part on the rank.
+struct ParameterShard {
+    std::string name;
+    std::vector<std::int64_t> shape;       // the whole parameter's
+    std::vector<std::int64_t> local_shape; // this rank's shard
+    std::int64_t nbytes = 0;               // the shard's storage, padding included
+};
+
 // The rank of a sharded step (FSDP2, tensor parallel) a file was captured for.
 struct DistributedInfo {
     std::int64_t rank = 0; // in [0, world_size)
     std::int64_t world_size = 1;
     std::vector<DeviceMeshInfo> meshes;
+    std::vector<ParameterShard> parameters; // empty when the file lists none
 };
 
 class GraphFile {

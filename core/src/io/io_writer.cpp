@@ -340,7 +340,25 @@ void append_distributed(std::string& out, const DistributedInfo& d) {
             out += "null";
         out.push_back('}');
     }
-    out += "]},\n";
+    out.push_back(']');
+    if (!d.parameters.empty()) {
+        out += ", \"parameters\": [";
+        for (std::size_t i = 0; i < d.parameters.size(); ++i) {
+            const ParameterShard& p = d.parameters[i];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"name\": ";
+            append_string(out, p.name);
+            out += ", \"shape\": ";
+            append_int_list(out, p.shape);
+            out += ", \"local_shape\": ";
+            append_int_list(out, p.local_shape);
+            out += ", \"nbytes\": ";
+            append_int(out, p.nbytes);
+            out.push_back('}');
+        }
+        out.push_back(']');
+    }
+    out += "},\n";
 }
 
 } // namespace

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace fxmem::reader {
 
@@ -104,6 +106,32 @@ void Reader::resolve_distributed() {
             out.coordinate = std::move(coordinate);
         }
         info.meshes.push_back(std::move(out));
+    }
+    if (const auto it = doc.find("parameters"); it != doc.end() && !it->is_null()) {
+        if (!it->is_array()) bad(".parameters", "must be an array or null, got " + kind_of(*it));
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string at = ".parameters[" + std::to_string(i) + "]";
+            const json& p = (*it)[i];
+            if (!p.is_object()) bad(at, "must be an object, got " + kind_of(p));
+            for (const char* key : {"name", "shape", "local_shape", "nbytes"})
+                if (!p.contains(key)) bad(at, std::string("missing '") + key + "'");
+            ParameterShard out;
+            if (!p["name"].is_string()) bad(at + ".name", "must be a string, got " + kind_of(p["name"]));
+            out.name = p["name"].get<std::string>();
+            for (const char* key : {"shape", "local_shape"}) {
+                const json& dims = p[key];
+                if (!dims.is_array()) bad(at + "." + key, "must be an array of integers >= 0, got " + kind_of(dims));
+                std::vector<std::int64_t>& to = std::string_view(key) == "shape" ? out.shape : out.local_shape;
+                for (std::size_t d = 0; d < dims.size(); ++d)
+                    to.push_back(
+                        integer(dims[d], at + "." + key + "[" + std::to_string(d) + "]", 0, "an integer >= 0"));
+            }
+            if (out.local_shape.size() != out.shape.size())
+                bad(at + ".local_shape", "has " + std::to_string(out.local_shape.size()) + " dimensions, 'shape' has " +
+                                             std::to_string(out.shape.size()));
+            out.nbytes = integer(p["nbytes"], at + ".nbytes", 0, "an integer >= 0");
+            info.parameters.push_back(std::move(out));
+        }
     }
     file_.distributed = std::move(info);
 }
