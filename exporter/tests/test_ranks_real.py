@@ -5,7 +5,9 @@ compiled with Inductor (caches off). Each real rank records the pair Inductor's 
 (``min_cut_rematerialization_partition``) cuts, as real_run.real_cpu_pair does for one device.
 Then ``fxmem_export.capture_ranks`` captures every rank in this one process (fake process group,
 FakeTensorMode, no real tensor). For each rank the two pairs must have the same op multisets,
-the same saved values and the same pair peak to the byte with PyTorch's estimator.
+the same saved values and the same pair peak to the byte with PyTorch's estimator, and the
+capture's ``distributed.parameters`` (local shapes, storage bytes with FSDP2's padding) must be
+what the real rank holds.
 
 FSDP2 (``fully_shard``) shards unevenly (a hidden size of 63 over 2 ranks: 32 and 31 rows) and
 all-gathers the shards into the full parameters the graph sees; tensor parallel
@@ -27,6 +29,7 @@ import torch.multiprocessing as mp
 import torch.nn as nn
 
 import fxmem_export
+import fxmem_export._ranks
 from fxmem_export._joint import copy_graph_module
 
 import real_run
@@ -91,14 +94,18 @@ def _real_rank(rank: int, port: int, out: str) -> None:
 
     cfx.min_cut_rematerialization_partition = cut
     result: dict[str, Any] = {}
+    shards: dict[str, Any] = {}
     try:
         with torch._functorch.config.patch(enable_autograd_cache=False), \
                 torch._inductor.config.patch(fx_graph_cache=False):
             for kind in KINDS:
                 torch._dynamo.reset()
                 taken.clear()
+                model = sharded(kind)
+                # The shards this real rank holds (real tensors), before the step gathers them.
+                shards[kind] = fxmem_export._ranks.parameters_of(model)
                 try:
-                    torch.compile(sharded(kind))(torch.randn(BATCH, DIM))
+                    torch.compile(model)(torch.randn(BATCH, DIM))
                 except Exception as e:  # Dynamo wraps what the partitioner raised
                     if not taken or not isinstance(getattr(e, "inner_exception", e), real_run._Partitioned):
                         raise
@@ -107,7 +114,7 @@ def _real_rank(rank: int, port: int, out: str) -> None:
         cfx.min_cut_rematerialization_partition = real_cut
         dist.destroy_process_group()
     with open(f"{out}.{rank}.json", "w") as f:
-        json.dump(result, f)
+        json.dump({**result, "shards": shards}, f)
 
 
 def _free_port() -> int:
@@ -154,6 +161,8 @@ def test_each_rank_equals_its_real_partition(kind: str, real_ranks: dict[int, di
         real = real_ranks[rank][kind]
         assert len(real) == 1, f"rank {rank}: the real run partitioned {len(real)} pairs"
         assert summary(pairs[rank]) == real[0], f"{kind} rank {rank}"
+        # Each parameter's local shape and storage bytes (FSDP2's padding) as the real rank holds them.
+        assert docs[rank]["distributed"]["parameters"] == real_ranks[rank]["shards"][kind], f"{kind} rank {rank}"
         dist_doc = docs[rank]["distributed"]
         assert (dist_doc["rank"], dist_doc["world_size"]) == (rank, WORLD)
         assert dist_doc["meshes"] == [{"device_type": "cpu", "shape": [WORLD], "coordinate": [rank],
