@@ -39,7 +39,7 @@ set(FXMEM_CORE_MODEL_SOURCES model/model.cpp model/op_category.cpp model/collect
     model/units.cpp model/symbolic_expr.cpp model/symbolic_bind.cpp model/symbolic_fit.cpp model/program.cpp
     model/display_text.cpp model/symbol_words.cpp)
 set(FXMEM_CORE_IO_SOURCES
-    io/io.cpp io/io_reader.cpp io/io_writer.cpp io/json_text.cpp io/reader_entities.cpp io/reader_file_end.cpp
+    io/io.cpp io/io_reader.cpp io/io_writer.cpp io/json_text.cpp io/reader_distributed.cpp io/reader_entities.cpp io/reader_file_end.cpp
     io/reader_messages.cpp io/reader_program.cpp io/reader_sax.cpp io/reader_symbolic.cpp io/reader_values.cpp io/schedule_io.cpp
     io/capture_info.cpp)
 set(FXMEM_CORE_ESTIMATOR_SOURCES

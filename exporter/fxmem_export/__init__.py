@@ -11,6 +11,7 @@ See docs/exporter.md.
 __version__ = "0.1.0"
 
 from ._backend import FxmemBackend, backend
+from ._ranks import capture_ranks
 from ._save import save
 from ._serialize import FORMAT_VERSION
 from .errors import (
@@ -53,6 +54,7 @@ __all__ = [
     "apply_remat",
     "apply_schedule",
     "backend",
+    "capture_ranks",
     "save",
     "sweep",
 ]

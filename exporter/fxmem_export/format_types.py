@@ -246,6 +246,33 @@ class ReferenceDoc(TypedDict):
     schedules: NotRequired[list[ReferenceScheduleDoc]]
 
 
+class MeshDoc(TypedDict):
+    """One device mesh of a sharded step (docs/format.md, "distributed")."""
+
+    device_type: str
+    shape: list[int]
+    dim_names: Optional[list[str]]
+    coordinate: Optional[list[int]]
+
+
+class ParameterShardDoc(TypedDict):
+    """One DTensor parameter's shard on the rank (docs/format.md, "distributed")."""
+
+    name: str
+    shape: list[int]
+    local_shape: list[int]
+    nbytes: int
+
+
+class DistributedDoc(TypedDict):
+    """The rank a file was captured for (docs/format.md, "distributed")."""
+
+    rank: int
+    world_size: int
+    meshes: list[MeshDoc]
+    parameters: NotRequired[list[ParameterShardDoc]]
+
+
 class GraphFileDoc(TypedDict):
     """The graph file (docs/format.md, "Top level")."""
 
@@ -259,6 +286,7 @@ class GraphFileDoc(TypedDict):
     schedules: NotRequired[list[ScheduleDoc]]
     reference: NotRequired[ReferenceDoc]
     step: NotRequired[list[StepEntryDoc]]
+    distributed: NotRequired[DistributedDoc]
 
 
 # -- the other documents ----------------------------------------------------------------------

@@ -170,3 +170,100 @@ TEST(IoFields, FilesWithoutJointFieldsHaveNone) {
     EXPECT_EQ(f.pairs[0].budget, std::nullopt);
     EXPECT_EQ(to_json(f).find("budget"), std::string::npos);
 }
+
+namespace {
+
+const std::string kDistributed = std::string(FXMEM_TEST_DATA) + "/good/distributed.json";
+
+// What tests/data/good/distributed.json says, read by hand.
+void expect_distributed(const GraphFile& f) {
+    ASSERT_TRUE(f.distributed.has_value());
+    const DistributedInfo& d = *f.distributed;
+    EXPECT_EQ(d.rank, 5);
+    EXPECT_EQ(d.world_size, 8);
+    ASSERT_EQ(d.meshes.size(), 3u);
+    EXPECT_EQ(d.meshes[0].device_type, "cuda");
+    EXPECT_EQ(d.meshes[0].shape, (std::vector<std::int64_t>{4, 2}));
+    EXPECT_EQ(d.meshes[0].dim_names, (std::vector<std::string>{"dp", "tp"}));
+    EXPECT_EQ(d.meshes[0].coordinate, (std::vector<std::int64_t>{2, 1}));
+    EXPECT_EQ(d.meshes[1].shape, (std::vector<std::int64_t>{8}));
+    EXPECT_FALSE(d.meshes[1].dim_names.has_value());  // null: unnamed
+    EXPECT_FALSE(d.meshes[1].coordinate.has_value()); // null: not on the mesh
+    EXPECT_EQ(d.meshes[2].device_type, "cpu");
+    EXPECT_FALSE(d.meshes[2].dim_names.has_value()); // absent
+    EXPECT_FALSE(d.meshes[2].coordinate.has_value());
+    ASSERT_EQ(d.parameters.size(), 2u);
+    EXPECT_EQ(d.parameters[0].name, "up.weight");
+    EXPECT_EQ(d.parameters[0].shape, (std::vector<std::int64_t>{63, 16}));
+    EXPECT_EQ(d.parameters[0].local_shape, (std::vector<std::int64_t>{15, 16}));
+    EXPECT_EQ(d.parameters[0].nbytes, 1024);
+    EXPECT_EQ(d.parameters[1].local_shape, (std::vector<std::int64_t>{15}));
+    EXPECT_EQ(d.parameters[1].nbytes, 64);
+}
+
+// The message of loading distributed.json with its "distributed" value replaced by `value`.
+std::string distributed_error(const std::string& value) {
+    const std::string text =
+        R"({"format": "fxmem", "version": 1, "storages": [], "graphs": [], "distributed": )" + value + "}";
+    try {
+        load_buffer(text, "d.json");
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(loaded)";
+}
+
+} // namespace
+
+TEST(IoFields, DistributedIsReadAndSurvivesTheRoundTrip) {
+    const GraphFile f = load_file(kDistributed);
+    expect_distributed(f);
+    const std::string text = to_json(f);
+    const GraphFile back = load_buffer(text, "round.json");
+    expect_distributed(back);
+    EXPECT_EQ(to_json(back), text);
+    EXPECT_FALSE(load_file(std::string(FXMEM_TEST_DATA) + "/good/pair.json").distributed.has_value());
+    EXPECT_FALSE(load_buffer(R"({"format": "fxmem", "version": 1, "storages": [], "graphs": [], "distributed": null})",
+                             "null.json")
+                     .distributed.has_value());
+}
+
+TEST(IoFields, AMalformedDistributedNamesThePlace) {
+    const std::string mesh = R"({"device_type": "cuda", "shape": [2, 2], "coordinate": [0, 1]})";
+    const auto with = [&](const std::string& rank, const std::string& world, const std::string& m) {
+        return distributed_error(R"({"rank": )" + rank + R"(, "world_size": )" + world + R"(, "meshes": [)" + m + "]}");
+    };
+    EXPECT_EQ(with("0", "4", mesh), "(loaded)");
+    EXPECT_NE(with("4", "4", mesh).find("distributed.rank: 4 is not below the world size 4"), std::string::npos);
+    EXPECT_NE(with("-1", "4", mesh).find("distributed.rank: must be an integer >= 0, got -1"), std::string::npos);
+    EXPECT_NE(with("0", "0", mesh).find("distributed.world_size: must be an integer >= 1, got 0"), std::string::npos);
+    EXPECT_NE(with("0", "\"4\"", mesh).find("distributed.world_size: must be an integer >= 1, got a string"),
+              std::string::npos);
+    EXPECT_NE(with("0", "3", mesh).find("distributed.meshes[0].shape: holds more ranks than the world size 3"),
+              std::string::npos);
+    EXPECT_NE(with("0", "4", R"({"device_type": "cuda", "shape": [2, 2], "coordinate": [0, 2]})")
+                  .find("distributed.meshes[0].coordinate[1]: 2 is not below the mesh's size 2 in that dimension"),
+              std::string::npos);
+    EXPECT_NE(with("0", "4", R"({"device_type": "cuda", "shape": [2, 2], "dim_names": ["dp"]})")
+                  .find("distributed.meshes[0].dim_names: must be an array of 2 strings"),
+              std::string::npos);
+    EXPECT_NE(with("0", "4", R"({"shape": [2]})").find("distributed.meshes[0]: missing 'device_type'"),
+              std::string::npos);
+    EXPECT_NE(with("0", "4", R"({"device_type": "cuda", "shape": []})").find("distributed.meshes[0].shape: must be a"),
+              std::string::npos);
+    EXPECT_NE(distributed_error(R"({"rank": 0, "world_size": 1})").find("distributed: missing 'meshes'"),
+              std::string::npos);
+    const std::string ok_head = R"({"rank": 0, "world_size": 1, "meshes": [], "parameters": [)";
+    EXPECT_EQ(distributed_error(ok_head + R"({"name": "w", "shape": [4], "local_shape": [2], "nbytes": 8}]})"),
+              "(loaded)");
+    EXPECT_NE(distributed_error(ok_head + R"({"name": "w", "shape": [4, 2], "local_shape": [2], "nbytes": 8}]})")
+                  .find("distributed.parameters[0].local_shape: has 1 dimensions, 'shape' has 2"),
+              std::string::npos);
+    EXPECT_NE(distributed_error(ok_head + R"({"name": "w", "shape": [4], "local_shape": [2], "nbytes": -8}]})")
+                  .find("distributed.parameters[0].nbytes: must be an integer >= 0, got -8"),
+              std::string::npos);
+    EXPECT_NE(distributed_error(ok_head + R"({"name": "w", "shape": [4], "local_shape": [2]}]})")
+                  .find("distributed.parameters[0]: missing 'nbytes'"),
+              std::string::npos);
+    EXPECT_NE(distributed_error("[1]").find("'distributed' must be an object or null"), std::string::npos);
+}

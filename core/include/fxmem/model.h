@@ -210,6 +210,30 @@ struct StepEntry {
     std::string module_prefix; // "blocks.1": the call ran in that submodule; empty at the root
 };
 
+// One device mesh of a sharded step (the file's "distributed", docs/format.md).
+struct DeviceMeshInfo {
+    std::string device_type;                             // "cuda", "cpu", ...
+    std::vector<std::int64_t> shape;                     // ranks along each dimension, each >= 1
+    std::optional<std::vector<std::string>> dim_names;   // one per dimension; nullopt: unnamed
+    std::optional<std::vector<std::int64_t>> coordinate; // this rank's place; nullopt: not on the mesh
+};
+
+// One sharded (DTensor) parameter's part on the rank.
+struct ParameterShard {
+    std::string name;
+    std::vector<std::int64_t> shape;       // the whole parameter's
+    std::vector<std::int64_t> local_shape; // this rank's shard
+    std::int64_t nbytes = 0;               // the shard's storage, padding included
+};
+
+// The rank of a sharded step (FSDP2, tensor parallel) a file was captured for.
+struct DistributedInfo {
+    std::int64_t rank = 0; // in [0, world_size)
+    std::int64_t world_size = 1;
+    std::vector<DeviceMeshInfo> meshes;
+    std::vector<ParameterShard> parameters; // empty when the file lists none
+};
+
 class GraphFile {
 public:
     std::string source;        // path or label used in error messages
@@ -222,7 +246,8 @@ public:
     std::vector<Pair> pairs;
     std::vector<std::string> labels; // storage labels ("blocks.0.attn.qkv.weight"); Storage::label - 1
     std::vector<NamedSchedule> schedules;
-    std::vector<StepEntry> step; // empty when the file has no "step"
+    std::vector<StepEntry> step;                // empty when the file has no "step"
+    std::optional<DistributedInfo> distributed; // nullopt when the file has no "distributed"
     // The symbols and the expressions behind the symbolic ints; empty when the file has none.
     // bind_sizes rewrites the ints for another binding (fxmem/symbolic.h).
     SymbolicSizes symbolic;

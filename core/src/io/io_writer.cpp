@@ -300,12 +300,74 @@ void append_program(std::string& out, const GraphFile& file, const Graph& g, con
     out += p.kernels.empty() ? "]}" : "\n   ]}";
 }
 
+void append_int_list(std::string& out, const std::vector<std::int64_t>& values) {
+    out.push_back('[');
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i) out += ", ";
+        append_int(out, values[i]);
+    }
+    out.push_back(']');
+}
+
+void append_distributed(std::string& out, const DistributedInfo& d) {
+    out += "\"distributed\": {\"rank\": ";
+    append_int(out, d.rank);
+    out += ", \"world_size\": ";
+    append_int(out, d.world_size);
+    out += ", \"meshes\": [";
+    for (std::size_t m = 0; m < d.meshes.size(); ++m) {
+        const DeviceMeshInfo& mesh = d.meshes[m];
+        out += m ? ", " : "";
+        out += "{\"device_type\": ";
+        append_string(out, mesh.device_type);
+        out += ", \"shape\": ";
+        append_int_list(out, mesh.shape);
+        out += ", \"dim_names\": ";
+        if (mesh.dim_names) {
+            out.push_back('[');
+            for (std::size_t i = 0; i < mesh.dim_names->size(); ++i) {
+                if (i) out += ", ";
+                append_string(out, (*mesh.dim_names)[i]);
+            }
+            out.push_back(']');
+        } else {
+            out += "null";
+        }
+        out += ", \"coordinate\": ";
+        if (mesh.coordinate)
+            append_int_list(out, *mesh.coordinate);
+        else
+            out += "null";
+        out.push_back('}');
+    }
+    out.push_back(']');
+    if (!d.parameters.empty()) {
+        out += ", \"parameters\": [";
+        for (std::size_t i = 0; i < d.parameters.size(); ++i) {
+            const ParameterShard& p = d.parameters[i];
+            out += i ? ",\n  " : "\n  ";
+            out += "{\"name\": ";
+            append_string(out, p.name);
+            out += ", \"shape\": ";
+            append_int_list(out, p.shape);
+            out += ", \"local_shape\": ";
+            append_int_list(out, p.local_shape);
+            out += ", \"nbytes\": ";
+            append_int(out, p.nbytes);
+            out.push_back('}');
+        }
+        out.push_back(']');
+    }
+    out += "},\n";
+}
+
 } // namespace
 
 std::string to_json(const GraphFile& file) {
     std::string out;
     out += "{\n\"format\": \"fxmem\",\n\"version\": 1,\n";
     if (!file.producer_json.empty()) out += "\"producer\": " + file.producer_json + ",\n";
+    if (file.distributed) append_distributed(out, *file.distributed);
     const SymbolicIndex index(file);
     const SymbolicSizes& sy = file.symbolic;
     if (!sy.symbols.empty()) {

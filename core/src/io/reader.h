@@ -15,7 +15,8 @@
 //
 // Its parts: reader_sax.cpp (the events, values checked against their slot), reader_entities.cpp
 // (storages, graphs, nodes, vals, pairs, steps as their objects close), reader_file_end.cpp
-// (named schedules, and what is resolved once the whole file is read), reader_messages.cpp (the
+// (named schedules, and what is resolved once the whole file is read), reader_distributed.cpp
+// (the "distributed" object, kept as text while reading and checked at the end), reader_messages.cpp (the
 // place being read, for errors). Errors are thrown as ReadError (read_error.h).
 #pragma once
 #include "fxmem/cancel.h"
@@ -119,6 +120,9 @@ private:
     void check_step();
     void end_top();
 
+    // ---- reader_distributed.cpp ----
+    void resolve_distributed();
+
     // ---- reader_messages.cpp ----
     std::size_t cursor_offset() const;
     std::string place() const;
@@ -128,6 +132,8 @@ private:
     [[noreturn]] void missing(Slot s) const;
 
     std::string_view text_;
+    std::string distributed_json_;                          // the captured "distributed" object
+    std::size_t distributed_offset_ = ReadError::kNoOffset; // where it starts
     const LoadControl& control_;
     const char* cursor_;
     std::size_t next_progress_ = kProgressStep;

@@ -173,6 +173,7 @@ void Reader::end_top() {
     }
     check_step();
     resolve_schedules();
+    resolve_distributed();
 }
 
 } // namespace fxmem::reader

@@ -47,6 +47,10 @@ bool Reader::start_object(std::size_t) {
     case Slot::Root: frames_.push_back(Frame::Top); break;
     case Slot::Skip: skip_depth_ = 1; break;
     case Slot::TopProducer: start_capture(file_.producer_json, '{'); break;
+    case Slot::TopDistributed:
+        distributed_offset_ = cursor_offset();
+        start_capture(distributed_json_, '{');
+        break;
     case Slot::NodeMeta: start_capture(rec_.meta, '{'); break;
     case Slot::Storage:
         storage_seen_ = 0;

@@ -16,7 +16,8 @@ bool Reader::null() {
     const Slot s = slot();
     switch (s) {
     case Slot::Skip: break;
-    case Slot::TopProducer: break; // null: absent
+    case Slot::TopProducer: break;    // null: absent
+    case Slot::TopDistributed: break; // null: absent
     case Slot::NodeStackTrace: break;
     case Slot::NodeMeta: break;
     case Slot::NodeModule: break; // null: absent
