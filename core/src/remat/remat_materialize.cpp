@@ -199,10 +199,48 @@ private:
 
 } // namespace
 
+namespace {
+
+// The forward returns fwd_outputs + saved_values + saved_sym_nodes: sym values last there (first
+// among the backward's placeholders).
+std::vector<NodeId> saved_outputs(const JointGraph& j, const Partition& p) {
+    std::vector<NodeId> out;
+    for (int sym = 0; sym < 2; ++sym)
+        for (NodeId x : p.saved)
+            if (j.symbolic[x.index()] == sym) out.push_back(x);
+    return out;
+}
+
+// The partition's forward and backward appended to `f` whole (GraphBuilder, every field copied);
+// `f` holds the joint's storages under the same ids.
+void append_full_pair(GraphFile& f, const JointGraph& j, const Partition& p, const std::string& forward_name,
+                      const std::string& backward_name, std::span<const NodeId> backward_order) {
+    const GraphFile& src = *j.file;
+    const Graph& g = j.g();
+    std::vector<NodeId> map(g.size());
+    std::vector<std::uint8_t> seen(g.size(), 0);
+    {
+        GraphBuilder b(f, forward_name, GraphKind::Forward);
+        for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, true);
+        add_output(b, j.fwd_outputs, saved_outputs(j, p), map, seen);
+        b.finish();
+    }
+    {
+        GraphBuilder b(f, backward_name, GraphKind::Backward);
+        for (NodeId x : p.saved) map[x.index()] = copy_node(b, src, g, x, OpKind::Placeholder, map, true);
+        for (NodeId t : j.tangents) map[t.index()] = copy_node(b, src, g, t, OpKind::Placeholder, map, true);
+        for (NodeId x : backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order)
+            map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, true);
+        add_output(b, j.bwd_outputs, {}, map, seen);
+        b.finish();
+    }
+}
+
+} // namespace
+
 SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, const std::string& forward_name,
                                     const std::string& backward_name, std::span<const NodeId> backward_order, bool full,
                                     const GraphFile* storages) {
-    const GraphFile& src = *j.file;
     const Graph& g = j.g();
     SimulatedPair out;
     GraphFile& f = out.file;
@@ -211,44 +249,23 @@ SimulatedPair materialize_partition(const JointGraph& j, const Partition& p, con
         f = *storages;
     else
         f = storage_template(j);
-    std::vector<NodeId> map(g.size());
-    std::vector<std::uint8_t> seen(g.size(), 0);
-    // The forward returns fwd_outputs + saved_values + saved_sym_nodes: sym values last there
-    // (first among the backward's placeholders).
-    std::vector<NodeId> saved_out;
-    for (int sym = 0; sym < 2; ++sym)
-        for (NodeId x : p.saved)
-            if (j.symbolic[x.index()] == sym) saved_out.push_back(x);
-    if (!full) {
-        const std::span<const NodeId> order =
-            backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order;
-        LeanGraph fw(g, forward_name, GraphKind::Forward);
-        for (NodeId x : p.forward) fw.copy(x, g.node(x).op == OpKind::Placeholder, map);
-        fw.output(mapped_once(j.fwd_outputs, saved_out, map, seen));
-        f.graphs.push_back(fw.finish());
-        LeanGraph bw(g, backward_name, GraphKind::Backward);
-        for (NodeId x : p.saved) bw.copy(x, true, map);
-        for (NodeId t : j.tangents) bw.copy(t, true, map);
-        for (NodeId x : order) bw.copy(x, false, map);
-        bw.output(mapped_once(j.bwd_outputs, {}, map, seen));
-        f.graphs.push_back(bw.finish());
+    if (full) {
+        append_full_pair(f, j, p, forward_name, backward_name, backward_order);
         return out;
     }
-    {
-        GraphBuilder b(f, forward_name, GraphKind::Forward);
-        for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, full);
-        add_output(b, j.fwd_outputs, saved_out, map, seen);
-        b.finish();
-    }
-    {
-        GraphBuilder b(f, backward_name, GraphKind::Backward);
-        for (NodeId x : p.saved) map[x.index()] = copy_node(b, src, g, x, OpKind::Placeholder, map, full);
-        for (NodeId t : j.tangents) map[t.index()] = copy_node(b, src, g, t, OpKind::Placeholder, map, full);
-        for (NodeId x : backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order)
-            map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, full);
-        add_output(b, j.bwd_outputs, {}, map, seen);
-        b.finish();
-    }
+    std::vector<NodeId> map(g.size());
+    std::vector<std::uint8_t> seen(g.size(), 0);
+    const std::span<const NodeId> order = backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order;
+    LeanGraph fw(g, forward_name, GraphKind::Forward);
+    for (NodeId x : p.forward) fw.copy(x, g.node(x).op == OpKind::Placeholder, map);
+    fw.output(mapped_once(j.fwd_outputs, saved_outputs(j, p), map, seen));
+    f.graphs.push_back(fw.finish());
+    LeanGraph bw(g, backward_name, GraphKind::Backward);
+    for (NodeId x : p.saved) bw.copy(x, true, map);
+    for (NodeId t : j.tangents) bw.copy(t, true, map);
+    for (NodeId x : order) bw.copy(x, false, map);
+    bw.output(mapped_once(j.bwd_outputs, {}, map, seen));
+    f.graphs.push_back(bw.finish());
     return out;
 }
 
@@ -262,38 +279,18 @@ GraphFile with_partition(const JointGraph& j, std::size_t pair, const Partition&
     // The two graphs are built in a scratch copy of the file (its dtype table and storages, so
     // their ids are the file's), under names no graph has, then moved over the pair's own graphs,
     // which keep their names: the file's index of graph names stays true.
-    GraphFile f = src;
     GraphFile scratch = src;
-    const Graph& g = j.g();
-    std::vector<NodeId> map(g.size());
-    std::vector<std::uint8_t> seen(g.size(), 0);
-    std::vector<NodeId> saved_out;
-    for (int sym = 0; sym < 2; ++sym)
-        for (NodeId x : p.saved)
-            if (j.symbolic[x.index()] == sym) saved_out.push_back(x);
-    const auto replace = [&](GraphId target, Graph& built) {
-        built.name = src.graph(target).name;
-        f.graphs[target.index()] = std::move(built);
-        std::erase_if(f.schedules, [target](const NamedSchedule& s) { return s.graph == target; });
-    };
-    {
-        GraphBuilder b(scratch, "\x01with_partition forward", GraphKind::Forward);
-        for (NodeId x : p.forward) map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, true);
-        add_output(b, j.fwd_outputs, saved_out, map, seen);
-        replace(at.forward, b.finish());
-    }
-    {
-        GraphBuilder b(scratch, "\x01with_partition backward", GraphKind::Backward);
-        for (NodeId x : p.saved) map[x.index()] = copy_node(b, src, g, x, OpKind::Placeholder, map, true);
-        for (NodeId t : j.tangents) map[t.index()] = copy_node(b, src, g, t, OpKind::Placeholder, map, true);
-        for (NodeId x : backward_order.empty() ? std::span<const NodeId>(p.backward) : backward_order)
-            map[x.index()] = copy_node(b, src, g, x, g.node(x).op, map, true);
-        add_output(b, j.bwd_outputs, {}, map, seen);
-        replace(at.backward, b.finish());
-    }
+    append_full_pair(scratch, j, p, "\x01with_partition forward", "\x01with_partition backward", backward_order);
     // The joint's dtypes are the file's (one table for all its graphs): none was added.
     if (scratch.dtypes.size() != src.dtypes.size())
         throw Error(src.source + ": with_partition: the joint graph has a dtype the file lacks");
+    GraphFile f = src;
+    const std::size_t built = src.graphs.size();
+    for (const auto& [target, k] : {std::pair{at.forward, built}, std::pair{at.backward, built + 1}}) {
+        scratch.graphs[k].name = src.graph(target).name;
+        f.graphs[target.index()] = std::move(scratch.graphs[k]);
+        std::erase_if(f.schedules, [target](const NamedSchedule& s) { return s.graph == target; });
+    }
     return f;
 }
 
