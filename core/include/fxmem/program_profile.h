@@ -64,7 +64,7 @@ public:
     // kernel's `alloc` list in order). O(1).
     const std::vector<ProgramBlock>& blocks() const { return blocks_; }
     // The counted input buffers holding a tangent (storage role tangent; without roles, a
-    // placeholder named tangents_*, as PyTorch's partitioner tells them): AOTAutograd's gradients
+    // placeholder whose target contains "tangents", as PyTorch's _is_tangent tells them): AOTAutograd's gradients
     // of the forward's outputs, which the autograd engine allocates before the backward and frees
     // after it.
     std::int64_t tangent_bytes() const { return tangent_bytes_; }

@@ -96,7 +96,8 @@ ProgramLiveIndex::ProgramLiveIndex(const GraphFile& file, GraphId graph, DeviceF
     }
     // The autograd engine's gradients of the outputs: alive until the backward has returned. A
     // tangent is the storage role the exporter writes; a file without roles falls back on
-    // PyTorch's own rule (partitioners._is_tangent: a placeholder whose target starts "tangents").
+    // PyTorch's own rule, as remat's joint analysis applies it (_aot_autograd/utils.py _is_tangent:
+    // a placeholder whose target contains "tangents").
     for (std::uint32_t b = 0; b < n; ++b) {
         if (!p.buffers[b].input || !counted[b]) continue;
         const std::span<const NodeId> nodes = p.nodes(p.buffers[b]);
@@ -104,7 +105,7 @@ ProgramLiveIndex::ProgramLiveIndex(const GraphFile& file, GraphId graph, DeviceF
         const StorageRole role = file.role(g.outputs(nodes.front()).front());
         if (role == StorageRole::Tangent ||
             (role == StorageRole::Unknown && g.node(nodes.front()).op == OpKind::Placeholder &&
-             g.target(nodes.front()).starts_with("tangents")))
+             g.target(nodes.front()).find("tangents") != std::string_view::npos))
             tangent_bytes_ += nbytes_[b];
     }
     std::erase_if(blocks_, [&](const ProgramBlock& blk) { return !counted[blk.buffer] || blk.begin == blk.end; });
