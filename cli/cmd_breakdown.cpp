@@ -23,7 +23,7 @@ namespace fxmem::cli {
 
 namespace {
 
-std::string percent(std::int64_t part, std::int64_t whole) {
+std::string share_text(std::int64_t part, std::int64_t whole) {
     if (whole <= 0) return "-";
     std::ostringstream o;
     o << std::fixed << std::setprecision(1) << 100.0 * static_cast<double>(part) / static_cast<double>(whole) << '%';
@@ -99,7 +99,7 @@ int run_breakdown(const Args& args, std::ostream& out) {
     std::vector<std::vector<std::string>> rows = {
         {"size", "share", "storages", by == GroupBy::Role ? "role" : "module"}};
     for (const Attribution::Group& g : groups)
-        rows.push_back({format_bytes(g.bytes), percent(g.bytes, total), std::to_string(g.storages),
+        rows.push_back({format_bytes(g.bytes), share_text(g.bytes, total), std::to_string(g.storages),
                         by == GroupBy::Module && g.key.empty() ? "(root)" : g.key});
     write_table(out, rows, {true, true, true, false});
     return 0;

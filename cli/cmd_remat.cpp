@@ -68,7 +68,7 @@ JointChoice select_joint(const GraphFile& file, const Args& args) {
 }
 
 // " (+12.5 %)", or "" where the whole is 0 and the share is undefined.
-std::string percent(std::int64_t part, std::int64_t whole) {
+std::string change_suffix(std::int64_t part, std::int64_t whole) {
     if (whole <= 0) return "";
     char buf[40];
     std::snprintf(buf, sizeof buf, " (%+.1f %%)", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
@@ -181,8 +181,8 @@ int run_remat(const Args& args, std::ostream& out) {
         << " FLOPs\n";
     if (!mismatch.empty()) out << "note: " << escape_control(mismatch) << '\n';
     out << (plan_path ? "plan " + escape_control(*plan_path) : std::string("plan")) << ": " << bytes_text(r.peak.peak)
-        << percent(r.peak.peak - r.baseline_peak, r.baseline_peak) << ", extra FLOPs " << r.extra_flops
-        << percent(r.extra_flops, r.baseline_flops) << (r.met_limit ? "" : "; no plan met the limit") << '\n';
+        << change_suffix(r.peak.peak - r.baseline_peak, r.baseline_peak) << ", extra FLOPs " << r.extra_flops
+        << change_suffix(r.extra_flops, r.baseline_flops) << (r.met_limit ? "" : "; no plan met the limit") << '\n';
     out << "  saved " << r.saved.size() << " values, recomputes " << r.partition.recomputed.size()
         << " nodes; forward peak " << format_bytes(r.peak.forward_peak) << ", backward peak "
         << format_bytes(r.peak.backward_peak) << '\n';
@@ -201,7 +201,7 @@ int run_remat(const Args& args, std::ostream& out) {
         std::vector<std::vector<std::string>> table = {{"frontier peak", "extra FLOPs"}};
         for (const FrontierPoint& p : r.frontier)
             table.push_back(
-                {format_bytes(p.peak), std::to_string(p.extra_flops) + percent(p.extra_flops, r.baseline_flops)});
+                {format_bytes(p.peak), std::to_string(p.extra_flops) + change_suffix(p.extra_flops, r.baseline_flops)});
         write_table(out, table, {true, true});
     }
     if (!rows.empty()) {
@@ -209,7 +209,7 @@ int run_remat(const Args& args, std::ostream& out) {
         for (const BudgetRow& b : rows)
             table.push_back(
                 {budget_text(b.budget), format_bytes(b.peak.peak),
-                 std::to_string(b.flops - r.baseline_flops) + percent(b.flops - r.baseline_flops, r.baseline_flops)});
+                 std::to_string(b.flops - r.baseline_flops) + change_suffix(b.flops - r.baseline_flops, r.baseline_flops)});
         write_table(out, table, {true, true, true});
     }
     return 0;

@@ -46,7 +46,7 @@ inline std::string replace_all(std::string s, const std::string& from, const std
 
 inline std::string scratch_dir() {
     // One directory per process: ctest runs each test as its own process, in parallel.
-    const auto dir = std::filesystem::path(testing::TempDir()) / ("fxmem_cli_tests_" + std::to_string(::getpid()));
+    const auto dir = std::filesystem::path(::testing::TempDir()) / ("fxmem_cli_tests_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     return dir.string();
 }

@@ -1,6 +1,7 @@
 // fxmem-cli end to end: the real binary on the hand-made graphs in tests/data/good. The expected
 // numbers are computed by hand from PyTorch's semantics (see the comments), not by the estimator.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -18,12 +19,7 @@
 
 using namespace fxmem_test;
 
-namespace {
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
-const std::string kBad = std::string(FXMEM_TEST_DATA) + "/bad";
-
-} // namespace
+namespace {} // namespace
 
 // ---- usage: exit 2, the usage on stderr ----
 

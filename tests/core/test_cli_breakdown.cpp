@@ -5,6 +5,7 @@
 //        s13 relu 800 -> output (reaches the output, no backward input holds it)
 //   bwd: s20 tangents_1 60 -> tangent; s21 mul 300 -> temporary; s22 sum 120 -> gradient
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,8 +14,6 @@ namespace {
 
 using fxmem_test::CliRun;
 using fxmem_test::contains;
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 
 CliRun breakdown(std::vector<std::string> args) {
     args.insert(args.begin(), "breakdown");

@@ -1,6 +1,7 @@
 // fxmem-cli budgets on hostile paths and CPU captures: the path in its header escaped as every
 // command escapes names, the note that CPU storages do not count, and --devices.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +9,6 @@ namespace {
 
 using fxmem_test::CliRun;
 using fxmem_test::contains;
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 
 bool has_control(const std::string& s) {
     for (const char c : s)

@@ -1,6 +1,7 @@
 // fxmem-cli diff end to end on tests/data/good/diff_*.json (numbers by hand in test_peak_diff.cpp:
 // pair peaks 616 -> 1016, whole-step peaks 716 -> 1116): the verdict line, limits, exit codes.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -10,7 +11,6 @@ namespace {
 using fxmem_test::CliRun;
 using fxmem_test::contains;
 
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 const std::string kOld = kGood + "/diff_old.json";
 const std::string kNew = kGood + "/diff_new.json";
 

@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kExamples = fs::path(FXMEM_TEST_DATA) / ".." / ".." / "resources" / "examples";
+const fs::path kExamplesDir = fs::path(FXMEM_TEST_DATA) / ".." / ".." / "resources" / "examples";
 
 std::string quote(const std::string& s) {
     std::string q = "'";
@@ -42,9 +42,9 @@ nlohmann::json cli_json(const std::vector<std::string>& args) {
 } // namespace
 
 TEST(CliExamples, ReproducePyTorchReferenceNumbers) {
-    if (!fs::is_directory(kExamples)) GTEST_SKIP() << "no " << kExamples;
+    if (!fs::is_directory(kExamplesDir)) GTEST_SKIP() << "no " << kExamplesDir;
     int checked = 0;
-    for (const auto& entry : fs::directory_iterator(kExamples)) {
+    for (const auto& entry : fs::directory_iterator(kExamplesDir)) {
         const std::string path = entry.path().string();
         if (!path.ends_with(".fxmem.json")) continue;
         SCOPED_TRACE(path);
@@ -52,7 +52,7 @@ TEST(CliExamples, ReproducePyTorchReferenceNumbers) {
         const auto doc = nlohmann::json::parse(in);
         if (!doc.contains("reference")) continue;
         const auto& ref = doc["reference"];
-        const std::string dir = testing::TempDir();
+        const std::string dir = ::testing::TempDir();
         for (const auto& [graph, numbers] : ref["graphs"].items()) {
             SCOPED_TRACE(graph);
             // build_memory_profile(graph, _is_releasable)

@@ -2,6 +2,7 @@
 // fxmem-cli's own numbers at every step (profile --whole-step, profile --graph, score in the pair),
 // its slices nested phase > graph > node, and the peaks marked.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,9 +16,6 @@ namespace {
 
 using fxmem_test::cli;
 using fxmem_test::CliRun;
-
-const std::string kExamples = std::string(FXMEM_TEST_DATA) + "/../../resources/examples";
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 
 struct Trace {
     nlohmann::json events;

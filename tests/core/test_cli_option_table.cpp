@@ -334,7 +334,7 @@ Outcome run_cell(const Cell& c, const std::vector<std::string>& extra) {
     return o;
 }
 
-class Cells : public testing::TestWithParam<std::size_t> {};
+class Cells : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(Cells, ChangesTheOutputOrIsRefused) {
     const Cell& c = cells()[GetParam()];
@@ -362,7 +362,7 @@ TEST_P(Cells, ChangesTheOutputOrIsRefused) {
     }
 }
 
-std::string cell_name(const testing::TestParamInfo<std::size_t>& info) {
+std::string cell_name(const ::testing::TestParamInfo<std::size_t>& info) {
     const Cell& c = cells()[info.param];
     std::string name = std::string(c.command) + "_" + c.mode + "_" + c.option + "_" + std::to_string(info.param);
     for (char& ch : name)
@@ -370,7 +370,7 @@ std::string cell_name(const testing::TestParamInfo<std::size_t>& info) {
     return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(CliOptionTable, Cells, testing::Range<std::size_t>(0, cells().size()), cell_name);
+INSTANTIATE_TEST_SUITE_P(CliOptionTable, Cells, ::testing::Range<std::size_t>(0, cells().size()), cell_name);
 
 } // namespace
 

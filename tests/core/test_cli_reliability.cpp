@@ -2,6 +2,7 @@
 // (JSON untouched), error messages of bounded size, schedule names that look like paths, -o
 // checked before the optimizer runs and never replacing a FIFO, and --depth past 2^32.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +14,6 @@
 using namespace fxmem_test;
 
 namespace {
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
-const std::string kAnnotated = kGood + "/annotated.json";
 
 // annotated.json with node "a" renamed to `name` (a JSON string body) everywhere, its graph
 // renamed to "g<name>", and its schedule "wide" renamed to `schedule`.

@@ -7,6 +7,7 @@
 //   "wide" a b a2 b2 c:         300 -> a 700 -> b 1500, inp freed 1300 -> a2 1400, a freed 1000
 //                               -> b2 1100, b freed 300 -> c 350, a2 b2 freed 150: peak 1500.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -15,12 +16,7 @@
 
 using namespace fxmem_test;
 
-namespace {
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
-const std::string kAnnotated = kGood + "/annotated.json";
-
-} // namespace
+namespace {} // namespace
 
 TEST(CliSchedules, ListsStoredSchedulesWithPeaks) {
     const CliRun r = cli({"schedules", kAnnotated, "--json"});

@@ -23,7 +23,7 @@ namespace {
 using fxmem_test::CliRun;
 using fxmem_test::contains;
 
-const std::filesystem::path kExamples = std::filesystem::path(FXMEM_TEST_DATA) / ".." / ".." / "resources" / "examples";
+const std::filesystem::path kExamplesDir = std::filesystem::path(FXMEM_TEST_DATA) / ".." / ".." / "resources" / "examples";
 
 nlohmann::json groups_json(const std::vector<fxmem::Attribution::Group>& groups) {
     nlohmann::json a = nlohmann::json::array();
@@ -109,7 +109,7 @@ nlohmann::json module_groups_by_hand(const fxmem::GraphFile& file, const fxmem::
 // the running graph's tree, so at its root ("(root)" in the app; blocks.5.head with a prefix).
 TEST(CliStepBreakdown, ByModuleNamesEachStorageByTheGraphThatMadeIt) {
     for (const char* name : {"gpt_break.fxmem.json", "gpt_adam.fxmem.json"}) {
-        const std::string path = (kExamples / name).string();
+        const std::string path = (kExamplesDir / name).string();
         const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path));
         ASSERT_TRUE(std::all_of(file->step.begin(), file->step.end(),
                                 [](const fxmem::StepEntry& e) { return e.module_prefix.empty(); }));

@@ -1,6 +1,7 @@
 // fxmem-cli on symbolic sizes: --set, info's symbols and fit, on tests/data/good/symbolic.json
 // (pair.json with sizes in s0, s1; its numbers by hand in test_symbolic.cpp).
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +11,6 @@ using fxmem_test::cli;
 using fxmem_test::CliRun;
 using fxmem_test::contains;
 
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
 const std::string kSym = kGood + "/symbolic.json";
 
 // The pair peak with s1 = 10 (test_symbolic.cpp): 16 s0 s1^2 + 200 + 40p + 12 (p // 2) + 100 ceil(p / 4).

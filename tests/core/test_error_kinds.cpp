@@ -5,6 +5,7 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/whole_step.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +13,7 @@
 
 using namespace fxmem;
 
-namespace {
-const std::string kBad = std::string(FXMEM_TEST_DATA) + "/bad";
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
-} // namespace
+namespace {} // namespace
 
 static_assert(std::is_base_of_v<Error, FileError>);
 static_assert(!std::is_base_of_v<Error, PreconditionError>);

@@ -74,14 +74,14 @@ struct RefAliasTracker {
     }
 };
 
-using DeviceFilter = std::function<bool(std::string_view)>;
+using CountedDevice = std::function<bool(std::string_view)>;
 using Releasable = std::function<bool(const Graph&, NodeRef)>;
 
 bool not_cpu(std::string_view d) { return d.substr(0, d.find(':')) != "cpu"; }
 bool ref_is_releasable(const Graph& g, NodeRef n) { return !g.node(n).name.starts_with("primals"); }
 
 std::vector<std::int64_t> ref_profile(const GraphFile& f, const Graph& g, const Releasable& is_releasable,
-                                      const DeviceFilter& device_filter) {
+                                      const CountedDevice& device_filter) {
     RefAliasTracker alias(g);
     std::int64_t current = 0;
     for (OpKind kind : {OpKind::Placeholder, OpKind::GetAttr}) // find_nodes(placeholder), then get_attr
@@ -107,14 +107,14 @@ std::vector<std::int64_t> ref_profile(const GraphFile& f, const Graph& g, const 
 struct RefTracker {
     const GraphFile& f;
     const Graph& g;
-    DeviceFilter device_filter;
+    CountedDevice device_filter;
     Releasable is_releasable;
     RefAliasTracker alias;
     OrderedSet<NodeRef> scheduled;
     OrderedSet<Key> live;
     std::int64_t current = 0, peak = 0;
 
-    RefTracker(const GraphFile& file, const Graph& graph, Releasable rel, DeviceFilter filter)
+    RefTracker(const GraphFile& file, const Graph& graph, Releasable rel, CountedDevice filter)
         : f(file), g(graph), device_filter(std::move(filter)), is_releasable(std::move(rel)), alias(graph) {
         for (std::size_t i = 0; i < g.size(); ++i)
             if (g.nodes[i].op == OpKind::Placeholder || g.nodes[i].op == OpKind::GetAttr)
@@ -200,7 +200,7 @@ TEST(EstimatorReference, ProfilesAndTrackerMatchOnRandomGraphs) {
         const Graph& g = gen.make(f, "r" + std::to_string(round), o);
         const AliasInfo a = build_alias_info(f, g);
         // Default policies, a custom device filter, and a random releasability.
-        const DeviceFilter keep_cuda1 = [](std::string_view d) { return d != "cuda:1"; };
+        const CountedDevice keep_cuda1 = [](std::string_view d) { return d != "cuda:1"; };
         NodeMask random_rel(g.size());
         for (auto& m : random_rel) m = gen.coin(0.7) ? 1 : 0;
         const Releasable by_mask = [&](const Graph&, NodeRef n) { return random_rel[n.index()] != 0; };
@@ -208,7 +208,7 @@ TEST(EstimatorReference, ProfilesAndTrackerMatchOnRandomGraphs) {
             NodeMask rel;
             StorageMask counted;
             Releasable ref_rel;
-            DeviceFilter ref_filter;
+            CountedDevice ref_filter;
         };
         const std::vector<Case> cases = {
             {default_releasable(g), default_counted(f), ref_is_releasable, not_cpu},

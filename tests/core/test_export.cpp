@@ -9,6 +9,7 @@
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
 #include "fxmem/schedule.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +21,6 @@
 namespace {
 
 using namespace fxmem;
-
-const std::string kExamples = std::string(FXMEM_TEST_DATA) + "/../../resources/examples";
 
 std::shared_ptr<const GraphFile> example(const std::string& name) {
     return std::make_shared<const GraphFile>(load_file(kExamples + "/" + name + ".fxmem.json"));

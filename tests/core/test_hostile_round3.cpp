@@ -4,6 +4,7 @@
 // export --perfetto/--memory-viz replaced the graph file (or the --schedule file) it read, and
 // remat -o replaced the --plan file it scored.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +17,6 @@ namespace {
 
 using fxmem_test::CliRun;
 using fxmem_test::contains;
-
-const std::string kData = FXMEM_TEST_DATA;
-const std::string kJoint = kData + "/good/joint.json";
 
 // joint.json's plan as remat -o writes it, with `edit` applied to its text.
 std::string plan_with(const std::string& name, const std::string& from, const std::string& to) {

@@ -4,6 +4,7 @@
 // export --memory-viz aborted when the sizes rounded to 512-byte blocks passed 2^63; --memory 0.9B
 // was 0 bytes and --expand "" nothing; layout escaped each full module name before cutting it.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,6 @@ namespace {
 using fxmem_test::CliRun;
 using fxmem_test::contains;
 
-const std::string kData = FXMEM_TEST_DATA;
 const std::string kOld = kData + "/good/diff_old.json";
 const std::string kSymbolic = kData + "/good/symbolic.json";
 

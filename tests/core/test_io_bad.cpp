@@ -2,6 +2,7 @@
 // listed in tests/data/bad/expected.txt, and never crash.
 #include "fxmem/error.h"
 #include "fxmem/io.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -13,8 +14,6 @@
 using namespace fxmem;
 
 namespace {
-
-const std::string kBad = std::string(FXMEM_TEST_DATA) + "/bad";
 
 // name -> fragment, from "name<TAB>fragment" lines; '#' starts a comment line.
 std::map<std::string, std::string> read_expected() {

@@ -56,8 +56,8 @@ std::vector<fs::path> json_files(const fs::path& dir) {
     return out;
 }
 
-const fs::path kData = fs::path(FXMEM_TEST_DATA);
-const fs::path kExamples = kData / ".." / ".." / "resources" / "examples";
+const fs::path kDataDir = fs::path(FXMEM_TEST_DATA);
+const fs::path kExamplesDir = kDataDir / ".." / ".." / "resources" / "examples";
 
 // A small valid file; `node_extra` goes into the second node's object.
 std::string small_file(const std::string& node_extra, const std::string& top_extra = "") {
@@ -73,7 +73,7 @@ std::string small_file(const std::string& node_extra, const std::string& top_ext
 } // namespace
 
 TEST(IoFast, ExamplesLoadTheSameBothWays) {
-    const auto files = json_files(kExamples);
+    const auto files = json_files(kExamplesDir);
     ASSERT_GE(files.size(), 5u);
     for (const auto& p : files) {
         const std::string text = read_text(p);
@@ -87,7 +87,7 @@ TEST(IoFast, ExamplesLoadTheSameBothWays) {
 TEST(IoFast, GoodAndBadCorpusGiveTheSameOutcomeBothWays) {
     std::size_t n = 0;
     for (const char* dir : {"good", "bad"})
-        for (const auto& p : json_files(kData / dir)) {
+        for (const auto& p : json_files(kDataDir / dir)) {
             expect_same(read_text(p), p.string());
             ++n;
         }
@@ -95,7 +95,7 @@ TEST(IoFast, GoodAndBadCorpusGiveTheSameOutcomeBothWays) {
 }
 
 TEST(IoFast, FastPathTakesGoodFilesAndDeclinesWhatItLeavesToNlohmann) {
-    for (const auto& p : json_files(kData / "good")) {
+    for (const auto& p : json_files(kDataDir / "good")) {
         const std::string text = read_text(p);
         if (outcome(text, true).rfind("error", 0) == 0) continue; // a schedule file, say
         EXPECT_TRUE(fast_takes(text)) << p;

@@ -3,6 +3,7 @@
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/schedule.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +12,6 @@
 using namespace fxmem;
 
 namespace {
-
-const std::string kAnnotated = std::string(FXMEM_TEST_DATA) + "/good/annotated.json";
 
 std::vector<std::string> names(const Graph& g, const std::vector<NodeId>& order) {
     std::vector<std::string> out;

@@ -19,7 +19,7 @@ using namespace fxmem;
 
 namespace {
 
-std::shared_ptr<const GraphFile> program_pair() {
+std::shared_ptr<const GraphFile> shared_program_pair() {
     return std::make_shared<const GraphFile>(load_file(std::string(FXMEM_TEST_DATA) + "/good/program_pair.json"));
 }
 
@@ -65,7 +65,7 @@ void expect_events_match_profile(const Timeline& t) {
 } // namespace
 
 TEST(AllocatedTimeline, GraphIsItsProgramProfile) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     const Timeline t =
         Timeline::graph(f, GraphId(0), DeviceFilter::All, {}, PairContext::AsInPair, nullptr, Measure::Allocated);
     EXPECT_EQ(t.measure(), Measure::Allocated);
@@ -83,7 +83,7 @@ TEST(AllocatedTimeline, GraphIsItsProgramProfile) {
 }
 
 TEST(AllocatedTimeline, PairByHand) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     const Timeline t = Timeline::pair(f, 0, DeviceFilter::NonCpu, {}, nullptr, Measure::Allocated);
     EXPECT_EQ(t.profile(), kAllocatedPair);
     EXPECT_EQ(t.peak(), 29696);
@@ -105,7 +105,7 @@ TEST(AllocatedTimeline, PairByHand) {
 }
 
 TEST(AllocatedTimeline, WholeStepByHand) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     const Timeline t = Timeline::whole_step(f, DeviceFilter::NonCpu, {}, Measure::Allocated);
     // The step runs fwd then bwd. bwd carries the forward's last output `add` (the loss, 8192) to
     // the end of the step, and the parameter primals_1 (4096), which the backward does not hold
@@ -137,7 +137,7 @@ TEST(AllocatedTimeline, WholeStepByHand) {
 }
 
 TEST(AllocatedTimeline, EventStreamOfThePairByHand) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     const Timeline t = Timeline::pair(f, 0, DeviceFilter::NonCpu, {}, nullptr, Measure::Allocated);
     using K = TimelineAllocEvent::Kind;
     struct E {
@@ -171,7 +171,7 @@ TEST(AllocatedTimeline, EventStreamOfThePairByHand) {
 }
 
 TEST(AllocatedTimeline, EventStreamsReplayToTheProfile) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     for (const DeviceFilter d : {DeviceFilter::NonCpu, DeviceFilter::All}) {
         expect_events_match_profile(
             Timeline::graph(f, GraphId(1), d, {}, PairContext::AsInPair, nullptr, Measure::Allocated));
@@ -180,7 +180,7 @@ TEST(AllocatedTimeline, EventStreamsReplayToTheProfile) {
 }
 
 TEST(AllocatedTimeline, Refusals) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     const auto single =
         std::make_shared<const GraphFile>(load_file(std::string(FXMEM_TEST_DATA) + "/good/single.json"));
     const std::string none = error_of([&] {
@@ -210,7 +210,7 @@ TEST(AllocatedTimeline, Refusals) {
 // 8192 up front; mul_1 + 8192, then mm - 8192 (tangents_1 holds no forward output: kept); sum_1
 // + 1024, then mul_1 - 8192; raised by the baseline 8192.
 TEST(AllocatedTimeline, EstimatorNumbersUnchanged) {
-    const auto f = program_pair();
+    const auto f = shared_program_pair();
     const std::vector<std::int64_t> estimator = {5120,         13312,        13312,        21504,       21504,
                                                  29696,        21504,        29696,        21504,       17408 + 8192,
                                                  25600 + 8192, 17408 + 8192, 18432 + 8192, 10240 + 8192};

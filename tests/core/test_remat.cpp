@@ -1,8 +1,10 @@
 // Recompute: the simulated partitions of tests/data/good/joint.json against hand-made pairs and
 // hand-computed peaks (the arithmetic is in the comments), and the errors of bad saved sets.
+#include "error_of.h"
 #include "fxmem/error.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +15,7 @@ using namespace fxmem;
 
 namespace {
 
-const std::string kJoint = std::string(FXMEM_TEST_DATA) + "/good/joint.json";
+using fxmem_test::error_of;
 
 std::vector<NodeId> ids(const Graph& g, std::initializer_list<const char*> names) {
     std::vector<NodeId> out;
@@ -37,15 +39,6 @@ std::vector<std::string> shape_of(const Graph& g) {
         out.push_back(s + ")");
     }
     return out;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "no error";
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // message by core and by fxmem-cli remat --plan), fxmem-cli budgets and remat on
 // tests/data/good/joint.json with hand-computed numbers, and what search_remat promises.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include "fxmem/error.h"
 #include "fxmem/io.h"
@@ -19,8 +20,6 @@ using fxmem_test::cli;
 
 namespace {
 
-const std::string kData = FXMEM_TEST_DATA;
-const std::string kJoint = kData + "/good/joint.json";
 const std::string kBadPlans = kData + "/bad/remat";
 
 std::map<std::string, std::string> expected_plans() {
@@ -358,9 +357,10 @@ TEST(RematLlama, SearchIsDeterministicAndMonotoneInItsLimit) {
     for (const double percent : {10.0, 20.0, -1.0}) {
         const RematResult r = run(percent);
         EXPECT_LE(r.peak.peak, previous) << percent;
-        if (percent >= 0)
+        if (percent >= 0) {
             EXPECT_LE(static_cast<double>(r.extra_flops), static_cast<double>(r.baseline_flops) * percent / 100)
                 << percent;
+        }
         previous = r.peak.peak;
     }
     EXPECT_LT(previous, again1.peak.peak); // no limit goes lower than 5 %

@@ -5,6 +5,7 @@
 #include "cli_run.h"
 #include "fxmem/io.h"
 #include "fxmem/remat.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -18,9 +19,6 @@ namespace {
 
 using fxmem_test::CliRun;
 using fxmem_test::contains;
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
-const std::string kJoint = kGood + "/joint.json";
 
 bool has_control(const std::string& s) {
     for (const char c : s)

@@ -4,6 +4,7 @@
 // bundled step (an independent check: the captured graphs are PyTorch's, the rebuilt ones ours);
 // fit's answer with a plan equals a brute force over the values.
 #include "cli_run.h"
+#include "test_paths.h"
 
 #include "fxmem/error.h"
 #include "fxmem/io.h"
@@ -21,8 +22,6 @@ using fxmem_test::cli;
 
 namespace {
 
-const std::string kData = FXMEM_TEST_DATA;
-const std::string kExamples = kData + "/../../resources/examples";
 const std::string kStepDynamic = kData + "/good/step_dynamic.json";
 
 GraphFile bound(std::int64_t batch) {

@@ -8,6 +8,7 @@
 #include "fxmem/io.h"
 #include "fxmem/symbolic.h"
 #include "io/load_paths.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +18,6 @@
 using namespace fxmem;
 
 namespace {
-
-const std::string kGood = std::string(FXMEM_TEST_DATA) + "/good";
-const std::string kExamples = std::string(FXMEM_TEST_DATA) + "/../../resources/examples";
 
 std::vector<Symbol> symbols(std::initializer_list<const char*> names) {
     std::vector<Symbol> out;

@@ -223,7 +223,9 @@ TEST(WholeStep, CarriedStoragesByHand) {
                                                                                  {9, K::Output},
                                                                                  {11, K::Gradient}}));
     for (const CarriedStorage& c : carried_at(ws, 3)) {
-        if (c.kind == K::Gradient) EXPECT_EQ(c.source, 2u); // made by b1, entry 2
+        if (c.kind == K::Gradient) {
+            EXPECT_EQ(c.source, 2u); // made by b1, entry 2
+        }
     }
     EXPECT_TRUE(carried_at(ws, 4).empty()); // no such segment
 }

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string fresh_dir(const std::string& name) {
-    const auto dir = fs::path(testing::TempDir()) / ("fxmem_write_" + name + "_" + std::to_string(::getpid()));
+    const auto dir = fs::path(::testing::TempDir()) / ("fxmem_write_" + name + "_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir.string();

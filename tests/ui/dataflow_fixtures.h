@@ -4,6 +4,7 @@
 #include "dataflow/dataflowview.h"
 #include "loading/scene.h"
 #include "state/viewstate.h"
+#include "ui_open.h"
 
 #include <fxmem/io.h>
 
@@ -13,7 +14,7 @@
 
 namespace dataflow_fixtures {
 
-inline const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
+using ui_open::kLlama;
 
 // llama's forward and backward joined (its saved activations drawn across the two).
 inline std::shared_ptr<const Scene> llamaPair() {

@@ -10,6 +10,7 @@
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "timeline/timelinemodebar.h"
 #include "timeline/timelineplot.h"
@@ -252,5 +253,5 @@ void TestBreakdown::graphViewModuleClickSelectsIt() {
     QCOMPARE(w->parts().livePanel->proxy()->rowCount(), 5);
 }
 
-QTEST_MAIN(TestBreakdown)
+FXMEM_QTEST(TestBreakdown)
 #include "test_breakdown.moc"

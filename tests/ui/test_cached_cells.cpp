@@ -1,5 +1,6 @@
 // CachedCellDelegate: the same pixels as the plain delegate (alternating rows, a selected row,
 // elided text), and a repaint of unchanged cells draws none of them again.
+#include "qtest_registry.h"
 #include "util/cachedcelldelegate.h"
 
 #include <QHeaderView>
@@ -75,5 +76,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCachedCells)
+FXMEM_QTEST(TestCachedCells)
 #include "test_cached_cells.moc"

@@ -6,6 +6,7 @@
 #include "graphview/colormode.h"
 #include "graphview/nodecolors.h"
 #include "loading/scene.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "timeline/stackedbands.h"
 #include "ui_open.h"
@@ -24,10 +25,6 @@
 
 namespace {
 
-const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
-
-std::shared_ptr<const Scene> llamaForward() { return ui_open::sceneOfFile(kLlama, "forward"); }
-
 NodeRef ref(std::uint32_t v) { return {0, fxmem::NodeId(static_cast<std::int32_t>(v))}; }
 
 } // namespace
@@ -35,7 +32,7 @@ NodeRef ref(std::uint32_t v) { return {0, fxmem::NodeId(static_cast<std::int32_t
 class TestColorModeRoleModule : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { scene_ = llamaForward(); }
+    void initTestCase() { scene_ = ui_open::llamaForward(); }
 
     void listedInTheChooser() {
         QCOMPARE(std::count(kNodeColorModes.begin(), kNodeColorModes.end(), NodeColorMode::Role), 1);
@@ -145,5 +142,5 @@ private:
     std::shared_ptr<const Scene> scene_;
 };
 
-QTEST_MAIN(TestColorModeRoleModule)
+FXMEM_QTEST(TestColorModeRoleModule)
 #include "test_colormode_role_module.moc"

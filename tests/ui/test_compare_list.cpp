@@ -1,6 +1,7 @@
 // The Compare list of the schedule editor sorts by any column and opens sorted by |effect|, the
 // moves that change A's peak first: on the bundled fsdp example's backward, its one move that
 // changes the peak (+2 MiB, of 77 moved nodes) was the last row, its name cut.
+#include "qtest_registry.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 
@@ -72,5 +73,5 @@ void TestCompareList::opensSortedByEffectAndSortsByAnyColumn() {
                 m->index(r, CompareModel::NodeColumn).data().toString());
 }
 
-QTEST_MAIN(TestCompareList)
+FXMEM_QTEST(TestCompareList)
 #include "test_compare_list.moc"

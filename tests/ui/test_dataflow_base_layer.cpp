@@ -5,6 +5,7 @@
 // two windows show is the same, pixel for pixel, and the steps over a still view reused the kept
 // base.
 #include "dataflow_fixtures.h"
+#include "qtest_registry.h"
 
 #include <QtTest>
 
@@ -100,5 +101,5 @@ void TestDataflowBaseLayer::keptBaseShowsWhatAFullPaintShows() {
     QVERIFY(kept.reusedBase());
 }
 
-QTEST_MAIN(TestDataflowBaseLayer)
+FXMEM_QTEST(TestDataflowBaseLayer)
 #include "test_dataflow_base_layer.moc"

@@ -4,6 +4,7 @@
 // s27), its forward bound at the hints and at s52=64, s27=1024; llama.fxmem.json is the other file.
 #include "dataflow/dataflowview.h"
 #include "loading/scene.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "ui_open.h"
 
@@ -20,7 +21,6 @@ namespace {
 using Kind = fxmem::DataflowDrawing::Kind;
 
 const QString kDynamic = QStringLiteral(FXMEM_EXAMPLES "/llama_dynamic.fxmem.json");
-const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
 
 // The tree names of the modules open in segment 0.
 std::set<std::string> openIn(const DataflowView& v) {
@@ -94,7 +94,7 @@ private slots:
         QCOMPARE(openIn(view), chosen);
 
         // Another file: its own overview, fitted.
-        const auto other = ui_open::sceneOfFile(kLlama, "forward");
+        const auto other = ui_open::sceneOfFile(ui_open::kLlama, "forward");
         QVERIFY(!other->sameGraphs(*hints));
         ViewState fresh;
         DataflowView reference(&fresh);
@@ -107,5 +107,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestDataflowRebind)
+FXMEM_QTEST(TestDataflowRebind)
 #include "test_dataflow_rebind.moc"

@@ -3,6 +3,7 @@
 // cursor's live edges marked) paints a small part of the widget, and what the window then holds
 // matches a whole paint of the view at the same camera; the drag ends on a whole paint, exactly.
 #include "dataflow_fixtures.h"
+#include "qtest_registry.h"
 
 #include <QPaintEvent>
 #include <QtTest>
@@ -121,5 +122,5 @@ void TestDataflowScroll::dragScrollsAndPaintsOnlyTheStrips() {
     QCOMPARE(difference(shown(view), wholePaint(view)).pixels, 0);
 }
 
-QTEST_MAIN(TestDataflowScroll)
+FXMEM_QTEST(TestDataflowScroll)
 #include "test_dataflow_scroll.moc"

@@ -13,6 +13,7 @@
 #include "dataflow/segmentclip.h"
 #include "graphview/scenecategories.h"
 #include "loading/scene.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "synth.h"
 #include "ui_open.h"
@@ -32,8 +33,6 @@ using Box = fxmem::DataflowDrawing::Box;
 using Kind = fxmem::DataflowDrawing::Kind;
 using Rect = DataflowSpatialIndex::Rect;
 
-const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
-
 bool meets(const Rect& r, double x0, double y0, double x1, double y1) {
     return x0 <= r.x1 && x1 >= r.x0 && y0 <= r.y1 && y1 >= r.y0;
 }
@@ -47,7 +46,7 @@ bool crosses(const Rect& r, fxmem::DataflowDrawing::Point a, fxmem::DataflowDraw
 
 // The scenes checked: llama's pair, fxmem_synth's flat forward, and the extra file's graphs.
 std::vector<std::shared_ptr<const Scene>> scenes() {
-    std::vector<std::shared_ptr<const Scene>> out{ui_open::sceneOfFile(kLlama)};
+    std::vector<std::shared_ptr<const Scene>> out{ui_open::sceneOfFile(ui_open::kLlama)};
     fxmem::synth::Options o;
     o.nodes = 3000;
     o.pair = false;
@@ -160,7 +159,7 @@ QImage render(const Scene& scene, const DataflowLayouts& l, const DataflowMarks&
     return image;
 }
 
-int differing(const QImage& a, const QImage& b) {
+int differingPixelCount(const QImage& a, const QImage& b) {
     int n = 0;
     for (int y = 0; y < a.height(); ++y)
         for (int x = 0; x < a.width(); ++x) n += a.pixel(x, y) != b.pixel(x, y);
@@ -188,7 +187,7 @@ void checkPixels(const Scene& scene, const DataflowLayouts& l) {
                                                   .arg(c.scale)
                                                   .arg(c.origin.x())
                                                   .arg(c.origin.y())
-                                                  .arg(differing(indexed, whole))));
+                                                  .arg(differingPixelCount(indexed, whole))));
     }
 }
 
@@ -278,5 +277,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestDataflowSpatialIndex)
+FXMEM_QTEST(TestDataflowSpatialIndex)
 #include "test_dataflow_spatial_index.moc"

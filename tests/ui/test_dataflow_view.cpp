@@ -9,6 +9,7 @@
 #include "dataflow/dataflowview.h"
 #include "dataflow/graphmodepane.h"
 #include "loading/scene.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "ui_fixtures.h"
 #include "ui_open.h"
@@ -31,10 +32,6 @@ namespace {
 
 using Box = fxmem::DataflowDrawing::Box;
 using Kind = fxmem::DataflowDrawing::Kind;
-
-const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
-
-std::shared_ptr<const Scene> llamaForward() { return ui_open::sceneOfFile(kLlama, "forward"); }
 
 // A view bound to a state, shown, with the scene's layouts delivered.
 struct Fixture {
@@ -81,11 +78,11 @@ private slots:
     // (the CLI's default), the same boxes in the same order at the same places and sizes, and
     // the same edges with the same points, the pair's forward beside its backward.
     void cliLayoutIsTheDrawing() {
-        const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(kLlama.toStdString()));
+        const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(ui_open::kLlama.toStdString()));
         SceneRequest request;
         request.pair = 0;
-        const auto layouts = DataflowLayouts::build(*buildScene(file, kLlama, request));
-        const QJsonObject cli = cliJson({QStringLiteral("layout"), kLlama, QStringLiteral("--pair"),
+        const auto layouts = DataflowLayouts::build(*buildScene(file, ui_open::kLlama, request));
+        const QJsonObject cli = cliJson({QStringLiteral("layout"), ui_open::kLlama, QStringLiteral("--pair"),
                                          QStringLiteral("0"), QStringLiteral("--json")});
         const QJsonArray boxes = cli[QStringLiteral("boxes")].toArray(), edges = cli[QStringLiteral("edges")].toArray();
         qsizetype box = 0, edge = 0;
@@ -124,7 +121,7 @@ private slots:
     // becomes a frame, and nothing above its row moves; a double-click on its frame's header
     // closes it and every box is back where it was, exactly.
     void expandCollapseRoundTrip() {
-        Fixture f(llamaForward());
+        Fixture f(ui_open::llamaForward());
         const std::vector<Box> before = f.piece().drawing.boxes;
         const std::uint32_t m = f.module("layers.3");
         QVERIFY(m != fxmem::ModuleTree::npos);
@@ -187,7 +184,7 @@ private slots:
     // module by its qualified name; a selection made in the state is drawn on the node's box, and
     // a module selected there is outlined.
     void selectionBothWays() {
-        Fixture f(llamaForward());
+        Fixture f(ui_open::llamaForward());
         const fxmem::NodeId sum = f.graph().find("sum_1");
         QVERIFY(sum.valid());
         const std::uint32_t sumBox = f.piece().nodeBox[sum.index()];
@@ -237,11 +234,11 @@ private slots:
     // the executing node is its node, and each collapsed layer's live bytes are `breakdown
     // --by module --depth 2`'s group.
     void liveHighlightIsTheCliLiveSet() {
-        Fixture f(llamaForward());
+        Fixture f(ui_open::llamaForward());
         for (int step : {100, 600, 1259}) {
             f.state.setCursorStep(step);
             const QJsonObject live =
-                cliJson({QStringLiteral("live"), kLlama, QStringLiteral("--graph"), QStringLiteral("forward"),
+                cliJson({QStringLiteral("live"), ui_open::kLlama, QStringLiteral("--graph"), QStringLiteral("forward"),
                          QStringLiteral("--step"), QString::number(step), QStringLiteral("--json")});
             QVERIFY(!live.isEmpty());
             std::set<std::string> expected, marked;
@@ -265,7 +262,7 @@ private slots:
                 }
             QVERIFY(liveEdges > 0);
 
-            const QJsonObject by = cliJson({QStringLiteral("breakdown"), kLlama, QStringLiteral("--graph"),
+            const QJsonObject by = cliJson({QStringLiteral("breakdown"), ui_open::kLlama, QStringLiteral("--graph"),
                                             QStringLiteral("forward"), QStringLiteral("--step"), QString::number(step),
                                             QStringLiteral("--by"), QStringLiteral("module"), QStringLiteral("--depth"),
                                             QStringLiteral("2"), QStringLiteral("--json")});
@@ -285,7 +282,7 @@ private slots:
     // An edge between two node boxes carries its producer's counted output bytes (summed here
     // from the file), and hovering it says so.
     void edgeBytesOnHover() {
-        Fixture f(llamaForward());
+        Fixture f(ui_open::llamaForward());
         const fxmem::GraphFile& file = f.scene->segments[0].analysis->file();
         const auto& counted = f.scene->segments[0].analysis->counted();
         const auto& d = f.piece().drawing;
@@ -314,7 +311,7 @@ private slots:
 
     // The collapsed layers of llama are one run of equal blocks: the label names the run.
     void repeatLabelNamesTheRun() {
-        Fixture f(llamaForward());
+        Fixture f(ui_open::llamaForward());
         const std::uint32_t m = f.module("layers.3");
         const fxmem::ModuleRepeat r = f.piece().layout->repeat(m);
         QCOMPARE(r.count, 8u);
@@ -323,7 +320,7 @@ private slots:
 
     // Zoomed in, the minimap shows; a click at its middle centres the view on the drawing's middle.
     void minimapCentres() {
-        Fixture f(llamaForward());
+        Fixture f(ui_open::llamaForward());
         f.view.zoomToFit();
         QVERIFY(f.view.minimapRect().isEmpty()); // all of it in view: no minimap
         f.view.zoomBy(8, {0, 0});
@@ -388,5 +385,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestDataflowView)
+FXMEM_QTEST(TestDataflowView)
 #include "test_dataflow_view.moc"

@@ -3,6 +3,7 @@
 // modules)" with 232 of 307 MiB). Core's folding keeps the largest eight layers and folds the
 // rest into a range, "blocks.8–31"; only what is no layer is "other".
 #include "../core/test_attribution_fixture.h"
+#include "qtest_registry.h"
 #include "timeline/stackedbands.h"
 
 #include <fxmem/attribution.h>
@@ -76,5 +77,5 @@ void TestDeepModelBands::thirtyTwoLayersFoldIntoARangeNotOther() {
     }
 }
 
-QTEST_MAIN(TestDeepModelBands)
+FXMEM_QTEST(TestDeepModelBands)
 #include "test_deep_model_bands.moc"

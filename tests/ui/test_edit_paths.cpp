@@ -6,6 +6,7 @@
 // tests/common/small_graph.h): c may go before b (position 2), not before its input a.
 #include "graphview/graphview.h"
 #include "loading/scene.h"
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
@@ -221,5 +222,5 @@ void TestEditPaths::suggestionPickOptimizeAndReset() {
     QCOMPARE(edited()->order(), kOriginal);
 }
 
-QTEST_MAIN(TestEditPaths)
+FXMEM_QTEST(TestEditPaths)
 #include "test_edit_paths.moc"

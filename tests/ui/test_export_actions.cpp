@@ -8,6 +8,7 @@
 #include "mainwindow/mainactions.h"
 #include "mainwindow/maintoolbar.h"
 #include "mainwindow/mainwindow.h"
+#include "qtest_registry.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
 #include "ui_open.h"
@@ -174,5 +175,5 @@ void TestExportActions::failuresNameThePath() {
     box->close();
 }
 
-QTEST_MAIN(TestExportActions)
+FXMEM_QTEST(TestExportActions)
 #include "test_export_actions.moc"

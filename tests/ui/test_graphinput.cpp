@@ -1,6 +1,7 @@
 // The graph view's input handler alone: which intents mouse, wheel and key events become, with
 // the numbers worked out by hand for a viewport of 100 steps over 500 pixels and 10-pixel lanes.
 #include "graphview/graphinput.h"
+#include "qtest_registry.h"
 
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -169,5 +170,5 @@ void TestGraphInput::wheelAndKeys() {
     QVERIFY(key(Qt::Key_A).empty()); // passed on
 }
 
-QTEST_MAIN(TestGraphInput)
+FXMEM_QTEST(TestGraphInput)
 #include "test_graphinput.moc"

@@ -3,6 +3,7 @@
 #include "graphview/elide.h"
 #include "graphview/graphview.h"
 #include "graphview/visibleitems.h"
+#include "qtest_registry.h"
 
 #include "ui_fixtures.h"
 #include "util/text.h"
@@ -935,5 +936,5 @@ void TestGraphView::largeModularGraphFigures() {
           static_cast<long long>(collapsed), static_cast<long long>(zoomed));
 }
 
-QTEST_MAIN(TestGraphView)
+FXMEM_QTEST(TestGraphView)
 #include "test_graphview.moc"

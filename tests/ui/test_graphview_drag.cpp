@@ -2,6 +2,7 @@
 // band marks legal is one core accepts, and every drop outside it is one core refuses, on a graph
 // where the storages (not only the inputs and users) bound the range.
 #include "graphview/graphview.h"
+#include "qtest_registry.h"
 #include "state/editedschedule.h"
 #include "state/viewstate.h"
 
@@ -167,5 +168,5 @@ void TestGraphViewDrag::dropMovesTheNodeAtOnceAndTheLanesFollow() {
     QCOMPARE(schedule.layoutsBuiltHere(), std::size_t(0));
 }
 
-QTEST_MAIN(TestGraphViewDrag)
+FXMEM_QTEST(TestGraphViewDrag)
 #include "test_graphview_drag.moc"

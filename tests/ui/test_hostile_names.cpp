@@ -4,6 +4,7 @@
 // name escaped (\u202e), as fxmem-cli does, and no raw bidi or control character.
 #include "mainwindow/mainwindow.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "timeline/timelineplot.h"
 #include "ui_open.h"
@@ -124,5 +125,5 @@ void TestHostileNames::bidiControlsInNamesAreEscapedOnScreen() {
     }
 }
 
-QTEST_MAIN(TestHostileNames)
+FXMEM_QTEST(TestHostileNames)
 #include "test_hostile_names.moc"

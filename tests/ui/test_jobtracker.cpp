@@ -3,6 +3,7 @@
 // nothing, exceptions end a job the same way whatever runs it, and a Background tracker's
 // workers yield to the GUI thread while a Normal one's keep the GUI thread's priority.
 #include "jobs/jobtracker.h"
+#include "qtest_registry.h"
 #include "util/text.h"
 
 #include <fxmem/error.h>
@@ -217,5 +218,5 @@ void TestJobTracker::backgroundJobsStartAfterThePendingPaint() {
     }
 }
 
-QTEST_MAIN(TestJobTracker)
+FXMEM_QTEST(TestJobTracker)
 #include "test_jobtracker.moc"

@@ -6,6 +6,7 @@
 #include "models/livestoragemodel.h"
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 
 #include <QElapsedTimer>
@@ -72,5 +73,5 @@ void TestLargeBreakdown::scrubTheJoinedPair() {
 #endif
 }
 
-QTEST_MAIN(TestLargeBreakdown)
+FXMEM_QTEST(TestLargeBreakdown)
 #include "test_largebreakdown.moc"

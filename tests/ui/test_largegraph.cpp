@@ -7,6 +7,7 @@
 #include "models/livestoragemodel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "timeline/timelineplot.h"
 
 #include <fxmem/io.h>
@@ -146,5 +147,5 @@ void TestLargeGraph::openStaysResponsive() {
              w.scene()->profile[static_cast<std::size_t>(w.parts().timeline->cursorStep())]);
 }
 
-QTEST_MAIN(TestLargeGraph)
+FXMEM_QTEST(TestLargeGraph)
 #include "test_largegraph.moc"

@@ -3,8 +3,10 @@
 #include "loading/scene.h"
 #include "models/breakdownmodels.h"
 #include "models/livestoragemodel.h"
+#include "qtest_registry.h"
 #include "shell_fixtures.h"
 #include "ui_fixtures.h"
+#include "ui_open.h"
 
 #include <fxmem/io.h>
 
@@ -28,20 +30,13 @@ private slots:
     void roleBreakdownUpdatesByDifference();
 };
 
-namespace {
-std::shared_ptr<const Scene> sceneOf(fxmem::GraphFile file, SceneRequest request = {}) {
-    auto shared = std::make_shared<const fxmem::GraphFile>(std::move(file));
-    return buildScene(shared, QString::fromStdString(shared->source), request);
-}
-} // namespace
-
 void TestLiveStorageModel::modelsPassTheTester() {
     LiveStorageModel model;
     LiveStorageProxy proxy;
     proxy.setSourceModel(&model);
     QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setScene(sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu}));
+    model.setScene(ui_open::sceneOfGraphFile(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu}));
     for (std::int64_t step = 0; step < 8; ++step) model.setStep(step);
     proxy.sort(LiveStorageModel::SizeColumn, Qt::DescendingOrder);
     proxy.setFilterText(QStringLiteral("saved"));
@@ -53,7 +48,7 @@ void TestLiveStorageModel::modelsPassTheTester() {
 }
 
 void TestLiveStorageModel::totalEqualsProfileAtEveryStep() {
-    const auto scene = sceneOf(fixtures::chain());
+    const auto scene = ui_open::sceneOfGraphFile(fixtures::chain());
     QCOMPARE(scene->profile, fixtures::kChainProfile);
     LiveStorageModel model;
     model.setScene(scene);
@@ -61,7 +56,7 @@ void TestLiveStorageModel::totalEqualsProfileAtEveryStep() {
         model.setStep(static_cast<std::int64_t>(k));
         QCOMPARE(model.totalBytes(), scene->profile[k]);
     }
-    const auto joined = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto joined = ui_open::sceneOfGraphFile(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     QCOMPARE(joined->profile, fixtures::kJoinedProfile);
     model.setScene(joined);
     for (std::size_t k = 0; k < joined->profile.size(); ++k) {
@@ -71,7 +66,7 @@ void TestLiveStorageModel::totalEqualsProfileAtEveryStep() {
 }
 
 void TestLiveStorageModel::rowsAtThePeak() {
-    const auto scene = sceneOf(fixtures::chain());
+    const auto scene = ui_open::sceneOfGraphFile(fixtures::chain());
     QCOMPARE(scene->peak, 130);
     QCOMPARE(scene->peakStep, std::size_t(3));
     LiveStorageModel model;
@@ -101,7 +96,7 @@ void TestLiveStorageModel::rowsAtThePeak() {
 }
 
 void TestLiveStorageModel::joinedPairListsTheBaseline() {
-    const auto scene = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto scene = ui_open::sceneOfGraphFile(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     QVERIFY(scene->joined());
     QVERIFY(scene->pairPeak.has_value());
     QCOMPARE(scene->pairPeak->peak, 130);
@@ -127,7 +122,7 @@ void TestLiveStorageModel::proxySortsAndFilters() {
     LiveStorageModel model;
     LiveStorageProxy proxy;
     proxy.setSourceModel(&model);
-    model.setScene(sceneOf(fixtures::chain()));
+    model.setScene(ui_open::sceneOfGraphFile(fixtures::chain()));
     model.setStep(3);
     proxy.sort(LiveStorageModel::SizeColumn, Qt::AscendingOrder);
     QCOMPARE(proxy.data(proxy.index(0, LiveStorageModel::SizeColumn), LiveStorageModel::BytesRole).toLongLong(), 10);
@@ -146,7 +141,7 @@ void TestLiveStorageModel::namesSortNaturally() {
     LiveStorageProxy proxy;
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setScene(sceneOf(shellfixtures::numbered()));
+    model.setScene(ui_open::sceneOfGraphFile(shellfixtures::numbered()));
     model.setStep(1);
     QCOMPARE(model.rowCount(), 4);
     proxy.sort(LiveStorageModel::AllocatorColumn, Qt::AscendingOrder);
@@ -162,11 +157,11 @@ void TestLiveStorageModel::namesSortNaturally() {
     QCOMPARE(proxy.index(3, LiveStorageModel::AllocatorColumn).data().toString(), QStringLiteral("add"));
 }
 
-QTEST_MAIN(TestLiveStorageModel)
+FXMEM_QTEST(TestLiveStorageModel)
 void TestLiveStorageModel::neighbouringStepsUpdateByDifference() {
     // The llama example as a joined pair: 4k steps, hundreds of storages live at a time.
-    const auto scene =
-        sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto scene = ui_open::sceneOfGraphFile(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"),
+                                                 SceneRequest{-1, 0, DeviceFilter::NonCpu});
     LiveStorageModel model;
     LiveStorageProxy proxy;
     proxy.setSourceModel(&model);
@@ -237,8 +232,8 @@ void TestLiveStorageModel::neighbouringStepsUpdateByDifference() {
 }
 
 void TestLiveStorageModel::roleBreakdownUpdatesByDifference() {
-    const auto scene =
-        sceneOf(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto scene = ui_open::sceneOfGraphFile(fxmem::load_file(FXMEM_EXAMPLES "/llama.fxmem.json"),
+                                                 SceneRequest{-1, 0, DeviceFilter::NonCpu});
     RoleBreakdownModel roles;
     QSortFilterProxyModel proxy;
     proxy.setSourceModel(&roles);

@@ -10,6 +10,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "shell_fixtures.h"
 #include "state/viewstate.h"
@@ -79,7 +80,7 @@ namespace {
 // Every window starts from default settings (a test may switch the device filter).
 void resetSettings() { QSettings().clear(); }
 
-bool openAndWait(MainWindow& w, const QString& path) { return ui_open::openAndWait(w, path, 20000); }
+bool openWithin20s(MainWindow& w, const QString& path) { return ui_open::openAndWait(w, path, 20000); }
 } // namespace
 
 void TestMainWindow::initTestCase() {
@@ -93,7 +94,7 @@ void TestMainWindow::openingShowsTheCorePeak() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("/data/chain.json")));
     QCOMPARE(w.scene()->peak, 130);
     QVERIFY2(w.parts().summary->text().contains(QStringLiteral("130 B")), qPrintable(w.parts().summary->text()));
     QVERIFY2(w.parts().timeline->peakText().startsWith(QStringLiteral("peak 130 B · step 3")),
@@ -108,7 +109,7 @@ void TestMainWindow::scrubbingFillsTheLiveTable() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     QAbstractItemModelTester tester(w.parts().livePanel->proxy(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
     for (std::int64_t k : {0, 1, 2, 4, 6, 3}) {
@@ -137,7 +138,7 @@ void TestMainWindow::invalidFileKeepsThePreviousGraph() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     const auto before = w.scene();
     QSignalSpy failed(&w, &MainWindow::loadFailed);
     w.openFile(QStringLiteral("broken.json"));
@@ -159,7 +160,7 @@ void TestMainWindow::switchingGraphsAndJoinedPair() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("pair.json")));
     QCOMPARE(w.parts().toolbar->graphCombo()->count(), 3); // fwd, bwd, fwd + bwd
     QCOMPARE(w.scene()->title(), QStringLiteral("fwd"));
     QCOMPARE(w.scene()->peak, 130);
@@ -188,7 +189,7 @@ void TestMainWindow::cpuOnlyGraphShowsTheBanner() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("cpu.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("cpu.json")));
     QLabel* banner = nullptr;
     for (QLabel* l : w.findChildren<QLabel*>())
         if (l->text().contains(QStringLiteral("only CPU storages"))) banner = l;
@@ -204,12 +205,12 @@ void TestMainWindow::cpuOnlyGraphShowsTheBanner() {
     QVERIFY2(w.parts().summary->text().contains(QStringLiteral("counting CPU storages")),
              qPrintable(w.parts().summary->text()));
     // The choice is this file's: the next file, and the next session, count as PyTorch does.
-    QVERIFY(openAndWait(w, QStringLiteral("/data/chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("/data/chain.json")));
     QCOMPARE(w.scene()->request.filter, DeviceFilter::NonCpu);
     QVERIFY(!w.parts().summary->text().contains(QStringLiteral("counting CPU storages")));
     MainWindow later(fixtures::fakeLoader());
     later.show();
-    QVERIFY(openAndWait(later, QStringLiteral("cpu.json")));
+    QVERIFY(openWithin20s(later, QStringLiteral("cpu.json")));
     QCOMPARE(later.scene()->request.filter, DeviceFilter::NonCpu);
     QCOMPARE(later.scene()->peak, 0);
 }
@@ -219,7 +220,7 @@ void TestMainWindow::selectingANodeFillsTheInspector() {
     MainWindow w(fixtures::fakeLoader());
     w.resize(1400, 900);
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     GraphView* view = w.parts().graphView;
     const NodeRef b{0, w.scene()->segments[0].analysis->graph().find("b")};
@@ -251,7 +252,7 @@ void TestMainWindow::scheduleEditShowsTheOverlay() {
     MainWindow w(fixtures::fakeLoader());
     w.resize(1400, 900);
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("reorder.json")));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QCOMPARE(w.scene()->peak, 115);
     ScheduleEditor* editor = w.parts().editor;
@@ -352,7 +353,7 @@ void TestMainWindow::editingABackwardMovesThePairPeak() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("pair_reorder.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("pair_reorder.json")));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.showGraph(1);
     QTRY_COMPARE(shown.count(), 1);
@@ -392,7 +393,7 @@ void TestMainWindow::droppingAFileOpensIt() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     auto* mime = new QMimeData;
     mime->setUrls({QUrl::fromLocalFile(QStringLiteral("/nowhere/pair.json"))});
@@ -414,7 +415,7 @@ void TestMainWindow::bundledExampleThroughTheRealLoader() {
     resetSettings();
     MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.show();
-    QVERIFY(openAndWait(w, path));
+    QVERIFY(openWithin20s(w, path));
     const auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_file(path.toStdString()));
     const auto analysis = GraphAnalysis::compute(file, fxmem::GraphId(0));
     QCOMPARE(w.scene()->peak, analysis->peak());
@@ -450,7 +451,7 @@ void TestMainWindow::fitsALaptopScreenAfterAnEdit() {
     MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.resize(1366, 768);
     w.show();
-    QVERIFY(openAndWait(w, path));
+    QVERIFY(openWithin20s(w, path));
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     const QSize before = minimumOf(w);
     QVERIFY2(before.width() <= 1366 && before.height() <= 768,
@@ -480,7 +481,7 @@ void TestMainWindow::redoAnswersBothKeys() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("reorder.json")));
     w.activateWindow();
     QVERIFY(QTest::qWaitForWindowActive(&w));
     // Each key is bound once (a key bound twice is "ambiguous" and does nothing).
@@ -506,7 +507,7 @@ void TestMainWindow::joinedPairScheduleTabSaysWhy() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("pair.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("pair.json")));
     SchedulePanel* panel = w.parts().schedulePanel;
     QCOMPARE(panel->currentWidget(), static_cast<QWidget*>(w.parts().editor));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
@@ -534,7 +535,7 @@ void TestMainWindow::resetScheduleLeavesNothingUnsaved() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("reorder.json")));
     QVERIFY(w.parts().editor->moveNode(3, 2, nullptr));
     QVERIFY(w.isWindowModified());
     QVERIFY(w.parts().actions->resetSchedule->isEnabled());
@@ -553,7 +554,7 @@ void TestMainWindow::liveFooterCountsWhatTheFilterShows() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     w.setCursorStep(3); // primals_1 100, a 10, b 20
     QVERIFY2(w.parts().livePanel->footerLabel()->text().contains(QStringLiteral("<b>130 B</b> in 3 storages")),
              qPrintable(w.parts().livePanel->footerLabel()->text()));
@@ -575,12 +576,12 @@ void TestMainWindow::saveScheduleNeverDefaultsToTheExamples() {
     MainWindow w([](const std::string& p, const LoadControl& control) { return fxmem::load_file(p, control); });
     w.setBundledExamplesDir(QStringLiteral(FXMEM_EXAMPLES));
     w.show();
-    QVERIFY(openAndWait(w, path));
+    QVERIFY(openWithin20s(w, path));
     QCOMPARE(w.scheduleDir(), QDir::homePath());
     // A file of the user's: its own folder.
     QTemporaryDir dir;
     QVERIFY(QFile::copy(path, dir.filePath(QStringLiteral("mine.fxmem.json"))));
-    QVERIFY(openAndWait(w, dir.filePath(QStringLiteral("mine.fxmem.json"))));
+    QVERIFY(openWithin20s(w, dir.filePath(QStringLiteral("mine.fxmem.json"))));
     QCOMPARE(w.scheduleDir(), QFileInfo(dir.path()).absoluteFilePath());
 }
 
@@ -588,7 +589,7 @@ void TestMainWindow::inspectorFollowsKeyboardScrubbing() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     const fxmem::Graph& g = w.scene()->segments[0].analysis->graph();
     QCOMPARE(w.parts().inspector->node(), (NodeRef{0, g.find("b")})); // the peak's node
     w.parts().timeline->setFocus();
@@ -613,7 +614,7 @@ void TestMainWindow::giantNamesAreElidedEverywhere() {
     MainWindow w(shellfixtures::loader());
     w.resize(1366, 768);
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("giant.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("giant.json")));
     const int limit = 4000;
     QVERIFY2(w.windowTitle().size() < limit, "title");
     QVERIFY2(w.parts().summary->text().size() < limit, "summary");
@@ -659,7 +660,7 @@ void TestMainWindow::scheduleComparisonReachesTheTimeline() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("reorder.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("reorder.json")));
     QVERIFY(w.parts().editor->moveNode(3, 2, nullptr));
     const QStringList sources = w.parts().editor->sourceNames();
     QVERIFY2(sources.size() >= 2, qPrintable(sources.join(u',')));
@@ -699,7 +700,7 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     w.resize(1366, 768);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(openAndWait(w, llama));
+    QVERIFY(openWithin20s(w, llama));
     requireFits(w, "llama opened");
     // Stacked by role is the default for a real model.
     QCOMPARE(w.parts().modeBar->mode(), TimelineModeBar::Mode::ByRole);
@@ -740,7 +741,7 @@ void TestMainWindow::fitsALaptopScreenInEveryState() {
     requireFits(w, "joined pair");
     // fsdp: its Inductor overlap order compared with the original.
     w.parts().editor->undoStack()->setClean();
-    QVERIFY(openAndWait(w, fsdp));
+    QVERIFY(openWithin20s(w, fsdp));
     QVERIFY(w.parts().editor->sourceNames().contains(QStringLiteral("inductor-overlap")));
     w.parts().editor->setComparison(
         0, static_cast<int>(w.parts().editor->sourceNames().indexOf(QStringLiteral("inductor-overlap"))));
@@ -753,7 +754,7 @@ void TestMainWindow::colourComboMatchesTheGraphView() {
     resetSettings();
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, QStringLiteral("chain.json")));
+    QVERIFY(openWithin20s(w, QStringLiteral("chain.json")));
     auto* combo = w.findChild<QComboBox*>(QStringLiteral("colorCombo"));
     QVERIFY(combo);
     QCOMPARE(combo->currentText(), QStringLiteral("By op category"));
@@ -811,7 +812,7 @@ void TestMainWindow::editedPairPeakOverflowIsAnError() {
     MainWindow w([](const std::string&, const LoadControl&) { return overflowingPair(); });
     w.show();
     QSignalSpy failed(&w, &MainWindow::loadFailed);
-    QVERIFY2(openAndWait(w, QStringLiteral("overflow.json")),
+    QVERIFY2(openWithin20s(w, QStringLiteral("overflow.json")),
              failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.showGraph(1);
@@ -832,5 +833,5 @@ void TestMainWindow::editedPairPeakOverflowIsAnError() {
     QVERIFY(w.parts().summary->toolTip().isEmpty());
 }
 
-QTEST_MAIN(TestMainWindow)
+FXMEM_QTEST(TestMainWindow)
 #include "test_mainwindow.moc"

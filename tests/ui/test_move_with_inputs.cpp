@@ -1,5 +1,6 @@
 // A node pinned by its own single-use view input: the refusal offers to move it with that input
 // ("move with 't'"), and the offer moves both as one undo step.
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "state/editedschedule.h"
 
@@ -69,5 +70,5 @@ void TestMoveWithInputs::refusalOffersToMoveWithTheView() {
     QCOMPARE(editor.order(), fxmem::original_order(g));
 }
 
-QTEST_MAIN(TestMoveWithInputs)
+FXMEM_QTEST(TestMoveWithInputs)
 #include "test_move_with_inputs.moc"

@@ -4,6 +4,7 @@
 // stops it. How many steps a cancel may take is counted in the core's test
 // (Optimize.CancelLandsInsideEachPhaseOnALargeGraph); here the times are printed.
 #include "jobs/jobtracker.h"
+#include "qtest_registry.h"
 #include "schedule/optimizerjob.h"
 #include "test_schedule_graphs.h"
 
@@ -102,5 +103,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestOptimizerJob)
+FXMEM_QTEST(TestOptimizerJob)
 #include "test_optimizer_job.moc"

@@ -2,6 +2,7 @@
 // natural name order, elision of huge names, and the find bar against the shared state.
 #include "export/profilecsv.h"
 #include "panels/findbar.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "ui_fixtures.h"
 #include "ui_open.h"
@@ -28,16 +29,9 @@ private slots:
     void findBarFindsModules();
 };
 
-namespace {
-std::shared_ptr<const Scene> sceneOf(fxmem::GraphFile file, SceneRequest request = {}) {
-    auto shared = std::make_shared<const fxmem::GraphFile>(std::move(file));
-    return buildScene(shared, QString::fromStdString(shared->source), request);
-}
-} // namespace
-
 void TestPanels::csvOfTheOriginalOrder() {
     // chain: profile [100, 110, 110, 130, 120, 120, 120]; running nodes a, b, c.
-    const auto scene = sceneOf(fixtures::chain());
+    const auto scene = ui_open::sceneOfGraphFile(fixtures::chain());
     QCOMPARE(profileCsv(*scene), QByteArray("step,run,graph,graph_step,node,phase,bytes\n"
                                             "0,chain,chain,0,,start,100\n"
                                             "1,chain,chain,1,a,after_alloc,110\n"
@@ -51,7 +45,7 @@ void TestPanels::csvOfTheOriginalOrder() {
 void TestPanels::csvWithAnEditedOrder() {
     // reorder: original [4, 104, 104, 114, 114, 115, 15, 16, 6] (big, small, use_big, use_small);
     // use_big moved after big: [4, 104, 104, 105, 5, 15, 15, 16, 6] (big, use_big, small, use_small).
-    const auto scene = sceneOf(fixtures::reorderable());
+    const auto scene = ui_open::sceneOfGraphFile(fixtures::reorderable());
     const fxmem::Graph& g = scene->segments[0].analysis->graph();
     std::vector<fxmem::NodeId> order;
     for (const char* n : {"primals_1", "big", "use_big", "small", "use_small", "output"}) order.push_back(g.find(n));
@@ -71,7 +65,7 @@ void TestPanels::csvWithAnEditedOrder() {
 
 void TestPanels::csvQuotesNamesAndJoinsPairs() {
     // The joined pair: forward [100, 110, 110, 130, 130], backward raised by 20: [35, 75, 65].
-    const auto joined = sceneOf(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
+    const auto joined = ui_open::sceneOfGraphFile(fixtures::pair(), SceneRequest{-1, 0, DeviceFilter::NonCpu});
     const QList<QByteArray> lines = profileCsv(*joined).split('\n');
     QCOMPARE(lines.size(), 1 + 8 + 1); // header, 8 steps, the empty piece after the last newline
     QCOMPARE(lines[5], QByteArray("4,fwd,fwd,4,b,after_free,130"));
@@ -88,7 +82,7 @@ void TestPanels::csvQuotesNamesAndJoinsPairs() {
     b.add("say \"hi\"", fxmem::OpKind::CallFunction, "aten.empty", {"x"}, {s0});
     b.add("output", fxmem::OpKind::Output, "output", {"say \"hi\""}, {});
     b.finish();
-    const QList<QByteArray> q = profileCsv(*sceneOf(std::move(f))).split('\n');
+    const QList<QByteArray> q = profileCsv(*ui_open::sceneOfGraphFile(std::move(f))).split('\n');
     QCOMPARE(q[2], QByteArray("1,\"g,1\",\"g,1\",1,\"say \"\"hi\"\"\",after_alloc,8"));
 }
 
@@ -127,7 +121,7 @@ void TestPanels::elisionCutsBeforeTheQString() {
 void TestPanels::findBarSelectsThroughTheState() {
     ViewState state;
     FindBar bar(&state);
-    const auto scene = sceneOf(fixtures::reorderable());
+    const auto scene = ui_open::sceneOfGraphFile(fixtures::reorderable());
     state.setScene(scene);
     QSignalSpy selected(&state, &ViewState::nodeSelected);
     bar.edit()->setText(QStringLiteral("USE_")); // case-insensitive: use_big, use_small
@@ -181,5 +175,5 @@ void TestPanels::findBarFindsModules() {
     QVERIFY(bar.moduleMatches().empty());
 }
 
-QTEST_MAIN(TestPanels)
+FXMEM_QTEST(TestPanels)
 #include "test_panels.moc"

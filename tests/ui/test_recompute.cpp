@@ -9,6 +9,7 @@
 #include "mainwindow/filecommands.h"
 #include "mainwindow/mainactions.h"
 #include "mainwindow/mainwindow.h"
+#include "qtest_registry.h"
 #include "recompute/recomputepanel.h"
 #include "recompute/recomputeplot.h"
 #include "recompute/recomputetable.h"
@@ -739,5 +740,5 @@ void TestRecompute::budgetLabelsNeverOverprint() {
     }
 }
 
-QTEST_MAIN(TestRecompute)
+FXMEM_QTEST(TestRecompute)
 #include "test_recompute.moc"

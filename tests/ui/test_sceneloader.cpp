@@ -1,6 +1,7 @@
 // The worker-thread loader: results arrive on the GUI thread, Cancel stops a load and drops its
 // result, the latest request wins, loader errors are reported with their message.
 #include "loading/sceneloader.h"
+#include "qtest_registry.h"
 #include "ui_fixtures.h"
 #include "ui_settle.h"
 
@@ -128,5 +129,5 @@ void TestSceneLoader::rebuildShowsAnotherGraph() {
     QCOMPARE(scene->profile, (std::vector<std::int64_t>{15, 55, 45}));
 }
 
-QTEST_MAIN(TestSceneLoader)
+FXMEM_QTEST(TestSceneLoader)
 #include "test_sceneloader.moc"

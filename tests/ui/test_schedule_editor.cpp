@@ -2,6 +2,7 @@
 // numbers; refused moves name the blocking node; undo/redo restore exact numbers; Alt+Down
 // presses merge; SCHED files round-trip and a schedule that does not fit changes nothing; the
 // time of one move on 100k nodes is printed.
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulemodel.h"
 #include "schedule/scheduleview.h"
@@ -670,5 +671,5 @@ void TestScheduleEditor::cellsAreDrawnOnce() {
     QCOMPARE(delegate->cellsDrawn(), drawn);
 }
 
-QTEST_MAIN(TestScheduleEditor)
+FXMEM_QTEST(TestScheduleEditor)
 #include "test_schedule_editor.moc"

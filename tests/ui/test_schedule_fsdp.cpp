@@ -4,6 +4,7 @@
 // (roles and modules from the exporter): the joined pair stacked by role and by module adds up
 // to the joined profile at every step. FXMEM_TIMELINE_PNG=prefix writes screenshots.
 #include "loading/scene.h"
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "timeline/qcp.h"
 #include "timeline/stackedbands.h"
@@ -126,5 +127,5 @@ void TestScheduleFsdp::overlapScheduleComparedAndStacked() {
     }
 }
 
-QTEST_MAIN(TestScheduleFsdp)
+FXMEM_QTEST(TestScheduleFsdp)
 #include "test_schedule_fsdp.moc"

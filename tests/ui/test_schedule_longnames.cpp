@@ -1,6 +1,7 @@
 // Huge names in the schedule dock: a node name, a target and a schedule name of tens of MiB
 // (a hostile file) are shown elided everywhere (model cells, tooltips, sort keys, undo texts, the
 // picker, the compare list, the move-to completer), never converted whole into QStrings.
+#include "qtest_registry.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulemodel.h"
@@ -164,5 +165,5 @@ private:
     std::shared_ptr<const GraphAnalysis> analysis_;
 };
 
-QTEST_MAIN(TestScheduleLongNames)
+FXMEM_QTEST(TestScheduleLongNames)
 #include "test_schedule_longnames.moc"

@@ -1,6 +1,7 @@
 // ScheduleModel: values per row, fine-grained moves under QAbstractItemModelTester, drag and
 // drop through mime data, whole-order changes that keep persistent indexes on their nodes, and
 // the incremental numbers against fxmem::score_schedule on generated graphs.
+#include "qtest_registry.h"
 #include "schedule/schedulemodel.h"
 #include "state/editedschedule.h"
 #include "test_schedule_graphs.h"
@@ -365,5 +366,5 @@ void TestScheduleModel::positionsAndProfileStepsAreBothShown() {
              true);
 }
 
-QTEST_MAIN(TestScheduleModel)
+FXMEM_QTEST(TestScheduleModel)
 #include "test_schedule_model.moc"

@@ -2,6 +2,7 @@
 // PyTorch (fxmem_export.apply_schedule on a freshly captured model), and score it there with
 // PyTorch's own MemoryTracker. The app's peak, fxmem-cli score and PyTorch must agree.
 #include "analysis/graphanalysis.h"
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 
 #include <fxmem/io.h>
@@ -98,5 +99,5 @@ void TestSchedulePytorch::savedScheduleScoresTheSameInPyTorch() {
           static_cast<long long>(editor.peak()), static_cast<long long>(editor.originalPeak()));
 }
 
-QTEST_MAIN(TestSchedulePytorch)
+FXMEM_QTEST(TestSchedulePytorch)
 #include "test_schedule_pytorch.moc"

@@ -2,6 +2,7 @@
 // schedules, your edit), Compare (both curves and the moved nodes, sorted by their effect on A's
 // peak, on a hand-made pair of orders), Optimize on a worker (the result is one undo step; Cancel
 // changes nothing) and Suggest moves (one click, one undoable move).
+#include "qtest_registry.h"
 #include "schedule/ordercompare.h"
 #include "schedule/scheduleeditor.h"
 #include "schedule/schedulemodel.h"
@@ -434,5 +435,5 @@ void TestScheduleTools::suggestionsApplyWithOneClick() {
     QCOMPARE(editor.peak(), 3100);
 }
 
-QTEST_MAIN(TestScheduleTools)
+FXMEM_QTEST(TestScheduleTools)
 #include "test_schedule_tools.moc"

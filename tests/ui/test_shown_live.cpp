@@ -10,6 +10,7 @@
 #include "mainwindow/windowparts.h"
 #include "models/livestoragemodel.h"
 #include "panels/livestoragepanel.h"
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "ui_fixtures.h"
@@ -74,7 +75,9 @@ Marked tableAllocators(MainWindow& w) {
     return out;
 }
 
-bool openAndWait(MainWindow& w, const char* path) { return ui_open::openAndWait(w, QString::fromLatin1(path), 20000); }
+bool openWithin20s(MainWindow& w, const char* path) {
+    return ui_open::openAndWait(w, QString::fromLatin1(path), 20000);
+}
 
 } // namespace
 
@@ -88,7 +91,7 @@ void TestShownLive::initTestCase() {
 void TestShownLive::graphMarksWhatTheTableLists() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, "chain.json"));
+    QVERIFY(openWithin20s(w, "chain.json"));
     // chain: primals_1 (kept) -> a -> b (reaches the output) -> c (on the CPU, not counted).
     // Steps: 0 start, 1/2 a's alloc/free, 3/4 b's, 5/6 c's; a is freed after b (its last user).
     const std::vector<Marked> expected = {
@@ -109,7 +112,7 @@ void TestShownLive::graphMarksWhatTheTableLists() {
 void TestShownLive::joinedPairMarksTheBaselineInTheForward() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, "pair.json"));
+    QVERIFY(openWithin20s(w, "pair.json"));
     QSignalSpy shown(&w, &MainWindow::sceneShown);
     w.showGraph(-1, 0);
     QTRY_COMPARE(shown.count(), 1);
@@ -131,7 +134,7 @@ void TestShownLive::joinedPairMarksTheBaselineInTheForward() {
 void TestShownLive::anEditKeepsTheShownSetUntilItsIndexArrives() {
     MainWindow w(fixtures::fakeLoader());
     w.show();
-    QVERIFY(openAndWait(w, "reorder.json"));
+    QVERIFY(openWithin20s(w, "reorder.json"));
     // The Dataflow mode shown, its layout delivered.
     w.parts().graphModes->setMode(GraphModePane::Mode::Dataflow);
     QTRY_VERIFY(w.parts().dataflow->layouts());
@@ -176,5 +179,5 @@ void TestShownLive::anEditKeepsTheShownSetUntilItsIndexArrives() {
     QCOMPARE(w.parts().livePanel->model()->totalBytes(), 114);
 }
 
-QTEST_MAIN(TestShownLive)
+FXMEM_QTEST(TestShownLive)
 #include "test_shown_live.moc"

@@ -4,6 +4,7 @@
 #include "mainwindow/docklayout.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/sidepanelwidth.h"
+#include "qtest_registry.h"
 
 #include "ui_fixtures.h"
 
@@ -76,5 +77,5 @@ void TestSidePanels::sharesWidthInProportionAndRemembersIt() {
     QVERIFY2(near(liveDock(w)->width(), dragged * 1920), qPrintable(QString::number(liveDock(w)->width())));
 }
 
-QTEST_MAIN(TestSidePanels)
+FXMEM_QTEST(TestSidePanels)
 #include "test_side_panels.moc"

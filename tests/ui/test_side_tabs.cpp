@@ -9,6 +9,7 @@
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
+#include "qtest_registry.h"
 #include "recompute/recomputepanel.h"
 
 #include "ui_fixtures.h"
@@ -98,5 +99,5 @@ void TestSideTabs::docksMenuAndRaise() {
     QCOMPARE(currentTab(w), QStringLiteral("Breakdown"));
 }
 
-QTEST_MAIN(TestSideTabs)
+FXMEM_QTEST(TestSideTabs)
 #include "test_side_tabs.moc"

@@ -6,6 +6,7 @@
 #include "cli_json.h"
 #include "mainwindow/mainwindow.h"
 #include "mainwindow/windowparts.h"
+#include "qtest_registry.h"
 #include "sizes/devicememory.h"
 #include "sizes/int64spinbox.h"
 #include "sizes/logscale.h"
@@ -288,5 +289,5 @@ void TestSizesBar::deviceLineSaysFitsOrOver() {
     QVERIFY(bar->message().contains(QStringLiteral("Not a memory size")));
 }
 
-QTEST_MAIN(TestSizesBar)
+FXMEM_QTEST(TestSizesBar)
 #include "test_sizes_bar.moc"

@@ -1,5 +1,6 @@
 // fxmem --theme: the dark and light palettes, and the view colours derived from them, keep text
 // and curves readable (WCAG contrast ratios, computed here from the colours).
+#include "qtest_registry.h"
 #include "util/colors.h"
 #include "util/theme.h"
 
@@ -62,5 +63,5 @@ void TestTheme::unknownNamesAreRefused() {
     QCOMPARE(QApplication::palette().color(QPalette::Window), before.color(QPalette::Window));
 }
 
-QTEST_MAIN(TestTheme)
+FXMEM_QTEST(TestTheme)
 #include "test_theme.moc"

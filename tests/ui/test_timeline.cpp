@@ -1,6 +1,7 @@
 // Timeline pieces: min/max downsampling (no peak and no free lost), byte formatting in both unit
 // systems, the plot's cursor and zoom clamping, section labels that never overprint, whole-step
 // tick labels, and exports with a title and legend but without the hover box.
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "timeline/downsample.h"
 #include "timeline/plotexport.h"
@@ -604,5 +605,5 @@ void TestTimeline::clickOnTheChartFocusesThePlot() {
     QCOMPARE(plot->cursorStep(), 5);
 }
 
-QTEST_MAIN(TestTimeline)
+FXMEM_QTEST(TestTimeline)
 #include "test_timeline.moc"

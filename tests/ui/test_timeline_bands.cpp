@@ -3,6 +3,7 @@
 // a 20k-node synthetic graph), the plot draws them at the total's points so the drawn bands add
 // up to the drawn total, and the mode bar says what the user chose.
 #include "analysis/graphanalysis.h"
+#include "qtest_registry.h"
 #include "timeline/qcp.h"
 #include "timeline/stackedbands.h"
 #include "timeline/timelinemodebar.h"
@@ -278,5 +279,5 @@ void TestTimelineBands::cursorBoxNamesFiveBandsOrFourAndTheRest() {
     }
 }
 
-QTEST_MAIN(TestTimelineBands)
+FXMEM_QTEST(TestTimelineBands)
 #include "test_timeline_bands.moc"

@@ -14,6 +14,7 @@
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "recompute/recomputepanel.h"
 #include "recompute/recomputepoints.h"
 #include "schedule/scheduleeditor.h"
@@ -347,5 +348,5 @@ void TestUnitsEveryView::recomputeEditSummaryFollowsTheUnits() {
     QCOMPARE(byteTexts(panel).join(u'|'), binary);
 }
 
-QTEST_MAIN(TestUnitsEveryView)
+FXMEM_QTEST(TestUnitsEveryView)
 #include "test_units_every_view.moc"

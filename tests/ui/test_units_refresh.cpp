@@ -6,6 +6,7 @@
 #include "panels/breakdownpanel.h"
 #include "panels/livestoragepanel.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "state/viewstate.h"
 #include "timeline/timelineplot.h"
 #include "ui_open.h"
@@ -41,8 +42,8 @@ QString byHand(std::int64_t bytes, long double base, const std::array<const char
     return QString::fromLatin1(text) + QLatin1Char(' ') + QString::fromLatin1(names[unit]);
 }
 
-const std::array<const char*, 5> kBinary = {"B", "KiB", "MiB", "GiB", "TiB"};
-const std::array<const char*, 5> kDecimal = {"B", "kB", "MB", "GB", "TB"};
+const std::array<const char*, 5> kBinaryUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+const std::array<const char*, 5> kDecimalUnits = {"B", "kB", "MB", "GB", "TB"};
 
 } // namespace
 
@@ -75,7 +76,7 @@ void TestUnitsRefresh::everyPanelFollowsTheUnits() {
         return QStringList{w.parts().summary->text(), w.parts().timeline->peakText(),
                            w.parts().livePanel->footerLabel()->text(), w.parts().breakdown->headerLabel()->text()};
     };
-    const QString binaryPeak = byHand(peak, 1024, kBinary);
+    const QString binaryPeak = byHand(peak, 1024, kBinaryUnits);
     const QStringList before = texts();
     QVERIFY2(before[0].contains(binaryPeak), qPrintable(before[0]));
     QVERIFY2(before[1].contains(binaryPeak), qPrintable(before[1]));
@@ -86,7 +87,7 @@ void TestUnitsRefresh::everyPanelFollowsTheUnits() {
     QCOMPARE(changed.count(), 1);
     QCOMPARE(state->units(), ByteUnits::Decimal);
     // By hand, whatever the peak's size (MB or GB): three significant digits in powers of 1000.
-    const QString decimalPeak = byHand(peak, 1000, kDecimal);
+    const QString decimalPeak = byHand(peak, 1000, kDecimalUnits);
     QVERIFY(decimalPeak != binaryPeak);
     const QStringList after = texts();
     QVERIFY2(after[0].contains(decimalPeak), qPrintable(QString(after[0] + QStringLiteral(" / ") + decimalPeak)));
@@ -96,5 +97,5 @@ void TestUnitsRefresh::everyPanelFollowsTheUnits() {
     QCOMPARE(texts(), before);
 }
 
-QTEST_MAIN(TestUnitsRefresh)
+FXMEM_QTEST(TestUnitsRefresh)
 #include "test_units_refresh.moc"

@@ -17,6 +17,7 @@
 #include "panels/livestoragepanel.h"
 #include "panels/schedulepanel.h"
 #include "panels/summarybar.h"
+#include "qtest_registry.h"
 #include "schedule/scheduleeditor.h"
 #include "state/viewstate.h"
 #include "timeline/stackedbands.h"
@@ -475,5 +476,5 @@ void TestWholeStepView::profileCsvNamesEachRun() {
     }
 }
 
-QTEST_MAIN(TestWholeStepView)
+FXMEM_QTEST(TestWholeStepView)
 #include "test_whole_step_view.moc"

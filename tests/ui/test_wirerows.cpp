@@ -2,6 +2,7 @@
 // (lanes thinner than a pixel, far off-screen ends, ends on the painter's 1/64 px grid, on half
 // pixels and on pixel edges) drawn both ways into images that must be equal.
 #include "graphview/wirerows.h"
+#include "qtest_registry.h"
 
 #include <QImage>
 #include <QPainter>
@@ -107,5 +108,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWireRows)
+FXMEM_QTEST(TestWireRows)
 #include "test_wirerows.moc"

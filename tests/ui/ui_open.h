@@ -12,6 +12,9 @@
 
 namespace ui_open {
 
+// The bundled llama example, which many view tests open.
+inline const QString kLlama = QStringLiteral(FXMEM_EXAMPLES "/llama.fxmem.json");
+
 inline FileLoader realLoader() {
     return [](const std::string& path, const LoadControl& control) { return fxmem::load_file(path, control); };
 }
@@ -33,6 +36,15 @@ inline std::shared_ptr<const Scene> sceneOfFile(const QString& path, const char*
         r.graph = g ? g->value : -1;
     }
     return buildScene(file, path, r);
+}
+
+// llama's forward graph as the app shows it.
+inline std::shared_ptr<const Scene> llamaForward() { return sceneOfFile(kLlama, "forward"); }
+
+// `file` as the app shows it (the default view unless `request` says otherwise), named by its source.
+inline std::shared_ptr<const Scene> sceneOfGraphFile(fxmem::GraphFile file, SceneRequest request = {}) {
+    auto shared = std::make_shared<const fxmem::GraphFile>(std::move(file));
+    return buildScene(shared, QString::fromStdString(shared->source), request);
 }
 
 } // namespace ui_open

@@ -10,7 +10,7 @@
 namespace fxmem {
 
 namespace {
-constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint32_t kNoBox = 0xffffffffu;
 }
 
 DataflowDrawing DataflowLayout::drawing() const {
@@ -18,7 +18,7 @@ DataflowDrawing DataflowLayout::drawing() const {
     const ModuleTree& tree = d.index.tree;
     DataflowDrawing out;
     if (tree.size() == 0) return out;
-    std::vector<std::uint32_t> box_of_node(d.graph->size(), kNone), box_of_module(tree.size(), kNone);
+    std::vector<std::uint32_t> box_of_node(d.graph->size(), kNoBox), box_of_module(tree.size(), kNoBox);
     std::vector<double> origin_x(tree.size(), 0), origin_y(tree.size(), 0);
 
     // Boxes, parents before children: breadth first, each module's items in item order.
@@ -66,10 +66,10 @@ DataflowDrawing DataflowLayout::drawing() const {
     const std::size_t n = d.graph->size();
     std::vector<std::uint32_t> visible(n);
     for (std::size_t v = 0; v < n; ++v) {
-        std::uint32_t outer = kNone;
+        std::uint32_t outer = kNoBox;
         for (std::uint32_t a = d.index.module_of[v]; a != ModuleTree::kRoot; a = tree[a].parent)
             if (d.level_of[a] < 0) outer = a;
-        visible[v] = outer == kNone ? box_of_node[v] : box_of_module[outer];
+        visible[v] = outer == kNoBox ? box_of_node[v] : box_of_module[outer];
     }
     // (from box, to box, storage): each storage once per edge.
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>> carried;
@@ -78,7 +78,7 @@ DataflowDrawing DataflowLayout::drawing() const {
         for (const NodeId w : d.graph->users(id)) {
             const std::uint32_t from = visible[u], to = visible[w.index()];
             if (from == to) continue;
-            carried.emplace_back(from, to, kNone); // the edge, even when nothing it carries counts
+            carried.emplace_back(from, to, kNoBox); // the edge, even when nothing it carries counts
             for (const StorageId s : d.graph->outputs(id))
                 if (!d.opt.counted || (*d.opt.counted)[s.index()])
                     carried.emplace_back(from, to, static_cast<std::uint32_t>(s.index()));
@@ -102,7 +102,7 @@ DataflowDrawing DataflowLayout::drawing() const {
         e.from = std::get<0>(carried[k]);
         e.to = std::get<1>(carried[k]);
         for (; k < carried.size() && std::get<0>(carried[k]) == e.from && std::get<1>(carried[k]) == e.to; ++k)
-            if (std::get<2>(carried[k]) != kNone)
+            if (std::get<2>(carried[k]) != kNoBox)
                 e.bytes += d.file->nbytes(StorageId(static_cast<std::int32_t>(std::get<2>(carried[k]))));
         auto [mu, iu] = place(e.from);
         auto [mv, iv] = place(e.to);

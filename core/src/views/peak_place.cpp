@@ -15,7 +15,7 @@ namespace fxmem {
 
 namespace {
 
-constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint32_t kNoHolder = 0xffffffffu;
 
 std::string qualify(std::string_view prefix, std::string_view name) {
     if (prefix.empty()) return std::string(name);
@@ -50,12 +50,12 @@ std::string shape_text(const GraphFile& file, const Graph& g, const Tensor& t) {
 class Describer {
 public:
     explicit Describer(const GraphFile& file) : file_(file), roles_(resolve_roles(file)) {
-        first_tensor_.assign(file.storages.size(), {kNone, 0});
+        first_tensor_.assign(file.storages.size(), {kNoHolder, 0});
         for (std::uint32_t g = 0; g < file.graphs.size(); ++g) {
             const Graph& gr = file.graphs[g];
             for (std::uint32_t t = 0; t < gr.tensors.size(); ++t) {
                 auto& slot = first_tensor_[gr.tensors[t].storage.index()];
-                if (slot.first == kNone) slot = {g, t};
+                if (slot.first == kNoHolder) slot = {g, t};
             }
         }
         attributions_.resize(file.graphs.size());
@@ -94,10 +94,10 @@ public:
                 }
         }
         const auto [tg, ti] = first_tensor_[s.index()];
-        if (pg == kGraphNone) p.op = tg != kNone ? "placeholder" : "<" + std::string(to_string(p.role)) + ">";
+        if (pg == kGraphNone) p.op = tg != kNoHolder ? "placeholder" : "<" + std::string(to_string(p.role)) + ">";
         if (p.shape.empty())
-            p.shape = tg != kNone ? shape_text(file_, file_.graphs[tg], file_.graphs[tg].tensors[ti])
-                                  : std::to_string(file_.nbytes(s)) + " bytes";
+            p.shape = tg != kNoHolder ? shape_text(file_, file_.graphs[tg], file_.graphs[tg].tensors[ti])
+                                      : std::to_string(file_.nbytes(s)) + " bytes";
         return p;
     }
 
@@ -160,18 +160,19 @@ void step_place(std::shared_ptr<const GraphFile> shared, DeviceFilter filter, Pe
         out.live.push_back(describe.describe(at.live[i].storage, at.live[i].nbytes,
                                              static_cast<std::uint32_t>(seg.graph.index()), prefix));
     // A carried parameter's label is relative to the module prefix of an entry whose graph holds it.
-    std::vector<std::uint32_t> holder(ws.carried.size(), kNone);
+    std::vector<std::uint32_t> holder(ws.carried.size(), kNoHolder);
     for (std::uint32_t s = 0; s < ws.segments.size(); ++s)
         for (std::uint32_t k = ws.held_begin[s]; k < ws.held_begin[s + 1]; ++k)
-            if (holder[ws.held[k]] == kNone) holder[ws.held[k]] = s;
-    std::vector<std::uint32_t> item_of(file.storages.size(), kNone);
+            if (holder[ws.held[k]] == kNoHolder) holder[ws.held[k]] = s;
+    std::vector<std::uint32_t> item_of(file.storages.size(), kNoHolder);
     for (std::uint32_t i = 0; i < ws.carried.size(); ++i) item_of[ws.carried[i].storage.index()] = i;
     for (const CarriedStorage& c : carried_at(ws, static_cast<std::uint32_t>(at.where->segment))) {
         const std::uint32_t h = holder[item_of[c.storage.index()]];
-        std::uint32_t entry = c.source.value_or(kNone);
-        if (entry == kNone && h != kNone) entry = ws.segments[h].entry;
-        const std::uint32_t g = entry == kNone ? kNone : static_cast<std::uint32_t>(file.step[entry].graph.index());
-        const std::string_view p = entry == kNone ? std::string_view() : file.step[entry].module_prefix;
+        std::uint32_t entry = c.source.value_or(kNoHolder);
+        if (entry == kNoHolder && h != kNoHolder) entry = ws.segments[h].entry;
+        const std::uint32_t g =
+            entry == kNoHolder ? kNoHolder : static_cast<std::uint32_t>(file.step[entry].graph.index());
+        const std::string_view p = entry == kNoHolder ? std::string_view() : file.step[entry].module_prefix;
         out.live.push_back(describe.describe(c.storage, c.bytes, g, p));
     }
 }

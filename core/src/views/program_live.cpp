@@ -14,7 +14,7 @@ namespace fxmem {
 
 namespace {
 
-constexpr std::uint32_t kNone = 0;
+constexpr std::uint32_t kNeverPlusOne = 0;
 
 } // namespace
 
@@ -45,9 +45,9 @@ ProgramLiveIndex::ProgramLiveIndex(const GraphFile& file, GraphId graph, DeviceF
     // Each buffer's [begin, end) and the block it belongs to (a reuse continues its buffer's).
     std::vector<std::int64_t> begin(n, -1), end(n, end_of_program);
     std::vector<std::uint32_t> block_of(n, 0);
-    alloc_at_.assign(n, kNone);
-    free_at_.assign(n, kNone);
-    taken_by_.assign(n, kNone);
+    alloc_at_.assign(n, kNeverPlusOne);
+    free_at_.assign(n, kNeverPlusOne);
+    taken_by_.assign(n, kNeverPlusOne);
     const auto open_block = [&](std::uint32_t b, std::int64_t at) {
         block_of[b] = static_cast<std::uint32_t>(blocks_.size());
         blocks_.push_back({b, p.buffers[b].nbytes, p.buffers[b].stream, at, end_of_program});
@@ -144,7 +144,7 @@ LiveBuffer ProgramLiveIndex::describe(const Interval& iv) const {
     out.buffer = iv.buffer;
     out.nbytes = nbytes_[iv.buffer];
     const auto opt = [](std::uint32_t plus_one) {
-        return plus_one == kNone ? std::nullopt : std::optional<std::uint32_t>(plus_one - 1);
+        return plus_one == kNeverPlusOne ? std::nullopt : std::optional<std::uint32_t>(plus_one - 1);
     };
     out.alloc_kernel = opt(alloc_at_[iv.buffer]);
     out.free_kernel = opt(free_at_[iv.buffer]);

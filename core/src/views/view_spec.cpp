@@ -30,7 +30,7 @@ std::string count_of(std::size_t n, const char* one, const char* many) {
 }
 
 // The schedule's graph as a message names it: a schedule built in code may name any index.
-std::string schedule_graph(const GraphFile& file, const Schedule& schedule) {
+std::string scheduled_graph_text(const GraphFile& file, const Schedule& schedule) {
     if (!schedule.graph.valid() || schedule.graph.index() >= file.graphs.size())
         return "graph " + std::to_string(schedule.graph.value) + ", which the file lacks";
     return "graph '" + file.graph(schedule.graph).name + "'";
@@ -45,8 +45,8 @@ void check_view(const GraphFile& file, const ViewSpec& spec) {
             throw Error(file.source + ": no graph " + std::to_string(spec.graph.value) + " (the file has " +
                         count_of(file.graphs.size(), "graph", "graphs") + ")");
         if (spec.schedule && spec.schedule->graph != spec.graph)
-            throw Error(file.source + ": the schedule is for " + schedule_graph(file, *spec.schedule) + ", not '" +
-                        file.graph(spec.graph).name + "'");
+            throw Error(file.source + ": the schedule is for " + scheduled_graph_text(file, *spec.schedule) +
+                        ", not '" + file.graph(spec.graph).name + "'");
         return;
     case ViewScope::Pair: {
         if (spec.pair >= file.pairs.size())
@@ -54,7 +54,7 @@ void check_view(const GraphFile& file, const ViewSpec& spec) {
                         count_of(file.pairs.size(), "pair", "pairs") + ")");
         const Pair& p = file.pairs[spec.pair];
         if (spec.schedule && spec.schedule->graph != p.forward && spec.schedule->graph != p.backward)
-            throw Error(file.source + ": the schedule is for " + schedule_graph(file, *spec.schedule) +
+            throw Error(file.source + ": the schedule is for " + scheduled_graph_text(file, *spec.schedule) +
                         ", not a graph of pair " + std::to_string(spec.pair));
         return;
     }

@@ -16,7 +16,7 @@ namespace fxmem {
 
 namespace {
 
-constexpr std::uint32_t kNone = 0xffffffffu;
+constexpr std::uint32_t kUnpaired = 0xffffffffu;
 
 bool is_persistent_role(StorageRole r) { return r == StorageRole::Parameter || r == StorageRole::Buffer; }
 
@@ -84,7 +84,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     const std::size_t G = file.graphs.size(), S = file.storages.size();
     const RoleAssignment roles = resolve_roles(file);
 
-    std::vector<std::uint32_t> backward_of(G, kNone), forward_of(G, kNone); // per graph: a dense array
+    std::vector<std::uint32_t> backward_of(G, kUnpaired), forward_of(G, kUnpaired); // per graph: a dense array
     for (const Pair& p : file.pairs) {
         backward_of[p.forward.index()] = static_cast<std::uint32_t>(p.backward.value);
         forward_of[p.backward.index()] = static_cast<std::uint32_t>(p.forward.value);
@@ -112,7 +112,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             if (r == StorageRole::OptimizerState) f.held_state.push_back(s);
             if (r == StorageRole::Gradient && file.label(s).starts_with("grad of ")) f.held_grads.push_back(s);
         }
-        if (forward_of[gi.index()] != kNone) { // a paired backward: the pair's releasability
+        if (forward_of[gi.index()] != kUnpaired) { // a paired backward: the pair's releasability
             const Graph& fg = file.graphs[forward_of[gi.index()]];
             build_alias_info(file, fg, forward_alias);
             const FwdBwdInteractions inter = get_fwd_bwd_interactions(file, fg, forward_alias, g, pair_flags);
@@ -126,7 +126,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
             build_alias_info(file, g, alias);
             const AliasInfo& a = alias;
             f.profile = build_memory_profile(file, g, a, default_releasable(g), counted);
-            if (backward_of[gi.index()] != kNone) {
+            if (backward_of[gi.index()] != kUnpaired) {
                 placeholder_storages(file.graphs[backward_of[gi.index()]], stamp, ++mark); // stamps them with mark
                 const std::uint32_t held_mark = mark;
                 for (StorageId s : output_node_uses(g, a)) {
@@ -230,8 +230,8 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     std::size_t loss_entry = file.step.size();
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const GraphKind k = file.graph(file.step[e].graph).kind;
-        if (k == GraphKind::Backward || forward_of[file.step[e].graph.index()] != kNone) break;
-        if (backward_of[file.step[e].graph.index()] != kNone) loss_entry = e;
+        if (k == GraphKind::Backward || forward_of[file.step[e].graph.index()] != kUnpaired) break;
+        if (backward_of[file.step[e].graph.index()] != kUnpaired) loss_entry = e;
     }
 
     struct Pending {
@@ -251,7 +251,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
     for (std::size_t e = 0; e < file.step.size(); ++e) {
         const StepEntry& en = file.step[e];
         const GraphFacts& f = graph_facts(en.graph);
-        if (forward_of[en.graph.index()] != kNone) { // its own saved activations are its placeholders now
+        if (forward_of[en.graph.index()] != kUnpaired) { // its own saved activations are its placeholders now
             const auto it = pending.find({forward_of[en.graph.index()], en.call});
             if (it != pending.end()) {
                 pending_saved -= it->second.saved;
@@ -306,7 +306,7 @@ WholeStep whole_step(const GraphFile& file, const StorageMask& counted) {
         out.segments.push_back(seg);
         // After the entry: what it leaves behind.
         const auto here = static_cast<std::uint32_t>(e);
-        if (backward_of[en.graph.index()] != kNone) {
+        if (backward_of[en.graph.index()] != kUnpaired) {
             Pending p;
             p.entry = here;
             p.items_begin = out.carried.size();
