@@ -11,11 +11,13 @@ import json
 import subprocess
 from pathlib import Path
 
+from types import SimpleNamespace
+
 import pytest
 from torch._inductor.fx_passes import memory_estimator as me
 
 import fxmem_export
-from fxmem_export import examples
+from fxmem_export._joint import copy_graph_module
 from fxmem_export.reference import intended_fwd_bwd_interactions
 
 
@@ -25,9 +27,12 @@ def _cli(cli: Path, *args: str) -> dict:
 
 
 @pytest.mark.parametrize("name", ["gpt", "llama"])
-def test_a_saved_backward_schedule_scores_the_same_in_the_cli_and_in_torch(name: str, tmp_path: Path, cli: Path) -> None:
-    path = tmp_path / f"{name}.fxmem.json"
-    cap, _ = examples.export(name, path)
+def test_a_saved_backward_schedule_scores_the_same_in_the_cli_and_in_torch(name: str, tmp_path: Path, cli: Path,
+                                                                           exported) -> None:
+    # The session's capture of the example (conftest.exported); its backward is reordered below, on a copy.
+    ex = exported[name]
+    path = ex.path
+    cap = SimpleNamespace(forward=ex.forward, backward=copy_graph_module(ex.backward))
     sched = tmp_path / "backward.sched.json"
     opt = _cli(cli, "optimize", str(path), "--graph", "backward", "--time-limit", "1", "-o", str(sched))
     assert opt["scored"] == "in_pair"

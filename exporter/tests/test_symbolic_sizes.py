@@ -60,7 +60,7 @@ class TokenMLP(nn.Module):
 def _model(name: str) -> tuple[nn.Module, torch.Tensor]:
     with torch.device("meta"):
         if name == "llama":
-            return LlamaNextToken(max_seq=4096), torch.randint(0, 256, HINT)
+            return LlamaNextToken(max_seq=4096, layers=2), torch.randint(0, 256, HINT)
         if name == "gpt":
             return GPTNextToken(ctx=1024), torch.randint(0, 1024, HINT)
         return TokenMLP(), torch.randn(*HINT, 256)
