@@ -10,6 +10,10 @@ See docs/exporter.md.
 
 __version__ = "0.1.0"
 
+from ._torch import TorchVersionWarning, check_version
+
+check_version()  # one warning when torch is not a release the package is tested with
+
 from ._backend import FxmemBackend, backend
 from ._ranks import capture_ranks
 from ._save import save
@@ -36,6 +40,7 @@ from .sweep import sweep
 
 __all__ = [
     "FORMAT_VERSION",
+    "TorchVersionWarning",
     "ArgumentError",
     "ArgumentTypeError",
     "BackwardNotCapturedError",

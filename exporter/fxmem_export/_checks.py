@@ -58,7 +58,7 @@ def data_dependent_sizes(gm: fx.GraphModule) -> dict[str, int]:
     that depends on the data, e.g. how many tokens a mixture-of-experts routes to an expert)."""
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
-    from ._serialize import hint_int
+    from ._torch.fake import hint_int
 
     out: dict[str, int] = {}
     for node in gm.graph.nodes:

@@ -17,13 +17,13 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from ._serialize import _fake_tensor_type, hint_int
+from ._torch.fake import fake_tensor_type, hint_int
 
 _RUN_NAMESPACES = ("aten", "prims")
 
 
 def _to_meta(value: Any) -> Any:
-    if isinstance(value, _fake_tensor_type()):
+    if isinstance(value, fake_tensor_type()):
         return torch.empty_strided([hint_int(s) for s in value.shape], [hint_int(s) for s in value.stride()],
                                    dtype=value.dtype, device="meta")
     if isinstance(value, torch.SymInt):
@@ -39,7 +39,7 @@ def _to_meta(value: Any) -> Any:
 
 
 def _signature(value: Any) -> Any:
-    if isinstance(value, _fake_tensor_type()):
+    if isinstance(value, fake_tensor_type()):
         return ("T", str(value.dtype), tuple(hint_int(s) for s in value.shape),
                 tuple(hint_int(s) for s in value.stride()))
     if isinstance(value, (list, tuple)):
@@ -120,7 +120,7 @@ def symbolic_flops(node: fx.Node) -> Any:
         return None
     args, kwargs = _arg_value(node.args), _arg_value(node.kwargs)
     env = next((leaf.fake_mode.shape_env for leaf in torch.utils._pytree.tree_leaves((args, node.meta.get("val")))
-                if isinstance(leaf, _fake_tensor_type()) and leaf.fake_mode.shape_env is not None), None)
+                if isinstance(leaf, fake_tensor_type()) and leaf.fake_mode.shape_env is not None), None)
     try:  # a formula's size checks must not add guards to the capture's ShapeEnv
         with env.suppress_guards() if env is not None else contextlib.nullcontext():
             return formula(*args, **kwargs, out_val=node.meta.get("val"))

@@ -379,7 +379,7 @@ def capture_program(gm: fx.GraphModule, inputs: Sequence[Any], target: str, grap
     from torch._inductor.utils import BoxedBool
 
     from ._gpu import stand_in_gpu
-    from ._serialize import hint_int
+    from ._torch.fake import hint_int
 
     names = {n.name for n in gm.graph.nodes}
     kwargs = {k: v for k, v in graph_kwargs.items() if k in ("is_backward", "is_inference", "static_input_idxs",

@@ -44,7 +44,7 @@ def _stand_in(size: list[int], stride: list[int], offset: int, dtype: torch.dtyp
 def _layout_of(inp: Any) -> tuple[list[int], list[int], int] | None:
     """An IR input's size, stride and offset as the program passes it (Inductor may have
     chosen another layout than the FX graph's, e.g. channels-last for convolutions)."""
-    from ._serialize import hint_int
+    from ._torch.fake import hint_int
 
     try:
         layout = inp.get_layout()
@@ -63,7 +63,7 @@ def V_hint(expr: Any) -> int:  # noqa: N802
 def _arguments(node: fx.Node, ir_inputs: list[Any]) -> tuple[Any, Any, int]:
     """Real stand-ins for the node's arguments (tensors in the IR inputs' layouts where they
     correspond one to one), and the bytes its tensors and output take."""
-    from ._serialize import hint_int
+    from ._torch.fake import hint_int
 
     tensors = [a for a in torch.utils._pytree.tree_leaves((node.args, node.kwargs))
                if isinstance(a, fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)]

@@ -14,9 +14,11 @@ from typing import Any, cast
 import torch
 import torch.fx as fx
 
+from ._flops import FlopCounter, symbolic_flops
 from ._names import innermost_module
 from ._roles import PREFIX_META, storage_roles
 from ._symbolic import SymbolTable
+from ._torch.fake import fake_tensor_type, hint_int
 from .errors import ArgumentError, ExportWriteError, MissingValError, ProducerError
 from .format_types import GraphDoc, GraphFileDoc, NodeDoc, NodeMetaDoc, PairInfo, StorageDoc, TensorDoc, ValDoc
 
@@ -26,19 +28,6 @@ FORMAT_VERSION = 1
 ROOT_TYPE_META = "fxmem_root_type"
 
 # torch >= 2.10 (pyproject.toml), what torch/_inductor/fx_passes/memory_estimator.py uses
-from torch.fx.experimental.symbolic_shapes import optimization_hint as _optimization_hint
-
-
-def hint_int(value: Any) -> int:
-    """Concrete int for an int or SymInt, resolved like memory_estimator.py (optimization_hint)."""
-    if isinstance(value, torch.SymInt):
-        return int(_optimization_hint(value))
-    return int(value)
-
-
-def _fake_tensor_type() -> type[torch._subclasses.fake_tensor.FakeTensor]:
-    """FakeTensor, looked up when called (also _flops' one definition)."""
-    return torch._subclasses.fake_tensor.FakeTensor
 
 
 def target_str(node: fx.Node) -> str:
@@ -113,7 +102,7 @@ def val_to_json(val: Any, registry: StorageRegistry) -> ValDoc:
     everything else ``{"other": str(v)}``."""
     if val is None:
         return None
-    if isinstance(val, _fake_tensor_type()):
+    if isinstance(val, fake_tensor_type()):
         out: TensorDoc = {
             "storage": registry.id_of(val),
             "dtype": str(val.dtype).replace("torch.", ""),
@@ -165,7 +154,7 @@ def check_graph(graph: fx.Graph, name: str) -> None:
             "(use fxmem_export.backend(...) with torch.compile), or trace with make_fx / "
             "torch.export, or fill the values with torch.fx.passes.fake_tensor_prop.FakeTensorProp."
         )
-    fake = _fake_tensor_type()
+    fake = fake_tensor_type()
     has_tensor = False
     for n in graph.nodes:
         for leaf in torch.utils._pytree.tree_leaves(n.meta.get("val")):
@@ -233,8 +222,6 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
         if node.name in node_flops:
             entry["flops"] = node_flops[node.name]
             if registry.symbols.symbols:  # a capture with symbolic sizes: its FLOPs may be too
-                from ._flops import symbolic_flops
-
                 expr = registry.symbols.text(symbolic_flops(node), entry["flops"],
                                              f"graph {name!r} node {node.name!r} (FLOPs)")
                 if expr is not None:
@@ -246,7 +233,6 @@ def graph_to_json(graph: fx.Graph, name: str, kind: str, registry: StorageRegist
 def _graph_extras(graph: fx.Graph, name: str, kind: str, flops: Any) -> dict[str, Any]:
     """Per-node FLOPs (forward, backward and joint graphs) and, for a joint graph, its
     num_fwd_outputs and each node's phase: {"num_fwd_outputs", "phase", "flops"}."""
-    from ._flops import FlopCounter
     from ._joint import distinct_forward_outputs, num_fwd_outputs_of, phases
 
     extra: dict[str, Any] = {}
@@ -301,7 +287,6 @@ def build_document(
     names = [g[0] for g in graphs]
     if len(set(names)) != len(names):
         raise ArgumentError(f"graph names must be unique, got {names}")
-    from ._flops import FlopCounter
 
     registry, flops = StorageRegistry(), FlopCounter()
     out_graphs = [graph_to_json(g, name, kind, registry, flops) for name, kind, g in graphs]

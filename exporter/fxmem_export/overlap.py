@@ -22,7 +22,7 @@ from typing import Any
 import torch
 import torch.fx as fx
 
-from ._serialize import hint_int
+from ._torch.fake import hint_int
 from .errors import ArgumentError, CaptureError, NodeSetChanged  # NodeSetChanged: also importable from here
 from .format_types import GraphFileDoc, ReferenceScheduleDoc, ScheduleDoc
 

@@ -15,11 +15,12 @@ whl=$(ls "$out"/fxmem_export-*.whl)
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
 for need in ("fxmem_export/__init__.py", "fxmem_export/examples/__main__.py", "fxmem_export/reference.py",
-             "fxmem_export/py.typed", "fxmem_export/format_types.py"):
+             "fxmem_export/py.typed", "fxmem_export/format_types.py", "fxmem_export/_torch/__init__.py",
+             "fxmem_export/_torch/fake.py"):
     assert need in names, f"{need} missing from {sys.argv[1]}"
 meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
 text = zipfile.ZipFile(sys.argv[1]).read(meta).decode()
-assert "Requires-Dist: torch>=2.10" in text, text
+assert "Requires-Dist: torch<2.14,>=2.13" in text or "Requires-Dist: torch>=2.13,<2.14" in text, text
 # The version is fxmem_export.__version__ (pyproject.toml reads it): the wheel's must be that one.
 init = zipfile.ZipFile(sys.argv[1]).read("fxmem_export/__init__.py").decode()
 version = next(line.split('"')[1] for line in init.splitlines() if line.startswith("__version__ = "))
