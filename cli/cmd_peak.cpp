@@ -15,6 +15,7 @@
 namespace fxmem::cli {
 
 int run_peak(const Args& args, std::ostream& out) {
+    if (args.has("--ranks")) return run_peak_ranks(args, out);
     if (measure_option(args) != Measure::Estimator) return run_measured_peak(args, out);
     refuse_in_mode(args, "--measure estimator", {"--alloc-conf"},
                    "the caching allocator is what --measure reserved simulates");

@@ -19,6 +19,8 @@ int run_profile(const Args& args, std::ostream& out);
 int run_peak(const Args& args, std::ostream& out);
 // peak --measure allocated|reserved (cli/cmd_peak_measure.cpp).
 int run_measured_peak(const Args& args, std::ostream& out);
+// peak FILE --ranks: every rank's capture named by FILE's {rank} pattern, and the worst rank (cli/cmd_peak_ranks.cpp).
+int run_peak_ranks(const Args& args, std::ostream& out);
 int run_score(const Args& args, std::ostream& out);
 int run_live(const Args& args, std::ostream& out);
 int run_schedules(const Args& args, std::ostream& out);

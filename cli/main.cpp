@@ -26,12 +26,15 @@ commands:
       memory profile of one graph (PyTorch's build_memory_profile): the start, then after each
       node's allocations and after its frees; --graph may be left out when the file has one graph
   peak FILE [--pair P | --whole-step] [--json] [--set SYM=V[,SYM=V]]
-        [--measure estimator|allocated|reserved] [--memory M] [--alloc-conf CONF]
+        [--measure estimator|allocated|reserved] [--memory M] [--alloc-conf CONF] [--ranks]
       peak of forward/backward pair P, default 0 (PyTorch's get_peak_memory), or of the whole
       step; --measure allocated counts the buffers of the program Inductor generates (the
       file's program level), reserved replays them through PyTorch's CUDA caching allocator
       (--alloc-conf takes a PYTORCH_CUDA_ALLOC_CONF string); --memory M says whether the view
-      fits in M, in any measure (reserved: where the allocator would raise out-of-memory)
+      fits in M, in any measure (reserved: where the allocator would raise out-of-memory);
+      --ranks: FILE is the pattern fxmem_export.capture_ranks wrote (model.rank{rank}.fxmem.json),
+      and each captured rank's peak is listed (estimator), with the worst rank, the one --memory
+      judges
   score FILE (--schedule SCHED | --schedule-name NAME) [--graph NAME] [--json]
         [--set SYM=V[,SYM=V]]
       MemoryTracker peak and memory after each node of another order of a graph;
@@ -133,8 +136,9 @@ struct Command {
 constexpr OptionSpec kInfo[] = {{"--json", false}, {"--devices", true}};
 constexpr OptionSpec kProfile[] = {{"--graph", true},       {"--json", false},   {"--csv", false},
                                    {"--whole-step", false}, {"--devices", true}, {"--set", true}};
-constexpr OptionSpec kPeak[] = {{"--pair", true}, {"--json", false},   {"--whole-step", false}, {"--devices", true},
-                                {"--set", true},  {"--measure", true}, {"--memory", true},      {"--alloc-conf", true}};
+constexpr OptionSpec kPeak[] = {{"--pair", true},    {"--json", false},  {"--whole-step", false},
+                                {"--devices", true}, {"--set", true},    {"--measure", true},
+                                {"--memory", true},  {"--ranks", false}, {"--alloc-conf", true}};
 constexpr OptionSpec kScore[] = {{"--schedule", true}, {"--schedule-name", true}, {"--graph", true}, {"--json", false},
                                  {"--devices", true},  {"--standalone", false},   {"--set", true}};
 constexpr OptionSpec kSchedules[] = {{"--json", false}, {"--devices", true}, {"--standalone", false}};

@@ -13,8 +13,8 @@
 namespace fxmem {
 namespace {
 
-using testing::G1;
-using testing::PairFixture;
+using fxmem::testing::G1;
+using fxmem::testing::PairFixture;
 
 TEST(Analysis, SingleGraphByHand) {
     G1 t;

@@ -28,7 +28,7 @@ enum class Expect {
 
 struct Cell {
     const char* command;
-    const char* mode; // "graph", "pair", "whole-step", "schedule", "plan"
+    const char* mode; // "graph", "pair", "whole-step", "schedule", "plan", "ranks"
     const char* option;
     std::vector<std::string> base;  // after the command: files and the mode's own options
     std::vector<std::string> first; // added for the first run (usually nothing)
@@ -58,6 +58,8 @@ const std::vector<Cell>& cells() {
     const V set = {"--set", "s0=4"};
     const V yws = {Y, "--whole-step"};
     const V fit = {Y, "--memory", "40000", "--vary", "s0"};
+    // Ranks 0 and 1 of pair.json's sharded step, one file each (tests/core/test_cli_peak_ranks.cpp).
+    const V rk = {"{good}/ranks/pair.rank{rank}.json", "--ranks"};
     // One cell a line.
     // clang-format off
     static const std::vector<Cell> table = {
@@ -94,6 +96,15 @@ const std::vector<Cell>& cells() {
         {"peak", "pair", "--set", {Y}, {}, {"--set", "s0=65"}, Expect::Fails, "= 65 is outside its range [1, 64]", 1},
         {"peak", "pair", "--set", {Y}, {}, {"--set", "s0"}, Expect::Fails, "--set needs SYM=VALUE", 2},
         {"peak", "whole-step", "--set", yws, {}, set},
+        {"peak", "pair", "--ranks", {P}, {}, {"--ranks"}, Expect::Fails, "--ranks needs FILE with {rank} in it", 2},
+        {"peak", "ranks", "--json", rk, {}, {"--json"}},
+        {"peak", "ranks", "--memory", rk, {}, {"--memory", "2000"}, Expect::Changes, "rank 1 does not fit"},
+        {"peak", "ranks", "--devices", rk, {}, {"--devices", "all"}},
+        {"peak", "ranks", "--pair", rk, {}, {"--pair", "1"}, Expect::Fails, "pair.rank0.json: no pair 1", 1},
+        {"peak", "ranks", "--whole-step", rk, {}, {"--whole-step"}, Expect::Fails, "no step: --whole-step needs", 1},
+        {"peak", "ranks", "--set", rk, {}, set, Expect::Fails, "--set: no symbol 's0'", 1},
+        {"peak", "ranks", "--measure", rk, {}, {"--measure", "allocated"}, Expect::Refused},
+        {"peak", "ranks", "--alloc-conf", rk, {}, {"--alloc-conf", "max_split_size_mb:20"}, Expect::Refused},
         // score
         {"score", "schedule", "--schedule", {P}, {"--schedule", fwd_order}, {"--schedule", "{tmp}/bwd_order.json"}},
         {"score", "schedule", "--schedule-name", {S, "--graph", "fwd"}, {"--schedule", fwd_order}, {"--schedule-name", "original"}},

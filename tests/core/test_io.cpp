@@ -151,7 +151,7 @@ std::string message_of(std::string_view text) {
 }
 
 std::string temp_dir(const std::string& name) {
-    const auto dir = std::filesystem::path(testing::TempDir()) / ("fxmem_io_" + name);
+    const auto dir = std::filesystem::path(::testing::TempDir()) / ("fxmem_io_" + name);
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir.string();

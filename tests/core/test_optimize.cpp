@@ -136,11 +136,11 @@ TEST(Optimize, SuggestMovesOnTheHandGraph) {
 }
 
 TEST(Optimize, SuggestedMovesAreLegalAndScoreAsSaidOnRandomGraphs) {
-    testing::RandomGraphs gen(4242);
+    fxmem::testing::RandomGraphs gen(4242);
     std::size_t suggested = 0;
     for (int i = 0; i < 60; ++i) {
         GraphFile file;
-        testing::RandomGraphOptions o;
+        fxmem::testing::RandomGraphOptions o;
         o.nodes = 30;
         o.rogue = 0;
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
@@ -260,11 +260,11 @@ std::vector<NodeId> reference_lpmf(const Fixture& s) {
 }
 
 TEST(Optimize, LpmfPicksAsInductorsLinearScan) {
-    testing::RandomGraphs gen(31337);
+    fxmem::testing::RandomGraphs gen(31337);
     int reordered = 0;
     for (int i = 0; i < 150; ++i) {
         GraphFile file;
-        testing::RandomGraphOptions o;
+        fxmem::testing::RandomGraphOptions o;
         o.nodes = 20 + gen.pick(200);
         o.max_inputs = 1 + static_cast<int>(gen.pick(4)); // some wide graphs: many ready nodes
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
@@ -355,11 +355,11 @@ void check_bound_limits(const Fixture& s, std::int64_t bound, const std::string&
 }
 
 TEST(Optimize, ExactEqualsBruteForceOnRandomSmallGraphs) {
-    testing::RandomGraphs gen(20261203);
+    fxmem::testing::RandomGraphs gen(20261203);
     std::size_t graphs = 0, improved_over_baselines = 0, bound_tight = 0;
     for (int i = 0; graphs < 220; ++i) {
         GraphFile file;
-        testing::RandomGraphOptions o;
+        fxmem::testing::RandomGraphOptions o;
         o.nodes = 5 + gen.pick(4); // 5..8 nodes before the output
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
         const Fixture s(file, g);
@@ -395,11 +395,11 @@ TEST(Optimize, ExactEqualsBruteForceOnRandomSmallGraphs) {
 }
 
 TEST(Optimize, LocalSearchAgainstTheExactSearchOnRandomGraphs) {
-    testing::RandomGraphs gen(77);
+    fxmem::testing::RandomGraphs gen(77);
     std::size_t graphs = 0, matched = 0, beat_baselines = 0;
     for (int i = 0; i < 120; ++i) {
         GraphFile file;
-        testing::RandomGraphOptions o;
+        fxmem::testing::RandomGraphOptions o;
         o.nodes = 12 + gen.pick(14); // 12..25 nodes before the output
         const Graph& g = gen.make(file, "g" + std::to_string(i), o);
         const Fixture s(file, g);
@@ -485,9 +485,9 @@ TEST(Optimize, NeverWorseThanTheBaselinesOnBundledExamples) {
 }
 
 TEST(Optimize, CancelReturnsTheBestSoFar) {
-    testing::RandomGraphs gen(5);
+    fxmem::testing::RandomGraphs gen(5);
     GraphFile file;
-    testing::RandomGraphOptions o;
+    fxmem::testing::RandomGraphOptions o;
     o.nodes = 3000;
     o.rogue = 0;
     const Graph& g = gen.make(file, "big", o);
@@ -525,9 +525,9 @@ TEST(Optimize, CancelReturnsTheBestSoFar) {
 // stopped by a cancel at the first poll of the search, not by a time limit, so a slow machine (or
 // the asan build, where the bound and baselines take a second) reaches the search all the same.
 TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
-    testing::RandomGraphs gen(17);
+    fxmem::testing::RandomGraphs gen(17);
     GraphFile file;
-    testing::RandomGraphOptions o;
+    fxmem::testing::RandomGraphOptions o;
     o.nodes = 100000;
     o.rogue = 0;
     const Graph& g = gen.make(file, "big", o);
@@ -599,9 +599,9 @@ TEST(Optimize, CancelLandsInsideEachPhaseOnALargeGraph) {
 // 0 s, a large graph's bound stops at its first poll and no baseline runs (before, all three ran
 // outside the limit: 3.5 s of CPU at 1M nodes). Counted in cancel checks and baselines computed.
 TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
-    testing::RandomGraphs gen(29);
+    fxmem::testing::RandomGraphs gen(29);
     GraphFile file;
-    testing::RandomGraphOptions o;
+    fxmem::testing::RandomGraphOptions o;
     o.nodes = 50000;
     o.rogue = 0;
     const Graph& g = gen.make(file, "big", o);
@@ -624,7 +624,7 @@ TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
     EXPECT_LE(r.lower_bound, r.peak); // the cheap bound, still valid
 
     // A graph under kCancelPollWork steps never polls: it always gets the baselines.
-    testing::RandomGraphOptions small;
+    fxmem::testing::RandomGraphOptions small;
     small.nodes = 40;
     small.rogue = 0;
     GraphFile small_file;
@@ -637,9 +637,9 @@ TEST(Optimize, TimeLimitCountsTheBoundAndTheBaselines) {
 
 TEST(Optimize, ExactSearchStopsWithinAPollOfWork) {
     // A wide graph: many sets of scheduled nodes. The cancel check says stop at its first question.
-    testing::RandomGraphs gen(23);
+    fxmem::testing::RandomGraphs gen(23);
     GraphFile file;
-    testing::RandomGraphOptions o;
+    fxmem::testing::RandomGraphOptions o;
     o.nodes = 60;
     o.rogue = 0;
     o.max_inputs = 1;
@@ -700,9 +700,9 @@ TEST(Optimize, DegenerateGraphs) {
 }
 
 TEST(Optimize, LargeGraphWithinTheTimeLimit) {
-    testing::RandomGraphs gen(11);
+    fxmem::testing::RandomGraphs gen(11);
     GraphFile file;
-    testing::RandomGraphOptions o;
+    fxmem::testing::RandomGraphOptions o;
     o.nodes = 5000;
     o.rogue = 0;
     const Graph& g = gen.make(file, "big", o);
