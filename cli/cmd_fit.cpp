@@ -73,6 +73,7 @@ int run_fit(const Args& args, std::ostream& out) {
     const Symbol symbol = file.symbolic.symbols[sym];
     FitQuery q;
     q.symbol = sym;
+    q.count_cpu = devices == DeviceFilter::All;
     if (const auto t = args.value("--time-limit")) q.time_limit_s = parse_number("--time-limit", *t, "seconds");
     // A long scan (a Mod term over a large range) says how far it is, on stderr.
     q.progress = [&symbol](std::int64_t value, std::size_t probes) {

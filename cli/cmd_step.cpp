@@ -11,6 +11,7 @@
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
 #include "fxmem/profile_csv.h"
+#include "fxmem/step_modules.h"
 #include "fxmem/timeline.h"
 #include "fxmem/units.h"
 #include "fxmem/whole_step.h"
@@ -18,12 +19,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <span>
-#include <string_view>
 
 namespace fxmem::cli {
 
@@ -99,91 +97,6 @@ void write_carried_table(std::ostream& out, const GraphFile& file, const std::ve
         rows.push_back({format_bytes(c.bytes), std::to_string(file.storages[c.storage.index()].file_id),
                         carried_why(file, c), std::string(file.label(c.storage))});
     write_table(out, rows, {true, true, false, false});
-}
-
-// The app's Breakdown tab by module: the running graph's module tree over its live set and what it
-// carries, each module named from the model's root by the run's module prefix ("blocks.1" + "attn").
-// --depth counts from that root: depth D is the graph's depth D - (the prefix's components); a
-// depth within the prefix sums everything into the prefix's ancestor at D.
-std::vector<Attribution::Group> step_module_groups(const Attribution& attribution, std::span<const LiveStorage> live,
-                                                   std::string_view prefix, std::optional<std::uint32_t> depth) {
-    const auto prefix_depth =
-        prefix.empty() ? 0u : static_cast<std::uint32_t>(std::count(prefix.begin(), prefix.end(), '.') + 1);
-    const bool within_prefix = depth && *depth < prefix_depth;
-    const std::uint32_t graph_depth = !depth          ? attribution.tree().max_depth()
-                                      : within_prefix ? 0u
-                                                      : *depth - prefix_depth;
-    std::vector<Attribution::Group> groups = attribution.by_module(live, graph_depth);
-    std::string_view root = prefix;
-    if (within_prefix) { // the first D components of the prefix
-        std::size_t end = 0;
-        for (std::uint32_t d = 0; d < *depth; ++d) end = prefix.find('.', end + (d > 0 ? 1 : 0));
-        root = *depth == 0 ? std::string_view() : prefix.substr(0, end);
-    }
-    for (Attribution::Group& g : groups)
-        g.key = root.empty() ? g.key : g.key.empty() ? std::string(root) : std::string(root) + "." + g.key;
-    return groups;
-}
-
-// The whole step's breakdown by module: the running graph's storages under its own module tree
-// and prefix, each carried storage under the module that made it, in the run that made it (a
-// parameter: the first run whose graph holds it), so a storage region1 carries into region0's
-// blocks.5 run stays "head", not "blocks.5.head". Groups of equal names are summed.
-std::vector<Attribution::Group> step_breakdown_by_module(const GraphFile& file, const WholeStep& ws,
-                                                         const RoleAssignment& roles, const TimelineLive& at,
-                                                         std::uint32_t segment,
-                                                         const std::vector<CarriedStorage>& carried,
-                                                         std::optional<std::uint32_t> depth) {
-    constexpr std::uint32_t kNone = 0xffffffffu;
-    std::vector<std::uint32_t> holder(ws.carried.size(), kNone); // per item: the first segment holding it
-    for (std::uint32_t s = 0; s < ws.segments.size(); ++s)
-        for (std::uint32_t k = ws.held_begin[s]; k < ws.held_begin[s + 1]; ++k)
-            if (holder[ws.held[k]] == kNone) holder[ws.held[k]] = s;
-    std::vector<std::uint32_t> item_of(file.storages.size(), kNone);
-    for (std::uint32_t i = 0; i < ws.carried.size(); ++i) item_of[ws.carried[i].storage.index()] = i;
-    // Per step entry: the live storages filed under its graph and prefix (kNone: the model's root).
-    std::vector<std::vector<LiveStorage>> by_entry(file.step.size());
-    std::vector<LiveStorage> rootless;
-    const std::uint32_t running = ws.segments[segment].entry;
-    by_entry[running].assign(at.live.begin(), at.live.begin() + static_cast<std::ptrdiff_t>(at.baseline_begin));
-    for (std::size_t k = 0; k < carried.size(); ++k) {
-        const CarriedStorage& c = carried[k];
-        std::uint32_t entry = c.source.value_or(kNone);
-        if (entry == kNone) {
-            const std::uint32_t item = item_of[c.storage.index()];
-            const std::uint32_t h = item == kNone ? kNone : holder[item];
-            entry = h == kNone ? kNone : ws.segments[h].entry;
-        }
-        (entry == kNone ? rootless : by_entry[entry]).push_back(at.live[at.baseline_begin + k]);
-    }
-    std::vector<std::optional<Attribution>> attribution(file.graphs.size());
-    std::map<std::string, Attribution::Group> merged;
-    const auto add = [&](std::vector<Attribution::Group> groups) {
-        for (Attribution::Group& g : groups) {
-            auto [it, fresh] = merged.try_emplace(g.key, g);
-            if (!fresh) {
-                it->second.bytes += g.bytes;
-                it->second.storages += g.storages;
-            }
-        }
-    };
-    for (std::uint32_t e = 0; e < by_entry.size(); ++e) {
-        if (by_entry[e].empty()) continue;
-        const GraphId g = file.step[e].graph;
-        if (!attribution[g.index()]) attribution[g.index()].emplace(file, g, roles);
-        add(step_module_groups(*attribution[g.index()], by_entry[e], file.step[e].module_prefix, depth));
-    }
-    if (!rootless.empty()) {
-        std::int64_t bytes = 0;
-        for (const LiveStorage& l : rootless) bytes += l.nbytes;
-        add({Attribution::Group{"", 0, bytes, static_cast<std::uint32_t>(rootless.size())}});
-    }
-    std::vector<Attribution::Group> out;
-    for (auto& [key, g] : merged) out.push_back(std::move(g));
-    std::sort(out.begin(), out.end(), [](const Attribution::Group& a, const Attribution::Group& b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.key < b.key;
-    });
-    return out;
 }
 
 void carry_rows(const StepCarry& c, std::vector<std::pair<std::string, std::int64_t>>& out) {
@@ -310,11 +223,19 @@ int run_whole_step(const Args& args, std::ostream& out) {
         const Attribution attribution(file, seg.graph, roles);
         // The graph's own storages and what it carries: the groups cover both.
         const std::string& prefix = file.step[entry].module_prefix;
-        const std::vector<Attribution::Group> groups =
-            by == GroupBy::Role
-                ? attribution.by_role(at.live)
-                : step_breakdown_by_module(file, ws, roles, at, static_cast<std::uint32_t>(at.where->segment), carried,
-                                           depth);
+        std::vector<Attribution::Group> groups;
+        if (by == GroupBy::Role) {
+            groups = attribution.by_role(at.live);
+        } else { // core's rule, the app's Breakdown tab's: a carried storage under the run that made it
+            std::vector<std::optional<Attribution>> of_graph(file.graphs.size());
+            const StepModules modules(file, ws, static_cast<std::uint32_t>(at.where->segment), carried,
+                                      [&](GraphId g) -> const Attribution& {
+                                          if (g == seg.graph) return attribution;
+                                          if (!of_graph[g.index()]) of_graph[g.index()].emplace(file, g, roles);
+                                          return *of_graph[g.index()];
+                                      });
+            groups = modules.by_module(at.live, at.baseline_begin, depth);
+        }
         if (json) {
             nlohmann::ordered_json j;
             j["step"] = step;

@@ -57,7 +57,7 @@ set(FXMEM_CORE_VIEWS_SOURCES views/analysis.cpp views/compare.cpp views/layout.c
     views/whole_step.cpp views/timeline.cpp views/dataflow_coords.cpp views/dataflow_crossing.cpp views/dataflow_drawing.cpp
     views/dataflow_layering.cpp views/dataflow_layout.cpp views/dataflow_modules.cpp views/dataflow_routing.cpp
     views/dataflow_scene.cpp views/view_spec.cpp views/program_live.cpp views/timeline_events.cpp
-    views/reserved_view.cpp views/step_remat.cpp)
+    views/reserved_view.cpp views/step_remat.cpp views/step_modules.cpp)
 set(FXMEM_CORE_ALLOCATOR_SOURCES allocator/alloc_conf.cpp allocator/caching_allocator.cpp
     allocator/device_allocator_sim.cpp)
 set(FXMEM_CORE_EXPORT_SOURCES export/export_memory_viz.cpp export/export_perfetto.cpp export/export_timeline.cpp

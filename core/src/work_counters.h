@@ -5,6 +5,7 @@
 // fxmem_core_internal to include it).
 #pragma once
 #include "estimator/storage_passes.h"
+#include "export/export_work.h"
 #include "fxmem/attribution.h"
 #include "fxmem/dataflow_scene.h"
 #include "fxmem/model.h"
@@ -42,6 +43,9 @@ struct WorkCounters {
     // Tables of one entry per storage of the file the estimator has filled so far, in this
     // process (build_alias_info without a table to reuse, get_fwd_bwd_interactions' flags).
     static std::uint64_t storage_table_passes() { return detail::storage_table_passes.load(); }
+
+    // Pieces, open stays and carried items export_timeline has visited so far, in this process.
+    static std::uint64_t export_stay_work() { return detail::export_stay_work.load(); }
 
     // Segments a DataflowScene has drawn (each O(its graph)), its construction included.
     static std::uint64_t drawings(const DataflowScene& scene) { return scene.drawings_; }

@@ -3,15 +3,20 @@
 // schedule reorders the graph as MemoryTracker scores it, and memory_viz's rounded peak is the
 // largest sum of 512-byte blocks live at once. Checked against core's own analyses (the CLI's
 // output is checked in test_cli_export.cpp, the pickle against PyTorch in the exporter's pytest).
+#include "cli_run.h"
 #include "fxmem/analysis.h"
 #include "fxmem/error.h"
 #include "fxmem/export.h"
 #include "fxmem/io.h"
 #include "fxmem/liveset.h"
 #include "fxmem/schedule.h"
+#include "fxmem/view_spec.h"
+#include "fxmem/whole_step.h"
 #include "test_paths.h"
+#include "work_counters.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
@@ -209,4 +214,52 @@ TEST(Export, MemoryVizPeakIsTheLargestSumOfBlocks) {
             EXPECT_EQ(out.str().back(), '.');
         }
     }
+}
+
+namespace {
+
+// diff_step_old.json's 5-storage pair run as n forward calls, then n backward calls (last call
+// first): tests/hostile/scale_inputs.py calls.
+std::shared_ptr<const GraphFile> many_calls_step(std::size_t n) {
+    nlohmann::json doc = nlohmann::json::parse(fxmem_test::slurp(kData + "/good/diff_step_old.json"));
+    nlohmann::json step = nlohmann::json::array();
+    for (std::size_t i = 0; i < n; ++i) step.push_back({{"graph", "fwd"}, {"call", i}});
+    for (std::size_t i = n; i-- > 0;) step.push_back({{"graph", "bwd"}, {"call", i}});
+    doc["step"] = step;
+    return std::make_shared<const GraphFile>(load_buffer(doc.dump(), "calls_" + std::to_string(n) + ".json"));
+}
+
+} // namespace
+
+// Issue 39, item 3: export --whole-step continued every carried stay section by section, so n
+// forward calls each saving storages for their backward (O(n) stays open through O(n) sections)
+// cost O(n^2): 1.1 s at n = 2,500, 3.8 s at 5,000. The work (pieces, open stays and carried items
+// visited) is now linear: twice the calls at most 2.2 times the work (quadratic work is 4 times).
+// Each timeline is also checked: the stays live at every index add up to its total, and its peak
+// is whole_step's.
+TEST(ExportTimeline, AWholeStepOfManyCallsCostsLinearWork) {
+    std::vector<std::uint64_t> work;
+    for (const std::size_t n : {400u, 800u, 1600u}) {
+        SCOPED_TRACE(n);
+        const auto file = many_calls_step(n);
+        const std::uint64_t before = detail::WorkCounters::export_stay_work();
+        const ExportTimeline t = export_timeline(file, ViewSpec::of_whole_step());
+        work.push_back(detail::WorkCounters::export_stay_work() - before);
+        ASSERT_EQ(t.sections.size(), 2 * n);
+        EXPECT_EQ(t.peak, whole_step(*file, default_counted(*file)).peak);
+        std::vector<std::int64_t> live(t.total.size() + 1, 0); // differences, summed below
+        for (const ExportStay& s : t.stays) {
+            ASSERT_LE(s.begin, s.end);
+            ASSERT_LE(s.end, t.total.size());
+            live[s.begin] += file->nbytes(s.storage);
+            live[s.end] -= file->nbytes(s.storage);
+        }
+        std::int64_t at = 0;
+        for (std::size_t i = 0; i < t.total.size(); ++i) {
+            at += live[i];
+            ASSERT_EQ(at, t.total[i]) << "index " << i;
+        }
+    }
+    EXPECT_LE(work[1] * 10, work[0] * 22) << work[0] << " then " << work[1];
+    EXPECT_LE(work[2] * 10, work[1] * 22) << work[1] << " then " << work[2];
 }

@@ -573,6 +573,63 @@ TEST(SymbolicFit, OverflowOutsideTheMemoryDoesNotDecide) {
     EXPECT_EQ(all.next_value, std::nullopt);
 }
 
+// Issue 39, item 5: a stride or storage offset that overflows int64 at large s0 (s0**3 - 60 is
+// 2^63 - 60 at s0 = 2^21 and past 2^63-1 from 2^21 + 1 = 2,097,153; 4 and 0 at the hint 4, as the
+// file's stride and offset) decided "does not fit" there; no stride or offset is memory,
+// so the answer is the storage's 16 s0 bytes alone: 10^9 / 16 = 62,500,000 fits, and 62,500,001
+// needs 1,000,000,016 bytes.
+TEST(SymbolicFit, StridesAndOffsetsThatOverflowDoNotDecide) {
+    for (const char* layout :
+         {R"("stride_expr": ["s0**3 - 60", 1]})", R"("stride_expr": [4, 1], "offset_expr": "s0**3 - 64"})"}) {
+        SCOPED_TRACE(layout);
+        const GraphFile f = small_with({{R"("max": 64)", R"("max": null)"}, {R"("stride_expr": [4, 1]})", layout}});
+        FitQuery q;
+        q.binding = SizeBinding{{4}};
+        q.limit = 1'000'000'000;
+        const FitResult r = fit_symbol(f, q, kStorageSize);
+        EXPECT_TRUE(r.monotone);
+        EXPECT_EQ(r.max_value, 62'500'000);
+        EXPECT_EQ(r.peak_at_max, 1'000'000'000);
+        EXPECT_EQ(r.next_value, 62'500'001);
+        EXPECT_EQ(r.peak_at_next, 1'000'000'016);
+        // bind_sizes itself still refuses the overflow, naming the tensor's place.
+        GraphFile g = f;
+        const std::optional<BindError> e = try_bind_sizes(g, SizeBinding{{2'097'153}});
+        ASSERT_TRUE(e);
+        EXPECT_EQ(e->kind, BindError::Kind::Overflow);
+        EXPECT_NE(e->message.find("graph 'g', node 'x', tensor 0"), std::string::npos) << e->message;
+    }
+}
+
+// A CPU storage of 64 s0**3 bytes overflows int64 from s0 = 2^19 = 524,288 (64 * 2^57 = 2^63). The
+// memory counts no CPU storage: the answer is the GPU storage's 16 s0 bytes, 62,500,000 in 10^9.
+// Counted (--devices all), the CPU storage's overflow decides again: 524,287 is the last value
+// whose sizes are defined (the measure here reads the GPU storage only, so only the overflow stops it).
+TEST(SymbolicFit, AnUncountedCpuStorageThatOverflowsDoesNotDecide) {
+    const GraphFile f = small_with(
+        {{R"("max": 64)", R"("max": null)"},
+         {R"({"id": 0, "device": "cuda:0", "nbytes": 64, "nbytes_expr": "16*s0"})",
+          R"({"id": 0, "device": "cuda:0", "nbytes": 64, "nbytes_expr": "16*s0"},
+  {"id": 1, "device": "cpu", "nbytes": 4096, "nbytes_expr": "64*s0**3"})"},
+         {R"({"name": "output")",
+          R"({"name": "y", "op": "placeholder", "target": "y", "inputs": [], "val": {"storage": 1, "dtype": "torch.float32", "shape": [4, 4], "stride": [4, 1], "offset": 0}},
+    {"name": "output")"}});
+    ASSERT_EQ(f.storages.size(), 2u);
+    ASSERT_TRUE(f.is_cpu(StorageId(1)));
+    FitQuery q;
+    q.binding = SizeBinding{{4}};
+    q.limit = 1'000'000'000;
+    const FitResult r = fit_symbol(f, q, kStorageSize);
+    EXPECT_TRUE(r.monotone);
+    EXPECT_EQ(r.max_value, 62'500'000);
+    EXPECT_EQ(r.peak_at_next, 1'000'000'016);
+    q.count_cpu = true;
+    const FitResult counted = fit_symbol(f, q, kStorageSize);
+    EXPECT_EQ(counted.max_value, 524'287);
+    EXPECT_EQ(counted.next_value, 524'288);
+    EXPECT_EQ(counted.peak_at_next, std::nullopt);
+}
+
 // The app's "Largest that fits" job checked for cancellation only before the search: a scan
 // polls before every evaluation, reports progress, and stops at its time limit.
 TEST(SymbolicFit, PollsCancelReportsProgressAndStopsAtTheTimeLimit) {

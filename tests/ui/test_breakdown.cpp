@@ -55,8 +55,8 @@ std::unique_ptr<MainWindow> openModules(const QString& path = kModules) {
 
 // Bytes per module name of the tree model, through its (sorted, filtered) proxy.
 std::int64_t moduleBytes(BreakdownPanel* panel, const char* name) {
-    const fxmem::Attribution* a = panel->moduleModel()->attribution();
-    const std::uint32_t m = a->tree().find(name);
+    const fxmem::ModuleTree* a = panel->moduleModel()->tree();
+    const std::uint32_t m = a->find(name);
     if (m == fxmem::ModuleTree::npos) return -1;
     return panel->moduleModel()->data(panel->moduleModel()->indexOf(m), ModuleBreakdownModel::BytesRole).toLongLong();
 }
@@ -121,7 +121,7 @@ void TestBreakdown::groupsAddUpToEveryStep() {
             QCOMPARE(roleSum, profile[k]);
             QCOMPARE(panel->moduleModel()->total(), profile[k]);
             // Inclusive totals: each module holds its own storages plus its children's.
-            const fxmem::ModuleTree& tree = panel->moduleModel()->attribution()->tree();
+            const fxmem::ModuleTree& tree = (*panel->moduleModel()->tree());
             std::int64_t leaves = 0;
             for (std::uint32_t m = 0; m < tree.size(); ++m) {
                 std::int64_t children = 0;
@@ -143,7 +143,7 @@ void TestBreakdown::selectingAModuleFiltersTheTable() {
     panel->refresh();
     QSignalSpy selected(w->state(), &ViewState::moduleSelected);
     auto select = [&](const char* name) {
-        const std::uint32_t m = panel->moduleModel()->attribution()->tree().find(name);
+        const std::uint32_t m = (*panel->moduleModel()->tree()).find(name);
         const QModelIndex i = panel->moduleProxy()->mapFromSource(panel->moduleModel()->indexOf(m));
         QVERIFY(i.isValid());
         panel->moduleView()->selectionModel()->setCurrentIndex(i, QItemSelectionModel::ClearAndSelect |

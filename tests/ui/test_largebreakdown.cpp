@@ -65,7 +65,7 @@ void TestLargeBreakdown::scrubTheJoinedPair() {
     qInfo("scrub with the live table and the breakdown: %.1f ms per step, worst %lld ms (live rows at the last: %d, "
           "modules: %zu)",
           static_cast<double>(t.elapsed()) / 50, static_cast<long long>(worst), live->model()->rowCount(),
-          breakdown->moduleModel()->attribution()->tree().size());
+          breakdown->moduleModel()->tree()->size());
     breakdown->hide();
     t.restart();
     for (int i = 0; i < 50; ++i) state.setCursorStep(n * i / 50 + 1);

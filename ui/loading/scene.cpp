@@ -38,6 +38,24 @@ std::optional<std::string> relativeModule(const QString& prefix, const QString& 
     return qualified.mid(prefix.size() + 1).toStdString();
 }
 
+std::shared_ptr<const fxmem::StepModules> wholeStepModules(const Scene& scene, std::uint32_t segment,
+                                                           std::span<const fxmem::CarriedStorage> carried) {
+    // Segment i runs step entry i: a graph's attribution is that of a segment running it.
+    std::vector<const fxmem::Attribution*> ofGraph(scene.file->graphs.size(), nullptr);
+    for (std::size_t s = 0; s < scene.segments.size() && s < scene.file->step.size(); ++s) {
+        const fxmem::GraphId g = scene.file->step[s].graph;
+        if (!ofGraph[g.index()]) ofGraph[g.index()] = scene.segments[s].attribution.get();
+    }
+    std::vector<std::optional<fxmem::Attribution>> made(scene.file->graphs.size());
+    return std::make_shared<const fxmem::StepModules>(*scene.file, *scene.step, segment, carried,
+                                                      [&](fxmem::GraphId g) -> const fxmem::Attribution& {
+                                                          if (ofGraph[g.index()]) return *ofGraph[g.index()];
+                                                          if (!made[g.index()])
+                                                              made[g.index()].emplace(*scene.file, g, *scene.roles);
+                                                          return *made[g.index()];
+                                                      });
+}
+
 std::uint32_t Scene::findModule(std::size_t segment, const QString& qualified) const {
     const Segment& s = segments[segment];
     const std::optional<std::string> relative = relativeModule(s.modulePrefix, qualified);

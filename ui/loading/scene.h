@@ -8,6 +8,7 @@
 #include <fxmem/attribution.h>
 #include <fxmem/layout.h>
 #include <fxmem/model.h>
+#include <fxmem/step_modules.h>
 #include <fxmem/timeline.h>
 #include <fxmem/whole_step.h>
 
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -114,6 +116,12 @@ struct Scene {
     // Global step of a node's allocation point.
     std::int64_t globalStep(int segment, fxmem::NodeId node) const;
 };
+
+// The whole step's modules at one run (core's fxmem::StepModules, the rule of `breakdown
+// --whole-step --by module`) over the scene's attributions; `carried`: what the run carries
+// (Timeline::carried, LiveAtStep::carried). The scene must be the whole step.
+std::shared_ptr<const fxmem::StepModules> wholeStepModules(const Scene& scene, std::uint32_t segment,
+                                                           std::span<const fxmem::CarriedStorage> carried);
 
 // Binds a copy of the file at request.sizes when they differ from what it holds, then runs
 // GraphAnalysis::compute and the layout for the requested view. `loaded`: the file as read

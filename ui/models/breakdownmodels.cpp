@@ -103,9 +103,9 @@ void RoleBreakdownModel::refreshBytes() {
 }
 
 void ModuleBreakdownModel::refreshBytes() {
-    if (!attribution_) return;
+    if (!tree_) return;
     emit dataChanged(index(0, BytesColumn), index(0, BytesColumn));
-    const fxmem::ModuleTree& tree = attribution_->tree();
+    const fxmem::ModuleTree& tree = *tree_;
     for (std::uint32_t m = 0; m < tree.size(); ++m)
         if (const auto& children = tree[m].children; !children.empty())
             emit dataChanged(indexOf(children.front(), BytesColumn), indexOf(children.back(), BytesColumn));
@@ -114,34 +114,41 @@ void ModuleBreakdownModel::refreshBytes() {
 void ModuleBreakdownModel::setRootName(const QString& name) {
     if (name == rootName_) return;
     rootName_ = name;
-    if (attribution_) emit dataChanged(index(0, ModuleColumn), index(0, ModuleColumn));
+    if (tree_) emit dataChanged(index(0, ModuleColumn), index(0, ModuleColumn));
 }
 
 void ModuleBreakdownModel::setLive(std::shared_ptr<const fxmem::Attribution> attribution,
                                    std::span<const fxmem::LiveStorage> live) {
-    const bool newTree = attribution != attribution_;
+    fxmem::Attribution::ModuleTotals totals =
+        attribution ? attribution->module_totals(live) : fxmem::Attribution::ModuleTotals{};
+    const fxmem::ModuleTree* tree = attribution ? &attribution->tree() : nullptr;
+    setModules(std::shared_ptr<const fxmem::ModuleTree>(std::move(attribution), tree), std::move(totals));
+}
+
+void ModuleBreakdownModel::setModules(std::shared_ptr<const fxmem::ModuleTree> tree,
+                                      fxmem::Attribution::ModuleTotals totals) {
+    const bool newTree = tree != tree_;
     if (newTree) {
         beginResetModel();
-        attribution_ = std::move(attribution);
+        tree_ = std::move(tree);
         row_.clear();
-        if (attribution_) {
-            const fxmem::ModuleTree& tree = attribution_->tree();
-            row_.assign(tree.size(), 0);
-            for (std::uint32_t m = 0; m < tree.size(); ++m)
-                for (std::size_t r = 0; r < tree[m].children.size(); ++r)
-                    row_[tree[m].children[r]] = static_cast<std::uint32_t>(r);
+        if (tree_) {
+            row_.assign(tree_->size(), 0);
+            for (std::uint32_t m = 0; m < tree_->size(); ++m)
+                for (std::size_t r = 0; r < (*tree_)[m].children.size(); ++r)
+                    row_[(*tree_)[m].children[r]] = static_cast<std::uint32_t>(r);
         }
     }
     fxmem::Attribution::ModuleTotals old = std::move(totals_);
     const std::int64_t oldTotal = total_;
-    totals_ = attribution_ ? attribution_->module_totals(live) : fxmem::Attribution::ModuleTotals{};
+    totals_ = tree_ ? std::move(totals) : fxmem::Attribution::ModuleTotals{};
     total_ = totals_.bytes.empty() ? 0 : totals_.bytes[fxmem::ModuleTree::kRoot]; // inclusive: everything
     if (newTree) {
         endResetModel();
-    } else if (attribution_) {
+    } else if (tree_) {
         // The structure stays; only the modules whose numbers moved are announced, a run of
         // siblings at a time (the root's share is always 100 %, but its bytes move).
-        const fxmem::ModuleTree& tree = attribution_->tree();
+        const fxmem::ModuleTree& tree = *tree_;
         auto moved = [&](std::uint32_t m) {
             return old.bytes.size() != totals_.bytes.size() || old.bytes[m] != totals_.bytes[m] ||
                    old.storages[m] != totals_.storages[m] || oldTotal != total_;
@@ -168,30 +175,30 @@ std::uint32_t ModuleBreakdownModel::moduleOf(const QModelIndex& index) const {
 }
 
 QModelIndex ModuleBreakdownModel::indexOf(std::uint32_t module, int column) const {
-    if (!attribution_ || module >= row_.size()) return {};
+    if (!tree_ || module >= row_.size()) return {};
     return createIndex(static_cast<int>(row_[module]), column, static_cast<quintptr>(module) + 1);
 }
 
 QModelIndex ModuleBreakdownModel::index(int row, int column, const QModelIndex& parent) const {
-    if (!attribution_ || row < 0 || column < 0 || column >= ColumnCount) return {};
+    if (!tree_ || row < 0 || column < 0 || column >= ColumnCount) return {};
     if (!parent.isValid()) return row == 0 ? indexOf(fxmem::ModuleTree::kRoot, column) : QModelIndex();
     if (parent.column() != 0) return {};
-    const auto& children = attribution_->tree()[moduleOf(parent)].children;
+    const auto& children = (*tree_)[moduleOf(parent)].children;
     if (static_cast<std::size_t>(row) >= children.size()) return {};
     return indexOf(children[static_cast<std::size_t>(row)], column);
 }
 
 QModelIndex ModuleBreakdownModel::parent(const QModelIndex& child) const {
-    if (!child.isValid() || !attribution_) return {};
-    const std::uint32_t p = attribution_->tree()[moduleOf(child)].parent;
+    if (!child.isValid() || !tree_) return {};
+    const std::uint32_t p = (*tree_)[moduleOf(child)].parent;
     return p == fxmem::ModuleTree::npos ? QModelIndex() : indexOf(p, 0);
 }
 
 int ModuleBreakdownModel::rowCount(const QModelIndex& parent) const {
-    if (!attribution_) return 0;
+    if (!tree_) return 0;
     if (!parent.isValid()) return 1;
     if (parent.column() != 0) return 0;
-    return static_cast<int>(attribution_->tree()[moduleOf(parent)].children.size());
+    return static_cast<int>((*tree_)[moduleOf(parent)].children.size());
 }
 
 int ModuleBreakdownModel::columnCount(const QModelIndex&) const { return ColumnCount; }
@@ -208,9 +215,9 @@ QVariant ModuleBreakdownModel::headerData(int section, Qt::Orientation orientati
 }
 
 QVariant ModuleBreakdownModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !attribution_) return {};
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !tree_) return {};
     const std::uint32_t m = moduleOf(index);
-    const fxmem::ModuleTree::Module& mod = attribution_->tree()[m];
+    const fxmem::ModuleTree::Module& mod = (*tree_)[m];
     const std::int64_t bytes = totals_.bytes.empty() ? 0 : totals_.bytes[m];
     const std::uint32_t storages = totals_.storages.empty() ? 0 : totals_.storages[m];
     switch (role) {

@@ -1,7 +1,8 @@
 // What holds the memory at one step, grouped (what the breakdown panel shows):
 //  - RoleBreakdownModel: a flat table of storage roles (bytes, % of the step, storages); a new
 //    step removes, appends and updates rows by role, no reset;
-//  - ModuleBreakdownModel: the graph's module tree with each module's inclusive bytes, % of the
+//  - ModuleBreakdownModel: a module tree (the graph's, or the whole step's) with each module's inclusive bytes, % of
+//  the
 //    step and storages. Its structure changes only with the scene segment; a new step updates
 //    the numbers in place (dataChanged for the modules whose numbers moved), so expansion and
 //    selection survive scrubbing;
@@ -55,12 +56,15 @@ public:
 
     // A new tree (the attribution of another segment) resets the model; the same one updates numbers.
     void setLive(std::shared_ptr<const fxmem::Attribution> attribution, std::span<const fxmem::LiveStorage> live);
+    // Any module tree with its inclusive totals (the whole step's: fxmem::StepModules, whose tree
+    // names modules from the model's root); the same rule: a new tree resets, the same one updates.
+    void setModules(std::shared_ptr<const fxmem::ModuleTree> tree, fxmem::Attribution::ModuleTotals totals);
     // What the root row stands for: "(whole graph)" by default; in the whole step, the running
     // graph and what it carries.
     void setRootName(const QString& name);
     std::int64_t total() const { return total_; }
     std::int64_t bytes(std::uint32_t module) const { return totals_.bytes.empty() ? 0 : totals_.bytes[module]; }
-    const fxmem::Attribution* attribution() const { return attribution_.get(); }
+    const fxmem::ModuleTree* tree() const { return tree_.get(); }
     QModelIndex indexOf(std::uint32_t module, int column = 0) const;
     // The byte units changed: every module's Bytes cell reads anew (dataChanged, sibling runs).
     void refreshBytes();
@@ -74,7 +78,7 @@ public:
 
 private:
     std::uint32_t moduleOf(const QModelIndex& index) const; // internalId - 1; the root for the invisible root
-    std::shared_ptr<const fxmem::Attribution> attribution_;
+    std::shared_ptr<const fxmem::ModuleTree> tree_;
     std::vector<std::uint32_t> row_; // per module: its row under its parent
     fxmem::Attribution::ModuleTotals totals_;
     std::int64_t total_ = 0;

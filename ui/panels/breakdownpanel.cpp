@@ -73,9 +73,11 @@ BreakdownPanel::BreakdownPanel(ViewState* state, QWidget* parent) : QWidget(pare
         const auto& scene = state_->scene();
         if (root || !scene || segment_ < 0 || static_cast<std::size_t>(segment_) >= scene->segments.size())
             return state_->selectModule(QString());
-        // Qualified by the run's module prefix in the whole step, as the live table names it.
-        const std::string name = modules_->data(src, ModuleBreakdownModel::NameRole).toString().toStdString();
-        state_->selectModule(scene->moduleName(static_cast<std::size_t>(segment_), name));
+        // Qualified from the model's root, as the live table names it: the whole step's tree names
+        // modules so already; a graph's tree by the run's prefix.
+        const QString name = modules_->data(src, ModuleBreakdownModel::NameRole).toString();
+        state_->selectModule(stepModules_ ? name
+                                          : scene->moduleName(static_cast<std::size_t>(segment_), name.toStdString()));
     });
     connect(clear_, &QToolButton::clicked, this, [this] { state_->selectModule(QString()); });
     connect(state_, &ViewState::moduleSelected, this, [this](const QString& module) {
@@ -111,6 +113,8 @@ void BreakdownPanel::refresh() {
     const LiveAtStep& at = *live_;
     if (!scene || at.where.segment < 0) {
         segment_ = -1;
+        stepModules_.reset();
+        stepModulesScene_.reset();
         roles_->setLive(nullptr, {});
         modules_->setLive(nullptr, {});
         header_->clear();
@@ -120,12 +124,27 @@ void BreakdownPanel::refresh() {
     const Segment& seg = scene->segments[static_cast<std::size_t>(at.where.segment)];
     // A joined backward's baseline storages (the forward outputs it keeps) count too.
     roles_->setLive(seg.attribution.get(), at.live);
-    // The whole step: the tree is the running graph's, its storages and every carried one.
+    // The whole step: the running graph's storages and every carried one, each under the module
+    // that made it (core's rule, breakdown --whole-step --by module's), in one tree of the model's
+    // modules made once per run.
     modules_->setRootName(
         scene->wholeStep()
             ? tr("(%1 and carried)").arg(elided(scene->segmentName(static_cast<std::size_t>(at.where.segment)), 60))
             : QString());
-    modules_->setLive(seg.attribution, at.live);
+    if (scene->wholeStep()) {
+        const auto segment = static_cast<std::uint32_t>(at.where.segment);
+        if (!stepModules_ || stepModulesScene_.lock() != scene || stepModulesSegment_ != segment) {
+            stepModules_ = wholeStepModules(*scene, segment, at.carried);
+            stepModulesScene_ = scene;
+            stepModulesSegment_ = segment;
+        }
+        modules_->setModules(std::shared_ptr<const fxmem::ModuleTree>(stepModules_, &stepModules_->tree()),
+                             stepModules_->totals(at.live, at.baselineBegin));
+    } else {
+        stepModules_.reset();
+        stepModulesScene_.reset();
+        modules_->setLive(seg.attribution, at.live);
+    }
     tree_->expandToDepth(1);
     selectInTree(state_->selectedModule());
     header_->setText(
@@ -134,12 +153,13 @@ void BreakdownPanel::refresh() {
 
 void BreakdownPanel::selectInTree(const QString& module) {
     selecting_ = true;
-    const fxmem::Attribution* a = modules_->attribution();
+    const fxmem::ModuleTree* a = modules_->tree();
     const auto& scene = state_->scene();
     const std::uint32_t m =
         module.isNull() || !a || !scene || segment_ < 0 || static_cast<std::size_t>(segment_) >= scene->segments.size()
             ? fxmem::ModuleTree::npos
-            : scene->findModule(static_cast<std::size_t>(segment_), module);
+        : stepModules_ ? a->find(module.toStdString())
+                       : scene->findModule(static_cast<std::size_t>(segment_), module);
     const QModelIndex i =
         m == fxmem::ModuleTree::npos ? QModelIndex() : moduleProxy_->mapFromSource(modules_->indexOf(m));
     if (i.isValid()) {

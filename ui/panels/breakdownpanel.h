@@ -54,4 +54,8 @@ private:
     bool selecting_ = false;
     int segment_ = -1;                       // the segment whose module tree is shown
     std::shared_ptr<const LiveAtStep> live_; // ViewState's, for the step shown
+    // The whole step: the modules of the run shown (segment_), made once per run and scene.
+    std::shared_ptr<const fxmem::StepModules> stepModules_;
+    std::weak_ptr<const Scene> stepModulesScene_;
+    std::uint32_t stepModulesSegment_ = 0;
 };

@@ -25,5 +25,6 @@ fxmem::FitResult fitView(fxmem::GraphFile file, const SceneRequest& request, std
     q.symbol = symbol;
     q.binding.values = binding;
     q.limit = limit;
+    q.count_cpu = request.filter == fxmem::DeviceFilter::All;
     return fxmem::fit_symbol(std::move(file), q, [request](const fxmem::GraphFile& f) { return viewPeak(f, request); });
 }

@@ -3,6 +3,7 @@
 #include "timeline/downsample.h"
 #include "timeline/graphpoints.h"
 #include "util/colors.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QStringBuilder>
@@ -73,7 +74,8 @@ QString BandGraphs::cursorLines(std::size_t step, std::size_t lines) const {
     const std::size_t shown = held.size() <= lines ? held.size() : lines - 1;
     QString text;
     for (std::size_t i = 0; i < shown; ++i)
-        text += QStringLiteral("\n  ") % bands_[held[i].second].name % QStringLiteral(" ") % formatBytes(held[i].first);
+        text += QStringLiteral("\n  ") % elided(bands_[held[i].second].name) % QStringLiteral(" ") %
+                formatBytes(held[i].first);
     if (held.size() > shown)
         text += QStringLiteral("\n  ") % QObject::tr("%n more", nullptr, static_cast<int>(held.size() - shown));
     return text;

@@ -2,6 +2,7 @@
 
 #include "timeline/downsample.h"
 #include "timeline/graphpoints.h"
+#include "util/text.h"
 #include "util/units.h"
 
 #include <QStringBuilder>
@@ -72,6 +73,6 @@ QString CompareCurves::cursorLines(std::size_t step) const {
     QString text;
     for (const timeline::Curve& c : curves_)
         if (step < c.profile.size())
-            text += QStringLiteral("\n") % c.name % QStringLiteral(": ") % formatBytes(c.profile[step]);
+            text += QStringLiteral("\n") % elided(c.name) % QStringLiteral(": ") % formatBytes(c.profile[step]);
     return text;
 }

@@ -1,5 +1,7 @@
 #include "timeline/sectionmarkers.h"
 
+#include "util/text.h"
+
 #include <algorithm>
 
 namespace {
@@ -14,6 +16,8 @@ void SectionMarkers::set(std::vector<timeline::Marker> markers) {
     lines_.clear();
     labels_.clear();
     markers_ = std::move(markers);
+    // Segment names come from the file: escaped as every shown name is (elided()).
+    for (timeline::Marker& m : markers_) m.label = elided(m.label);
     for (const timeline::Marker& m : markers_) {
         auto* line = new QCPItemStraightLine(plot_);
         line->point1->setCoords(static_cast<double>(m.step) - 0.5, 0);

@@ -444,7 +444,7 @@ void TimelinePlot::resizeEvent(QResizeEvent* event) {
 
 void TimelinePlot::setTitle(const QString& title) { title_ = title; }
 
-QString TimelinePlot::exportTitle() const { return title_.isEmpty() ? tr("Memory timeline") : title_; }
+QString TimelinePlot::exportTitle() const { return title_.isEmpty() ? tr("Memory timeline") : elided(title_); }
 
 void TimelinePlot::setExportMode(bool on) {
     if (on == exporting_) return;

@@ -1,12 +1,15 @@
 #include "timeline/timelinetypes.h"
 
+#include "util/text.h"
+
 #include <QStringBuilder>
 
 namespace timeline {
 
 QString legendName(const QString& name) {
     constexpr qsizetype kMax = 36;
-    return name.size() <= kMax ? name : name.left(kMax / 2 - 1) % QStringLiteral("…") % name.right(kMax / 2 - 1);
+    if (name.size() <= kMax) return elided(name, kMax);
+    return elided(name.left(kMax / 2 - 1), kMax) % QStringLiteral("…") % elided(name.right(kMax / 2 - 1), kMax);
 }
 
 } // namespace timeline

@@ -29,7 +29,8 @@ struct Curve {
     std::size_t peakStep = 0;
 };
 
-// Legend entries stay short: a long schedule or module name is cut in the middle.
+// Legend entries stay short: a long schedule or module name is cut in the middle, each half
+// escaped (elided(): a U+202E in a module name would reverse the legend's text after it).
 QString legendName(const QString& name);
 
 } // namespace timeline

@@ -99,6 +99,10 @@ public:
     // The module named `name`, added with its missing ancestors when no node runs in it (a
     // parameter's module that a parent's functional call uses: MultiheadAttention's out_proj).
     std::uint32_t add(std::string_view name) { return intern(name); }
+    // Gives module m its class name when it has none yet (the first type given stays).
+    void set_type_if_unknown(std::uint32_t m, std::string_view type) {
+        if (modules_[m].type.empty()) modules_[m].type = type;
+    }
 
 private:
     friend struct detail::WorkCounters;

@@ -30,6 +30,10 @@ struct FitQuery {
     // Search as if the measure grew with the symbol, whatever the expressions (a measure that is
     // a heuristic's result, such as a recompute search's plan, which no form check covers).
     bool assume_monotone = false;
+    // The measure counts CPU storages too (--devices all). Otherwise a CPU storage's size, and any
+    // stride or storage offset, that overflows int64 at a value does not decide whether it fits
+    // (BindLeniency): the answer is the counted memory's alone.
+    bool count_cpu = false;
     std::int64_t max_scan = 1'000'000; // values a scan may visit
     // Polled before every evaluation: throws fxmem::Cancelled (the app's job, cancelled mid-scan).
     CancelCheck cancelled;
@@ -63,7 +67,8 @@ using FitMeasure = std::function<std::int64_t(const GraphFile&)>;
 
 // Throws Error on a query outside the file (symbol index, binding length, a binding value outside
 // its range), on a size expression that is invalid at a probed value (not an overflow: that value
-// does not fit) and when a scan would exceed max_scan values; Cancelled when query.cancelled says.
+// does not fit, when the overflow is in a counted storage's size or the counted total) and when a
+// scan would exceed max_scan values; Cancelled when query.cancelled says.
 FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& measure);
 
 // Whether `code` never decreases as symbol `symbol` grows from `values[symbol]` (its minimum),

@@ -282,7 +282,8 @@ public:
 private:
     friend class GraphBuilder;
     friend struct detail::WorkCounters;
-    friend std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding); // keeps total_bytes_
+    friend std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding,
+                                                   const BindLeniency& lenient); // keeps total_bytes_
     // Seeded (name_hash_seed) so that ids chosen as multiples of the bucket count spread.
     struct SeededIdHash {
         std::size_t operator()(std::int64_t id) const noexcept {

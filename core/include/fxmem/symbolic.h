@@ -174,6 +174,18 @@ struct BindError {
     enum class Kind : std::uint8_t { Overflow, Invalid } kind = Kind::Invalid;
     std::string message; // as bind_sizes throws it
 };
-std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding);
+// What a binding for the counted memory alone (fit) leaves unknown instead of failing: memory is
+// the counted storages' sizes, so an overflow elsewhere does not decide.
+//   - layout: a stride or storage offset expression that overflows int64 keeps the entry's
+//     previous value (no tensor's entries decide a storage's size);
+//   - uncounted_cpu: a CPU storage whose size overflows int64, or would take the storages' total
+//     past it, is bound to 0 bytes (the memory counts no CPU storage, as PyTorch's device filter).
+// Anything else still fails as bind_sizes says. The file then holds a binding only a measure of
+// that memory may read.
+struct BindLeniency {
+    bool layout = false;
+    bool uncounted_cpu = false;
+};
+std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding, const BindLeniency& lenient = {});
 
 } // namespace fxmem

@@ -48,7 +48,7 @@ void bind_sizes(GraphFile& file, const SizeBinding& binding) {
     if (std::optional<BindError> e = try_bind_sizes(file, binding)) throw Error(std::move(e->message));
 }
 
-std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding) try {
+std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& binding, const BindLeniency& lenient) try {
     using Kind = BindError::Kind;
     SymbolicSizes& sy = file.symbolic;
     const std::span<const std::int64_t> values = binding.values;
@@ -88,22 +88,44 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
 
     std::vector<std::int64_t> nbytes(sy.storage_sizes.size());
     std::int64_t total = file.total_bytes_;
-    for (std::size_t i = 0; i < nbytes.size(); ++i) {
-        const SymbolicSizes::StorageSize& s = sy.storage_sizes[i];
-        const auto place = [&] { return "storage id " + std::to_string(file.storages[s.storage.index()].file_id); };
-        nbytes[i] = value_of(s.expr, place, "'nbytes_expr'", true);
+    for (const SymbolicSizes::StorageSize& s : sy.storage_sizes)
         total -= file.storages[s.storage.index()].nbytes; // the old total fits, and so does this
-        if (__builtin_add_overflow(total, nbytes[i], &total))
-            throw BindError{Kind::Overflow, file.source + ": the storages' sizes add up to more than 2^63-1 bytes at " +
-                                                binding_text(sy, values) + " (at storage id " +
-                                                std::to_string(file.storages[s.storage.index()].file_id) + ")"};
-    }
+    // The storages that count first, so that a lenient CPU storage never takes the room of one.
+    const auto uncounted = [&](std::size_t i) {
+        return lenient.uncounted_cpu && file.is_cpu(sy.storage_sizes[i].storage);
+    };
+    for (const bool second : {false, true})
+        for (std::size_t i = 0; i < nbytes.size(); ++i) {
+            if (uncounted(i) != second) continue;
+            const SymbolicSizes::StorageSize& s = sy.storage_sizes[i];
+            const auto place = [&] { return "storage id " + std::to_string(file.storages[s.storage.index()].file_id); };
+            if (second && faults[s.expr] == EvalFault::Overflow) {
+                nbytes[i] = 0;
+                continue;
+            }
+            nbytes[i] = value_of(s.expr, place, "'nbytes_expr'", true);
+            if (__builtin_add_overflow(total, nbytes[i], &total)) {
+                if (second) {
+                    nbytes[i] = 0;
+                    continue;
+                }
+                throw BindError{Kind::Overflow, file.source +
+                                                    ": the storages' sizes add up to more than 2^63-1 bytes at " +
+                                                    binding_text(sy, values) + " (at storage id " +
+                                                    std::to_string(file.storages[s.storage.index()].file_id) + ")"};
+            }
+        }
     // A symbolic tensor lists its constant entries too (most of its strides): they never change.
     std::vector<std::int64_t> entries(sy.tensor_entries.size());
+    std::vector<std::uint8_t> kept(sy.tensor_entries.size(), 0); // lenient.layout: an overflow keeps the entry
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
         if (sy.is_constant(e.expr)) continue;
         const std::uint32_t rank = file.graph(e.graph).tensors[e.tensor].rank;
+        if (lenient.layout && e.dim >= rank && faults[e.expr] == EvalFault::Overflow) {
+            kept[i] = 1;
+            continue;
+        }
         const auto place = [&] { return tensor_place(file, e.graph, e.tensor); };
         entries[i] = value_of(e.expr, place, entry_name(e.dim, rank), e.dim < rank);
     }
@@ -157,7 +179,7 @@ std::optional<BindError> try_bind_sizes(GraphFile& file, const SizeBinding& bind
     file.total_flops_ = total_flops;
     for (std::size_t i = 0; i < entries.size(); ++i) {
         const SymbolicSizes::TensorEntry& e = sy.tensor_entries[i];
-        if (sy.is_constant(e.expr)) continue;
+        if (sy.is_constant(e.expr) || kept[i]) continue;
         Graph& g = file.graphs[e.graph.index()];
         Tensor& t = g.tensors[e.tensor];
         if (e.dim == 2 * t.rank) {

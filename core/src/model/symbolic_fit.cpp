@@ -118,14 +118,15 @@ FitResult fit_symbol(GraphFile file, const FitQuery& query, const FitMeasure& me
         return query.time_limit_s > 0 &&
                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > query.time_limit_s;
     };
-    // The peak at v, or nullopt when v's sizes overflow int64 (v does not fit).
+    // The peak at v, or nullopt when v's counted sizes overflow int64 (v does not fit); strides,
+    // offsets and uncounted CPU storages that overflow are left out of the memory they do not add to.
     const auto peak_at = [&](std::int64_t v) -> std::optional<std::int64_t> {
         throw_if_cancelled(query.cancelled);
         b.values[query.symbol] = v;
         ++r.probes;
         if (query.progress && query.progress_every > 0 && r.probes % query.progress_every == 0)
             query.progress(v, r.probes);
-        if (std::optional<BindError> e = try_bind_sizes(file, b)) {
+        if (std::optional<BindError> e = try_bind_sizes(file, b, BindLeniency{true, !query.count_cpu})) {
             if (e->kind == BindError::Kind::Overflow) return std::nullopt;
             throw Error(std::move(e->message));
         }
