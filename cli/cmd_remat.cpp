@@ -207,9 +207,9 @@ int run_remat(const Args& args, std::ostream& out) {
     if (!rows.empty()) {
         std::vector<std::vector<std::string>> table = {{"PyTorch budget", "pair peak", "extra FLOPs"}};
         for (const BudgetRow& b : rows)
-            table.push_back(
-                {budget_text(b.budget), format_bytes(b.peak.peak),
-                 std::to_string(b.flops - r.baseline_flops) + change_suffix(b.flops - r.baseline_flops, r.baseline_flops)});
+            table.push_back({budget_text(b.budget), format_bytes(b.peak.peak),
+                             std::to_string(b.flops - r.baseline_flops) +
+                                 change_suffix(b.flops - r.baseline_flops, r.baseline_flops)});
         write_table(out, table, {true, true, true});
     }
     return 0;

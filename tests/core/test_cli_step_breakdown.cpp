@@ -23,7 +23,8 @@ namespace {
 using fxmem_test::CliRun;
 using fxmem_test::contains;
 
-const std::filesystem::path kExamplesDir = std::filesystem::path(FXMEM_TEST_DATA) / ".." / ".." / "resources" / "examples";
+const std::filesystem::path kExamplesDir =
+    std::filesystem::path(FXMEM_TEST_DATA) / ".." / ".." / "resources" / "examples";
 
 nlohmann::json groups_json(const std::vector<fxmem::Attribution::Group>& groups) {
     nlohmann::json a = nlohmann::json::array();
