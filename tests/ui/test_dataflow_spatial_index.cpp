@@ -18,6 +18,8 @@
 #include "synth.h"
 #include "ui_open.h"
 
+#include <fxmem/io.h>
+
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
@@ -217,11 +219,76 @@ std::vector<std::uint8_t> liveEdgesByDefinition(const Scene& scene, const Datafl
     return out;
 }
 
+// One node nested `depth` modules deep ("m.m.m..."), as tests/hostile/scale_inputs.py deep writes it.
+std::shared_ptr<const Scene> deeplyNestedNode(std::size_t depth) {
+    std::string module = "m";
+    for (std::size_t d = 1; d < depth; ++d) module += ".m";
+    const std::string val = R"({"storage":%1,"dtype":"torch.float32","shape":[16],"stride":[1],"offset":0})";
+    const QString text =
+        QStringLiteral(
+            R"({"format":"fxmem","version":1,"storages":[{"id":0,"device":"cuda:0","nbytes":64},)"
+            R"({"id":1,"device":"cuda:0","nbytes":64}],"graphs":[{"name":"g","kind":"inference","nodes":[)"
+            R"({"name":"x","op":"placeholder","target":"x","inputs":[],"val":%1},)"
+            R"({"name":"y","op":"call_function","target":"aten.relu.default","inputs":["x"],"module":"%2","val":%3},)"
+            R"({"name":"output","op":"output","target":"output","inputs":["y"],"val":null}]}]})")
+            .arg(QString::fromStdString(val).arg(0), QString::fromStdString(module),
+                 QString::fromStdString(val).arg(1));
+    auto file = std::make_shared<const fxmem::GraphFile>(fxmem::load_buffer(text.toStdString(), "deep.json"));
+    return buildScene(file, QStringLiteral("deep.json"), {});
+}
+
 } // namespace
 
 class TestDataflowSpatialIndex : public QObject {
     Q_OBJECT
 private slots:
+    // Issue 39, item 9: the Dataflow view of one node nested 100,000 modules deep took 44 s to open:
+    // at the app's depth every level is expanded, and each frame around the view filled all of it
+    // once per enclosing module. Those frames show only their fill: the first is drawn. In the same
+    // 1000x700 view around the node's box, a node 400 or 1,600 modules deep draws the same frames
+    // (those whose border or header is in view, and one around it), not one per level.
+    void framesAroundTheViewAreDrawnOnce() {
+        std::vector<std::size_t> drawn;
+        for (const std::size_t depth : {400u, 1600u}) {
+            const auto scene = deeplyNestedNode(depth);
+            const auto l = DataflowLayouts::build(*scene);
+            const DataflowPiece& piece = l->piece(0);
+            QCOMPARE(piece.layout->tree().max_depth(), static_cast<std::uint32_t>(depth));
+            // Every level expanded but the deepest (the app's depth is the chain's), a box holding y.
+            std::size_t inner = piece.drawing.boxes.size(), frames = 0;
+            for (std::size_t i = 0; i < piece.drawing.boxes.size(); ++i) {
+                const auto& b = piece.drawing.boxes[i];
+                if (b.kind != fxmem::DataflowDrawing::Kind::Module) continue;
+                if (b.expanded)
+                    ++frames;
+                else
+                    inner = i;
+            }
+            QCOMPARE(frames, depth - 1);
+            QVERIFY(inner < piece.drawing.boxes.size());
+            const auto& y = piece.drawing.boxes[inner];
+            DataflowPaintInput in;
+            in.scene = scene.get();
+            in.layouts = l.get();
+            in.camera = {QPointF(piece.x + y.x + y.w / 2 - 500, piece.top + y.y + y.h / 2 - 350), 1};
+            in.palette = QApplication::palette();
+            SceneCategories categories;
+            categories.reset(scene.get());
+            NodeColors colors;
+            colors.sync(*scene, NodeColorMode::OpCategory, in.palette, categories.byTarget);
+            in.colors = &colors;
+            std::vector<std::vector<std::uint8_t>> flags{std::vector<std::uint8_t>(piece.drawing.boxes.size(), 0)};
+            in.boxFlags = &flags;
+            std::size_t count = 0;
+            in.framesDrawn = &count;
+            QImage image(1000, 700, QImage::Format_ARGB32_Premultiplied);
+            QPainter p(&image);
+            paintDataflow(p, in, image.size());
+            drawn.push_back(count);
+        }
+        QCOMPARE(drawn[0], drawn[1]);
+        QVERIFY2(drawn[0] > 10 && drawn[0] < 100, qPrintable(QString::number(drawn[0])));
+    }
     void indexReturnsWhatMeetsTheRectangle() {
         QRandomGenerator rng(26);
         for (const auto& scene : scenes()) {

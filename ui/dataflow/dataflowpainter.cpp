@@ -91,15 +91,28 @@ void drawModuleFrames(Frame& f, std::size_t s) {
     const QColor fill = colors::mix(f.in.palette.color(QPalette::Base), f.in.palette.color(QPalette::Text), 0.03);
     const fxmem::ModuleTree& tree = piece.layout->tree();
     const auto& flags = (*f.in.boxFlags)[s];
+    const double header = 28 * f.in.camera.scale; // DataflowOptions::module_header
+    // A frame around the whole view, its border and header outside it, shows only its fill, as
+    // every other such frame does: they are the nested modules around what is in view, drawn
+    // outermost first. The first is drawn, the others would paint the same pixels again (one node
+    // 100,000 modules deep filled the view 100,000 times, 44 s to open the Dataflow view).
+    bool aroundTheViewDrawn = false;
     for (const std::uint32_t i : f.boxes) {
         const Box& b = piece.drawing.boxes[i];
         if (b.kind != Kind::Module || !b.expanded || !visible(f, piece, b)) continue;
         const QRectF r = widgetRect(f, piece, b);
+        const bool aroundTheView = r.left() <= f.screen.left() && r.right() >= f.screen.right() &&
+                                   r.bottom() >= f.screen.bottom() &&
+                                   r.top() + (header >= 10 ? header : 0) <= f.screen.top();
+        if (aroundTheView) {
+            if (aroundTheViewDrawn) continue;
+            aroundTheViewDrawn = true;
+        }
+        if (f.in.framesDrawn) ++*f.in.framesDrawn;
         const bool marked = flags[i] & kBoxModule;
         f.p.setPen(QPen(marked ? f.in.palette.color(QPalette::Highlight) : frame, marked ? 2.5 : 1));
         f.p.setBrush(fill);
         f.p.drawRect(r);
-        const double header = 28 * f.in.camera.scale; // DataflowOptions::module_header
         if (header >= 10) {
             QRectF h(r.left() + 4, r.top(), r.width() - 8, header);
             QFont font = f.p.font();

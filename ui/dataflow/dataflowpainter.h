@@ -47,6 +47,8 @@ struct DataflowPaintInput {
     std::uint64_t* style = nullptr;
     // The node boxes' text kept across frames (the view's); null: made every frame.
     DataflowLabelCache* labels = nullptr;
+    // Out, when set: the expanded modules' frames the base layer drew (added to).
+    std::size_t* framesDrawn = nullptr;
 };
 
 enum DataflowBoxFlag : std::uint8_t {
