@@ -64,12 +64,15 @@ int run_peak_ranks(const Args& args, std::ostream& out) {
         throw UsageError(
             "--ranks needs FILE with {rank} in it, the pattern capture_ranks wrote (model.rank{rank}.fxmem.json)");
     const bool whole = args.has("--whole-step");
-    const std::size_t pair = args.has("--pair") ? parse_index("--pair", *args.value("--pair")) : 0;
+    if (whole)
+        refuse_in_mode(args, "--whole-step", {"--pair"},
+                       "the whole step runs every graph of each rank's step, each in its recorded order");
     const auto files = rank_files(args.file);
     if (files.empty()) throw Error(args.file + ": no file matches (the pattern's {rank} stands for a rank number)");
 
     std::vector<RankPeak> ranks;
     std::int64_t world = 0;
+    std::size_t pair = 0; // rank 0's index of --pair (an index or FWD,BWD, as in every command)
     for (const auto& [rank, path] : files) {
         Args one = args;
         one.file = path;
@@ -90,6 +93,7 @@ int run_peak_ranks(const Args& args, std::ostream& out) {
             if (file.step.empty()) throw Error(path + ": no step: --whole-step needs the file's \"step\"");
             peak = whole_step(file, counted).peak;
         } else {
+            pair = args.has("--pair") ? pair_option(file, *args.value("--pair")) : 0;
             (void)pair_at(file, pair, "--ranks measures a pair or the whole step");
             peak =
                 analyze_pair(file, file.graph(file.pairs[pair].forward), file.graph(file.pairs[pair].backward), counted)

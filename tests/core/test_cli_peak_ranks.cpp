@@ -53,6 +53,14 @@ TEST(CliPeakRanks, ListsEachCapturedRankAndTheWorstByHand) {
         EXPECT_EQ(one.json()["peak"], j["ranks"][rank]["peak"]) << rank;
     }
 
+    // --pair takes the graphs' names too, as in every command; beside --whole-step it is refused.
+    const CliRun named = fxmem_test::cli({"peak", kRanks, "--ranks", "--pair", "fwd,bwd", "--json"});
+    ASSERT_EQ(named.status, 0) << named.err;
+    EXPECT_EQ(named.json()["ranks"], j["ranks"]);
+    const CliRun both = fxmem_test::cli({"peak", kRanks, "--ranks", "--whole-step", "--pair", "0"});
+    EXPECT_EQ(both.status, 2);
+    EXPECT_TRUE(contains(both.err, "--pair does not apply to --whole-step")) << both.err;
+
     const CliRun text = fxmem_test::cli({"peak", kRanks, "--ranks", "--memory", "2000"});
     ASSERT_EQ(text.status, 0) << text.err;
     EXPECT_TRUE(text.out.starts_with("2 of 4 ranks captured")) << text.out;
